@@ -1,0 +1,125 @@
+// Command lspgraph is a language-server sidecar that keeps a code graph of a
+// workspace and answers blast-radius and context questions from it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand. run receives the arguments after its name.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *env, args []string) error
+}
+
+// env carries what every command needs; nothing global.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// commands lists every subcommand, in the order --help shows them.
+func commands() []command {
+	return []command{
+		{"status", "show the store's layers, generations, commits and counts", runStatus},
+	}
+}
+
+// errUsage marks an error caused by wrong arguments (exit code 2).
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	code := run(ctx, e, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(e.stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	name := args[0]
+	for _, c := range commands() {
+		if c.name != name {
+			continue
+		}
+		err := c.run(ctx, e, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			fmt.Fprintf(e.stderr, "lspgraph %s: %v\n", name, err)
+			return 2
+		default:
+			fmt.Fprintf(e.stderr, "lspgraph %s: %v\n", name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(e.stderr, "lspgraph: unknown command %q (see lspgraph --help)\n", name)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `lspgraph keeps a code graph of a workspace (from SCIP indexes, a language
+server it sits in front of, and syntax) and answers what breaks if a symbol
+changes and what to read to work on it.
+
+Usage: lspgraph COMMAND [flags] [args]
+
+Commands:
+`)
+	cs := commands()
+	width := 0
+	for _, c := range cs {
+		width = max(width, len(c.name))
+	}
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run 'lspgraph COMMAND --help' for a command's flags.
+`)
+}
+
+// newFlagSet returns a flag set whose usage names the command and its synopsis.
+func newFlagSet(e *env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: lspgraph %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+var _ = strings.TrimSpace
