@@ -1,0 +1,123 @@
+package freshness
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+func TestIsDependencyManifest(t *testing.T) {
+	for p, want := range map[string]bool{
+		"go.mod": true, "sub/go.sum": true, "packages/a/package.json": true,
+		"pnpm-lock.yaml": true, "pyproject.toml": true, "requirements-dev.txt": true,
+		"main.go": false, "docs/go.mod.md": false, "requirements.md": false,
+	} {
+		if got := IsDependencyManifest(p); got != want {
+			t.Errorf("IsDependencyManifest(%q) = %v; want %v", p, got, want)
+		}
+	}
+}
+
+// TestAddChanges covers the reasons a changed work tree gives, against a
+// real repository and a live layer given as its documents.
+func TestAddChanges(t *testing.T) {
+	ctx := context.Background()
+	r := newRepo(t)
+	r.write("a.go", body("a"))
+	r.write("b.go", body("b"))
+	r.write("c.go", body("c"))
+	r.write("go.mod", "module example.com/p\n")
+	base := r.commit("base")
+	r.write("a.go", body("a")+"func A() {}\n")
+	r.write("b.go", body("b")+"func B() {}\n")
+	r.remove("c.go")
+	r.write("d.go", body("d"))
+
+	changes, err := Changes(ctx, r.root, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aText := []byte(body("a") + "func A() {}\n")
+
+	t.Run("nothing live", func(t *testing.T) {
+		var b Block
+		b.addChanges(r.root, base, changes, nil)
+		if !reflect.DeepEqual(b.Changed, []string{"a.go", "b.go", "c.go", "d.go"}) {
+			t.Errorf("Changed = %v", b.Changed)
+		}
+		if !b.Partial || len(b.Reasons) != 1 || !strings.Contains(b.Reasons[0], "4 documents changed since base "+short(base)+" are answered from stale facts (a.go, b.go, c.go, d.go)") {
+			t.Errorf("Partial = %v, Reasons = %q", b.Partial, b.Reasons)
+		}
+	})
+	t.Run("all covered", func(t *testing.T) {
+		live := map[string]graph.Document{
+			"a.go": {Path: "a.go", Source: graph.SourceSyntax, Digest: DigestDisk + HashContent(aText)},
+			"b.go": {Path: "b.go", Source: graph.SourceLSP},
+			"c.go": {Path: "c.go", Source: graph.SourceSyntax, Digest: DigestDeleted},
+			"d.go": {Path: "d.go", Source: graph.SourceSyntax, Digest: DigestBuffer + HashContent([]byte("unsaved"))},
+		}
+		var b Block
+		b.addChanges(r.root, base, changes, live)
+		if b.Partial {
+			t.Errorf("Partial with every change covered: %q", b.Reasons)
+		}
+		if want := []string{"3 documents changed since base " + short(base) + " are answered from syntax (name-based, lower confidence)"}; !reflect.DeepEqual(b.Notes, want) {
+			t.Errorf("Notes = %q; want %q", b.Notes, want)
+		}
+	})
+	t.Run("stale live", func(t *testing.T) {
+		live := map[string]graph.Document{
+			// Derived from an older text of a.go.
+			"a.go": {Path: "a.go", Source: graph.SourceSyntax, Digest: DigestDisk + HashContent([]byte(body("a")))},
+			"b.go": {Path: "b.go", Source: graph.SourceLSP},
+			"c.go": {Path: "c.go", Source: graph.SourceSyntax, Digest: DigestDeleted},
+			"d.go": {Path: "d.go", Source: graph.SourceLSP},
+			// go.mod no longer differs from the base, but the live layer still owns it.
+			"go.mod": {Path: "go.mod", Source: graph.SourceSyntax, Digest: DigestDisk + HashContent([]byte("module other\n"))},
+		}
+		var b Block
+		b.addChanges(r.root, base, changes, live)
+		if !b.Partial || len(b.Reasons) != 1 || !strings.Contains(b.Reasons[0], "2 documents changed since base "+short(base)+" are answered from stale facts (a.go, go.mod)") {
+			t.Errorf("Partial = %v, Reasons = %q", b.Partial, b.Reasons)
+		}
+	})
+	t.Run("dependencies", func(t *testing.T) {
+		r.write("go.mod", "module example.com/p\n\nrequire example.com/q v1.0.0\n")
+		defer r.write("go.mod", "module example.com/p\n")
+		changes, err := Changes(ctx, r.root, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b Block
+		b.addChanges(r.root, base, changes, nil)
+		want := fmt.Sprintf("dependencies changed since the base %s (go.mod): run `lspgraph scip import` or `lspgraph index`", short(base))
+		if !b.Partial || !contains(b.Reasons, want) {
+			t.Errorf("Reasons = %q; want %q among them", b.Reasons, want)
+		}
+	})
+	t.Run("far", func(t *testing.T) {
+		many := make([]Change, FarChanges+1)
+		for i := range many {
+			many[i] = Change{Status: "?", Path: fmt.Sprintf("gen/f%03d.go", i)}
+		}
+		var b Block
+		b.addChanges(r.root, base, many, nil)
+		want := fmt.Sprintf("HEAD moved %d files from the base %s (more than %d): run `lspgraph scip import` or `lspgraph index`", FarChanges+1, short(base), FarChanges)
+		if !b.Partial || !contains(b.Reasons, want) {
+			t.Errorf("Reasons = %q; want %q among them", b.Reasons, want)
+		}
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
