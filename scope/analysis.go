@@ -1,0 +1,344 @@
+package scope
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// RootPackage names the package of documents that belong to no discovered
+// package and carry no package in the graph.
+const RootPackage = "(root)"
+
+// Analysis joins a Workspace with a graph: every document has a package,
+// and dependencies the graph observes are added to the declared ones.
+type Analysis struct {
+	ws       *Workspace
+	docPkg   map[string]string // document path -> package name
+	pkgDocs  map[string]int    // package name -> document count
+	observed map[string]map[string][]Why
+	kinds    map[string]Kind
+}
+
+// Analyze maps the graph's documents to workspace packages and observes
+// dependencies: a reference from a document of package A to a symbol
+// defined in a document of package B makes A depend on B. It reads every
+// document's symbols and occurrences once.
+func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, error) {
+	a := &Analysis{
+		ws:       ws,
+		docPkg:   map[string]string{},
+		pkgDocs:  map[string]int{},
+		observed: map[string]map[string][]Why{},
+		kinds:    map[string]Kind{},
+	}
+	for _, p := range ws.Packages {
+		a.kinds[p.Name] = p.Kind
+	}
+	var docs []string
+	err := r.Documents(ctx, func(d graph.Document) error {
+		name := a.packageFor(d)
+		a.docPkg[d.Path] = name
+		a.pkgDocs[name]++
+		docs = append(docs, d.Path)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scope: listing documents: %w", err)
+	}
+	defPkg := map[string]string{} // symbol -> package of its defining document
+	for _, p := range docs {
+		syms, err := r.DocumentSymbols(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("scope: reading symbols of %s: %w", p, err)
+		}
+		for _, s := range syms {
+			if _, ok := defPkg[s.ID]; !ok {
+				defPkg[s.ID] = a.docPkg[p]
+			}
+		}
+	}
+	names := map[string]string{}
+	for _, p := range docs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		from := a.docPkg[p]
+		occs, err := r.Occurrences(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("scope: reading occurrences of %s: %w", p, err)
+		}
+		for _, o := range occs {
+			if o.Roles&graph.RoleDefinition != 0 {
+				continue
+			}
+			to, ok := defPkg[o.Symbol]
+			if !ok || to == from {
+				continue
+			}
+			m := a.observed[from]
+			if m == nil {
+				m = map[string][]Why{}
+				a.observed[from] = m
+			}
+			if len(m[to]) >= maxWhy {
+				continue
+			}
+			name, ok := names[o.Symbol]
+			if !ok {
+				name = displayName(ctx, r, o.Symbol)
+				names[o.Symbol] = name
+			}
+			m[to] = append(m[to], Why{Observed: true, File: p, Line: int(o.Range.Start.Line) + 1, Detail: "references `" + name + "`"})
+		}
+	}
+	return a, nil
+}
+
+// displayName is a symbol's display name, or the last descriptor of its id.
+func displayName(ctx context.Context, r *graph.Reader, id string) string {
+	if s, ok, err := r.Symbol(ctx, id); err == nil && ok && s.DisplayName != "" {
+		return s.DisplayName
+	}
+	return ShortName(id)
+}
+
+// ShortName returns the last descriptor of a SCIP-like symbol id, for
+// messages: "…/Catalog#Save()." → "Save".
+func ShortName(id string) string {
+	s := strings.TrimRight(id, ".#/:()!")
+	s = strings.TrimSuffix(s, "()")
+	s = strings.TrimRight(s, ".#/:()!")
+	if i := strings.LastIndexAny(s, "/#.` "); i >= 0 && i+1 < len(s) {
+		s = s[i+1:]
+	}
+	return strings.Trim(s, "`")
+}
+
+func (a *Analysis) packageFor(d graph.Document) string {
+	if p, ok := a.ws.PackageOf(d.Path); ok {
+		return p.Name
+	}
+	if d.Package != "" {
+		if _, ok := a.kinds[d.Package]; !ok {
+			a.kinds[d.Package] = KindGraph
+		}
+		return d.Package
+	}
+	a.kinds[RootPackage] = KindGraph
+	return RootPackage
+}
+
+// Workspace returns the discovered workspace.
+func (a *Analysis) Workspace() *Workspace { return a.ws }
+
+// PackageOfDocument returns the package a document belongs to. Paths the
+// graph does not know are mapped by directory.
+func (a *Analysis) PackageOfDocument(path string) string {
+	if p, ok := a.docPkg[path]; ok {
+		return p
+	}
+	if p, ok := a.ws.PackageOf(path); ok {
+		return p.Name
+	}
+	return RootPackage
+}
+
+// Packages returns every package name: discovered ones and those only the
+// graph knows, sorted.
+func (a *Analysis) Packages() []string {
+	return sortedStrings(a.kinds)
+}
+
+// Kind returns how a package was found.
+func (a *Analysis) Kind(name string) Kind { return a.kinds[name] }
+
+// Documents returns the number of graph documents of a package.
+func (a *Analysis) Documents(name string) int { return a.pkgDocs[name] }
+
+// Observed returns every dependency the graph shows, sorted.
+func (a *Analysis) Observed() []Dep { return flattenDeps(a.observed) }
+
+// Deps returns a package's direct dependencies, declared ∪ observed, with
+// the declared reasons first.
+func (a *Analysis) Deps(name string) []Dep {
+	tos := map[string][]Why{}
+	for to, why := range a.ws.deps[name] {
+		tos[to] = append(tos[to], why...)
+	}
+	for to, why := range a.observed[name] {
+		tos[to] = append(tos[to], why...)
+	}
+	out := make([]Dep, 0, len(tos))
+	for _, to := range sortedStrings(tos) {
+		out = append(out, Dep{From: name, To: to, Why: tos[to]})
+	}
+	return out
+}
+
+// Resolve maps a user's package argument (name, directory, Go package
+// import path) to a package name.
+func (a *Analysis) Resolve(s string) (string, bool) {
+	if _, ok := a.kinds[s]; ok {
+		return s, true
+	}
+	if p, ok := a.ws.Lookup(s); ok {
+		return p.Name, true
+	}
+	return "", false
+}
+
+// Member is one package of a closure.
+type Member struct {
+	Name  string
+	Kind  Kind
+	Depth int // 0: the start package; 1: a direct dependency; …
+	// Via is the dependency that brought the package in (zero for the start
+	// and for extra packages).
+	Via   Dep
+	Extra bool // added by the caller, not reached through dependencies
+}
+
+// Closure is a set of packages a question is answered within.
+type Closure struct {
+	Start   string
+	All     bool // every package (the "repo" scope)
+	Members []Member
+	set     map[string]bool
+}
+
+// Contains reports whether a package is in the closure.
+func (c *Closure) Contains(pkg string) bool { return c.All || c.set[pkg] }
+
+// Names returns the member names in closure order.
+func (c *Closure) Names() []string {
+	out := make([]string, len(c.Members))
+	for i, m := range c.Members {
+		out[i] = m.Name
+	}
+	return out
+}
+
+// Closure returns start's transitive dependencies (breadth-first, so each
+// member's Via is a shortest chain) plus extra packages.
+func (a *Analysis) Closure(start string, extra []string) (*Closure, error) {
+	c := &Closure{Start: start, set: map[string]bool{start: true}}
+	c.Members = append(c.Members, Member{Name: start, Kind: a.kinds[start]})
+	queue := []string{start}
+	depthOf := map[string]int{start: 0}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, d := range a.Deps(cur) {
+			if c.set[d.To] {
+				continue
+			}
+			c.set[d.To] = true
+			depthOf[d.To] = depthOf[cur] + 1
+			c.Members = append(c.Members, Member{Name: d.To, Kind: a.kinds[d.To], Depth: depthOf[d.To], Via: d})
+			queue = append(queue, d.To)
+		}
+	}
+	for _, e := range extra {
+		name, ok := a.Resolve(e)
+		if !ok {
+			return nil, fmt.Errorf("scope: unknown package %q (known: %s)", e, strings.Join(a.Packages(), ", "))
+		}
+		if c.set[name] {
+			continue
+		}
+		c.set[name] = true
+		c.Members = append(c.Members, Member{Name: name, Kind: a.kinds[name], Extra: true})
+	}
+	return c, nil
+}
+
+// Exactly returns a closure made of start and the named packages only.
+func (a *Analysis) Exactly(start string, names []string) (*Closure, error) {
+	c := &Closure{Start: start, set: map[string]bool{start: true}}
+	c.Members = append(c.Members, Member{Name: start, Kind: a.kinds[start]})
+	for _, e := range names {
+		name, ok := a.Resolve(e)
+		if !ok {
+			return nil, fmt.Errorf("scope: unknown package %q (known: %s)", e, strings.Join(a.Packages(), ", "))
+		}
+		if !c.set[name] {
+			c.set[name] = true
+			c.Members = append(c.Members, Member{Name: name, Kind: a.kinds[name], Extra: true})
+		}
+	}
+	return c, nil
+}
+
+// Everything returns the closure holding every package.
+func (a *Analysis) Everything(start string) *Closure {
+	c := &Closure{Start: start, All: true, set: map[string]bool{}}
+	names := a.Packages()
+	sort.SliceStable(names, func(i, j int) bool { return names[i] == start && names[j] != start })
+	for _, n := range names {
+		c.set[n] = true
+		c.Members = append(c.Members, Member{Name: n, Kind: a.kinds[n], Extra: n != start})
+	}
+	return c
+}
+
+// Spec is a parsed scope argument: "closure" (default), "repo", or a comma
+// list of packages, optionally with "closure" among them to add the
+// packages to the closure rather than replace it.
+type Spec struct {
+	Repo     bool
+	Closure  bool
+	Packages []string
+}
+
+// ParseSpec parses a scope argument.
+func ParseSpec(s string) Spec {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "closure" {
+		return Spec{Closure: true}
+	}
+	if s == "repo" {
+		return Spec{Repo: true}
+	}
+	var sp Spec
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		switch part {
+		case "":
+		case "closure":
+			sp.Closure = true
+		case "repo":
+			sp.Repo = true
+		default:
+			sp.Packages = append(sp.Packages, part)
+		}
+	}
+	return sp
+}
+
+// String renders the spec back in the form ParseSpec reads.
+func (s Spec) String() string {
+	switch {
+	case s.Repo:
+		return "repo"
+	case s.Closure && len(s.Packages) == 0:
+		return "closure"
+	case s.Closure:
+		return "closure," + strings.Join(s.Packages, ",")
+	}
+	return strings.Join(s.Packages, ",")
+}
+
+// For builds the closure a spec describes around the package of a document.
+func (a *Analysis) For(start string, s Spec) (*Closure, error) {
+	switch {
+	case s.Repo:
+		return a.Everything(start), nil
+	case s.Closure:
+		return a.Closure(start, s.Packages)
+	}
+	return a.Exactly(start, s.Packages)
+}

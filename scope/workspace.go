@@ -1,0 +1,270 @@
+package scope
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Kind tells what declares a workspace package.
+type Kind string
+
+const (
+	KindGoModule Kind = "go-module" // a go.mod
+	KindNPM      Kind = "npm"       // a package.json with a name
+	KindPython   Kind = "python"    // a pyproject.toml with a project name
+	KindGraph    Kind = "graph"     // no manifest: the package the graph records for documents
+)
+
+// Package is one workspace package.
+type Package struct {
+	Name     string // Go module path, npm package name, Python project name
+	Kind     Kind
+	Dir      string // relative to the root, forward slashes, "." for the root itself
+	Manifest string // the file that declares it, relative to the root
+	// Member names the workspace file that lists the package
+	// ("go.work", "pnpm-workspace.yaml", "package.json workspaces"), if any.
+	Member string
+	// GoPackages lists the import paths of a Go module's packages.
+	GoPackages []string
+}
+
+// Why is one reason for a dependency.
+type Why struct {
+	Observed bool   // true: seen in the graph; false: declared in a file
+	File     string // the declaring file or the referencing document, relative to the root
+	Line     int    // 1-based; 0 when unknown
+	Detail   string // "require example.com/pricing => ../pricing", "references `quote`", …
+}
+
+// String renders the reason for people: "declared in billing/go.mod:5: require …".
+func (w Why) String() string {
+	loc := w.File
+	if w.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", w.File, w.Line)
+	}
+	if w.Observed {
+		return fmt.Sprintf("observed at %s: %s", loc, w.Detail)
+	}
+	return fmt.Sprintf("declared in %s: %s", loc, w.Detail)
+}
+
+// Dep is a dependency between two workspace packages with its reasons.
+type Dep struct {
+	From, To string
+	Why      []Why
+}
+
+// maxWhy bounds the reasons kept per dependency; the first ones (in file
+// order) are the most useful, the rest only repeat them.
+const maxWhy = 3
+
+// Workspace is what Discover found under a root.
+type Workspace struct {
+	Root     string    // absolute
+	Packages []Package // sorted by Dir, then Name
+	// deps[from][to] lists the declared reasons.
+	deps map[string]map[string][]Why
+	// Skipped lists manifests that could not be read or parsed, with the reason.
+	Skipped []string
+}
+
+// skipDir reports directories discovery never enters (below the root).
+func skipDir(name string) bool {
+	switch name {
+	case "node_modules", "vendor", "testdata", "dist", "build", "__pycache__", "venv", "site-packages":
+		return true
+	}
+	return strings.HasPrefix(name, ".")
+}
+
+// Discover reads the package manifests under root.
+func Discover(root string) (*Workspace, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("scope: resolving root %q: %w", root, err)
+	}
+	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}}
+	var goMods, goFiles, pkgJSONs, tsconfigs, tsFiles, pyprojects []string
+	var goWork, pnpmWS string
+	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == abs {
+				return err
+			}
+			return nil // unreadable subdirectory: skip it
+		}
+		if d.IsDir() {
+			if p != abs && skipDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(abs, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		name := d.Name()
+		switch {
+		case name == "go.mod":
+			goMods = append(goMods, rel)
+		case name == "go.work" && rel == "go.work":
+			goWork = rel
+		case name == "package.json":
+			pkgJSONs = append(pkgJSONs, rel)
+		case name == "pnpm-workspace.yaml" && rel == name:
+			pnpmWS = rel
+		case name == "tsconfig.json":
+			tsconfigs = append(tsconfigs, rel)
+		case name == "pyproject.toml":
+			pyprojects = append(pyprojects, rel)
+		case strings.HasSuffix(name, ".go"):
+			goFiles = append(goFiles, rel)
+		case isTSFile(name):
+			tsFiles = append(tsFiles, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scope: walking %s: %w", abs, err)
+	}
+	w.discoverGo(goMods, goWork, goFiles)
+	w.discoverNPM(pkgJSONs, pnpmWS, tsconfigs, tsFiles)
+	w.discoverPython(pyprojects)
+	sort.Slice(w.Packages, func(i, j int) bool {
+		if w.Packages[i].Dir != w.Packages[j].Dir {
+			return w.Packages[i].Dir < w.Packages[j].Dir
+		}
+		return w.Packages[i].Name < w.Packages[j].Name
+	})
+	return w, nil
+}
+
+func (w *Workspace) readFile(rel string) ([]byte, bool) {
+	b, err := os.ReadFile(filepath.Join(w.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		w.Skipped = append(w.Skipped, fmt.Sprintf("%s: %v", rel, err))
+		return nil, false
+	}
+	return b, true
+}
+
+func (w *Workspace) addPackage(p Package) {
+	for _, q := range w.Packages {
+		if q.Name == p.Name && q.Kind == p.Kind {
+			w.Skipped = append(w.Skipped, fmt.Sprintf("%s: package %q is already declared by %s", p.Manifest, p.Name, q.Manifest))
+			return
+		}
+	}
+	w.Packages = append(w.Packages, p)
+}
+
+func (w *Workspace) addDep(from, to string, why Why) {
+	if from == to || from == "" || to == "" {
+		return
+	}
+	m := w.deps[from]
+	if m == nil {
+		m = map[string][]Why{}
+		w.deps[from] = m
+	}
+	if len(m[to]) < maxWhy {
+		m[to] = append(m[to], why)
+	}
+}
+
+// Package returns the package with that name.
+func (w *Workspace) Package(name string) (Package, bool) {
+	for _, p := range w.Packages {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Package{}, false
+}
+
+// Lookup finds a package by name, by directory, or (for Go) by the import
+// path of one of its Go packages.
+func (w *Workspace) Lookup(s string) (Package, bool) {
+	if p, ok := w.Package(s); ok {
+		return p, true
+	}
+	dir := strings.TrimSuffix(path.Clean(filepath.ToSlash(s)), "/")
+	for _, p := range w.Packages {
+		if p.Dir == dir {
+			return p, true
+		}
+		for _, gp := range p.GoPackages {
+			if gp == s {
+				return p, true
+			}
+		}
+	}
+	return Package{}, false
+}
+
+// PackageOf returns the package whose directory is the longest prefix of a
+// root-relative path.
+func (w *Workspace) PackageOf(rel string) (Package, bool) {
+	return w.packageOfDir(path.Dir(rel))
+}
+
+func (w *Workspace) packageOfDir(dir string) (Package, bool) {
+	best, found := Package{}, false
+	for _, p := range w.Packages {
+		if !dirContains(p.Dir, dir) {
+			continue
+		}
+		if !found || len(p.Dir) > len(best.Dir) {
+			best, found = p, true
+		}
+	}
+	return best, found
+}
+
+// dirContains reports whether dir is parent or equal to sub (both clean, slash-separated).
+func dirContains(parent, sub string) bool {
+	if parent == "." || parent == sub {
+		return true
+	}
+	return strings.HasPrefix(sub, parent+"/")
+}
+
+// Declared returns every declared dependency, sorted.
+func (w *Workspace) Declared() []Dep {
+	return flattenDeps(w.deps)
+}
+
+func flattenDeps(m map[string]map[string][]Why) []Dep {
+	var out []Dep
+	for from, tos := range m {
+		for to, why := range tos {
+			out = append(out, Dep{From: from, To: to, Why: why})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].From != out[j].From {
+			return out[i].From < out[j].From
+		}
+		return out[i].To < out[j].To
+	})
+	return out
+}
+
+// relJoin joins a relative reference (like "../pricing") to a root-relative
+// directory and reports whether the result stays inside the root.
+func relJoin(dir, ref string) (string, bool) {
+	if filepath.IsAbs(ref) || strings.HasPrefix(ref, "/") {
+		return "", false
+	}
+	p := path.Clean(path.Join(dir, filepath.ToSlash(ref)))
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return "", false
+	}
+	return p, true
+}

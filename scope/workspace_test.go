@@ -1,0 +1,182 @@
+package scope
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func depStrings(deps []Dep) []string {
+	var out []string
+	for _, d := range deps {
+		for _, w := range d.Why {
+			out = append(out, d.From+" -> "+d.To+": "+w.String())
+		}
+	}
+	return out
+}
+
+func TestDiscoverGoWork(t *testing.T) {
+	w, err := Discover("../testdata/gowork")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range w.Packages {
+		got = append(got, string(p.Kind)+" "+p.Name+" "+p.Dir+" member="+p.Member+" pkgs="+strings.Join(p.GoPackages, ","))
+	}
+	want := []string{
+		"go-module example.com/billing billing member=go.work pkgs=example.com/billing",
+		"go-module example.com/pricing pricing member=go.work pkgs=example.com/pricing",
+		"go-module example.com/user user member=go.work pkgs=example.com/user",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("packages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	wantDeps := []string{
+		"example.com/billing -> example.com/pricing: declared in billing/go.mod:7: replace example.com/pricing => ../pricing",
+		"example.com/billing -> example.com/pricing: declared in billing/go.mod:5: require example.com/pricing (replaced by a local path)",
+		"example.com/billing -> example.com/pricing: declared in billing/billing.go:4: imports example.com/pricing",
+	}
+	if got := depStrings(w.Declared()); !reflect.DeepEqual(got, wantDeps) {
+		t.Errorf("deps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantDeps, "\n"))
+	}
+	if p, ok := w.PackageOf("billing/billing.go"); !ok || p.Name != "example.com/billing" {
+		t.Errorf("PackageOf(billing/billing.go) = %v, %v", p, ok)
+	}
+	if _, ok := w.PackageOf("go.work"); ok {
+		t.Errorf("go.work belongs to no module")
+	}
+}
+
+func TestDiscoverTSWorkspace(t *testing.T) {
+	w, err := Discover("../testdata/tsworkspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range w.Packages {
+		got = append(got, string(p.Kind)+" "+p.Name+" "+p.Dir+" member="+p.Member)
+	}
+	want := []string{
+		"npm shop-workspace . member=",
+		"npm @shop/order packages/order member=pnpm-workspace.yaml",
+		"npm @shop/pricing packages/pricing member=pnpm-workspace.yaml",
+		"npm @shop/user packages/user member=pnpm-workspace.yaml",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("packages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	wantDeps := []string{
+		"@shop/order -> @shop/pricing: declared in packages/order/package.json:8: dependencies @shop/pricing workspace:*",
+		"@shop/order -> @shop/pricing: declared in packages/order/tsconfig.json:8: tsconfig reference ../pricing",
+		"@shop/order -> @shop/pricing: declared in packages/order/src/index.ts:1: imports @shop/pricing",
+		"shop-workspace -> @shop/order: declared in tsconfig.json:5: tsconfig reference packages/order",
+		"shop-workspace -> @shop/pricing: declared in tsconfig.json:4: tsconfig reference packages/pricing",
+		"shop-workspace -> @shop/user: declared in tsconfig.json:6: tsconfig reference packages/user",
+	}
+	if got := depStrings(w.Declared()); !reflect.DeepEqual(got, wantDeps) {
+		t.Errorf("deps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantDeps, "\n"))
+	}
+	if p, ok := w.PackageOf("packages/user/src/index.ts"); !ok || p.Name != "@shop/user" {
+		t.Errorf("PackageOf(user) = %v, %v", p, ok)
+	}
+}
+
+func TestDiscoverPyproject(t *testing.T) {
+	w, err := Discover("../testdata/pyproject")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Packages) != 1 || w.Packages[0].Name != "shop" || w.Packages[0].Kind != KindPython || w.Packages[0].Dir != "." {
+		t.Fatalf("packages = %+v; want one python project shop at .", w.Packages)
+	}
+}
+
+// TestDiscoverManifests covers manifest forms the fixtures do not use:
+// go.mod blocks, package.json workspaces objects and file: dependencies,
+// tsconfig comments and paths, pyproject local path dependencies.
+func TestDiscoverManifests(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"go.work":           "go 1.22\n\nuse ./svc // the service\nuse ./lib\n",
+		"svc/go.mod":        "module example.com/svc\n\nrequire (\n\texample.com/lib v0.0.0 // indirect\n\tgolang.org/x/text v0.3.0\n)\n",
+		"svc/main.go":       "package main\n\nimport (\n\t\"fmt\"\n\t\"example.com/lib/sub\"\n)\n",
+		"lib/go.mod":        "module example.com/lib\n",
+		"lib/sub/sub.go":    "package sub\n",
+		"package.json":      `{"name": "root", "workspaces": {"packages": ["js/*"]}}`,
+		"js/a/package.json": `{"name": "a", "dependencies": {"b": "file:../b", "left-pad": "1.0.0"}}`,
+		"js/b/package.json": `{"name": "b", "version": "1.0.0"}`,
+		"js/c/package.json": `{"name": "c"}`,
+		"js/c/tsconfig.json": `{
+  // comments and trailing commas are allowed
+  "compilerOptions": {"baseUrl": ".", "paths": {"~b/*": ["../b/src/*"],},},
+}`,
+		"js/c/src/x.ts":               "import { y } from '~b/y';\nconst z = require(\"a\");\n",
+		"py/app/pyproject.toml":       "[project]\nname = \"app\" # the app\ndependencies = [\n  \"requests>=2\",\n  \"core @ file:../core\",\n]\n[tool.uv.sources]\ncore = { path = \"../core\" }\n",
+		"py/core/pyproject.toml":      "[project]\nname = 'core'\n",
+		"node_modules/x/package.json": `{"name": "x"}`,
+	}
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDeps := []string{
+		"a -> b: declared in js/a/package.json:1: dependencies b file:../b",
+		"app -> core: declared in py/app/pyproject.toml:3: dependency core @ file:../core",
+		"app -> core: declared in py/app/pyproject.toml:8: tool.uv.sources core = { path = \"../core\" }",
+		"c -> a: declared in js/c/src/x.ts:2: imports a",
+		"c -> b: declared in js/c/src/x.ts:1: imports ~b/y",
+		"example.com/svc -> example.com/lib: declared in svc/go.mod:4: require example.com/lib (resolved by go.work)",
+		"example.com/svc -> example.com/lib: declared in svc/main.go:5: imports example.com/lib/sub",
+	}
+	if got := depStrings(w.Declared()); !reflect.DeepEqual(got, wantDeps) {
+		t.Errorf("deps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantDeps, "\n"))
+	}
+	if _, ok := w.Package("x"); ok {
+		t.Errorf("node_modules must not be discovered")
+	}
+	if p, ok := w.Package("a"); !ok || p.Member != "package.json workspaces" {
+		t.Errorf("package a = %+v; want member of package.json workspaces", p)
+	}
+	if p, ok := w.Lookup("example.com/lib/sub"); !ok || p.Name != "example.com/lib" {
+		t.Errorf("Lookup(Go package) = %+v, %v", p, ok)
+	}
+}
+
+func TestParseSpec(t *testing.T) {
+	for in, want := range map[string]Spec{
+		"":                   {Closure: true},
+		"closure":            {Closure: true},
+		"repo":               {Repo: true},
+		"a,b":                {Packages: []string{"a", "b"}},
+		"closure,@shop/user": {Closure: true, Packages: []string{"@shop/user"}},
+	} {
+		if got := ParseSpec(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("ParseSpec(%q) = %+v; want %+v", in, got, want)
+		}
+	}
+}
+
+func TestShortName(t *testing.T) {
+	for in, want := range map[string]string{
+		"scip-go gomod example.com/goapp v1 `example.com/goapp/service`/Catalog#Save().": "Save",
+		"scip-typescript npm @shop/pricing 0.1.0 src/`index.ts`/quote().":                "quote",
+		"scip-go gomod example.com/goapp v1 `example.com/goapp/store`/Store#":            "Store",
+	} {
+		if got := ShortName(in); got != want {
+			t.Errorf("ShortName(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
