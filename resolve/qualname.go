@@ -132,6 +132,15 @@ func isIdentChar(c byte) bool {
 // Catalog#Save(). Namespace descriptors keep their own text; source-file
 // namespaces (TypeScript's src/`index.ts`/) also appear without extension.
 func qualifiedNames(sym symbolLike) []string {
+	if pkg, module, local, ok := parseSyntaxSymbol(sym.id); ok {
+		// "syntax go example.com/goapp/service Catalog.Save" and
+		// "syntax typescript @shop/order @shop/order/src/index:Order.linePrice".
+		names := []string{pkg + "." + local}
+		if module != "" {
+			names = []string{module + "." + local, pkg + "." + local}
+		}
+		return names
+	}
 	_, descs, ok := parseSCIPSymbol(sym.id)
 	var parts []string
 	if ok {
@@ -206,10 +215,32 @@ func matchesQualified(spec string, sym symbolLike) bool {
 	return false
 }
 
+// parseSyntaxSymbol splits a syntax-layer identity "syntax LANGUAGE PACKAGE
+// DESCRIPTOR" where DESCRIPTOR is "Name", "Type.Member", "MODULE:Name" or
+// "MODULE:Class.member". local is the part after the module.
+func parseSyntaxSymbol(s string) (pkg, module, local string, ok bool) {
+	rest, found := strings.CutPrefix(s, "syntax ")
+	if !found {
+		return "", "", "", false
+	}
+	f := strings.SplitN(rest, " ", 3)
+	if len(f) != 3 || f[2] == "" {
+		return "", "", "", false
+	}
+	pkg, desc := f[1], f[2]
+	if i := strings.LastIndexByte(desc, ':'); i >= 0 {
+		return pkg, desc[:i], desc[i+1:], true
+	}
+	return pkg, "", desc, true
+}
+
 // looksLikeSCIPSymbol reports whether s has the shape of a SCIP symbol
 // string with a known scheme.
 func looksLikeSCIPSymbol(s string) bool {
 	if strings.HasPrefix(s, "local ") {
+		return true
+	}
+	if _, _, _, ok := parseSyntaxSymbol(s); ok {
 		return true
 	}
 	scheme, _, ok := parseSCIPSymbol(s)

@@ -52,6 +52,9 @@ func TestQualifiedNames(t *testing.T) {
 	goSave := symbolLike{id: "scip-go gomod example.com/goapp v1 `example.com/goapp/service`/Catalog#Save().", name: "Save", pkg: "example.com/goapp/service"}
 	tsLine := symbolLike{id: "scip-typescript npm @shop/order 1.0.0 src/`index.ts`/Order#linePrice().", name: "linePrice", pkg: "@shop/order"}
 	pyLine := symbolLike{id: "scip-python python shop 0.1.0 `shop.orders`/Order#line_price().", name: "line_price", pkg: "shop"}
+	synGo := symbolLike{id: "syntax go example.com/goapp/service Catalog.Save", name: "Save"}
+	synTS := symbolLike{id: "syntax typescript @shop/order @shop/order/src/index:Order.linePrice", name: "linePrice"}
+	synPy := symbolLike{id: "syntax python shop shop.orders:Order.line_price", name: "line_price"}
 	for _, tc := range []struct {
 		spec string
 		sym  symbolLike
@@ -68,6 +71,13 @@ func TestQualifiedNames(t *testing.T) {
 		{"Catalog.linePrice", tsLine, false},
 		{"orders.Order.line_price", pyLine, true},
 		{"shop.orders.Order.line_price", pyLine, true},
+		{"Catalog.Save", synGo, true},
+		{"service.Catalog.Save", synGo, true},
+		{"Save", synGo, true},
+		{"atalog.Save", synGo, false},
+		{"Order.linePrice", synTS, true},
+		{"index.Order.linePrice", synTS, true},
+		{"orders.Order.line_price", synPy, true},
 	} {
 		if got := matchesQualified(tc.spec, tc.sym); got != tc.want {
 			t.Errorf("matchesQualified(%q, %s) = %v; want %v (names %q)", tc.spec, tc.sym.id, got, tc.want, qualifiedNames(tc.sym))
@@ -90,6 +100,9 @@ func TestParseSCIPSymbol(t *testing.T) {
 	}
 	if !looksLikeSCIPSymbol("scip-python python shop 0.1.0 `shop.orders`/checkout().") {
 		t.Fatal("scip-python symbol not recognised")
+	}
+	if !looksLikeSCIPSymbol("syntax go example.com/goapp/service Catalog.Save") {
+		t.Fatal("syntax symbol not recognised")
 	}
 	if looksLikeSCIPSymbol("Catalog.Save") || looksLikeSCIPSymbol("hello world foo bar baz") {
 		t.Fatal("display name recognised as symbol string")

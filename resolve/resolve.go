@@ -58,6 +58,9 @@ func Describe(s graph.Symbol) string {
 // displayQualified returns "Catalog.Save" for a method, the display name
 // otherwise.
 func displayQualified(s graph.Symbol) string {
+	if _, _, local, ok := parseSyntaxSymbol(s.ID); ok {
+		return local
+	}
 	_, descs, ok := parseSCIPSymbol(s.ID)
 	if !ok || len(descs) == 0 {
 		if s.DisplayName != "" {
@@ -160,7 +163,9 @@ func bySymbolID(ctx context.Context, r *graph.Reader, id string) (graph.Symbol, 
 // externalSymbol makes a Symbol for an id that has occurrences but no record.
 func externalSymbol(id string) graph.Symbol {
 	s := graph.Symbol{ID: id, External: true}
-	if _, descs, ok := parseSCIPSymbol(id); ok && len(descs) > 0 {
+	if _, _, local, ok := parseSyntaxSymbol(id); ok {
+		s.DisplayName = local[strings.LastIndexByte(local, '.')+1:]
+	} else if _, descs, ok := parseSCIPSymbol(id); ok && len(descs) > 0 {
 		s.DisplayName = descs[len(descs)-1].name
 	}
 	return s
