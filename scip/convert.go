@@ -1,0 +1,607 @@
+package scip
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+	"github.com/scip-code/scip/bindings/go/scip"
+)
+
+// Edge reasons: the rule that made each SCIP edge.
+const (
+	ReasonReference      = "scip:reference-in-body"
+	ReasonCall           = "scip:call-by-descriptor"
+	ReasonImport         = "scip:import-role"
+	ReasonImplementation = "scip:relationship-implementation"
+	ReasonTypeDefinition = "scip:relationship-type-definition"
+	ReasonRelReference   = "scip:relationship-reference"
+	ReasonContains       = "scip:descriptor-parent"
+)
+
+// ExternalPath is the pseudo document that holds the index's
+// external_symbols section. It cannot collide with a workspace file: a
+// document path never starts with "<".
+const ExternalPath = "<external>"
+
+// Converter turns SCIP documents into graph facts. The zero value is not
+// usable; set Tool to the dump's tool name (it decides the position
+// encoding when a document does not declare one).
+type Converter struct {
+	Tool string
+}
+
+// DocStats counts what converting one document produced.
+type DocStats struct {
+	Occurrences        int // occurrences written
+	InvalidOccurrences int // occurrences dropped: malformed range or empty symbol
+	Symbols            int
+	Edges              int
+	Unverified         bool // positions kept as given (text missing or not matching)
+	Encoding           textpos.Encoding
+}
+
+// Encoding returns the column encoding of a document: its declared
+// position_encoding, else what the tool is known to emit (scip-go: UTF-8;
+// scip-typescript, scip-python and unknown tools: UTF-16, the LSP default
+// and what JavaScript-based indexers count).
+func (c *Converter) Encoding(d *scip.Document) textpos.Encoding {
+	switch d.PositionEncoding {
+	case scip.PositionEncoding_UTF8CodeUnitOffsetFromLineStart:
+		return textpos.UTF8
+	case scip.PositionEncoding_UTF16CodeUnitOffsetFromLineStart:
+		return textpos.UTF16
+	case scip.PositionEncoding_UTF32CodeUnitOffsetFromLineStart:
+		return textpos.UTF32
+	}
+	if c.Tool == "scip-go" {
+		return textpos.UTF8
+	}
+	return textpos.UTF16
+}
+
+// occ is an occurrence being converted.
+type occ struct {
+	rng       textpos.Range
+	sym       string // graph id (locals made unique)
+	raw       string // SCIP symbol string
+	roles     graph.Role
+	enclosing string
+}
+
+// candidate is a definition that may enclose other occurrences.
+type candidate struct {
+	sym      string
+	name     textpos.Range // the definition's name
+	extent   textpos.Range
+	explicit bool // extent from enclosing_range
+	whole    bool // spans the document
+}
+
+// Convert turns one document into facts. relPath is the document's
+// validated path; text is its content when known (nil otherwise), needed
+// only for documents whose columns are not UTF-8.
+func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (graph.DocumentFacts, DocStats) {
+	var st DocStats
+	lang := documentLanguage(d.Language, relPath)
+	enc := c.Encoding(d)
+	st.Encoding = enc
+	conv := newRangeConverter(enc, text)
+
+	isTest := isTestPath(relPath, lang)
+	docRoles := graph.Role(0)
+	if isTest {
+		docRoles = graph.RoleTest
+	}
+	id := func(sym string) string {
+		if scip.IsLocalSymbol(sym) {
+			return localID(sym, relPath)
+		}
+		return sym
+	}
+
+	// Occurrences and the candidates for enclosing definitions.
+	occs := make([]occ, 0, len(d.Occurrences))
+	var cands []candidate
+	var docEnd textpos.Position
+	for _, o := range d.Occurrences {
+		r, ok := conv.convert(o.SourceRange())
+		if !ok || !validSymbol(o.Symbol) {
+			st.InvalidOccurrences++
+			continue
+		}
+		if docEnd.Before(r.End) {
+			docEnd = r.End
+		}
+		roles := mapRoles(o.SymbolRoles) | docRoles
+		occs = append(occs, occ{rng: r, sym: id(o.Symbol), raw: o.Symbol, roles: roles})
+		if roles&graph.RoleDefinition == 0 || !symbolSuffix(o.Symbol).encloses() {
+			continue
+		}
+		cd := candidate{sym: o.Symbol, name: r, extent: r}
+		if er, ok := conv.convert(o.EnclosingSourceRange()); ok && er.ContainsRange(r) {
+			cd.extent, cd.explicit = er, true
+		}
+		cands = append(cands, cd)
+	}
+	if conv.failed && enc != textpos.UTF8 {
+		// The text does not match the dump: keep every range as given
+		// rather than mixing converted and unconverted columns.
+		return c.Convert(d, relPath, nil)
+	}
+	st.Unverified = conv.unverified
+	computeExtents(cands, docEnd)
+	assignEnclosing(occs, cands)
+
+	// Symbol information, merged when the document repeats a symbol.
+	infos := make(map[string]*scip.SymbolInformation, len(d.Symbols))
+	var infoOrder []string
+	for _, si := range d.Symbols {
+		if si == nil || !validSymbol(si.Symbol) {
+			continue
+		}
+		if prev, ok := infos[si.Symbol]; ok {
+			infos[si.Symbol] = mergeInfo(prev, si)
+			continue
+		}
+		infos[si.Symbol] = si
+		infoOrder = append(infoOrder, si.Symbol)
+	}
+
+	// Definitions: the first definition occurrence of each symbol.
+	type defInfo struct {
+		name, extent textpos.Range
+	}
+	defs := make(map[string]defInfo)
+	var defOrder []string
+	extentOf := make(map[string]textpos.Range, len(cands))
+	for _, cd := range cands {
+		if _, ok := extentOf[cd.sym]; !ok {
+			extentOf[cd.sym] = cd.extent
+		}
+	}
+	for _, o := range occs {
+		if o.roles&graph.RoleDefinition == 0 {
+			continue
+		}
+		if _, ok := defs[o.raw]; ok {
+			continue
+		}
+		defs[o.raw] = defInfo{name: o.rng, extent: extentOf[o.raw]}
+		defOrder = append(defOrder, o.raw)
+	}
+
+	// The document's own SCIP package and graph package.
+	ownPkg, docPkg := "", ""
+	for _, sym := range defOrder {
+		if scip.IsLocalSymbol(sym) {
+			continue
+		}
+		if ownPkg == "" {
+			ownPkg = packageIdentity(sym)
+		}
+		if docPkg == "" || symbolSuffix(sym) == sufNamespace {
+			docPkg = describe(sym, nil, lang).Package
+			if symbolSuffix(sym) == sufNamespace {
+				break
+			}
+		}
+	}
+
+	facts := graph.DocumentFacts{
+		Document: graph.Document{
+			Path:     relPath,
+			Language: lang,
+			Package:  docPkg,
+			Source:   graph.SourceSCIP,
+		},
+	}
+	if text != nil {
+		sum := sha256.Sum256(text)
+		facts.Document.ContentHash = hex.EncodeToString(sum[:])
+	}
+	if st.Unverified {
+		facts.Document.Flags |= graph.DocPositionsUnverified
+	}
+	if isTest {
+		facts.Document.Flags |= graph.DocTest
+	}
+
+	// Symbols: described or defined here, then stubs for symbols of other
+	// SCIP packages that are only referenced.
+	edges := newEdgeSet(relPath)
+	described := make(map[string]bool, len(infoOrder)+len(defOrder))
+	addSymbol := func(sym string, info *scip.SymbolInformation) {
+		if described[sym] {
+			return
+		}
+		described[sym] = true
+		desc := describe(sym, info, lang)
+		s := graph.Symbol{
+			ID:          id(sym),
+			DisplayName: desc.DisplayName,
+			Kind:        desc.Kind,
+			Language:    lang,
+			Package:     desc.Package,
+			Signature:   desc.Signature,
+			Doc:         desc.Doc,
+		}
+		if def, ok := defs[sym]; ok {
+			s.Def = graph.Location{Path: relPath, Range: def.name}
+			s.DefExtent = def.extent
+			if desc.Parent != "" && (desc.ParentSuffix == scip.Descriptor_Namespace || desc.ParentSuffix == scip.Descriptor_Type) &&
+				desc.Suffix != scip.Descriptor_Parameter && desc.Suffix != scip.Descriptor_TypeParameter {
+				edges.add(desc.Parent, graph.EdgeContains, s.ID, ReasonContains, true)
+			}
+		} else {
+			s.External = ownPkg == "" || packageIdentity(sym) != ownPkg
+		}
+		if info != nil {
+			for _, rel := range info.Relationships {
+				if rel == nil || !validSymbol(rel.Symbol) {
+					continue
+				}
+				to := id(rel.Symbol)
+				if rel.IsImplementation {
+					edges.add(s.ID, graph.EdgeImplements, to, ReasonImplementation, true)
+				}
+				if rel.IsTypeDefinition {
+					edges.add(s.ID, graph.EdgeTypeDef, to, ReasonTypeDefinition, true)
+				}
+				if rel.IsReference {
+					edges.add(s.ID, graph.EdgeReferences, to, ReasonRelReference, true)
+				}
+			}
+		}
+		facts.Symbols = append(facts.Symbols, s)
+	}
+	for _, sym := range infoOrder {
+		addSymbol(sym, infos[sym])
+	}
+	for _, sym := range defOrder {
+		addSymbol(sym, nil)
+	}
+
+	// Occurrences and reference edges.
+	facts.Occurrences = make([]graph.Occurrence, 0, len(occs))
+	for _, o := range occs {
+		facts.Occurrences = append(facts.Occurrences, graph.Occurrence{
+			Path:      relPath,
+			Range:     o.rng,
+			Symbol:    o.sym,
+			Roles:     o.roles,
+			Enclosing: o.enclosing,
+		})
+		if o.roles&graph.RoleDefinition != 0 {
+			continue
+		}
+		if !described[o.raw] && !scip.IsLocalSymbol(o.raw) && (ownPkg == "" || packageIdentity(o.raw) != ownPkg) {
+			described[o.raw] = true
+			desc := describe(o.raw, nil, lang)
+			facts.Symbols = append(facts.Symbols, graph.Symbol{
+				ID:          o.raw,
+				DisplayName: desc.DisplayName,
+				Kind:        desc.Kind,
+				Language:    lang,
+				Package:     desc.Package,
+				External:    true,
+			})
+		}
+		from := o.enclosing
+		if from == "" || scip.IsLocalSymbol(o.raw) || from == o.raw || isMember(o.raw, from) {
+			continue
+		}
+		edges.add(from, graph.EdgeReferences, o.raw, ReasonReference, false)
+		if symbolSuffix(o.raw) == sufMethod {
+			edges.add(from, graph.EdgeCalls, o.raw, ReasonCall, false)
+		}
+		if o.roles&graph.RoleImport != 0 {
+			edges.add(from, graph.EdgeImports, o.raw, ReasonImport, false)
+		}
+	}
+	facts.Edges = edges.list()
+	st.Occurrences = len(facts.Occurrences)
+	st.Symbols = len(facts.Symbols)
+	st.Edges = len(facts.Edges)
+	return facts, st
+}
+
+// ExternalFacts turns the index's external_symbols section into the facts
+// of the pseudo document [ExternalPath]. Locals (scip-python lists some)
+// are dropped: they belong to no document.
+func (c *Converter) ExternalFacts(infos []*scip.SymbolInformation) graph.DocumentFacts {
+	facts := graph.DocumentFacts{Document: graph.Document{Path: ExternalPath, Source: graph.SourceSCIP}}
+	edges := newEdgeSet(ExternalPath)
+	seen := make(map[string]int)
+	for _, si := range infos {
+		if si == nil || !validSymbol(si.Symbol) || scip.IsLocalSymbol(si.Symbol) {
+			continue
+		}
+		if i, ok := seen[si.Symbol]; ok {
+			// Merge a repeated entry into the first one.
+			merged := describe(si.Symbol, si, "")
+			s := &facts.Symbols[i]
+			s.Signature = cmp.Or(s.Signature, merged.Signature)
+			s.Doc = cmp.Or(s.Doc, merged.Doc)
+		} else {
+			desc := describe(si.Symbol, si, "")
+			seen[si.Symbol] = len(facts.Symbols)
+			facts.Symbols = append(facts.Symbols, graph.Symbol{
+				ID:          si.Symbol,
+				DisplayName: desc.DisplayName,
+				Kind:        desc.Kind,
+				Package:     desc.Package,
+				Signature:   desc.Signature,
+				Doc:         desc.Doc,
+				External:    true,
+			})
+		}
+		for _, rel := range si.Relationships {
+			if rel == nil || !validSymbol(rel.Symbol) || scip.IsLocalSymbol(rel.Symbol) {
+				continue
+			}
+			if rel.IsImplementation {
+				edges.add(si.Symbol, graph.EdgeImplements, rel.Symbol, ReasonImplementation, true)
+			}
+			if rel.IsTypeDefinition {
+				edges.add(si.Symbol, graph.EdgeTypeDef, rel.Symbol, ReasonTypeDefinition, true)
+			}
+			if rel.IsReference {
+				edges.add(si.Symbol, graph.EdgeReferences, rel.Symbol, ReasonRelReference, true)
+			}
+		}
+	}
+	facts.Edges = edges.list()
+	return facts
+}
+
+// mergeInfo merges two SymbolInformation entries for the same symbol: the
+// first non-empty value of each field, relationships united.
+func mergeInfo(a, b *scip.SymbolInformation) *scip.SymbolInformation {
+	m := &scip.SymbolInformation{
+		Symbol:                 a.Symbol,
+		Documentation:          a.Documentation,
+		Kind:                   a.Kind,
+		DisplayName:            cmp.Or(a.DisplayName, b.DisplayName),
+		SignatureDocumentation: a.SignatureDocumentation,
+		EnclosingSymbol:        cmp.Or(a.EnclosingSymbol, b.EnclosingSymbol),
+	}
+	if len(m.Documentation) == 0 {
+		m.Documentation = b.Documentation
+	}
+	if m.Kind == scip.SymbolInformation_UnspecifiedKind {
+		m.Kind = b.Kind
+	}
+	if m.SignatureDocumentation == nil {
+		m.SignatureDocumentation = b.SignatureDocumentation
+	}
+	m.Relationships = append(slices.Clip(a.Relationships), b.Relationships...)
+	return m
+}
+
+// mapRoles maps SCIP symbol roles to graph roles. An occurrence that is not
+// a definition is a reference.
+func mapRoles(r int32) graph.Role {
+	var g graph.Role
+	if r&int32(scip.SymbolRole_Definition) != 0 {
+		g |= graph.RoleDefinition
+	} else {
+		g |= graph.RoleReference
+	}
+	if r&int32(scip.SymbolRole_Import) != 0 {
+		g |= graph.RoleImport
+	}
+	if r&int32(scip.SymbolRole_WriteAccess) != 0 {
+		g |= graph.RoleWrite
+	}
+	if r&int32(scip.SymbolRole_ReadAccess) != 0 {
+		g |= graph.RoleRead
+	}
+	if r&int32(scip.SymbolRole_Generated) != 0 {
+		g |= graph.RoleGenerated
+	}
+	if r&int32(scip.SymbolRole_Test) != 0 {
+		g |= graph.RoleTest
+	}
+	if r&int32(scip.SymbolRole_ForwardDefinition) != 0 {
+		g |= graph.RoleForwardDefinition
+	}
+	return g
+}
+
+// computeExtents gives every candidate without an explicit extent one: a
+// module-level definition (a namespace, a Python module) spans the
+// document; any other runs from its name to the start of the next
+// definition that is not one of its unbounded members, capped by the
+// innermost explicit extent around it, or to docEnd.
+func computeExtents(cands []candidate, docEnd textpos.Position) {
+	if len(cands) == 0 {
+		return
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int {
+		return comparePos(startOf(a), startOf(b))
+	})
+	whole := textpos.Range{End: docEnd}
+	for i := range cands {
+		cd := &cands[i]
+		if cd.explicit {
+			continue
+		}
+		suf := symbolSuffix(cd.sym)
+		if suf == sufNamespace || (suf == sufMeta && strings.HasSuffix(cd.sym, "/__init__:")) {
+			cd.extent, cd.whole = whole, true
+			continue
+		}
+		end := docEnd
+		// The innermost explicit extent around the name caps it.
+		for j := range cands {
+			e := &cands[j]
+			if j != i && e.explicit && e.extent.Contains(cd.name.Start) && e.extent.End.Before(end) {
+				end = e.extent.End
+			}
+		}
+		for j := i + 1; j < len(cands); j++ {
+			next := &cands[j]
+			s := startOf(*next)
+			if !cd.name.Start.Before(s) {
+				continue
+			}
+			if !next.explicit && isMember(next.sym, cd.sym) {
+				continue // a field of this type, a member of this object
+			}
+			if s.Before(end) {
+				end = s
+			}
+			break
+		}
+		if end.Before(cd.name.End) {
+			end = cd.name.End
+		}
+		cd.extent = textpos.Range{Start: cd.name.Start, End: end}
+	}
+}
+
+func startOf(c candidate) textpos.Position {
+	if c.explicit {
+		return c.extent.Start
+	}
+	return c.name.Start
+}
+
+func comparePos(a, b textpos.Position) int {
+	if c := cmp.Compare(a.Line, b.Line); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Col, b.Col)
+}
+
+// assignEnclosing sets each occurrence's enclosing definition: the
+// candidate with the latest start whose extent contains the occurrence's
+// start, other than the occurrence's own symbol.
+func assignEnclosing(occs []occ, cands []candidate) {
+	if len(cands) == 0 || len(occs) == 0 {
+		return
+	}
+	byStart := slices.Clone(cands)
+	slices.SortStableFunc(byStart, func(a, b candidate) int {
+		if c := comparePos(a.extent.Start, b.extent.Start); c != 0 {
+			return c
+		}
+		return comparePos(b.extent.End, a.extent.End) // larger first
+	})
+	order := make([]int, len(occs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return comparePos(occs[a].rng.Start, occs[b].rng.Start)
+	})
+	var stack []*candidate
+	next := 0
+	for _, oi := range order {
+		o := &occs[oi]
+		p := o.rng.Start
+		for next < len(byStart) && !p.Before(byStart[next].extent.Start) {
+			stack = append(stack, &byStart[next])
+			next++
+		}
+		for len(stack) > 0 && !contains(stack[len(stack)-1].extent, p) {
+			stack = stack[:len(stack)-1]
+		}
+		for k := len(stack) - 1; k >= 0; k-- {
+			cd := stack[k]
+			if cd.sym == o.raw || !contains(cd.extent, p) {
+				continue
+			}
+			o.enclosing = cd.sym
+			break
+		}
+	}
+}
+
+// contains reports whether p lies in r; an empty extent contains nothing.
+func contains(r textpos.Range, p textpos.Position) bool {
+	return !p.Before(r.Start) && p.Before(r.End)
+}
+
+// edgeSet aggregates a document's edges per (from, kind, to).
+type edgeSet struct {
+	path  string
+	index map[edgeKey]int
+	edges []graph.Edge
+}
+
+type edgeKey struct {
+	from, to string
+	kind     graph.EdgeKind
+}
+
+func newEdgeSet(path string) *edgeSet {
+	return &edgeSet{path: path, index: make(map[edgeKey]int)}
+}
+
+// add records one site of an edge; once is for facts stated once however
+// often they are repeated (relationships, containment).
+func (s *edgeSet) add(from string, kind graph.EdgeKind, to, reason string, once bool) {
+	k := edgeKey{from, to, kind}
+	if i, ok := s.index[k]; ok {
+		if !once {
+			s.edges[i].Count++
+		}
+		return
+	}
+	s.index[k] = len(s.edges)
+	s.edges = append(s.edges, graph.Edge{
+		From: from, To: to, Kind: kind,
+		Confidence: 1.0, Source: graph.SourceSCIP, Reason: reason, Count: 1,
+	})
+}
+
+func (s *edgeSet) list() []graph.Edge { return s.edges }
+
+// documentLanguage returns the document's declared language in lower case,
+// else the language its extension names.
+func documentLanguage(declared, p string) string {
+	if declared != "" {
+		return strings.ToLower(declared)
+	}
+	switch path.Ext(p) {
+	case ".go":
+		return "go"
+	case ".ts", ".tsx", ".mts", ".cts":
+		return "typescript"
+	case ".js", ".jsx", ".mjs", ".cjs":
+		return "javascript"
+	case ".py", ".pyi":
+		return "python"
+	}
+	return ""
+}
+
+// isTestPath reports whether a document is a test file by its language's
+// convention.
+func isTestPath(p, lang string) bool {
+	base := path.Base(p)
+	switch lang {
+	case "go":
+		return strings.HasSuffix(base, "_test.go")
+	case "typescript", "javascript":
+		return strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+			strings.Contains("/"+p, "/__tests__/")
+	case "python":
+		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
+			base == "conftest.py" || strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/")
+	}
+	return false
+}
+
+// validSymbol reports whether a symbol string can be stored: not empty, no
+// NUL byte (the graph's keys are NUL-separated).
+func validSymbol(s string) bool {
+	return s != "" && strings.IndexByte(s, 0) < 0
+}

@@ -1,0 +1,303 @@
+package scip
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+
+	"github.com/scip-code/scip/bindings/go/scip"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Index field numbers (scip.proto).
+const (
+	fieldMetadata        = 1
+	fieldDocuments       = 2
+	fieldExternalSymbols = 3
+)
+
+// maxRecord bounds the declared length of one top-level record when the
+// input's size is unknown. No real document comes close.
+const maxRecord = 1 << 30
+
+// ErrCorrupt marks input that is not a well-formed SCIP index: a truncated
+// record, a corrupt varint, an impossible length, a message that does not
+// decode. Errors wrapping it name the byte offset.
+var ErrCorrupt = errors.New("scip: corrupt or truncated index")
+
+// Record describes the top-level record being visited.
+type Record struct {
+	// Offset is the byte offset of the record's tag in the input.
+	Offset int64
+	// End is the byte offset just past the record.
+	End int64
+	// Digest is the SHA-256 of the record's payload (the marshalled message).
+	Digest [sha256.Size]byte
+}
+
+// Visitor receives the records of a dump in order. Functions may be nil.
+type Visitor struct {
+	Metadata       func(ctx context.Context, rec Record, m *scip.Metadata) error
+	Document       func(ctx context.Context, rec Record, d *scip.Document) error
+	ExternalSymbol func(ctx context.Context, rec Record, si *scip.SymbolInformation) error
+}
+
+// DecodeStats counts what the framing reader saw.
+type DecodeStats struct {
+	Bytes         int64 // bytes consumed
+	UnknownFields int   // top-level fields other than metadata, documents, external symbols: skipped
+}
+
+// Decode streams a SCIP index from r through v, one record at a time, with
+// the bindings' ParseStreaming. It checks ctx before every record. size is
+// the input's length when known (0 otherwise); it bounds declared lengths.
+// progress, when not nil, is called with the bytes consumed after each
+// record.
+func Decode(ctx context.Context, r io.Reader, size int64, v Visitor, progress func(int64)) (DecodeStats, error) {
+	fr := &frameReader{br: bufio.NewReaderSize(r, 1<<20), size: size, hash: sha256.New()}
+	record := func() Record {
+		rec := Record{Offset: fr.recStart, End: fr.off}
+		fr.hash.Sum(rec.Digest[:0])
+		if progress != nil {
+			progress(fr.off)
+		}
+		return rec
+	}
+	visitor := scip.IndexVisitor{
+		VisitMetadata: func(ctx context.Context, m *scip.Metadata) error {
+			if err := ctx.Err(); err != nil {
+				return &visitError{fmt.Errorf("scip: stopped at byte %d: %w", fr.off, err)}
+			}
+			if v.Metadata == nil {
+				return nil
+			}
+			if err := v.Metadata(ctx, record(), m); err != nil {
+				return &visitError{err}
+			}
+			return nil
+		},
+		VisitDocument: func(ctx context.Context, d *scip.Document) error {
+			if err := ctx.Err(); err != nil {
+				return &visitError{fmt.Errorf("scip: stopped at byte %d: %w", fr.off, err)}
+			}
+			if v.Document == nil {
+				return nil
+			}
+			if err := v.Document(ctx, record(), d); err != nil {
+				return &visitError{err}
+			}
+			return nil
+		},
+		VisitExternalSymbol: func(ctx context.Context, si *scip.SymbolInformation) error {
+			if err := ctx.Err(); err != nil {
+				return &visitError{fmt.Errorf("scip: stopped at byte %d: %w", fr.off, err)}
+			}
+			if v.ExternalSymbol == nil {
+				return nil
+			}
+			if err := v.ExternalSymbol(ctx, record(), si); err != nil {
+				return &visitError{err}
+			}
+			return nil
+		},
+	}
+	err := visitor.ParseStreaming(ctx, fr)
+	stats := DecodeStats{Bytes: fr.off, UnknownFields: fr.unknown}
+	var ve *visitError
+	switch {
+	case err == nil:
+		return stats, nil
+	case fr.err != nil:
+		// The framing reader's own error names the offset precisely.
+		return stats, fr.err
+	case errors.As(err, &ve):
+		return stats, ve.err
+	case ctx.Err() != nil:
+		return stats, fmt.Errorf("scip: stopped at byte %d: %w", fr.off, ctx.Err())
+	default:
+		// The record that just ended does not decode.
+		return stats, fmt.Errorf("%w: %s record at byte %d: %w", ErrCorrupt, fieldName(fr.recField), fr.recStart, err)
+	}
+}
+
+// visitError marks an error returned by a Visitor function, so that Decode
+// does not mistake it for corrupt input.
+type visitError struct{ err error }
+
+func (e *visitError) Error() string { return e.err.Error() }
+func (e *visitError) Unwrap() error { return e.err }
+
+func fieldName(f protowire.Number) string {
+	switch f {
+	case fieldMetadata:
+		return "metadata"
+	case fieldDocuments:
+		return "document"
+	case fieldExternalSymbols:
+		return "external symbol"
+	}
+	return fmt.Sprintf("field %d", f)
+}
+
+// frameReader sits between ParseStreaming and the buffered input. It follows
+// the top-level framing (tag, length, payload) as bytes pass, so it knows
+// each record's offset, digests its payload, rejects lengths the input
+// cannot hold before the parser allocates them, and skips unknown fields.
+// ParseStreaming never reads past the end of a record, so when a visitor
+// runs the reader stands exactly at the end of the record being visited.
+type frameReader struct {
+	br   *bufio.Reader
+	size int64 // input length, 0 when unknown
+	off  int64 // bytes consumed so far
+
+	inRecord  bool  // inside a record whose framing was accepted
+	remaining int64 // bytes of the current record not yet delivered
+	unhashed  int64 // leading bytes of the record (tag, length) not hashed
+	recStart  int64
+	recField  protowire.Number
+	hash      hash.Hash
+	unknown   int
+	err       error // sticky
+}
+
+func (f *frameReader) Read(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if f.remaining == 0 {
+		f.inRecord = false
+		if err := f.nextRecord(); err != nil {
+			if err != io.EOF {
+				f.err = err
+			}
+			return 0, err
+		}
+	}
+	if int64(len(p)) > f.remaining {
+		p = p[:f.remaining]
+	}
+	n, err := f.br.Read(p)
+	if n > 0 {
+		hashFrom := int64(0)
+		if f.unhashed > 0 {
+			hashFrom = min(f.unhashed, int64(n))
+			f.unhashed -= hashFrom
+		}
+		f.hash.Write(p[hashFrom:n])
+		f.remaining -= int64(n)
+		f.off += int64(n)
+	}
+	if err == io.EOF && f.remaining > 0 {
+		f.err = fmt.Errorf("%w: %s record at byte %d is truncated: input ends at byte %d, %d bytes short",
+			ErrCorrupt, fieldName(f.recField), f.recStart, f.off, f.remaining)
+		return n, f.err
+	}
+	if err != nil && err != io.EOF {
+		f.err = fmt.Errorf("scip: reading at byte %d: %w", f.off, err)
+		return n, f.err
+	}
+	return n, nil
+}
+
+// nextRecord reads the framing of the next record without consuming it,
+// skipping unknown fields. It returns io.EOF at a clean end of input.
+func (f *frameReader) nextRecord() error {
+	for {
+		head, err := f.peekHead()
+		if err != nil {
+			return err
+		}
+		num, typ, n := protowire.ConsumeTag(head)
+		if n < 0 {
+			if len(head) < binaryMaxVarint && protowire.ParseError(n) == io.ErrUnexpectedEOF {
+				return fmt.Errorf("%w: tag at byte %d is truncated (input ends)", ErrCorrupt, f.off)
+			}
+			return fmt.Errorf("%w: invalid tag at byte %d: %v", ErrCorrupt, f.off, protowire.ParseError(n))
+		}
+		known := num == fieldMetadata || num == fieldDocuments || num == fieldExternalSymbols
+		if known && typ != protowire.BytesType {
+			return fmt.Errorf("%w: %s at byte %d has wire type %d, want length-delimited", ErrCorrupt, fieldName(num), f.off, typ)
+		}
+		var total int64 // tag + length + payload, or the whole unknown field
+		switch typ {
+		case protowire.BytesType:
+			l, m := protowire.ConsumeVarint(head[n:])
+			if m < 0 {
+				if protowire.ParseError(m) == io.ErrUnexpectedEOF && len(head) < n+binaryMaxVarint {
+					return fmt.Errorf("%w: %s record at byte %d is truncated inside its length", ErrCorrupt, fieldName(num), f.off)
+				}
+				return fmt.Errorf("%w: %s record at byte %d has a corrupt length varint: %v", ErrCorrupt, fieldName(num), f.off, protowire.ParseError(m))
+			}
+			limit := int64(maxRecord)
+			if f.size > 0 {
+				limit = f.size - f.off - int64(n+m)
+			}
+			if l > uint64(limit) {
+				if f.size > 0 {
+					return fmt.Errorf("%w: %s record at byte %d declares %d bytes but only %d remain (truncated or corrupt input)",
+						ErrCorrupt, fieldName(num), f.off, l, max(limit, 0))
+				}
+				return fmt.Errorf("%w: %s record at byte %d declares %d bytes, more than the %d a record may hold",
+					ErrCorrupt, fieldName(num), f.off, l, limit)
+			}
+			total = int64(n+m) + int64(l)
+			if known {
+				f.inRecord = true
+				f.remaining = total
+				f.unhashed = int64(n + m)
+				f.recStart = f.off
+				f.recField = num
+				f.hash.Reset()
+				return nil
+			}
+		case protowire.VarintType:
+			_, m := protowire.ConsumeVarint(head[n:])
+			if m < 0 {
+				return fmt.Errorf("%w: field %d at byte %d has a corrupt or truncated varint", ErrCorrupt, num, f.off)
+			}
+			total = int64(n + m)
+		case protowire.Fixed32Type:
+			total = int64(n + 4)
+		case protowire.Fixed64Type:
+			total = int64(n + 8)
+		default:
+			return fmt.Errorf("%w: field %d at byte %d has unsupported wire type %d", ErrCorrupt, num, f.off, typ)
+		}
+		// Unknown top-level field: skip it whole.
+		start := f.off
+		d, err := f.br.Discard(int(min(total, int64(maxRecord))))
+		f.off += int64(d)
+		if err != nil {
+			if err == io.EOF {
+				return fmt.Errorf("%w: unknown field %d at byte %d is truncated", ErrCorrupt, num, start)
+			}
+			return fmt.Errorf("scip: reading at byte %d: %w", f.off, err)
+		}
+		f.unknown++
+	}
+}
+
+const binaryMaxVarint = 10
+
+// peekHead returns up to 20 bytes (a tag and a length) at the read
+// position without consuming them; io.EOF when the input is exhausted.
+func (f *frameReader) peekHead() ([]byte, error) {
+	head, err := f.br.Peek(2 * binaryMaxVarint)
+	if len(head) == 0 {
+		if err == nil || err == io.EOF {
+			return nil, io.EOF
+		}
+		return nil, fmt.Errorf("scip: reading at byte %d: %w", f.off, err)
+	}
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, fmt.Errorf("scip: reading at byte %d: %w", f.off, err)
+	}
+	return head, nil
+}

@@ -1,0 +1,470 @@
+package scip
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+	"github.com/scip-code/scip/bindings/go/scip"
+)
+
+// converterVersion is part of every document digest: bump it whenever the
+// conversion changes, so that facts from an older converter are never
+// reused.
+const converterVersion = "scip-convert-1"
+
+// Options configure Import.
+type Options struct {
+	// Root is the workspace root. Documents whose columns are not UTF-8
+	// and whose text is not in the dump are read from under it (never
+	// outside it). Empty: no document text is read.
+	Root string
+	// Commit is the source commit the dump was built from.
+	Commit string
+	// Size is the input's length in bytes when known (0 otherwise). It
+	// bounds declared record lengths and drives progress.
+	Size int64
+	// Progress, when not nil, is called after every record from the
+	// decoding goroutine. Keep it cheap.
+	Progress func(Progress)
+	// Queue is how many decoded documents may wait for conversion
+	// (default 8); it bounds memory.
+	Queue int
+}
+
+// Progress reports how far an import got.
+type Progress struct {
+	Bytes     int64 // bytes decoded
+	Total     int64 // input size, 0 when unknown
+	Documents int   // documents decoded
+}
+
+// Skip is a document left out of the import, and why.
+type Skip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	Offset int64  `json:"offset"` // byte offset of the document record
+	// Occurrences is how many occurrences the skipped document held.
+	Occurrences int `json:"occurrences"`
+}
+
+// Skip reasons.
+const (
+	SkipEscapesRoot = "path escapes the workspace root"
+	SkipAbsolute    = "absolute path"
+	SkipEmptyPath   = "empty path"
+	SkipInvalidPath = "path contains a NUL byte"
+	SkipDuplicate   = "duplicate document: the first one is kept"
+)
+
+// Summary describes a finished import.
+type Summary struct {
+	Tool        string   `json:"tool"`
+	ToolVersion string   `json:"tool_version"`
+	ToolArgs    []string `json:"tool_args,omitempty"`
+	ProjectRoot string   `json:"project_root,omitempty"` // as the dump's metadata gives it
+	Root        string   `json:"root,omitempty"`
+	Commit      string   `json:"commit,omitempty"`
+	Generation  uint64   `json:"generation"`
+
+	Documents           int    `json:"documents"` // in the new generation: converted + reused
+	Converted           int    `json:"converted_documents"`
+	Reused              int    `json:"reused_documents"`
+	Occurrences         int    `json:"occurrences"`
+	Symbols             int    `json:"symbols"`
+	Edges               int    `json:"edges"`
+	ExternalSymbols     int    `json:"external_symbols"` // entries of the index's external_symbols section
+	Skipped             []Skip `json:"skipped,omitempty"`
+	InvalidOccurrences  int    `json:"invalid_occurrences"`  // dropped: malformed range or empty symbol
+	UnverifiedDocuments int    `json:"unverified_documents"` // positions kept as given
+	UnknownFields       int    `json:"unknown_fields"`       // top-level fields skipped
+
+	Bytes             int64         `json:"bytes"`
+	Duration          time.Duration `json:"duration_ns"`
+	MBPerSec          float64       `json:"mb_per_sec"`
+	OccurrencesPerSec float64       `json:"occurrences_per_sec"`
+}
+
+// ImportError is a failed import. The previous generation, if any, is
+// still the one readers see.
+type ImportError struct {
+	Offset   int64           // byte offset where the import stopped
+	Err      error           // the cause
+	Previous *graph.Manifest // the base manifest still in use, nil if none
+}
+
+func (e *ImportError) Error() string {
+	prev := "the store has no previous index"
+	if p := e.Previous; p != nil {
+		commit := p.Commit
+		if commit == "" {
+			commit = "unknown"
+		}
+		prev = fmt.Sprintf("the previous index (commit %s, imported %s) is still in use", commit, p.Finished.Format(time.RFC3339))
+	}
+	return fmt.Sprintf("import failed at byte %d: %v; %s", e.Offset, e.Err, prev)
+}
+
+func (e *ImportError) Unwrap() error { return e.Err }
+
+// ErrEmpty is returned for a dump without documents.
+var ErrEmpty = errors.New("scip: the index has no documents (empty or not a SCIP index)")
+
+// item is a decoded document on its way to conversion.
+type item struct {
+	rec  Record
+	doc  *scip.Document
+	path string
+}
+
+// Import streams a SCIP dump from r into a new base generation of store,
+// one document at a time, and switches to it atomically. A document whose
+// payload (and, where columns need it, text) is unchanged since the
+// previous generation is copied rather than converted. On error the new
+// generation is discarded and the error is an [*ImportError].
+func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) (Summary, error) {
+	start := time.Now()
+	sum := Summary{Commit: opts.Commit}
+	if opts.Root != "" {
+		abs, err := filepath.Abs(opts.Root)
+		if err != nil {
+			return sum, fmt.Errorf("scip: resolving root %q: %w", opts.Root, err)
+		}
+		sum.Root = abs
+	}
+	prev := previousManifest(store)
+	fail := func(off int64, err error) (Summary, error) {
+		return sum, &ImportError{Offset: off, Err: err, Previous: prev}
+	}
+	var root *os.Root
+	if sum.Root != "" {
+		var err error
+		if root, err = os.OpenRoot(sum.Root); err != nil {
+			return fail(0, fmt.Errorf("scip: opening root: %w", err))
+		}
+		defer root.Close()
+	}
+
+	gw, err := store.BeginGeneration(ctx)
+	if err != nil {
+		return fail(0, fmt.Errorf("scip: starting a new generation: %w", err))
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			gw.Abort()
+		}
+	}()
+
+	queue := opts.Queue
+	if queue <= 0 {
+		queue = 8
+	}
+	items := make(chan item, queue)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// Stage 1 (this goroutine's partner): decode and validate paths.
+	var (
+		meta       *scip.Metadata
+		externals  []*scip.SymbolInformation
+		extDigest  = sha256.New()
+		decoded    int
+		skipped    []Skip
+		seen       = make(map[string]struct{})
+		decodeErr  error
+		decodeStat DecodeStats
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(items)
+		v := Visitor{
+			Metadata: func(ctx context.Context, rec Record, m *scip.Metadata) error {
+				if meta == nil {
+					meta = m
+				}
+				return nil
+			},
+			Document: func(ctx context.Context, rec Record, d *scip.Document) error {
+				decoded++
+				p, reason := cleanPath(d.RelativePath)
+				if reason == "" {
+					if _, dup := seen[p]; dup {
+						reason = SkipDuplicate
+					}
+				}
+				if reason != "" {
+					skipped = append(skipped, Skip{Path: d.RelativePath, Reason: reason, Offset: rec.Offset, Occurrences: len(d.Occurrences)})
+					return nil
+				}
+				seen[p] = struct{}{}
+				select {
+				case items <- item{rec: rec, doc: d, path: p}:
+					return nil
+				case <-ctx.Done():
+					return fmt.Errorf("scip: stopped at byte %d: %w", rec.Offset, ctx.Err())
+				}
+			},
+			ExternalSymbol: func(ctx context.Context, rec Record, si *scip.SymbolInformation) error {
+				externals = append(externals, si)
+				extDigest.Write(rec.Digest[:])
+				return nil
+			},
+		}
+		var progress func(int64)
+		if opts.Progress != nil {
+			progress = func(b int64) {
+				opts.Progress(Progress{Bytes: b, Total: opts.Size, Documents: decoded})
+			}
+		}
+		decodeStat, decodeErr = Decode(ctx, r, opts.Size, v, progress)
+	}()
+
+	// Stage 2: convert and write.
+	conv := &Converter{}
+	var writeErr error
+	var writeOff int64
+	for it := range items {
+		if writeErr != nil {
+			continue // drain
+		}
+		if conv.Tool == "" && meta != nil && meta.ToolInfo != nil {
+			conv.Tool = meta.ToolInfo.Name
+		}
+		if err := writeDocument(ctx, gw, conv, root, it, &sum); err != nil {
+			writeErr = err
+			writeOff = it.rec.Offset
+			cancel()
+		}
+	}
+	<-done
+	sum.Bytes = decodeStat.Bytes
+	sum.UnknownFields = decodeStat.UnknownFields
+	sum.Skipped = skipped
+	if writeErr != nil {
+		return fail(writeOff, writeErr)
+	}
+	if decodeErr != nil {
+		return fail(decodeStat.Bytes, decodeErr)
+	}
+	if meta != nil && meta.ToolInfo != nil {
+		sum.Tool = meta.ToolInfo.Name
+		sum.ToolVersion = meta.ToolInfo.Version
+		sum.ToolArgs = meta.ToolInfo.Arguments
+	}
+	if meta != nil {
+		sum.ProjectRoot = meta.ProjectRoot
+	}
+	if decoded == 0 {
+		return fail(decodeStat.Bytes, ErrEmpty)
+	}
+	if sum.Documents == 0 {
+		return fail(decodeStat.Bytes, fmt.Errorf("scip: none of the index's %d documents can be imported (%s)", decoded, skipped[0].Reason))
+	}
+
+	if len(externals) > 0 {
+		sum.ExternalSymbols = len(externals)
+		digest := converterVersion + ":" + hex.EncodeToString(extDigest.Sum(nil))
+		facts := conv.ExternalFacts(externals)
+		facts.Document.Digest = digest
+		if err := gw.PutDocument(ctx, facts); err != nil {
+			return fail(decodeStat.Bytes, fmt.Errorf("scip: writing external symbols: %w", err))
+		}
+		sum.Symbols += len(facts.Symbols)
+		sum.Edges += len(facts.Edges)
+	}
+
+	sum.Duration = time.Since(start)
+	if secs := sum.Duration.Seconds(); secs > 0 {
+		sum.MBPerSec = float64(sum.Bytes) / 1e6 / secs
+		sum.OccurrencesPerSec = float64(sum.Occurrences) / secs
+	}
+	m := graph.Manifest{
+		Layer:       graph.Base,
+		Commit:      opts.Commit,
+		Root:        sum.Root,
+		Tool:        sum.Tool,
+		ToolVersion: sum.ToolVersion,
+		ToolArgs:    sum.ToolArgs,
+		State:       graph.StateComplete,
+		Documents:   sum.Documents,
+		Symbols:     sum.Symbols,
+		Occurrences: sum.Occurrences,
+		Edges:       sum.Edges,
+		Extra: map[string]int{
+			"skipped_documents":    len(sum.Skipped),
+			"reused_documents":     sum.Reused,
+			"unverified_documents": sum.UnverifiedDocuments,
+			"invalid_occurrences":  sum.InvalidOccurrences,
+			"external_symbols":     sum.ExternalSymbols,
+			"unknown_fields":       sum.UnknownFields,
+		},
+		Started:  start,
+		Finished: time.Now(),
+	}
+	if err := gw.Commit(ctx, m); err != nil {
+		return fail(decodeStat.Bytes, fmt.Errorf("scip: switching to the new generation: %w", err))
+	}
+	committed = true
+	if r, err := store.Reader(); err == nil {
+		if cur, ok, err := r.Manifest(graph.Base); err == nil && ok {
+			sum.Generation = cur.Generation
+		}
+		r.Close()
+	}
+	return sum, nil
+}
+
+// writeDocument converts one document (or reuses its previous facts) and
+// writes it into the new generation.
+func writeDocument(ctx context.Context, gw *graph.GenerationWriter, conv *Converter, root *os.Root, it item, sum *Summary) error {
+	d := it.doc
+	var text []byte
+	enc := conv.Encoding(d)
+	if enc != textpos.UTF8 {
+		if d.Text != "" {
+			text = []byte(d.Text)
+		} else if root != nil {
+			if b, err := root.ReadFile(filepath.FromSlash(it.path)); err == nil {
+				text = b
+			}
+		}
+	}
+	h := sha256.New()
+	h.Write([]byte(converterVersion))
+	h.Write([]byte{byte(enc)})
+	h.Write(it.rec.Digest[:])
+	if text != nil {
+		t := sha256.Sum256(text)
+		h.Write(t[:])
+	}
+	key := converterVersion + ":" + hex.EncodeToString(h.Sum(nil))
+
+	if prev, ok := gw.PreviousDigest(it.path); ok {
+		if c, ok := parseDigest(prev, key); ok {
+			if err := gw.ReuseDocument(ctx, it.path); err != nil {
+				return fmt.Errorf("scip: reusing document %q: %w", it.path, err)
+			}
+			sum.Documents++
+			sum.Reused++
+			sum.Occurrences += c.occurrences
+			sum.Symbols += c.symbols
+			sum.Edges += c.edges
+			sum.InvalidOccurrences += c.invalid
+			if c.unverified {
+				sum.UnverifiedDocuments++
+			}
+			return nil
+		}
+	}
+	facts, st := conv.Convert(d, it.path, text)
+	facts.Document.Digest = formatDigest(key, st)
+	if err := gw.PutDocument(ctx, facts); err != nil {
+		return fmt.Errorf("scip: writing document %q: %w", it.path, err)
+	}
+	sum.Documents++
+	sum.Converted++
+	sum.Occurrences += st.Occurrences
+	sum.Symbols += st.Symbols
+	sum.Edges += st.Edges
+	sum.InvalidOccurrences += st.InvalidOccurrences
+	if st.Unverified {
+		sum.UnverifiedDocuments++
+	}
+	return nil
+}
+
+// digestCounts are the counts a document's digest carries, so that a
+// reused document still counts in the summary and the manifest.
+type digestCounts struct {
+	occurrences, symbols, edges, invalid int
+	unverified                           bool
+}
+
+// formatDigest renders "KEY o=N s=N e=N i=N u=0|1".
+func formatDigest(key string, st DocStats) string {
+	u := 0
+	if st.Unverified {
+		u = 1
+	}
+	return fmt.Sprintf("%s o=%d s=%d e=%d i=%d u=%d", key, st.Occurrences, st.Symbols, st.Edges, st.InvalidOccurrences, u)
+}
+
+// parseDigest checks that digest was made for key and returns its counts.
+func parseDigest(digest, key string) (digestCounts, bool) {
+	var c digestCounts
+	rest, ok := strings.CutPrefix(digest, key+" ")
+	if !ok {
+		return c, false
+	}
+	for _, f := range strings.Fields(rest) {
+		name, val, ok := strings.Cut(f, "=")
+		n, err := strconv.Atoi(val)
+		if !ok || err != nil {
+			return c, false
+		}
+		switch name {
+		case "o":
+			c.occurrences = n
+		case "s":
+			c.symbols = n
+		case "e":
+			c.edges = n
+		case "i":
+			c.invalid = n
+		case "u":
+			c.unverified = n != 0
+		}
+	}
+	return c, true
+}
+
+// cleanPath validates a document's relative_path: it must be relative and
+// stay inside the workspace root. It returns the cleaned path, or the
+// reason to skip the document.
+func cleanPath(p string) (string, string) {
+	if p == "" {
+		return "", SkipEmptyPath
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", SkipInvalidPath
+	}
+	s := strings.ReplaceAll(p, "\\", "/")
+	if strings.HasPrefix(s, "/") || filepath.IsAbs(p) || (len(s) > 1 && s[1] == ':') {
+		return "", SkipAbsolute
+	}
+	c := path.Clean(s)
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return "", SkipEscapesRoot
+	}
+	if strings.HasPrefix(c, "<") {
+		return "", SkipAbsolute
+	}
+	return c, ""
+}
+
+// previousManifest returns the base manifest currently in use, if any.
+func previousManifest(store *graph.Store) *graph.Manifest {
+	r, err := store.Reader()
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	m, ok, err := r.Manifest(graph.Base)
+	if err != nil || !ok {
+		return nil
+	}
+	return &m
+}
