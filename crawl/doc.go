@@ -1,0 +1,44 @@
+// Package crawl builds a base layer of the graph headlessly, through a real
+// language server: no editor, no SCIP indexer. It starts the server over
+// stdio, initializes it with the workspace root, waits until the server has
+// finished loading, and then asks it, document by document, what a SCIP
+// indexer would have said: documentSymbol for the definitions, references
+// (with the declaration) for each definition worth it, and
+// callHierarchy/incomingCalls for functions and methods when the server
+// supports it. The answers become source "lsp" facts of confidence 1.0 in a
+// new base generation.
+//
+// Its principal types are [Options], which names the server and the
+// documents, and [Result], the facts per document. [Crawl] runs the server
+// and collects a Result; [Write] stores it as a new base generation.
+//
+// # Identities
+//
+// A language server names nothing: a symbol is its definition location.
+// Symbols are "lsp PATH:LINE:COL", the start of documentSymbol's
+// selectionRange, 1-based, with the column in UTF-8 bytes. Display name and
+// kind come from documentSymbol (SymbolKind), Def is the selectionRange and
+// DefExtent the range.
+//
+// # What is asked
+//
+// Every document is opened (didOpen), its symbols listed and closed again
+// when its questions are answered. References are asked for every symbol
+// except those nested inside a function or method (locals, closures:
+// language servers list them inconsistently and nothing outside the body
+// refers to them). Each reference location inside the workspace becomes an
+// occurrence (a definition when it is the symbol's own name) whose Enclosing
+// is the innermost documentSymbol of that document whose range contains it,
+// and each (enclosing, target) pair becomes one references edge per
+// document, with the number of sites as Count. incomingCalls adds calls
+// edges from the calling symbol (named by its selectionRange) to the callee.
+// Locations outside the workspace (the standard library, dependencies) are
+// dropped.
+//
+// # Positions
+//
+// The client offers the "utf-8" and "utf-16" position encodings (see
+// [Options].PositionEncodings) and converts whatever the server negotiated
+// to the graph's UTF-8 columns with [textpos.Mapper], reading each
+// document's text from disk.
+package crawl
