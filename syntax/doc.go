@@ -1,0 +1,79 @@
+// Package syntax extracts graph facts from source text with tree-sitter: the
+// definitions a file makes, the containers they belong to, its imports, and
+// the names it uses (calls and other references) with the definition that
+// encloses each use. It is the only package of the module that uses cgo.
+//
+// Its principal types are [Extractor], which parses one file at a time into
+// [FileFacts] (definitions are final, uses are still names), and [Resolver],
+// which turns the names of one or more files into occurrences and edges
+// against a global view of definitions: a [NameTable] built from every
+// extracted file (a full `lspgraph index`), or a [ReaderLookup] over the
+// symbols already in the graph (re-extracting one changed document for the
+// live layer). [Resolve] does both steps' second half in one call.
+//
+// # Parsers and concurrency
+//
+// An Extractor owns one tree-sitter parser per language and is not safe for
+// concurrent use: run one Extractor per goroutine, and call [Extractor.Close]
+// when done to release the parsers' C memory (a finalizer would release it
+// eventually, but not promptly). A Resolver is safe for concurrent use once
+// built.
+//
+// # Symbol identities
+//
+// Syntax symbols are named "syntax LANGUAGE PACKAGE DESCRIPTOR", for example
+// "syntax go example.com/goapp/service Catalog.Save". The same file content
+// gives the same identities whether a whole repository is indexed or the file
+// is re-extracted alone: the identity depends only on the file's path, its
+// project files (go.mod, package.json, pyproject.toml) and its text.
+//   - Go: PACKAGE is the module path from the nearest go.mod plus the
+//     directory ("_test" appended for external test packages); DESCRIPTOR is
+//     Name, Type.Method or Type.Field. Every file's init functions are kept
+//     apart as "init#FILE".
+//   - TypeScript and JavaScript: PACKAGE is the nearest package.json name
+//     (the directory relative to the root when it has none) and the module is
+//     PACKAGE/FILE-PATH-WITHOUT-EXTENSION; DESCRIPTOR is MODULE:Name or
+//     MODULE:Class.member.
+//   - Python: the module is the dotted path from the project root (the
+//     nearest directory with pyproject.toml, setup.py or setup.cfg, else the
+//     workspace root; a leading src/ is dropped); PACKAGE is the module's
+//     package and DESCRIPTOR is MODULE:Name or MODULE:Class.member.
+//
+// Package symbols ("syntax go example.com/goapp/store", kind "package") tie
+// imports together: each file imports its package's imports.
+//
+// # Resolution and confidence
+//
+// Extraction is precise about what a file defines; what a name used in a body
+// refers to is a guess made without types. Each resolved use becomes an edge
+// (calls for a call, references otherwise) from the enclosing definition to
+// the target, with a confidence and a reason that say how the guess was made:
+//
+//	reason                          confidence  rule
+//	syntax:declaration              1.0         contains: a type or class declares the member; imports: an import declaration names the package
+//	syntax:same-file                0.9         the name is defined in the same file (and not bound locally)
+//	syntax:same-package             0.85        Go: the name is defined at package level in another file of the package
+//	syntax:imported-package         0.85        pkg.Name where pkg is an import (Go), a named import from a relative module or a workspace package (TS/JS), from x import y / import x (Python)
+//	syntax:receiver-type            0.8         recv.M inside a method of T (Go), this.m (TS/JS), self.m (Python): a member of the enclosing type
+//	syntax:unique-global-name       0.6         x.M with x of unknown type, or a bare name nothing else explains: exactly one definition of that name in the language
+//	syntax:ambiguous-global-name    0.3         as above with 2..8 candidates: one edge per candidate (more than 8: no edge)
+//
+// The default impact threshold is 0.7, so global-name guesses never count as
+// "will break" unless a caller asks for them. Occurrences are recorded for
+// every resolution except ambiguous ones (an occurrence carries no confidence,
+// so a reference list should not show guesses among 2..8 candidates).
+// Names bound locally in the enclosing function (parameters, local variables)
+// are not resolved at all.
+//
+// # Files indexed and skipped
+//
+// [ListFiles] lists a tree's source files: in a git work tree it asks
+// `git ls-files -co --exclude-standard` (so .gitignore is respected);
+// elsewhere it walks the tree, skipping vendor/, node_modules/ and hidden
+// directories. [Extractor.File] skips a file, with a [SkipReason] and no
+// facts, when it is larger than 1 MB (huge), starts with a generated-code
+// marker in its first lines ("Code generated ... DO NOT EDIT." or
+// "@generated": generated), is minified JavaScript (average line longer than
+// 500 bytes, or any line longer than 10 KB: minified), or takes longer to
+// parse than the parse timeout (timeout, 5 s by default).
+package syntax

@@ -1,0 +1,248 @@
+package syntax
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// Defaults for Options.
+const (
+	DefaultParseTimeout = 5 * time.Second
+	DefaultMaxFileSize  = 1 << 20
+)
+
+// Options configure an Extractor.
+type Options struct {
+	// Root is the workspace root on disk; paths given to File are relative
+	// to it. Project files (go.mod, package.json, pyproject.toml) are looked
+	// up between a file's directory and Root.
+	Root string
+	// ParseTimeout bounds the parse of one file (DefaultParseTimeout if zero).
+	ParseTimeout time.Duration
+	// MaxFileSize is the largest file extracted, in bytes (DefaultMaxFileSize if zero).
+	MaxFileSize int
+}
+
+// Extractor parses files into FileFacts. It is not safe for concurrent use:
+// use one per goroutine and Close it when done.
+type Extractor struct {
+	opts    Options
+	parsers map[string]*sitter.Parser // by grammar name
+	langs   map[string]*grammar
+	project *project
+	closed  bool
+}
+
+// NewExtractor returns an Extractor for the workspace at opts.Root.
+func NewExtractor(opts Options) *Extractor {
+	if opts.ParseTimeout <= 0 {
+		opts.ParseTimeout = DefaultParseTimeout
+	}
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	return &Extractor{
+		opts:    opts,
+		parsers: map[string]*sitter.Parser{},
+		langs:   map[string]*grammar{},
+		project: newProject(opts.Root),
+	}
+}
+
+// Close releases the parsers' memory. The Extractor is unusable afterwards.
+func (x *Extractor) Close() {
+	for _, p := range x.parsers {
+		p.Close()
+	}
+	x.parsers = nil
+	x.closed = true
+}
+
+// LanguageOf returns the graph language of a path by its extension, or ""
+// when no grammar handles it.
+func LanguageOf(p string) string {
+	if g := grammarFor(p); g != "" {
+		return languageOfGrammar(g)
+	}
+	return ""
+}
+
+// ErrClosed is returned by File after Close.
+var ErrClosed = errors.New("syntax: extractor is closed")
+
+// File extracts the facts of one file. path is relative to the workspace
+// root with forward slashes; src is its content (a saved file or an editor
+// buffer). A skipped file (see SkipReason) yields FileFacts with Skipped set
+// and a nil error; an error means the context ended or the file's language
+// is not supported.
+func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts, error) {
+	if x.closed {
+		return nil, ErrClosed
+	}
+	gname := grammarFor(p)
+	ff := &FileFacts{Document: graph.Document{
+		Path:        p,
+		Language:    languageOfGrammar(gname),
+		ContentHash: contentHash(src),
+		Source:      graph.SourceSyntax,
+	}}
+	if gname == "" {
+		ff.Skipped = SkipUnsupported
+		return ff, nil
+	}
+	if isTestPath(p, ff.Document.Language) {
+		ff.Document.Flags |= graph.DocTest
+	}
+	if reason := x.skipReason(p, src); reason != SkipNone {
+		ff.Skipped = reason
+		if reason == SkipGenerated {
+			ff.Document.Flags |= graph.DocGenerated
+		}
+		return ff, nil
+	}
+	g, parser := x.grammar(gname)
+	pctx, cancel := context.WithTimeout(ctx, x.opts.ParseTimeout)
+	tree, err := parser.ParseCtx(pctx, nil, src)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("syntax: parsing %s: %w", p, ctx.Err())
+		}
+		// The parse deadline passed (or tree-sitter's own limit): skip.
+		parser.Reset()
+		ff.Skipped = SkipTimeout
+		return ff, nil
+	}
+	defer tree.Close()
+	w := newWalker(g, src, ff, x.project)
+	switch g.lang {
+	case "go":
+		w.extractGo(tree.RootNode())
+	case "typescript", "javascript":
+		w.extractTS(tree.RootNode())
+	case "python":
+		w.extractPython(tree.RootNode())
+	}
+	w.finish()
+	return ff, nil
+}
+
+// grammar returns the grammar tables and this Extractor's parser for gname,
+// creating them on first use.
+func (x *Extractor) grammar(gname string) (*grammar, *sitter.Parser) {
+	if p, ok := x.parsers[gname]; ok {
+		return x.langs[gname], p
+	}
+	g := newGrammar(gname)
+	p := sitter.NewParser()
+	p.SetLanguage(g.ts)
+	x.parsers[gname] = p
+	x.langs[gname] = g
+	return g, p
+}
+
+func contentHash(src []byte) string {
+	h := sha256.Sum256(src)
+	return "sha256:" + hex.EncodeToString(h[:12])
+}
+
+// skipReason applies the size, generated-code and minified rules.
+func (x *Extractor) skipReason(p string, src []byte) SkipReason {
+	if len(src) > x.opts.MaxFileSize {
+		return SkipHuge
+	}
+	if IsGenerated(src) {
+		return SkipGenerated
+	}
+	switch path.Ext(p) {
+	case ".js", ".mjs", ".cjs", ".jsx":
+		if IsMinified(src) {
+			return SkipMinified
+		}
+	}
+	return SkipNone
+}
+
+// generatedHeaderLines is how many leading lines are searched for a
+// generated-code marker.
+const generatedHeaderLines = 20
+
+// IsGenerated reports whether src carries a generated-code marker in its
+// first lines: Go's "// Code generated ... DO NOT EDIT." convention, or
+// "@generated" (used by many JavaScript, Python and Rust generators).
+func IsGenerated(src []byte) bool {
+	rest := src
+	for i := 0; i < generatedHeaderLines && len(rest) > 0; i++ {
+		line := rest
+		if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+			line, rest = rest[:j], rest[j+1:]
+		} else {
+			rest = nil
+		}
+		line = bytes.TrimSpace(line)
+		if bytes.Contains(line, []byte("@generated")) {
+			return true
+		}
+		if bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(line, []byte(" DO NOT EDIT.")) {
+			return true
+		}
+	}
+	return false
+}
+
+// Minified-file thresholds.
+const (
+	minifiedAverageLine = 500
+	minifiedMaxLine     = 10 << 10
+)
+
+// IsMinified reports whether src looks minified: an average line longer
+// than 500 bytes, or any line longer than 10 KB.
+func IsMinified(src []byte) bool {
+	lines, longest, start := 0, 0, 0
+	for i, b := range src {
+		if b == '\n' {
+			lines++
+			longest = max(longest, i-start)
+			start = i + 1
+		}
+	}
+	if start < len(src) {
+		lines++
+		longest = max(longest, len(src)-start)
+	}
+	if lines == 0 {
+		return false
+	}
+	return longest > minifiedMaxLine || len(src)/lines > minifiedAverageLine
+}
+
+// isTestPath applies each language's test-file convention.
+func isTestPath(p, lang string) bool {
+	base := path.Base(p)
+	switch lang {
+	case "go":
+		return strings.HasSuffix(base, "_test.go")
+	case "typescript", "javascript":
+		for _, s := range []string{".test.", ".spec."} {
+			if strings.Contains(base, s) {
+				return true
+			}
+		}
+		return strings.Contains("/"+p, "/__tests__/")
+	case "python":
+		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py"
+	}
+	return false
+}

@@ -1,0 +1,111 @@
+package syntax
+
+import (
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+// Tool is the manifest tool name of graphs built by this package.
+const Tool = "lspgraph-syntax"
+
+// Version is the extractor's version; it changes whenever the facts a file
+// yields change, so stores built by an older extractor can be told apart.
+const Version = "0.1.0"
+
+// SkipReason says why a file produced no facts. The empty reason means it was
+// extracted.
+type SkipReason string
+
+const (
+	SkipNone        SkipReason = ""
+	SkipHuge        SkipReason = "huge"        // larger than Options.MaxFileSize
+	SkipGenerated   SkipReason = "generated"   // a generated-code marker in the header
+	SkipMinified    SkipReason = "minified"    // minified JavaScript (very long lines)
+	SkipTimeout     SkipReason = "timeout"     // parsing took longer than Options.ParseTimeout
+	SkipUnsupported SkipReason = "unsupported" // no grammar for the file's extension
+)
+
+// FileFacts is what one file yields before name resolution: its document,
+// its definitions (final), its imports, and the names it uses (to resolve).
+type FileFacts struct {
+	Document graph.Document
+	// Skipped is non-empty when the file was skipped; then only Document is set.
+	Skipped SkipReason
+	// Symbols are the file's definitions, package symbols included.
+	Symbols []graph.Symbol
+	// Occurrences are the definition and import occurrences.
+	Occurrences []graph.Occurrence
+	// Edges are the facts a file states by itself: contains edges from a
+	// container to its members and imports edges from the file's package.
+	Edges []graph.Edge
+	// Imports are the file's imports, for resolving qualified names.
+	Imports []Import
+	// Uses are the names the file uses, in source order.
+	Uses []Use
+	// Container maps a member's symbol to its container's symbol, for
+	// receiver-type resolution (Go methods, class members).
+	Container map[string]string
+	// module is the module (Go: package path; TS/JS/Python: module path)
+	// the file defines, used to match imports against definitions.
+	module string
+	// self is the symbol of the file's package (Go) or module (TS/JS,
+	// Python): the source of edges from uses outside any definition.
+	self string
+}
+
+// Import is one imported package, module or name.
+type Import struct {
+	// Local is the name the import binds in the file: the package name or
+	// alias (Go), the local binding of a named or namespace import (TS/JS),
+	// the bound name (Python). Empty for side-effect imports.
+	Local string
+	// Module is the imported package or module: a Go import path, a resolved
+	// TS/JS module ("@shop/pricing", or "@shop/order/src/rules" for a relative
+	// import), a Python dotted module.
+	Module string
+	// Name is the imported member for named imports (TS/JS `{ quote }`,
+	// Python `from m import quote`); empty when Local names the module itself.
+	Name string
+	// Relative is set when Module is a root-relative file path without
+	// extension (a TS/JS relative import) rather than a package name.
+	Relative bool
+	// Range is the import's name (Go: the path literal) in the file.
+	Range textpos.Range
+}
+
+// UseKind says how a name is used.
+type UseKind uint8
+
+const (
+	// UseBare is a plain identifier: `Save`, `Catalog`.
+	UseBare UseKind = iota
+	// UseQualified is `Q.Name` where Q is an import's local name.
+	UseQualified
+	// UseMember is `Q.Name` where Q is the receiver, this or self: a member
+	// of the enclosing type.
+	UseMember
+	// UseSelector is `x.Name` where x is any other expression: a member of
+	// an unknown type.
+	UseSelector
+)
+
+// Use is one name used in the file.
+type Use struct {
+	Range textpos.Range // the name's range
+	Name  string
+	Kind  UseKind
+	// Qualifier is the import's local name for UseQualified, and the
+	// enclosing type's symbol for UseMember.
+	Qualifier string
+	// Call is set when the use is the callee of a call (or a `new`).
+	Call bool
+	// Type is set when the name is used as a type (Go type identifiers,
+	// TS type annotations): only type-like definitions match.
+	Type bool
+	// Import is set when the use is the binding of a named import (TS/JS
+	// `{ quote }`, Python `from m import quote`): it resolves like a use of
+	// Name and becomes an import occurrence.
+	Import bool
+	// Enclosing is the innermost enclosing definition's symbol, or "".
+	Enclosing string
+}

@@ -1,0 +1,397 @@
+package syntax
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// goPredeclared are Go's predeclared identifiers; bare uses of them are not
+// recorded.
+var goPredeclared = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range strings.Fields(`any bool byte comparable complex64 complex128 error float32 float64
+		int int8 int16 int32 int64 rune string uint uint8 uint16 uint32 uint64 uintptr
+		true false iota nil append cap clear close complex copy delete imag len make max min new
+		panic print println real recover _`) {
+		m[s] = true
+	}
+	return m
+}()
+
+// goVersionSuffix matches a major-version path element ("v2").
+var goVersionSuffix = regexp.MustCompile(`^v[0-9]+$`)
+
+// goImportName guesses the package name an import path binds: its last
+// element without a major-version element, a ".vN" suffix or a "go-" prefix.
+func goImportName(p string) string {
+	elems := strings.Split(p, "/")
+	name := elems[len(elems)-1]
+	if goVersionSuffix.MatchString(name) && len(elems) > 1 {
+		name = elems[len(elems)-2]
+	}
+	if i := strings.Index(name, ".v"); i > 0 {
+		name = name[:i]
+	}
+	name = strings.TrimPrefix(name, "go-")
+	return strings.ReplaceAll(name, "-", "_")
+}
+
+// goState is the Go-specific part of a walk.
+type goState struct {
+	imports map[string]bool   // local names of imports
+	callee  map[uint32]bool   // start bytes of callee names
+}
+
+func (w *walker) extractGo(root *sitter.Node) {
+	dir := dirOf(w.ff.Document.Path)
+	pkgPath := w.project.goPackage(dir)
+	var clause *sitter.Node
+	for i := 0; i < int(root.NamedChildCount()) && i < 8; i++ {
+		if c := root.NamedChild(i); w.typ(c) == "package_clause" {
+			clause = c
+			break
+		}
+	}
+	pkgName := ""
+	var pkgIdent *sitter.Node
+	if clause != nil && clause.NamedChildCount() > 0 {
+		pkgIdent = clause.NamedChild(0)
+		pkgName = w.text(pkgIdent)
+	}
+	if strings.HasSuffix(pkgName, "_test") && strings.HasSuffix(w.ff.Document.Path, "_test.go") {
+		pkgPath += "_test"
+	}
+	w.pkg, w.idPkg = pkgPath, pkgPath
+	w.ff.Document.Package = pkgPath
+	w.ff.module = pkgPath
+	self := packageID("go", pkgPath)
+	w.ff.self = self
+	if pkgIdent != nil {
+		w.definePackage(self, pkgName, pkgIdent, clause)
+	}
+	st := &goState{imports: map[string]bool{}, callee: map[uint32]bool{}}
+	w.walk(root, func(n *sitter.Node) (bool, func()) { return w.visitGo(st, self, n) })
+}
+
+// definePackage records the package (or module) symbol a file belongs to.
+func (w *walker) definePackage(id, display string, name, extent *sitter.Node) {
+	w.defNames[name.StartByte()] = true
+	r := rangeOf(name)
+	w.ff.Symbols = append(w.ff.Symbols, graph.Symbol{
+		ID: id, DisplayName: display, Kind: "package", Language: w.lang, Package: w.pkg,
+		Def: graph.Location{Path: w.ff.Document.Path, Range: r}, DefExtent: rangeOf(extent),
+	})
+	w.ff.Occurrences = append(w.ff.Occurrences, graph.Occurrence{
+		Path: w.ff.Document.Path, Range: r, Symbol: id, Roles: graph.RoleDefinition | w.testRole(),
+	})
+}
+
+// importPackage records an import of module (a package symbol) at n.
+func (w *walker) importPackage(self string, imp Import, target string) {
+	w.ff.Imports = append(w.ff.Imports, imp)
+	w.ff.Occurrences = append(w.ff.Occurrences, graph.Occurrence{
+		Path: w.ff.Document.Path, Range: imp.Range, Symbol: target,
+		Roles: graph.RoleImport | graph.RoleReference | w.testRole(), Enclosing: w.enclosing(),
+	})
+	if self != "" && self != target {
+		w.ff.Edges = append(w.ff.Edges, graph.Edge{
+			From: self, To: target, Kind: graph.EdgeImports,
+			Confidence: ConfidenceDeclaration, Source: graph.SourceSyntax,
+			Reason: ReasonDeclaration, Count: 1,
+		})
+	}
+}
+
+func (w *walker) inFunction() bool {
+	for i := len(w.scopes) - 1; i >= 0; i-- {
+		if w.scopes[i].fn {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *walker) visitGo(st *goState, self string, n *sitter.Node) (bool, func()) {
+	switch w.typ(n) {
+	case "comment", "interpreted_string_literal", "raw_string_literal", "rune_literal",
+		"int_literal", "float_literal", "imaginary_literal", "package_clause":
+		return false, nil
+
+	case "import_spec":
+		var pathNode, nameNode *sitter.Node
+		for _, c := range w.children(n) {
+			switch w.typ(c) {
+			case "interpreted_string_literal", "raw_string_literal":
+				pathNode = c
+			case "package_identifier", "dot", "blank_identifier":
+				nameNode = c
+			}
+		}
+		if pathNode == nil {
+			return false, nil
+		}
+		ip, err := strconv.Unquote(w.text(pathNode))
+		if err != nil {
+			return false, nil
+		}
+		local := goImportName(ip)
+		if nameNode != nil {
+			local = w.text(nameNode)
+		}
+		if local != "_" && local != "." {
+			st.imports[local] = true
+		}
+		w.importPackage(self, Import{Local: local, Module: ip, Range: rangeOf(pathNode)}, packageID("go", ip))
+		return false, nil
+
+	case "function_declaration":
+		name := n.ChildByFieldName("name")
+		if name == nil {
+			return true, nil
+		}
+		fn := w.text(name)
+		desc := fn
+		if fn == "init" {
+			desc = "init#" + path.Base(w.ff.Document.Path)
+		}
+		sym := ""
+		if fn != "_" {
+			sym = w.define(desc, fn, "function", name, n, "")
+		}
+		return true, w.push(scope{sym: sym, fn: true})
+
+	case "method_declaration":
+		name := n.ChildByFieldName("name")
+		recv := n.ChildByFieldName("receiver")
+		if name == nil || recv == nil {
+			return true, nil
+		}
+		typeName, recvName := w.goReceiver(recv)
+		if typeName == "" {
+			return true, nil
+		}
+		typeID := w.id(typeName)
+		m := w.text(name)
+		sym := w.define(typeName+"."+m, m, "method", name, n, typeID)
+		leave := w.push(scope{sym: sym, fn: true, typ: typeID, recv: recvName})
+		return true, leave
+
+	case "type_spec", "type_alias":
+		name := n.ChildByFieldName("name")
+		if name == nil {
+			return true, nil
+		}
+		if w.inFunction() {
+			w.bindLocal(name)
+			return true, nil
+		}
+		kind := "type"
+		if t := n.ChildByFieldName("type"); t != nil {
+			switch w.typ(t) {
+			case "struct_type":
+				kind = "struct"
+			case "interface_type":
+				kind = "interface"
+			}
+		}
+		tn := w.text(name)
+		sym := w.define(tn, tn, kind, name, n, "")
+		return true, w.push(scope{sym: sym, typ: sym})
+
+	case "field_declaration":
+		typ, _ := w.innerType()
+		names := w.childrenOfField(n, "name")
+		if typ == "" || len(names) == 0 || w.inFunction() {
+			return true, nil // embedded field: its type is a use
+		}
+		typeName := w.typeNameOf(typ)
+		first := ""
+		for _, nm := range names {
+			f := w.text(nm)
+			id := w.define(typeName+"."+f, f, "field", nm, n, typ)
+			if first == "" {
+				first = id
+			}
+		}
+		return true, w.push(scope{sym: first})
+
+	case "method_elem", "method_spec":
+		typ, _ := w.innerType()
+		name := n.ChildByFieldName("name")
+		if typ == "" || name == nil || w.inFunction() {
+			return true, nil
+		}
+		m := w.text(name)
+		sym := w.define(w.typeNameOf(typ)+"."+m, m, "method", name, n, typ)
+		return true, w.push(scope{sym: sym, fn: true})
+
+	case "const_spec", "var_spec":
+		names := w.childrenOfField(n, "name")
+		if w.inFunction() {
+			for _, nm := range names {
+				w.bindLocal(nm)
+			}
+			return true, nil
+		}
+		kind := "variable"
+		if w.typ(n) == "const_spec" {
+			kind = "constant"
+		}
+		first := ""
+		for _, nm := range names {
+			v := w.text(nm)
+			if v == "_" {
+				w.defNames[nm.StartByte()] = true
+				continue
+			}
+			id := w.define(v, v, kind, nm, n, "")
+			if first == "" {
+				first = id
+			}
+		}
+		return true, w.push(scope{sym: first})
+
+	case "short_var_declaration", "range_clause":
+		if left := n.ChildByFieldName("left"); left != nil {
+			for _, c := range w.children(left) {
+				if w.typ(c) == "identifier" {
+					w.bindLocal(c)
+				}
+			}
+		}
+		return true, nil
+
+	case "parameter_declaration", "variadic_parameter_declaration", "type_parameter_declaration":
+		for _, nm := range w.childrenOfField(n, "name") {
+			w.bindLocal(nm)
+		}
+		return true, nil
+
+	case "type_switch_statement":
+		for _, a := range w.childrenOfField(n, "alias") {
+			for _, c := range w.children(a) {
+				w.bindLocal(c)
+			}
+			if w.typ(a) == "identifier" {
+				w.bindLocal(a)
+			}
+		}
+		return true, nil
+
+	case "func_literal":
+		return true, w.push(scope{fn: true})
+
+	case "keyed_element":
+		// The key of a keyed composite literal element names a field of a
+		// type the walk does not know: not a use of a package-level name.
+		if k := n.NamedChild(0); k != nil {
+			if w.typ(k) == "literal_element" && k.NamedChildCount() == 1 {
+				k = k.NamedChild(0)
+			}
+			if t := w.typ(k); t == "identifier" || t == "field_identifier" {
+				w.defNames[k.StartByte()] = true
+			}
+		}
+		return true, nil
+
+	case "call_expression":
+		if f := n.NamedChild(0); f != nil {
+			switch w.typ(f) {
+			case "identifier":
+				st.callee[f.StartByte()] = true
+			case "selector_expression":
+				if f.NamedChildCount() == 2 {
+					st.callee[f.NamedChild(1).StartByte()] = true
+				}
+			}
+		}
+		return true, nil
+
+	case "selector_expression":
+		if n.NamedChildCount() != 2 {
+			return true, nil
+		}
+		operand, field := n.NamedChild(0), n.NamedChild(1)
+		call := st.callee[field.StartByte()]
+		if w.typ(operand) == "identifier" {
+			q := w.text(operand)
+			typ, recv := w.innerType()
+			switch {
+			case recv != "" && q == recv:
+				w.use(field, UseMember, typ, call, false)
+				return false, nil
+			case st.imports[q] && !w.isLocal(q):
+				w.use(field, UseQualified, q, call, false)
+				return false, nil
+			}
+		}
+		w.use(field, UseSelector, "", call, false)
+		return true, nil
+
+	case "qualified_type":
+		if n.NamedChildCount() == 2 {
+			pkg, name := n.NamedChild(0), n.NamedChild(1)
+			if q := w.text(pkg); st.imports[q] {
+				w.use(name, UseQualified, q, false, true)
+			}
+		}
+		return false, nil
+
+	case "identifier":
+		if !w.defNames[n.StartByte()] {
+			if name := w.text(n); !goPredeclared[name] {
+				w.use(n, UseBare, "", st.callee[n.StartByte()], false)
+			}
+		}
+		return false, nil
+
+	case "type_identifier":
+		if !w.defNames[n.StartByte()] {
+			if name := w.text(n); !goPredeclared[name] {
+				w.use(n, UseBare, "", false, true)
+			}
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// goReceiver returns a method receiver's base type name and receiver name.
+func (w *walker) goReceiver(recv *sitter.Node) (typeName, recvName string) {
+	if recv.NamedChildCount() == 0 {
+		return "", ""
+	}
+	p := recv.NamedChild(0)
+	if name := p.ChildByFieldName("name"); name != nil {
+		recvName = w.text(name)
+		w.defNames[name.StartByte()] = true
+	}
+	t := p.ChildByFieldName("type")
+	for t != nil {
+		switch w.typ(t) {
+		case "pointer_type", "parenthesized_type":
+			if t.NamedChildCount() == 0 {
+				return "", recvName
+			}
+			t = t.NamedChild(0)
+		case "generic_type":
+			t = t.ChildByFieldName("type")
+		case "type_identifier":
+			return w.text(t), recvName
+		default:
+			return "", recvName
+		}
+	}
+	return "", recvName
+}
+
+// typeNameOf returns the descriptor of a type symbol of this file's package.
+func (w *walker) typeNameOf(typeID string) string {
+	return strings.TrimPrefix(typeID, w.id(""))
+}

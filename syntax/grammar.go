@@ -1,0 +1,88 @@
+package syntax
+
+import (
+	"path"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/golang"
+	"github.com/smacker/go-tree-sitter/javascript"
+	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/typescript/tsx"
+	"github.com/smacker/go-tree-sitter/typescript/typescript"
+)
+
+// grammarFor maps a file extension to a bundled grammar name, or "".
+func grammarFor(p string) string {
+	switch path.Ext(p) {
+	case ".go":
+		return "go"
+	case ".ts", ".mts", ".cts":
+		if len(p) > 5 && p[len(p)-5:] == ".d.ts" {
+			return "typescript"
+		}
+		return "typescript"
+	case ".tsx":
+		return "tsx"
+	case ".js", ".mjs", ".cjs", ".jsx":
+		return "javascript"
+	case ".py", ".pyi":
+		return "python"
+	}
+	return ""
+}
+
+// languageOfGrammar maps a grammar name to the graph's language name.
+func languageOfGrammar(g string) string {
+	switch g {
+	case "go":
+		return "go"
+	case "typescript", "tsx":
+		return "typescript"
+	case "javascript":
+		return "javascript"
+	case "python":
+		return "python"
+	}
+	return ""
+}
+
+// grammar holds a tree-sitter language and its node type names indexed by
+// symbol, so walking a tree compares strings without calling into C.
+type grammar struct {
+	name  string // grammar name
+	lang  string // graph language
+	ts    *sitter.Language
+	names []string
+}
+
+func newGrammar(name string) *grammar {
+	var l *sitter.Language
+	switch name {
+	case "go":
+		l = golang.GetLanguage()
+	case "typescript":
+		l = typescript.GetLanguage()
+	case "tsx":
+		l = tsx.GetLanguage()
+	case "javascript":
+		l = javascript.GetLanguage()
+	case "python":
+		l = python.GetLanguage()
+	}
+	g := &grammar{name: name, lang: languageOfGrammar(name), ts: l}
+	n := l.SymbolCount()
+	g.names = make([]string, n)
+	for i := uint32(0); i < n; i++ {
+		g.names[i] = l.SymbolName(sitter.Symbol(i))
+	}
+	return g
+}
+
+// typ returns n's node type.
+func (g *grammar) typ(n *sitter.Node) string {
+	s := n.Symbol()
+	if int(s) < len(g.names) {
+		return g.names[s]
+	}
+	return n.Type()
+}

@@ -1,0 +1,215 @@
+package syntax
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// project finds the package and module a file belongs to from the project
+// files between its directory and the workspace root. Results are cached
+// per directory.
+type project struct {
+	root     string
+	goMod    map[string]goModule // dir → nearest go.mod
+	npm      map[string]npmPackage
+	pyRoots  map[string]string
+	readFile func(string) ([]byte, error)
+}
+
+type goModule struct {
+	dir  string // relative to root, "" for the root
+	path string // module path; "" when there is no go.mod
+}
+
+type npmPackage struct {
+	dir  string
+	name string
+}
+
+func newProject(root string) *project {
+	return &project{
+		root:     root,
+		goMod:    map[string]goModule{},
+		npm:      map[string]npmPackage{},
+		pyRoots:  map[string]string{},
+		readFile: os.ReadFile,
+	}
+}
+
+func (p *project) read(rel string) ([]byte, bool) {
+	if p.root == "" {
+		return nil, false
+	}
+	b, err := p.readFile(filepath.Join(p.root, filepath.FromSlash(rel)))
+	return b, err == nil
+}
+
+// parentDir returns the parent of a root-relative directory, "" for the root.
+func parentDir(dir string) (string, bool) {
+	if dir == "" {
+		return "", false
+	}
+	d := path.Dir(dir)
+	if d == "." {
+		d = ""
+	}
+	return d, true
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// goPackage returns the Go package path of a directory.
+func (p *project) goPackage(dir string) string {
+	m := p.goModuleOf(dir)
+	if m.path == "" {
+		if dir == "" {
+			return "."
+		}
+		return dir
+	}
+	rel := strings.TrimPrefix(strings.TrimPrefix(dir, m.dir), "/")
+	if m.dir == "" {
+		rel = dir
+	}
+	if m.path == "std" { // the standard library: import paths have no module prefix
+		if rel == "" {
+			return "std"
+		}
+		return rel
+	}
+	if rel == "" {
+		return m.path
+	}
+	return m.path + "/" + rel
+}
+
+func (p *project) goModuleOf(dir string) goModule {
+	if m, ok := p.goMod[dir]; ok {
+		return m
+	}
+	var m goModule
+	if b, ok := p.read(joinRel(dir, "go.mod")); ok {
+		m = goModule{dir: dir, path: modulePath(b)}
+	} else if parent, ok := parentDir(dir); ok {
+		m = p.goModuleOf(parent)
+	}
+	p.goMod[dir] = m
+	return m
+}
+
+// modulePath returns the module directive's path of a go.mod file.
+func modulePath(gomod []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(gomod))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`)
+		}
+	}
+	return ""
+}
+
+// npmPackageOf returns the nearest package.json's name and directory.
+func (p *project) npmPackageOf(dir string) npmPackage {
+	if m, ok := p.npm[dir]; ok {
+		return m
+	}
+	var m npmPackage
+	if b, ok := p.read(joinRel(dir, "package.json")); ok {
+		var pj struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(b, &pj) // a broken package.json names no package
+		m = npmPackage{dir: dir, name: pj.Name}
+		if m.name == "" {
+			m.name = dir
+			if dir == "" {
+				m.name = "."
+			}
+		}
+	} else if parent, ok := parentDir(dir); ok {
+		m = p.npmPackageOf(parent)
+	} else {
+		m = npmPackage{dir: "", name: "."}
+	}
+	p.npm[dir] = m
+	return m
+}
+
+// tsModule returns the npm package and module of a TS/JS file.
+func (p *project) tsModule(file string) (pkg, module string) {
+	dir := dirOf(file)
+	m := p.npmPackageOf(dir)
+	rel := strings.TrimPrefix(strings.TrimPrefix(stripExt(file), m.dir), "/")
+	return m.name, m.name + "/" + rel
+}
+
+// pythonRoot returns the nearest directory with pyproject.toml, setup.py or
+// setup.cfg, else the workspace root.
+func (p *project) pythonRoot(dir string) string {
+	if r, ok := p.pyRoots[dir]; ok {
+		return r
+	}
+	r := ""
+	found := false
+	for _, f := range []string{"pyproject.toml", "setup.py", "setup.cfg"} {
+		if _, ok := p.read(joinRel(dir, f)); ok {
+			r, found = dir, true
+			break
+		}
+	}
+	if !found {
+		if parent, ok := parentDir(dir); ok {
+			r = p.pythonRoot(parent)
+		}
+	}
+	p.pyRoots[dir] = r
+	return r
+}
+
+// pythonModule returns the dotted module of a Python file and its package.
+func (p *project) pythonModule(file string) (pkg, module string) {
+	r := p.pythonRoot(dirOf(file))
+	rel := strings.TrimPrefix(strings.TrimPrefix(stripExt(file), r), "/")
+	rel = strings.TrimPrefix(rel, "src/")
+	parts := strings.Split(rel, "/")
+	isInit := parts[len(parts)-1] == "__init__"
+	if isInit {
+		parts = parts[:len(parts)-1]
+	}
+	module = strings.Join(parts, ".")
+	if isInit {
+		return module, module
+	}
+	if len(parts) > 1 {
+		pkg = strings.Join(parts[:len(parts)-1], ".")
+	} else {
+		pkg = module
+	}
+	return pkg, module
+}
+
+func dirOf(file string) string {
+	d := path.Dir(file)
+	if d == "." {
+		return ""
+	}
+	return d
+}
+
+func stripExt(file string) string {
+	if strings.HasSuffix(file, ".d.ts") {
+		return strings.TrimSuffix(file, ".d.ts")
+	}
+	return strings.TrimSuffix(file, path.Ext(file))
+}

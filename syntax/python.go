@@ -1,0 +1,385 @@
+package syntax
+
+import (
+	"strings"
+	"unicode"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// pyState is the Python-specific part of a walk.
+type pyState struct {
+	imports map[string]Import // by local name (dotted for `import a.b`)
+	callee  map[uint32]bool
+	self    string
+}
+
+func (w *walker) extractPython(root *sitter.Node) {
+	pkg, module := w.project.pythonModule(w.ff.Document.Path)
+	w.pkg, w.idPkg = pkg, pkg
+	w.modDesc = module + ":"
+	w.ff.Document.Package = pkg
+	w.ff.module = module
+	st := &pyState{imports: map[string]Import{}, callee: map[uint32]bool{}, self: packageID("python", module)}
+	display := module
+	if i := strings.LastIndexByte(module, '.'); i >= 0 {
+		display = module[i+1:]
+	}
+	w.ff.self = st.self
+	w.defineModule(st.self, display, root)
+	w.walk(root, func(n *sitter.Node) (bool, func()) { return w.visitPython(st, n) })
+}
+
+// pyBuiltins are names whose bare uses are not recorded.
+var pyBuiltins = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range strings.Fields(`self cls print len range str int float bool list dict set tuple
+		isinstance super object type open enumerate zip map filter sorted min max sum any all abs
+		repr hasattr getattr setattr iter next Exception ValueError TypeError KeyError
+		RuntimeError NotImplementedError property staticmethod classmethod`) {
+		m[s] = true
+	}
+	return m
+}()
+
+// inClassBody reports whether the innermost scope is a class body.
+func (w *walker) inClassBody() bool {
+	return len(w.scopes) > 0 && w.scopes[len(w.scopes)-1].typ != "" && !w.scopes[len(w.scopes)-1].fn
+}
+
+func (w *walker) dotted(n *sitter.Node) (string, bool) {
+	switch w.typ(n) {
+	case "identifier":
+		return w.text(n), true
+	case "dotted_name":
+		return w.text(n), true
+	case "attribute":
+		obj, attr := n.ChildByFieldName("object"), n.ChildByFieldName("attribute")
+		if obj == nil || attr == nil {
+			return "", false
+		}
+		o, ok := w.dotted(obj)
+		if !ok {
+			return "", false
+		}
+		return o + "." + w.text(attr), true
+	}
+	return "", false
+}
+
+// pyModule resolves a relative import ("." dots plus an optional module).
+func (w *walker) pyModule(n *sitter.Node) string {
+	if w.typ(n) != "relative_import" {
+		return strings.ReplaceAll(w.text(n), " ", "")
+	}
+	dots, rest := 0, ""
+	for _, c := range w.children(n) {
+		switch w.typ(c) {
+		case "import_prefix":
+			dots = len(strings.TrimSpace(w.text(c)))
+		case "dotted_name":
+			rest = w.text(c)
+		}
+	}
+	base := strings.Split(w.pkg, ".")
+	if w.pkg == "" {
+		base = nil
+	}
+	for i := 1; i < dots && len(base) > 0; i++ {
+		base = base[:len(base)-1]
+	}
+	if rest != "" {
+		base = append(base, rest)
+	}
+	return strings.Join(base, ".")
+}
+
+func (w *walker) visitPython(st *pyState, n *sitter.Node) (bool, func()) {
+	t := w.typ(n)
+	switch t {
+	case "comment", "integer", "float", "string_content", "escape_sequence":
+		return false, nil
+
+	case "import_statement":
+		for _, c := range w.childrenOfField(n, "name") {
+			name, local := c, ""
+			if w.typ(c) == "aliased_import" {
+				name = c.ChildByFieldName("name")
+				if a := c.ChildByFieldName("alias"); a != nil {
+					local = w.text(a)
+					w.defNames[a.StartByte()] = true
+				}
+			}
+			if name == nil {
+				continue
+			}
+			mod := w.text(name)
+			imp := Import{Local: local, Module: mod, Range: rangeOf(name)}
+			if local == "" {
+				imp.Local = mod // `import a.b` binds a; uses spell out a.b
+			}
+			st.imports[imp.Local] = imp
+			w.importPackage(st.self, imp, packageID("python", mod))
+		}
+		return false, nil
+
+	case "import_from_statement":
+		mn := n.ChildByFieldName("module_name")
+		if mn == nil {
+			return false, nil
+		}
+		mod := w.pyModule(mn)
+		imp := Import{Module: mod, Range: rangeOf(mn)}
+		w.importPackage(st.self, imp, packageID("python", mod))
+		for _, c := range w.childrenOfField(n, "name") {
+			name, at := c, c
+			if w.typ(c) == "aliased_import" {
+				name = c.ChildByFieldName("name")
+				at = c.ChildByFieldName("alias")
+			}
+			if name == nil || at == nil {
+				continue
+			}
+			b := imp
+			b.Name, b.Local = w.text(name), w.text(at)
+			st.imports[b.Local] = b
+			w.ff.Imports = append(w.ff.Imports, b)
+			w.defNames[at.StartByte()] = true
+			w.ff.Uses = append(w.ff.Uses, Use{Range: rangeOf(at), Name: b.Local, Kind: UseBare, Import: true})
+		}
+		return false, nil
+
+	case "class_definition":
+		name := n.ChildByFieldName("name")
+		if name == nil {
+			return true, nil
+		}
+		if w.inFunction() {
+			w.bindLocal(name)
+			return true, nil
+		}
+		cn := w.text(name)
+		container := ""
+		if w.inClassBody() {
+			container, _ = w.innerType()
+			cn = w.typeNameOf(container) + "." + cn
+		}
+		sym := w.define(cn, w.text(name), "class", name, n, container)
+		return true, w.push(scope{sym: sym, typ: sym})
+
+	case "function_definition":
+		name := n.ChildByFieldName("name")
+		if name == nil {
+			return true, w.push(scope{fn: true})
+		}
+		fn := w.text(name)
+		recv := ""
+		if ps := n.ChildByFieldName("parameters"); ps != nil && ps.NamedChildCount() > 0 {
+			if p := ps.NamedChild(0); w.typ(p) == "identifier" {
+				recv = w.text(p)
+			}
+		}
+		switch {
+		case w.inFunction():
+			w.bindLocal(name)
+			return true, w.push(scope{fn: true})
+		case w.inClassBody():
+			typ, _ := w.innerType()
+			sym := w.define(w.typeNameOf(typ)+"."+fn, fn, "method", name, n, typ)
+			return true, w.push(scope{sym: sym, fn: true, typ: typ, recv: recv})
+		}
+		sym := w.define(fn, fn, "function", name, n, "")
+		return true, w.push(scope{sym: sym, fn: true})
+
+	case "parameters", "lambda_parameters":
+		for _, c := range w.children(n) {
+			w.pyBindParam(c)
+		}
+		return true, nil
+
+	case "lambda":
+		return true, w.push(scope{fn: true})
+
+	case "assignment":
+		left := n.ChildByFieldName("left")
+		if left == nil {
+			return true, nil
+		}
+		switch {
+		case w.inFunction():
+			if w.typ(left) == "attribute" {
+				if leave, ok := w.pySelfField(left); ok {
+					return true, leave
+				}
+			}
+			w.pyBindTargets(left)
+			return true, nil
+		case w.inClassBody():
+			typ, _ := w.innerType()
+			var first string
+			for _, id := range w.pyTargets(left) {
+				f := w.text(id)
+				s := w.define(w.typeNameOf(typ)+"."+f, f, "field", id, n, typ)
+				if first == "" {
+					first = s
+				}
+			}
+			return true, w.push(scope{sym: first})
+		}
+		var first string
+		for _, id := range w.pyTargets(left) {
+			v := w.text(id)
+			kind := "variable"
+			if isUpperName(v) {
+				kind = "constant"
+			}
+			s := w.define(v, v, kind, id, n, "")
+			if first == "" {
+				first = s
+			}
+		}
+		return true, w.push(scope{sym: first})
+
+	case "for_statement", "for_in_clause":
+		if l := n.ChildByFieldName("left"); l != nil && w.inFunction() {
+			w.pyBindTargets(l)
+		}
+		return true, nil
+
+	case "as_pattern_target":
+		if w.inFunction() {
+			for _, c := range w.children(n) {
+				w.pyBindTargets(c)
+			}
+		}
+		return true, nil
+
+	case "keyword_argument":
+		if k := n.ChildByFieldName("name"); k != nil {
+			w.defNames[k.StartByte()] = true
+		}
+		return true, nil
+
+	case "call":
+		if f := n.ChildByFieldName("function"); f != nil {
+			switch w.typ(f) {
+			case "identifier":
+				st.callee[f.StartByte()] = true
+			case "attribute":
+				if a := f.ChildByFieldName("attribute"); a != nil {
+					st.callee[a.StartByte()] = true
+				}
+			}
+		}
+		return true, nil
+
+	case "attribute":
+		obj, attr := n.ChildByFieldName("object"), n.ChildByFieldName("attribute")
+		if obj == nil || attr == nil {
+			return true, nil
+		}
+		call := st.callee[attr.StartByte()]
+		if w.typ(obj) == "identifier" {
+			if typ, recv := w.innerType(); recv != "" && w.text(obj) == recv {
+				w.use(attr, UseMember, typ, call, false)
+				return false, nil
+			}
+		}
+		if d, ok := w.dotted(obj); ok {
+			root := d
+			if i := strings.IndexByte(d, '.'); i >= 0 {
+				root = d[:i]
+			}
+			if _, ok := st.imports[d]; ok && !w.isLocal(root) {
+				w.use(attr, UseQualified, d, call, false)
+				return false, nil
+			}
+		}
+		w.use(attr, UseSelector, "", call, false)
+		return true, nil
+
+	case "identifier":
+		if !w.defNames[n.StartByte()] {
+			if name := w.text(n); !pyBuiltins[name] {
+				w.use(n, UseBare, "", st.callee[n.StartByte()], false)
+			}
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// pySelfField defines self.x = … in a method as a field of its class (the
+// first assignment only) and returns the scope to leave.
+func (w *walker) pySelfField(left *sitter.Node) (func(), bool) {
+	obj, attr := left.ChildByFieldName("object"), left.ChildByFieldName("attribute")
+	typ, recv := w.innerType()
+	if obj == nil || attr == nil || recv == "" || w.typ(obj) != "identifier" || w.text(obj) != recv {
+		return nil, false
+	}
+	f := w.text(attr)
+	id := w.id(w.typeNameOf(typ) + "." + f)
+	if w.seen[id] {
+		return nil, false // a later assignment: a use of the field
+	}
+	// The field's extent is the assignment's statement.
+	sym := w.define(w.typeNameOf(typ)+"."+f, f, "field", attr, left.Parent(), typ)
+	w.defNames[obj.StartByte()] = true
+	return w.push(scope{sym: sym}), true
+}
+
+// pyTargets returns the identifiers an assignment target binds.
+func (w *walker) pyTargets(n *sitter.Node) []*sitter.Node {
+	switch w.typ(n) {
+	case "identifier":
+		return []*sitter.Node{n}
+	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list":
+		var out []*sitter.Node
+		for _, c := range w.children(n) {
+			out = append(out, w.pyTargets(c)...)
+		}
+		return out
+	}
+	return nil
+}
+
+func (w *walker) pyBindTargets(n *sitter.Node) {
+	for _, id := range w.pyTargets(n) {
+		w.bindLocal(id)
+	}
+}
+
+func (w *walker) pyBindParam(p *sitter.Node) {
+	switch w.typ(p) {
+	case "identifier":
+		w.bindLocal(p)
+	case "typed_parameter", "list_splat_pattern", "dictionary_splat_pattern":
+		for _, c := range w.children(p) {
+			if w.typ(c) == "identifier" {
+				w.bindLocal(c)
+				return
+			}
+			if w.typ(c) == "list_splat_pattern" || w.typ(c) == "dictionary_splat_pattern" {
+				w.pyBindParam(c)
+				return
+			}
+		}
+	case "default_parameter", "typed_default_parameter":
+		if name := p.ChildByFieldName("name"); name != nil {
+			w.bindLocal(name)
+		}
+	}
+}
+
+func isUpperName(s string) bool {
+	hasLetter := false
+	for _, r := range s {
+		if unicode.IsLower(r) {
+			return false
+		}
+		if unicode.IsUpper(r) {
+			hasLetter = true
+		}
+	}
+	return hasLetter
+}

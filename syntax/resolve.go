@@ -1,0 +1,419 @@
+package syntax
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// The confidence table. Every edge the package makes carries one of these
+// (confidence, reason) pairs; the package documentation explains each rule.
+// Global-name guesses stay below the default impact threshold (0.7).
+const (
+	ConfidenceDeclaration  = 1.0
+	ConfidenceSameFile     = 0.9
+	ConfidenceSamePackage  = 0.85
+	ConfidenceImported     = 0.85
+	ConfidenceReceiver     = 0.8
+	ConfidenceUniqueGlobal = 0.6
+	ConfidenceAmbiguous    = 0.3
+
+	ReasonDeclaration  = "syntax:declaration"
+	ReasonSameFile     = "syntax:same-file"
+	ReasonSamePackage  = "syntax:same-package"
+	ReasonImported     = "syntax:imported-package"
+	ReasonReceiver     = "syntax:receiver-type"
+	ReasonUniqueGlobal = "syntax:unique-global-name"
+	ReasonAmbiguous    = "syntax:ambiguous-global-name"
+
+	// MaxAmbiguous is the most candidates an ambiguous name gets edges to;
+	// a name with more candidates gets none.
+	MaxAmbiguous = 8
+)
+
+// Rule is one row of the confidence table.
+type Rule struct {
+	Reason     string
+	Confidence float64
+}
+
+// Rules returns the confidence table, strongest first.
+func Rules() []Rule {
+	return []Rule{
+		{ReasonDeclaration, ConfidenceDeclaration},
+		{ReasonSameFile, ConfidenceSameFile},
+		{ReasonSamePackage, ConfidenceSamePackage},
+		{ReasonImported, ConfidenceImported},
+		{ReasonReceiver, ConfidenceReceiver},
+		{ReasonUniqueGlobal, ConfidenceUniqueGlobal},
+		{ReasonAmbiguous, ConfidenceAmbiguous},
+	}
+}
+
+// Lookup finds definitions by display name. A NameTable serves a full index;
+// a ReaderLookup serves re-extraction against an existing graph.
+type Lookup interface {
+	Named(ctx context.Context, name string) ([]graph.Symbol, error)
+}
+
+// NameTable is an in-memory Lookup over the definitions of extracted files.
+type NameTable struct {
+	byName map[string][]graph.Symbol
+}
+
+// NewNameTable indexes the symbols of files by display name.
+func NewNameTable(files []*FileFacts) *NameTable {
+	t := &NameTable{byName: map[string][]graph.Symbol{}}
+	for _, f := range files {
+		if f == nil || f.Skipped != SkipNone {
+			continue
+		}
+		for _, s := range f.Symbols {
+			if s.Kind == "package" || s.Kind == "module" {
+				continue
+			}
+			t.byName[s.DisplayName] = append(t.byName[s.DisplayName], s)
+		}
+	}
+	return t
+}
+
+// Named returns the symbols named name.
+func (t *NameTable) Named(_ context.Context, name string) ([]graph.Symbol, error) {
+	return t.byName[name], nil
+}
+
+// ReaderLookup is a Lookup over the symbols of a graph snapshot.
+type ReaderLookup struct {
+	Reader *graph.Reader
+	// Limit caps the symbols returned per name (0: 64).
+	Limit int
+}
+
+// Named returns the graph's symbols named name.
+func (l ReaderLookup) Named(ctx context.Context, name string) ([]graph.Symbol, error) {
+	limit := l.Limit
+	if limit == 0 {
+		limit = 64
+	}
+	syms, err := l.Reader.FindSymbols(ctx, name, false, limit)
+	if err != nil {
+		return nil, fmt.Errorf("syntax: looking up %q in the graph: %w", name, err)
+	}
+	return syms, nil
+}
+
+// Resolver turns the uses of extracted files into occurrences and edges. It
+// is safe for concurrent use.
+type Resolver struct {
+	local    *NameTable
+	paths    map[string]bool // documents being resolved: their old facts in external are stale
+	external Lookup
+
+	mu    sync.Mutex
+	cache map[string][]graph.Symbol // external lookups
+}
+
+// NewResolver prepares the resolution of files. Their own definitions are
+// always candidates; external (nil for none) supplies the rest, minus any
+// symbol it reports as defined in one of files (an older version of them).
+func NewResolver(files []*FileFacts, external Lookup) *Resolver {
+	r := &Resolver{local: NewNameTable(files), paths: map[string]bool{}, external: external, cache: map[string][]graph.Symbol{}}
+	for _, f := range files {
+		if f != nil {
+			r.paths[f.Document.Path] = true
+		}
+	}
+	return r
+}
+
+// Resolve resolves files (extracted by Extractor.File) against their own
+// definitions and external, returning each non-skipped file's facts.
+func Resolve(ctx context.Context, files []*FileFacts, external Lookup) ([]graph.DocumentFacts, error) {
+	r := NewResolver(files, external)
+	var out []graph.DocumentFacts
+	for _, f := range files {
+		if f == nil || f.Skipped != SkipNone {
+			continue
+		}
+		df, err := r.Document(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, df)
+	}
+	return out, nil
+}
+
+// candidates returns the symbols named name, de-duplicated by id.
+func (r *Resolver) candidates(ctx context.Context, name string) ([]graph.Symbol, error) {
+	local, _ := r.local.Named(ctx, name)
+	if r.external == nil {
+		return local, nil
+	}
+	r.mu.Lock()
+	ext, ok := r.cache[name]
+	r.mu.Unlock()
+	if !ok {
+		syms, err := r.external.Named(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range syms {
+			if s.External || r.paths[s.Def.Path] || s.Kind == "package" || s.Kind == "module" {
+				continue
+			}
+			ext = append(ext, s)
+		}
+		r.mu.Lock()
+		r.cache[name] = ext
+		r.mu.Unlock()
+	}
+	if len(ext) == 0 {
+		return local, nil
+	}
+	seen := map[string]bool{}
+	var out []graph.Symbol
+	for _, s := range append(append([]graph.Symbol(nil), local...), ext...) {
+		if !seen[s.ID] {
+			seen[s.ID] = true
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// target is one resolution of a use.
+type target struct {
+	id         string
+	confidence float64
+	reason     string
+}
+
+// Document resolves one file's uses and returns its complete facts.
+func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFacts, error) {
+	df := graph.DocumentFacts{
+		Document:    f.Document,
+		Symbols:     append([]graph.Symbol(nil), f.Symbols...),
+		Occurrences: append([]graph.Occurrence(nil), f.Occurrences...),
+	}
+	imports := map[string]Import{}
+	for _, imp := range f.Imports {
+		if imp.Local != "" {
+			imports[imp.Local] = imp
+		}
+	}
+	type edgeKey struct {
+		from, to string
+		kind     graph.EdgeKind
+	}
+	edges := map[edgeKey]*graph.Edge{}
+	var order []edgeKey
+	addEdge := func(e graph.Edge) {
+		k := edgeKey{e.From, e.To, e.Kind}
+		if old, ok := edges[k]; ok {
+			old.Count += e.Count
+			if e.Confidence > old.Confidence {
+				old.Confidence, old.Reason = e.Confidence, e.Reason
+			}
+			return
+		}
+		edges[k] = &e
+		order = append(order, k)
+	}
+	for _, e := range f.Edges {
+		addEdge(e)
+	}
+	var testRole graph.Role
+	if f.Document.Flags&graph.DocTest != 0 {
+		testRole = graph.RoleTest
+	}
+	for i := range f.Uses {
+		if i%256 == 0 && ctx.Err() != nil {
+			return graph.DocumentFacts{}, fmt.Errorf("syntax: resolving %s: %w", f.Document.Path, ctx.Err())
+		}
+		u := &f.Uses[i]
+		targets, err := r.resolveUse(ctx, f, u, imports)
+		if err != nil {
+			return graph.DocumentFacts{}, fmt.Errorf("syntax: resolving %s: %w", f.Document.Path, err)
+		}
+		if len(targets) == 0 {
+			continue
+		}
+		roles := graph.RoleReference | testRole
+		kind := graph.EdgeReferences
+		if u.Call {
+			roles |= graph.RoleCall
+			kind = graph.EdgeCalls
+		}
+		if u.Import {
+			roles = graph.RoleImport | testRole
+		}
+		for _, t := range targets {
+			if t.reason != ReasonAmbiguous {
+				df.Occurrences = append(df.Occurrences, graph.Occurrence{
+					Path: f.Document.Path, Range: u.Range, Symbol: t.id, Roles: roles, Enclosing: u.Enclosing,
+				})
+			}
+			if u.Import {
+				continue
+			}
+			from := u.Enclosing
+			if from == "" {
+				from = f.self
+			}
+			if from == "" {
+				continue
+			}
+			addEdge(graph.Edge{From: from, To: t.id, Kind: kind, Confidence: t.confidence,
+				Source: graph.SourceSyntax, Reason: t.reason, Count: 1})
+		}
+	}
+	for _, k := range order {
+		df.Edges = append(df.Edges, *edges[k])
+	}
+	sort.SliceStable(df.Occurrences, func(i, j int) bool {
+		a, b := df.Occurrences[i], df.Occurrences[j]
+		if a.Range != b.Range {
+			return lessRange(a.Range, b.Range)
+		}
+		return a.Symbol < b.Symbol
+	})
+	sort.SliceStable(df.Edges, func(i, j int) bool {
+		a, b := df.Edges[i], df.Edges[j]
+		if a.From != b.From {
+			return a.From < b.From
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.To < b.To
+	})
+	return df, nil
+}
+
+// sameFamily reports whether a symbol of language l can be used from a file
+// of language fl (TypeScript and JavaScript import each other).
+func sameFamily(fl, l string) bool {
+	if fl == l {
+		return true
+	}
+	js := func(s string) bool { return s == "typescript" || s == "javascript" }
+	return js(fl) && js(l)
+}
+
+func isMember(s graph.Symbol) bool { return s.Kind == "method" || s.Kind == "field" }
+
+func isTypeLike(s graph.Symbol) bool {
+	switch s.Kind {
+	case "struct", "interface", "type", "class", "enum":
+		return true
+	}
+	return false
+}
+
+// resolveUse applies the rules of the confidence table to one use.
+func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import) ([]target, error) {
+	lang := f.Document.Language
+	imp, imported := imports[u.Name]
+	lookup := u.Name
+	if u.Kind == UseBare && imported && imp.Name != "" && (u.Import || lang != "go") {
+		lookup = imp.Name
+	}
+	cands, err := r.candidates(ctx, lookup)
+	if err != nil || len(cands) == 0 {
+		return nil, err
+	}
+	filter := func(keep func(graph.Symbol) bool) []graph.Symbol {
+		var out []graph.Symbol
+		for _, s := range cands {
+			if sameFamily(lang, s.Language) && (!u.Type || isTypeLike(s)) && keep(s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	all := func(syms []graph.Symbol, c float64, reason string) []target {
+		out := make([]target, 0, len(syms))
+		for _, s := range syms {
+			out = append(out, target{s.ID, c, reason})
+		}
+		return out
+	}
+	global := func(keep func(graph.Symbol) bool) []target {
+		syms := filter(keep)
+		switch {
+		case len(syms) == 1:
+			return all(syms, ConfidenceUniqueGlobal, ReasonUniqueGlobal)
+		case len(syms) > 1 && len(syms) <= MaxAmbiguous:
+			return all(syms, ConfidenceAmbiguous, ReasonAmbiguous)
+		}
+		return nil
+	}
+	fromImport := func(imp Import, module string) []target {
+		return all(filter(func(s graph.Symbol) bool { return !isMember(s) && inModule(lang, imp.Relative, module, s) }),
+			ConfidenceImported, ReasonImported)
+	}
+	switch u.Kind {
+	case UseMember:
+		if m := filter(func(s graph.Symbol) bool { return s.ID == u.Qualifier+"."+u.Name }); len(m) > 0 {
+			return all(m, ConfidenceReceiver, ReasonReceiver), nil
+		}
+		return global(isMember), nil // an inherited or embedded member
+	case UseQualified:
+		q, ok := imports[u.Qualifier]
+		if !ok {
+			return nil, nil
+		}
+		module := q.Module
+		if q.Name != "" && lang == "python" {
+			module += "." + q.Name // from pkg import module; module.Name
+		}
+		return fromImport(q, module), nil
+	case UseSelector:
+		return global(isMember), nil
+	}
+	// UseBare.
+	if u.Import {
+		return fromImport(imp, imp.Module), nil
+	}
+	if m := filter(func(s graph.Symbol) bool { return !isMember(s) && s.Def.Path == f.Document.Path }); len(m) > 0 {
+		return all(m, ConfidenceSameFile, ReasonSameFile), nil
+	}
+	if lang == "go" {
+		return all(filter(func(s graph.Symbol) bool { return !isMember(s) && s.Package == f.Document.Package }),
+			ConfidenceSamePackage, ReasonSamePackage), nil
+	}
+	if imported {
+		if imp.Name == "" || imp.Name == "default" {
+			return nil, nil
+		}
+		return fromImport(imp, imp.Module), nil
+	}
+	return global(func(s graph.Symbol) bool { return !isMember(s) }), nil
+}
+
+// inModule reports whether s is defined in (or exported by the package of)
+// an imported module.
+func inModule(lang string, relative bool, module string, s graph.Symbol) bool {
+	switch lang {
+	case "go":
+		return s.Package == module
+	case "python":
+		if s.Package == module {
+			return true
+		}
+		p := strings.TrimSuffix(stripExt(s.Def.Path), "/__init__")
+		dotted := strings.ReplaceAll(p, "/", ".")
+		return dotted == module || strings.HasSuffix(dotted, "."+module)
+	}
+	if relative {
+		p := stripExt(s.Def.Path)
+		return p == module || p == module+"/index"
+	}
+	return s.Package == module
+}

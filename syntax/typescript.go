@@ -1,0 +1,387 @@
+package syntax
+
+import (
+	"path"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// tsState is the TypeScript/JavaScript-specific part of a walk.
+type tsState struct {
+	imports map[string]Import // by local name
+	callee  map[uint32]bool
+	self    string // the module's symbol
+}
+
+func (w *walker) extractTS(root *sitter.Node) {
+	pkg, module := w.project.tsModule(w.ff.Document.Path)
+	w.pkg, w.idPkg = pkg, pkg
+	w.modDesc = strings.TrimPrefix(strings.TrimPrefix(module, pkg), "/") + ":"
+	w.ff.Document.Package = pkg
+	w.ff.module = stripExt(w.ff.Document.Path)
+	st := &tsState{imports: map[string]Import{}, callee: map[uint32]bool{}, self: packageID(w.lang, module)}
+	w.ff.self = st.self
+	w.defineModule(st.self, path.Base(module), root)
+	w.walk(root, func(n *sitter.Node) (bool, func()) { return w.visitTS(st, n) })
+}
+
+// defineModule records the symbol of a file-level module (TS/JS, Python).
+// It has no name in the text: its definition is the empty range at the
+// start of the file.
+func (w *walker) defineModule(id, display string, root *sitter.Node) {
+	w.ff.Symbols = append(w.ff.Symbols, graph.Symbol{
+		ID: id, DisplayName: display, Kind: "module", Language: w.lang, Package: w.pkg,
+		Def: graph.Location{Path: w.ff.Document.Path}, DefExtent: rangeOf(root),
+	})
+}
+
+// tsResolveModule maps an import specifier to the imported module: a
+// root-relative path without extension for a relative specifier, else the
+// package name (with any subpath).
+func (w *walker) tsResolveModule(spec string) (module string, relative bool) {
+	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
+		p := path.Join(dirOf(w.ff.Document.Path), spec)
+		for _, ext := range []string{".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx"} {
+			if strings.HasSuffix(p, ext) {
+				p = strings.TrimSuffix(p, ext)
+				break
+			}
+		}
+		return p, true
+	}
+	return spec, false
+}
+
+// tsTarget is the module symbol an import points at.
+func (w *walker) tsTarget(module string, relative bool) string {
+	if relative {
+		_, m := w.project.tsModule(module + ".ts")
+		return packageID(w.lang, m)
+	}
+	return packageID(w.lang, module)
+}
+
+func (w *walker) stringContent(n *sitter.Node) string {
+	s := w.text(n)
+	if len(s) >= 2 {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+func (w *walker) visitTS(st *tsState, n *sitter.Node) (bool, func()) {
+	t := w.typ(n)
+	switch t {
+	case "comment", "string", "number", "regex", "predefined_type", "this_type":
+		return false, nil
+
+	case "import_statement", "export_statement":
+		src := n.ChildByFieldName("source")
+		if src == nil {
+			if t == "export_statement" {
+				return true, nil
+			}
+			return false, nil
+		}
+		module, rel := w.tsResolveModule(w.stringContent(src))
+		imp := Import{Module: module, Relative: rel, Range: rangeOf(src)}
+		w.importPackage(st.self, imp, w.tsTarget(module, rel))
+		if t == "import_statement" {
+			w.tsImportClause(st, n, imp)
+		}
+		return false, nil
+
+	case "function_declaration", "generator_function_declaration", "function_signature":
+		name := n.ChildByFieldName("name")
+		if name == nil {
+			return true, w.push(scope{fn: true})
+		}
+		if w.inFunction() {
+			w.bindLocal(name)
+			return true, w.push(scope{fn: true})
+		}
+		fn := w.text(name)
+		sym := w.define(fn, fn, "function", name, n, "")
+		return true, w.push(scope{sym: sym, fn: true})
+
+	case "class_declaration", "abstract_class_declaration", "interface_declaration":
+		name := n.ChildByFieldName("name")
+		if name == nil || w.inFunction() {
+			if name != nil {
+				w.bindLocal(name)
+			}
+			return true, nil
+		}
+		kind := "class"
+		if t == "interface_declaration" {
+			kind = "interface"
+		}
+		cn := w.text(name)
+		sym := w.define(cn, cn, kind, name, n, "")
+		return true, w.push(scope{sym: sym, typ: sym})
+
+	case "type_alias_declaration", "enum_declaration":
+		name := n.ChildByFieldName("name")
+		if name == nil {
+			return true, nil
+		}
+		if w.inFunction() {
+			w.bindLocal(name)
+			return true, nil
+		}
+		kind := "type"
+		if t == "enum_declaration" {
+			kind = "enum"
+		}
+		tn := w.text(name)
+		sym := w.define(tn, tn, kind, name, n, "")
+		return true, w.push(scope{sym: sym})
+
+	case "method_definition", "method_signature", "abstract_method_signature":
+		typ, _ := w.innerType()
+		name := n.ChildByFieldName("name")
+		if typ == "" || name == nil || w.inFunction() {
+			return true, w.push(scope{fn: true})
+		}
+		m := w.text(name)
+		sym := w.define(w.typeNameOf(typ)+"."+m, m, "method", name, n, typ)
+		return true, w.push(scope{sym: sym, fn: true, typ: typ})
+
+	case "public_field_definition", "field_definition", "property_signature":
+		typ, _ := w.innerType()
+		name := n.ChildByFieldName("name")
+		if name == nil {
+			name = n.ChildByFieldName("property")
+		}
+		if typ == "" || name == nil || w.inFunction() {
+			return true, nil
+		}
+		f := w.text(name)
+		sym := w.define(w.typeNameOf(typ)+"."+f, f, "field", name, n, typ)
+		return true, w.push(scope{sym: sym})
+
+	case "required_parameter", "optional_parameter":
+		pat := n.ChildByFieldName("pattern")
+		if pat == nil {
+			return true, nil
+		}
+		// A constructor parameter with an accessibility modifier is also a field.
+		if n.NamedChildCount() > 0 && w.typ(n.NamedChild(0)) == "accessibility_modifier" && w.typ(pat) == "identifier" {
+			if typ, _ := w.innerType(); typ != "" {
+				f := w.text(pat)
+				w.define(w.typeNameOf(typ)+"."+f, f, "field", pat, n, typ)
+			}
+		}
+		w.bindPattern(pat)
+		return true, nil
+
+	case "formal_parameters":
+		// JavaScript parameters are bare patterns.
+		for _, c := range w.children(n) {
+			switch w.typ(c) {
+			case "identifier", "object_pattern", "array_pattern", "rest_pattern", "assignment_pattern":
+				w.bindPattern(c)
+			}
+		}
+		return true, nil
+
+	case "arrow_function", "function_expression", "function", "generator_function":
+		leave := w.push(scope{fn: true})
+		if p := n.ChildByFieldName("parameter"); p != nil {
+			w.bindPattern(p) // x => …: x is bound in the arrow function
+		}
+		return true, leave
+
+	case "variable_declarator":
+		name := n.ChildByFieldName("name")
+		if name == nil {
+			return true, nil
+		}
+		if w.inFunction() || w.typ(name) != "identifier" {
+			w.bindPattern(name)
+			return true, nil
+		}
+		kind := "variable"
+		if p := n.Parent(); p != nil && w.typ(p) == "lexical_declaration" && p.ChildCount() > 0 && w.typ(p.Child(0)) == "const" {
+			kind = "constant"
+		}
+		if v := n.ChildByFieldName("value"); v != nil {
+			switch w.typ(v) {
+			case "arrow_function", "function_expression", "function", "generator_function":
+				kind = "function"
+			case "class":
+				kind = "class"
+			}
+		}
+		vn := w.text(name)
+		sym := w.define(vn, vn, kind, name, n, "")
+		return true, w.push(scope{sym: sym})
+
+	case "for_in_statement":
+		if l := n.ChildByFieldName("left"); l != nil && w.inFunction() {
+			w.bindPattern(l)
+		}
+		return true, nil
+
+	case "catch_clause":
+		if p := n.ChildByFieldName("parameter"); p != nil {
+			w.bindPattern(p)
+		}
+		return true, nil
+
+	case "call_expression":
+		if f := n.ChildByFieldName("function"); f != nil {
+			switch w.typ(f) {
+			case "identifier":
+				st.callee[f.StartByte()] = true
+			case "member_expression":
+				if p := f.ChildByFieldName("property"); p != nil {
+					st.callee[p.StartByte()] = true
+				}
+			}
+		}
+		return true, nil
+
+	case "new_expression":
+		if f := n.ChildByFieldName("constructor"); f != nil {
+			switch w.typ(f) {
+			case "identifier":
+				st.callee[f.StartByte()] = true
+			case "member_expression":
+				if p := f.ChildByFieldName("property"); p != nil {
+					st.callee[p.StartByte()] = true
+				}
+			}
+		}
+		return true, nil
+
+	case "member_expression":
+		obj, prop := n.ChildByFieldName("object"), n.ChildByFieldName("property")
+		if obj == nil || prop == nil {
+			return true, nil
+		}
+		call := st.callee[prop.StartByte()]
+		switch w.typ(obj) {
+		case "this":
+			if typ, _ := w.innerType(); typ != "" {
+				w.use(prop, UseMember, typ, call, false)
+				return false, nil
+			}
+		case "identifier":
+			q := w.text(obj)
+			if imp, ok := st.imports[q]; ok && imp.Name == "" && !w.isLocal(q) {
+				w.use(prop, UseQualified, q, call, false)
+				return false, nil
+			}
+		}
+		w.use(prop, UseSelector, "", call, false)
+		return true, nil
+
+	case "nested_type_identifier":
+		if n.NamedChildCount() == 2 {
+			mod, name := n.NamedChild(0), n.NamedChild(1)
+			if imp, ok := st.imports[w.text(mod)]; ok && imp.Name == "" {
+				w.use(name, UseQualified, w.text(mod), false, true)
+			}
+		}
+		return false, nil
+
+	case "identifier", "shorthand_property_identifier":
+		if !w.defNames[n.StartByte()] {
+			if name := w.text(n); name != "undefined" {
+				w.use(n, UseBare, "", st.callee[n.StartByte()], false)
+			}
+		}
+		return false, nil
+
+	case "type_identifier":
+		if !w.defNames[n.StartByte()] {
+			w.use(n, UseBare, "", false, true)
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// tsImportClause records an import statement's bindings.
+func (w *walker) tsImportClause(st *tsState, n *sitter.Node, imp Import) {
+	var clause *sitter.Node
+	for _, c := range w.children(n) {
+		if w.typ(c) == "import_clause" {
+			clause = c
+		}
+	}
+	if clause == nil {
+		return
+	}
+	for _, c := range w.children(clause) {
+		switch w.typ(c) {
+		case "identifier": // default import
+			b := imp
+			b.Local, b.Name = w.text(c), "default"
+			w.bindImport(st, b, c)
+		case "namespace_import":
+			if c.NamedChildCount() > 0 {
+				id := c.NamedChild(0)
+				b := imp
+				b.Local = w.text(id)
+				w.bindImport(st, b, nil)
+				w.defNames[id.StartByte()] = true
+			}
+		case "named_imports":
+			for _, s := range w.children(c) {
+				if w.typ(s) != "import_specifier" {
+					continue
+				}
+				name, alias := s.ChildByFieldName("name"), s.ChildByFieldName("alias")
+				if name == nil {
+					continue
+				}
+				b := imp
+				b.Name = w.text(name)
+				b.Local = b.Name
+				at := name
+				if alias != nil {
+					b.Local = w.text(alias)
+					at = alias
+				}
+				w.bindImport(st, b, at)
+			}
+		}
+	}
+}
+
+// bindImport records an import binding; at, when set, is the binding's
+// name in the file, recorded as an import use of the imported name.
+func (w *walker) bindImport(st *tsState, b Import, at *sitter.Node) {
+	st.imports[b.Local] = b
+	w.ff.Imports = append(w.ff.Imports, b)
+	if at != nil {
+		w.defNames[at.StartByte()] = true
+		w.ff.Uses = append(w.ff.Uses, Use{Range: rangeOf(at), Name: b.Local, Kind: UseBare, Import: true})
+	}
+}
+
+// bindPattern binds every identifier of a binding pattern as a local,
+// leaving default values alone.
+func (w *walker) bindPattern(n *sitter.Node) {
+	switch w.typ(n) {
+	case "identifier", "shorthand_property_identifier_pattern":
+		w.bindLocal(n)
+	case "assignment_pattern", "object_assignment_pattern":
+		if l := n.ChildByFieldName("left"); l != nil {
+			w.bindPattern(l)
+		}
+	case "pair_pattern":
+		if v := n.ChildByFieldName("value"); v != nil {
+			w.bindPattern(v)
+		}
+	case "object_pattern", "array_pattern", "rest_pattern":
+		for _, c := range w.children(n) {
+			w.bindPattern(c)
+		}
+	}
+}

@@ -1,0 +1,278 @@
+package syntax
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+// walker holds the state of one file's extraction.
+type walker struct {
+	g       *grammar
+	src     []byte
+	ff      *FileFacts
+	project *project
+
+	lang    string
+	pkg     string // Symbol.Package of the file's definitions
+	idPkg   string // package part of the file's symbol ids
+	modDesc string // descriptor prefix: "" for Go, "src/index:" for TS, "shop.orders:" for Python
+
+	// defNames holds the start bytes of identifiers that name a definition
+	// or a local binding, so the generic walk does not take them for uses.
+	defNames map[uint32]bool
+	// scopes is the stack of definitions enclosing the current node.
+	scopes []scope
+	// seen de-duplicates symbols defined twice in one file.
+	seen map[string]bool
+}
+
+// scope is one enclosing definition.
+type scope struct {
+	sym    string          // the definition's symbol ("" for an anonymous function)
+	fn     bool            // a function body: names bound in it are local
+	locals map[string]bool // names bound locally (fn scopes only)
+	typ    string          // for a method: its type's symbol; for a class body: the class
+	recv   string          // Go: the receiver's name
+}
+
+func newWalker(g *grammar, src []byte, ff *FileFacts, p *project) *walker {
+	return &walker{
+		g:        g,
+		src:      src,
+		ff:       ff,
+		project:  p,
+		lang:     g.lang,
+		defNames: map[uint32]bool{},
+		seen:     map[string]bool{},
+	}
+}
+
+func (w *walker) typ(n *sitter.Node) string { return w.g.typ(n) }
+
+func (w *walker) text(n *sitter.Node) string {
+	return string(w.src[n.StartByte():n.EndByte()])
+}
+
+func rangeOf(n *sitter.Node) textpos.Range {
+	s, e := n.StartPoint(), n.EndPoint()
+	return textpos.Range{
+		Start: textpos.Position{Line: s.Row, Col: s.Column},
+		End:   textpos.Position{Line: e.Row, Col: e.Column},
+	}
+}
+
+// id returns the symbol id of a descriptor in the file's package or module.
+func (w *walker) id(desc string) string {
+	return "syntax " + w.lang + " " + w.idPkg + " " + w.modDesc + desc
+}
+
+// packageID is the symbol of a Go package, TS/JS or Python module.
+func packageID(lang, pkg string) string { return "syntax " + lang + " " + pkg }
+
+// walk visits n and its descendants in source order with a single cursor.
+// visit returns whether to descend and what to run after the descendants.
+func (w *walker) walk(n *sitter.Node, visit func(*sitter.Node) (bool, func())) {
+	c := sitter.NewTreeCursor(n)
+	defer c.Close()
+	var rec func()
+	rec = func() {
+		descend, leave := visit(c.CurrentNode())
+		if descend && c.GoToFirstChild() {
+			for {
+				rec()
+				if !c.GoToNextSibling() {
+					break
+				}
+			}
+			c.GoToParent()
+		}
+		if leave != nil {
+			leave()
+		}
+	}
+	rec()
+}
+
+// children returns n's named children (small nodes only: it allocates).
+func (w *walker) children(n *sitter.Node) []*sitter.Node {
+	k := int(n.NamedChildCount())
+	out := make([]*sitter.Node, 0, k)
+	for i := 0; i < k; i++ {
+		out = append(out, n.NamedChild(i))
+	}
+	return out
+}
+
+// childrenOfField returns the children of n stored under a field name.
+func (w *walker) childrenOfField(n *sitter.Node, field string) []*sitter.Node {
+	var out []*sitter.Node
+	k := int(n.ChildCount())
+	for i := 0; i < k; i++ {
+		if n.FieldNameForChild(i) == field {
+			out = append(out, n.Child(i))
+		}
+	}
+	return out
+}
+
+// define records a definition: its symbol, definition occurrence and,
+// with a container, the contains edge. It returns the symbol id.
+func (w *walker) define(desc, display, kind string, name, extent *sitter.Node, container string) string {
+	id := w.id(desc)
+	w.defNames[name.StartByte()] = true
+	nr := rangeOf(name)
+	if !w.seen[id] {
+		w.seen[id] = true
+		w.ff.Symbols = append(w.ff.Symbols, graph.Symbol{
+			ID:          id,
+			DisplayName: display,
+			Kind:        kind,
+			Language:    w.lang,
+			Package:     w.pkg,
+			Doc:         w.docBefore(extent),
+			Def:         graph.Location{Path: w.ff.Document.Path, Range: nr},
+			DefExtent:   rangeOf(extent),
+		})
+		if container != "" {
+			w.ff.Edges = append(w.ff.Edges, graph.Edge{
+				From: container, To: id, Kind: graph.EdgeContains,
+				Confidence: ConfidenceDeclaration, Source: graph.SourceSyntax,
+				Reason: ReasonDeclaration, Count: 1,
+			})
+		}
+	}
+	w.ff.Occurrences = append(w.ff.Occurrences, graph.Occurrence{
+		Path: w.ff.Document.Path, Range: nr, Symbol: id,
+		Roles: graph.RoleDefinition | w.testRole(), Enclosing: w.enclosing(),
+	})
+	return id
+}
+
+func (w *walker) testRole() graph.Role {
+	if w.ff.Document.Flags&graph.DocTest != 0 {
+		return graph.RoleTest
+	}
+	return 0
+}
+
+// enclosing returns the innermost named enclosing definition.
+func (w *walker) enclosing() string {
+	for i := len(w.scopes) - 1; i >= 0; i-- {
+		if w.scopes[i].sym != "" {
+			return w.scopes[i].sym
+		}
+	}
+	return ""
+}
+
+// push enters a definition's scope and returns the function that leaves it.
+func (w *walker) push(s scope) func() {
+	if s.fn && s.locals == nil {
+		s.locals = map[string]bool{}
+	}
+	w.scopes = append(w.scopes, s)
+	return func() { w.scopes = w.scopes[:len(w.scopes)-1] }
+}
+
+// bindLocal records a name bound in the innermost function scope.
+func (w *walker) bindLocal(n *sitter.Node) {
+	w.defNames[n.StartByte()] = true
+	for i := len(w.scopes) - 1; i >= 0; i-- {
+		if w.scopes[i].fn {
+			w.scopes[i].locals[w.text(n)] = true
+			return
+		}
+	}
+}
+
+// isLocal reports whether name is bound in an enclosing function.
+func (w *walker) isLocal(name string) bool {
+	for i := len(w.scopes) - 1; i >= 0; i-- {
+		if w.scopes[i].fn && w.scopes[i].locals[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// innerType returns the type of the innermost method or class scope.
+func (w *walker) innerType() (typ, recv string) {
+	for i := len(w.scopes) - 1; i >= 0; i-- {
+		if w.scopes[i].typ != "" {
+			return w.scopes[i].typ, w.scopes[i].recv
+		}
+	}
+	return "", ""
+}
+
+// use records a name used in the file.
+func (w *walker) use(n *sitter.Node, kind UseKind, qualifier string, call, typ bool) {
+	name := w.text(n)
+	if kind == UseBare && w.isLocal(name) {
+		return
+	}
+	w.ff.Uses = append(w.ff.Uses, Use{
+		Range: rangeOf(n), Name: name, Kind: kind, Qualifier: qualifier,
+		Call: call, Type: typ, Enclosing: w.enclosing(),
+	})
+}
+
+// docBefore returns the first paragraph of the comment block right above a
+// definition (Go, TS/JS), with comment markers removed.
+func (w *walker) docBefore(n *sitter.Node) string {
+	if w.lang == "python" {
+		return ""
+	}
+	ls := bytes.LastIndexByte(w.src[:n.StartByte()], '\n') + 1
+	var lines []string
+	for ls > 0 {
+		pls := bytes.LastIndexByte(w.src[:ls-1], '\n') + 1
+		line := bytes.TrimSpace(w.src[pls : ls-1])
+		if !bytes.HasPrefix(line, []byte("//")) && !bytes.HasPrefix(line, []byte("*")) &&
+			!bytes.HasPrefix(line, []byte("/*")) && !bytes.HasSuffix(line, []byte("*/")) {
+			break
+		}
+		lines = append(lines, string(line))
+		ls = pls
+	}
+	var b []string
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(strings.TrimSuffix(lines[i], "*/"))
+		for _, p := range []string{"/**", "/*", "//", "*"} {
+			if strings.HasPrefix(l, p) {
+				l = strings.TrimSpace(l[len(p):])
+				break
+			}
+		}
+		if l == "" {
+			if len(b) > 0 {
+				break
+			}
+			continue
+		}
+		b = append(b, l)
+	}
+	return strings.Join(b, " ")
+}
+
+// finish sorts the file's facts into a deterministic order.
+func (w *walker) finish() {
+	ff := w.ff
+	sort.SliceStable(ff.Occurrences, func(i, j int) bool {
+		return lessRange(ff.Occurrences[i].Range, ff.Occurrences[j].Range)
+	})
+	sort.SliceStable(ff.Uses, func(i, j int) bool { return lessRange(ff.Uses[i].Range, ff.Uses[j].Range) })
+}
+
+func lessRange(a, b textpos.Range) bool {
+	if a.Start != b.Start {
+		return a.Start.Before(b.Start)
+	}
+	return a.End.Before(b.End)
+}
