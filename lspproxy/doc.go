@@ -1,0 +1,39 @@
+// Package lspproxy sits between an editor and a language server and
+// forwards every message both ways, unchanged.
+//
+// Its principal type is [Proxy]: [Proxy.Serve] forwards between two
+// connections and [Proxy.ServeProcess] also owns a server started with
+// [StartServer]. Messages travel as the bytes they arrived as; the proxy
+// reads only the envelope (method, id) to route them. It changes exactly
+// two things: the initialize result, whose
+// capabilities.executeCommandProvider.commands gains the proxy's command
+// names (merged with the server's), and workspace/executeCommand calls
+// whose command starts with [CommandPrefix], which it answers from the
+// injected [Config.Commands] table ([CommandFunc]) instead of forwarding.
+//
+// The proxy reaches the server on its own behalf through [Requester]
+// (implemented by [Proxy]), with string ids in a namespace editors are
+// refused. What passes by — observed requests and their answers as
+// [Exchange], text document notifications as [DocumentEvent], the
+// negotiated [Session] — goes to an [Observer] through a bounded queue:
+// forwarding never waits for it, and when the queue is full observations
+// are dropped and counted ([Stats]).
+//
+// Framing is the LSP base protocol, implemented here rather than with
+// go.lsp.dev/jsonrpc2's Stream, which re-encodes every message: it keeps
+// numeric ids as int32 (larger ids fail to decode), writes "params": null
+// for requests that had none, and decodes and re-marshals params and
+// results. Here the body is forwarded as received.
+//
+// Malformed input: a frame whose header cannot be delimited (no or bad
+// Content-Length) ends that side, since the stream cannot be resynchronised:
+// from the editor the session shuts down; from the server it is treated as
+// a server failure. A well-delimited frame whose body is not a JSON-RPC
+// message is logged and skipped. If the server ends before the editor sent
+// exit, every pending editor request is answered with an error, the editor
+// gets window/showMessage naming the server and its exit status, and Serve
+// returns an error wrapping [ErrServerExited].
+//
+// The package imports nothing of lspgraph but internal/textpos; the graph is
+// reached only through the injected Observer and command table.
+package lspproxy

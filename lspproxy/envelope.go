@@ -1,0 +1,278 @@
+package lspproxy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// kind classifies a JSON-RPC message by the members its envelope has.
+type kind uint8
+
+const (
+	kindCall         kind = iota + 1 // method and id
+	kindNotification                 // method, no id
+	kindResponse                     // id (possibly null), no method
+)
+
+// envelope is what routing needs from a message: its kind, method and id,
+// and where params, result and error lie in the body. Slices point into the
+// body; nothing else is decoded.
+type envelope struct {
+	kind   kind
+	method string
+	// id is the raw id token (`7`, `"abc"`, `null`); nil when absent.
+	id     []byte
+	params []byte
+	result []byte
+	err    []byte
+}
+
+// idKey returns the key under which a message's id is paired with its
+// response: the raw token, so numeric ids stay numbers and string ids strings.
+func (e *envelope) idKey() string { return string(e.id) }
+
+var errNotObject = errors.New("message is not a JSON object")
+
+// scanEnvelope walks the top level of a JSON-RPC message. Member values are
+// skipped by a structural scan (strings, nesting, literals) rather than fully
+// decoded, so the cost is one pass over the bytes with no allocation beyond
+// the method name.
+func scanEnvelope(b []byte) (envelope, error) {
+	var e envelope
+	s := scanner{b: b}
+	s.ws()
+	if !s.eat('{') {
+		return e, errNotObject
+	}
+	s.ws()
+	if !s.eat('}') {
+		for {
+			s.ws()
+			key, err := s.key()
+			if err != nil {
+				return e, err
+			}
+			s.ws()
+			if !s.eat(':') {
+				return e, s.errorf("expected ':' after member %q", key)
+			}
+			s.ws()
+			start := s.i
+			if err := s.value(); err != nil {
+				return e, err
+			}
+			v := b[start:s.i]
+			switch key {
+			case "id":
+				e.id = v
+			case "method":
+				if len(v) == 0 || v[0] != '"' {
+					return e, s.errorf("method is not a string")
+				}
+				if err := json.Unmarshal(v, &e.method); err != nil {
+					return e, fmt.Errorf("method: %w", err)
+				}
+			case "params":
+				e.params = v
+			case "result":
+				e.result = v
+			case "error":
+				e.err = v
+			}
+			s.ws()
+			if s.eat(',') {
+				continue
+			}
+			if s.eat('}') {
+				break
+			}
+			return e, s.errorf("expected ',' or '}'")
+		}
+	}
+	s.ws()
+	if s.i != len(b) {
+		return e, s.errorf("trailing data after the message")
+	}
+	switch {
+	case e.method != "" && e.id != nil:
+		e.kind = kindCall
+	case e.method != "":
+		e.kind = kindNotification
+	case e.id != nil:
+		// A response should carry result or error; one with neither is
+		// still routed by its id rather than dropped.
+		e.kind = kindResponse
+	default:
+		return e, errors.New("neither a request (method) nor a response (id with result or error)")
+	}
+	if e.id != nil && e.kind != kindResponse && !validID(e.id) {
+		return e, fmt.Errorf("id %s is neither a number nor a string", truncate(e.id))
+	}
+	return e, nil
+}
+
+func validID(id []byte) bool {
+	c := id[0]
+	return c == '"' || c == '-' || (c >= '0' && c <= '9')
+}
+
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) errorf(format string, args ...any) error {
+	return fmt.Errorf("byte %d: %s", s.i, fmt.Sprintf(format, args...))
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) eat(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// key reads a member name. Names with escapes are decoded properly; the
+// common case returns a string without an extra pass.
+func (s *scanner) key() (string, error) {
+	start := s.i
+	escaped, err := s.str()
+	if err != nil {
+		return "", err
+	}
+	raw := s.b[start:s.i]
+	if !escaped {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var k string
+	if err := json.Unmarshal(raw, &k); err != nil {
+		return "", fmt.Errorf("member name: %w", err)
+	}
+	return k, nil
+}
+
+// str skips a string starting at s.i and reports whether it had escapes.
+func (s *scanner) str() (bool, error) {
+	if !s.eat('"') {
+		return false, s.errorf("expected a string")
+	}
+	escaped := false
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; {
+		case c == '"':
+			s.i++
+			return escaped, nil
+		case c == '\\':
+			escaped = true
+			s.i += 2
+		case c < 0x20:
+			return false, s.errorf("control character in string")
+		default:
+			s.i++
+		}
+	}
+	return false, s.errorf("unterminated string")
+}
+
+// value skips one JSON value: strings and nesting are tracked exactly;
+// numbers and literals are taken up to the next delimiter and checked by
+// their first byte only.
+func (s *scanner) value() error {
+	if s.i >= len(s.b) {
+		return s.errorf("unexpected end of message")
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		_, err := s.str()
+		return err
+	case c == '{' || c == '[':
+		return s.nested()
+	case c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n':
+		start := s.i
+		for s.i < len(s.b) && !isDelim(s.b[s.i]) {
+			s.i++
+		}
+		if c == 't' || c == 'f' || c == 'n' {
+			switch string(s.b[start:s.i]) {
+			case "true", "false", "null":
+			default:
+				return s.errorf("invalid literal %q", truncate(s.b[start:s.i]))
+			}
+		}
+		return nil
+	default:
+		return s.errorf("unexpected character %q", c)
+	}
+}
+
+// nested skips an object or array, checking that brackets balance.
+func (s *scanner) nested() error {
+	var stack [64]byte
+	depth := 0
+	var deep []byte // beyond 64 levels
+	push := func(c byte) {
+		if depth < len(stack) {
+			stack[depth] = c
+		} else {
+			deep = append(deep, c)
+		}
+		depth++
+	}
+	top := func() byte {
+		if depth <= len(stack) {
+			return stack[depth-1]
+		}
+		return deep[depth-1-len(stack)]
+	}
+	pop := func() {
+		depth--
+		if depth >= len(stack) {
+			deep = deep[:len(deep)-1]
+		}
+	}
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; c {
+		case '"':
+			if _, err := s.str(); err != nil {
+				return err
+			}
+			continue
+		case '{':
+			push('}')
+		case '[':
+			push(']')
+		case '}', ']':
+			if depth == 0 || top() != c {
+				return s.errorf("unbalanced %q", c)
+			}
+			pop()
+			if depth == 0 {
+				s.i++
+				return nil
+			}
+		}
+		s.i++
+	}
+	return s.errorf("unexpected end of message inside an object or array")
+}
+
+func isDelim(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}

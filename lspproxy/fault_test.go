@@ -1,0 +1,303 @@
+package lspproxy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lspgraph/lspgraph/lspproxy"
+	"github.com/lspgraph/lspgraph/lspproxy/lsptest"
+)
+
+// logBuffer is a goroutine-safe log sink.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// processConnection runs the proxy in front of a real fake-server process.
+type processConnection struct {
+	editor *lsptest.Endpoint
+	proc   *lspproxy.ServerProcess
+	proxy  *lspproxy.Proxy
+	done   chan error
+}
+
+func startProcess(t *testing.T, cfg lspproxy.Config, f lsptest.FakeServer) *processConnection {
+	t.Helper()
+	proc, err := lspproxy.StartServer(lsptest.FakeServerCommand(t, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	editor, proxyEditor := net.Pipe()
+	pc := &processConnection{editor: lsptest.NewEndpoint("editor", editor), proc: proc, proxy: lspproxy.New(cfg), done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { pc.done <- pc.proxy.ServeProcess(ctx, proxyEditor, proc) }()
+	t.Cleanup(func() {
+		cancel()
+		editor.Close()
+		select {
+		case <-pc.done:
+		case <-time.After(lsptest.Timeout):
+			t.Errorf("proxy did not stop")
+		}
+	})
+	return pc
+}
+
+func (pc *processConnection) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-pc.done:
+		pc.done <- err
+		return err
+	case <-time.After(lsptest.Timeout):
+		t.Fatal("proxy did not stop")
+		return nil
+	}
+}
+
+func TestProcessShutdown(t *testing.T) {
+	pc := startProcess(t, testConfig(), lsptest.FakeServer{})
+	pc.editor.Send(t, initializeRequest)
+	if cmds := commands(t, pc.editor.Recv(t)); len(cmds) != 2 {
+		t.Fatalf("commands = %q", cmds)
+	}
+	pc.editor.Send(t, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	pc.editor.Send(t, `{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)
+	expect(t, pc.editor.Recv(t), `{"jsonrpc":"2.0","id":2,"result":null}`)
+	pc.editor.Send(t, `{"jsonrpc":"2.0","method":"exit"}`)
+	if err := pc.wait(t); err != nil {
+		t.Fatalf("orderly exit: %v", err)
+	}
+	// Exit without shutdown: the server exits 1 and so does the proxy.
+	pc = startProcess(t, testConfig(), lsptest.FakeServer{})
+	pc.editor.Send(t, `{"jsonrpc":"2.0","method":"exit"}`)
+	if err := pc.wait(t); err == nil || !strings.Contains(err.Error(), "exit status 1") {
+		t.Fatalf("exit without shutdown: err = %v, want exit status 1", err)
+	}
+}
+
+// TestServerDies: pending requests are answered with errors, the editor is
+// told, and the proxy fails after the editor's exit.
+func TestServerDies(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		kill   bool
+		status string
+	}{
+		{"crash", false, "exit status 3"},
+		{"killed", true, "signal: killed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc := startProcess(t, testConfig(), lsptest.FakeServer{
+				Hang:    []string{"textDocument/definition"},
+				CrashOn: "textDocument/hover", CrashCode: 3,
+			})
+			pc.editor.Send(t, initializeRequest)
+			pc.editor.Recv(t)
+			pc.editor.Send(t, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+			pc.editor.Send(t, `{"jsonrpc":"2.0","id":2,"method":"textDocument/definition","params":{}}`)
+			pc.editor.Send(t, `{"jsonrpc":"2.0","id":"three","method":"textDocument/definition","params":{}}`)
+			if tc.kill {
+				// The fake server reads in order; a hover after the
+				// definitions tells us both reached it. Use a request it
+				// answers (echo) as the marker.
+				pc.editor.Send(t, `{"jsonrpc":"2.0","id":4,"method":"textDocument/foldingRange","params":{"marker":1}}`)
+				expect(t, pc.editor.Recv(t), `{"jsonrpc":"2.0","id":4,"result":{"marker":1}}`)
+				if err := syscall.Kill(pc.proc.Pid(), syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				pc.editor.Send(t, `{"jsonrpc":"2.0","id":4,"method":"textDocument/hover","params":{}}`)
+			}
+			answered := map[string]bool{}
+			var message string
+			for len(answered) < 2 || message == "" || (!tc.kill && len(answered) < 3) {
+				m := pc.editor.Recv(t)
+				switch {
+				case field(t, m, "method") == "window/showMessage":
+					message = fmt.Sprint(field(t, m, "params", "message"))
+					if field(t, m, "params", "type") != json.Number("1") {
+						t.Errorf("showMessage type = %v, want 1 (Error)", field(t, m, "params", "type"))
+					}
+				case field(t, m, "error") != nil:
+					answered[fmt.Sprint(field(t, m, "id"))] = true
+					if msg := fmt.Sprint(field(t, m, "error", "message")); !strings.Contains(msg, tc.status) {
+						t.Errorf("error %q does not name the exit status %q", msg, tc.status)
+					}
+				default:
+					t.Fatalf("unexpected %s", m)
+				}
+			}
+			if !answered["2"] || !answered["three"] {
+				t.Errorf("answered %v, want 2 and three", answered)
+			}
+			if !strings.Contains(message, "fake (pid ") || !strings.Contains(message, tc.status) {
+				t.Errorf("showMessage %q should name the server, its pid and %q", message, tc.status)
+			}
+			// Requests after the death are answered at once; shutdown
+			// succeeds so the editor can leave; exit ends the proxy with
+			// an error.
+			pc.editor.Send(t, `{"jsonrpc":"2.0","id":5,"method":"textDocument/definition","params":{}}`)
+			if field(t, pc.editor.Recv(t), "error", "code") != json.Number("-32803") {
+				t.Error("request after the server died was not refused")
+			}
+			pc.editor.Send(t, `{"jsonrpc":"2.0","id":6,"method":"shutdown"}`)
+			expect(t, pc.editor.Recv(t), `{"jsonrpc":"2.0","id":6,"result":null}`)
+			pc.editor.Send(t, `{"jsonrpc":"2.0","method":"exit"}`)
+			err := pc.wait(t)
+			if !errors.Is(err, lspproxy.ErrServerExited) || !strings.Contains(err.Error(), tc.status) {
+				t.Fatalf("Serve = %v, want ErrServerExited with %q", err, tc.status)
+			}
+		})
+	}
+}
+
+// TestServerDiesEditorGone: with the server dead, the editor closing its
+// end ends the proxy at once.
+func TestServerDiesEditorGone(t *testing.T) {
+	pc := startProcess(t, testConfig(), lsptest.FakeServer{CrashOn: "initialize", CrashCode: 2})
+	pc.editor.Send(t, initializeRequest)
+	if field(t, pc.editor.Recv(t), "error") == nil {
+		t.Fatal("initialize should fail")
+	}
+	pc.editor.Recv(t) // showMessage
+	pc.editor.Close()
+	if err := pc.wait(t); !errors.Is(err, lspproxy.ErrServerExited) {
+		t.Fatalf("Serve = %v, want ErrServerExited", err)
+	}
+}
+
+func TestCancelUnansweredRequest(t *testing.T) {
+	cfg := testConfig()
+	cfg.CancelGrace = 50 * time.Millisecond
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{}`)
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":5,"method":"textDocument/references","params":{}}`)
+	c.Editor.Send(t, `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":5}}`)
+	c.Server.Recv(t)
+	expect(t, c.Server.Recv(t), `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":5}}`)
+	// The server never answers: the proxy does, once.
+	got := c.Editor.Recv(t)
+	if field(t, got, "id") != json.Number("5") || field(t, got, "error", "code") != json.Number("-32800") {
+		t.Fatalf("got %s, want RequestCancelled for id 5", got)
+	}
+	// A late answer is dropped: the editor's next message is the next
+	// request's answer.
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":5,"result":[]}`)
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":6,"method":"textDocument/hover","params":{}}`)
+	c.Server.Recv(t)
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":6,"result":null}`)
+	expect(t, c.Editor.Recv(t), `{"jsonrpc":"2.0","id":6,"result":null}`)
+	shutdown(t, c)
+}
+
+// TestSlowObserver: forwarding never waits for the observer.
+func TestSlowObserver(t *testing.T) {
+	const n = 10000
+	block := make(chan struct{})
+	cfg := testConfig()
+	cfg.QueueSize = 16
+	cfg.DrainTimeout = 10 * time.Millisecond
+	cfg.Observer.OnDocument = func(lspproxy.DocumentEvent) { <-block }
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{}`)
+	for i := 0; i < n; i++ {
+		c.Editor.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.go","version":%d},"contentChanges":[{"text":"x"}]}}`, i))
+	}
+	for i := 0; i < n; i++ {
+		m := c.Server.Recv(t)
+		if v := field(t, m, "params", "textDocument", "version"); v != json.Number(fmt.Sprint(i)) {
+			t.Fatalf("didChange %d arrived as version %v", i, v)
+		}
+	}
+	st := c.Proxy.Stats()
+	// One is held by the blocked observer, 16 wait in the queue.
+	if st.Dropped < n-17 || st.Observed+st.Dropped+int64(st.Queued) != n+1 { // +1: the session
+		t.Errorf("stats = %+v, want about %d dropped and every observation accounted for", st, n-17)
+	}
+	close(block)
+	shutdown(t, c)
+}
+
+func TestMalformedFromEditor(t *testing.T) {
+	var logs logBuffer
+	cfg := testConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{}`)
+	// A delimited frame with a broken body is skipped.
+	broken := `{"id":1,"me`
+	c.Editor.SendRaw(t, fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(broken), broken))
+	c.Editor.Send(t, `{"jsonrpc":"2.0","method":"textDocument/didSave","params":{}}`)
+	expect(t, c.Server.Recv(t), `{"jsonrpc":"2.0","method":"textDocument/didSave","params":{}}`)
+	if st := c.Proxy.Stats(); st.Malformed != 1 {
+		t.Errorf("malformed = %d, want 1", st.Malformed)
+	}
+	if !strings.Contains(logs.String(), "skipping a malformed message from the editor") {
+		t.Errorf("log lacks the malformed message line:\n%s", logs.String())
+	}
+	// A header without a usable length ends the session with an error.
+	c.Editor.SendRaw(t, "Content-Length: twelve\r\n\r\n{}")
+	err := c.Wait(t, lsptest.Timeout)
+	if err == nil || !strings.Contains(err.Error(), "Content-Length") {
+		t.Fatalf("Serve = %v, want a malformed header error", err)
+	}
+	if !strings.Contains(logs.String(), "editor sent a malformed frame") {
+		t.Errorf("log lacks the malformed frame line:\n%s", logs.String())
+	}
+	if c.Server.Ended(lsptest.Timeout) == nil {
+		t.Error("server connection still open")
+	}
+}
+
+func TestMalformedFromServer(t *testing.T) {
+	var logs logBuffer
+	cfg := testConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{}`)
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":2,"method":"textDocument/definition","params":{}}`)
+	c.Server.Recv(t)
+	c.Server.SendRaw(t, "Content-Length: 3\r\n\r\n[1]")
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":2,"result":null}`)
+	expect(t, c.Editor.Recv(t), `{"jsonrpc":"2.0","id":2,"result":null}`)
+	if !strings.Contains(logs.String(), "skipping a malformed message from the language server") {
+		t.Errorf("log lacks the malformed message line:\n%s", logs.String())
+	}
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":3,"method":"textDocument/definition","params":{}}`)
+	c.Server.Recv(t)
+	c.Server.SendRaw(t, "Content-Type: x\r\n\r\n{}")
+	if got := c.Editor.Recv(t); field(t, got, "id") != json.Number("3") || field(t, got, "error") == nil {
+		t.Fatalf("pending request got %s, want an error", got)
+	}
+	if m := c.Editor.Recv(t); field(t, m, "method") != "window/showMessage" || !strings.Contains(fmt.Sprint(field(t, m, "params", "message")), "malformed frame") {
+		t.Fatalf("got %s, want showMessage about the malformed frame", m)
+	}
+	c.Editor.Send(t, `{"jsonrpc":"2.0","method":"exit"}`)
+	if err := c.Wait(t, lsptest.Timeout); !errors.Is(err, lspproxy.ErrServerExited) {
+		t.Fatalf("Serve = %v, want ErrServerExited", err)
+	}
+}

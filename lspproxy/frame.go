@@ -1,0 +1,117 @@
+package lspproxy
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// maxFrame bounds a frame's Content-Length. LSP messages can be large
+// (workspace/symbol, semantic tokens of a big file), but a length beyond this
+// is a corrupt header, not a message.
+const maxFrame = 1 << 30
+
+// errFraming marks a header the reader cannot recover from: without a valid
+// Content-Length there is no way to know where the next frame starts.
+var errFraming = errors.New("lspproxy: malformed frame header")
+
+// frameReader reads LSP base-protocol frames ("Content-Length: N\r\n\r\n" and
+// N bytes). Each returned body is a fresh slice the caller owns.
+type frameReader struct {
+	r *bufio.Reader
+}
+
+func newFrameReader(r io.Reader) *frameReader {
+	return &frameReader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+var headerContentLength = []byte("content-length")
+
+// Read returns the next frame's body. io.EOF means the peer closed the
+// connection between frames; an error wrapping errFraming means the header
+// was unusable and the stream cannot be resynchronised.
+func (fr *frameReader) Read() ([]byte, error) {
+	length := -1
+	first := true
+	for {
+		line, err := fr.r.ReadSlice('\n')
+		if err != nil {
+			if first && len(line) == 0 && err == io.EOF {
+				return nil, io.EOF
+			}
+			if err == bufio.ErrBufferFull {
+				return nil, fmt.Errorf("%w: header line longer than %d bytes", errFraming, fr.r.Size())
+			}
+			return nil, fmt.Errorf("lspproxy: reading frame header: %w", err)
+		}
+		first = false
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			break
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon < 0 {
+			return nil, fmt.Errorf("%w: header line %q has no colon", errFraming, truncate(line))
+		}
+		name := bytes.TrimSpace(line[:colon])
+		if !bytes.EqualFold(name, headerContentLength) {
+			continue // Content-Type and unknown headers are ignored
+		}
+		value := bytes.TrimSpace(line[colon+1:])
+		n, err := strconv.ParseInt(string(value), 10, 64)
+		if err != nil || n < 0 || n > maxFrame {
+			return nil, fmt.Errorf("%w: bad Content-Length %q", errFraming, truncate(value))
+		}
+		length = int(n)
+	}
+	if length < 0 {
+		return nil, fmt.Errorf("%w: missing Content-Length", errFraming)
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(fr.r, body); err != nil {
+		return nil, fmt.Errorf("lspproxy: reading %d-byte frame body: %w", length, err)
+	}
+	return body, nil
+}
+
+// frameWriter writes frames; one Write per frame for small bodies so a frame
+// reaches a pipe in one piece.
+type frameWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+// smallFrame is the size up to which header and body are copied into one
+// buffer and written with a single Write.
+const smallFrame = 64 << 10
+
+func (fw *frameWriter) Write(body []byte) error {
+	fw.buf = append(fw.buf[:0], "Content-Length: "...)
+	fw.buf = strconv.AppendInt(fw.buf, int64(len(body)), 10)
+	fw.buf = append(fw.buf, "\r\n\r\n"...)
+	if len(body) <= smallFrame {
+		fw.buf = append(fw.buf, body...)
+		_, err := fw.w.Write(fw.buf)
+		if cap(fw.buf) > 4*smallFrame {
+			fw.buf = nil
+		}
+		return err
+	}
+	if _, err := fw.w.Write(fw.buf); err != nil {
+		return err
+	}
+	_, err := fw.w.Write(body)
+	return err
+}
+
+// truncate shortens b for a log line.
+func truncate(b []byte) string {
+	const n = 80
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}

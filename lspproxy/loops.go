@@ -1,0 +1,265 @@
+package lspproxy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// editorLoop reads the editor's frames until the editor disconnects or
+// sends a frame that cannot be delimited.
+func (p *Proxy) editorLoop(fr *frameReader) error {
+	for {
+		body, err := fr.Read()
+		if err != nil {
+			if errors.Is(err, errFraming) {
+				p.log.Error("editor sent a malformed frame; the stream cannot be resynchronised, shutting down", "err", err)
+				return fmt.Errorf("lspproxy: from the editor: %w", err)
+			}
+			if !errors.Is(err, io.EOF) {
+				p.log.Info("editor connection ended", "err", err)
+			}
+			return err
+		}
+		p.counters.fromEditor.Add(1)
+		env, err := scanEnvelope(body)
+		if err != nil {
+			p.counters.malformed.Add(1)
+			p.log.Error("skipping a malformed message from the editor", "err", err, "body", truncate(body))
+			continue
+		}
+		switch env.kind {
+		case kindCall:
+			p.editorCall(&env, body)
+		case kindNotification:
+			p.editorNotification(&env, body)
+		case kindResponse:
+			p.forwardToServer(body)
+		}
+	}
+}
+
+// editorCall routes one editor request.
+func (p *Proxy) editorCall(env *envelope, body []byte) {
+	if isOwnID(env.id) {
+		p.replyError(env.id, codeInvalidRequest, fmt.Sprintf("request id %s is reserved for the lspgraph proxy", env.id))
+		return
+	}
+	switch env.method {
+	case "workspace/executeCommand":
+		if p.interceptCommand(env) {
+			return
+		}
+	case "initialize":
+		p.noteInitializeParams(env.params)
+	}
+	pc := &pendingCall{method: env.method, id: env.id, sent: time.Now()}
+	if env.method == "initialize" || observedRequest(env.method) {
+		pc.params = env.params
+	}
+	key := env.idKey()
+	p.mu.Lock()
+	if p.serverErr != nil {
+		err := p.serverErr
+		p.mu.Unlock()
+		if env.method == "shutdown" {
+			p.replyResult(env.id, []byte("null"))
+		} else {
+			p.replyError(env.id, codeRequestFailed, err.Error())
+		}
+		return
+	}
+	pc.premature = !p.ready.isReady()
+	p.pending[key] = pc
+	p.mu.Unlock()
+	p.forwardToServer(body)
+}
+
+// editorNotification routes one editor notification.
+func (p *Proxy) editorNotification(env *envelope, body []byte) {
+	switch env.method {
+	case "$/cancelRequest":
+		if p.editorCancel(env.params) {
+			return
+		}
+	case "initialized":
+		p.mu.Lock()
+		p.initDone = true
+		p.mu.Unlock()
+	case "exit":
+		p.mu.Lock()
+		first := !p.exitSent
+		p.exitSent = true
+		p.mu.Unlock()
+		p.forwardToServer(body)
+		if first {
+			close(p.exitSeen)
+		}
+		return
+	default:
+		if observedNotification(env.method) {
+			p.observe(observation{document: &DocumentEvent{
+				Method:   env.method,
+				Params:   json.RawMessage(env.params),
+				Encoding: p.encoding(),
+				Time:     time.Now(),
+			}})
+		}
+	}
+	p.forwardToServer(body)
+}
+
+// forwardToServer writes a frame to the server unless it is gone; a failed
+// write is noticed by the server loop, which fails pending requests.
+func (p *Proxy) forwardToServer(body []byte) {
+	select {
+	case <-p.serverGone:
+		return
+	default:
+	}
+	if err := p.writeServer(body); err != nil {
+		p.log.Debug("writing to the server", "err", err)
+	}
+}
+
+// serverLoop reads the server's frames until the connection ends, then
+// settles everything that waited for the server.
+func (p *Proxy) serverLoop(fr *frameReader) {
+	var endErr error
+	for {
+		body, err := fr.Read()
+		if err != nil {
+			endErr = err
+			break
+		}
+		p.counters.fromServer.Add(1)
+		env, err := scanEnvelope(body)
+		if err != nil {
+			p.counters.malformed.Add(1)
+			p.log.Error("skipping a malformed message from the language server", "server", p.cfg.ServerName, "err", err, "body", truncate(body))
+			continue
+		}
+		switch env.kind {
+		case kindResponse:
+			p.serverResponse(&env, body)
+		case kindCall:
+			p.serverCall(&env)
+			p.writeEditor(body)
+		case kindNotification:
+			p.serverNotification(&env)
+			p.writeEditor(body)
+		}
+	}
+	p.serverEnded(endErr)
+}
+
+// serverResponse routes one response from the server.
+func (p *Proxy) serverResponse(env *envelope, body []byte) {
+	key := env.idKey()
+	if isOwnID(env.id) {
+		p.ownResponse(key, env)
+		return
+	}
+	p.mu.Lock()
+	pc := p.pending[key]
+	if pc != nil {
+		delete(p.pending, key)
+	}
+	premature := false
+	if pc != nil {
+		premature = pc.premature || !p.ready.isReady()
+	}
+	p.mu.Unlock()
+	if pc == nil {
+		// An answer to a request the proxy already answered (cancelled
+		// past its grace) or that was never forwarded: the editor must
+		// not see two answers.
+		p.log.Debug("dropping a response to an unknown request", "id", string(env.id))
+		return
+	}
+	switch {
+	case pc.method == "initialize":
+		body = p.rewriteInitialize(env, body)
+	case observedRequest(pc.method):
+		p.observe(observation{exchange: &Exchange{
+			Method:    pc.method,
+			Params:    json.RawMessage(pc.params),
+			Result:    json.RawMessage(env.result),
+			Error:     json.RawMessage(env.err),
+			Encoding:  p.encoding(),
+			Sent:      pc.sent,
+			Received:  time.Now(),
+			Premature: premature,
+		}})
+	}
+	p.writeEditor(body)
+}
+
+// serverEnded runs once the server connection is over. Unless the editor
+// asked the server to exit, every pending request gets an error, the
+// editor is told, and Serve will fail.
+func (p *Proxy) serverEnded(readErr error) {
+	p.mu.Lock()
+	expected := p.exitSent || p.stopping
+	proc := p.proc
+	p.mu.Unlock()
+	if expected {
+		close(p.serverGone)
+		p.failPending(fmt.Errorf("lspproxy: %s exited", p.cfg.ServerName), false)
+		return
+	}
+	var reason string
+	switch {
+	case errors.Is(readErr, errFraming):
+		p.log.Error("language server sent a malformed frame; the stream cannot be resynchronised, stopping it", "server", p.cfg.ServerName, "err", readErr)
+		reason = fmt.Sprintf("sent a malformed frame (%v) and was stopped", readErr)
+		if proc != nil {
+			proc.kill()
+		}
+	case proc != nil:
+		status, ok := proc.waitTimeout(2 * time.Second)
+		switch {
+		case !ok:
+			reason = fmt.Sprintf("closed its output (%v) and was stopped", readErr)
+			proc.kill()
+		case status == nil:
+			reason = "exited with status 0"
+		default:
+			reason = fmt.Sprintf("exited: %v", status)
+		}
+	default:
+		reason = fmt.Sprintf("closed its connection (%v)", readErr)
+	}
+	name := p.cfg.ServerName
+	if proc != nil {
+		name = fmt.Sprintf("%s (pid %d)", name, proc.Pid())
+	}
+	err := fmt.Errorf("%w: %s %s", ErrServerExited, name, reason)
+	p.log.Error("language server ended", "err", err)
+	p.mu.Lock()
+	p.serverErr = err
+	p.mu.Unlock()
+	close(p.serverGone)
+	p.failPending(err, true)
+	p.showMessage(msgError, fmt.Sprintf("lspgraph: %v. Restart the language server to continue.", err))
+}
+
+// failPending answers every pending editor request with err and releases
+// the proxy's own requests.
+func (p *Proxy) failPending(err error, reply bool) {
+	p.mu.Lock()
+	calls := make([]*pendingCall, 0, len(p.pending))
+	for key, pc := range p.pending {
+		calls = append(calls, pc)
+		delete(p.pending, key)
+	}
+	p.mu.Unlock()
+	if !reply {
+		return
+	}
+	for _, pc := range calls {
+		p.replyError(pc.id, codeRequestFailed, fmt.Sprintf("%v before answering %s", err, pc.method))
+	}
+}

@@ -1,0 +1,159 @@
+package lspproxy
+
+import (
+	"encoding/json"
+	"sync/atomic"
+	"time"
+
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+// Observer receives what the proxy saw pass by. Each func may be nil. The
+// funcs run on one goroutine of their own, in the order the messages passed,
+// never on the forwarding path: a slow observer costs observations (dropped
+// and counted in [Stats]), never latency.
+type Observer struct {
+	// OnInitialize is called once the server answered initialize.
+	OnInitialize func(Session)
+	// OnExchange is called for each completed request of an observed
+	// method (see [ObservedMethods]).
+	OnExchange func(Exchange)
+	// OnDocument is called for textDocument/didOpen, didChange, didSave
+	// and didClose.
+	OnDocument func(DocumentEvent)
+}
+
+// Session is what initialize negotiated.
+type Session struct {
+	// RootURI is the initialize params' rootUri, else the first workspace
+	// folder, else a file URI made from rootPath; "" when none was given.
+	RootURI string
+	// WorkspaceFolders lists the workspace folders' URIs.
+	WorkspaceFolders []string
+	// Encoding is the negotiated capabilities.positionEncoding (UTF-16
+	// when the server named none).
+	Encoding textpos.Encoding
+	// ServerName and ServerVersion come from the result's serverInfo.
+	ServerName, ServerVersion string
+}
+
+// Exchange is one observed request and its answer, as raw JSON.
+type Exchange struct {
+	Method string
+	Params json.RawMessage
+	// Result is the raw result ("null" included); nil when the server
+	// answered with an error.
+	Result json.RawMessage
+	// Error is the raw error object when the server answered with one.
+	Error json.RawMessage
+	// Encoding is the position encoding the positions in Params and
+	// Result are counted in.
+	Encoding textpos.Encoding
+	// Sent is when the proxy forwarded the request; Received when it
+	// forwarded the answer.
+	Sent, Received time.Time
+	// Premature is set when the server may have answered from incomplete
+	// knowledge (see [Proxy] readiness): such answers must not become
+	// precise facts.
+	Premature bool
+}
+
+// DocumentEvent is one text document notification from the editor.
+type DocumentEvent struct {
+	Method   string // textDocument/didOpen, didChange, didSave, didClose
+	Params   json.RawMessage
+	Encoding textpos.Encoding
+	Time     time.Time
+}
+
+// ObservedRequest reports whether the exchanges of a request method go to
+// [Observer.OnExchange]: textDocument/definition, declaration,
+// typeDefinition, implementation, references, documentSymbol,
+// prepareCallHierarchy, callHierarchy/incomingCalls and outgoingCalls, and
+// workspace/symbol.
+func ObservedRequest(method string) bool { return observedRequest(method) }
+
+func observedRequest(method string) bool {
+	switch method {
+	case "textDocument/definition",
+		"textDocument/declaration",
+		"textDocument/typeDefinition",
+		"textDocument/implementation",
+		"textDocument/references",
+		"textDocument/documentSymbol",
+		"textDocument/prepareCallHierarchy",
+		"callHierarchy/incomingCalls",
+		"callHierarchy/outgoingCalls",
+		"workspace/symbol":
+		return true
+	}
+	return false
+}
+
+// observedNotification reports whether an editor notification is observed.
+func observedNotification(method string) bool {
+	switch method {
+	case "textDocument/didOpen", "textDocument/didChange", "textDocument/didSave", "textDocument/didClose":
+		return true
+	}
+	return false
+}
+
+// observation is one queue entry; exactly one pointer is set.
+type observation struct {
+	session  *Session
+	exchange *Exchange
+	document *DocumentEvent
+}
+
+// Stats are the proxy's counters at one moment.
+type Stats struct {
+	FromEditor int64 `json:"fromEditor"` // frames read from the editor
+	FromServer int64 `json:"fromServer"` // frames read from the server
+	Malformed  int64 `json:"malformed"`  // frames skipped because their body was not a JSON-RPC message
+	Observed   int64 `json:"observed"`   // observations handed to the Observer
+	Dropped    int64 `json:"dropped"`    // observations dropped because the queue was full
+	Queued     int   `json:"queued"`     // observations waiting in the queue
+	// PendingEditor counts editor requests the server has not answered;
+	// PendingProxy the proxy's own requests in flight; PendingCommands the
+	// lspgraph.* commands running.
+	PendingEditor   int `json:"pendingEditor"`
+	PendingProxy    int `json:"pendingProxy"`
+	PendingCommands int `json:"pendingCommands"`
+}
+
+// counters are updated on the forwarding path without locks.
+type counters struct {
+	fromEditor, fromServer, malformed, observed, dropped atomic.Int64
+}
+
+// observe queues o without waiting; when the queue is full o is dropped and
+// counted.
+func (p *Proxy) observe(o observation) {
+	select {
+	case p.queue <- o:
+	default:
+		p.counters.dropped.Add(1)
+	}
+}
+
+// deliver hands one observation to the Observer; after abandon is closed it
+// counts it as dropped instead.
+func (p *Proxy) deliver(o observation, abandon <-chan struct{}) {
+	select {
+	case <-abandon:
+		p.counters.dropped.Add(1)
+		return
+	default:
+	}
+	p.counters.observed.Add(1)
+	obs := p.cfg.Observer
+	switch {
+	case o.session != nil && obs.OnInitialize != nil:
+		obs.OnInitialize(*o.session)
+	case o.exchange != nil && obs.OnExchange != nil:
+		obs.OnExchange(*o.exchange)
+	case o.document != nil && obs.OnDocument != nil:
+		obs.OnDocument(*o.document)
+	}
+}

@@ -1,0 +1,169 @@
+package lspproxy_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/internal/textpos"
+	"github.com/lspgraph/lspgraph/lspproxy"
+	"github.com/lspgraph/lspgraph/lspproxy/lsptest"
+)
+
+// recorder collects observations.
+type recorder struct {
+	mu        sync.Mutex
+	sessions  []lspproxy.Session
+	exchanges []lspproxy.Exchange
+	documents []lspproxy.DocumentEvent
+}
+
+func (r *recorder) observer() lspproxy.Observer {
+	return lspproxy.Observer{
+		OnInitialize: func(s lspproxy.Session) { r.mu.Lock(); r.sessions = append(r.sessions, s); r.mu.Unlock() },
+		OnExchange:   func(e lspproxy.Exchange) { r.mu.Lock(); r.exchanges = append(r.exchanges, e); r.mu.Unlock() },
+		OnDocument:   func(d lspproxy.DocumentEvent) { r.mu.Lock(); r.documents = append(r.documents, d); r.mu.Unlock() },
+	}
+}
+
+func TestObserve(t *testing.T) {
+	var rec recorder
+	cfg := testConfig()
+	cfg.Observer = rec.observer()
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{"positionEncoding":"utf-8"}`)
+	change := `{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.go","version":2},"contentChanges":[{"text":"package a"}]}}`
+	c.Editor.Send(t, change)
+	c.Server.Recv(t)
+	params := `{"textDocument":{"uri":"file:///a.go"},"position":{"line":0,"character":8}}`
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":2,"method":"textDocument/definition","params":`+params+`}`)
+	c.Server.Recv(t)
+	result := `[{"uri":"file:///b.go","range":{"start":{"line":1,"character":5},"end":{"line":1,"character":8}}}]`
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":2,"result":`+result+`}`)
+	c.Editor.Recv(t)
+	// Not observed: hover.
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":3,"method":"textDocument/hover","params":`+params+`}`)
+	c.Server.Recv(t)
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":3,"result":null}`)
+	c.Editor.Recv(t)
+	// An error answer is observed with its error.
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":4,"method":"textDocument/references","params":`+params+`}`)
+	c.Server.Recv(t)
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":4,"error":{"code":-32803,"message":"no package"}}`)
+	c.Editor.Recv(t)
+	shutdown(t, c) // drains the observer
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.sessions) != 1 || rec.sessions[0].Encoding != textpos.UTF8 || rec.sessions[0].RootURI != "file:///work/app" {
+		t.Errorf("sessions = %+v", rec.sessions)
+	}
+	if len(rec.documents) != 1 || rec.documents[0].Method != "textDocument/didChange" || string(rec.documents[0].Params) != `{"textDocument":{"uri":"file:///a.go","version":2},"contentChanges":[{"text":"package a"}]}` {
+		t.Errorf("documents = %+v", rec.documents)
+	}
+	if len(rec.exchanges) != 2 {
+		t.Fatalf("got %d exchanges, want 2 (definition, references): %+v", len(rec.exchanges), rec.exchanges)
+	}
+	e := rec.exchanges[0]
+	if e.Method != "textDocument/definition" || string(e.Params) != params || string(e.Result) != result || e.Error != nil || e.Encoding != textpos.UTF8 || e.Premature {
+		t.Errorf("definition exchange = %+v", e)
+	}
+	if e.Received.Before(e.Sent) {
+		t.Errorf("received %v before sent %v", e.Received, e.Sent)
+	}
+	e = rec.exchanges[1]
+	if e.Method != "textDocument/references" || e.Result != nil || string(e.Error) != `{"code":-32803,"message":"no package"}` {
+		t.Errorf("references exchange = %+v", e)
+	}
+}
+
+// TestPremature follows typescript-language-server's loading sequence.
+func TestPremature(t *testing.T) {
+	var rec recorder
+	cfg := testConfig()
+	cfg.Observer = rec.observer()
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{}`)
+	id := 10
+	definition := func() {
+		t.Helper()
+		id++
+		c.Editor.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"textDocument/definition","params":{}}`, id))
+		c.Server.Recv(t)
+		c.Server.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":[]}`, id))
+		c.Editor.Recv(t)
+	}
+	fromServer := func(msgs ...string) {
+		t.Helper()
+		for _, m := range msgs {
+			c.Server.Send(t, m)
+			c.Editor.Recv(t)
+		}
+	}
+	definition() // 11: not gated yet: a server that never gates is always ready
+	fromServer(`{"jsonrpc":"2.0","method":"$/typescriptVersion","params":{"version":"5.9.2","source":"bundled"}}`)
+	definition() // 12: gated, loading not yet reported
+	fromServer(
+		`{"jsonrpc":"2.0","id":1,"method":"window/workDoneProgress/create","params":{"token":"t1"}}`,
+		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"t1","value":{"kind":"begin","title":"Initializing JS/TS language features…"}}}`,
+	)
+	definition() // 13: loading
+	// 14: sent while loading, answered after the end: still premature.
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":14,"method":"textDocument/definition","params":{}}`)
+	c.Server.Recv(t)
+	fromServer(`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"t1","value":{"kind":"end"}}}`)
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":14,"result":[]}`)
+	c.Editor.Recv(t)
+	id = 14
+	definition() // 15: ready
+	fromServer(`{"jsonrpc":"2.0","id":2,"method":"window/workDoneProgress/create","params":{"token":"t2"}}`)
+	definition() // 16: a second project loading
+	shutdown(t, c)
+
+	want := map[string]bool{"11": false, "12": true, "13": true, "14": true, "15": false, "16": true}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.exchanges) != len(want) {
+		t.Fatalf("got %d exchanges, want %d", len(rec.exchanges), len(want))
+	}
+	for i, e := range rec.exchanges {
+		n := fmt.Sprint(11 + i)
+		if e.Premature != want[n] {
+			t.Errorf("definition %s: premature = %v, want %v", n, e.Premature, want[n])
+		}
+	}
+}
+
+func TestPrematureWithoutProgress(t *testing.T) {
+	var rec recorder
+	cfg := testConfig()
+	cfg.Observer = rec.observer()
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{}`)
+	for i, m := range []string{
+		`{"jsonrpc":"2.0","method":"$/typescriptVersion","params":{"version":"5.9.2"}}`,
+		`{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"file:///a.ts","diagnostics":[]}}`,
+	} {
+		c.Editor.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"textDocument/definition","params":{}}`, 20+i))
+		c.Server.Recv(t)
+		c.Server.Send(t, json.RawMessage(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":null}`, 20+i)))
+		c.Editor.Recv(t)
+		c.Server.Send(t, m)
+		c.Editor.Recv(t)
+	}
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":30,"method":"textDocument/definition","params":{}}`)
+	c.Server.Recv(t)
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":30,"result":null}`)
+	c.Editor.Recv(t)
+	shutdown(t, c)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var got []bool
+	for _, e := range rec.exchanges {
+		got = append(got, e.Premature)
+	}
+	if fmt.Sprint(got) != "[false true false]" {
+		t.Errorf("premature = %v, want [false true false]", got)
+	}
+}

@@ -1,0 +1,350 @@
+package lspproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config is what a [Proxy] is built from. Only the zero value's defaults
+// noted below apply; nothing is read from the environment.
+type Config struct {
+	// ServerName names the real server in messages to the editor and in
+	// logs ("gopls").
+	ServerName string
+	// Commands are answered by the proxy when the editor sends
+	// workspace/executeCommand with their name. Names must start with
+	// [CommandPrefix]; lspgraph.status is built in (see Status).
+	Commands map[string]CommandFunc
+	// Status, when set, adds to lspgraph.status's answer (store state,
+	// layers). Its error is reported in the answer, not as a failure.
+	Status func(ctx context.Context) (any, error)
+	// Observer receives observations through a bounded queue.
+	Observer Observer
+	// QueueSize bounds the observation queue (default 4096).
+	QueueSize int
+	// Logger receives the proxy's log; nil discards it. Never stdout.
+	Logger *slog.Logger
+	// ExitTimeout bounds the wait for the server to exit after the
+	// editor's exit notification or disconnection before it is killed
+	// (default 5s).
+	ExitTimeout time.Duration
+	// CancelGrace is how long the server has to answer a request the
+	// editor cancelled before the proxy answers it with RequestCancelled
+	// itself (default 5s).
+	CancelGrace time.Duration
+	// DrainTimeout bounds how long Serve waits, at the end, for the
+	// Observer to work through the queue (default 2s); the rest is counted
+	// as dropped.
+	DrainTimeout time.Duration
+}
+
+// CommandPrefix starts the name of every command the proxy answers itself.
+const CommandPrefix = "lspgraph."
+
+// StatusCommand is the built-in status command.
+const StatusCommand = "lspgraph.status"
+
+// ownIDPrefix starts the raw id token of every request the proxy sends on
+// its own behalf. Editor requests whose id falls in this namespace are
+// refused, so responses can never be routed to the wrong side.
+const ownIDPrefix = `"lspgraph-`
+
+// Proxy forwards LSP messages between one editor and one language server.
+// A Proxy serves one session: call [Proxy.Serve] or [Proxy.ServeProcess]
+// once.
+//
+// # Readiness
+//
+// Some servers answer early requests from partial knowledge:
+// typescript-language-server routes definition and references to a
+// syntax-only tsserver while the project loads, so a definition then points
+// at the import line. The proxy treats a server as gated once it sends
+// $/typescriptVersion. A gated server is ready when no progress it created
+// with window/workDoneProgress/create is open (created or begun, not yet
+// ended) and, since gating began, either such a progress has ended or the
+// server published diagnostics (which tsserver's semantic server produces
+// only once the project is loaded; this covers clients without work-done
+// progress support). An exchange with a gated server is [Exchange.Premature]
+// when the server was not ready when the request was forwarded or when its
+// answer arrived. Servers that never gate are always ready.
+type Proxy struct {
+	cfg      Config
+	log      *slog.Logger
+	start    time.Time
+	queue    chan observation
+	counters counters
+
+	editorMu sync.Mutex
+	editorW  frameWriter
+	serverMu sync.Mutex
+	serverW  frameWriter
+
+	// serverGone is closed when the server connection has ended, for
+	// whatever reason; serverErr (under mu) then says why, unless the
+	// editor had asked it to exit.
+	serverGone chan struct{}
+	// exitSeen is closed when the editor sent exit.
+	exitSeen chan struct{}
+
+	mu        sync.Mutex
+	pending   map[string]*pendingCall       // editor requests awaiting the server
+	own       map[string]chan ownResponse   // the proxy's requests awaiting the server
+	running   map[string]context.CancelFunc // lspgraph.* commands by editor id
+	ready     readiness
+	session   Session
+	haveInit  bool // the server answered initialize
+	initDone  bool // the editor sent initialized
+	exitSent  bool
+	stopping  bool // Serve is ending the server; its end is expected
+	serverErr error
+	proc      *ServerProcess
+	nextID    int64
+}
+
+// pendingCall is an editor request forwarded to the server.
+type pendingCall struct {
+	method    string
+	id        []byte
+	params    []byte // kept for observed methods and initialize
+	sent      time.Time
+	premature bool
+	cancelled bool
+}
+
+// New returns a proxy for one session.
+func New(cfg Config) *Proxy {
+	if cfg.QueueSize <= 0 {
+		cfg.QueueSize = 4096
+	}
+	if cfg.ExitTimeout <= 0 {
+		cfg.ExitTimeout = 5 * time.Second
+	}
+	if cfg.CancelGrace <= 0 {
+		cfg.CancelGrace = 5 * time.Second
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = 2 * time.Second
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = "language server"
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Proxy{
+		cfg:        cfg,
+		log:        log,
+		start:      time.Now(),
+		queue:      make(chan observation, cfg.QueueSize),
+		serverGone: make(chan struct{}),
+		exitSeen:   make(chan struct{}),
+		pending:    make(map[string]*pendingCall),
+		own:        make(map[string]chan ownResponse),
+		running:    make(map[string]context.CancelFunc),
+	}
+}
+
+// ErrServerExited is wrapped by the error Serve returns when the server
+// ended before the editor asked it to exit.
+var ErrServerExited = errors.New("language server exited unexpectedly")
+
+// errEditorGone is returned when the editor disconnected without exit.
+var errEditorGone = errors.New("lspproxy: editor closed the connection without sending exit")
+
+// Serve forwards between editor and server until the editor sends exit
+// (and the server has ended, or been closed after ExitTimeout), the editor
+// disconnects, or ctx is done. It closes both connections before
+// returning. The error is nil only after an orderly shutdown and exit.
+func (p *Proxy) Serve(ctx context.Context, editor, server io.ReadWriteCloser) error {
+	return p.serve(ctx, editor, server, nil)
+}
+
+func (p *Proxy) serve(ctx context.Context, editor, server io.ReadWriteCloser, proc *ServerProcess) error {
+	p.mu.Lock()
+	p.proc = proc
+	p.mu.Unlock()
+	p.editorW = frameWriter{w: editor}
+	p.serverW = frameWriter{w: server}
+
+	abandon := make(chan struct{})
+	stopDrain := make(chan struct{})
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		p.drainUntil(stopDrain, abandon)
+	}()
+
+	editorEnded := make(chan error, 1)
+	go func() { editorEnded <- p.editorLoop(newFrameReader(editor)) }()
+	go p.serverLoop(newFrameReader(server))
+
+	var editorErr error
+	editorDone := false
+	select {
+	case <-ctx.Done():
+	case <-p.exitSeen:
+	case editorErr = <-editorEnded:
+		editorDone = true
+	case <-p.serverGone:
+		// The server ended first. Wait for the editor to exit or leave.
+		select {
+		case <-ctx.Done():
+		case <-p.exitSeen:
+		case editorErr = <-editorEnded:
+			editorDone = true
+		}
+	}
+
+	p.mu.Lock()
+	p.stopping = true
+	p.mu.Unlock()
+	status := p.stopServer(server, proc)
+	editor.Close()
+
+	close(stopDrain)
+	select {
+	case <-drained:
+	case <-time.After(p.cfg.DrainTimeout):
+		p.log.Warn("observer did not finish in time; dropping the rest of its queue", "queued", len(p.queue))
+		close(abandon)
+		<-drained
+	}
+
+	p.mu.Lock()
+	serverErr := p.serverErr
+	exited := p.exitSent
+	p.mu.Unlock()
+	switch {
+	case serverErr != nil:
+		return serverErr
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case editorDone && editorErr != nil && !errors.Is(editorErr, io.EOF):
+		return editorErr
+	case !exited:
+		return errEditorGone
+	case status != nil:
+		return fmt.Errorf("lspproxy: %s after exit: %w", p.cfg.ServerName, status)
+	}
+	return nil
+}
+
+// drainUntil runs the Observer until stop is closed and the queue is empty.
+func (p *Proxy) drainUntil(stop, abandon <-chan struct{}) {
+	for {
+		select {
+		case o := <-p.queue:
+			p.deliver(o, abandon)
+		case <-stop:
+			for {
+				select {
+				case o := <-p.queue:
+					p.deliver(o, abandon)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// stopServer ends the server: after exit it waits for the server to leave
+// on its own; otherwise it closes the server's input first. After
+// ExitTimeout the process is killed (or the connection closed). It returns
+// the process's exit error, if any.
+func (p *Proxy) stopServer(server io.ReadWriteCloser, proc *ServerProcess) error {
+	p.mu.Lock()
+	exited := p.exitSent
+	p.mu.Unlock()
+	if proc != nil {
+		if !exited {
+			proc.closeInput()
+		}
+		err, ok := proc.waitTimeout(p.cfg.ExitTimeout)
+		if !ok {
+			p.log.Warn("language server did not exit in time; killing it", "server", p.cfg.ServerName, "pid", proc.Pid(), "timeout", p.cfg.ExitTimeout)
+			proc.kill()
+			err, _ = proc.waitTimeout(p.cfg.ExitTimeout)
+		}
+		server.Close()
+		<-p.serverGone
+		return err
+	}
+	if exited {
+		select {
+		case <-p.serverGone:
+		case <-time.After(p.cfg.ExitTimeout):
+		}
+	}
+	server.Close()
+	<-p.serverGone
+	return nil
+}
+
+// writeEditor sends one frame to the editor.
+func (p *Proxy) writeEditor(body []byte) {
+	p.editorMu.Lock()
+	err := p.editorW.Write(body)
+	p.editorMu.Unlock()
+	if err != nil {
+		p.log.Debug("writing to the editor", "err", err)
+	}
+}
+
+// writeServer sends one frame to the server.
+func (p *Proxy) writeServer(body []byte) error {
+	p.serverMu.Lock()
+	err := p.serverW.Write(body)
+	p.serverMu.Unlock()
+	return err
+}
+
+// commandNames lists the commands the proxy answers, sorted.
+func (p *Proxy) commandNames() []string {
+	names := []string{StatusCommand}
+	for name := range p.cfg.Commands {
+		if name != StatusCommand {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Stats returns the proxy's counters.
+func (p *Proxy) Stats() Stats {
+	p.mu.Lock()
+	s := Stats{
+		PendingEditor:   len(p.pending),
+		PendingProxy:    len(p.own),
+		PendingCommands: len(p.running),
+	}
+	p.mu.Unlock()
+	s.FromEditor = p.counters.fromEditor.Load()
+	s.FromServer = p.counters.fromServer.Load()
+	s.Malformed = p.counters.malformed.Load()
+	s.Observed = p.counters.observed.Load()
+	s.Dropped = p.counters.dropped.Load()
+	s.Queued = len(p.queue)
+	return s
+}
+
+// Session returns what initialize negotiated so far.
+func (p *Proxy) Session() Session {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.session
+	s.WorkspaceFolders = append([]string(nil), s.WorkspaceFolders...)
+	return s
+}
+
+// isOwnID reports whether a raw id lies in the proxy's namespace.
+func isOwnID(id []byte) bool { return strings.HasPrefix(string(id), ownIDPrefix) }
