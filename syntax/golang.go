@@ -44,8 +44,8 @@ func goImportName(p string) string {
 
 // goState is the Go-specific part of a walk.
 type goState struct {
-	imports map[string]bool   // local names of imports
-	callee  map[uint32]bool   // start bytes of callee names
+	imports map[string]bool // local names of imports
+	callee  map[uint32]bool // start bytes of callee names
 }
 
 func (w *walker) extractGo(root *sitter.Node) {

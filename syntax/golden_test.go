@@ -118,4 +118,3 @@ func lineDiff(want, got string) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-
