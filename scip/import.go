@@ -126,6 +126,7 @@ type item struct {
 	rec  Record
 	doc  *scip.Document
 	path string
+	tool string // the metadata's tool name, when metadata came first
 }
 
 // Import streams a SCIP dump from r into a new base generation of store,
@@ -135,30 +136,10 @@ type item struct {
 // generation is discarded and the error is an [*ImportError].
 func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) (Summary, error) {
 	start := time.Now()
-	sum := Summary{Commit: opts.Commit}
-	if opts.Root != "" {
-		abs, err := filepath.Abs(opts.Root)
-		if err != nil {
-			return sum, fmt.Errorf("scip: resolving root %q: %w", opts.Root, err)
-		}
-		sum.Root = abs
-	}
 	prev := previousManifest(store)
-	fail := func(off int64, err error) (Summary, error) {
-		return sum, &ImportError{Offset: off, Err: err, Previous: prev}
-	}
-	var root *os.Root
-	if sum.Root != "" {
-		var err error
-		if root, err = os.OpenRoot(sum.Root); err != nil {
-			return fail(0, fmt.Errorf("scip: opening root: %w", err))
-		}
-		defer root.Close()
-	}
-
 	gw, err := store.BeginGeneration(ctx)
 	if err != nil {
-		return fail(0, fmt.Errorf("scip: starting a new generation: %w", err))
+		return Summary{Commit: opts.Commit}, &ImportError{Err: fmt.Errorf("scip: starting a new generation: %w", err), Previous: prev}
 	}
 	committed := false
 	defer func() {
@@ -166,6 +147,97 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 			gw.Abort()
 		}
 	}()
+	sum, off, err := stream(ctx, r, opts, sink{
+		previousDigest: gw.PreviousDigest,
+		reuse:          gw.ReuseDocument,
+		put:            gw.PutDocument,
+	})
+	if err != nil {
+		return sum, &ImportError{Offset: off, Err: err, Previous: prev}
+	}
+	m := graph.Manifest{
+		Layer:       graph.Base,
+		Commit:      opts.Commit,
+		Root:        sum.Root,
+		Tool:        sum.Tool,
+		ToolVersion: sum.ToolVersion,
+		ToolArgs:    sum.ToolArgs,
+		State:       graph.StateComplete,
+		Documents:   sum.Documents,
+		Symbols:     sum.Symbols,
+		Occurrences: sum.Occurrences,
+		Edges:       sum.Edges,
+		Extra: map[string]int{
+			"skipped_documents":    len(sum.Skipped),
+			"reused_documents":     sum.Reused,
+			"unverified_documents": sum.UnverifiedDocuments,
+			"invalid_occurrences":  sum.InvalidOccurrences,
+			"external_symbols":     sum.ExternalSymbols,
+			"unknown_fields":       sum.UnknownFields,
+		},
+		Started:  start,
+		Finished: time.Now(),
+	}
+	if err := gw.Commit(ctx, m); err != nil {
+		return sum, &ImportError{Offset: sum.Bytes, Err: fmt.Errorf("scip: switching to the new generation: %w", err), Previous: prev}
+	}
+	committed = true
+	sum.Generation = gw.Generation()
+	sum.Duration = time.Since(start)
+	sum.rates()
+	return sum, nil
+}
+
+// ConvertStream decodes and converts a dump like Import, handing each
+// document's facts (and those of [ExternalPath]) to put instead of a
+// store. Nothing is reused. It serves benchmarks and tools that want the
+// facts without a graph.
+func ConvertStream(ctx context.Context, r io.Reader, opts Options, put func(context.Context, graph.DocumentFacts) error) (Summary, error) {
+	start := time.Now()
+	sum, off, err := stream(ctx, r, opts, sink{put: put})
+	if err != nil {
+		return sum, &ImportError{Offset: off, Err: err}
+	}
+	sum.Duration = time.Since(start)
+	sum.rates()
+	return sum, nil
+}
+
+func (s *Summary) rates() {
+	if secs := s.Duration.Seconds(); secs > 0 {
+		s.MBPerSec = float64(s.Bytes) / 1e6 / secs
+		s.OccurrencesPerSec = float64(s.Occurrences) / secs
+	}
+}
+
+// sink is where converted documents go. previousDigest and reuse may be
+// nil (nothing to reuse).
+type sink struct {
+	previousDigest func(path string) (string, bool)
+	reuse          func(ctx context.Context, path string) error
+	put            func(ctx context.Context, f graph.DocumentFacts) error
+}
+
+// stream decodes r in one goroutine and converts and writes in the
+// calling one, with a bounded queue between them. On error it returns the
+// byte offset where the import stopped.
+func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, int64, error) {
+	sum := Summary{Commit: opts.Commit}
+	if opts.Root != "" {
+		abs, err := filepath.Abs(opts.Root)
+		if err != nil {
+			return sum, 0, fmt.Errorf("scip: resolving root %q: %w", opts.Root, err)
+		}
+		sum.Root = abs
+	}
+	var root *os.Root
+	if sum.Root != "" {
+		var err error
+		if root, err = os.OpenRoot(sum.Root); err != nil {
+			return sum, 0, fmt.Errorf("scip: opening the workspace root: %w", err)
+		}
+		defer root.Close()
+	}
 
 	queue := opts.Queue
 	if queue <= 0 {
@@ -175,7 +247,7 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	// Stage 1 (this goroutine's partner): decode and validate paths.
+	// Decoding goroutine: records, path validation, duplicates.
 	var (
 		meta       *scip.Metadata
 		externals  []*scip.SymbolInformation
@@ -210,8 +282,12 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 					return nil
 				}
 				seen[p] = struct{}{}
+				tool := ""
+				if meta != nil {
+					tool = meta.GetToolInfo().GetName()
+				}
 				select {
-				case items <- item{rec: rec, doc: d, path: p}:
+				case items <- item{rec: rec, doc: d, path: p, tool: tool}:
 					return nil
 				case <-ctx.Done():
 					return fmt.Errorf("scip: stopped at byte %d: %w", rec.Offset, ctx.Err())
@@ -232,7 +308,7 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 		decodeStat, decodeErr = Decode(ctx, r, opts.Size, v, progress)
 	}()
 
-	// Stage 2: convert and write.
+	// This goroutine: convert and write.
 	conv := &Converter{}
 	var writeErr error
 	var writeOff int64
@@ -240,10 +316,8 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 		if writeErr != nil {
 			continue // drain
 		}
-		if conv.Tool == "" && meta != nil && meta.ToolInfo != nil {
-			conv.Tool = meta.ToolInfo.Name
-		}
-		if err := writeDocument(ctx, gw, conv, root, it, &sum); err != nil {
+		conv.Tool = it.tool
+		if err := writeDocument(ctx, out, conv, root, it, &sum); err != nil {
 			writeErr = err
 			writeOff = it.rec.Offset
 			cancel()
@@ -254,82 +328,39 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 	sum.UnknownFields = decodeStat.UnknownFields
 	sum.Skipped = skipped
 	if writeErr != nil {
-		return fail(writeOff, writeErr)
+		return sum, writeOff, writeErr
 	}
 	if decodeErr != nil {
-		return fail(decodeStat.Bytes, decodeErr)
-	}
-	if meta != nil && meta.ToolInfo != nil {
-		sum.Tool = meta.ToolInfo.Name
-		sum.ToolVersion = meta.ToolInfo.Version
-		sum.ToolArgs = meta.ToolInfo.Arguments
+		return sum, decodeStat.Bytes, decodeErr
 	}
 	if meta != nil {
+		sum.Tool = meta.GetToolInfo().GetName()
+		sum.ToolVersion = meta.GetToolInfo().GetVersion()
+		sum.ToolArgs = meta.GetToolInfo().GetArguments()
 		sum.ProjectRoot = meta.ProjectRoot
 	}
 	if decoded == 0 {
-		return fail(decodeStat.Bytes, ErrEmpty)
+		return sum, decodeStat.Bytes, ErrEmpty
 	}
 	if sum.Documents == 0 {
-		return fail(decodeStat.Bytes, fmt.Errorf("scip: none of the index's %d documents can be imported (%s)", decoded, skipped[0].Reason))
+		return sum, decodeStat.Bytes, fmt.Errorf("scip: none of the index's %d documents can be imported (%s)", decoded, skipped[0].Reason)
 	}
-
 	if len(externals) > 0 {
 		sum.ExternalSymbols = len(externals)
-		digest := converterVersion + ":" + hex.EncodeToString(extDigest.Sum(nil))
 		facts := conv.ExternalFacts(externals)
-		facts.Document.Digest = digest
-		if err := gw.PutDocument(ctx, facts); err != nil {
-			return fail(decodeStat.Bytes, fmt.Errorf("scip: writing external symbols: %w", err))
+		facts.Document.Digest = converterVersion + ":" + hex.EncodeToString(extDigest.Sum(nil))
+		if err := out.put(ctx, facts); err != nil {
+			return sum, decodeStat.Bytes, fmt.Errorf("scip: writing external symbols: %w", err)
 		}
 		sum.Symbols += len(facts.Symbols)
 		sum.Edges += len(facts.Edges)
 	}
-
-	sum.Duration = time.Since(start)
-	if secs := sum.Duration.Seconds(); secs > 0 {
-		sum.MBPerSec = float64(sum.Bytes) / 1e6 / secs
-		sum.OccurrencesPerSec = float64(sum.Occurrences) / secs
-	}
-	m := graph.Manifest{
-		Layer:       graph.Base,
-		Commit:      opts.Commit,
-		Root:        sum.Root,
-		Tool:        sum.Tool,
-		ToolVersion: sum.ToolVersion,
-		ToolArgs:    sum.ToolArgs,
-		State:       graph.StateComplete,
-		Documents:   sum.Documents,
-		Symbols:     sum.Symbols,
-		Occurrences: sum.Occurrences,
-		Edges:       sum.Edges,
-		Extra: map[string]int{
-			"skipped_documents":    len(sum.Skipped),
-			"reused_documents":     sum.Reused,
-			"unverified_documents": sum.UnverifiedDocuments,
-			"invalid_occurrences":  sum.InvalidOccurrences,
-			"external_symbols":     sum.ExternalSymbols,
-			"unknown_fields":       sum.UnknownFields,
-		},
-		Started:  start,
-		Finished: time.Now(),
-	}
-	if err := gw.Commit(ctx, m); err != nil {
-		return fail(decodeStat.Bytes, fmt.Errorf("scip: switching to the new generation: %w", err))
-	}
-	committed = true
-	if r, err := store.Reader(); err == nil {
-		if cur, ok, err := r.Manifest(graph.Base); err == nil && ok {
-			sum.Generation = cur.Generation
-		}
-		r.Close()
-	}
-	return sum, nil
+	return sum, 0, nil
 }
 
 // writeDocument converts one document (or reuses its previous facts) and
-// writes it into the new generation.
-func writeDocument(ctx context.Context, gw *graph.GenerationWriter, conv *Converter, root *os.Root, it item, sum *Summary) error {
+// writes it.
+func writeDocument(ctx context.Context, out sink, conv *Converter, root *os.Root, it item, sum *Summary) error {
 	d := it.doc
 	var text []byte
 	enc := conv.Encoding(d)
@@ -352,26 +383,28 @@ func writeDocument(ctx context.Context, gw *graph.GenerationWriter, conv *Conver
 	}
 	key := converterVersion + ":" + hex.EncodeToString(h.Sum(nil))
 
-	if prev, ok := gw.PreviousDigest(it.path); ok {
-		if c, ok := parseDigest(prev, key); ok {
-			if err := gw.ReuseDocument(ctx, it.path); err != nil {
-				return fmt.Errorf("scip: reusing document %q: %w", it.path, err)
+	if out.previousDigest != nil {
+		if prev, ok := out.previousDigest(it.path); ok {
+			if c, ok := parseDigest(prev, key); ok {
+				if err := out.reuse(ctx, it.path); err != nil {
+					return fmt.Errorf("scip: reusing document %q: %w", it.path, err)
+				}
+				sum.Documents++
+				sum.Reused++
+				sum.Occurrences += c.occurrences
+				sum.Symbols += c.symbols
+				sum.Edges += c.edges
+				sum.InvalidOccurrences += c.invalid
+				if c.unverified {
+					sum.UnverifiedDocuments++
+				}
+				return nil
 			}
-			sum.Documents++
-			sum.Reused++
-			sum.Occurrences += c.occurrences
-			sum.Symbols += c.symbols
-			sum.Edges += c.edges
-			sum.InvalidOccurrences += c.invalid
-			if c.unverified {
-				sum.UnverifiedDocuments++
-			}
-			return nil
 		}
 	}
 	facts, st := conv.Convert(d, it.path, text)
 	facts.Document.Digest = formatDigest(key, st)
-	if err := gw.PutDocument(ctx, facts); err != nil {
+	if err := out.put(ctx, facts); err != nil {
 		return fmt.Errorf("scip: writing document %q: %w", it.path, err)
 	}
 	sum.Documents++

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/scip"
+	"golang.org/x/term"
+)
+
+// runSCIP dispatches `lspgraph scip SUBCOMMAND`.
+func runSCIP(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(e.stderr, "Usage: lspgraph scip import [--store DIR] [--root DIR] [--commit SHA] [--json] FILE|-\n")
+		if len(args) == 0 {
+			return fmt.Errorf("%w: missing subcommand (import)", errUsage)
+		}
+		return nil
+	}
+	switch args[0] {
+	case "import":
+		return runSCIPImport(ctx, e, args[1:])
+	}
+	return fmt.Errorf("%w: unknown subcommand %q (want import)", errUsage, args[0])
+}
+
+func runSCIPImport(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "scip import", "scip import [--store DIR] [--root DIR] [--commit SHA] [--json] FILE|-")
+	storeDir := fs.String("store", "", "graph store directory (default: the user cache directory for the root)")
+	rootFlag := fs.String("root", "", "workspace root the dump was built from (default: the git top level of the current directory, else the current directory)")
+	commit := fs.String("commit", "", "source commit the dump was built from (default: git rev-parse HEAD in the root)")
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: want exactly one dump file (or - for standard input)", errUsage)
+	}
+	root, err := scipResolveRoot(*rootFlag)
+	if err != nil {
+		return err
+	}
+	if *commit == "" {
+		*commit = gitHead(ctx, root)
+	}
+	dir := *storeDir
+	if dir == "" {
+		if dir, err = graph.DefaultDir(root); err != nil {
+			return fmt.Errorf("choosing the store directory: %w (pass --store)", err)
+		}
+	}
+
+	in, size, name, err := openDump(e, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+
+	store, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		return fmt.Errorf("opening store %s: %w", dir, err)
+	}
+	defer store.Close()
+
+	prog := newImportProgress(e.stderr, name)
+	sum, err := scip.Import(ctx, store, in, scip.Options{
+		Root:     root,
+		Commit:   *commit,
+		Size:     size,
+		Progress: prog.update,
+	})
+	prog.finish()
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			File  string `json:"file"`
+			Store string `json:"store"`
+			scip.Summary
+		}{name, dir, sum})
+	}
+	fmt.Fprintf(e.stdout, "%s → %s\n", name, dir)
+	return sum.WriteText(e.stdout)
+}
+
+// openDump opens FILE, or standard input for "-". size is 0 when unknown.
+func openDump(e *env, arg string) (io.ReadCloser, int64, string, error) {
+	if arg == "-" {
+		return io.NopCloser(e.stdin), 0, "standard input", nil
+	}
+	f, err := os.Open(arg)
+	if err != nil {
+		return nil, 0, "", fmt.Errorf("opening the dump: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, "", fmt.Errorf("opening the dump: %w", err)
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, 0, "", fmt.Errorf("%s is a directory, not a SCIP dump (index.scip)", arg)
+	}
+	return f, fi.Size(), arg, nil
+}
+
+// scipResolveRoot returns the absolute workspace root: the flag, else the
+// git top level of the current directory, else the current directory.
+func scipResolveRoot(flagValue string) (string, error) {
+	if flagValue != "" {
+		abs, err := filepath.Abs(flagValue)
+		if err != nil {
+			return "", fmt.Errorf("resolving --root: %w", err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return "", fmt.Errorf("--root %s is not a directory", abs)
+		}
+		return abs, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the current directory: %w", err)
+	}
+	out, err := exec.Command("git", "-C", wd, "rev-parse", "--show-toplevel").Output()
+	if err == nil {
+		if top := strings.TrimSpace(string(out)); top != "" {
+			return top, nil
+		}
+	}
+	return wd, nil
+}
+
+// gitHead returns HEAD's commit when root is a git work tree, else "".
+func gitHead(ctx context.Context, root string) string {
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// importProgress shows how far an import got: a bar redrawn in place on a
+// terminal, a plain line every few seconds otherwise.
+type importProgress struct {
+	w        io.Writer
+	name     string
+	tty      bool
+	interval time.Duration
+
+	mu      sync.Mutex
+	last    time.Time
+	start   time.Time
+	drawn   bool
+	current scip.Progress
+}
+
+func newImportProgress(w io.Writer, name string) *importProgress {
+	p := &importProgress{w: w, name: name, interval: 5 * time.Second, start: time.Now()}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty, p.interval = true, 100*time.Millisecond
+	}
+	p.last = p.start
+	return p
+}
+
+func (p *importProgress) update(pr scip.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.current = pr
+	now := time.Now()
+	if now.Sub(p.last) < p.interval {
+		return
+	}
+	p.last = now
+	p.draw(now)
+}
+
+func (p *importProgress) draw(now time.Time) {
+	pr := p.current
+	mb := float64(pr.Bytes) / 1e6
+	rate := mb / max(now.Sub(p.start).Seconds(), 1e-9)
+	if !p.tty {
+		if pr.Total > 0 {
+			fmt.Fprintf(p.w, "scip import: %.1f of %.1f MB (%d%%), %d documents, %.1f MB/s\n",
+				mb, float64(pr.Total)/1e6, pr.Bytes*100/pr.Total, pr.Documents, rate)
+		} else {
+			fmt.Fprintf(p.w, "scip import: %.1f MB, %d documents, %.1f MB/s\n", mb, pr.Documents, rate)
+		}
+		return
+	}
+	const width = 30
+	bar := strings.Repeat("·", width)
+	pct := ""
+	if pr.Total > 0 {
+		n := int(pr.Bytes * width / pr.Total)
+		bar = strings.Repeat("█", n) + strings.Repeat("·", width-n)
+		pct = fmt.Sprintf("%3d%% ", pr.Bytes*100/pr.Total)
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s [%s] %s%.1f MB, %d documents, %.1f MB/s", p.name, bar, pct, mb, pr.Documents, rate)
+	p.drawn = true
+}
+
+// finish clears the bar on a terminal.
+func (p *importProgress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
