@@ -1,0 +1,35 @@
+// Package graph is the embedded Pebble store of the code graph: symbols,
+// occurrences, edges and documents, in two layers.
+//
+// Its principal types are [Store] (open with [Open]; writes documents with
+// [Store.PutDocument]), [GenerationWriter] (a bulk load of the base layer,
+// from [Store.BeginGeneration] to [GenerationWriter.Commit]), and [Reader]
+// (a consistent snapshot answering [Reader.References], [Reader.Incoming],
+// [Reader.Traverse] and the other queries). The facts are [Symbol],
+// [Occurrence], [Edge] and [Document], written per document as
+// [DocumentFacts]; a layer is described by its [Manifest].
+//
+// # Invariants
+//
+// Per-document ownership: writing a document replaces, in one batch, every
+// record it wrote before in that layer, including the index keys derived
+// from them, so nothing is left behind that its current content does not
+// justify. A symbol described by several documents, or an edge justified by
+// several, lives until the last of them is gone; readers merge symbols and
+// aggregate edges (counts add up, the highest confidence wins).
+//
+// Atomic generations: the base layer is a generation written into a space
+// of its own and switched to by one synced batch that moves the current
+// generation pointer. A [Reader] reads the pointer inside its snapshot, so
+// it sees the old or the new generation, never a mix. Open removes the
+// remains of a load that did not commit.
+//
+// Layers: the live layer ([Live]) owns documents changed since the base
+// was built or unsaved in an editor; for such a document the base layer's
+// ([Base]) facts are not served. Deleting the live document reveals them
+// again.
+//
+// The on-disk format is described in keys.go and values.go; a store of
+// another schema version is refused with [ErrSchema], and one held by
+// another process with [ErrLocked].
+package graph

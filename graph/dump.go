@@ -1,0 +1,175 @@
+package graph
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Dump writes every key of the snapshot in printable form, one per line in
+// key order, "key => value", for goldens: the meta records, the live layer,
+// and every base generation present (normally only the current one).
+func (r *Reader) Dump(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	err := scanRange(context.Background(), r.snap, nil, nil, func(k, v []byte) error {
+		line := formatKey(k)
+		if val := formatValue(k, v); val != "" {
+			line += " => " + val
+		}
+		_, err := fmt.Fprintln(bw, line)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("graph: dumping: %w", err)
+	}
+	return bw.Flush()
+}
+
+// formatValue renders a value by its key's kind, fields as name=value,
+// leaving out empty ones.
+func formatValue(k, v []byte) string {
+	d, ok := decodeKey(k)
+	if !ok {
+		return fmt.Sprintf("%q", v)
+	}
+	var f fieldList
+	switch d.kind {
+	case kindSchema:
+		n, _ := binary.Uvarint(v)
+		f.add("version", n)
+	case kindCurrent, kindAlloc:
+		if len(v) == 8 {
+			f.add("gen", binary.BigEndian.Uint64(v))
+		}
+	case kindManifest:
+		var m Manifest
+		if err := json.Unmarshal(v, &m); err != nil {
+			return err.Error()
+		}
+		formatManifest(&f, &m)
+	case kindDoc:
+		doc, err := decodeDocValue(d.fields[0], v)
+		if err != nil {
+			return err.Error()
+		}
+		f.add("lang", doc.Language, "pkg", doc.Package, "hash", doc.ContentHash, "digest", doc.Digest,
+			"source", doc.Source, "flags", uint64(doc.Flags))
+	case kindDocSym, kindSym:
+		s, err := decodeSymbolValue("", v)
+		if err != nil {
+			return err.Error()
+		}
+		formatSymbol(&f, &s)
+	case kindDocOcc, kindRef:
+		var o Occurrence
+		if err := decodeOccValue(&o, v); err != nil {
+			return err.Error()
+		}
+		f.add("roles", formatRoles(o.Roles), "enclosing", o.Enclosing)
+	case kindDocEdge, kindOut, kindIn:
+		var e Edge
+		if err := decodeEdgeValue(&e, v); err != nil {
+			return err.Error()
+		}
+		f.add("conf", fmt.Sprintf("%.2f", e.Confidence), "source", e.Source, "reason", e.Reason, "count", uint64(e.Count))
+	}
+	return f.String()
+}
+
+func formatSymbol(f *fieldList, s *Symbol) {
+	f.add("name", s.DisplayName, "kind", s.Kind, "lang", s.Language, "pkg", s.Package,
+		"sig", s.Signature, "doc", s.Doc)
+	if s.External {
+		f.add("external", "true")
+	}
+	if s.Def.Path != "" {
+		f.add("def", s.Def.Path+"@"+s.Def.Range.String())
+	}
+	if s.DefExtent != (Symbol{}).DefExtent {
+		f.add("extent", s.DefExtent.String())
+	}
+}
+
+// formatManifest renders a manifest without its times, which goldens
+// cannot hold.
+func formatManifest(f *fieldList, m *Manifest) {
+	f.add("gen", m.Generation, "state", string(m.State), "commit", m.Commit, "tool", m.Tool,
+		"version", m.ToolVersion, "docs", uint64(m.Documents), "syms", uint64(m.Symbols),
+		"occs", uint64(m.Occurrences), "edges", uint64(m.Edges))
+	for _, k := range slices.Sorted(maps.Keys(m.Extra)) {
+		f.add(k, uint64(m.Extra[k]))
+	}
+}
+
+// fieldList accumulates name=value pairs, skipping zero values.
+type fieldList []string
+
+func (f *fieldList) add(kv ...any) {
+	for i := 0; i+1 < len(kv); i += 2 {
+		switch v := kv[i+1].(type) {
+		case string:
+			if v != "" {
+				*f = append(*f, fmt.Sprintf("%s=%s", kv[i], quoteIfNeeded(v)))
+			}
+		case uint64:
+			if v != 0 {
+				*f = append(*f, fmt.Sprintf("%s=%d", kv[i], v))
+			}
+		}
+	}
+}
+
+func (f fieldList) String() string { return strings.Join(f, " ") }
+
+// roleNames name the Role bits in order.
+func roleNames() []string {
+	return []string{"def", "ref", "import", "write", "read", "call", "test", "generated", "fwd-def"}
+}
+
+// formatRoles renders roles as "def|call".
+func formatRoles(r Role) string {
+	var parts []string
+	for i, n := range roleNames() {
+		if r&(1<<i) != 0 {
+			parts = append(parts, n)
+		}
+	}
+	if rest := r &^ (1<<len(roleNames()) - 1); rest != 0 {
+		parts = append(parts, fmt.Sprintf("0x%x", uint32(rest)))
+	}
+	return strings.Join(parts, "|")
+}
+
+// ParseRoles parses the form formatRoles prints ("def|call").
+func ParseRoles(s string) (Role, error) {
+	var r Role
+	if s == "" {
+		return 0, nil
+	}
+	for _, p := range strings.Split(s, "|") {
+		i := indexOf(roleNames(), p)
+		if i < 0 {
+			return 0, fmt.Errorf("graph: unknown role %q", p)
+		}
+		r |= 1 << i
+	}
+	return r, nil
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// String renders roles as "def|call".
+func (r Role) String() string { return formatRoles(r) }

@@ -1,0 +1,283 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// flushBytes is the size at which a generation writer commits its pending
+// batch: several small documents share one batch, a large one gets its own.
+const flushBytes = 4 << 20
+
+// GenerationWriter writes one new base generation. Its methods are safe for
+// concurrent use. Nothing it writes is visible until Commit.
+type GenerationWriter struct {
+	s       *Store
+	gen     uint64
+	space   uint64
+	prev    uint64 // space of the generation being replaced, 0 if none
+	started time.Time
+
+	mu      sync.Mutex
+	batch   *pebble.Batch
+	written map[string]struct{} // paths written, to replace duplicates
+	counts  genCounts
+	done    bool
+}
+
+// genCounts are what a generation writer has written.
+type genCounts struct {
+	documents, symbols, occurrences, edges, reused int
+}
+
+// BeginGeneration starts a new base generation. Nothing is visible to
+// readers until Commit switches to it atomically. Only one generation can
+// be written at a time.
+func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writable(); err != nil {
+		return nil, err
+	}
+	if s.gen != nil {
+		return nil, fmt.Errorf("graph: generation %d is already being written in %s", s.gen.gen, s.dir)
+	}
+	cur, err := currentGen(s.db)
+	if err != nil {
+		return nil, err
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	gen, err := allocGeneration(s.db, b)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Set(appendPendingKey(nil, gen), nil, nil); err != nil {
+		return nil, err
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return nil, fmt.Errorf("graph: starting generation %d: %w", gen, err)
+	}
+	g := &GenerationWriter{
+		s: s, gen: gen, space: genSpace(gen), prev: genSpaceOrZero(cur),
+		started: time.Now().UTC(), batch: s.db.NewBatch(), written: map[string]struct{}{},
+	}
+	s.gen = g
+	return g, nil
+}
+
+// Generation returns the number of the generation being written.
+func (g *GenerationWriter) Generation() uint64 { return g.gen }
+
+// PutDocument writes one document's facts into the new generation. Writing
+// the same path twice replaces the first write.
+func (g *GenerationWriter) PutDocument(ctx context.Context, f DocumentFacts) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	nf, err := normalizeFacts(f)
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.putLocked(ctx, &nf)
+}
+
+func (g *GenerationWriter) putLocked(ctx context.Context, f *DocumentFacts) error {
+	if g.done {
+		return errors.New("graph: generation writer already committed or aborted")
+	}
+	path := f.Document.Path
+	if _, dup := g.written[path]; dup {
+		if err := g.flush(); err != nil {
+			return err
+		}
+		old, err := deleteDocument(ctx, g.s.db, g.batch, g.space, path)
+		if err != nil {
+			return fmt.Errorf("graph: replacing document %q in generation %d: %w", path, g.gen, err)
+		}
+		g.counts.symbols -= len(old.Symbols)
+		g.counts.occurrences -= len(old.Occurrences)
+		g.counts.edges -= len(old.Edges)
+	} else {
+		g.written[path] = struct{}{}
+		g.counts.documents++
+	}
+	if err := emitRecords(g.space, f, setInto(g.batch)); err != nil {
+		return fmt.Errorf("graph: writing document %q in generation %d: %w", path, g.gen, err)
+	}
+	g.counts.symbols += len(f.Symbols)
+	g.counts.occurrences += len(f.Occurrences)
+	g.counts.edges += len(f.Edges)
+	if g.batch.Len() >= flushBytes {
+		return g.flush()
+	}
+	return nil
+}
+
+// flush commits the pending batch without waiting for the disk: the
+// generation only counts once Commit has synced.
+func (g *GenerationWriter) flush() error {
+	if g.batch.Empty() {
+		return nil
+	}
+	if err := g.batch.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
+	}
+	g.batch.Reset()
+	return nil
+}
+
+// PreviousDigest returns the Digest the current base generation records for
+// path, so a producer can skip re-converting an unchanged document.
+func (g *GenerationWriter) PreviousDigest(path string) (string, bool) {
+	if g.prev == 0 {
+		return "", false
+	}
+	v, ok, err := get(g.s.db, appendDocKey(nil, g.prev, path))
+	if err != nil || !ok {
+		return "", false
+	}
+	d, err := decodeDocValue(path, v)
+	if err != nil || d.Digest == "" {
+		return "", false
+	}
+	return d.Digest, true
+}
+
+// ReuseDocument copies path's facts from the current base generation.
+// A document absent there yields an error wrapping ErrNotFound.
+func (g *GenerationWriter) ReuseDocument(ctx context.Context, path string) error {
+	if g.prev == 0 {
+		return fmt.Errorf("graph: reusing %q: no previous generation: %w", path, ErrNotFound)
+	}
+	f, ok, err := readDocFacts(ctx, g.s.db, g.prev, path)
+	if err != nil {
+		return fmt.Errorf("graph: reusing %q: %w", path, err)
+	}
+	if !ok {
+		return fmt.Errorf("graph: reusing %q: not in base %s: %w", path, spaceName(g.prev), ErrNotFound)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.putLocked(ctx, &f); err != nil {
+		return err
+	}
+	g.counts.reused++
+	return nil
+}
+
+// Commit records m and switches readers to the new generation atomically,
+// then removes the previous generation with a range deletion. m's Layer and
+// Generation are set by the writer; zero counts, State and times are filled
+// from what was written.
+func (g *GenerationWriter) Commit(ctx context.Context, m Manifest) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done {
+		return errors.New("graph: generation writer already committed or aborted")
+	}
+	if err := g.flush(); err != nil {
+		return err
+	}
+	g.s.mu.Lock()
+	defer g.s.mu.Unlock()
+	if err := g.switchTo(g.fillManifest(m)); err != nil {
+		return err
+	}
+	g.finish()
+	if g.prev != 0 {
+		err := g.s.db.DeleteRange(spaceStart(g.prev), spaceStart(g.prev+1), pebble.NoSync)
+		if err != nil {
+			return fmt.Errorf("graph: removing the previous generation: %w", err)
+		}
+	}
+	return nil
+}
+
+// switchTo writes the manifest, the current-generation pointer and the end
+// of the in-progress marker in one synced batch. The caller holds g.s.mu.
+func (g *GenerationWriter) switchTo(m Manifest) error {
+	b := g.s.db.NewBatch()
+	defer b.Close()
+	if err := putManifest(b, m); err != nil {
+		return err
+	}
+	if err := b.Set(appendMetaKey(nil, kindCurrent), binary.BigEndian.AppendUint64(nil, g.gen), nil); err != nil {
+		return err
+	}
+	if err := b.Delete(appendPendingKey(nil, g.gen), nil); err != nil {
+		return err
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("graph: switching to generation %d: %w", g.gen, err)
+	}
+	return nil
+}
+
+func (g *GenerationWriter) fillManifest(m Manifest) Manifest {
+	m.Layer, m.Generation = Base, g.gen
+	m.State = cmp.Or(m.State, StateComplete)
+	m.Documents = cmp.Or(m.Documents, g.counts.documents)
+	m.Symbols = cmp.Or(m.Symbols, g.counts.symbols)
+	m.Occurrences = cmp.Or(m.Occurrences, g.counts.occurrences)
+	m.Edges = cmp.Or(m.Edges, g.counts.edges)
+	if m.Started.IsZero() {
+		m.Started = g.started
+	}
+	if m.Finished.IsZero() {
+		m.Finished = time.Now().UTC()
+	}
+	if g.counts.reused > 0 {
+		if m.Extra == nil {
+			m.Extra = map[string]int{}
+		}
+		if _, ok := m.Extra["reused"]; !ok {
+			m.Extra["reused"] = g.counts.reused
+		}
+	}
+	return m
+}
+
+// finish releases the writer's batch and the store's generation slot. The
+// caller holds g.mu and g.s.mu.
+func (g *GenerationWriter) finish() {
+	g.done = true
+	_ = g.batch.Close()
+	if g.s.gen == g {
+		g.s.gen = nil
+	}
+}
+
+// Abort discards the new generation. Aborting a committed or aborted
+// writer does nothing.
+func (g *GenerationWriter) Abort() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done {
+		return nil
+	}
+	g.s.mu.Lock()
+	defer g.s.mu.Unlock()
+	g.finish()
+	b := g.s.db.NewBatch()
+	defer b.Close()
+	if err := b.DeleteRange(spaceStart(g.space), spaceStart(g.space+1), nil); err != nil {
+		return err
+	}
+	if err := b.Delete(appendPendingKey(nil, g.gen), nil); err != nil {
+		return err
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("graph: aborting generation %d: %w", g.gen, err)
+	}
+	return nil
+}

@@ -1,0 +1,409 @@
+package graph
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+// Reader reads one consistent snapshot of the graph. The live layer hides
+// the base facts of every document it owns. A Reader is safe for concurrent
+// use; Close it before closing the Store.
+type Reader struct {
+	snap    *pebble.Snapshot
+	baseGen uint64              // current base generation, 0 if none
+	live    map[string]Document // documents the live layer owns
+	layers  []layerSpace        // live first, then base when present
+}
+
+// layerSpace pairs a layer with the space holding it in this snapshot.
+type layerSpace struct {
+	layer Layer
+	space uint64
+}
+
+// Reader returns a reader pinned to a consistent snapshot. Close it.
+func (s *Store) Reader() (*Reader, error) {
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	r := &Reader{snap: s.db.NewSnapshot(), live: map[string]Document{}}
+	if err := r.load(); err != nil {
+		_ = r.snap.Close()
+		return nil, fmt.Errorf("graph: opening a reader on %s: %w", s.dir, err)
+	}
+	return r, nil
+}
+
+// load reads the current generation and the live layer's documents.
+func (r *Reader) load() error {
+	gen, err := currentGen(r.snap)
+	if err != nil {
+		return err
+	}
+	r.baseGen = gen
+	r.layers = []layerSpace{{Live, spaceLive}}
+	if gen != 0 {
+		r.layers = append(r.layers, layerSpace{Base, genSpace(gen)})
+	}
+	prefix := appendPrefix(nil, spaceLive, kindDoc)
+	return scanPrefix(context.Background(), r.snap, prefix, func(k, v []byte) error {
+		d, err := decodeDocValue(string(k[len(prefix):]), v)
+		d.Layer = Live
+		r.live[d.Path] = d
+		return err
+	})
+}
+
+// Close releases the snapshot.
+func (r *Reader) Close() error { return r.snap.Close() }
+
+// BaseGeneration returns the base generation the reader sees, 0 if none.
+func (r *Reader) BaseGeneration() uint64 { return r.baseGen }
+
+// LiveDocuments returns the paths the live layer owns, sorted.
+func (r *Reader) LiveDocuments() []string {
+	return slices.Sorted(func(yield func(string) bool) {
+		for p := range r.live {
+			if !yield(p) {
+				return
+			}
+		}
+	})
+}
+
+// hidden reports whether a record of path in ls is masked by the live layer.
+func (r *Reader) hidden(ls layerSpace, path string) bool {
+	if ls.layer != Base {
+		return false
+	}
+	_, ok := r.live[path]
+	return ok
+}
+
+// owner returns the layer serving path's document facts.
+func (r *Reader) owner(path string) (layerSpace, bool) {
+	if _, ok := r.live[path]; ok {
+		return r.layers[0], true
+	}
+	if len(r.layers) > 1 {
+		return r.layers[1], true
+	}
+	return layerSpace{}, false
+}
+
+// Manifest returns a layer's manifest.
+func (r *Reader) Manifest(layer Layer) (Manifest, bool, error) {
+	return readManifest(r.snap, layer)
+}
+
+// Symbol returns the symbol with that id, merged over the documents that
+// describe it (live records first, then base ones, each in path order).
+func (r *Reader) Symbol(ctx context.Context, id string) (Symbol, bool, error) {
+	var merged Symbol
+	found := false
+	for _, ls := range r.layers {
+		prefix := appendField(appendPrefix(nil, ls.space, kindSym), id)
+		err := scanPrefix(ctx, r.snap, prefix, func(k, v []byte) error {
+			if r.hidden(ls, string(k[len(prefix):])) {
+				return nil
+			}
+			s, err := decodeSymbolValue(id, v)
+			if err != nil {
+				return err
+			}
+			if !found {
+				merged, found = s, true
+			} else {
+				mergeSymbol(&merged, s)
+			}
+			return nil
+		})
+		if err != nil {
+			return Symbol{}, false, fmt.Errorf("graph: reading symbol %q: %w", id, err)
+		}
+	}
+	return merged, found, nil
+}
+
+// SymbolsAt returns the occurrences in path whose range contains pos,
+// innermost first.
+func (r *Reader) SymbolsAt(ctx context.Context, path string, pos textpos.Position) ([]Occurrence, error) {
+	ls, ok := r.owner(path)
+	if !ok {
+		return nil, nil
+	}
+	occs, err := readDocOccurrences(ctx, r.snap, ls.space, path, &pos.Line)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading occurrences of %q: %w", path, err)
+	}
+	out := occs[:0]
+	for _, o := range occs {
+		if o.Range.Contains(pos) {
+			out = append(out, o)
+		}
+	}
+	slices.SortStableFunc(out, compareInnermost)
+	return out, nil
+}
+
+// compareInnermost orders ranges that contain one point: the one spanning
+// fewer lines, then fewer columns, then starting later comes first.
+func compareInnermost(a, b Occurrence) int {
+	la, lb := a.Range.End.Line-a.Range.Start.Line, b.Range.End.Line-b.Range.Start.Line
+	if la != lb {
+		return cmp.Compare(la, lb)
+	}
+	if la == 0 {
+		if c := cmp.Compare(a.Range.End.Col-a.Range.Start.Col, b.Range.End.Col-b.Range.Start.Col); c != 0 {
+			return c
+		}
+	}
+	if a.Range.Start != b.Range.Start {
+		if b.Range.Start.Before(a.Range.Start) {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(a.Symbol, b.Symbol)
+}
+
+// FindSymbols finds symbols by display name, exactly or by prefix, case
+// sensitive, at most limit (0: no limit), ordered by name then id.
+func (r *Reader) FindSymbols(ctx context.Context, name string, prefix bool, limit int) ([]Symbol, error) {
+	type hit struct{ name, id string }
+	seen := map[hit]bool{}
+	for _, ls := range r.layers {
+		key := appendPrefix(nil, ls.space, kindName)
+		key = append(key, name...)
+		if !prefix {
+			key = append(key, 0)
+		}
+		n := 0
+		err := scanPrefix(ctx, r.snap, key, func(k, v []byte) error {
+			d, ok := decodeKey(k)
+			if !ok {
+				return fmt.Errorf("%w: name key %q", errBadValue, k)
+			}
+			h := hit{d.fields[0], d.fields[1]}
+			if r.hidden(ls, d.fields[2]) || seen[h] {
+				return nil
+			}
+			seen[h] = true
+			if n++; limit > 0 && n >= limit {
+				return errStop
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("graph: finding symbols named %q: %w", name, err)
+		}
+	}
+	hits := make([]hit, 0, len(seen))
+	for h := range seen {
+		hits = append(hits, h)
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.id, b.id)) })
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	out := make([]Symbol, 0, len(hits))
+	for _, h := range hits {
+		s, ok, err := r.Symbol(ctx, h.id)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Definitions returns the definition occurrences of a symbol.
+func (r *Reader) Definitions(ctx context.Context, id string) ([]Occurrence, error) {
+	refs, err := r.References(ctx, id, 0)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(refs, func(o Occurrence) bool { return o.Roles&RoleDefinition == 0 }), nil
+}
+
+// References returns every occurrence of a symbol (definitions included),
+// with its enclosing symbol, ordered by path and position, at most limit
+// (0: no limit).
+func (r *Reader) References(ctx context.Context, id string, limit int) ([]Occurrence, error) {
+	var out []Occurrence
+	for _, ls := range r.layers {
+		prefix := appendField(appendPrefix(nil, ls.space, kindRef), id)
+		n := 0
+		err := scanPrefix(ctx, r.snap, prefix, func(k, v []byte) error {
+			rest := k[len(prefix):]
+			i := bytes.IndexByte(rest, 0)
+			if i < 0 || len(rest) != i+17 {
+				return fmt.Errorf("%w: reference key %q", errBadValue, k)
+			}
+			path := string(rest[:i])
+			if r.hidden(ls, path) {
+				return nil
+			}
+			o := Occurrence{Path: path, Range: decodePos(rest[i+1:]), Symbol: id}
+			if err := decodeOccValue(&o, v); err != nil {
+				return err
+			}
+			out = append(out, o)
+			if n++; limit > 0 && n >= limit {
+				return errStop
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("graph: reading references of %q: %w", id, err)
+		}
+	}
+	slices.SortFunc(out, compareOccurrences)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// Occurrences returns the occurrences of one document, in position order.
+func (r *Reader) Occurrences(ctx context.Context, path string) ([]Occurrence, error) {
+	ls, ok := r.owner(path)
+	if !ok {
+		return nil, nil
+	}
+	occs, err := readDocOccurrences(ctx, r.snap, ls.space, path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading occurrences of %q: %w", path, err)
+	}
+	return occs, nil
+}
+
+// DocumentSymbols returns the symbols a document defines, by id.
+func (r *Reader) DocumentSymbols(ctx context.Context, path string) ([]Symbol, error) {
+	ls, ok := r.owner(path)
+	if !ok {
+		return nil, nil
+	}
+	syms, err := readDocSymbols(ctx, r.snap, ls.space, path)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading symbols of %q: %w", path, err)
+	}
+	return syms, nil
+}
+
+// Document returns a document's record from the layer that owns it.
+func (r *Reader) Document(ctx context.Context, path string) (Document, bool, error) {
+	if d, ok := r.live[path]; ok {
+		return d, true, nil
+	}
+	if len(r.layers) < 2 {
+		return Document{}, false, nil
+	}
+	v, ok, err := get(r.snap, appendDocKey(nil, r.layers[1].space, path))
+	if err != nil || !ok {
+		return Document{}, false, err
+	}
+	d, err := decodeDocValue(path, v)
+	d.Layer = Base
+	return d, err == nil, err
+}
+
+// Documents calls fn for every visible document in path order.
+func (r *Reader) Documents(ctx context.Context, fn func(Document) error) error {
+	live := r.LiveDocuments()
+	emitLiveBefore := func(path string, all bool) error {
+		for len(live) > 0 && (all || live[0] < path) {
+			if err := fn(r.live[live[0]]); err != nil {
+				return err
+			}
+			live = live[1:]
+		}
+		return nil
+	}
+	if len(r.layers) > 1 {
+		ls := r.layers[1]
+		prefix := appendPrefix(nil, ls.space, kindDoc)
+		err := scanPrefix(ctx, r.snap, prefix, func(k, v []byte) error {
+			path := string(k[len(prefix):])
+			if err := emitLiveBefore(path, false); err != nil || r.hidden(ls, path) {
+				return err
+			}
+			d, err := decodeDocValue(path, v)
+			if err != nil {
+				return err
+			}
+			d.Layer = Base
+			return fn(d)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return emitLiveBefore("", true)
+}
+
+// DocumentsOfPackage returns the paths of the documents of a package, sorted.
+func (r *Reader) DocumentsOfPackage(ctx context.Context, pkg string) ([]string, error) {
+	var out []string
+	for p, d := range r.live {
+		if d.Package == pkg {
+			out = append(out, p)
+		}
+	}
+	if len(r.layers) > 1 {
+		ls := r.layers[1]
+		prefix := appendField(appendPrefix(nil, ls.space, kindPkg), pkg)
+		err := scanPrefix(ctx, r.snap, prefix, func(k, v []byte) error {
+			if path := string(k[len(prefix):]); !r.hidden(ls, path) {
+				out = append(out, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("graph: reading documents of package %q: %w", pkg, err)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Packages returns every package that has visible documents, sorted.
+func (r *Reader) Packages(ctx context.Context) ([]string, error) {
+	set := map[string]bool{}
+	for _, d := range r.live {
+		if d.Package != "" {
+			set[d.Package] = true
+		}
+	}
+	if len(r.layers) > 1 {
+		ls := r.layers[1]
+		err := scanPrefix(ctx, r.snap, appendPrefix(nil, ls.space, kindPkg), func(k, v []byte) error {
+			d, ok := decodeKey(k)
+			if !ok {
+				return fmt.Errorf("%w: package key %q", errBadValue, k)
+			}
+			if !r.hidden(ls, d.fields[1]) {
+				set[d.fields[0]] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("graph: reading packages: %w", err)
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -1,0 +1,359 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// kvReader is what reads need from a *pebble.DB or a *pebble.Snapshot.
+type kvReader interface {
+	NewIter(*pebble.IterOptions) (*pebble.Iterator, error)
+	Get(key []byte) ([]byte, io.Closer, error)
+}
+
+// get returns a copy of key's value, or ok false when absent.
+func get(r kvReader, key []byte) ([]byte, bool, error) {
+	v, closer, err := r.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	out := slices.Clone(v)
+	return out, true, closer.Close()
+}
+
+// scanPrefix calls fn for every key with the given prefix, in key order,
+// checking ctx as it goes. fn's slices are valid only during the call.
+func scanPrefix(ctx context.Context, r kvReader, prefix []byte, fn func(k, v []byte) error) error {
+	return scanRange(ctx, r, prefix, prefixEnd(prefix), fn)
+}
+
+// errStop ends a scan early without error.
+var errStop = errors.New("graph: stop scan")
+
+// scanRange calls fn for every key in [lower, upper).
+func scanRange(ctx context.Context, r kvReader, lower, upper []byte, fn func(k, v []byte) error) (err error) {
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return err
+	}
+	defer func() { err = cmp.Or(err, it.Close()) }()
+	n := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		if n++; n%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return err
+		}
+		if err := fn(it.Key(), v); err != nil {
+			if errors.Is(err, errStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return it.Error()
+}
+
+// normalizeFacts validates f and merges duplicates inside it, so that a
+// document writes each key once. The result shares no slices with f.
+func normalizeFacts(f DocumentFacts) (DocumentFacts, error) {
+	path := f.Document.Path
+	if path == "" {
+		return f, errors.New("graph: document has an empty path")
+	}
+	if err := validID("path", path); err != nil {
+		return f, err
+	}
+	if err := validID("package", f.Document.Package); err != nil {
+		return f, err
+	}
+	out := DocumentFacts{Document: f.Document}
+	out.Document.Layer = 0
+	var err error
+	if out.Symbols, err = normalizeSymbols(f.Symbols); err != nil {
+		return f, fmt.Errorf("graph: document %q: %w", path, err)
+	}
+	if out.Occurrences, err = normalizeOccurrences(path, f.Occurrences); err != nil {
+		return f, fmt.Errorf("graph: document %q: %w", path, err)
+	}
+	if out.Edges, err = normalizeEdges(f.Edges); err != nil {
+		return f, fmt.Errorf("graph: document %q: %w", path, err)
+	}
+	return out, nil
+}
+
+func normalizeSymbols(in []Symbol) ([]Symbol, error) {
+	out := make([]Symbol, 0, len(in))
+	for _, s := range in {
+		if s.ID == "" {
+			return nil, errors.New("symbol with an empty id")
+		}
+		if err := validID("symbol", s.ID); err != nil {
+			return nil, err
+		}
+		if err := validID("display name", s.DisplayName); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	slices.SortStableFunc(out, func(a, b Symbol) int { return cmp.Compare(a.ID, b.ID) })
+	w := 0
+	for i := range out {
+		if w > 0 && out[w-1].ID == out[i].ID {
+			mergeSymbol(&out[w-1], out[i])
+			continue
+		}
+		out[w] = out[i]
+		w++
+	}
+	return out[:w], nil
+}
+
+func normalizeOccurrences(path string, in []Occurrence) ([]Occurrence, error) {
+	out := make([]Occurrence, 0, len(in))
+	for _, o := range in {
+		if o.Symbol == "" {
+			return nil, fmt.Errorf("occurrence at %s has an empty symbol", o.Range)
+		}
+		if err := validID("symbol", o.Symbol); err != nil {
+			return nil, err
+		}
+		o.Path = path
+		out = append(out, o)
+	}
+	slices.SortStableFunc(out, compareOccurrences)
+	// Merge occurrences of the same symbol at the same range.
+	w := 0
+	for i := range out {
+		if w > 0 && out[w-1].Range == out[i].Range && out[w-1].Symbol == out[i].Symbol {
+			out[w-1].Roles |= out[i].Roles
+			out[w-1].Enclosing = cmp.Or(out[w-1].Enclosing, out[i].Enclosing)
+			continue
+		}
+		out[w] = out[i]
+		w++
+	}
+	return out[:w], nil
+}
+
+// compareOccurrences orders by path, range start, range end, symbol: the
+// order of the doc-occ and ref keys.
+func compareOccurrences(a, b Occurrence) int {
+	return cmp.Or(
+		cmp.Compare(a.Path, b.Path),
+		cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
+		cmp.Compare(a.Range.Start.Col, b.Range.Start.Col),
+		cmp.Compare(a.Range.End.Line, b.Range.End.Line),
+		cmp.Compare(a.Range.End.Col, b.Range.End.Col),
+		cmp.Compare(a.Symbol, b.Symbol),
+	)
+}
+
+func normalizeEdges(in []Edge) ([]Edge, error) {
+	out := make([]Edge, 0, len(in))
+	for _, e := range in {
+		if e.From == "" || e.To == "" || e.Kind == "" {
+			return nil, fmt.Errorf("edge %q -%s-> %q lacks an end or a kind", e.From, e.Kind, e.To)
+		}
+		for _, s := range []string{e.From, e.To, string(e.Kind)} {
+			if err := validID("edge field", s); err != nil {
+				return nil, err
+			}
+		}
+		e.Count = max(e.Count, 1)
+		e.Path, e.Layer = "", 0
+		out = append(out, e)
+	}
+	key := func(e Edge) [3]string { return [3]string{e.From, string(e.Kind), e.To} }
+	slices.SortStableFunc(out, func(a, b Edge) int {
+		ka, kb := key(a), key(b)
+		return slices.Compare(ka[:], kb[:])
+	})
+	w := 0
+	for i := range out {
+		if w > 0 && key(out[w-1]) == key(out[i]) {
+			mergeEdge(&out[w-1], out[i])
+			continue
+		}
+		out[w] = out[i]
+		w++
+	}
+	return out[:w], nil
+}
+
+// mergeEdge aggregates e into into: counts add; the most confident
+// justification (the first among equals) gives the source, reason, path
+// and layer.
+func mergeEdge(into *Edge, e Edge) {
+	into.Count += e.Count
+	if e.Confidence > into.Confidence {
+		into.Confidence, into.Source, into.Reason = e.Confidence, e.Source, e.Reason
+		into.Path, into.Layer = e.Path, e.Layer
+	}
+}
+
+// mergeSymbol folds s into into: a definition wins over an external
+// reference target, then empty fields are filled.
+func mergeSymbol(into *Symbol, s Symbol) {
+	if into.External && !s.External {
+		s, *into = *into, s
+	}
+	into.DisplayName = cmp.Or(into.DisplayName, s.DisplayName)
+	into.Kind = cmp.Or(into.Kind, s.Kind)
+	into.Language = cmp.Or(into.Language, s.Language)
+	into.Package = cmp.Or(into.Package, s.Package)
+	into.Signature = cmp.Or(into.Signature, s.Signature)
+	into.Doc = cmp.Or(into.Doc, s.Doc)
+	if into.Def.Path == "" {
+		into.Def = s.Def
+	}
+	if into.DefExtent == (Symbol{}).DefExtent {
+		into.DefExtent = s.DefExtent
+	}
+}
+
+// recordSink receives the keys of a document's records.
+type recordSink func(key, value []byte) error
+
+// emitRecords produces every key a normalized document writes in space:
+// the doc-first records and the indexes derived from them. The same
+// function serves writing and deleting, so they cannot disagree. key and
+// value passed to sink are reused between calls.
+func emitRecords(space uint64, f *DocumentFacts, sink recordSink) error {
+	e := recordEmitter{sink: sink, space: space, path: f.Document.Path}
+	e.put(appendDocKey(e.k[:0], space, e.path), appendDocValue(e.v[:0], &f.Document))
+	if pkg := f.Document.Package; pkg != "" {
+		e.put(appendPkgKey(e.k[:0], space, pkg, e.path), nil)
+	}
+	for i := range f.Symbols {
+		e.symbol(&f.Symbols[i])
+	}
+	for i := range f.Occurrences {
+		e.occurrence(&f.Occurrences[i])
+	}
+	for i := range f.Edges {
+		e.edge(&f.Edges[i])
+	}
+	return e.err
+}
+
+// recordEmitter builds keys in reused buffers; the first sink error sticks.
+type recordEmitter struct {
+	sink  recordSink
+	space uint64
+	path  string
+	k, v  []byte
+	err   error
+}
+
+func (e *recordEmitter) put(k, v []byte) {
+	e.k, e.v = k, v
+	if e.err == nil {
+		e.err = e.sink(k, v)
+	}
+}
+
+func (e *recordEmitter) symbol(s *Symbol) {
+	v := appendSymbolValue(e.v[:0], s)
+	e.put(appendDocSymKey(e.k[:0], e.space, e.path, s.ID), v)
+	e.put(appendSymKey(e.k[:0], e.space, s.ID, e.path), v)
+	if s.DisplayName != "" {
+		e.put(appendNameKey(e.k[:0], e.space, s.DisplayName, s.ID, e.path), v[:0])
+	}
+}
+
+func (e *recordEmitter) occurrence(o *Occurrence) {
+	v := appendOccValue(e.v[:0], o)
+	e.put(appendDocOccKey(e.k[:0], e.space, e.path, o.Range, o.Symbol), v)
+	e.put(appendRefKey(e.k[:0], e.space, o.Symbol, e.path, o.Range), v)
+}
+
+func (e *recordEmitter) edge(ed *Edge) {
+	v := appendEdgeValue(e.v[:0], ed)
+	e.put(appendDocEdgeKey(e.k[:0], e.space, e.path, ed), v)
+	e.put(appendOutKey(e.k[:0], e.space, ed, e.path), v)
+	e.put(appendInKey(e.k[:0], e.space, ed, e.path), v)
+}
+
+// readDocFacts reads back what a document wrote in space from its
+// doc-first records. ok is false when the document is absent.
+func readDocFacts(ctx context.Context, r kvReader, space uint64, path string) (f DocumentFacts, ok bool, err error) {
+	v, ok, err := get(r, appendDocKey(nil, space, path))
+	if err != nil || !ok {
+		return f, false, err
+	}
+	if f.Document, err = decodeDocValue(path, v); err != nil {
+		return f, false, err
+	}
+	if f.Symbols, err = readDocSymbols(ctx, r, space, path); err != nil {
+		return f, false, err
+	}
+	if f.Occurrences, err = readDocOccurrences(ctx, r, space, path, nil); err != nil {
+		return f, false, err
+	}
+	if f.Edges, err = readDocEdges(ctx, r, space, path); err != nil {
+		return f, false, err
+	}
+	return f, true, nil
+}
+
+func readDocSymbols(ctx context.Context, r kvReader, space uint64, path string) ([]Symbol, error) {
+	var out []Symbol
+	prefix := appendField(appendPrefix(nil, space, kindDocSym), path)
+	err := scanPrefix(ctx, r, prefix, func(k, v []byte) error {
+		s, err := decodeSymbolValue(string(k[len(prefix):]), v)
+		out = append(out, s)
+		return err
+	})
+	return out, err
+}
+
+// readDocOccurrences reads a document's occurrences in position order,
+// stopping before the first one starting after line stopAfter (if set).
+func readDocOccurrences(ctx context.Context, r kvReader, space uint64, path string, stopAfter *uint32) ([]Occurrence, error) {
+	var out []Occurrence
+	prefix := appendField(appendPrefix(nil, space, kindDocOcc), path)
+	upper := prefixEnd(prefix)
+	if stopAfter != nil && *stopAfter < ^uint32(0) {
+		upper = binary.BigEndian.AppendUint32(slices.Clone(prefix), *stopAfter+1)
+	}
+	err := scanRange(ctx, r, prefix, upper, func(k, v []byte) error {
+		rest := k[len(prefix):]
+		if len(rest) < 16 {
+			return fmt.Errorf("%w: occurrence key %q", errBadValue, k)
+		}
+		o := Occurrence{Path: path, Range: decodePos(rest), Symbol: string(rest[16:])}
+		out = append(out, o)
+		return decodeOccValue(&out[len(out)-1], v)
+	})
+	return out, err
+}
+
+func readDocEdges(ctx context.Context, r kvReader, space uint64, path string) ([]Edge, error) {
+	var out []Edge
+	err := scanPrefix(ctx, r, appendField(appendPrefix(nil, space, kindDocEdge), path), func(k, v []byte) error {
+		d, ok := decodeKey(k)
+		if !ok {
+			return fmt.Errorf("%w: edge key %q", errBadValue, k)
+		}
+		e := Edge{From: d.fields[1], Kind: EdgeKind(d.fields[2]), To: d.fields[3]}
+		err := decodeEdgeValue(&e, v)
+		out = append(out, e)
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,303 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Options configure Open.
+type Options struct {
+	// ReadOnly opens for queries only. Pebble locks a store exclusively
+	// even for reading, so a read-only Open of a store another process
+	// holds fails with ErrLocked as well.
+	ReadOnly bool
+	// InMemory uses an in-memory filesystem (tests); Dir is then a name only.
+	InMemory bool
+}
+
+// Sentinel errors; match them with errors.Is.
+var (
+	ErrLocked   = errors.New("graph: store is in use by another process")
+	ErrSchema   = errors.New("graph: store has another schema version")
+	ErrNotFound = errors.New("graph: not found")
+	ErrClosed   = errors.New("graph: store is closed")
+	// ErrReadOnly is returned by writes to a store opened read-only.
+	ErrReadOnly = errors.New("graph: store is open read-only")
+)
+
+// Store is an open graph store. Its methods are safe for concurrent use;
+// writes are serialized, and at most one GenerationWriter is active.
+type Store struct {
+	dir      string
+	db       *pebble.DB
+	lock     *dirLock
+	readOnly bool
+	closed   atomic.Bool
+
+	mu  sync.Mutex        // serializes writes to the live layer and meta records
+	gen *GenerationWriter // the active generation writer, if any; under mu
+}
+
+// DefaultDir returns os.UserCacheDir()/lspgraph/<first 16 hex digits of the
+// SHA-256 of the absolute, cleaned root>.
+func DefaultDir(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("graph: resolving workspace root %q: %w", root, err)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("graph: locating the user cache directory: %w", err)
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(abs)))
+	return filepath.Join(cache, "lspgraph", hex.EncodeToString(sum[:])[:16]), nil
+}
+
+// Open opens (creating when absent, mode 0700) the store in dir.
+// A store locked by another process yields an error wrapping ErrLocked that
+// names the path and the holder's pid; a schema mismatch wraps ErrSchema.
+// A read-only Open of a store that does not exist wraps ErrNotFound.
+func Open(dir string, opts Options) (*Store, error) {
+	fs := vfs.Default
+	if opts.InMemory {
+		fs = vfs.NewMem()
+	} else {
+		abs, err := prepareDir(dir, opts.ReadOnly)
+		if err != nil {
+			return nil, err
+		}
+		dir = abs
+	}
+	lock, err := lockDir(dir, fs, opts)
+	if err != nil {
+		return nil, err
+	}
+	db, err := pebble.Open(dir, pebbleOptions(fs, lock, opts.ReadOnly))
+	if err != nil {
+		lock.close()
+		return nil, fmt.Errorf("graph: opening store %s: %w", dir, err)
+	}
+	s := &Store{dir: dir, db: db, lock: lock, readOnly: opts.ReadOnly}
+	if err := s.init(); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// prepareDir makes dir absolute and creates it (mode 0700) unless readOnly,
+// in which case it must exist.
+func prepareDir(dir string, readOnly bool) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("graph: resolving store directory %q: %w", dir, err)
+	}
+	if readOnly {
+		if _, err := os.Stat(filepath.Join(abs, "CURRENT")); err == nil {
+			return abs, nil
+		}
+		if _, err := os.Stat(filepath.Join(abs, "LOCK")); err != nil {
+			return "", fmt.Errorf("%w: store %s does not exist (run `lspgraph index` or `lspgraph scip import` to build it)", ErrNotFound, abs)
+		}
+		return abs, nil
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return "", fmt.Errorf("graph: creating store directory: %w", err)
+	}
+	return abs, nil
+}
+
+// pebbleOptions tunes Pebble for bulk loads of small keys.
+func pebbleOptions(fs vfs.FS, lock *dirLock, readOnly bool) *pebble.Options {
+	o := &pebble.Options{
+		FS:                          fs,
+		ReadOnly:                    readOnly,
+		FormatMajorVersion:          pebble.FormatNewest,
+		MemTableSize:                64 << 20,
+		MemTableStopWritesThreshold: 4,
+		L0CompactionThreshold:       4,
+		L0StopWritesThreshold:       32,
+		Logger:                      quietLogger{},
+	}
+	if lock != nil {
+		o.Lock = lock.pebble
+	}
+	o.EnsureDefaults()
+	return o
+}
+
+// quietLogger drops Pebble's informational messages; errors go to stderr
+// through Pebble's default logger.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any) {}
+func (quietLogger) Errorf(format string, args ...any) {
+	pebble.DefaultLogger.Errorf(format, args...)
+}
+func (quietLogger) Fatalf(format string, args ...any) {
+	pebble.DefaultLogger.Fatalf(format, args...)
+}
+
+// init checks the schema version (recording it in a new store) and, when
+// writable, removes generations that are neither current nor live.
+func (s *Store) init() error {
+	v, ok, err := get(s.db, appendMetaKey(nil, kindSchema))
+	if err != nil {
+		return fmt.Errorf("graph: reading schema version of %s: %w", s.dir, err)
+	}
+	if ok {
+		got, n := binary.Uvarint(v)
+		if n <= 0 || got != SchemaVersion {
+			return s.schemaError(fmt.Sprint(got))
+		}
+		return s.removeLeftovers()
+	}
+	empty, err := s.isEmpty()
+	if err != nil {
+		return err
+	}
+	if !empty {
+		return s.schemaError("unknown")
+	}
+	if s.readOnly {
+		return nil
+	}
+	err = s.db.Set(appendMetaKey(nil, kindSchema), binary.AppendUvarint(nil, SchemaVersion), pebble.Sync)
+	if err != nil {
+		return fmt.Errorf("graph: recording schema version in %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+func (s *Store) schemaError(have string) error {
+	return fmt.Errorf("%w: store %s has schema version %s, this lspgraph needs %d; the graph is rebuildable: "+
+		"delete %s or run `lspgraph index`/`lspgraph scip import` with a new --store",
+		ErrSchema, s.dir, have, SchemaVersion, s.dir)
+}
+
+func (s *Store) isEmpty() (bool, error) {
+	empty := true
+	err := scanRange(context.Background(), s.db, nil, nil, func(k, v []byte) error {
+		empty = false
+		return errStop
+	})
+	return empty, err
+}
+
+// removeLeftovers deletes every base generation but the current one: the
+// remains of a load that was killed or aborted.
+func (s *Store) removeLeftovers() error {
+	if s.readOnly {
+		return nil
+	}
+	cur, err := currentGen(s.db)
+	if err != nil {
+		return err
+	}
+	ranges := [][2][]byte{{spaceStart(firstGenSpace), spaceStart(math.MaxUint64)}}
+	if cur != 0 {
+		sp := genSpace(cur)
+		ranges = [][2][]byte{{spaceStart(firstGenSpace), spaceStart(sp)}, {spaceStart(sp + 1), spaceStart(math.MaxUint64)}}
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	for _, r := range ranges {
+		if err := deleteRangeIfAny(s.db, b, r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	if err := deleteRangeIfAny(s.db, b, appendMetaKey(nil, kindPending), prefixEnd(appendMetaKey(nil, kindPending))); err != nil {
+		return err
+	}
+	if b.Empty() {
+		return nil
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("graph: removing unfinished generations from %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// deleteRangeIfAny adds a range deletion to b when [lower, upper) holds keys.
+func deleteRangeIfAny(r kvReader, b *pebble.Batch, lower, upper []byte) error {
+	any := false
+	err := scanRange(context.Background(), r, lower, upper, func(k, v []byte) error {
+		any = true
+		return errStop
+	})
+	if err != nil || !any {
+		return err
+	}
+	return b.DeleteRange(lower, upper, nil)
+}
+
+// currentGen returns the current base generation, 0 when there is none.
+func currentGen(r kvReader) (uint64, error) {
+	v, ok, err := get(r, appendMetaKey(nil, kindCurrent))
+	if err != nil || !ok {
+		return 0, err
+	}
+	if len(v) != 8 {
+		return 0, fmt.Errorf("%w: current generation", errBadValue)
+	}
+	return binary.BigEndian.Uint64(v), nil
+}
+
+// readManifest returns a layer's manifest.
+func readManifest(r kvReader, l Layer) (Manifest, bool, error) {
+	v, ok, err := get(r, appendManifestKey(nil, l))
+	if err != nil || !ok {
+		return Manifest{}, false, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(v, &m); err != nil {
+		return Manifest{}, false, fmt.Errorf("graph: decoding %s manifest: %w", l, err)
+	}
+	return m, true, nil
+}
+
+// Close closes the store. Readers must be closed first.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return ErrClosed
+	}
+	err := s.db.Close()
+	if s.lock != nil {
+		err = cmp.Or(err, s.lock.close())
+	}
+	if err != nil {
+		return fmt.Errorf("graph: closing store %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// Dir returns the store's directory (absolute unless in memory).
+func (s *Store) Dir() string { return s.dir }
+
+// ReadOnly reports whether the store was opened read-only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
+// writable reports why the store cannot be written, if it cannot.
+func (s *Store) writable() error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if s.readOnly {
+		return fmt.Errorf("%w: %s", ErrReadOnly, s.dir)
+	}
+	return nil
+}

@@ -1,0 +1,194 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+)
+
+// EdgeFilter selects edges. Empty Kinds means all kinds. MinConfidence
+// applies to the aggregated edge; Limit (0: none) to the result.
+type EdgeFilter struct {
+	Kinds         []EdgeKind
+	MinConfidence float64
+	Limit         int
+}
+
+// Incoming returns the edges pointing at id, aggregated per (From, Kind)
+// over the documents that justify them, ordered by From then Kind.
+func (r *Reader) Incoming(ctx context.Context, id string, f EdgeFilter) ([]Edge, error) {
+	es, err := r.edges(ctx, kindIn, id, f)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading edges into %q: %w", id, err)
+	}
+	return es, nil
+}
+
+// Outgoing returns the edges leaving id, aggregated per (Kind, To) over the
+// documents that justify them, ordered by To then Kind.
+func (r *Reader) Outgoing(ctx context.Context, id string, f EdgeFilter) ([]Edge, error) {
+	es, err := r.edges(ctx, kindOut, id, f)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+	}
+	return es, nil
+}
+
+// edgeKey identifies an aggregated edge.
+type edgeKey struct {
+	other string
+	kind  EdgeKind
+}
+
+// edges reads the in- or out-index of id in every layer and aggregates.
+func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]Edge, error) {
+	agg := map[edgeKey]*Edge{}
+	for _, ls := range r.layers {
+		base := appendField(appendPrefix(nil, ls.space, k), id)
+		prefixes := [][]byte{base}
+		if len(f.Kinds) > 0 {
+			prefixes = prefixes[:0]
+			for _, kd := range f.Kinds {
+				prefixes = append(prefixes, appendField(slices.Clip(base), string(kd)))
+			}
+		}
+		for _, p := range prefixes {
+			if err := r.scanEdges(ctx, ls, k, p, agg); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]Edge, 0, len(agg))
+	for _, e := range agg {
+		if e.Confidence >= f.MinConfidence {
+			out = append(out, *e)
+		}
+	}
+	other := func(e Edge) string {
+		if k == kindIn {
+			return e.From
+		}
+		return e.To
+	}
+	slices.SortFunc(out, func(a, b Edge) int {
+		return cmp.Or(cmp.Compare(other(a), other(b)), cmp.Compare(a.Kind, b.Kind))
+	})
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, nil
+}
+
+// scanEdges folds the edge keys under prefix into agg.
+func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, prefix []byte, agg map[edgeKey]*Edge) error {
+	return scanPrefix(ctx, r.snap, prefix, func(key, v []byte) error {
+		d, ok := decodeKey(key)
+		if !ok {
+			return fmt.Errorf("%w: edge key %q", errBadValue, key)
+		}
+		path := d.fields[3]
+		if r.hidden(ls, path) {
+			return nil
+		}
+		e := Edge{Kind: EdgeKind(d.fields[1]), Path: path, Layer: ls.layer}
+		if k == kindIn {
+			e.To, e.From = d.fields[0], d.fields[2]
+		} else {
+			e.From, e.To = d.fields[0], d.fields[2]
+		}
+		if err := decodeEdgeValue(&e, v); err != nil {
+			return err
+		}
+		ek := edgeKey{e.To, e.Kind}
+		if k == kindIn {
+			ek.other = e.From
+		}
+		if a, ok := agg[ek]; ok {
+			mergeEdge(a, e)
+			return nil
+		}
+		agg[ek] = &e
+		return nil
+	})
+}
+
+// Direction of a traversal.
+type Direction uint8
+
+const (
+	Upstream   Direction = iota // follow incoming edges: who depends on the start
+	Downstream                  // follow outgoing edges: what the start depends on
+)
+
+// TraverseOptions bound a traversal. Zero limits mean no limit.
+type TraverseOptions struct {
+	Direction     Direction
+	Kinds         []EdgeKind
+	MinConfidence float64
+	MaxDepth      int
+	Limit         int // total visits, 0 = no limit
+	LimitPerDepth int // 0 = no limit
+}
+
+// Visit is one symbol reached by a traversal.
+type Visit struct {
+	Symbol string
+	Depth  int
+	Via    Edge // the edge that reached it first (breadth-first, deterministic order)
+}
+
+// Traverse walks breadth-first from start. The first hop has Depth 1; the
+// start symbols are not visits. Each depth's frontier is expanded in the
+// order its symbols were reached, and each symbol's neighbours in symbol id
+// order, so the result is deterministic. Truncated reports that Limit or
+// LimitPerDepth left a reachable symbol out; stopping at MaxDepth does not
+// count as truncation.
+func (r *Reader) Traverse(ctx context.Context, start []string, o TraverseOptions) (visits []Visit, truncated bool, err error) {
+	seen := map[string]bool{}
+	var frontier []string
+	for _, s := range start {
+		if !seen[s] {
+			seen[s] = true
+			frontier = append(frontier, s)
+		}
+	}
+	for depth := 1; len(frontier) > 0 && (o.MaxDepth <= 0 || depth <= o.MaxDepth); depth++ {
+		var next []string
+		for _, sym := range frontier {
+			es, err := r.neighbours(ctx, sym, o)
+			if err != nil {
+				return visits, truncated, err
+			}
+			for _, e := range es {
+				nb := e.To
+				if o.Direction == Upstream {
+					nb = e.From
+				}
+				if seen[nb] {
+					continue
+				}
+				if o.Limit > 0 && len(visits) >= o.Limit {
+					return visits, true, nil
+				}
+				if o.LimitPerDepth > 0 && len(next) >= o.LimitPerDepth {
+					truncated = true
+					break
+				}
+				seen[nb] = true
+				visits = append(visits, Visit{Symbol: nb, Depth: depth, Via: e})
+				next = append(next, nb)
+			}
+		}
+		frontier = next
+	}
+	return visits, truncated, nil
+}
+
+func (r *Reader) neighbours(ctx context.Context, sym string, o TraverseOptions) ([]Edge, error) {
+	f := EdgeFilter{Kinds: o.Kinds, MinConfidence: o.MinConfidence}
+	if o.Direction == Upstream {
+		return r.Incoming(ctx, sym, f)
+	}
+	return r.Outgoing(ctx, sym, f)
+}

@@ -1,0 +1,182 @@
+package graph
+
+// This file is the on-disk value format (part of SchemaVersion). Values are
+// compact binary: strings are a uvarint length and bytes, numbers uvarints,
+// confidences 8-byte IEEE floats. The key carries the identifying fields, so
+// values hold only the rest.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+var errBadValue = errors.New("graph: malformed value")
+
+// valueWriter appends encoded fields to b.
+type valueWriter struct{ b []byte }
+
+func (w *valueWriter) uvarint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
+
+func (w *valueWriter) str(s string) {
+	w.uvarint(uint64(len(s)))
+	w.b = append(w.b, s...)
+}
+
+func (w *valueWriter) float(f float64) { w.b = binary.BigEndian.AppendUint64(w.b, math.Float64bits(f)) }
+
+func (w *valueWriter) rng(r textpos.Range) {
+	w.uvarint(uint64(r.Start.Line))
+	w.uvarint(uint64(r.Start.Col))
+	w.uvarint(uint64(r.End.Line))
+	w.uvarint(uint64(r.End.Col))
+}
+
+// valueReader consumes fields from b; the first failure sticks in bad.
+type valueReader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *valueReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *valueReader) u32() uint32 {
+	v := r.uvarint()
+	if v > math.MaxUint32 {
+		r.bad = true
+	}
+	return uint32(v)
+}
+
+func (r *valueReader) str() string {
+	n := r.uvarint()
+	if r.bad || n > uint64(len(r.b)) {
+		r.bad = true
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *valueReader) float() float64 {
+	if len(r.b) < 8 {
+		r.bad = true
+		return 0
+	}
+	v := math.Float64frombits(binary.BigEndian.Uint64(r.b))
+	r.b = r.b[8:]
+	return v
+}
+
+func (r *valueReader) rng() textpos.Range {
+	var x textpos.Range
+	x.Start.Line, x.Start.Col = r.u32(), r.u32()
+	x.End.Line, x.End.Col = r.u32(), r.u32()
+	return x
+}
+
+// done reports an error if the value was malformed or has trailing bytes.
+func (r *valueReader) done(what string) error {
+	if r.bad || len(r.b) != 0 {
+		return fmt.Errorf("%w: %s", errBadValue, what)
+	}
+	return nil
+}
+
+// Symbol value: every field but ID.
+func appendSymbolValue(dst []byte, s *Symbol) []byte {
+	w := valueWriter{dst}
+	w.str(s.DisplayName)
+	w.str(s.Kind)
+	w.str(s.Language)
+	w.str(s.Package)
+	w.str(s.Signature)
+	w.str(s.Doc)
+	var flags uint64
+	if s.External {
+		flags |= 1
+	}
+	w.uvarint(flags)
+	w.str(s.Def.Path)
+	w.rng(s.Def.Range)
+	w.rng(s.DefExtent)
+	return w.b
+}
+
+func decodeSymbolValue(id string, b []byte) (Symbol, error) {
+	r := valueReader{b: b}
+	s := Symbol{ID: id}
+	s.DisplayName, s.Kind, s.Language = r.str(), r.str(), r.str()
+	s.Package, s.Signature, s.Doc = r.str(), r.str(), r.str()
+	s.External = r.uvarint()&1 != 0
+	s.Def.Path = r.str()
+	s.Def.Range = r.rng()
+	s.DefExtent = r.rng()
+	return s, r.done("symbol " + id)
+}
+
+// Occurrence value: roles and enclosing symbol.
+func appendOccValue(dst []byte, o *Occurrence) []byte {
+	w := valueWriter{dst}
+	w.uvarint(uint64(o.Roles))
+	w.str(o.Enclosing)
+	return w.b
+}
+
+func decodeOccValue(o *Occurrence, b []byte) error {
+	r := valueReader{b: b}
+	o.Roles = Role(r.u32())
+	o.Enclosing = r.str()
+	return r.done("occurrence of " + o.Symbol)
+}
+
+// Edge value: confidence, source, reason, count.
+func appendEdgeValue(dst []byte, e *Edge) []byte {
+	w := valueWriter{dst}
+	w.float(e.Confidence)
+	w.str(e.Source)
+	w.str(e.Reason)
+	w.uvarint(uint64(max(e.Count, 0)))
+	return w.b
+}
+
+func decodeEdgeValue(e *Edge, b []byte) error {
+	r := valueReader{b: b}
+	e.Confidence = r.float()
+	e.Source, e.Reason = r.str(), r.str()
+	e.Count = int(r.uvarint())
+	return r.done("edge " + e.From + " -> " + e.To)
+}
+
+// Document value: every field but Path and Layer.
+func appendDocValue(dst []byte, d *Document) []byte {
+	w := valueWriter{dst}
+	w.str(d.Language)
+	w.str(d.Package)
+	w.str(d.ContentHash)
+	w.str(d.Digest)
+	w.str(d.Source)
+	w.uvarint(uint64(d.Flags))
+	return w.b
+}
+
+func decodeDocValue(path string, b []byte) (Document, error) {
+	r := valueReader{b: b}
+	d := Document{Path: path}
+	d.Language, d.Package, d.ContentHash = r.str(), r.str(), r.str()
+	d.Digest, d.Source = r.str(), r.str()
+	d.Flags = DocumentFlags(r.u32())
+	return d, r.done("document " + path)
+}
