@@ -111,15 +111,17 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 		}
 		return ff, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("syntax: parsing %s: %w", p, err)
+	}
 	g, parser := x.grammar(gname)
-	pctx, cancel := context.WithTimeout(ctx, x.opts.ParseTimeout)
-	tree, err := parser.ParseCtx(pctx, nil, src)
-	cancel()
+	// The timeout is tree-sitter's own (ts_parser_set_timeout_micros), not
+	// a cancellable context: go-tree-sitter's context watcher can leave the
+	// parser's cancellation flag set after a parse that finished, which
+	// would fail the next parse.
+	tree, err := parser.ParseCtx(context.Background(), nil, src)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("syntax: parsing %s: %w", p, ctx.Err())
-		}
-		// The parse deadline passed (or tree-sitter's own limit): skip.
+		// The parse took longer than the timeout: skip the file.
 		parser.Reset()
 		ff.Skipped = SkipTimeout
 		return ff, nil
@@ -147,6 +149,7 @@ func (x *Extractor) grammar(gname string) (*grammar, *sitter.Parser) {
 	g := newGrammar(gname)
 	p := sitter.NewParser()
 	p.SetLanguage(g.ts)
+	p.SetOperationLimit(int(x.opts.ParseTimeout.Microseconds()))
 	x.parsers[gname] = p
 	x.langs[gname] = g
 	return g, p

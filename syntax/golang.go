@@ -201,7 +201,7 @@ func (w *walker) visitGo(st *goState, self string, n *sitter.Node) (bool, func()
 			}
 		}
 		tn := w.text(name)
-		sym := w.define(tn, tn, kind, name, n, "")
+		sym := w.define(tn, tn, kind, name, w.soleSpec(n), "")
 		return true, w.push(scope{sym: sym, typ: sym})
 
 	case "field_declaration":
@@ -250,7 +250,7 @@ func (w *walker) visitGo(st *goState, self string, n *sitter.Node) (bool, func()
 				w.defNames[nm.StartByte()] = true
 				continue
 			}
-			id := w.define(v, v, kind, nm, n, "")
+			id := w.define(v, v, kind, nm, w.soleSpec(n), "")
 			if first == "" {
 				first = id
 			}
@@ -394,4 +394,21 @@ func (w *walker) goReceiver(recv *sitter.Node) (typeName, recvName string) {
 // typeNameOf returns the descriptor of a type symbol of this file's package.
 func (w *walker) typeNameOf(typeID string) string {
 	return strings.TrimPrefix(typeID, w.id(""))
+}
+
+// soleSpec returns a spec's declaration when the spec is its only one
+// (`type T struct{…}`), so a definition's extent includes the keyword and
+// its documentation sits right above it; else the spec itself.
+func (w *walker) soleSpec(spec *sitter.Node) *sitter.Node {
+	p := spec.Parent()
+	if p == nil {
+		return spec
+	}
+	switch w.typ(p) {
+	case "type_declaration", "const_declaration", "var_declaration":
+		if p.NamedChildCount() == 1 {
+			return p
+		}
+	}
+	return spec
 }

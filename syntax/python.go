@@ -275,8 +275,8 @@ func (w *walker) visitPython(st *pyState, n *sitter.Node) (bool, func()) {
 
 	case "attribute":
 		obj, attr := n.ChildByFieldName("object"), n.ChildByFieldName("attribute")
-		if obj == nil || attr == nil {
-			return true, nil
+		if obj == nil || attr == nil || w.defNames[attr.StartByte()] {
+			return false, nil // a field definition (self.x = …) was recorded already
 		}
 		call := st.callee[attr.StartByte()]
 		if w.typ(obj) == "identifier" {
@@ -382,4 +382,31 @@ func isUpperName(s string) bool {
 		}
 	}
 	return hasLetter
+}
+
+// pyDocstring returns the first paragraph of a function's or class's
+// docstring.
+func (w *walker) pyDocstring(def *sitter.Node) string {
+	t := w.typ(def)
+	if t != "function_definition" && t != "class_definition" {
+		return ""
+	}
+	body := def.ChildByFieldName("body")
+	if body == nil || body.NamedChildCount() == 0 {
+		return ""
+	}
+	first := body.NamedChild(0)
+	if w.typ(first) != "expression_statement" || first.NamedChildCount() != 1 || w.typ(first.NamedChild(0)) != "string" {
+		return ""
+	}
+	s := w.text(first.NamedChild(0))
+	s = strings.TrimLeft(s, "rRbBuUfF")
+	for _, q := range []string{`"""`, "'''", `"`, "'"} {
+		if strings.HasPrefix(s, q) && strings.HasSuffix(s, q) && len(s) >= 2*len(q) {
+			s = s[len(q) : len(s)-len(q)]
+			break
+		}
+	}
+	para, _, _ := strings.Cut(strings.TrimSpace(s), "\n\n")
+	return strings.Join(strings.Fields(para), " ")
 }

@@ -66,9 +66,8 @@ func renderFacts(src []byte, df graph.DocumentFacts) string {
 				end = min(int(o.Range.End.Col), len(line))
 			}
 			start = min(start, len(line))
-			pad := utf8.RuneCountInString(line[:start])
 			width := max(utf8.RuneCountInString(line[start:end]), 1)
-			indent := comment + strings.Repeat(" ", pad)
+			indent := comment + padding(line[:start])
 			fmt.Fprintf(&b, "%s%s %s %s", indent, strings.Repeat("^", width), roleNames(o.Roles), o.Symbol)
 			if o.Enclosing != "" {
 				fmt.Fprintf(&b, " in %s", o.Enclosing)
@@ -77,7 +76,7 @@ func renderFacts(src []byte, df graph.DocumentFacts) string {
 			if o.Roles&graph.RoleDefinition == 0 {
 				continue
 			}
-			sub := comment + strings.Repeat(" ", pad+width+1)
+			sub := comment + padding(line[:start]) + strings.Repeat(" ", width+1)
 			if s, ok := syms[o.Symbol]; ok {
 				fmt.Fprintf(&b, "%skind %s, display %s, extent %s\n", sub, s.Kind, s.DisplayName, s.DefExtent)
 				if s.Doc != "" {
@@ -92,6 +91,20 @@ func renderFacts(src []byte, df graph.DocumentFacts) string {
 					fmt.Fprintf(&b, "%s%s\n", sub, renderEdge(e, false))
 				}
 			}
+		}
+	}
+	return b.String()
+}
+
+// padding returns whitespace as wide as prefix on screen: its tabs are
+// kept, every other character becomes a space.
+func padding(prefix string) string {
+	var b strings.Builder
+	for _, r := range prefix {
+		if r == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
 		}
 	}
 	return b.String()

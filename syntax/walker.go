@@ -126,6 +126,7 @@ func (w *walker) childrenOfField(n *sitter.Node, field string) []*sitter.Node {
 func (w *walker) define(desc, display, kind string, name, extent *sitter.Node, container string) string {
 	id := w.id(desc)
 	w.defNames[name.StartByte()] = true
+	extent = w.outerExtent(extent)
 	nr := rangeOf(name)
 	if !w.seen[id] {
 		w.seen[id] = true
@@ -227,7 +228,7 @@ func (w *walker) use(n *sitter.Node, kind UseKind, qualifier string, call, typ b
 // definition (Go, TS/JS), with comment markers removed.
 func (w *walker) docBefore(n *sitter.Node) string {
 	if w.lang == "python" {
-		return ""
+		return w.pyDocstring(n)
 	}
 	ls := bytes.LastIndexByte(w.src[:n.StartByte()], '\n') + 1
 	var lines []string
@@ -275,4 +276,22 @@ func lessRange(a, b textpos.Range) bool {
 		return a.Start.Before(b.Start)
 	}
 	return a.End.Before(b.End)
+}
+
+// outerExtent widens a TS/JS definition's extent to its declaration
+// statement: `export class C {…}` rather than `class C {…}`, and
+// `const x = …;` for a declaration's only declarator.
+func (w *walker) outerExtent(n *sitter.Node) *sitter.Node {
+	if w.lang != "typescript" && w.lang != "javascript" {
+		return n
+	}
+	if w.typ(n) == "variable_declarator" {
+		if p := n.Parent(); p != nil && p.NamedChildCount() == 1 {
+			n = p
+		}
+	}
+	if p := n.Parent(); p != nil && w.typ(p) == "export_statement" {
+		n = p
+	}
+	return n
 }

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/syntax"
+)
+
+const indexSynopsis = "index [--store DIR] [--root DIR] [--workers N] [--parse-timeout D] [--json] [DIR] [--lsp -- SERVER ARGS...]"
+
+// runIndex builds a syntax-only base generation of a repository: every
+// source file is parsed with tree-sitter, names are resolved with the
+// confidences of syntax.Rules, and the result replaces the base layer
+// atomically.
+func runIndex(ctx context.Context, e *env, args []string) error {
+	// Everything after "--" belongs to --lsp's server command line.
+	var serverArgs []string
+	for i, a := range args {
+		if a == "--" {
+			args, serverArgs = args[:i], args[i+1:]
+			break
+		}
+	}
+	fs := newFlagSet(e, "index", indexSynopsis)
+	storeDir := fs.String("store", "", "graph store directory (default: the user cache directory for the root)")
+	rootFlag := fs.String("root", "", "repository root (default: DIR, else the git top level of the current directory, else the current directory)")
+	workers := fs.Int("workers", 0, "parallel parsers (default: the number of CPUs)")
+	timeout := fs.Duration("parse-timeout", syntax.DefaultParseTimeout, "longest parse of one file before it is skipped")
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	useLSP := fs.Bool("lsp", false, "crawl a language server (after --) instead of parsing with tree-sitter")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: want at most one directory", errUsage)
+	}
+	rootArg := *rootFlag
+	if rootArg == "" && fs.NArg() == 1 {
+		rootArg = fs.Arg(0)
+	}
+	root, err := scipResolveRoot(rootArg)
+	if err != nil {
+		return err
+	}
+	dir := *storeDir
+	if dir == "" {
+		if dir, err = graph.DefaultDir(root); err != nil {
+			return fmt.Errorf("choosing the store directory: %w (pass --store)", err)
+		}
+	}
+	if *useLSP {
+		return runIndexLSP(ctx, e, root, dir, serverArgs)
+	}
+	if len(serverArgs) > 0 {
+		return fmt.Errorf("%w: arguments after -- need --lsp", errUsage)
+	}
+
+	store, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		return fmt.Errorf("opening store %s: %w", dir, err)
+	}
+	defer store.Close()
+
+	prog := newIndexProgress(e.stderr)
+	sum, err := syntax.Index(ctx, store, syntax.IndexOptions{
+		Root:         root,
+		Workers:      *workers,
+		ParseTimeout: *timeout,
+		Commit:       gitHead(ctx, root),
+		Progress:     prog.update,
+	})
+	prog.finish()
+	if err != nil {
+		return fmt.Errorf("indexing %s: %w", root, err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Root         string  `json:"root"`
+			Store        string  `json:"store"`
+			Commit       string  `json:"commit"`
+			FilesPerSec  float64 `json:"files_per_sec"`
+			DurationSecs float64 `json:"duration_seconds"`
+			syntax.IndexSummary
+		}{root, dir, gitHead(ctx, root), sum.FilesPerSecond(), sum.Duration.Seconds(), sum})
+	}
+	fmt.Fprintf(e.stdout, "%s → %s\n", root, dir)
+	writeIndexSummary(e.stdout, sum, gitHead(ctx, root))
+	return nil
+}
+
+// runIndexLSP is where `lspgraph index --lsp -- SERVER ARGS...` crawls a
+// language server into the base layer.
+func runIndexLSP(ctx context.Context, e *env, root, dir string, server []string) error {
+	return fmt.Errorf("--lsp is not yet supported; run `lspgraph index` without it for a syntax-only graph")
+}
+
+func writeIndexSummary(w io.Writer, sum syntax.IndexSummary, commit string) {
+	skipped := 0
+	var parts []string
+	reasons := make([]string, 0, len(sum.Skipped))
+	for r := range sum.Skipped {
+		reasons = append(reasons, string(r))
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		n := sum.Skipped[syntax.SkipReason(r)]
+		skipped += n
+		parts = append(parts, fmt.Sprintf("%s %d", r, n))
+	}
+	skip := fmt.Sprintf("%d skipped", skipped)
+	if len(parts) > 0 {
+		skip += " (" + strings.Join(parts, ", ") + ")"
+	}
+	fmt.Fprintf(w, "  files       %d listed, %d indexed, %s, %d unreadable\n", sum.Files, sum.Indexed, skip, sum.Unreadable)
+	var langs []string
+	for _, l := range sortedKeys(sum.Languages) {
+		langs = append(langs, fmt.Sprintf("%s %d", l, sum.Languages[l]))
+	}
+	if len(langs) > 0 {
+		fmt.Fprintf(w, "  languages   %s\n", strings.Join(langs, ", "))
+	}
+	fmt.Fprintf(w, "  facts       %d symbols, %d occurrences, %d edges\n", sum.Symbols, sum.Occurrences, sum.Edges)
+	for _, r := range syntax.Rules() {
+		if n := sum.EdgesByReason[r.Reason]; n > 0 {
+			fmt.Fprintf(w, "    %-31s %.2f  %d edges\n", r.Reason, r.Confidence, n)
+		}
+	}
+	secs := sum.Duration.Seconds()
+	fmt.Fprintf(w, "  time        %.2fs, %.0f files/s, %.1f MB/s\n", secs, sum.FilesPerSecond(), float64(sum.Bytes)/1e6/max(secs, 1e-9))
+	if commit == "" {
+		commit = "(not a git work tree)"
+	}
+	fmt.Fprintf(w, "  generation  %d, commit %s, tool %s %s\n", sum.Generation, commit, syntax.Tool, syntax.Version)
+}
+
+// indexProgress shows extraction and resolution progress: a bar redrawn in
+// place on a terminal, a plain line every few seconds otherwise.
+type indexProgress struct {
+	w        io.Writer
+	tty      bool
+	interval time.Duration
+
+	mu    sync.Mutex
+	start time.Time
+	last  time.Time
+	drawn bool
+}
+
+func newIndexProgress(w io.Writer) *indexProgress {
+	p := &indexProgress{w: w, interval: 5 * time.Second, start: time.Now()}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty, p.interval = true, 100*time.Millisecond
+	}
+	p.last = p.start
+	return p
+}
+
+func (p *indexProgress) update(pr syntax.IndexProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if now.Sub(p.last) < p.interval && pr.Done != pr.Total {
+		return
+	}
+	if !p.tty && pr.Done == pr.Total {
+		return // the summary follows
+	}
+	p.last = now
+	rate := float64(pr.Done) / max(now.Sub(p.start).Seconds(), 1e-9)
+	if !p.tty {
+		fmt.Fprintf(p.w, "index: %s %d of %d files, %.0f files/s\n", pr.Phase, pr.Done, pr.Total, rate)
+		return
+	}
+	const width = 30
+	n := 0
+	if pr.Total > 0 {
+		n = pr.Done * width / pr.Total
+	}
+	bar := strings.Repeat("█", n) + strings.Repeat("·", width-n)
+	fmt.Fprintf(p.w, "\r\033[Kindex %-7s [%s] %d/%d files", pr.Phase, bar, pr.Done, pr.Total)
+	p.drawn = true
+}
+
+func (p *indexProgress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

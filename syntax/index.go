@@ -1,0 +1,235 @@
+package syntax
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// IndexOptions configure Build and Index.
+type IndexOptions struct {
+	// Root is the absolute workspace root.
+	Root string
+	// Files overrides the listing (root-relative slash paths); nil lists
+	// the root with ListFiles.
+	Files []string
+	// Workers is the number of parallel extractors (runtime.NumCPU() if zero).
+	Workers      int
+	ParseTimeout time.Duration
+	MaxFileSize  int
+	// Commit is recorded in the manifest (Index only).
+	Commit string
+	// Progress, when set, is called from several goroutines as files are
+	// extracted and written.
+	Progress func(IndexProgress)
+}
+
+// IndexProgress reports how far an index got.
+type IndexProgress struct {
+	Phase string // "extract" or "resolve"
+	Done  int
+	Total int
+}
+
+// IndexSummary describes a finished index.
+type IndexSummary struct {
+	Files       int                `json:"files"`   // files listed
+	Indexed     int                `json:"indexed"` // files extracted
+	Skipped     map[SkipReason]int `json:"skipped"` // files skipped, by reason
+	Unreadable  int                `json:"unreadable"`
+	Bytes       int64              `json:"bytes"` // bytes of the indexed files
+	Symbols     int                `json:"symbols"`
+	Occurrences int                `json:"occurrences"`
+	Edges       int                `json:"edges"`
+	// EdgesByReason counts edges by their reason (the confidence table's rows).
+	EdgesByReason map[string]int `json:"edges_by_reason"`
+	Languages     map[string]int `json:"languages"` // indexed files by language
+	Duration      time.Duration  `json:"duration_ns"`
+	Generation    uint64         `json:"generation,omitempty"`
+}
+
+// FilesPerSecond is the listed files over the wall time.
+func (s IndexSummary) FilesPerSecond() float64 {
+	return float64(s.Files) / max(s.Duration.Seconds(), 1e-9)
+}
+
+// Build lists, extracts and resolves a tree and hands each document's facts
+// to put, from several goroutines at once. Skipped files are handed over as
+// documents without facts (flagged generated where that is the reason), so
+// the graph knows they exist.
+func Build(ctx context.Context, opts IndexOptions, put func(context.Context, graph.DocumentFacts) error) (IndexSummary, error) {
+	start := time.Now()
+	sum := IndexSummary{Skipped: map[SkipReason]int{}, EdgesByReason: map[string]int{}, Languages: map[string]int{}}
+	paths := opts.Files
+	if paths == nil {
+		var err error
+		if paths, err = ListFiles(ctx, opts.Root); err != nil {
+			return sum, err
+		}
+	}
+	sum.Files = len(paths)
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	progress := func(phase string, done int) {
+		if opts.Progress != nil {
+			opts.Progress(IndexProgress{Phase: phase, Done: done, Total: len(paths)})
+		}
+	}
+
+	// Extract every file in parallel, one Extractor (and parser) per worker.
+	files := make([]*FileFacts, len(paths))
+	var next, done atomic.Int64
+	var unreadable, bytes atomic.Int64
+	err := parallel(ctx, workers, func(ctx context.Context) error {
+		x := NewExtractor(Options{Root: opts.Root, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
+		defer x.Close()
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(paths) {
+				return nil
+			}
+			src, err := os.ReadFile(filepath.Join(opts.Root, filepath.FromSlash(paths[i])))
+			if err != nil {
+				unreadable.Add(1) // deleted since listing, or not a regular file
+			} else {
+				ff, err := x.File(ctx, paths[i], src)
+				if err != nil {
+					return err
+				}
+				files[i] = ff
+				if ff.Skipped == SkipNone {
+					bytes.Add(int64(len(src)))
+				}
+			}
+			progress("extract", int(done.Add(1)))
+		}
+	})
+	if err != nil {
+		return sum, err
+	}
+	sum.Unreadable, sum.Bytes = int(unreadable.Load()), bytes.Load()
+
+	// Resolve against every definition, in parallel, and hand over.
+	r := NewResolver(files, nil)
+	var mu sync.Mutex
+	next.Store(0)
+	done.Store(0)
+	err = parallel(ctx, workers, func(ctx context.Context) error {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(files) {
+				return nil
+			}
+			f := files[i]
+			if f == nil {
+				continue
+			}
+			var df graph.DocumentFacts
+			if f.Skipped != SkipNone {
+				df = graph.DocumentFacts{Document: f.Document}
+			} else {
+				var err error
+				if df, err = r.Document(ctx, f); err != nil {
+					return err
+				}
+			}
+			files[i] = nil // release the uses; the resolver keeps the definitions
+			if err := put(ctx, df); err != nil {
+				return fmt.Errorf("syntax: writing %s: %w", df.Document.Path, err)
+			}
+			mu.Lock()
+			if f.Skipped != SkipNone {
+				sum.Skipped[f.Skipped]++
+			} else {
+				sum.Indexed++
+				sum.Languages[f.Document.Language]++
+			}
+			sum.Symbols += len(df.Symbols)
+			sum.Occurrences += len(df.Occurrences)
+			sum.Edges += len(df.Edges)
+			for _, e := range df.Edges {
+				sum.EdgesByReason[e.Reason]++
+			}
+			mu.Unlock()
+			progress("resolve", int(done.Add(1)))
+		}
+	})
+	sum.Duration = time.Since(start)
+	return sum, err
+}
+
+// Index builds a syntax-only base generation of opts.Root in store: a new
+// generation holding every listed document, switched to atomically with a
+// manifest naming the commit, this tool and its counts. On error the new
+// generation is discarded and the previous one stays current.
+func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSummary, error) {
+	gw, err := store.BeginGeneration(ctx)
+	if err != nil {
+		return IndexSummary{}, fmt.Errorf("syntax: starting a generation: %w", err)
+	}
+	started := time.Now().UTC()
+	sum, err := Build(ctx, opts, gw.PutDocument)
+	if err != nil {
+		_ = gw.Abort()
+		return sum, err
+	}
+	extra := map[string]int{"files": sum.Files, "indexed": sum.Indexed, "unreadable": sum.Unreadable}
+	for _, r := range sortedReasons(sum.Skipped) {
+		extra["skipped_"+string(r)] = sum.Skipped[r]
+	}
+	m := graph.Manifest{
+		Layer:       graph.Base,
+		Commit:      opts.Commit,
+		Root:        opts.Root,
+		Tool:        Tool,
+		ToolVersion: Version,
+		State:       graph.StateComplete,
+		Extra:       extra,
+		Started:     started,
+	}
+	if err := gw.Commit(ctx, m); err != nil {
+		return sum, fmt.Errorf("syntax: committing the generation: %w", err)
+	}
+	sum.Generation = gw.Generation()
+	return sum, nil
+}
+
+func sortedReasons(m map[SkipReason]int) []SkipReason {
+	out := make([]SkipReason, 0, len(m))
+	for r := range m {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// parallel runs n copies of fn and returns the first error; the others'
+// context is cancelled when one fails.
+func parallel(ctx context.Context, n int, fn func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(ctx); err != nil {
+				once.Do(func() { first = err; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
