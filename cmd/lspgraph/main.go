@@ -34,6 +34,7 @@ type env struct {
 func commands() []command {
 	return []command{
 		{"status", "show the store's layers, generations, commits and counts", runStatus},
+		{"index", "build a syntax-only base index of a repository with tree-sitter (no server, no SCIP)", runIndex},
 	}
 }
 
