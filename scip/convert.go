@@ -297,7 +297,7 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 			continue
 		}
 		edges.add(from, graph.EdgeReferences, o.raw, ReasonReference, false)
-		if symbolSuffix(o.raw) == sufMethod {
+		if symbolSuffix(o.raw) == sufMethod && !isModuleLevel(from) {
 			edges.add(from, graph.EdgeCalls, o.raw, ReasonCall, false)
 		}
 		if o.roles&graph.RoleImport != 0 {
@@ -432,8 +432,7 @@ func computeExtents(cands []candidate, docEnd textpos.Position) {
 		if cd.explicit {
 			continue
 		}
-		suf := symbolSuffix(cd.sym)
-		if suf == sufNamespace || (suf == sufMeta && strings.HasSuffix(cd.sym, "/__init__:")) {
+		if isModuleLevel(cd.sym) {
 			cd.extent, cd.whole = whole, true
 			continue
 		}
@@ -596,6 +595,19 @@ func isTestPath(p, lang string) bool {
 	case "python":
 		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
 			base == "conftest.py" || strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/")
+	}
+	return false
+}
+
+// isModuleLevel reports whether sym is a namespace or a module (a Go
+// package, a TypeScript file module, a Python module): references enclosed
+// only by it are imports and file-level code, not calls.
+func isModuleLevel(sym string) bool {
+	switch symbolSuffix(sym) {
+	case sufNamespace:
+		return true
+	case sufMeta:
+		return strings.HasSuffix(sym, "/__init__:")
 	}
 	return false
 }

@@ -44,6 +44,8 @@
 //   - calls, reason "scip:call-by-descriptor", additionally when the
 //     referenced symbol is a function or method (descriptor suffix "().").
 //     SCIP has no call role, so a function used as a value counts too;
+//     references enclosed only by a namespace or module (imports,
+//     file-level code) make no calls edge;
 //   - imports, reason "scip:import-role", additionally for occurrences with
 //     the SCIP Import role.
 //
