@@ -1,6 +1,7 @@
 package lspproxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,14 +64,14 @@ func scanEnvelope(b []byte) (envelope, error) {
 				return e, err
 			}
 			v := b[start:s.i]
-			switch key {
+			switch string(key) {
 			case "id":
 				e.id = v
 			case "method":
 				if len(v) == 0 || v[0] != '"' {
 					return e, s.errorf("method is not a string")
 				}
-				if err := json.Unmarshal(v, &e.method); err != nil {
+				if e.method, err = unquote(v); err != nil {
 					return e, fmt.Errorf("method: %w", err)
 				}
 			case "params":
@@ -145,46 +146,64 @@ func (s *scanner) eat(c byte) bool {
 	return false
 }
 
-// key reads a member name. Names with escapes are decoded properly; the
-// common case returns a string without an extra pass.
-func (s *scanner) key() (string, error) {
+// key reads a member name. Names without escapes are returned as a slice
+// of the message, so matching them allocates nothing.
+func (s *scanner) key() ([]byte, error) {
 	start := s.i
 	escaped, err := s.str()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	raw := s.b[start:s.i]
 	if !escaped {
+		return raw[1 : len(raw)-1], nil
+	}
+	k, err := unquote(raw)
+	return []byte(k), err
+}
+
+// unquote decodes a JSON string token; the common case, without escapes,
+// costs one allocation.
+func unquote(raw []byte) (string, error) {
+	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1 : len(raw)-1]), nil
 	}
-	var k string
-	if err := json.Unmarshal(raw, &k); err != nil {
-		return "", fmt.Errorf("member name: %w", err)
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", err
 	}
-	return k, nil
+	return v, nil
 }
 
 // str skips a string starting at s.i and reports whether it had escapes.
+// Control characters inside strings are not checked: the proxy delimits
+// values, it does not validate them.
 func (s *scanner) str() (bool, error) {
 	if !s.eat('"') {
 		return false, s.errorf("expected a string")
 	}
 	escaped := false
-	for s.i < len(s.b) {
-		switch c := s.b[s.i]; {
-		case c == '"':
-			s.i++
+	b := s.b
+	i := s.i
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			s.i = len(b)
+			return false, s.errorf("unterminated string")
+		}
+		k := bytes.IndexByte(b[i:i+j], '\\')
+		if k < 0 {
+			s.i = i + j + 1
 			return escaped, nil
-		case c == '\\':
-			escaped = true
-			s.i += 2
-		case c < 0x20:
-			return false, s.errorf("control character in string")
-		default:
-			s.i++
+		}
+		// Skip the escape and the character it escapes (possibly a quote).
+		escaped = true
+		i += k + 2
+		if i > len(b) {
+			s.i = len(b)
+			return false, s.errorf("unterminated string")
 		}
 	}
-	return false, s.errorf("unterminated string")
 }
 
 // value skips one JSON value: strings and nesting are tracked exactly;
@@ -218,54 +237,31 @@ func (s *scanner) value() error {
 	}
 }
 
-// nested skips an object or array, checking that brackets balance.
+// nested skips an object or array, checking that opening and closing
+// brackets balance in number (strings are skipped exactly, so brackets
+// inside them do not count).
 func (s *scanner) nested() error {
-	var stack [64]byte
 	depth := 0
-	var deep []byte // beyond 64 levels
-	push := func(c byte) {
-		if depth < len(stack) {
-			stack[depth] = c
-		} else {
-			deep = append(deep, c)
-		}
-		depth++
-	}
-	top := func() byte {
-		if depth <= len(stack) {
-			return stack[depth-1]
-		}
-		return deep[depth-1-len(stack)]
-	}
-	pop := func() {
-		depth--
-		if depth >= len(stack) {
-			deep = deep[:len(deep)-1]
-		}
-	}
-	for s.i < len(s.b) {
-		switch c := s.b[s.i]; c {
+	b := s.b
+	for i := s.i; i < len(b); i++ {
+		switch b[i] {
 		case '"':
+			s.i = i
 			if _, err := s.str(); err != nil {
 				return err
 			}
-			continue
-		case '{':
-			push('}')
-		case '[':
-			push(']')
+			i = s.i - 1
+		case '{', '[':
+			depth++
 		case '}', ']':
-			if depth == 0 || top() != c {
-				return s.errorf("unbalanced %q", c)
-			}
-			pop()
+			depth--
 			if depth == 0 {
-				s.i++
+				s.i = i + 1
 				return nil
 			}
 		}
-		s.i++
 	}
+	s.i = len(b)
 	return s.errorf("unexpected end of message inside an object or array")
 }
 

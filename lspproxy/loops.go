@@ -98,8 +98,9 @@ func (p *Proxy) editorNotification(env *envelope, body []byte) {
 			close(p.exitSeen)
 		}
 		return
-	default:
-		if observedNotification(env.method) {
+	case "textDocument/didOpen", "textDocument/didChange", "textDocument/didSave", "textDocument/didClose":
+		p.forwardToServer(body)
+		if p.cfg.Observer.OnDocument != nil {
 			p.observe(observation{document: &DocumentEvent{
 				Method:   env.method,
 				Params:   json.RawMessage(env.params),
@@ -107,6 +108,7 @@ func (p *Proxy) editorNotification(env *envelope, body []byte) {
 				Time:     time.Now(),
 			}})
 		}
+		return
 	}
 	p.forwardToServer(body)
 }
@@ -179,10 +181,14 @@ func (p *Proxy) serverResponse(env *envelope, body []byte) {
 		p.log.Debug("dropping a response to an unknown request", "id", string(env.id))
 		return
 	}
-	switch {
-	case pc.method == "initialize":
-		body = p.rewriteInitialize(env, body)
-	case observedRequest(pc.method):
+	if pc.method == "initialize" {
+		p.writeEditor(p.rewriteInitialize(env, body))
+		return
+	}
+	// The editor first, the observer after: its goroutine must not be
+	// woken ahead of the answer.
+	p.writeEditor(body)
+	if p.cfg.Observer.OnExchange != nil && observedRequest(pc.method) {
 		p.observe(observation{exchange: &Exchange{
 			Method:    pc.method,
 			Params:    json.RawMessage(pc.params),
@@ -194,7 +200,6 @@ func (p *Proxy) serverResponse(env *envelope, body []byte) {
 			Premature: premature,
 		}})
 	}
-	p.writeEditor(body)
 }
 
 // serverEnded runs once the server connection is over. Unless the editor

@@ -237,20 +237,56 @@ func (p *Proxy) serve(ctx context.Context, editor, server io.ReadWriteCloser, pr
 	return nil
 }
 
+// observerTick paces the observer goroutine while observations keep
+// coming: it wakes at most once per tick rather than once per message, and
+// never in the moment right after an answer went to the editor, when the
+// editor and the server need the CPU.
+const observerTick = 10 * time.Millisecond
+
 // drainUntil runs the Observer until stop is closed and the queue is empty.
+// Idle, it blocks on the queue. Woken, it waits a tick before delivering,
+// then delivers everything queued, and keeps going once per tick until a
+// tick brings nothing new.
 func (p *Proxy) drainUntil(stop, abandon <-chan struct{}) {
+	timer := time.NewTimer(observerTick)
+	timer.Stop()
+	flush := func() int {
+		n := 0
+		for {
+			select {
+			case o := <-p.queue:
+				p.deliver(o, abandon)
+				n++
+			default:
+				return n
+			}
+		}
+	}
 	for {
+		var first observation
 		select {
-		case o := <-p.queue:
-			p.deliver(o, abandon)
+		case first = <-p.queue:
 		case <-stop:
-			for {
-				select {
-				case o := <-p.queue:
-					p.deliver(o, abandon)
-				default:
-					return
-				}
+			flush()
+			return
+		}
+		busy := true
+		for busy {
+			timer.Reset(observerTick)
+			stopped := false
+			select {
+			case <-timer.C:
+			case <-stop:
+				timer.Stop()
+				stopped = true
+			}
+			if first != (observation{}) {
+				p.deliver(first, abandon)
+				first = observation{}
+			}
+			busy = flush() > 0 // more came meanwhile: keep pacing
+			if stopped {
+				return
 			}
 		}
 	}

@@ -1,0 +1,267 @@
+package lspproxy_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/lspgraph/lspgraph/lspproxy"
+	"github.com/lspgraph/lspgraph/lspproxy/lsptest"
+)
+
+// BenchmarkProxy measures the round trip of textDocument/definition as an
+// editor sees it, in one run: directly to the server, through a bare frame
+// copier (the floor: two goroutines that only move frames), and through
+// the proxy. Requests to the three alternate so drift affects all alike.
+// Metrics: p50/p99 per path in ms, proxied/direct and proxied/copier
+// ratios, and added-p50-proxied/copier, the proxy's added latency over the
+// copier's.
+func BenchmarkProxy(b *testing.B) {
+	b.Run("server=echo", func(b *testing.B) {
+		def := []byte(`{"uri":"file:///w/a.go","range":{"start":{"line":3,"character":5},"end":{"line":3,"character":8}}}`)
+		start := func(b *testing.B) (io.ReadWriteCloser, func()) {
+			editorSide, serverSide := pipePair(b)
+			f := lsptest.FakeServer{Results: map[string]json.RawMessage{"textDocument/definition": def}}
+			go f.Serve(serverSide, serverSide)
+			return editorSide, func() { editorSide.Close(); serverSide.Close() }
+		}
+		benchPaths(b, start, "file:///w", "file:///w/a.go", "package a\n", 0, 0)
+	})
+	b.Run("server=gopls", func(b *testing.B) {
+		gopls, err := exec.LookPath("gopls")
+		if err != nil {
+			gopls = "/root/go/bin/gopls"
+			if _, err := os.Stat(gopls); err != nil {
+				b.Skip("gopls not installed")
+			}
+		}
+		root, err := filepath.Abs("../testdata/goapp")
+		if err != nil {
+			b.Fatal(err)
+		}
+		file := filepath.Join(root, "service", "catalog.go")
+		text, err := os.ReadFile(file)
+		if err != nil {
+			b.Skipf("fixture missing: %v", err)
+		}
+		start := func(b *testing.B) (io.ReadWriteCloser, func()) {
+			cmd := exec.Command(gopls)
+			cmd.Dir = root
+			proc, err := lspproxy.StartServer(cmd)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return proc, func() {
+				proc.Close()
+				proc.Wait(context.Background())
+			}
+		}
+		// "c.st.Put" on line 30: Put is at character 16.
+		benchPaths(b, start, "file://"+root, "file://"+file, string(text), 29, 16)
+	})
+}
+
+// pipePair returns two ends of a pair of OS pipes, as an editor and a
+// server talk over stdio.
+func pipePair(b *testing.B) (a, z *rwc) {
+	ar, zw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	zr, aw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &rwc{ar, aw}, &rwc{zr, zw}
+}
+
+type rwc struct {
+	r *os.File
+	w *os.File
+}
+
+func (c *rwc) Read(p []byte) (int, error)  { return c.r.Read(p) }
+func (c *rwc) Write(p []byte) (int, error) { return c.w.Write(p) }
+func (c *rwc) Close() error {
+	c.w.Close()
+	return c.r.Close()
+}
+
+// benchPaths starts three servers (one per path), warms them up, and
+// alternates definition requests between the paths.
+func benchPaths(b *testing.B, start func(*testing.B) (io.ReadWriteCloser, func()), rootURI, uri, text string, line, char int) {
+	type path struct {
+		name    string
+		client  *benchClient
+		samples []time.Duration
+	}
+	var paths []*path
+	for _, name := range []string{"direct", "copier", "proxied", "observed"} {
+		server, stop := start(b)
+		b.Cleanup(stop)
+		var editor io.ReadWriteCloser = server
+		switch name {
+		case "copier":
+			editorSide, middle := pipePair(b)
+			go copyFrames(server, middle)
+			go copyFrames(middle, server)
+			editor = editorSide
+		case "proxied", "observed":
+			editorSide, middle := pipePair(b)
+			cfg := lspproxy.Config{ServerName: "bench"}
+			if name == "observed" {
+				// An observer that keeps nothing: the cost of the queue
+				// and of waking its goroutine, not of the graph.
+				cfg.Observer.OnExchange = func(lspproxy.Exchange) {}
+			}
+			p := lspproxy.New(cfg)
+			go p.Serve(context.Background(), middle, server)
+			editor = editorSide
+		}
+		c := newBenchClient(editor)
+		c.initialize(b, rootURI, uri, text)
+		paths = append(paths, &path{name: name, client: c})
+	}
+	params := fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":%d,"character":%d}}`, uri, line, char)
+	// Warm up: the server's first answers (package loading) are not what
+	// we measure.
+	for _, p := range paths {
+		for range 20 {
+			p.client.call(b, "textDocument/definition", params)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, p := range paths {
+			t0 := time.Now()
+			p.client.call(b, "textDocument/definition", params)
+			p.samples = append(p.samples, time.Since(t0))
+		}
+	}
+	b.StopTimer()
+	pct := map[string][2]float64{}
+	for _, p := range paths {
+		slices.Sort(p.samples)
+		p50 := ms(p.samples[len(p.samples)/2])
+		p99 := ms(p.samples[len(p.samples)*99/100])
+		pct[p.name] = [2]float64{p50, p99}
+		b.ReportMetric(p50, "p50-"+p.name+"-ms")
+		b.ReportMetric(p99, "p99-"+p.name+"-ms")
+	}
+	d, c, x, o := pct["direct"], pct["copier"], pct["proxied"], pct["observed"]
+	b.ReportMetric(o[0]/d[0], "p50-observed/direct")
+	b.ReportMetric(o[1]/d[1], "p99-observed/direct")
+	b.ReportMetric(x[0]/d[0], "p50-proxied/direct")
+	b.ReportMetric(x[1]/d[1], "p99-proxied/direct")
+	b.ReportMetric(x[0]/c[0], "p50-proxied/copier")
+	b.ReportMetric(x[1]/c[1], "p99-proxied/copier")
+	if c[0] > d[0] {
+		b.ReportMetric((x[0]-d[0])/(c[0]-d[0]), "added-p50-proxied/copier")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// copyFrames is the floor the proxy is measured against: it moves frames
+// from src to dst and looks at nothing but the Content-Length header.
+func copyFrames(dst io.Writer, src io.Reader) {
+	r := bufio.NewReaderSize(src, 64<<10)
+	var buf []byte
+	for {
+		n := -1
+		for {
+			line, err := r.ReadSlice('\n')
+			if err != nil {
+				return
+			}
+			line = bytes.TrimRight(line, "\r\n")
+			if len(line) == 0 {
+				break
+			}
+			if v, ok := bytes.CutPrefix(line, []byte("Content-Length:")); ok {
+				n, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+			}
+		}
+		if n < 0 {
+			return
+		}
+		buf = append(buf[:0], "Content-Length: "...)
+		buf = strconv.AppendInt(buf, int64(n), 10)
+		buf = append(buf, "\r\n\r\n"...)
+		h := len(buf)
+		buf = slices.Grow(buf, n)[:h+n]
+		if _, err := io.ReadFull(r, buf[h:]); err != nil {
+			return
+		}
+		if _, err := dst.Write(buf); err != nil {
+			return
+		}
+	}
+}
+
+// benchClient is a minimal synchronous editor.
+type benchClient struct {
+	w    io.Writer
+	r    *bufio.Reader
+	next int
+}
+
+func newBenchClient(rw io.ReadWriter) *benchClient {
+	return &benchClient{w: rw, r: bufio.NewReaderSize(rw, 64<<10)}
+}
+
+func (c *benchClient) send(b *testing.B, body string) {
+	if err := lsptest.WriteFrame(c.w, []byte(body)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// call sends a request and reads until its answer, answering server
+// requests with null on the way.
+func (c *benchClient) call(b *testing.B, method, params string) json.RawMessage {
+	c.next++
+	id := strconv.Itoa(c.next)
+	c.send(b, `{"jsonrpc":"2.0","id":`+id+`,"method":"`+method+`","params":`+params+`}`)
+	for {
+		body, err := lsptest.ReadFrame(c.r)
+		if err != nil {
+			b.Fatalf("%s: %v", method, err)
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(body, &m); err != nil {
+			b.Fatal(err)
+		}
+		switch {
+		case m.Method != "" && m.ID != nil:
+			c.send(b, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":null}`)
+		case m.Method == "" && string(m.ID) == id:
+			if m.Error != nil {
+				b.Fatalf("%s: %s", method, m.Error)
+			}
+			return m.Result
+		}
+	}
+}
+
+func (c *benchClient) initialize(b *testing.B, rootURI, uri, text string) {
+	c.call(b, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{},"workspaceFolders":[{"uri":%q,"name":"w"}]}`, rootURI, rootURI))
+	c.send(b, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	t, _ := json.Marshal(text)
+	c.send(b, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"go","version":1,"text":%s}}}`, uri, t))
+}
