@@ -26,7 +26,8 @@ type Analysis struct {
 // Analyze maps the graph's documents to workspace packages and observes
 // dependencies: a reference from a document of package A to a symbol
 // defined in a document of package B makes A depend on B. It reads every
-// document's symbols and occurrences once.
+// document's symbols and occurrences once. A nil reader gives an analysis
+// of the declared dependencies only.
 func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, error) {
 	a := &Analysis{
 		ws:       ws,
@@ -37,6 +38,9 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 	}
 	for _, p := range ws.Packages {
 		a.kinds[p.Name] = p.Kind
+	}
+	if r == nil {
+		return a, nil // declared dependencies only
 	}
 	var docs []string
 	err := r.Documents(ctx, func(d graph.Document) error {

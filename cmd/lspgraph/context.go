@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lspgraph/lspgraph/contextpack"
+	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/resolve"
+	"github.com/lspgraph/lspgraph/scope"
+)
+
+// queryFlags are the flags every query command shares.
+type queryFlags struct {
+	store, root string
+	json        bool
+}
+
+// openQueryReader opens the store read-only and returns a reader and a
+// function closing both.
+func openQueryReader(root, dir string) (*graph.Reader, func(), error) {
+	st, err := openQueryStore(root, dir, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := st.Reader()
+	if err != nil {
+		st.Close()
+		return nil, nil, fmt.Errorf("reading the graph store %s: %w", st.Dir(), err)
+	}
+	return r, func() { r.Close(); st.Close() }, nil
+}
+
+func runContext(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "context", "context [--store DIR] [--root DIR] [--budget N] [--scope closure|repo|PKG,...] [--json] [--format text|markdown] TARGET")
+	var q queryFlags
+	fs.StringVar(&q.store, "store", "", "graph store directory (default: the user cache directory for the root)")
+	fs.StringVar(&q.root, "root", "", "workspace root (default: the git top level, else the current directory)")
+	fs.BoolVar(&q.json, "json", false, "print the pack as JSON")
+	budget := fs.Int("budget", contextpack.DefaultBudget, "token budget (estimate: ceil(bytes/4) + per-item overhead)")
+	scopeArg := fs.String("scope", "closure", "closure (the target package's dependency closure), repo, or a comma list of packages (add 'closure' to the list to extend the closure)")
+	format := fs.String("format", "text", "text or markdown")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: give one TARGET (symbol name, Type.Method, FILE:LINE:COL or a symbol string)", errUsage)
+	}
+	if *format != "text" && *format != "markdown" {
+		return fmt.Errorf("%w: --format is text or markdown, not %q", errUsage, *format)
+	}
+	if *budget <= 0 {
+		return fmt.Errorf("%w: --budget must be positive", errUsage)
+	}
+	root, err := workspaceRoot(ctx, q.root)
+	if err != nil {
+		return err
+	}
+	r, closeAll, err := openQueryReader(root, q.store)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	p, err := buildContext(ctx, r, root, pos[0], *budget, *scopeArg)
+	if err != nil {
+		return err
+	}
+	switch {
+	case q.json:
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	case *format == "markdown":
+		_, err = io.WriteString(e.stdout, p.Markdown())
+		return err
+	}
+	return writeContextText(e.stdout, p)
+}
+
+// buildContext resolves target and builds its pack, with the freshness block.
+func buildContext(ctx context.Context, r *graph.Reader, root, target string, budget int, scopeArg string) (*contextpack.Pack, error) {
+	sym, err := resolve.ResolveIn(ctx, r, root, relativeToRoot(root, target))
+	if err != nil {
+		return nil, err
+	}
+	ws, err := scope.Discover(root)
+	if err != nil {
+		return nil, err
+	}
+	a, err := scope.Analyze(ctx, ws, r)
+	if err != nil {
+		return nil, err
+	}
+	fb, err := freshness.Compute(ctx, r, root)
+	if err != nil {
+		return nil, err
+	}
+	return contextpack.Build(ctx, r, a, sym, contextpack.Options{
+		Budget: budget, Scope: scope.ParseSpec(scopeArg), Source: contextpack.Source{Root: root}, Freshness: &fb,
+	})
+}
+
+// relativeToRoot turns a FILE:LINE[:COL] target given relative to the
+// current directory into one relative to the root; other targets pass
+// through.
+func relativeToRoot(root, target string) string {
+	i := strings.Index(target, ":")
+	if i <= 0 || strings.Contains(target, " ") {
+		return target
+	}
+	file := target[:i]
+	if filepath.IsAbs(file) {
+		return target
+	}
+	if _, err := os.Stat(file); err != nil {
+		return target
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return target
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return target
+	}
+	return filepath.ToSlash(rel) + target[i:]
+}
+
+func writeContextText(w io.Writer, p *contextpack.Pack) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Context for `%s` (%s) at %s\n", p.Target.Name, p.Target.Kind, p.Target.Location)
+	fmt.Fprintf(&b, "Scope %s: %s\n", p.Scope.Spec, strings.Join(p.Scope.Packages, ", "))
+	fmt.Fprintf(&b, "%d of %d tokens, %d items\n\n", p.Tokens, p.Budget, len(p.Items))
+	for i, it := range p.Items {
+		shown := "location"
+		if it.Snippet != nil {
+			shown = it.Snippet.Kind
+		}
+		fmt.Fprintf(&b, "%3d. %-14s %-24s %s  score %.3f  [%s]\n", i+1, it.Role, it.Name, it.Location, it.Score, shown)
+		fmt.Fprintf(&b, "     %s\n", it.Reason)
+		if it.Note != "" {
+			fmt.Fprintf(&b, "     (%s)\n", it.Note)
+		}
+	}
+	o := p.Omitted
+	if o.BudgetCount > 0 {
+		fmt.Fprintf(&b, "\nDropped for the budget: %d\n", o.BudgetCount)
+		for _, d := range o.Budget {
+			fmt.Fprintf(&b, "  %-14s %-24s %s  score %.3f\n", d.Role, d.Name, d.Location, d.Score)
+		}
+	}
+	if len(o.OutOfScope) > 0 {
+		b.WriteString("\nOutside the scope:\n")
+		for _, s := range o.OutOfScope {
+			fmt.Fprintf(&b, "  %s: %s\n", s.Message, strings.Join(s.Examples, ", "))
+		}
+	}
+	if f := p.Freshness; f != nil {
+		fmt.Fprintf(&b, "\nFreshness: base %s, HEAD %s, %d changed, %d live, partial=%v\n", orDash(f.BaseCommit), orDash(f.Head), len(f.Changed), len(f.Live), f.Partial)
+		for _, r := range f.Reasons {
+			fmt.Fprintf(&b, "  %s\n", r)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

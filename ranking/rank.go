@@ -1,0 +1,829 @@
+package ranking
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/scope"
+)
+
+// Candidate is one thing a reader may need to see.
+type Candidate struct {
+	// Key identifies the candidate: the symbol id, or "site:PATH:LINE" for a
+	// place in a test document that belongs to no named definition.
+	Key      string
+	Symbol   graph.Symbol
+	Role     Role
+	Distance int    // hops from the target; 0 for the definition
+	Reason   string // in words: "calls `Quote` at billing/billing.go:16"
+	// Site is where the relation shows (a call site, a use); nil when the
+	// definition alone is the point.
+	Site       *graph.Location
+	Package    string
+	Score      float64
+	Centrality float64 // the personalized PageRank share, before weighting
+}
+
+// Location is where a reader finds the candidate: its definition, else its site.
+func (c *Candidate) Location() graph.Location {
+	if c.Symbol.Def.Path != "" {
+		return c.Symbol.Def
+	}
+	if c.Site != nil {
+		return *c.Site
+	}
+	return graph.Location{}
+}
+
+// Name is the candidate's display name.
+func (c *Candidate) Name() string {
+	if c.Symbol.DisplayName != "" {
+		return c.Symbol.DisplayName
+	}
+	if c.Symbol.ID != "" {
+		return scope.ShortName(c.Symbol.ID)
+	}
+	if c.Site != nil {
+		return fmt.Sprintf("%s:%d", path.Base(c.Site.Path), c.Site.Range.Start.Line+1)
+	}
+	return c.Key
+}
+
+// Options configure Rank.
+type Options struct {
+	// Analysis maps documents to packages; nil leaves packages empty.
+	Analysis *scope.Analysis
+	// Scope is the closure answers stay within; nil means everything.
+	Scope *scope.Closure
+	// MinConfidence drops edges below it (name-based syntax edges have
+	// confidence below 1).
+	MinConfidence float64
+}
+
+// Result is the ranked neighbourhood of a target.
+type Result struct {
+	Target graph.Symbol
+	// Items are the candidates inside the scope, best first; the definition
+	// is always Items[0].
+	Items []Candidate
+	// OutOfScope are the candidates whose package is outside the scope,
+	// best first.
+	OutOfScope []Candidate
+}
+
+// Rank collects and scores the candidates around target.
+func Rank(ctx context.Context, r *graph.Reader, target graph.Symbol, o Options) (*Result, error) {
+	c := &collector{
+		ctx: ctx, r: r, o: o, target: target,
+		cands:   map[string]*Candidate{},
+		syms:    map[string]symEntry{},
+		docTest: map[string]bool{},
+		adj:     map[string]map[string]bool{},
+	}
+	c.syms[target.ID] = symEntry{target, true}
+	def := &Candidate{Key: target.ID, Symbol: target, Role: RoleDefinition, Reason: "definition of `" + name(target) + "`"}
+	def.Package = c.packageOf(def.Location().Path)
+	c.cands[target.ID] = def
+	c.order = append(c.order, target.ID)
+	steps := []func() error{c.callers, c.callees, c.typeEdges, c.implementations, c.containment, c.secondHop, c.tests, c.namesakes, c.linkCandidates}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return nil, fmt.Errorf("ranking: %s: %w", target.ID, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return c.result(), nil
+}
+
+type symEntry struct {
+	s  graph.Symbol
+	ok bool
+}
+
+type collector struct {
+	ctx     context.Context
+	r       *graph.Reader
+	o       Options
+	target  graph.Symbol
+	cands   map[string]*Candidate
+	order   []string // insertion order, for deterministic iteration
+	syms    map[string]symEntry
+	docTest map[string]bool
+	adj     map[string]map[string]bool
+}
+
+func name(s graph.Symbol) string {
+	if s.DisplayName != "" {
+		return s.DisplayName
+	}
+	return scope.ShortName(s.ID)
+}
+
+func at(l graph.Location) string {
+	return fmt.Sprintf("%s:%d", l.Path, l.Range.Start.Line+1)
+}
+
+func (c *collector) sym(id string) (graph.Symbol, bool) {
+	if e, ok := c.syms[id]; ok {
+		return e.s, e.ok
+	}
+	s, ok, err := c.r.Symbol(c.ctx, id)
+	if err != nil {
+		ok = false
+	}
+	c.syms[id] = symEntry{s, ok}
+	return s, ok
+}
+
+func (c *collector) isTestDoc(path string) bool {
+	if t, ok := c.docTest[path]; ok {
+		return t
+	}
+	d, ok, err := c.r.Document(c.ctx, path)
+	t := err == nil && ok && d.Flags&graph.DocTest != 0
+	c.docTest[path] = t
+	return t
+}
+
+func (c *collector) packageOf(path string) string {
+	if c.o.Analysis == nil || path == "" {
+		return ""
+	}
+	return c.o.Analysis.PackageOfDocument(path)
+}
+
+func (c *collector) inScope(cand *Candidate) bool {
+	if c.o.Scope == nil || cand.Key == c.target.ID {
+		return true
+	}
+	return c.o.Scope.Contains(cand.Package)
+}
+
+// usable reports whether a symbol can be shown as an item: defined in the
+// workspace, and not a local, a parameter or a type parameter.
+func usable(s graph.Symbol) bool {
+	if s.External || s.Def.Path == "" || strings.HasPrefix(s.ID, "local ") {
+		return false
+	}
+	switch s.Kind {
+	case "local", "parameter", "type-parameter", "typeparameter", "type parameter", "package", "namespace", "module":
+		return false
+	}
+	return true
+}
+
+func isCallable(s graph.Symbol) bool {
+	switch s.Kind {
+	case "function", "method", "constructor", "func", "macro":
+		return true
+	}
+	return strings.HasSuffix(s.ID, ").")
+}
+
+func isType(s graph.Symbol) bool {
+	switch s.Kind {
+	case "type", "interface", "struct", "class", "enum", "type-alias", "typealias", "trait", "protocol":
+		return true
+	}
+	return strings.HasSuffix(s.ID, "#") && s.Kind == ""
+}
+
+// verb describes what using the target means.
+func verb(s graph.Symbol) string {
+	switch {
+	case isCallable(s):
+		return "calls"
+	case isType(s):
+		return "uses type"
+	}
+	return "uses"
+}
+
+// add records a candidate, keeping the strongest role when it is reached
+// several ways, and links it to from for the centrality term.
+func (c *collector) add(from string, s graph.Symbol, key string, role Role, dist int, reason string, site *graph.Location) *Candidate {
+	if key == "" {
+		key = s.ID
+	}
+	if from != "" {
+		c.link(from, key)
+	}
+	if cur, ok := c.cands[key]; ok {
+		if roleWeight(role)*math.Pow(distanceDecay, float64(dist-1)) > roleWeight(cur.Role)*math.Pow(distanceDecay, float64(cur.Distance-1)) && cur.Role != RoleDefinition {
+			cur.Role, cur.Distance, cur.Reason, cur.Site = role, dist, reason, site
+		}
+		return cur
+	}
+	cand := &Candidate{Key: key, Symbol: s, Role: role, Distance: dist, Reason: reason, Site: site}
+	cand.Package = c.packageOf(cand.Location().Path)
+	c.cands[key] = cand
+	c.order = append(c.order, key)
+	return cand
+}
+
+func (c *collector) link(a, b string) {
+	if a == b {
+		return
+	}
+	for _, p := range [][2]string{{a, b}, {b, a}} {
+		m := c.adj[p[0]]
+		if m == nil {
+			m = map[string]bool{}
+			c.adj[p[0]] = m
+		}
+		m[p[1]] = true
+	}
+}
+
+func (c *collector) filter(kinds ...graph.EdgeKind) graph.EdgeFilter {
+	return graph.EdgeFilter{Kinds: kinds, MinConfidence: c.o.MinConfidence}
+}
+
+// callers adds the definitions that reference the target (role caller, or
+// test when the reference is in a test document).
+func (c *collector) callers() error {
+	t := c.target
+	refs, err := c.r.References(c.ctx, t.ID, maxReferences)
+	if err != nil {
+		return fmt.Errorf("reading references: %w", err)
+	}
+	for _, o := range refs {
+		if o.Roles&(graph.RoleDefinition|graph.RoleImport) != 0 || o.Enclosing == t.ID {
+			continue
+		}
+		site := &graph.Location{Path: o.Path, Range: o.Range}
+		test := o.Roles&graph.RoleTest != 0 || c.isTestDoc(o.Path)
+		s, ok := c.sym(o.Enclosing)
+		if o.Enclosing == "" || !ok || !usable(s) {
+			// Top-level code (a module body, a package-level var): the
+			// site itself is the evidence.
+			if o.Roles&graph.RoleImport != 0 {
+				continue
+			}
+			key := fmt.Sprintf("site:%s:%d", o.Path, o.Range.Start.Line+1)
+			if test {
+				c.add(t.ID, graph.Symbol{}, key, RoleTest, 1, fmt.Sprintf("test code %s `%s` at %s", verb(t), name(t), at(*site)), site)
+			} else {
+				c.add(t.ID, graph.Symbol{}, key, RoleCaller, 1, fmt.Sprintf("top-level code %s `%s` at %s", verb(t), name(t), at(*site)), site)
+			}
+			continue
+		}
+		if _, seen := c.cands[s.ID]; seen {
+			continue // the first site (in path order) explains it
+		}
+		if test {
+			c.add(t.ID, s, "", RoleTest, 1, fmt.Sprintf("test of `%s`: %s it at %s", name(t), verb(t), at(*site)), site)
+		} else {
+			c.add(t.ID, s, "", RoleCaller, 1, fmt.Sprintf("%s `%s` at %s", verb(t), name(t), at(*site)), site)
+		}
+	}
+	// Edges catch callers whose occurrences lack an enclosing definition.
+	in, err := c.r.Incoming(c.ctx, t.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
+	if err != nil {
+		return fmt.Errorf("reading incoming edges: %w", err)
+	}
+	for _, e := range in {
+		s, ok := c.sym(e.From)
+		if !ok || !usable(s) || s.ID == t.ID {
+			continue
+		}
+		if _, seen := c.cands[s.ID]; seen {
+			continue
+		}
+		role := RoleCaller
+		if c.isTestDoc(s.Def.Path) {
+			role = RoleTest
+		}
+		c.add(t.ID, s, "", role, 1, fmt.Sprintf("%s `%s` (in %s)", verb(t), name(t), e.Path), nil)
+	}
+	return nil
+}
+
+// uses returns what a definition references in its body, with the first
+// site of each: outgoing edges, plus occurrences enclosed by it.
+func (c *collector) uses(s graph.Symbol) ([]string, map[string]*graph.Location, error) {
+	sites := map[string]*graph.Location{}
+	var ids []string
+	if s.Def.Path != "" {
+		occs, err := c.r.Occurrences(c.ctx, s.Def.Path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading occurrences of %s: %w", s.Def.Path, err)
+		}
+		extent := s.DefExtent
+		hasExtent := extent.Start != extent.End
+		for _, o := range occs {
+			if o.Roles&graph.RoleDefinition != 0 || o.Symbol == s.ID {
+				continue
+			}
+			inside := o.Enclosing == s.ID || (o.Enclosing == "" && hasExtent && extent.ContainsRange(o.Range))
+			if !inside {
+				continue
+			}
+			if _, ok := sites[o.Symbol]; !ok {
+				sites[o.Symbol] = &graph.Location{Path: o.Path, Range: o.Range}
+				ids = append(ids, o.Symbol)
+			}
+		}
+	}
+	out, err := c.r.Outgoing(c.ctx, s.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading outgoing edges: %w", err)
+	}
+	for _, e := range out {
+		if _, ok := sites[e.To]; !ok {
+			sites[e.To] = nil
+			ids = append(ids, e.To)
+		}
+	}
+	return ids, sites, nil
+}
+
+// callees adds what the target calls (callee), the types it mentions (type)
+// and the other symbols it uses (uses).
+func (c *collector) callees() error {
+	t := c.target
+	ids, sites, err := c.uses(t)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		s, ok := c.sym(id)
+		if !ok || !usable(s) || s.ID == t.ID {
+			continue
+		}
+		site := sites[id]
+		where := ""
+		if site != nil {
+			where = " at " + at(*site)
+		}
+		switch {
+		case isCallable(s):
+			c.add(t.ID, s, "", RoleCallee, 1, fmt.Sprintf("called by `%s`%s", name(t), where), site)
+		case isType(s):
+			c.add(t.ID, s, "", RoleType, 1, fmt.Sprintf("type used by `%s`%s", name(t), where), site)
+		default:
+			c.add(t.ID, s, "", RoleUses, 1, fmt.Sprintf("used by `%s`%s", name(t), where), site)
+		}
+	}
+	return nil
+}
+
+// typeEdges adds the target's declared types.
+func (c *collector) typeEdges() error {
+	out, err := c.r.Outgoing(c.ctx, c.target.ID, c.filter(graph.EdgeTypeOf, graph.EdgeTypeDef))
+	if err != nil {
+		return fmt.Errorf("reading type edges: %w", err)
+	}
+	for _, e := range out {
+		if s, ok := c.sym(e.To); ok && usable(s) {
+			c.add(c.target.ID, s, "", RoleType, 1, fmt.Sprintf("type of `%s`", name(c.target)), nil)
+		}
+	}
+	return nil
+}
+
+// implementations adds what implements the target and what it implements,
+// and (distance 2) the callers of an implemented interface method: calls
+// through the interface reach the target by dispatch.
+func (c *collector) implementations() error {
+	t := c.target
+	in, err := c.r.Incoming(c.ctx, t.ID, c.filter(graph.EdgeImplements))
+	if err != nil {
+		return fmt.Errorf("reading implementations: %w", err)
+	}
+	for _, e := range in {
+		if s, ok := c.sym(e.From); ok && usable(s) {
+			c.add(t.ID, s, "", RoleImplementation, 1, fmt.Sprintf("implements `%s` (%s)", name(t), at(s.Def)), nil)
+		}
+	}
+	out, err := c.r.Outgoing(c.ctx, t.ID, c.filter(graph.EdgeImplements))
+	if err != nil {
+		return fmt.Errorf("reading implemented interfaces: %w", err)
+	}
+	for _, e := range out {
+		iface, ok := c.sym(e.To)
+		if !ok || !usable(iface) {
+			continue
+		}
+		c.add(t.ID, iface, "", RoleImplementation, 1, fmt.Sprintf("implemented by `%s`", name(t)), nil)
+		if !isCallable(iface) {
+			continue
+		}
+		refs, err := c.r.References(c.ctx, iface.ID, maxPerExpansion)
+		if err != nil {
+			return fmt.Errorf("reading references of %s: %w", iface.ID, err)
+		}
+		for _, o := range refs {
+			if o.Roles&graph.RoleDefinition != 0 || o.Enclosing == "" {
+				continue
+			}
+			s, ok := c.sym(o.Enclosing)
+			if !ok || !usable(s) || s.ID == t.ID {
+				continue
+			}
+			site := &graph.Location{Path: o.Path, Range: o.Range}
+			role := RoleCaller
+			if c.isTestDoc(o.Path) {
+				role = RoleTest
+			}
+			c.add(iface.ID, s, "", role, 2, fmt.Sprintf("calls `%s` at %s, which `%s` implements", name(iface), at(*site), name(t)), site)
+		}
+	}
+	return nil
+}
+
+// parentID returns the type a member's SCIP id belongs to ("…/Catalog#Save()."
+// → "…/Catalog#"), or "".
+func parentID(id string) string {
+	s := id
+	switch {
+	case strings.HasSuffix(s, ")."):
+		i := strings.LastIndex(s, "(")
+		if i < 0 {
+			return ""
+		}
+		s = s[:i]
+	case strings.HasSuffix(s, "."), strings.HasSuffix(s, "#"):
+		s = s[:len(s)-1]
+	default:
+		return ""
+	}
+	if strings.HasSuffix(s, "`") {
+		i := strings.LastIndex(s[:len(s)-1], "`")
+		if i < 0 {
+			return ""
+		}
+		s = s[:i]
+	} else {
+		i := strings.LastIndexAny(s, "#./ ")
+		if i < 0 {
+			return ""
+		}
+		s = s[:i+1]
+	}
+	if strings.HasSuffix(s, "#") {
+		return s
+	}
+	return ""
+}
+
+// containment adds the type the target belongs to, its members (for a
+// type), and its siblings: the other members of its type, else the other
+// definitions of its file.
+func (c *collector) containment() error {
+	t := c.target
+	parent := ""
+	in, err := c.r.Incoming(c.ctx, t.ID, c.filter(graph.EdgeContains))
+	if err != nil {
+		return fmt.Errorf("reading containers: %w", err)
+	}
+	for _, e := range in {
+		if s, ok := c.sym(e.From); ok && usable(s) && isType(s) {
+			parent = s.ID
+			break
+		}
+	}
+	if parent == "" {
+		if p := parentID(t.ID); p != "" {
+			if s, ok := c.sym(p); ok && usable(s) {
+				parent = p
+			}
+		}
+	}
+	if parent != "" {
+		ps, _ := c.sym(parent)
+		c.add(t.ID, ps, "", RoleType, 1, fmt.Sprintf("`%s` is a member of `%s`", name(t), name(ps)), nil)
+		members, err := c.members(ps)
+		if err != nil {
+			return err
+		}
+		for _, m := range members {
+			if m.ID != t.ID {
+				c.add(parent, m, "", RoleSibling, 1, fmt.Sprintf("member of the same type `%s`", name(ps)), nil)
+			}
+		}
+	}
+	if isType(t) {
+		members, err := c.members(t)
+		if err != nil {
+			return err
+		}
+		for _, m := range members {
+			c.add(t.ID, m, "", RoleMember, 1, fmt.Sprintf("member of `%s`", name(t)), nil)
+		}
+	}
+	if parent == "" && t.Def.Path != "" {
+		syms, err := c.r.DocumentSymbols(c.ctx, t.Def.Path)
+		if err != nil {
+			return fmt.Errorf("reading symbols of %s: %w", t.Def.Path, err)
+		}
+		n := 0
+		for _, s := range syms {
+			if n >= maxSiblings {
+				break
+			}
+			if s.ID == t.ID || !usable(s) || s.Kind == "field" || parentID(s.ID) != "" {
+				continue
+			}
+			if _, seen := c.cands[s.ID]; seen {
+				continue
+			}
+			c.add("", s, "", RoleSibling, 1, "defined in the same file "+t.Def.Path, nil)
+			n++
+		}
+	}
+	return nil
+}
+
+// members returns a type's members: contains edges, else the symbols of its
+// file whose id extends the type's.
+func (c *collector) members(typ graph.Symbol) ([]graph.Symbol, error) {
+	var out []graph.Symbol
+	edges, err := c.r.Outgoing(c.ctx, typ.ID, c.filter(graph.EdgeContains))
+	if err != nil {
+		return nil, fmt.Errorf("reading members of %s: %w", typ.ID, err)
+	}
+	for _, e := range edges {
+		if s, ok := c.sym(e.To); ok && usable(s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 && typ.Def.Path != "" {
+		syms, err := c.r.DocumentSymbols(c.ctx, typ.Def.Path)
+		if err != nil {
+			return nil, fmt.Errorf("reading symbols of %s: %w", typ.Def.Path, err)
+		}
+		for _, s := range syms {
+			if s.ID != typ.ID && parentID(s.ID) == typ.ID && usable(s) {
+				out = append(out, s)
+			}
+		}
+	}
+	if len(out) > maxSiblings {
+		out = out[:maxSiblings]
+	}
+	return out, nil
+}
+
+// secondHop adds the callers of the direct callers (and the tests among
+// them) and the callees of the direct callees, for in-scope candidates only.
+func (c *collector) secondHop() error {
+	var callers, callees []*Candidate
+	for _, k := range c.order {
+		cand := c.cands[k]
+		if cand.Distance != 1 || cand.Symbol.ID == "" || !c.inScope(cand) {
+			continue
+		}
+		switch cand.Role {
+		case RoleCaller:
+			callers = append(callers, cand)
+		case RoleCallee:
+			callees = append(callees, cand)
+		}
+	}
+	t := c.target
+	for i, cl := range callers {
+		if i >= maxSecondHop {
+			break
+		}
+		refs, err := c.r.References(c.ctx, cl.Symbol.ID, maxPerExpansion)
+		if err != nil {
+			return fmt.Errorf("reading references of %s: %w", cl.Symbol.ID, err)
+		}
+		for _, o := range refs {
+			if o.Roles&graph.RoleDefinition != 0 || o.Enclosing == cl.Symbol.ID {
+				continue
+			}
+			site := &graph.Location{Path: o.Path, Range: o.Range}
+			test := o.Roles&graph.RoleTest != 0 || c.isTestDoc(o.Path)
+			if o.Enclosing == "" {
+				if test {
+					key := fmt.Sprintf("site:%s:%d", o.Path, o.Range.Start.Line+1)
+					c.add(cl.Key, graph.Symbol{}, key, RoleTest, 2, fmt.Sprintf("test code %s `%s`, which %s `%s`, at %s", verb(cl.Symbol), name(cl.Symbol), verb(t), name(t), at(*site)), site)
+				}
+				continue
+			}
+			s, ok := c.sym(o.Enclosing)
+			if !ok || !usable(s) || s.ID == t.ID {
+				continue
+			}
+			if test {
+				c.add(cl.Key, s, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which %s `%s`: %s it at %s", name(cl.Symbol), verb(t), name(t), verb(cl.Symbol), at(*site)), site)
+			} else {
+				c.add(cl.Key, s, "", RoleCaller, 2, fmt.Sprintf("%s `%s` at %s, which %s `%s`", verb(cl.Symbol), name(cl.Symbol), at(*site), verb(t), name(t)), site)
+			}
+		}
+	}
+	for i, ce := range callees {
+		if i >= maxSecondHop {
+			break
+		}
+		out, err := c.r.Outgoing(c.ctx, ce.Symbol.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
+		if err != nil {
+			return fmt.Errorf("reading outgoing edges of %s: %w", ce.Symbol.ID, err)
+		}
+		n := 0
+		for _, e := range out {
+			if n >= maxPerExpansion {
+				break
+			}
+			s, ok := c.sym(e.To)
+			if !ok || !usable(s) || s.ID == t.ID || !isCallable(s) {
+				continue
+			}
+			c.add(ce.Key, s, "", RoleCallee, 2, fmt.Sprintf("called by `%s`, which `%s` calls", name(ce.Symbol), name(t)), nil)
+			n++
+		}
+	}
+	return nil
+}
+
+// tests adds the tests that reach the target through up to maxTestDepth
+// callers: test functions, or top-level code of test documents (a test
+// callback in a module body).
+func (c *collector) tests() error {
+	t := c.target
+	visits, _, err := c.r.Traverse(c.ctx, []string{t.ID}, graph.TraverseOptions{
+		Direction: graph.Upstream, Kinds: []graph.EdgeKind{graph.EdgeCalls, graph.EdgeReferences},
+		MinConfidence: c.o.MinConfidence, MaxDepth: maxTestDepth, Limit: maxTestVisits,
+	})
+	if err != nil {
+		return fmt.Errorf("walking callers: %w", err)
+	}
+	for _, v := range visits {
+		if v.Depth < 1 || !c.isTestDoc(v.Via.Path) {
+			continue
+		}
+		via, ok := c.sym(v.Via.To)
+		if !ok {
+			continue
+		}
+		chain := ""
+		if via.ID != t.ID {
+			chain = fmt.Sprintf(" through `%s`", name(via))
+		}
+		s, ok := c.sym(v.Symbol)
+		if ok && usable(s) {
+			c.add(via.ID, s, "", RoleTest, v.Depth, fmt.Sprintf("test of `%s`%s", name(t), chain), nil)
+			continue
+		}
+		// A test body with no named definition: find the site.
+		refs, err := c.r.References(c.ctx, via.ID, maxPerExpansion)
+		if err != nil {
+			return fmt.Errorf("reading references of %s: %w", via.ID, err)
+		}
+		for _, o := range refs {
+			if o.Path != v.Via.Path || o.Roles&(graph.RoleDefinition|graph.RoleImport) != 0 || o.Enclosing != v.Symbol {
+				continue
+			}
+			site := &graph.Location{Path: o.Path, Range: o.Range}
+			key := fmt.Sprintf("site:%s:%d", o.Path, o.Range.Start.Line+1)
+			c.add(via.ID, graph.Symbol{}, key, RoleTest, v.Depth, fmt.Sprintf("test code at %s exercises `%s`%s", at(*site), name(t), chain), site)
+		}
+	}
+	return nil
+}
+
+// namesakes adds symbols that share a name with the target or one of its
+// direct callees but have no graph relation to the target: a text search
+// would confuse them, so they are shown as such.
+func (c *collector) namesakes() error {
+	type root struct {
+		name string
+		of   graph.Symbol
+	}
+	roots := []root{{name(c.target), c.target}}
+	for _, k := range c.order {
+		cand := c.cands[k]
+		if len(roots) >= maxNamesakeRoot {
+			break
+		}
+		if cand.Distance == 1 && cand.Role == RoleCallee && cand.Symbol.DisplayName != "" {
+			roots = append(roots, root{cand.Symbol.DisplayName, cand.Symbol})
+		}
+	}
+	seen := map[string]bool{}
+	for _, rt := range roots {
+		if rt.name == "" || seen[rt.name] {
+			continue
+		}
+		seen[rt.name] = true
+		syms, err := c.r.FindSymbols(c.ctx, rt.name, false, maxNamesakes+8)
+		if err != nil {
+			return fmt.Errorf("finding symbols named %q: %w", rt.name, err)
+		}
+		n := 0
+		for _, s := range syms {
+			if n >= maxNamesakes {
+				break
+			}
+			if _, known := c.cands[s.ID]; known || !usable(s) || isCallable(s) != isCallable(rt.of) {
+				continue
+			}
+			reason := fmt.Sprintf("same name as `%s` (%s); no reference connects them", rt.name, at(rt.of.Def))
+			c.add("", s, "", RoleNamesake, 1, reason, nil)
+			n++
+		}
+	}
+	return nil
+}
+
+// linkCandidates adds the graph edges among candidates to the centrality
+// subgraph.
+func (c *collector) linkCandidates() error {
+	for _, k := range c.order {
+		cand := c.cands[k]
+		if cand.Symbol.ID == "" || cand.Role == RoleNamesake {
+			continue
+		}
+		out, err := c.r.Outgoing(c.ctx, cand.Symbol.ID, c.filter())
+		if err != nil {
+			return fmt.Errorf("reading edges of %s: %w", cand.Symbol.ID, err)
+		}
+		for _, e := range out {
+			if _, ok := c.cands[e.To]; ok {
+				c.link(k, e.To)
+			}
+		}
+	}
+	return nil
+}
+
+// pagerank returns personalized PageRank seeded at the target over the
+// candidate subgraph.
+func (c *collector) pagerank() map[string]float64 {
+	p := map[string]float64{c.target.ID: 1}
+	for it := 0; it < pprIterations; it++ {
+		next := map[string]float64{c.target.ID: pprRestart}
+		for _, u := range c.order {
+			pu := p[u]
+			nb := c.adj[u]
+			if pu == 0 {
+				continue
+			}
+			if len(nb) == 0 {
+				next[c.target.ID] += (1 - pprRestart) * pu
+				continue
+			}
+			share := (1 - pprRestart) * pu / float64(len(nb))
+			for v := range nb {
+				next[v] += share
+			}
+		}
+		p = next
+	}
+	return p
+}
+
+func (c *collector) result() *Result {
+	ppr := c.pagerank()
+	maxP := 0.0
+	for k, v := range ppr {
+		if k != c.target.ID && v > maxP {
+			maxP = v
+		}
+	}
+	res := &Result{Target: c.target}
+	for _, k := range c.order {
+		cand := c.cands[k]
+		cand.Centrality = ppr[k]
+		cand.Score = roleWeight(cand.Role) * math.Pow(distanceDecay, float64(max(cand.Distance, 1)-1))
+		if maxP > 0 && k != c.target.ID {
+			cand.Score += centralityWeight * ppr[k] / maxP
+		}
+		cand.Score = math.Round(cand.Score*1e6) / 1e6
+		if c.inScope(cand) {
+			res.Items = append(res.Items, *cand)
+		} else {
+			res.OutOfScope = append(res.OutOfScope, *cand)
+		}
+	}
+	Sort(res.Items)
+	Sort(res.OutOfScope)
+	return res
+}
+
+// Sort orders candidates: score descending, then path, position, key.
+func Sort(cs []Candidate) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := &cs[i], &cs[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		la, lb := a.Location(), b.Location()
+		if la.Path != lb.Path {
+			return la.Path < lb.Path
+		}
+		if la.Range.Start != lb.Range.Start {
+			return la.Range.Start.Before(lb.Range.Start)
+		}
+		return a.Key < b.Key
+	})
+}
