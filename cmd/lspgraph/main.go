@@ -34,6 +34,7 @@ type env struct {
 func commands() []command {
 	return []command{
 		{"status", "show the store's layers, generations, commits and counts", runStatus},
+		{"impact", "show what breaks if a symbol changes: dependents by depth, tests, packages, risk", runImpact},
 		{"index", "build a syntax-only base index of a repository with tree-sitter (no server, no SCIP)", runIndex},
 	}
 }

@@ -1,0 +1,309 @@
+package impact
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// Group names of the non-depth groups.
+const (
+	GroupDispatch       = "dispatch"
+	GroupSatisfaction   = "satisfaction"
+	GroupImplementation = "implementation"
+)
+
+// groups adds the implementation, dispatch and satisfaction groups of one
+// target. visited holds the depth walk's dependents: a declaration that
+// references the target directly stays in d=1 and is not repeated.
+func (w *walker) groups(ctx context.Context, a *Answer, t graph.Symbol, visited map[string]bool) error {
+	impls, err := w.edgesOf(ctx, t.ID, true)
+	if err != nil {
+		return err
+	}
+	for _, e := range impls {
+		c := &cand{id: e.From, via: e, count: max(e.Count, 1)}
+		d, err := w.dependent(ctx, c, 1)
+		if err != nil {
+			return err
+		}
+		if d.Test && !w.o.IncludeTests {
+			continue
+		}
+		d.Group = GroupImplementation
+		a.Implementations = append(a.Implementations, d)
+	}
+	sortDependents(a.Implementations)
+
+	ifaceMethods, err := w.implemented(ctx, t)
+	if err != nil {
+		return err
+	}
+	for _, m := range ifaceMethods {
+		ref, err := w.ref(ctx, m)
+		if err != nil {
+			return err
+		}
+		a.Implements = append(a.Implements, ref)
+	}
+	// Dispatch: who calls the interface methods the target implements.
+	seen := map[string]bool{}
+	for _, m := range ifaceMethods {
+		if t.Kind == "type" || t.Kind == "struct" || t.Kind == "class" || t.Kind == "interface" {
+			break // a type implementing an interface dispatches nothing itself
+		}
+		cands, err := w.dependents(ctx, m)
+		if err != nil {
+			return err
+		}
+		for _, c := range cands {
+			if visited[c.key()] || seen[c.key()] || c.id == t.ID {
+				continue
+			}
+			seen[c.key()] = true
+			d, err := w.dependent(ctx, c, 1)
+			if err != nil {
+				return err
+			}
+			if d.Test && !w.o.IncludeTests {
+				continue
+			}
+			d.Group = GroupDispatch
+			d.Via.Reason = "calls through interface method " + nameOrID(w, ctx, m) + " (" + d.Via.Reason + ")"
+			a.Dispatch = append(a.Dispatch, d)
+		}
+	}
+	sortDependents(a.Dispatch)
+	return w.satisfaction(ctx, a, t, visited)
+}
+
+func nameOrID(w *walker, ctx context.Context, id string) string {
+	n, err := w.nameOf(ctx, id)
+	if err != nil || n == "" {
+		return id
+	}
+	return n
+}
+
+// edgesOf returns the implements edges into id (incoming true) or out of it.
+func (w *walker) edgesOf(ctx context.Context, id string, incoming bool) ([]graph.Edge, error) {
+	if !w.follows(graph.EdgeImplements) {
+		return nil, nil
+	}
+	f := graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImplements}, MinConfidence: w.o.MinConfidence}
+	var es []graph.Edge
+	var err error
+	if incoming {
+		es, err = w.r.Incoming(ctx, id, f)
+	} else {
+		es, err = w.r.Outgoing(ctx, id, f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("impact: reading implements edges of %q: %w", id, err)
+	}
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].From != es[j].From {
+			return es[i].From < es[j].From
+		}
+		return es[i].To < es[j].To
+	})
+	return es, nil
+}
+
+// container returns the type that contains member id (its receiver or
+// class), from contains edges, or "".
+func (w *walker) container(ctx context.Context, id string) (string, error) {
+	es, err := w.r.Incoming(ctx, id, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeContains}})
+	if err != nil {
+		return "", fmt.Errorf("impact: reading the container of %q: %w", id, err)
+	}
+	for _, e := range es {
+		s, _, err := w.symbol(ctx, e.From)
+		if err != nil {
+			return "", err
+		}
+		if isTypeKind(s.Kind) || s.Kind == "" {
+			return e.From, nil
+		}
+	}
+	return "", nil
+}
+
+// members returns the members of a type named name, from contains edges.
+func (w *walker) members(ctx context.Context, typ, name string) ([]string, error) {
+	es, err := w.r.Outgoing(ctx, typ, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeContains}})
+	if err != nil {
+		return nil, fmt.Errorf("impact: reading the members of %q: %w", typ, err)
+	}
+	var out []string
+	for _, e := range es {
+		s, _, err := w.symbol(ctx, e.To)
+		if err != nil {
+			return nil, err
+		}
+		if s.DisplayName == name {
+			out = append(out, e.To)
+		}
+	}
+	return out, nil
+}
+
+func isTypeKind(k string) bool {
+	switch k {
+	case "type", "struct", "class", "interface", "enum", "trait", "protocol", "type-alias":
+		return true
+	}
+	return false
+}
+
+// implemented returns the interface methods (or interfaces, for a type) the
+// target implements: from its own implements edges, else, for a method,
+// the same-named methods of the interfaces its receiver type implements.
+func (w *walker) implemented(ctx context.Context, t graph.Symbol) ([]string, error) {
+	es, err := w.edgesOf(ctx, t.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, e := range es {
+		set[e.To] = true
+	}
+	if len(set) == 0 && !isTypeKind(t.Kind) && t.DisplayName != "" {
+		recv, err := w.container(ctx, t.ID)
+		if err != nil {
+			return nil, err
+		}
+		if recv != "" {
+			ifaces, err := w.edgesOf(ctx, recv, false)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range ifaces {
+				ms, err := w.members(ctx, e.To, t.DisplayName)
+				if err != nil {
+					return nil, err
+				}
+				for _, m := range ms {
+					set[m] = true
+				}
+			}
+		}
+	}
+	return sortedKeys(set), nil
+}
+
+// satisfaction adds the places where a concrete type is used as an
+// interface it implements, for the (type, interface) pairs the target
+// takes part in: its receiver type and that type's interfaces for a
+// concrete method or type; the interface and its implementations for an
+// interface or interface method. A use is a reference to the concrete type
+// on the same line as a reference to the interface (`var _ I = (*T)(nil)`,
+// `var s I = T{}`, a conversion `I(t)`); SCIP records no reference for
+// the implicit conversion itself.
+func (w *walker) satisfaction(ctx context.Context, a *Answer, t graph.Symbol, visited map[string]bool) error {
+	if !w.follows(graph.EdgeImplements) {
+		return nil
+	}
+	typ := t.ID
+	if !isTypeKind(t.Kind) {
+		c, err := w.container(ctx, t.ID)
+		if err != nil {
+			return err
+		}
+		if c == "" {
+			return nil
+		}
+		typ = c
+	}
+	type pair struct{ concrete, iface string }
+	var pairs []pair
+	out, err := w.edgesOf(ctx, typ, false)
+	if err != nil {
+		return err
+	}
+	for _, e := range out {
+		pairs = append(pairs, pair{typ, e.To})
+	}
+	in, err := w.edgesOf(ctx, typ, true)
+	if err != nil {
+		return err
+	}
+	for _, e := range in {
+		pairs = append(pairs, pair{e.From, typ})
+	}
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		refs, err := w.r.References(ctx, p.concrete, 0)
+		if err != nil {
+			return fmt.Errorf("impact: reading references of %q: %w", p.concrete, err)
+		}
+		for _, o := range refs {
+			if o.Roles&(graph.RoleDefinition|graph.RoleImport) != 0 {
+				continue
+			}
+			ok, err := w.onSameLine(ctx, o, p.iface)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			top, err := w.isTopLevel(ctx, o.Enclosing)
+			if err != nil {
+				return err
+			}
+			if top {
+				if imp, err := w.isImportLine(ctx, o); err != nil {
+					return err
+				} else if imp {
+					continue
+				}
+			}
+			c := &cand{id: o.Enclosing, path: o.Path, topLevel: top,
+				sites: []graph.Location{{Path: o.Path, Range: o.Range}}, count: 1}
+			if top {
+				c.id = ""
+			}
+			if visited[c.key()] || seen[c.key()+"\x00"+p.iface] {
+				continue
+			}
+			seen[c.key()+"\x00"+p.iface] = true
+			c.via = graph.Edge{From: p.concrete, To: p.iface, Kind: graph.EdgeImplements, Confidence: 1.0,
+				Reason: "type used as the interface it implements", Path: o.Path}
+			if d, ok, err := w.document(ctx, o.Path); err != nil {
+				return err
+			} else if ok {
+				c.via.Source, c.via.Layer = d.Source, d.Layer
+			}
+			d, err := w.dependent(ctx, c, 1)
+			if err != nil {
+				return err
+			}
+			if d.Test && !w.o.IncludeTests {
+				continue
+			}
+			d.Group = GroupSatisfaction
+			d.Via.Reason = fmt.Sprintf("%s used as %s", nameOrID(w, ctx, p.concrete), nameOrID(w, ctx, p.iface))
+			a.Satisfaction = append(a.Satisfaction, d)
+		}
+	}
+	sortDependents(a.Satisfaction)
+	return nil
+}
+
+// onSameLine reports whether o's line also references iface.
+func (w *walker) onSameLine(ctx context.Context, o graph.Occurrence, iface string) (bool, error) {
+	occs, err := w.occurrences(ctx, o.Path)
+	if err != nil {
+		return false, err
+	}
+	i := sort.Search(len(occs), func(i int) bool { return occs[i].Range.Start.Line >= o.Range.Start.Line })
+	for ; i < len(occs) && occs[i].Range.Start.Line == o.Range.Start.Line; i++ {
+		if occs[i].Symbol == iface && occs[i].Roles&graph.RoleDefinition == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,248 @@
+package impact
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// Compute returns the blast radius of target.
+func Compute(ctx context.Context, r *graph.Reader, target graph.Symbol, o Options) (*Answer, error) {
+	a, err := computeMany(ctx, r, []graph.Symbol{target}, o)
+	if err != nil {
+		return nil, err
+	}
+	t := a.Targets[0]
+	a.Target, a.Targets = &t, nil
+	return a, nil
+}
+
+// computeMany walks from several targets at once: a dependent's depth is
+// its distance from the nearest target.
+func computeMany(ctx context.Context, r *graph.Reader, targets []graph.Symbol, o Options) (*Answer, error) {
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = 3
+	}
+	if o.Kinds == nil {
+		o.Kinds = DefaultKinds()
+	}
+	w, err := newWalker(r, o)
+	if err != nil {
+		return nil, err
+	}
+	a := &Answer{
+		Direction: "upstream",
+		Query: Query{MaxDepth: o.MaxDepth, MinConfidence: o.MinConfidence, IncludeTests: o.IncludeTests,
+			LimitPerDepth: o.LimitPerDepth},
+		Tests: []Dependent{}, Packages: []PackageImpact{}, CrossPackage: []CrossEdge{},
+	}
+	if o.Direction == graph.Downstream {
+		a.Direction = "downstream"
+	}
+	for _, k := range o.Kinds {
+		a.Query.Kinds = append(a.Query.Kinds, string(k))
+	}
+	visited := map[string]bool{}
+	var frontier []string
+	for _, t := range targets {
+		w.syms[t.ID] = symEntry{t, true}
+		ref, err := w.refOf(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		a.Targets = append(a.Targets, ref)
+		if !visited[t.ID] {
+			visited[t.ID] = true
+			frontier = append(frontier, t.ID)
+		}
+	}
+	if err := w.walk(ctx, a, frontier, visited); err != nil {
+		return nil, err
+	}
+	if o.Direction == graph.Upstream {
+		for _, t := range targets {
+			if err := w.groups(ctx, a, t, visited); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if o.Verify != nil && o.Direction == graph.Upstream && len(targets) == 1 {
+		if err := w.verify(ctx, a, targets[0]); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.summarize(ctx, a, targets); err != nil {
+		return nil, err
+	}
+	if err := w.assess(ctx, a, targets); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// walk fills a.Depths breadth-first from frontier.
+func (w *walker) walk(ctx context.Context, a *Answer, frontier []string, visited map[string]bool) error {
+	for depth := 1; depth <= w.o.MaxDepth; depth++ {
+		g := DepthGroup{Depth: depth, Label: DepthLabel(depth), Dependents: []Dependent{}}
+		if w.o.Direction == graph.Downstream {
+			g.Label = fmt.Sprintf("depends on (distance %d)", depth)
+		}
+		next := map[string]bool{}
+		for _, id := range frontier {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var cands []*cand
+			var err error
+			if w.o.Direction == graph.Downstream {
+				cands, err = w.dependencies(ctx, id)
+			} else {
+				cands, err = w.dependents(ctx, id)
+			}
+			if err != nil {
+				return err
+			}
+			for _, c := range cands {
+				if visited[c.key()] {
+					continue
+				}
+				d, err := w.dependent(ctx, c, depth)
+				if err != nil {
+					return err
+				}
+				if d.Test && !w.o.IncludeTests {
+					continue
+				}
+				visited[c.key()] = true
+				if depth == 1 {
+					w.d1Sites[c.key()] = c.sites
+				}
+				g.Dependents = append(g.Dependents, d)
+				if !c.topLevel {
+					next[c.id] = true
+				}
+			}
+		}
+		sortDependents(g.Dependents)
+		if w.o.LimitPerDepth > 0 && len(g.Dependents) > w.o.LimitPerDepth {
+			for _, d := range g.Dependents[w.o.LimitPerDepth:] {
+				delete(next, d.Symbol)
+			}
+			g.Dependents = g.Dependents[:w.o.LimitPerDepth]
+			g.Truncated, a.Truncated = true, true
+		}
+		a.Depths = append(a.Depths, g)
+		frontier = sortedSet(next)
+	}
+	return nil
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// summarize fills tests, packages and cross-package edges.
+func (w *walker) summarize(ctx context.Context, a *Answer, targets []graph.Symbol) error {
+	pkgs := map[string]*PackageImpact{}
+	pkgOf := map[string]string{} // symbol id → package, for cross edges
+	for _, t := range a.Targets {
+		pkgOf[t.Symbol] = t.Package
+		if t.Package != "" {
+			pkgs[t.Package] = &PackageImpact{Package: t.Package, MinDepth: 0, Target: true}
+		}
+	}
+	add := func(d Dependent, depth int) {
+		if d.Test {
+			a.Tests = append(a.Tests, d)
+		}
+		if d.Package == "" {
+			return
+		}
+		p := pkgs[d.Package]
+		if p == nil {
+			p = &PackageImpact{Package: d.Package, MinDepth: depth}
+			pkgs[d.Package] = p
+		}
+		p.Dependents++
+		p.MinDepth = min(p.MinDepth, depth)
+		if d.Test {
+			p.Tests++
+		}
+	}
+	for _, g := range a.Depths {
+		for _, d := range g.Dependents {
+			add(d, g.Depth)
+			if d.Symbol != "" {
+				pkgOf[d.Symbol] = d.Package
+			}
+		}
+	}
+	for _, grp := range [][]Dependent{a.Dispatch, a.Satisfaction} {
+		for _, d := range grp {
+			add(d, 1)
+		}
+	}
+	// Cross-package edges of the walk: the via edge of each dependent.
+	for _, g := range a.Depths {
+		for _, d := range g.Dependents {
+			other := d.Via.To
+			if w.o.Direction == graph.Downstream {
+				other = d.Via.From
+			}
+			op, ok := pkgOf[other]
+			if !ok {
+				s, _, err := w.symbol(ctx, other)
+				if err != nil {
+					return err
+				}
+				op = s.Package
+				pkgOf[other] = op
+			}
+			if d.Package == "" || op == "" || d.Package == op {
+				continue
+			}
+			ce := CrossEdge{Kind: d.Via.Kind, Depth: g.Depth}
+			name, err := w.nameOf(ctx, other)
+			if err != nil {
+				return err
+			}
+			if w.o.Direction == graph.Downstream {
+				ce.From, ce.FromName, ce.FromPackage = other, name, op
+				ce.To, ce.ToName, ce.ToPackage = d.Symbol, d.Name, d.Package
+			} else {
+				ce.From, ce.FromName, ce.FromPackage = d.Symbol, d.Name, d.Package
+				ce.To, ce.ToName, ce.ToPackage = other, name, op
+			}
+			a.CrossPackage = append(a.CrossPackage, ce)
+		}
+	}
+	for _, k := range sortedKeys(pkgs) {
+		a.Packages = append(a.Packages, *pkgs[k])
+	}
+	sortDependents(a.Tests)
+	return nil
+}
+
+func (w *walker) nameOf(ctx context.Context, id string) (string, error) {
+	r, err := w.ref(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return r.Name, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

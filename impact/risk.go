@@ -1,0 +1,275 @@
+package impact
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// Risk thresholds. "Breaking" counts the d=1 dependents plus the
+// satisfaction sites (both stop compiling); "packages" counts the packages
+// other than the targets' own reached at any depth or group.
+//
+//	UNKNOWN   nothing breaking found, and the graph cannot vouch that nothing
+//	          exists (see assess)
+//	LOW       breaking <= 2 and no other package; or only tests break
+//	MEDIUM    breaking <= 5 and packages <= 1
+//	HIGH      breaking <= 20 and packages <= 4
+//	CRITICAL  anything more
+const (
+	lowBreaking    = 2
+	mediumBreaking = 5
+	mediumPackages = 1
+	highBreaking   = 20
+	highPackages   = 4
+)
+
+// assess sets the risk, the freshness block and the partial flag.
+func (w *walker) assess(ctx context.Context, a *Answer, targets []graph.Symbol) error {
+	if w.o.Freshness != nil {
+		a.Freshness = *w.o.Freshness
+	} else {
+		m, ok, err := w.r.Manifest(graph.Base)
+		if err != nil {
+			return fmt.Errorf("impact: reading the base manifest: %w", err)
+		}
+		if ok {
+			a.Freshness.BaseCommit, a.Freshness.BaseTool = m.Commit, m.Tool
+			a.Freshness.BaseToolVersion, a.Freshness.BaseState = m.ToolVersion, string(m.State)
+		}
+		a.Freshness.Partial = true
+		a.Freshness.Reasons = append(a.Freshness.Reasons, "freshness not computed: documents changed since the base commit were not listed")
+	}
+	if a.Freshness.Changed == nil {
+		a.Freshness.Changed = []string{}
+	}
+	if a.Freshness.Live == nil {
+		a.Freshness.Live = []string{}
+	}
+	if a.Freshness.Dirty == nil {
+		a.Freshness.Dirty = []string{}
+	}
+	reasons, err := w.completeness(ctx, a, targets)
+	if err != nil {
+		return err
+	}
+	a.PartialReasons = reasons
+	a.Partial = len(reasons) > 0
+	if w.o.Direction == graph.Downstream {
+		a.Risk = Risk{Level: "", Rule: "risk applies to upstream impact only"}
+		return nil
+	}
+	a.Risk = w.risk(a, reasons)
+	return nil
+}
+
+// risk applies the thresholds.
+func (w *walker) risk(a *Answer, unknown []string) Risk {
+	r := Risk{}
+	other := map[string]bool{}
+	own := map[string]bool{}
+	for _, t := range a.Targets {
+		own[t.Package] = true
+	}
+	onlyTests := true
+	count := func(d Dependent, breaking bool) {
+		r.Total++
+		if breaking {
+			r.Breaking++
+			if !d.Test {
+				onlyTests = false
+			}
+		}
+		if d.Test {
+			r.Tests++
+		}
+		if d.Package != "" && !own[d.Package] {
+			other[d.Package] = true
+		}
+	}
+	for _, g := range a.Depths {
+		for _, d := range g.Dependents {
+			count(d, g.Depth == 1)
+		}
+	}
+	for _, d := range a.Satisfaction {
+		count(d, true)
+	}
+	for _, d := range a.Dispatch {
+		count(d, false)
+	}
+	r.Packages = len(other)
+	facts := fmt.Sprintf("%d breaking (d=1 + satisfaction), %d in other packages, %d tests, %d in all", r.Breaking, r.Packages, r.Tests, r.Total)
+	switch {
+	case r.Breaking == 0 && len(a.Dispatch) == 0 && len(a.Implementations) == 0 && len(unknown) > 0:
+		r.Level = RiskUnknown
+		r.Rule = "UNKNOWN: no dependent found, but the graph cannot vouch for completeness: " + strings.Join(unknown, "; ")
+		return r
+	case r.Breaking == 0:
+		r.Level = RiskLow
+		r.Rule = "LOW: nothing breaks (" + facts + ")"
+	case onlyTests:
+		r.Level = RiskLow
+		r.Rule = "LOW: only tests break (" + facts + ")"
+	case r.Breaking <= lowBreaking && r.Packages == 0:
+		r.Level = RiskLow
+		r.Rule = fmt.Sprintf("LOW: breaking <= %d and no other package (%s)", lowBreaking, facts)
+	case r.Breaking <= mediumBreaking && r.Packages <= mediumPackages:
+		r.Level = RiskMedium
+		r.Rule = fmt.Sprintf("MEDIUM: breaking <= %d and other packages <= %d (%s)", mediumBreaking, mediumPackages, facts)
+	case r.Breaking <= highBreaking && r.Packages <= highPackages:
+		r.Level = RiskHigh
+		r.Rule = fmt.Sprintf("HIGH: breaking <= %d and other packages <= %d (%s)", highBreaking, highPackages, facts)
+	default:
+		r.Level = RiskCritical
+		r.Rule = fmt.Sprintf("CRITICAL: breaking > %d or other packages > %d (%s)", highBreaking, highPackages, facts)
+	}
+	if len(unknown) > 0 {
+		r.Rule += "; a lower bound: " + strings.Join(unknown, "; ")
+	}
+	return r
+}
+
+// completeness lists why the graph may miss dependents of the targets: the
+// base layer is absent, partial or syntax-only for the targets' documents;
+// a target's document is answered from the live layer's syntax facts; the
+// freshness block is partial; or documents changed since the base commit
+// (in the targets' languages) could hold callers the base does not know.
+func (w *walker) completeness(ctx context.Context, a *Answer, targets []graph.Symbol) ([]string, error) {
+	var reasons []string
+	addf := func(format string, args ...any) {
+		s := fmt.Sprintf(format, args...)
+		for _, r := range reasons {
+			if r == s {
+				return
+			}
+		}
+		reasons = append(reasons, s)
+	}
+	base, haveBase, err := w.r.Manifest(graph.Base)
+	if err != nil {
+		return nil, fmt.Errorf("impact: reading the base manifest: %w", err)
+	}
+	switch {
+	case !haveBase:
+		addf("no base index (run lspgraph scip import or lspgraph index)")
+	case base.State != graph.StateComplete:
+		addf("the base index from %s is %s", toolOr(base.Tool), base.State)
+	}
+	langs := map[string]bool{}
+	for _, t := range targets {
+		lang := languageOf(t.Def.Path)
+		if lang == "" {
+			lang = strings.ToLower(t.Language)
+		}
+		if t.Def.Path == "" {
+			// An external symbol: its callers are anywhere in the workspace.
+			if haveBase && isSyntaxTool(base.Tool) {
+				addf("the base index is syntax-only (%s): references are name-based", toolOr(base.Tool))
+			}
+			if lang != "" {
+				langs[lang] = true
+			}
+			continue
+		}
+		d, ok, err := w.document(ctx, t.Def.Path)
+		if err != nil {
+			return nil, err
+		}
+		langs[lang] = true
+		switch {
+		case !ok:
+			addf("%s is not indexed", t.Def.Path)
+		case d.Source != graph.SourceSCIP && d.Source != graph.SourceLSP:
+			where := "the base layer"
+			if d.Layer == graph.Live {
+				where = "the live layer (changed since the base)"
+			}
+			pkg := t.Package
+			if pkg == "" {
+				pkg = d.Package
+			}
+			addf("package %s is covered by syntax facts only (%s from %s): no precise index vouches for its callers", orPath(pkg, t.Def.Path), t.Def.Path, where)
+		}
+	}
+	f := a.Freshness
+	if f.Partial {
+		for _, r := range f.Reasons {
+			addf("%s", r)
+		}
+		if len(f.Reasons) == 0 {
+			addf("the freshness block is partial")
+		}
+	}
+	var changed []string
+	seen := map[string]bool{}
+	for _, list := range [][]string{f.Changed, f.Dirty} {
+		for _, p := range list {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			if l := languageOf(p); l != "" && (langs[l] || len(langs) == 0) {
+				changed = append(changed, p)
+			}
+		}
+	}
+	if len(changed) > 0 {
+		addf("%d document(s) changed since base commit %s could hold callers the base does not know (%s)",
+			len(changed), shortCommit(f.BaseCommit), strings.Join(first(changed, 5), ", "))
+	}
+	return reasons, nil
+}
+
+func first(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(append([]string(nil), s[:n]...), fmt.Sprintf("and %d more", len(s)-n))
+}
+
+func orPath(pkg, p string) string {
+	if pkg != "" {
+		return pkg
+	}
+	return path.Dir(p)
+}
+
+func toolOr(t string) string {
+	if t == "" {
+		return "an unknown tool"
+	}
+	return t
+}
+
+func isSyntaxTool(t string) bool {
+	return strings.Contains(t, "syntax")
+}
+
+func shortCommit(c string) string {
+	if c == "" {
+		return "(unknown)"
+	}
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// languageOf names a path's language by extension, "" when not source.
+func languageOf(p string) string {
+	switch path.Ext(p) {
+	case ".go":
+		return "go"
+	case ".ts", ".tsx", ".mts", ".cts":
+		return "typescript"
+	case ".js", ".jsx", ".mjs", ".cjs":
+		return "javascript"
+	case ".py", ".pyi":
+		return "python"
+	}
+	return ""
+}
