@@ -34,7 +34,10 @@ type env struct {
 func commands() []command {
 	return []command{
 		{"status", "show the store's layers, generations, commits and counts", runStatus},
+		{"impact", "show what breaks if a symbol changes: dependents by depth, tests, packages, risk", runImpact},
 		{"index", "build a syntax-only base index of a repository with tree-sitter (no server, no SCIP)", runIndex},
+		{"scip", "import a SCIP dump (scip import FILE) as the new base index", runSCIP},
+		{"bench", "measure throughput (bench scip FILE: decode-only vs full import)", runBench},
 		{"scope", "show a file's or package's dependency closure and why each package is in it", runScope},
 		{"context", "build a ranked, budgeted context pack for a symbol", runContext},
 	}
