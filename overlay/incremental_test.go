@@ -1,0 +1,332 @@
+package overlay
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// step is one change to the workspace, made by the script.
+type step struct {
+	name string
+	do   func(w *workspace, ov *Overlay)
+	// buffers are the unsaved editor buffers after the step.
+	buffers func(w *workspace) map[string][]byte
+}
+
+// script walks a history over testdata/goapp: every kind of change the
+// overlay must follow, committed, staged, unstaged and unsaved.
+func script() []step {
+	const summarize = `
+// Summarize describes a product with a normalized SKU.
+func Summarize(sku, name string) string {
+	return Describe(normalizeSKU(sku), name)
+}
+`
+	const describeFile = `package service
+
+import "example.com/goapp/store"
+
+// Describe formats a product for display. Nothing calls it.
+func Describe(sku, name string) string {
+	return store.Entry{Key: sku, Value: name}.String()
+}
+`
+	unsaved := func(w *workspace) []byte {
+		return []byte(strings.Replace(w.read("service/catalog.go"), "// Lookup returns", `// Restore saves a product again.
+func (c *Catalog) Restore(sku string) error {
+	name, err := c.Lookup(sku)
+	if err != nil {
+		return err
+	}
+	return c.Save(sku, Summarize(sku, name))
+}
+
+// Lookup returns`, 1))
+	}
+	return []step{
+		{name: "add a function (unstaged)", do: func(w *workspace, _ *Overlay) {
+			w.write("service/catalog.go", w.read("service/catalog.go")+summarize)
+			w.edit("cmd/goapp/main.go", "fmt.Println(service.Banner, n)", "fmt.Println(service.Banner, n, service.Summarize(\"a\", \"b\"))")
+		}},
+		{name: "delete a function (committed)", do: func(w *workspace, _ *Overlay) {
+			w.edit("store/memstore/mem.go", `// Len reports how many keys are stored.
+func (m *Mem) Len() int {
+	return len(m.data)
+}
+`, "")
+			w.commit("delete Len")
+		}},
+		{name: "rename a file (staged)", do: func(w *workspace, _ *Overlay) {
+			w.git("mv", "store/memstore/mem.go", "store/memstore/memory.go")
+		}},
+		{name: "move a function between files (untracked)", do: func(w *workspace, _ *Overlay) {
+			w.edit("service/catalog.go", `// Describe formats a product for display. Nothing calls it.
+func Describe(sku, name string) string {
+	return store.Entry{Key: sku, Value: name}.String()
+}
+`, "")
+			w.write("service/describe.go", describeFile)
+		}},
+		{name: "change a signature", do: func(w *workspace, _ *Overlay) {
+			w.edit("service/catalog.go", "func NewCatalog(st store.Store) *Catalog {", "func NewCatalog(st store.Store, name string) *Catalog {")
+			w.edit("store/store.go", "Put(key, value string) error", "Put(key, value string, ttl int) error")
+		}},
+		{name: "delete a file (unstaged)", do: func(w *workspace, _ *Overlay) {
+			w.git("rm", "-q", "--cached", "store/filestore/file.go")
+			w.git("commit", "-q", "-m", "untrack filestore")
+			w.write(".gitignore", "store/filestore/\n")
+		}},
+		{name: "switch branch", do: func(w *workspace, _ *Overlay) {
+			w.commit("work in progress")
+			w.git("checkout", "-q", "-b", "other", w.git("rev-list", "--max-parents=0", "HEAD"))
+			w.write("store/cache/cache.go", `package cache
+
+import "example.com/goapp/store"
+
+// Cache keeps the last value read.
+type Cache struct {
+	Next store.Store
+	last string
+}
+
+// Get reads through to Next.
+func (c *Cache) Get(key string) (string, error) {
+	v, err := c.Next.Get(key)
+	c.last = v
+	return v, err
+}
+
+// Put writes through to Next.
+func (c *Cache) Put(key, value string) error {
+	return c.Next.Put(key, value)
+}
+`)
+			w.edit("service/catalog.go", "return c.st.Get(sku)", "return c.st.Get(normalizeSKU(sku))")
+			w.commit("cache")
+		}},
+		{name: "unsaved edit", do: func(w *workspace, ov *Overlay) {
+			ov.BufferChanged("service/catalog.go", unsaved(w))
+			if err := ov.Flush(context.Background()); err != nil {
+				w.t.Fatal(err)
+			}
+		}, buffers: func(w *workspace) map[string][]byte {
+			return map[string][]byte{"service/catalog.go": unsaved(w)}
+		}},
+		{name: "close the buffer", do: func(w *workspace, ov *Overlay) {
+			ov.BufferClosed("service/catalog.go")
+		}},
+		{name: "back to the base commit", do: func(w *workspace, _ *Overlay) {
+			w.git("checkout", "-q", "main")
+			w.git("checkout", "-q", w.git("rev-list", "--max-parents=0", "HEAD"))
+			w.write(".gitignore", "")
+			w.git("checkout", "-q", "--", ".")
+		}},
+	}
+}
+
+// TestIncrementalEqualsFullRebuild is the regression net for ghost and
+// missing edges: after every step of a scripted history, the base built at
+// the first commit plus the overlay answers exactly as a fresh syntax index
+// of the files as they are.
+func TestIncrementalEqualsFullRebuild(t *testing.T) {
+	for _, mode := range []string{"proxy", "cli"} {
+		t.Run(mode, func(t *testing.T) {
+			ctx := context.Background()
+			w := newWorkspace(t, "goapp")
+			base := w.git("rev-parse", "HEAD")
+			store := fullIndex(t, t.Name()+"/incremental", w.root, base, nil)
+			state := filepath.Join(t.TempDir(), StateFile)
+			open := func() *Overlay {
+				ov, err := New(store, Options{Root: w.root, StatePath: state, Debounce: 1 << 40})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ov
+			}
+			ov := open()
+			defer func() { ov.Close() }()
+			if st, err := ov.Sync(ctx); err != nil || st.Live != 0 {
+				t.Fatalf("sync at the base: %+v, %v", st, err)
+			}
+			for i, s := range script() {
+				if mode == "cli" && s.buffers != nil {
+					continue // buffers live in the proxy's overlay
+				}
+				s.do(w, ov)
+				st, err := ov.Sync(ctx)
+				if err != nil {
+					t.Fatalf("%s: %v", s.name, err)
+				}
+				var buffers map[string][]byte
+				if s.buffers != nil {
+					buffers = s.buffers(w)
+				}
+				full := fullIndex(t, t.Name()+"/full"+string(rune('a'+i)), w.root, w.git("rev-parse", "HEAD"), buffers)
+				compare(t, s.name, answers(t, store), answers(t, full))
+				t.Logf("%s: %+v", s.name, st)
+
+				// A second sync with nothing changed does no work.
+				again, err := ov.Sync(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if again.Extracted != 0 || again.Returned != 0 {
+					t.Errorf("%s: a sync with nothing changed extracted %d and returned %d documents", s.name, again.Extracted, again.Returned)
+				}
+				if mode == "cli" {
+					ov.Close()
+					ov = open()
+				}
+			}
+		})
+	}
+}
+
+// TestSyncLayer checks the live layer's documents after each kind of
+// change: tombstones, renames, buffers and their digests.
+func TestSyncLayer(t *testing.T) {
+	ctx := context.Background()
+	w := newWorkspace(t, "goapp")
+	base := w.git("rev-parse", "HEAD")
+	store := fullIndex(t, t.Name()+"/store", w.root, base, nil)
+	ov, err := New(store, Options{Root: w.root, Debounce: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ov.Close()
+
+	w.git("mv", "store/memstore/mem.go", "store/memstore/memory.go")
+	w.git("rm", "-q", "store/filestore/file.go")
+	w.write("service/new.go", "package service\n\nfunc Fresh() {}\n")
+	if _, err := ov.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ov.BufferChanged("cmd/goapp/main.go", []byte(w.read("cmd/goapp/main.go")+"\nfunc extra() { run(nil) }\n"))
+	ov.BufferChanged("store/store.go", []byte(w.read("store/store.go"))) // open, not modified
+	if err := ov.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, p := range r.LiveDocuments() {
+		d, _, err := r.Document(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kind, _, _ := strings.Cut(d.Digest, ":")
+		got[p] = kind
+	}
+	want := map[string]string{
+		"cmd/goapp/main.go":        "buffer",
+		"service/new.go":           "disk",
+		"store/filestore/file.go":  freshness.DigestDeleted,
+		"store/memstore/mem.go":    freshness.DigestDeleted,
+		"store/memstore/memory.go": "disk",
+		// Dependents: unchanged, but they use Get and Put, whose
+		// definitions in file.go are gone.
+		"service/catalog.go":         "disk",
+		"store/memstore/mem_test.go": "disk",
+	}
+	if len(got) != len(want) {
+		t.Errorf("live documents = %v; want %v", got, want)
+	}
+	for p, k := range want {
+		if got[p] != k {
+			t.Errorf("live %s = %q; want %q", p, got[p], k)
+		}
+	}
+	if syms, _ := r.DocumentSymbols(ctx, "store/filestore/file.go"); len(syms) != 0 {
+		t.Errorf("a deleted document still defines %d symbols", len(syms))
+	}
+	if d := ov.Dirty(); len(d) != 1 || d[0] != "cmd/goapp/main.go" {
+		t.Errorf("Dirty = %v", d)
+	}
+	b, err := freshness.Compute(ctx, r, w.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if b.Partial || len(b.Dirty) != 1 || len(b.Changed) != 4 || len(b.Live) != 7 {
+		t.Errorf("freshness after sync = %+v", b)
+	}
+
+	// Closing the buffer and undoing the work tree gives everything back.
+	ov.BufferClosed("cmd/goapp/main.go")
+	ov.BufferClosed("store/store.go")
+	w.git("reset", "-q", "--hard")
+	w.git("clean", "-q", "-fd")
+	if _, err := ov.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err = store.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if live := r.LiveDocuments(); len(live) != 0 {
+		t.Errorf("live documents after undoing everything: %v", live)
+	}
+	m, ok, err := r.Manifest(graph.Live)
+	if err != nil || !ok || m.Documents != 0 {
+		t.Errorf("live manifest = %+v, %v, %v", m, ok, err)
+	}
+}
+
+// TestLanguageServerFactsTakePrecedence: live facts the proxy wrote from the
+// language server for a document's current text are not replaced by syntax;
+// once the text moves on, they are.
+func TestLanguageServerFactsTakePrecedence(t *testing.T) {
+	ctx := context.Background()
+	w := newWorkspace(t, "goapp")
+	store := fullIndex(t, t.Name()+"/store", w.root, w.git("rev-parse", "HEAD"), nil)
+	ov, err := New(store, Options{Root: w.root, Debounce: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ov.Close()
+	if _, err := ov.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const p = "service/catalog.go"
+	w.write(p, w.read(p)+"\nfunc Extra() {}\n")
+	lsp := graph.DocumentFacts{
+		Document: graph.Document{Path: p, Language: "go", Source: graph.SourceLSP, ContentHash: freshness.HashContent([]byte(w.read(p)))},
+		Symbols:  []graph.Symbol{{ID: "lsp service/catalog.go:67:6", DisplayName: "Extra", Kind: "function", Def: graph.Location{Path: p}}},
+	}
+	if err := store.PutDocument(ctx, graph.Live, lsp); err != nil {
+		t.Fatal(err)
+	}
+	source := func() string {
+		r, err := store.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		d, _, err := r.Document(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Source
+	}
+	if _, err := ov.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := source(); got != graph.SourceLSP {
+		t.Errorf("after a sync of the text the server saw, %s is answered from %q; want lsp", p, got)
+	}
+	w.write(p, w.read(p)+"\nfunc Later() {}\n")
+	if _, err := ov.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := source(); got != graph.SourceSyntax {
+		t.Errorf("after the text changed again, %s is answered from %q; want syntax", p, got)
+	}
+}
