@@ -1,0 +1,331 @@
+package impact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/graph/graphtest"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+// fixture is a small Go-shaped workspace: an interface store.I with method
+// Put, an implementation mem.M, a service calling Put through the
+// interface, a command calling the service, tests.
+var fixture = []struct {
+	path, pkg string
+	flags     graph.DocumentFlags
+	facts     string
+}{
+	{"store/store.go", "store", 0, `
+sym store.I name=I kind=interface pkg=store def=store/store.go@3:6-3:7 extent=3:1-5:2
+sym store.I.Put name=Put kind=method pkg=store def=store/store.go@4:2-4:5
+occ store.I 3:6-3:7 def
+occ store.I.Put 4:2-4:5 def enc=store.I
+edge store.I contains store.I.Put
+`},
+	{"mem/mem.go", "mem", 0, `
+sym mem name=mem kind=package pkg=mem def=mem/mem.go@1:9-1:12 extent=1:1-20:1
+sym mem.M name=M kind=struct pkg=mem def=mem/mem.go@5:6-5:7 extent=5:1-5:20
+sym mem.M.Put name=Put kind=method pkg=mem def=mem/mem.go@7:15-7:18 extent=7:1-9:2
+occ mem 1:9-1:12 def
+occ store.I 3:13-3:14 ref enc=mem
+occ mem.M 3:20-3:21 ref enc=mem
+occ mem.M 5:6-5:7 def
+occ mem.M.Put 7:15-7:18 def
+edge mem.M contains mem.M.Put
+edge mem.M implements store.I
+edge mem.M.Put implements store.I.Put
+`},
+	{"mem/mem_test.go", "mem", graph.DocTest, `
+sym mem.TestPut name=TestPut kind=function pkg=mem def=mem/mem_test.go@3:6-3:13 extent=3:1-6:2
+occ mem.TestPut 3:6-3:13 def
+occ mem.M.Put 4:4-4:7 ref|call enc=mem.TestPut
+edge mem.TestPut calls mem.M.Put
+edge mem.TestPut references mem.M.Put
+`},
+	{"svc/svc.go", "svc", 0, `
+sym svc.Save name=Save kind=function pkg=svc def=svc/svc.go@3:6-3:10 extent=3:1-5:2
+sym svc.Import name=Import kind=function pkg=svc def=svc/svc.go@7:6-7:12 extent=7:1-11:2
+sym svc.Describe name=Describe kind=function pkg=svc def=svc/svc.go@13:6-13:14 extent=13:1-13:30
+occ svc.Save 3:6-3:10 def
+occ store.I.Put 4:4-4:7 ref|call enc=svc.Save
+occ svc.Import 7:6-7:12 def
+occ svc.Save 8:2-8:6 ref|call enc=svc.Import
+occ svc.Save 9:2-9:6 ref|call enc=svc.Import
+occ svc.Describe 13:6-13:14 def
+edge svc.Save references store.I.Put
+edge svc.Import calls svc.Save count=2
+`},
+	{"svc/svc_test.go", "svc", graph.DocTest, `
+sym svc.TestImport name=TestImport kind=function pkg=svc def=svc/svc_test.go@3:6-3:16 extent=3:1-5:2
+occ svc.TestImport 3:6-3:16 def
+occ svc.Import 4:2-4:8 ref|call enc=svc.TestImport
+edge svc.TestImport calls svc.Import
+`},
+	{"cmd/main.go", "cmd", 0, `
+sym cmd.main name=main kind=function pkg=cmd def=cmd/main.go@3:6-3:10 extent=3:1-5:2
+sym cmd.run name=run kind=function pkg=cmd def=cmd/main.go@7:6-7:9 extent=7:1-12:2
+occ cmd.main 3:6-3:10 def
+occ cmd.run 4:2-4:5 ref|call enc=cmd.main
+occ cmd.run 7:6-7:9 def
+occ svc.Import 8:6-8:12 ref|call enc=cmd.run
+edge cmd.main calls cmd.run
+edge cmd.run calls svc.Import
+`},
+}
+
+// openFixture writes the fixture as a complete precise base layer.
+func openFixture(t *testing.T, source string) *graph.Reader {
+	t.Helper()
+	ctx := context.Background()
+	st := graphtest.Open(t)
+	g, err := st.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range fixture {
+		f, err := graphtest.ParseFacts(graph.Document{Path: d.path, Language: "go", Package: d.pkg, Source: source, Flags: d.flags}, d.facts)
+		if err != nil {
+			t.Fatalf("%s: %v", d.path, err)
+		}
+		if source == graph.SourceSyntax {
+			for i := range f.Edges {
+				f.Edges[i].Source = source
+			}
+		}
+		if err := g.PutDocument(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tool := "scip-go"
+	if source == graph.SourceSyntax {
+		tool = "lspgraph-syntax"
+	}
+	if err := g.Commit(ctx, graph.Manifest{Layer: graph.Base, Commit: "base1", Tool: tool, State: graph.StateComplete}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func compute(t *testing.T, r *graph.Reader, id string, mod func(*Options)) *Answer {
+	t.Helper()
+	ctx := context.Background()
+	s, ok, err := r.Symbol(ctx, id)
+	if err != nil || !ok {
+		t.Fatalf("symbol %s: %v %v", id, ok, err)
+	}
+	o := DefaultOptions()
+	o.Freshness = &freshness.Block{BaseCommit: "base1", Head: "base1"}
+	if mod != nil {
+		mod(&o)
+	}
+	a, err := Compute(ctx, r, s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// names renders a group as "name@path:line" entries.
+func names(ds []Dependent) []string {
+	out := []string{}
+	for _, d := range ds {
+		s := d.Name
+		if d.Location != nil {
+			s += fmt.Sprintf("@%s:%d", d.Location.Path, d.Location.Line)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func depthNames(a *Answer) [][]string {
+	var out [][]string
+	for _, g := range a.Depths {
+		out = append(out, names(g.Dependents))
+	}
+	return out
+}
+
+func check[T any](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s:\n got %v\nwant %v", what, got, want)
+	}
+}
+
+func TestDepths(t *testing.T) {
+	r := openFixture(t, graph.SourceSCIP)
+	a := compute(t, r, "svc.Save", nil)
+	check(t, "depths", depthNames(a), [][]string{
+		{"Import@svc/svc.go:7"},
+		{"run@cmd/main.go:7", "TestImport@svc/svc_test.go:3"},
+		{"main@cmd/main.go:3"},
+	})
+	d := a.Depths[0].Dependents[0]
+	check(t, "d=1 via", []any{d.Via.Kind, d.Via.Source, d.Via.Commit, d.Sites}, []any{"calls", "scip", "base1", 2})
+	check(t, "tests", names(a.Tests), []string{"TestImport@svc/svc_test.go:3"})
+	check(t, "cross", len(a.CrossPackage), 1)
+	check(t, "cross edge", a.CrossPackage[0].FromName+"->"+a.CrossPackage[0].ToName, "run->Import")
+	// One breaking dependent, but cmd is another package (at d=2).
+	check(t, "risk", a.Risk.Level, RiskMedium)
+	check(t, "partial", a.Partial, false)
+	if len(a.Dispatch)+len(a.Satisfaction)+len(a.Implementations) != 0 {
+		t.Errorf("a plain function has groups: %+v %+v %+v", a.Dispatch, a.Satisfaction, a.Implementations)
+	}
+	// Downstream from main reaches Save at distance 3.
+	down := compute(t, r, "cmd.main", func(o *Options) { o.Direction = graph.Downstream })
+	check(t, "downstream", depthNames(down), [][]string{{"run@cmd/main.go:7"}, {"Import@svc/svc.go:7"}, {"Save@svc/svc.go:3"}})
+}
+
+func TestConcreteMethodGroups(t *testing.T) {
+	r := openFixture(t, graph.SourceSCIP)
+	a := compute(t, r, "mem.M.Put", nil)
+	// Only the test calls Put directly; Save calls it through store.I.
+	check(t, "d=1", names(a.Depths[0].Dependents), []string{"TestPut@mem/mem_test.go:3"})
+	check(t, "dispatch", names(a.Dispatch), []string{"Save@svc/svc.go:3"})
+	check(t, "satisfaction", names(a.Satisfaction), []string{"(top level of mem/mem.go)@mem/mem.go:3"})
+	check(t, "implements", len(a.Implements), 1)
+	check(t, "implements[0]", a.Implements[0].Symbol, "store.I.Put")
+	for _, g := range a.Depths {
+		for _, d := range g.Dependents {
+			if d.Name == "Save" {
+				t.Errorf("dispatch caller counted as a dependent at depth %d", g.Depth)
+			}
+		}
+	}
+}
+
+func TestInterfaceMethod(t *testing.T) {
+	r := openFixture(t, graph.SourceSCIP)
+	a := compute(t, r, "store.I.Put", nil)
+	check(t, "d=1", names(a.Depths[0].Dependents), []string{"Save@svc/svc.go:3"})
+	check(t, "d=2", names(a.Depths[1].Dependents), []string{"Import@svc/svc.go:7"})
+	check(t, "implementations", names(a.Implementations), []string{"Put@mem/mem.go:7"})
+	check(t, "satisfaction", names(a.Satisfaction), []string{"(top level of mem/mem.go)@mem/mem.go:3"})
+	check(t, "dispatch", len(a.Dispatch), 0)
+}
+
+func TestRiskUnknownVersusLow(t *testing.T) {
+	precise := openFixture(t, graph.SourceSCIP)
+	a := compute(t, precise, "svc.Describe", nil)
+	check(t, "complete, no callers", []any{a.Risk.Level, a.Risk.Breaking, a.Partial}, []any{RiskLow, 0, false})
+
+	// A changed document of the same language could hold new callers.
+	a = compute(t, precise, "svc.Describe", func(o *Options) {
+		o.Freshness = &freshness.Block{BaseCommit: "base1", Head: "head2", Changed: []string{"cmd/main.go"}}
+	})
+	check(t, "changed since base", a.Risk.Level, RiskUnknown)
+	check(t, "partial", a.Partial, true)
+	if !strings.Contains(a.Risk.Rule, "cmd/main.go") {
+		t.Errorf("rule does not name the changed document: %s", a.Risk.Rule)
+	}
+	// No freshness at all: not vouched for either.
+	a = compute(t, precise, "svc.Describe", func(o *Options) { o.Freshness = nil })
+	check(t, "no freshness", a.Risk.Level, RiskUnknown)
+
+	// A syntax-only layer cannot vouch for callers.
+	syn := openFixture(t, graph.SourceSyntax)
+	a = compute(t, syn, "svc.Describe", nil)
+	check(t, "syntax-only", a.Risk.Level, RiskUnknown)
+	// With dependents found, the level is a lower bound, never UNKNOWN.
+	a = compute(t, syn, "svc.Save", nil)
+	check(t, "syntax-only with callers", a.Risk.Level, RiskMedium)
+	check(t, "syntax-only partial", a.Partial, true)
+	if !strings.Contains(a.Risk.Rule, "lower bound") {
+		t.Errorf("rule does not say lower bound: %s", a.Risk.Rule)
+	}
+}
+
+func TestOnlyTestsAndFilters(t *testing.T) {
+	r := openFixture(t, graph.SourceSCIP)
+	a := compute(t, r, "svc.Import", nil)
+	check(t, "d=1", names(a.Depths[0].Dependents), []string{"run@cmd/main.go:7", "TestImport@svc/svc_test.go:3"})
+	check(t, "risk", a.Risk.Level, RiskMedium)
+
+	a = compute(t, r, "svc.Import", func(o *Options) { o.IncludeTests = false })
+	check(t, "no tests", names(a.Depths[0].Dependents), []string{"run@cmd/main.go:7"})
+	check(t, "no tests list", len(a.Tests), 0)
+
+	a = compute(t, r, "svc.Import", func(o *Options) { o.LimitPerDepth = 1 })
+	check(t, "limited", names(a.Depths[0].Dependents), []string{"run@cmd/main.go:7"})
+	check(t, "truncated", a.Truncated, true)
+
+	a = compute(t, r, "svc.Import", func(o *Options) { o.MinConfidence = 1.01 })
+	check(t, "confidence above every edge", len(a.Depths[0].Dependents), 0)
+
+	a = compute(t, r, "mem.M.Put", nil)
+	check(t, "only a test breaks", a.Risk.Level, RiskMedium) // the satisfaction site is not a test
+	a = compute(t, r, "mem.M.Put", func(o *Options) { o.Kinds = []graph.EdgeKind{graph.EdgeReferences, graph.EdgeCalls} })
+	check(t, "without implements", []int{len(a.Dispatch), len(a.Satisfaction)}, []int{0, 0})
+	check(t, "only tests", a.Risk.Level, RiskLow)
+}
+
+func loc(p string, line, col uint32) graph.Location {
+	pos := textpos.Position{Line: line - 1, Col: col - 1}
+	return graph.Location{Path: p, Range: textpos.Range{Start: pos, End: textpos.Position{Line: pos.Line, Col: pos.Col + 3}}}
+}
+
+func TestVerify(t *testing.T) {
+	r := openFixture(t, graph.SourceSCIP)
+	var asked graph.Location
+	// The server reports run's call (the graph has it), the declaration
+	// itself, and a call in run on line 10 the graph lacks; it does not
+	// report TestImport.
+	v := func(ctx context.Context, def graph.Location) ([]graph.Location, error) {
+		asked = def
+		return []graph.Location{loc("svc/svc.go", 7, 6), loc("cmd/main.go", 8, 6), loc("cmd/main.go", 10, 3), loc("cmd/main.go", 4, 9)}, nil
+	}
+	a := compute(t, r, "svc.Import", func(o *Options) { o.Verify = v })
+	check(t, "asked about", asked.Path+":"+asked.Range.Start.String(), "svc/svc.go:7:6")
+	var marks []string
+	for _, d := range a.Depths[0].Dependents {
+		marks = append(marks, d.Name+"="+d.Verification)
+	}
+	// cmd/main.go:4:9 lies in main's extent: live-only.
+	check(t, "marks", marks, []string{"main=live-only", "run=verified", "TestImport=graph-only"})
+	check(t, "live-only sites", len(a.LiveOnly), 1)
+	check(t, "live-only enclosing", a.LiveOnly[0].Enclosing, "cmd.main")
+	check(t, "info", []int{a.Verification.Verified, a.Verification.GraphOnly, a.Verification.LiveOnly}, []int{1, 1, 1})
+
+	// A server that does not answer in time: everything unverified.
+	slow := func(ctx context.Context, def graph.Location) ([]graph.Location, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	a = compute(t, r, "svc.Import", func(o *Options) { o.Verify, o.VerifyTimeout = slow, time.Millisecond })
+	check(t, "timed out", a.Verification.TimedOut, true)
+	for _, d := range a.Depths[0].Dependents {
+		check(t, d.Name, d.Verification, Unverified)
+	}
+	// An error is reported, not fatal.
+	failing := func(ctx context.Context, def graph.Location) ([]graph.Location, error) {
+		return nil, errors.New("server exited")
+	}
+	a = compute(t, r, "svc.Import", func(o *Options) { o.Verify = failing })
+	check(t, "error", a.Verification.Error, "server exited")
+}
+
+func TestIsTestPath(t *testing.T) {
+	for p, want := range map[string]bool{
+		"a/b_test.go": true, "a/b.go": false, "a/test.go": false,
+		"src/x.test.ts": true, "src/x.spec.tsx": true, "src/__tests__/x.ts": true, "src/x.ts": false, "src/latest.ts": false,
+		"tests/test_orders.py": true, "shop/test_x.py": true, "shop/x_test.py": true, "shop/orders.py": false, "pkg/tests/helpers.py": true,
+	} {
+		if got := IsTestPath(p); got != want {
+			t.Errorf("IsTestPath(%q) = %v; want %v", p, got, want)
+		}
+	}
+}
