@@ -1,0 +1,175 @@
+package contextpack
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/graph/graphtest"
+	"github.com/lspgraph/lspgraph/scope"
+)
+
+const wGo = `package w
+
+// Target does the work.
+func Target(n int) int {
+	return helper(n) + 1
+}
+
+func helper(n int) int {
+	return n * 2
+}
+`
+
+// escapeWorkspace writes a small module whose graph has a document that is
+// a symlink out of the root (link.go) and one whose path has ".." in it (as
+// a SCIP dump could give), both calling Target.
+func escapeWorkspace(t *testing.T) (*graph.Reader, string) {
+	t.Helper()
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFile(t, filepath.Join(root, "go.mod"), "module example.com/w\n")
+	writeFile(t, filepath.Join(root, "w.go"), wGo)
+	writeFile(t, filepath.Join(base, "outside.go"), "package w\n// SECRET\nfunc Leak() int { return Target(1) }\n")
+	writeFile(t, filepath.Join(base, "escape.go"), "func Esc() int { return Target(2) } // SECRET\n")
+	if err := os.Symlink(filepath.Join(base, "outside.go"), filepath.Join(root, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{
+		"w.go": `
+sym go:w/Target(). name=Target kind=function def=w.go@4:6-4:12 extent=4:1-6:2
+sym go:w/helper(). name=helper kind=function def=w.go@8:6-8:12 extent=8:1-10:2
+occ go:w/Target(). 4:6-4:12 def
+occ go:w/helper(). 5:9-5:15 ref enc=go:w/Target().
+occ go:w/helper(). 8:6-8:12 def
+edge go:w/Target(). references go:w/helper().
+`,
+		"link.go": `
+sym go:w/Leak(). name=Leak kind=function def=link.go@3:6-3:10 extent=3:1-3:37
+occ go:w/Leak(). 3:6-3:10 def
+occ go:w/Target(). 3:26-3:32 ref enc=go:w/Leak().
+edge go:w/Leak(). references go:w/Target().
+`,
+		"../escape.go": `
+sym go:w/Esc(). name=Esc kind=function def=../escape.go@1:6-1:9 extent=1:1-1:36
+occ go:w/Esc(). 1:6-1:9 def
+occ go:w/Target(). 1:25-1:31 ref enc=go:w/Esc().
+edge go:w/Esc(). references go:w/Target().
+`,
+	}
+	st := graphtest.Open(t)
+	ctx := context.Background()
+	gw, err := st.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, facts := range docs {
+		f, err := graphtest.ParseFacts(graph.Document{Path: p, Language: "go", Source: graph.SourceSCIP}, facts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gw.PutDocument(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := gw.Commit(ctx, graph.Manifest{Tool: "test", State: graph.StateComplete}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, root
+}
+
+func buildFor(t *testing.T, r *graph.Reader, root, id string, o Options) *Pack {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := scope.Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := scope.Analyze(ctx, ws, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym, ok, err := r.Symbol(ctx, id)
+	if err != nil || !ok {
+		t.Fatalf("Symbol(%s) = %v, %v", id, ok, err)
+	}
+	o.Source = Source{Root: root}
+	p, err := Build(ctx, r, a, sym, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestBuildWithholdsEscapingSnippets(t *testing.T) {
+	r, root := escapeWorkspace(t)
+	p := buildFor(t, r, root, "go:w/Target().", Options{Scope: scope.Spec{Repo: true}})
+	byName := map[string]Item{}
+	for _, it := range p.Items {
+		byName[it.Name] = it
+	}
+	def, ok := byName["Target"]
+	if !ok || def.Role != "definition" || def.Snippet == nil || def.Snippet.Kind != SnippetBody || !strings.HasPrefix(def.Snippet.Text, "// Target does the work.\nfunc Target(n int) int {") {
+		t.Errorf("definition item = %+v; want the whole function with its comment", def)
+	}
+	if h, ok := byName["helper"]; !ok || h.Role != "callee" || h.Snippet == nil {
+		t.Errorf("helper item = %+v, %v; want a callee with a snippet", h, ok)
+	}
+	for _, name := range []string{"Leak", "Esc"} {
+		it, ok := byName[name]
+		if !ok {
+			t.Errorf("no item for %s; the caller must be listed even when its source is withheld", name)
+			continue
+		}
+		if it.Snippet != nil || it.Note != "snippet withheld: path escapes the workspace" {
+			t.Errorf("%s: snippet %+v, note %q; want no snippet and the escape note", name, it.Snippet, it.Note)
+		}
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "SECRET") || strings.Contains(p.Markdown(), "SECRET") {
+		t.Errorf("the pack shows text from outside the root:\n%s", b)
+	}
+}
+
+func TestBuildBudgetNeverExceeded(t *testing.T) {
+	r, root := escapeWorkspace(t)
+	full := buildFor(t, r, root, "go:w/Target().", Options{Scope: scope.Spec{Repo: true}, Budget: 1 << 20})
+	total := len(full.Items)
+	if total < 4 || full.Omitted.BudgetCount != 0 {
+		t.Fatalf("unbounded pack: %d items, %d dropped; want at least 4 and none dropped", total, full.Omitted.BudgetCount)
+	}
+	defLoc := full.Items[0]
+	defLoc.Snippet, defLoc.Note = nil, downgradeNote(full.Items[0].Snippet, nil)
+	minDef := defLoc.cost()
+	for budget := 1; budget <= full.Tokens+20; budget++ {
+		p := buildFor(t, r, root, "go:w/Target().", Options{Scope: scope.Spec{Repo: true}, Budget: budget})
+		sum := 0
+		for _, it := range p.Items {
+			if it.Tokens != it.cost() {
+				t.Fatalf("budget %d: item %s records %d tokens, costs %d", budget, it.Name, it.Tokens, it.cost())
+			}
+			sum += it.Tokens
+		}
+		if sum != p.Tokens || p.Tokens > budget {
+			t.Fatalf("budget %d: items sum to %d, pack says %d", budget, sum, p.Tokens)
+		}
+		if len(p.Items)+p.Omitted.BudgetCount != total {
+			t.Fatalf("budget %d: %d shown + %d dropped != %d candidates: something went missing silently", budget, len(p.Items), p.Omitted.BudgetCount, total)
+		}
+		if budget >= minDef && (len(p.Items) == 0 || p.Items[0].Role != "definition") {
+			t.Fatalf("budget %d (>= %d): the definition must survive, got %+v", budget, minDef, p.Items)
+		}
+	}
+}
