@@ -123,13 +123,27 @@ func (g *GenerationWriter) putLocked(ctx context.Context, f *DocumentFacts) erro
 	return nil
 }
 
+// Flush writes the documents put so far to disk (synced, still invisible
+// to readers) instead of waiting for the pending batch to fill. Commit
+// flushes too; producers rarely need to call it.
+func (g *GenerationWriter) Flush() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done {
+		return errors.New("graph: generation writer already committed or aborted")
+	}
+	return g.commitBatch(pebble.Sync)
+}
+
 // flush commits the pending batch without waiting for the disk: the
 // generation only counts once Commit has synced.
-func (g *GenerationWriter) flush() error {
+func (g *GenerationWriter) flush() error { return g.commitBatch(pebble.NoSync) }
+
+func (g *GenerationWriter) commitBatch(o *pebble.WriteOptions) error {
 	if g.batch.Empty() {
 		return nil
 	}
-	if err := g.batch.Commit(pebble.NoSync); err != nil {
+	if err := g.batch.Commit(o); err != nil {
 		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
 	}
 	g.batch.Reset()

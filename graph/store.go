@@ -189,9 +189,12 @@ func (s *Store) schemaError(have string) error {
 		ErrSchema, s.dir, have, SchemaVersion, s.dir)
 }
 
-func (s *Store) isEmpty() (bool, error) {
+func (s *Store) isEmpty() (bool, error) { return s.isEmptyRange(nil, nil) }
+
+// isEmptyRange reports whether [lower, upper) holds no key (nil: unbounded).
+func (s *Store) isEmptyRange(lower, upper []byte) (bool, error) {
 	empty := true
-	err := scanRange(context.Background(), s.db, nil, nil, func(k, v []byte) error {
+	err := scanRange(context.Background(), s.db, lower, upper, func(k, v []byte) error {
 		empty = false
 		return errStop
 	})

@@ -1,0 +1,119 @@
+package graph
+
+import (
+	"encoding/hex"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+// updating reports the -update flag (defined in the external test package,
+// which shares the test binary).
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// exampleKeys builds one key of every kind.
+func exampleKeys() [][]byte {
+	r := textpos.Range{Start: textpos.Position{Line: 2, Col: 4}, End: textpos.Position{Line: 2, Col: 9}}
+	e := &Edge{From: "a.F", Kind: EdgeCalls, To: "b.G"}
+	sp := genSpace(1)
+	return [][]byte{
+		appendMetaKey(nil, kindSchema),
+		appendMetaKey(nil, kindCurrent),
+		appendManifestKey(nil, Base),
+		appendMetaKey(nil, kindAlloc),
+		appendPendingKey(nil, 2),
+		appendDocKey(nil, spaceLive, "a.go"),
+		appendDocSymKey(nil, sp, "a.go", "a.F"),
+		appendDocOccKey(nil, sp, "a.go", r, "a.F"),
+		appendDocEdgeKey(nil, sp, "a.go", e),
+		appendSymKey(nil, sp, "a.F", "a.go"),
+		appendRefKey(nil, sp, "a.F", "a.go", r),
+		appendOutKey(nil, sp, e, "a.go"),
+		appendInKey(nil, sp, e, "a.go"),
+		appendNameKey(nil, sp, "F", "a.F", "a.go"),
+		appendPkgKey(nil, sp, "example/a", "a.go"),
+	}
+}
+
+// TestKeyFormat pins the byte layout of every kind (testdata/keys, -update)
+// and checks each key decodes back to the same printable form.
+func TestKeyFormat(t *testing.T) {
+	var b strings.Builder
+	for _, k := range exampleKeys() {
+		d, ok := decodeKey(k)
+		if !ok {
+			t.Fatalf("key %q does not decode", k)
+		}
+		if d.kind != kind(k[8]) {
+			t.Errorf("key %q decodes to kind %c", k, d.kind)
+		}
+		b.WriteString(formatKey(k) + "\n  " + hex.EncodeToString(k[:8]) + " " + hex.EncodeToString(k[8:]) + "\n")
+	}
+	const golden = "testdata/keys"
+	if updating() {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("key format changed (a new SchemaVersion is needed); got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestKeyOrder checks that keys sort by their fields: a path that is a
+// prefix of another sorts first, and positions sort numerically.
+func TestKeyOrder(t *testing.T) {
+	pos := func(l, c uint32) textpos.Range {
+		return textpos.Range{Start: textpos.Position{Line: l, Col: c}, End: textpos.Position{Line: l, Col: c + 1}}
+	}
+	ordered := [][]byte{
+		appendRefKey(nil, 2, "s", "a.go", pos(0, 300)),
+		appendRefKey(nil, 2, "s", "a.go", pos(1, 2)),
+		appendRefKey(nil, 2, "s", "a.go", pos(256, 0)),
+		appendRefKey(nil, 2, "s", "a.go.x", pos(0, 0)),
+		appendRefKey(nil, 2, "s", "b.go", pos(0, 0)),
+		appendRefKey(nil, 2, "s.t", "a.go", pos(0, 0)),
+	}
+	for i := 1; i < len(ordered); i++ {
+		if string(ordered[i-1]) >= string(ordered[i]) {
+			t.Errorf("%s sorts after %s", formatKey(ordered[i-1]), formatKey(ordered[i]))
+		}
+	}
+}
+
+func TestDecodeKeyRejectsGarbage(t *testing.T) {
+	for _, b := range [][]byte{
+		nil,
+		[]byte("short"),
+		append(appendPrefix(nil, 2, kindRef), "sym\x00path\x00tooshort"...),
+		append(appendPrefix(nil, 2, kindDocSym), "no-separator"...),
+		append(appendPrefix(nil, 2, kindDoc), "a\x00b"...),
+		appendPrefix(nil, 2, kind('?')),
+	} {
+		if d, ok := decodeKey(b); ok {
+			t.Errorf("decodeKey(%q) = %+v, want failure", b, d)
+		}
+	}
+}
+
+// FuzzDecodeKey checks decoding never panics and that what decodes prints.
+func FuzzDecodeKey(f *testing.F) {
+	for _, k := range exampleKeys() {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if _, ok := decodeKey(b); ok {
+			_ = formatKey(b)
+		}
+	})
+}
