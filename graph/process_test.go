@@ -275,4 +275,3 @@ func TestLockedInProcess(t *testing.T) {
 		t.Fatalf("second Open = %v, want ErrLocked naming this process", err)
 	}
 }
-

@@ -57,4 +57,3 @@ func rootOrDefault(root string) string {
 	}
 	return defaultRoot()
 }
-
