@@ -175,6 +175,7 @@ func (w *walker) dependents(ctx context.Context, id string) ([]*cand, error) {
 		return nil, fmt.Errorf("impact: reading implementations of %q: %w", id, err)
 	}
 	implementers := map[string]bool{}
+	topEdges := map[string]graph.Edge{} // document → edge from its package or module symbol
 	for _, e := range impl {
 		implementers[e.From] = true
 	}
@@ -193,8 +194,16 @@ func (w *walker) dependents(ctx context.Context, id string) ([]*cand, error) {
 				return nil, err
 			}
 			if top {
-				if refs || e.Path == "" {
-					continue // the references below name each document
+				if refs {
+					// The references below name each document; keep the
+					// edge for its confidence and reason.
+					if old, ok := topEdges[e.Path]; !ok || betterVia(e, old) {
+						topEdges[e.Path] = e
+					}
+					continue
+				}
+				if e.Path == "" {
+					continue
 				}
 				k := "top:" + e.Path
 				if byKey[k] == nil {
@@ -218,7 +227,7 @@ func (w *walker) dependents(ctx context.Context, id string) ([]*cand, error) {
 		if err != nil {
 			return nil, fmt.Errorf("impact: reading references of %q: %w", id, err)
 		}
-		if err := w.addReferenceSites(ctx, id, occs, byKey, implementers); err != nil {
+		if err := w.addReferenceSites(ctx, id, occs, byKey, implementers, topEdges); err != nil {
 			return nil, err
 		}
 	}
@@ -238,7 +247,7 @@ func (w *walker) dependents(ctx context.Context, id string) ([]*cand, error) {
 
 // addReferenceSites adds the non-definition, non-import references of id to
 // byKey under their enclosing declaration (or the document, at top level).
-func (w *walker) addReferenceSites(ctx context.Context, id string, occs []graph.Occurrence, byKey map[string]*cand, implementers map[string]bool) error {
+func (w *walker) addReferenceSites(ctx context.Context, id string, occs []graph.Occurrence, byKey map[string]*cand, implementers map[string]bool, topEdges map[string]graph.Edge) error {
 	for _, o := range occs {
 		if o.Roles&(graph.RoleDefinition|graph.RoleImport|graph.RoleForwardDefinition) != 0 || o.Enclosing == id {
 			continue
@@ -266,9 +275,11 @@ func (w *walker) addReferenceSites(ctx context.Context, id string, occs []graph.
 		}
 		c := byKey[k]
 		if c == nil {
-			e, err := w.occurrenceEdge(ctx, o, id)
-			if err != nil {
-				return err
+			e, ok := topEdges[o.Path]
+			if !top || !ok {
+				if e, err = w.occurrenceEdge(ctx, o, id); err != nil {
+					return err
+				}
 			}
 			if e.Confidence < w.o.MinConfidence {
 				continue
