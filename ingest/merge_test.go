@@ -1,0 +1,123 @@
+package ingest_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/graph/graphtest"
+	"github.com/lspgraph/lspgraph/ingest"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+func putBase(t *testing.T, s *graph.Store, path, text string) {
+	t.Helper()
+	f, err := graphtest.ParseFacts(graph.Document{Path: path, Language: "go", Source: graph.SourceSCIP}, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutDocument(context.Background(), graph.Base, f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIdentityAndMerge: a definition that lands on a known symbol's Def
+// uses its id, and the live document keeps the base facts it hides.
+func TestIdentityAndMerge(t *testing.T) {
+	root := workspace(t)
+	s := graphtest.Open(t)
+	putBase(t, s, "b/b.go", `
+sym go:b.Add name=Add kind=function def=b/b.go@4:6-4:9 extent=4:1-4:40
+occ go:b.Add 4:6-4:9 def
+`)
+	putBase(t, s, "a/a.go", `
+sym go:a.Use name=Use kind=function def=a/a.go@5:6-5:9 extent=5:1-7:2
+occ go:a.Use 5:6-5:9 def
+occ go:b.Add 6:25-6:28 ref enc=go:a.Use
+edge go:a.Use references go:b.Add conf=1 count=1 source=scip
+`)
+	l := ingest.New(s, ingest.Options{Root: root})
+	a, b := uri(root, "a/a.go"), uri(root, "b/b.go")
+	exchange(t, l, "textDocument/definition",
+		fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":5,"character":%d}}`, a, addCol16),
+		`{"uri":"`+b+`","range":`+rng(3, 5, 3, 8)+`}`)
+	got := facts(t, s)
+	for _, want := range []string{
+		"sym go:a.Use name=Use kind=function",
+		"edge go:a.Use -references-> go:b.Add conf=1.00 count=1 path=a/a.go layer=live source=lsp reason=lsp:definition",
+		"occ a/a.go 6:25-6:28 go:b.Add ref enc=go:a.Use",
+		"occ b/b.go 4:6-4:9 go:b.Add def",
+	} {
+		if !strings.Contains(got, want+"\n") && !strings.Contains(got, want+" ") {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "sym lsp") {
+		t.Errorf("a location id was made for a known symbol:\n%s", got)
+	}
+}
+
+// TestBuffers: positions are read against the editor's buffer, with
+// incremental changes applied in the negotiated encoding.
+func TestBuffers(t *testing.T) {
+	root := workspace(t)
+	s := graphtest.Open(t)
+	l := ingest.New(s, ingest.Options{})
+	l.SetRoot(uri(root, ""))
+	a, b := uri(root, "a/a.go"), uri(root, "b/b.go")
+	doc := func(method, params string) {
+		t.Helper()
+		if err := l.Document(method, json.RawMessage(params), textpos.UTF16); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, _ := json.Marshal("package a\n\nfunc Use() int {\n\treturn 0\n}\n")
+	doc("textDocument/didOpen", `{"textDocument":{"uri":"`+a+`","languageId":"go","version":1,"text":`+string(text)+`}}`)
+	// Replace "0" on line 3 by "b.Add(1, 2)" after a 𝄞 comment.
+	doc("textDocument/didChange", `{"textDocument":{"uri":"`+a+`","version":2},"contentChanges":[{"range":`+rng(3, 8, 3, 9)+`,"text":"/*𝄞*/ b.Add(1, 2)"}]}`)
+	// "\treturn /*𝄞*/ b." is 1+7+2+2+2+1+2 = 17 UTF-16 units.
+	exchange(t, l, "textDocument/definition",
+		`{"textDocument":{"uri":"`+a+`"},"position":{"line":3,"character":17}}`,
+		`[{"uri":"`+b+`","range":`+rng(3, 5, 3, 8)+`}]`)
+	got := facts(t, s)
+	// In bytes: "\treturn /*" is 10, 𝄞 4, "*/ b." 5: Add at 19, 1-based 20.
+	if !strings.Contains(got, "occ a/a.go 4:20-4:23 lsp b/b.go:4:6 ref\n") {
+		t.Errorf("reference not at the buffer's position:\n%s", got)
+	}
+	doc("textDocument/didClose", `{"textDocument":{"uri":"`+a+`"}}`)
+}
+
+func TestImplementation(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"s/s.go": "package s\n\ntype Store interface {\n\tPut(k string)\n}\n\ntype Mem struct{}\n\nfunc (m *Mem) Put(k string) {}\n"}
+	writeFiles(t, root, files)
+	s := graphtest.Open(t)
+	l := ingest.New(s, ingest.Options{Root: root})
+	u := uri(root, "s/s.go")
+	exchange(t, l, "textDocument/documentSymbol", `{"textDocument":{"uri":"`+u+`"}}`,
+		`[{"name":"Store","kind":11,"range":`+rng(2, 0, 4, 1)+`,"selectionRange":`+rng(2, 5, 2, 10)+`,"children":[{"name":"Put","kind":6,"range":`+rng(3, 1, 3, 14)+`,"selectionRange":`+rng(3, 1, 3, 4)+`}]},`+
+			`{"name":"Mem","kind":23,"range":`+rng(6, 0, 6, 17)+`,"selectionRange":`+rng(6, 5, 6, 8)+`},`+
+			`{"name":"(*Mem).Put","kind":6,"range":`+rng(8, 0, 8, 30)+`,"selectionRange":`+rng(8, 14, 8, 17)+`}]`)
+	// Asked on the interface method: the concrete method implements it.
+	exchange(t, l, "textDocument/implementation", `{"textDocument":{"uri":"`+u+`"},"position":{"line":3,"character":2}}`,
+		`[{"uri":"`+u+`","range":`+rng(8, 14, 8, 17)+`}]`)
+	// Asked on the concrete type: it implements the interface.
+	exchange(t, l, "textDocument/implementation", `{"textDocument":{"uri":"`+u+`"},"position":{"line":6,"character":6}}`,
+		`[{"uri":"`+u+`","range":`+rng(2, 5, 2, 10)+`}]`)
+	got := facts(t, s, "s/s.go")
+	for _, want := range []string{
+		"edge lsp s/s.go:9:15 -implements-> lsp s/s.go:4:2 ",
+		"edge lsp s/s.go:7:6 -implements-> lsp s/s.go:3:6 ",
+		"edge lsp s/s.go:3:6 -contains-> lsp s/s.go:4:2 ",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "lsp s/s.go:4:2 -implements->") || strings.Contains(got, "lsp s/s.go:3:6 -implements->") {
+		t.Errorf("an interface implements something:\n%s", got)
+	}
+}
