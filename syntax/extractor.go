@@ -41,6 +41,7 @@ type Extractor struct {
 	parsers map[string]*sitter.Parser // by grammar name
 	langs   map[string]*grammar
 	project *project
+	flat    flat // the last parsed tree, buffers reused from file to file
 	closed  bool
 }
 
@@ -126,15 +127,17 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 		ff.Skipped = SkipTimeout
 		return ff, nil
 	}
-	defer tree.Close()
+	x.flat.load(g, tree, len(src))
+	tree.Close()
 	w := newWalker(g, src, ff, x.project)
+	root := x.flat.root()
 	switch g.lang {
 	case "go":
-		w.extractGo(tree.RootNode())
+		w.extractGo(root)
 	case "typescript", "javascript":
-		w.extractTS(tree.RootNode())
+		w.extractTS(root)
 	case "python":
-		w.extractPython(tree.RootNode())
+		w.extractPython(root)
 	}
 	w.finish()
 	return ff, nil

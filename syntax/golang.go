@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/lspgraph/lspgraph/graph"
 )
@@ -48,10 +47,10 @@ type goState struct {
 	callee  map[uint32]bool // start bytes of callee names
 }
 
-func (w *walker) extractGo(root *sitter.Node) {
+func (w *walker) extractGo(root *node) {
 	dir := dirOf(w.ff.Document.Path)
 	pkgPath := w.project.goPackage(dir)
-	var clause *sitter.Node
+	var clause *node
 	for i := 0; i < int(root.NamedChildCount()) && i < 8; i++ {
 		if c := root.NamedChild(i); w.typ(c) == "package_clause" {
 			clause = c
@@ -59,7 +58,7 @@ func (w *walker) extractGo(root *sitter.Node) {
 		}
 	}
 	pkgName := ""
-	var pkgIdent *sitter.Node
+	var pkgIdent *node
 	if clause != nil && clause.NamedChildCount() > 0 {
 		pkgIdent = clause.NamedChild(0)
 		pkgName = w.text(pkgIdent)
@@ -76,11 +75,11 @@ func (w *walker) extractGo(root *sitter.Node) {
 		w.definePackage(self, pkgName, pkgIdent, clause)
 	}
 	st := &goState{imports: map[string]bool{}, callee: map[uint32]bool{}}
-	w.walk(root, func(n *sitter.Node) (bool, func()) { return w.visitGo(st, self, n) })
+	w.walk(root, func(n *node) (bool, func()) { return w.visitGo(st, self, n) })
 }
 
 // definePackage records the package (or module) symbol a file belongs to.
-func (w *walker) definePackage(id, display string, name, extent *sitter.Node) {
+func (w *walker) definePackage(id, display string, name, extent *node) {
 	w.defNames[name.StartByte()] = true
 	r := rangeOf(name)
 	w.ff.Symbols = append(w.ff.Symbols, graph.Symbol{
@@ -117,14 +116,14 @@ func (w *walker) inFunction() bool {
 	return false
 }
 
-func (w *walker) visitGo(st *goState, self string, n *sitter.Node) (bool, func()) {
+func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 	switch w.typ(n) {
 	case "comment", "interpreted_string_literal", "raw_string_literal", "rune_literal",
 		"int_literal", "float_literal", "imaginary_literal", "package_clause":
 		return false, nil
 
 	case "import_spec":
-		var pathNode, nameNode *sitter.Node
+		var pathNode, nameNode *node
 		for _, c := range w.children(n) {
 			switch w.typ(c) {
 			case "interpreted_string_literal", "raw_string_literal":
@@ -363,7 +362,7 @@ func (w *walker) visitGo(st *goState, self string, n *sitter.Node) (bool, func()
 }
 
 // goReceiver returns a method receiver's base type name and receiver name.
-func (w *walker) goReceiver(recv *sitter.Node) (typeName, recvName string) {
+func (w *walker) goReceiver(recv *node) (typeName, recvName string) {
 	if recv.NamedChildCount() == 0 {
 		return "", ""
 	}
@@ -399,7 +398,7 @@ func (w *walker) typeNameOf(typeID string) string {
 // soleSpec returns a spec's declaration when the spec is its only one
 // (`type T struct{…}`), so a definition's extent includes the keyword and
 // its documentation sits right above it; else the spec itself.
-func (w *walker) soleSpec(spec *sitter.Node) *sitter.Node {
+func (w *walker) soleSpec(spec *node) *node {
 	p := spec.Parent()
 	if p == nil {
 		return spec

@@ -51,8 +51,9 @@ func languageOfGrammar(g string) string {
 type grammar struct {
 	name  string // grammar name
 	lang  string // graph language
-	ts    *sitter.Language
-	names []string
+	ts     *sitter.Language
+	names  []string // node type names by symbol
+	fields []string // field names by field id (0: no field)
 }
 
 func newGrammar(name string) *grammar {
@@ -75,14 +76,14 @@ func newGrammar(name string) *grammar {
 	for i := uint32(0); i < n; i++ {
 		g.names[i] = l.SymbolName(sitter.Symbol(i))
 	}
+	g.fields = []string{""}
+	for i := 1; i < 1<<16; i++ {
+		name := l.FieldName(i)
+		if name == "" {
+			break
+		}
+		g.fields = append(g.fields, name)
+	}
 	return g
 }
 
-// typ returns n's node type.
-func (g *grammar) typ(n *sitter.Node) string {
-	s := n.Symbol()
-	if int(s) < len(g.names) {
-		return g.names[s]
-	}
-	return n.Type()
-}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"unicode"
 
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // pyState is the Python-specific part of a walk.
@@ -14,7 +13,7 @@ type pyState struct {
 	self    string
 }
 
-func (w *walker) extractPython(root *sitter.Node) {
+func (w *walker) extractPython(root *node) {
 	pkg, module := w.project.pythonModule(w.ff.Document.Path)
 	w.pkg, w.idPkg = pkg, pkg
 	w.modDesc = module + ":"
@@ -27,7 +26,7 @@ func (w *walker) extractPython(root *sitter.Node) {
 	}
 	w.ff.self = st.self
 	w.defineModule(st.self, display, root)
-	w.walk(root, func(n *sitter.Node) (bool, func()) { return w.visitPython(st, n) })
+	w.walk(root, func(n *node) (bool, func()) { return w.visitPython(st, n) })
 }
 
 // pyBuiltins are names whose bare uses are not recorded.
@@ -47,7 +46,7 @@ func (w *walker) inClassBody() bool {
 	return len(w.scopes) > 0 && w.scopes[len(w.scopes)-1].typ != "" && !w.scopes[len(w.scopes)-1].fn
 }
 
-func (w *walker) dotted(n *sitter.Node) (string, bool) {
+func (w *walker) dotted(n *node) (string, bool) {
 	switch w.typ(n) {
 	case "identifier":
 		return w.text(n), true
@@ -68,7 +67,7 @@ func (w *walker) dotted(n *sitter.Node) (string, bool) {
 }
 
 // pyModule resolves a relative import ("." dots plus an optional module).
-func (w *walker) pyModule(n *sitter.Node) string {
+func (w *walker) pyModule(n *node) string {
 	if w.typ(n) != "relative_import" {
 		return strings.ReplaceAll(w.text(n), " ", "")
 	}
@@ -94,7 +93,7 @@ func (w *walker) pyModule(n *sitter.Node) string {
 	return strings.Join(base, ".")
 }
 
-func (w *walker) visitPython(st *pyState, n *sitter.Node) (bool, func()) {
+func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 	t := w.typ(n)
 	switch t {
 	case "comment", "integer", "float", "string_content", "escape_sequence":
@@ -311,7 +310,7 @@ func (w *walker) visitPython(st *pyState, n *sitter.Node) (bool, func()) {
 
 // pySelfField defines self.x = … in a method as a field of its class (the
 // first assignment only) and returns the scope to leave.
-func (w *walker) pySelfField(left *sitter.Node) (func(), bool) {
+func (w *walker) pySelfField(left *node) (func(), bool) {
 	obj, attr := left.ChildByFieldName("object"), left.ChildByFieldName("attribute")
 	typ, recv := w.innerType()
 	if obj == nil || attr == nil || recv == "" || w.typ(obj) != "identifier" || w.text(obj) != recv {
@@ -329,12 +328,12 @@ func (w *walker) pySelfField(left *sitter.Node) (func(), bool) {
 }
 
 // pyTargets returns the identifiers an assignment target binds.
-func (w *walker) pyTargets(n *sitter.Node) []*sitter.Node {
+func (w *walker) pyTargets(n *node) []*node {
 	switch w.typ(n) {
 	case "identifier":
-		return []*sitter.Node{n}
+		return []*node{n}
 	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list":
-		var out []*sitter.Node
+		var out []*node
 		for _, c := range w.children(n) {
 			out = append(out, w.pyTargets(c)...)
 		}
@@ -343,13 +342,13 @@ func (w *walker) pyTargets(n *sitter.Node) []*sitter.Node {
 	return nil
 }
 
-func (w *walker) pyBindTargets(n *sitter.Node) {
+func (w *walker) pyBindTargets(n *node) {
 	for _, id := range w.pyTargets(n) {
 		w.bindLocal(id)
 	}
 }
 
-func (w *walker) pyBindParam(p *sitter.Node) {
+func (w *walker) pyBindParam(p *node) {
 	switch w.typ(p) {
 	case "identifier":
 		w.bindLocal(p)
@@ -386,7 +385,7 @@ func isUpperName(s string) bool {
 
 // pyDocstring returns the first paragraph of a function's or class's
 // docstring.
-func (w *walker) pyDocstring(def *sitter.Node) string {
+func (w *walker) pyDocstring(def *node) string {
 	t := w.typ(def)
 	if t != "function_definition" && t != "class_definition" {
 		return ""

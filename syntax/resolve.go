@@ -60,14 +60,26 @@ type Lookup interface {
 	Named(ctx context.Context, name string) ([]graph.Symbol, error)
 }
 
-// NameTable is an in-memory Lookup over the definitions of extracted files.
+// NameTable is an in-memory Lookup over the definitions of extracted files,
+// indexed for the resolution rules: by name, by (package, name), by
+// (document, name) and by symbol.
 type NameTable struct {
-	byName map[string][]graph.Symbol
+	syms       []graph.Symbol
+	byName     map[string][]int32
+	byPkgName  map[[2]string][]int32
+	byPathName map[[2]string][]int32
+	byID       map[string]int32
 }
 
-// NewNameTable indexes the symbols of files by display name.
+// NewNameTable indexes the definitions of files (package and module
+// symbols left out).
 func NewNameTable(files []*FileFacts) *NameTable {
-	t := &NameTable{byName: map[string][]graph.Symbol{}}
+	t := &NameTable{
+		byName:     map[string][]int32{},
+		byPkgName:  map[[2]string][]int32{},
+		byPathName: map[[2]string][]int32{},
+		byID:       map[string]int32{},
+	}
 	for _, f := range files {
 		if f == nil || f.Skipped != SkipNone {
 			continue
@@ -76,7 +88,14 @@ func NewNameTable(files []*FileFacts) *NameTable {
 			if s.Kind == "package" || s.Kind == "module" {
 				continue
 			}
-			t.byName[s.DisplayName] = append(t.byName[s.DisplayName], s)
+			i := int32(len(t.syms))
+			t.syms = append(t.syms, s)
+			t.byName[s.DisplayName] = append(t.byName[s.DisplayName], i)
+			t.byPkgName[[2]string{s.Package, s.DisplayName}] = append(t.byPkgName[[2]string{s.Package, s.DisplayName}], i)
+			t.byPathName[[2]string{s.Def.Path, s.DisplayName}] = append(t.byPathName[[2]string{s.Def.Path, s.DisplayName}], i)
+			if _, ok := t.byID[s.ID]; !ok {
+				t.byID[s.ID] = i
+			}
 		}
 	}
 	return t
@@ -84,7 +103,12 @@ func NewNameTable(files []*FileFacts) *NameTable {
 
 // Named returns the symbols named name.
 func (t *NameTable) Named(_ context.Context, name string) ([]graph.Symbol, error) {
-	return t.byName[name], nil
+	idx := t.byName[name]
+	out := make([]graph.Symbol, len(idx))
+	for k, i := range idx {
+		out[k] = t.syms[i]
+	}
+	return out, nil
 }
 
 // ReaderLookup is a Lookup over the symbols of a graph snapshot.
@@ -149,42 +173,32 @@ func Resolve(ctx context.Context, files []*FileFacts, external Lookup) ([]graph.
 	return out, nil
 }
 
-// candidates returns the symbols named name, de-duplicated by id.
-func (r *Resolver) candidates(ctx context.Context, name string) ([]graph.Symbol, error) {
-	local, _ := r.local.Named(ctx, name)
+// externalNamed returns external's symbols named name that the files being
+// resolved do not supersede.
+func (r *Resolver) externalNamed(ctx context.Context, name string) ([]graph.Symbol, error) {
 	if r.external == nil {
-		return local, nil
+		return nil, nil
 	}
 	r.mu.Lock()
 	ext, ok := r.cache[name]
 	r.mu.Unlock()
-	if !ok {
-		syms, err := r.external.Named(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range syms {
-			if s.External || r.paths[s.Def.Path] || s.Kind == "package" || s.Kind == "module" {
-				continue
-			}
-			ext = append(ext, s)
-		}
-		r.mu.Lock()
-		r.cache[name] = ext
-		r.mu.Unlock()
+	if ok {
+		return ext, nil
 	}
-	if len(ext) == 0 {
-		return local, nil
+	syms, err := r.external.Named(ctx, name)
+	if err != nil {
+		return nil, err
 	}
-	seen := map[string]bool{}
-	var out []graph.Symbol
-	for _, s := range append(append([]graph.Symbol(nil), local...), ext...) {
-		if !seen[s.ID] {
-			seen[s.ID] = true
-			out = append(out, s)
+	for _, s := range syms {
+		if s.External || r.paths[s.Def.Path] || s.Kind == "package" || s.Kind == "module" {
+			continue
 		}
+		ext = append(ext, s)
 	}
-	return out, nil
+	r.mu.Lock()
+	r.cache[name] = ext
+	r.mu.Unlock()
+	return ext, nil
 }
 
 // target is one resolution of a use.
@@ -320,50 +334,80 @@ func isTypeLike(s graph.Symbol) bool {
 func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import) ([]target, error) {
 	lang := f.Document.Language
 	imp, imported := imports[u.Name]
-	lookup := u.Name
+	name := u.Name
 	if u.Kind == UseBare && imported && imp.Name != "" && (u.Import || lang != "go") {
-		lookup = imp.Name
+		name = imp.Name
 	}
-	cands, err := r.candidates(ctx, lookup)
-	if err != nil || len(cands) == 0 {
+	ext, err := r.externalNamed(ctx, name)
+	if err != nil {
 		return nil, err
 	}
-	filter := func(keep func(graph.Symbol) bool) []graph.Symbol {
-		var out []graph.Symbol
-		for _, s := range cands {
-			if sameFamily(lang, s.Language) && (!u.Type || isTypeLike(s)) && keep(s) {
-				out = append(out, s)
+	t := r.local
+	var out []target
+	seen := func(id string) bool {
+		for _, x := range out {
+			if x.id == id {
+				return true
 			}
 		}
-		return out
+		return false
 	}
-	all := func(syms []graph.Symbol, c float64, reason string) []target {
-		out := make([]target, 0, len(syms))
-		for _, s := range syms {
+	// add collects the acceptable symbols among local indices idx and ext
+	// that keep accepts; it stops after limit distinct symbols (0: no limit)
+	// and reports whether it stopped early.
+	add := func(idx []int32, keep func(*graph.Symbol) bool, c float64, reason string, limit int) bool {
+		try := func(s *graph.Symbol) bool {
+			if !sameFamily(lang, s.Language) || (u.Type && !isTypeLike(*s)) || !keep(s) || seen(s.ID) {
+				return true
+			}
 			out = append(out, target{s.ID, c, reason})
+			return limit == 0 || len(out) <= limit
+		}
+		for _, i := range idx {
+			if !try(&t.syms[i]) {
+				return true
+			}
+		}
+		for k := range ext {
+			if !try(&ext[k]) {
+				return true
+			}
+		}
+		return false
+	}
+	member := func(s *graph.Symbol) bool { return isMember(*s) }
+	notMember := func(s *graph.Symbol) bool { return !isMember(*s) }
+	global := func(keep func(*graph.Symbol) bool) []target {
+		out = out[:0]
+		if add(t.byName[name], keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
+			return nil // too many candidates to guess
+		}
+		if len(out) == 1 {
+			out[0].confidence, out[0].reason = ConfidenceUniqueGlobal, ReasonUniqueGlobal
 		}
 		return out
-	}
-	global := func(keep func(graph.Symbol) bool) []target {
-		syms := filter(keep)
-		switch {
-		case len(syms) == 1:
-			return all(syms, ConfidenceUniqueGlobal, ReasonUniqueGlobal)
-		case len(syms) > 1 && len(syms) <= MaxAmbiguous:
-			return all(syms, ConfidenceAmbiguous, ReasonAmbiguous)
-		}
-		return nil
 	}
 	fromImport := func(imp Import, module string) []target {
-		return all(filter(func(s graph.Symbol) bool { return !isMember(s) && inModule(lang, imp.Relative, module, s) }),
-			ConfidenceImported, ReasonImported)
+		in := func(s *graph.Symbol) bool { return !isMember(*s) && inModule(lang, imp.Relative, module, *s) }
+		if lang == "go" {
+			add(t.byPkgName[[2]string{module, name}], in, ConfidenceImported, ReasonImported, 0)
+		} else {
+			add(t.byName[name], in, ConfidenceImported, ReasonImported, 0)
+		}
+		return out
 	}
 	switch u.Kind {
 	case UseMember:
-		if m := filter(func(s graph.Symbol) bool { return s.ID == u.Qualifier+"."+u.Name }); len(m) > 0 {
-			return all(m, ConfidenceReceiver, ReasonReceiver), nil
+		id := u.Qualifier + "." + u.Name
+		var idx []int32
+		if i, ok := t.byID[id]; ok {
+			idx = []int32{i}
 		}
-		return global(isMember), nil // an inherited or embedded member
+		add(idx, func(s *graph.Symbol) bool { return s.ID == id }, ConfidenceReceiver, ReasonReceiver, 0)
+		if len(out) > 0 {
+			return out, nil
+		}
+		return global(member), nil // an inherited or embedded member
 	case UseQualified:
 		q, ok := imports[u.Qualifier]
 		if !ok {
@@ -375,18 +419,23 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		}
 		return fromImport(q, module), nil
 	case UseSelector:
-		return global(isMember), nil
+		return global(member), nil
 	}
 	// UseBare.
 	if u.Import {
 		return fromImport(imp, imp.Module), nil
 	}
-	if m := filter(func(s graph.Symbol) bool { return !isMember(s) && s.Def.Path == f.Document.Path }); len(m) > 0 {
-		return all(m, ConfidenceSameFile, ReasonSameFile), nil
+	path := f.Document.Path
+	add(t.byPathName[[2]string{path, name}], func(s *graph.Symbol) bool { return !isMember(*s) && s.Def.Path == path },
+		ConfidenceSameFile, ReasonSameFile, 0)
+	if len(out) > 0 {
+		return out, nil
 	}
 	if lang == "go" {
-		return all(filter(func(s graph.Symbol) bool { return !isMember(s) && s.Package == f.Document.Package }),
-			ConfidenceSamePackage, ReasonSamePackage), nil
+		pkg := f.Document.Package
+		add(t.byPkgName[[2]string{pkg, name}], func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == pkg },
+			ConfidenceSamePackage, ReasonSamePackage, 0)
+		return out, nil
 	}
 	if imported {
 		if imp.Name == "" || imp.Name == "default" {
@@ -394,7 +443,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		}
 		return fromImport(imp, imp.Module), nil
 	}
-	return global(func(s graph.Symbol) bool { return !isMember(s) }), nil
+	return global(notMember), nil
 }
 
 // inModule reports whether s is defined in (or exported by the package of)

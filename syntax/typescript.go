@@ -4,7 +4,6 @@ import (
 	"path"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/lspgraph/lspgraph/graph"
 )
@@ -16,7 +15,7 @@ type tsState struct {
 	self    string // the module's symbol
 }
 
-func (w *walker) extractTS(root *sitter.Node) {
+func (w *walker) extractTS(root *node) {
 	pkg, module := w.project.tsModule(w.ff.Document.Path)
 	w.pkg, w.idPkg = pkg, pkg
 	w.modDesc = strings.TrimPrefix(strings.TrimPrefix(module, pkg), "/") + ":"
@@ -25,13 +24,13 @@ func (w *walker) extractTS(root *sitter.Node) {
 	st := &tsState{imports: map[string]Import{}, callee: map[uint32]bool{}, self: packageID(w.lang, module)}
 	w.ff.self = st.self
 	w.defineModule(st.self, path.Base(module), root)
-	w.walk(root, func(n *sitter.Node) (bool, func()) { return w.visitTS(st, n) })
+	w.walk(root, func(n *node) (bool, func()) { return w.visitTS(st, n) })
 }
 
 // defineModule records the symbol of a file-level module (TS/JS, Python).
 // It has no name in the text: its definition is the empty range at the
 // start of the file.
-func (w *walker) defineModule(id, display string, root *sitter.Node) {
+func (w *walker) defineModule(id, display string, root *node) {
 	w.ff.Symbols = append(w.ff.Symbols, graph.Symbol{
 		ID: id, DisplayName: display, Kind: "module", Language: w.lang, Package: w.pkg,
 		Def: graph.Location{Path: w.ff.Document.Path}, DefExtent: rangeOf(root),
@@ -64,7 +63,7 @@ func (w *walker) tsTarget(module string, relative bool) string {
 	return packageID(w.lang, module)
 }
 
-func (w *walker) stringContent(n *sitter.Node) string {
+func (w *walker) stringContent(n *node) string {
 	s := w.text(n)
 	if len(s) >= 2 {
 		return s[1 : len(s)-1]
@@ -72,7 +71,7 @@ func (w *walker) stringContent(n *sitter.Node) string {
 	return s
 }
 
-func (w *walker) visitTS(st *tsState, n *sitter.Node) (bool, func()) {
+func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 	t := w.typ(n)
 	switch t {
 	case "comment", "string", "number", "regex", "predefined_type", "this_type":
@@ -307,8 +306,8 @@ func (w *walker) visitTS(st *tsState, n *sitter.Node) (bool, func()) {
 }
 
 // tsImportClause records an import statement's bindings.
-func (w *walker) tsImportClause(st *tsState, n *sitter.Node, imp Import) {
-	var clause *sitter.Node
+func (w *walker) tsImportClause(st *tsState, n *node, imp Import) {
+	var clause *node
 	for _, c := range w.children(n) {
 		if w.typ(c) == "import_clause" {
 			clause = c
@@ -356,7 +355,7 @@ func (w *walker) tsImportClause(st *tsState, n *sitter.Node, imp Import) {
 
 // bindImport records an import binding; at, when set, is the binding's
 // name in the file, recorded as an import use of the imported name.
-func (w *walker) bindImport(st *tsState, b Import, at *sitter.Node) {
+func (w *walker) bindImport(st *tsState, b Import, at *node) {
 	st.imports[b.Local] = b
 	w.ff.Imports = append(w.ff.Imports, b)
 	if at != nil {
@@ -367,7 +366,7 @@ func (w *walker) bindImport(st *tsState, b Import, at *sitter.Node) {
 
 // bindPattern binds every identifier of a binding pattern as a local,
 // leaving default values alone.
-func (w *walker) bindPattern(n *sitter.Node) {
+func (w *walker) bindPattern(n *node) {
 	switch w.typ(n) {
 	case "identifier", "shorthand_property_identifier_pattern":
 		w.bindLocal(n)

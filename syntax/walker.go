@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/textpos"
@@ -53,17 +52,17 @@ func newWalker(g *grammar, src []byte, ff *FileFacts, p *project) *walker {
 	}
 }
 
-func (w *walker) typ(n *sitter.Node) string { return w.g.typ(n) }
+func (w *walker) typ(n *node) string { return n.Type() }
 
-func (w *walker) text(n *sitter.Node) string {
+func (w *walker) text(n *node) string {
 	return string(w.src[n.StartByte():n.EndByte()])
 }
 
-func rangeOf(n *sitter.Node) textpos.Range {
-	s, e := n.StartPoint(), n.EndPoint()
+func rangeOf(n *node) textpos.Range {
+	r := n.rec()
 	return textpos.Range{
-		Start: textpos.Position{Line: s.Row, Col: s.Column},
-		End:   textpos.Position{Line: e.Row, Col: e.Column},
+		Start: textpos.Position{Line: uint32(r.start_row), Col: uint32(r.start_col)},
+		End:   textpos.Position{Line: uint32(r.end_row), Col: uint32(r.end_col)},
 	}
 }
 
@@ -75,47 +74,37 @@ func (w *walker) id(desc string) string {
 // packageID is the symbol of a Go package, TS/JS or Python module.
 func packageID(lang, pkg string) string { return "syntax " + lang + " " + pkg }
 
-// walk visits n and its descendants in source order with a single cursor.
-// visit returns whether to descend and what to run after the descendants.
-func (w *walker) walk(n *sitter.Node, visit func(*sitter.Node) (bool, func())) {
-	c := sitter.NewTreeCursor(n)
-	defer c.Close()
-	var rec func()
-	rec = func() {
-		descend, leave := visit(c.CurrentNode())
-		if descend && c.GoToFirstChild() {
-			for {
-				rec()
-				if !c.GoToNextSibling() {
-					break
-				}
-			}
-			c.GoToParent()
-		}
-		if leave != nil {
-			leave()
+// walk visits n and its descendants in source order. visit returns
+// whether to descend and what to run after the descendants.
+func (w *walker) walk(n *node, visit func(*node) (bool, func())) {
+	descend, leave := visit(n)
+	if descend {
+		for c := n.firstChild(); c != nil; c = c.nextSibling() {
+			w.walk(c, visit)
 		}
 	}
-	rec()
+	if leave != nil {
+		leave()
+	}
 }
 
 // children returns n's named children (small nodes only: it allocates).
-func (w *walker) children(n *sitter.Node) []*sitter.Node {
-	k := int(n.NamedChildCount())
-	out := make([]*sitter.Node, 0, k)
-	for i := 0; i < k; i++ {
-		out = append(out, n.NamedChild(i))
+func (w *walker) children(n *node) []*node {
+	var out []*node
+	for c := n.firstChild(); c != nil; c = c.nextSibling() {
+		if c.IsNamed() {
+			out = append(out, c)
+		}
 	}
 	return out
 }
 
 // childrenOfField returns the children of n stored under a field name.
-func (w *walker) childrenOfField(n *sitter.Node, field string) []*sitter.Node {
-	var out []*sitter.Node
-	k := int(n.ChildCount())
-	for i := 0; i < k; i++ {
-		if n.FieldNameForChild(i) == field {
-			out = append(out, n.Child(i))
+func (w *walker) childrenOfField(n *node, field string) []*node {
+	var out []*node
+	for c := n.firstChild(); c != nil; c = c.nextSibling() {
+		if c.field() == field {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -123,7 +112,7 @@ func (w *walker) childrenOfField(n *sitter.Node, field string) []*sitter.Node {
 
 // define records a definition: its symbol, definition occurrence and,
 // with a container, the contains edge. It returns the symbol id.
-func (w *walker) define(desc, display, kind string, name, extent *sitter.Node, container string) string {
+func (w *walker) define(desc, display, kind string, name, extent *node, container string) string {
 	id := w.id(desc)
 	w.defNames[name.StartByte()] = true
 	extent = w.outerExtent(extent)
@@ -182,7 +171,7 @@ func (w *walker) push(s scope) func() {
 }
 
 // bindLocal records a name bound in the innermost function scope.
-func (w *walker) bindLocal(n *sitter.Node) {
+func (w *walker) bindLocal(n *node) {
 	w.defNames[n.StartByte()] = true
 	for i := len(w.scopes) - 1; i >= 0; i-- {
 		if w.scopes[i].fn {
@@ -213,7 +202,7 @@ func (w *walker) innerType() (typ, recv string) {
 }
 
 // use records a name used in the file.
-func (w *walker) use(n *sitter.Node, kind UseKind, qualifier string, call, typ bool) {
+func (w *walker) use(n *node, kind UseKind, qualifier string, call, typ bool) {
 	name := w.text(n)
 	if kind == UseBare && w.isLocal(name) {
 		return
@@ -226,7 +215,7 @@ func (w *walker) use(n *sitter.Node, kind UseKind, qualifier string, call, typ b
 
 // docBefore returns the first paragraph of the comment block right above a
 // definition (Go, TS/JS), with comment markers removed.
-func (w *walker) docBefore(n *sitter.Node) string {
+func (w *walker) docBefore(n *node) string {
 	if w.lang == "python" {
 		return w.pyDocstring(n)
 	}
@@ -281,7 +270,7 @@ func lessRange(a, b textpos.Range) bool {
 // outerExtent widens a TS/JS definition's extent to its declaration
 // statement: `export class C {…}` rather than `class C {…}`, and
 // `const x = …;` for a declaration's only declarator.
-func (w *walker) outerExtent(n *sitter.Node) *sitter.Node {
+func (w *walker) outerExtent(n *node) *node {
 	if w.lang != "typescript" && w.lang != "javascript" {
 		return n
 	}
