@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-
 	"github.com/lspgraph/lspgraph/graph"
 )
 

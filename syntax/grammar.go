@@ -49,8 +49,8 @@ func languageOfGrammar(g string) string {
 // grammar holds a tree-sitter language and its node type names indexed by
 // symbol, so walking a tree compares strings without calling into C.
 type grammar struct {
-	name  string // grammar name
-	lang  string // graph language
+	name   string // grammar name
+	lang   string // graph language
 	ts     *sitter.Language
 	names  []string // node type names by symbol
 	fields []string // field names by field id (0: no field)
@@ -86,4 +86,3 @@ func newGrammar(name string) *grammar {
 	}
 	return g
 }
-

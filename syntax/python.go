@@ -3,7 +3,6 @@ package syntax
 import (
 	"strings"
 	"unicode"
-
 )
 
 // pyState is the Python-specific part of a walk.

@@ -4,7 +4,6 @@ import (
 	"path"
 	"strings"
 
-
 	"github.com/lspgraph/lspgraph/graph"
 )
 

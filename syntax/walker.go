@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
