@@ -829,6 +829,7 @@ func Write(ctx context.Context, store *graph.Store, res *Result, root string, wo
 	if err := gw.Commit(ctx, m); err != nil {
 		return graph.Manifest{}, fmt.Errorf("crawl: committing the base generation: %w", err)
 	}
+	m.Generation = gw.Generation()
 	return m, nil
 }
 

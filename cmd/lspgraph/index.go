@@ -61,7 +61,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if *useLSP {
-		return runIndexLSP(ctx, e, root, dir, serverArgs)
+		return runIndexLSP(ctx, e, root, dir, serverArgs, *asJSON) // index_lsp.go
 	}
 	if len(serverArgs) > 0 {
 		return fmt.Errorf("%w: arguments after -- need --lsp", errUsage)
@@ -100,12 +100,6 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%s → %s\n", root, dir)
 	writeIndexSummary(e.stdout, sum, gitHead(ctx, root))
 	return nil
-}
-
-// runIndexLSP is where `lspgraph index --lsp -- SERVER ARGS...` crawls a
-// language server into the base layer.
-func runIndexLSP(ctx context.Context, e *env, root, dir string, server []string) error {
-	return fmt.Errorf("--lsp is not yet supported; run `lspgraph index` without it for a syntax-only graph")
 }
 
 func writeIndexSummary(w io.Writer, sum syntax.IndexSummary, commit string) {

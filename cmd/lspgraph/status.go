@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
 )
 
@@ -19,6 +20,8 @@ type statusReport struct {
 	Empty         bool          `json:"empty"`
 	Layers        []layerStatus `json:"layers"`
 	LiveDocuments []string      `json:"liveDocuments,omitempty"`
+	// Freshness relates the base layer to HEAD and the work tree (status_freshness.go).
+	Freshness *freshness.Block `json:"freshness,omitempty"`
 }
 
 // layerStatus is one layer's manifest as status reports it.
@@ -58,12 +61,14 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	rep.Freshness = statusFreshness(ctx, e, dir, *root) // status_freshness.go
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
 	printStatus(e.stdout, rep)
+	printFreshness(e.stdout, rep.Freshness) // status_freshness.go
 	return nil
 }
 
