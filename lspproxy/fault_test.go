@@ -105,15 +105,18 @@ func TestServerDies(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		kill   bool
+		orphan bool
 		status string
 	}{
-		{"crash", false, "exit status 3"},
-		{"killed", true, "signal: killed"},
+		{"crash", false, false, "exit status 3"},
+		{"killed", true, false, "signal: killed"},
+		{"orphaned output", false, true, "exit status 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pc := startProcess(t, testConfig(), lsptest.FakeServer{
 				Hang:    []string{"textDocument/definition"},
 				CrashOn: "textDocument/hover", CrashCode: 3,
+				OrphanOutput: tc.orphan,
 			})
 			pc.editor.Send(t, initializeRequest)
 			pc.editor.Recv(t)

@@ -115,5 +115,26 @@ func (s *ServerProcess) kill() { s.cmd.Process.Kill() }
 // waits up to Config.ExitTimeout for the server to exit and then kills it;
 // if the server dies, the error names it and its exit status.
 func (p *Proxy) ServeProcess(ctx context.Context, editor io.ReadWriteCloser, s *ServerProcess) error {
+	// A process that exited while a child of its own still holds its
+	// stdout would never give the server loop an end of file: once the
+	// process is gone and its last output had a moment to arrive, close
+	// our end.
+	go func() {
+		select {
+		case <-s.done:
+		case <-p.serverGone:
+			return
+		}
+		select {
+		case <-p.serverGone:
+		case <-time.After(outputGrace):
+			p.log.Warn("language server exited but its output stays open (a child process holds it); closing it", "pid", s.Pid())
+			s.stdout.Close()
+		}
+	}()
 	return p.serve(ctx, editor, s, s)
 }
+
+// outputGrace is how long the server's output may stay open after the
+// process exited.
+const outputGrace = time.Second

@@ -23,6 +23,10 @@ type FakeServer struct {
 	// this method: Serve returns CrashCode.
 	CrashOn   string `json:"crashOn,omitempty"`
 	CrashCode int    `json:"crashCode,omitempty"`
+	// OrphanOutput, with CrashOn, leaves a child process holding the
+	// server's stdout open for 20 s after the crash (as a server
+	// whose helper processes inherited it would).
+	OrphanOutput bool `json:"orphanOutput,omitempty"`
 	// Hang lists methods the server never answers, cancelled or not.
 	Hang []string `json:"hang,omitempty"`
 	// Notify is sent to the client after each answered request whose
@@ -119,7 +123,15 @@ func MaybeRunFakeServer() {
 		os.Stderr.WriteString("lsptest: bad fake server rules: " + err.Error() + "\n")
 		os.Exit(2)
 	}
-	os.Exit(f.Serve(os.Stdin, os.Stdout))
+	code := f.Serve(os.Stdin, os.Stdout)
+	if f.OrphanOutput {
+		holder := exec.Command("sleep", "20") // longer than lsptest.Timeout
+		holder.Stdout = os.Stdout
+		if err := holder.Start(); err != nil {
+			os.Stderr.WriteString("lsptest: starting the output holder: " + err.Error() + "\n")
+		}
+	}
+	os.Exit(code)
 }
 
 // FakeServerCommand returns a command that runs f as a real process: the
