@@ -330,3 +330,35 @@ func TestLanguageServerFactsTakePrecedence(t *testing.T) {
 		t.Errorf("after the text changed again, %s is answered from %q; want syntax", p, got)
 	}
 }
+
+// TestUnknownLiveLayer: a live layer the overlay has no record of is reset
+// to the base, except for the language server's facts.
+func TestUnknownLiveLayer(t *testing.T) {
+	ctx := context.Background()
+	w := newWorkspace(t, "goapp")
+	store := fullIndex(t, t.Name()+"/store", w.root, w.git("rev-parse", "HEAD"), nil)
+	for _, d := range []graph.Document{
+		{Path: "store/store.go", Language: "go", Source: graph.SourceLSP},
+		{Path: "service/catalog.go", Language: "go", Source: graph.SourceSyntax, Digest: freshness.DigestDeleted},
+	} {
+		if err := store.PutDocument(ctx, graph.Live, graph.DocumentFacts{Document: d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ov, err := New(store, Options{Root: w.root, Debounce: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ov.Close()
+	if _, err := ov.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if live := r.LiveDocuments(); len(live) != 1 || live[0] != "store/store.go" {
+		t.Errorf("live documents = %v; want only the language server's store/store.go", live)
+	}
+}

@@ -244,9 +244,12 @@ func (o *Overlay) sync(ctx context.Context, refresh bool) (SyncStats, error) {
 		return st, nil // nothing to overlay; freshness reports the missing base
 	}
 	if o.rec == nil || o.rec.Version != recordVersion || o.rec.BaseGen != gen || o.rec.BaseCommit != base.Commit {
-		// Unknown provenance: start again from the base.
-		if err := o.store.ClearLayer(ctx, graph.Live); err != nil {
-			return st, fmt.Errorf("overlay: clearing the live layer: %w", err)
+		// Unknown provenance: start again from the base. Over the same
+		// base, the language server's facts stay (they describe texts,
+		// not the base); a new base replaces everything.
+		keepLSP := o.rec == nil || o.rec.BaseGen == gen
+		if err := o.resetLive(ctx, keepLSP); err != nil {
+			return st, err
 		}
 		o.rec = &record{Version: recordVersion, BaseGen: gen, BaseCommit: base.Commit, Docs: map[string]*docState{}}
 	}
@@ -280,6 +283,39 @@ func (o *Overlay) sync(ctx context.Context, refresh bool) (SyncStats, error) {
 		}
 	}
 	return st, nil
+}
+
+// resetLive removes the live layer's documents, those from the language
+// server excepted when keepLSP is set.
+func (o *Overlay) resetLive(ctx context.Context, keepLSP bool) error {
+	if !keepLSP {
+		if err := o.store.ClearLayer(ctx, graph.Live); err != nil {
+			return fmt.Errorf("overlay: clearing the live layer: %w", err)
+		}
+		return nil
+	}
+	r, err := o.store.Reader()
+	if err != nil {
+		return fmt.Errorf("overlay: %w", err)
+	}
+	var drop []string
+	for _, p := range r.LiveDocuments() {
+		d, ok, err := r.Document(ctx, p)
+		if err != nil {
+			_ = r.Close()
+			return fmt.Errorf("overlay: reading live %s: %w", p, err)
+		}
+		if !ok || d.Source != graph.SourceLSP {
+			drop = append(drop, p)
+		}
+	}
+	_ = r.Close()
+	for _, p := range drop {
+		if err := o.store.DeleteDocument(ctx, graph.Live, p); err != nil {
+			return fmt.Errorf("overlay: removing live %s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // wanted lists the documents that differ from the base now, with their text.
