@@ -3,6 +3,7 @@ package syntax
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,11 +58,16 @@ func TestGolden(t *testing.T) {
 			if _, err := os.Stat(c.root); err != nil {
 				t.Skipf("fixture %s is absent", c.root)
 			}
-			_, docs := extractTree(t, c.root)
+			files, docs := extractTree(t, c.root)
 			if len(docs) == 0 {
 				t.Fatalf("no documents extracted under %s", c.root)
 			}
 			var b strings.Builder
+			for _, f := range files {
+				if f.Skipped != SkipNone {
+					fmt.Fprintf(&b, "skipped %s: %s\n", f.Document.Path, f.Skipped)
+				}
+			}
 			for _, df := range docs {
 				src, err := os.ReadFile(filepath.Join(c.root, df.Document.Path))
 				if err != nil {
