@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// indexBenchRun is one measured child process.
+type indexBenchRun struct {
+	Name       string   `json:"name"`
+	Command    []string `json:"command"`
+	Seconds    float64  `json:"wall_seconds"`
+	CPUSeconds float64  `json:"cpu_seconds"` // user + system
+	PeakRSSMB  float64  `json:"peak_rss_mb"`
+	Files      int      `json:"files"`
+	FilesPerS  float64  `json:"files_per_sec"`
+}
+
+type indexBenchResult struct {
+	Dir  string          `json:"dir"`
+	Runs []indexBenchRun `json:"runs"`
+	// WallRatio and CPURatio are the full index's figures over ctags's.
+	WallRatio float64         `json:"wall_ratio"`
+	CPURatio  float64         `json:"cpu_ratio"`
+	Summary   json.RawMessage `json:"index_summary"`
+}
+
+// runBenchIndex measures `lspgraph index` on a tree next to `ctags -R` on
+// the same tree, each as a child process (wall time, CPU time, peak RSS).
+func runBenchIndex(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "bench index", "bench index [--ctags PATH] [--workers N] [--json] DIR")
+	ctags := fs.String("ctags", "ctags", "universal-ctags binary")
+	workers := fs.Int("workers", 0, "parallel parsers for the index (default: the number of CPUs)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: want one directory", errUsage)
+	}
+	dir, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", fs.Arg(0), err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	ctagsPath, err := exec.LookPath(*ctags)
+	if err != nil {
+		return fmt.Errorf("finding ctags (install universal-ctags or pass --ctags): %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding the lspgraph binary: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "lspgraph-bench-index-")
+	if err != nil {
+		return fmt.Errorf("creating a temporary directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	res := indexBenchResult{Dir: dir}
+	// ctags writes a real tag file (sorting included), as an editor setup would.
+	run, out, err := measureChild(ctx, "ctags -R", ctagsPath, "--totals=yes", "-R", "-f", filepath.Join(tmp, "tags"), dir)
+	if err != nil {
+		return err
+	}
+	if m := regexp.MustCompile(`(?m)^(\d+) files?,`).FindSubmatch(out); m != nil {
+		run.Files, _ = strconv.Atoi(string(m[1]))
+	}
+	res.Runs = append(res.Runs, run)
+
+	indexArgs := []string{"index", "--json", "--store", filepath.Join(tmp, "store"), "--root", dir}
+	if *workers > 0 {
+		indexArgs = append(indexArgs, "--workers", strconv.Itoa(*workers))
+	}
+	run, out, err = measureChild(ctx, "lspgraph index (new store)", self, indexArgs...)
+	if err != nil {
+		return err
+	}
+	var sum struct {
+		Files int `json:"files"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		return fmt.Errorf("reading the index summary: %w", err)
+	}
+	run.Files = sum.Files
+	res.Summary = json.RawMessage(bytes.TrimSpace(out))
+	res.Runs = append(res.Runs, run)
+	for i := range res.Runs {
+		res.Runs[i].FilesPerS = float64(res.Runs[i].Files) / max(res.Runs[i].Seconds, 1e-9)
+	}
+	res.WallRatio = res.Runs[1].Seconds / max(res.Runs[0].Seconds, 1e-9)
+	res.CPURatio = res.Runs[1].CPUSeconds / max(res.Runs[0].CPUSeconds, 1e-9)
+
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	fmt.Fprintf(e.stdout, "%s\n", dir)
+	for _, r := range res.Runs {
+		fmt.Fprintf(e.stdout, "  %-28s %7.2fs wall %7.2fs cpu %6.0f MB peak RSS %6d files %7.0f files/s\n",
+			r.Name, r.Seconds, r.CPUSeconds, r.PeakRSSMB, r.Files, r.FilesPerS)
+	}
+	fmt.Fprintf(e.stdout, "  index / ctags: %.2f× wall, %.2f× cpu\n", res.WallRatio, res.CPURatio)
+	return nil
+}
+
+// measureChild runs a command to completion and measures it. It returns
+// the command's standard output and standard error together.
+func measureChild(ctx context.Context, name, bin string, args ...string) (indexBenchRun, []byte, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return indexBenchRun{}, nil, fmt.Errorf("%s: %w: %s", name, err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	run := indexBenchRun{Name: name, Command: append([]string{bin}, args...), Seconds: wall.Seconds()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		run.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+		run.PeakRSSMB = float64(ru.Maxrss) / 1024 // KB on Linux
+	}
+	return run, append(stdout.Bytes(), stderr.Bytes()...), nil
+}
