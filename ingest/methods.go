@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/textpos"
@@ -290,6 +291,13 @@ func nameIn(m *textpos.Mapper, ext textpos.Range, name string) (textpos.Range, b
 	line, ok := m.Line(ext.Start.Line)
 	if !ok || name == "" || int(ext.Start.Col) > len(line) {
 		return textpos.Range{}, false
+	}
+	// Servers qualify names ("(*Catalog).Save", "Catalog.Save"); the name
+	// in the text is the last component.
+	if j := strings.LastIndexByte(name, '.'); j >= 0 && j+1 < len(name) {
+		if i := indexWord(string(line[ext.Start.Col:]), name); i < 0 {
+			name = name[j+1:]
+		}
 	}
 	i := indexWord(string(line[ext.Start.Col:]), name)
 	if i < 0 {
