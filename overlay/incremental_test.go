@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
@@ -360,5 +361,41 @@ func TestUnknownLiveLayer(t *testing.T) {
 	defer r.Close()
 	if live := r.LiveDocuments(); len(live) != 1 || live[0] != "store/store.go" {
 		t.Errorf("live documents = %v; want only the language server's store/store.go", live)
+	}
+}
+
+// TestBufferDebounce: an edited buffer reaches the live layer by itself
+// once the debounce passes, without a Sync or Flush.
+func TestBufferDebounce(t *testing.T) {
+	ctx := context.Background()
+	w := newWorkspace(t, "goapp")
+	store := fullIndex(t, t.Name()+"/store", w.root, w.git("rev-parse", "HEAD"), nil)
+	ov, err := New(store, Options{Root: w.root, Debounce: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ov.Close()
+	if _, err := ov.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ov.BufferChanged("service/catalog.go", []byte(w.read("service/catalog.go")+"\nfunc Typed() {}\n"))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if d := ov.Dirty(); len(d) == 1 && d[0] == "service/catalog.go" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the edited buffer never reached the live layer")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	r, err := store.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	syms, err := r.FindSymbols(ctx, "Typed", false, 0)
+	if err != nil || len(syms) != 1 {
+		t.Errorf("FindSymbols(Typed) = %v, %v; want the buffer's new function", syms, err)
 	}
 }

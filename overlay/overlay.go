@@ -154,6 +154,9 @@ func Sync(ctx context.Context, store *graph.Store, root string) (SyncStats, erro
 func (o *Overlay) Sync(ctx context.Context) (SyncStats, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.ctx.Err() != nil {
+		return SyncStats{}, errors.New("overlay: closed")
+	}
 	return o.sync(ctx, true)
 }
 
@@ -162,6 +165,9 @@ func (o *Overlay) Sync(ctx context.Context) (SyncStats, error) {
 func (o *Overlay) Flush(ctx context.Context) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.ctx.Err() != nil {
+		return errors.New("overlay: closed")
+	}
 	if len(o.pending) == 0 {
 		return nil
 	}
