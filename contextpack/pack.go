@@ -10,6 +10,7 @@ import (
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/ranking"
+	"github.com/lspgraph/lspgraph/resolve"
 	"github.com/lspgraph/lspgraph/scope"
 )
 
@@ -215,6 +216,9 @@ func specString(s scope.Spec) string {
 }
 
 func displayName(s graph.Symbol) string {
+	if q := resolve.DisplayQualified(s); q != "" && q != s.ID {
+		return q
+	}
 	if s.DisplayName != "" {
 		return s.DisplayName
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/resolve"
 	"github.com/lspgraph/lspgraph/scope"
 )
 
@@ -42,11 +43,8 @@ func (c *Candidate) Location() graph.Location {
 
 // Name is the candidate's display name.
 func (c *Candidate) Name() string {
-	if c.Symbol.DisplayName != "" {
-		return c.Symbol.DisplayName
-	}
 	if c.Symbol.ID != "" {
-		return scope.ShortName(c.Symbol.ID)
+		return name(c.Symbol)
 	}
 	if c.Site != nil {
 		return fmt.Sprintf("%s:%d", path.Base(c.Site.Path), c.Site.Range.Start.Line+1)
@@ -90,7 +88,7 @@ func Rank(ctx context.Context, r *graph.Reader, target graph.Symbol, o Options) 
 	def.Package = c.packageOf(def.Location().Path)
 	c.cands[target.ID] = def
 	c.order = append(c.order, target.ID)
-	steps := []func() error{c.callers, c.callees, c.typeEdges, c.implementations, c.containment, c.secondHop, c.tests, c.namesakes, c.linkCandidates}
+	steps := []func() error{c.implementations, c.callers, c.callees, c.typeEdges, c.containment, c.secondHop, c.tests, c.namesakes, c.linkCandidates}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("ranking: %s: %w", target.ID, err)
@@ -116,10 +114,18 @@ type collector struct {
 	order   []string // insertion order, for deterministic iteration
 	syms    map[string]symEntry
 	docTest map[string]bool
+	imports map[string]map[uint32]bool // per document, lines holding imports
 	adj     map[string]map[string]bool
 }
 
+// name is the short qualified name of a symbol ("Catalog.Save"), for
+// reasons and item names.
 func name(s graph.Symbol) string {
+	if s.ID != "" {
+		if q := resolve.DisplayQualified(s); q != "" && q != s.ID {
+			return q
+		}
+	}
 	if s.DisplayName != "" {
 		return s.DisplayName
 	}
@@ -152,6 +158,39 @@ func (c *collector) isTestDoc(path string) bool {
 	return t
 }
 
+// isModuleSymbol reports a SCIP id naming a module or file: scip-typescript
+// "…src/`index.ts`/", scip-python "…`shop.pricing`/__init__:".
+func isModuleSymbol(id string) bool {
+	return strings.HasSuffix(id, "/") || strings.HasSuffix(id, "/__init__:")
+}
+
+// importLine reports whether a line of a non-Go document references a
+// module: an import statement, whose other references only bind names and
+// do not use them. (In Go, imports name packages, never the target, and a
+// package qualifier sits on the same line as real uses.)
+func (c *collector) importLine(path string, line uint32) bool {
+	if c.imports == nil {
+		c.imports = map[string]map[uint32]bool{}
+	}
+	lines, ok := c.imports[path]
+	if !ok {
+		lines = map[uint32]bool{}
+		c.imports[path] = lines
+		d, found, err := c.r.Document(c.ctx, path)
+		if err == nil && found && d.Language != "go" {
+			occs, err := c.r.Occurrences(c.ctx, path)
+			if err == nil {
+				for _, o := range occs {
+					if o.Roles&graph.RoleDefinition == 0 && isModuleSymbol(o.Symbol) {
+						lines[o.Range.Start.Line] = true
+					}
+				}
+			}
+		}
+	}
+	return lines[line]
+}
+
 func (c *collector) packageOf(path string) string {
 	if c.o.Analysis == nil || path == "" {
 		return ""
@@ -181,7 +220,7 @@ func usable(s graph.Symbol) bool {
 
 func isCallable(s graph.Symbol) bool {
 	switch s.Kind {
-	case "function", "method", "constructor", "func", "macro":
+	case "function", "method", "method-specification", "abstract-method", "trait-method", "constructor", "func", "macro":
 		return true
 	}
 	return strings.HasSuffix(s.ID, ").")
@@ -216,7 +255,7 @@ func (c *collector) add(from string, s graph.Symbol, key string, role Role, dist
 		c.link(from, key)
 	}
 	if cur, ok := c.cands[key]; ok {
-		if roleWeight(role)*math.Pow(distanceDecay, float64(dist-1)) > roleWeight(cur.Role)*math.Pow(distanceDecay, float64(cur.Distance-1)) && cur.Role != RoleDefinition {
+		if baseScore(role, dist) > baseScore(cur.Role, cur.Distance) && cur.Role != RoleDefinition {
 			cur.Role, cur.Distance, cur.Reason, cur.Site = role, dist, reason, site
 		}
 		return cur
@@ -264,7 +303,7 @@ func (c *collector) callers() error {
 		if o.Enclosing == "" || !ok || !usable(s) {
 			// Top-level code (a module body, a package-level var): the
 			// site itself is the evidence.
-			if o.Roles&graph.RoleImport != 0 {
+			if o.Roles&graph.RoleImport != 0 || c.importLine(o.Path, o.Range.Start.Line) {
 				continue
 			}
 			key := fmt.Sprintf("site:%s:%d", o.Path, o.Range.Start.Line+1)
@@ -275,8 +314,8 @@ func (c *collector) callers() error {
 			}
 			continue
 		}
-		if _, seen := c.cands[s.ID]; seen {
-			continue // the first site (in path order) explains it
+		if cur, seen := c.cands[s.ID]; seen && cur.Distance <= 1 {
+			continue // the first site (in path order), or a stronger relation, explains it
 		}
 		if test {
 			c.add(t.ID, s, "", RoleTest, 1, fmt.Sprintf("test of `%s`: %s it at %s", name(t), verb(t), at(*site)), site)
@@ -294,7 +333,7 @@ func (c *collector) callers() error {
 		if !ok || !usable(s) || s.ID == t.ID {
 			continue
 		}
-		if _, seen := c.cands[s.ID]; seen {
+		if cur, seen := c.cands[s.ID]; seen && cur.Distance <= 1 {
 			continue
 		}
 		role := RoleCaller
@@ -400,7 +439,7 @@ func (c *collector) implementations() error {
 	}
 	for _, e := range in {
 		if s, ok := c.sym(e.From); ok && usable(s) {
-			c.add(t.ID, s, "", RoleImplementation, 1, fmt.Sprintf("implements `%s` (%s)", name(t), at(s.Def)), nil)
+			c.add(t.ID, s, "", RoleImplementation, 1, fmt.Sprintf("implements `%s`", name(t)), nil)
 		}
 	}
 	out, err := c.r.Outgoing(c.ctx, t.ID, c.filter(graph.EdgeImplements))
@@ -412,7 +451,7 @@ func (c *collector) implementations() error {
 		if !ok || !usable(iface) {
 			continue
 		}
-		c.add(t.ID, iface, "", RoleImplementation, 1, fmt.Sprintf("implemented by `%s`", name(t)), nil)
+		c.add(t.ID, iface, "", RoleImplementation, 1, fmt.Sprintf("`%s` implements it", name(t)), nil)
 		if !isCallable(iface) {
 			continue
 		}
@@ -625,6 +664,16 @@ func (c *collector) secondHop() error {
 		if i >= maxSecondHop {
 			break
 		}
+		// A call through an interface reaches its implementations.
+		impls, err := c.r.Incoming(c.ctx, ce.Symbol.ID, c.filter(graph.EdgeImplements))
+		if err != nil {
+			return fmt.Errorf("reading implementations of %s: %w", ce.Symbol.ID, err)
+		}
+		for _, e := range impls {
+			if s, ok := c.sym(e.From); ok && usable(s) && s.ID != t.ID {
+				c.add(ce.Key, s, "", RoleImplementation, 2, fmt.Sprintf("implements `%s`, which `%s` calls", name(ce.Symbol), name(t)), nil)
+			}
+		}
 		out, err := c.r.Outgoing(c.ctx, ce.Symbol.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
 		if err != nil {
 			return fmt.Errorf("reading outgoing edges of %s: %w", ce.Symbol.ID, err)
@@ -662,8 +711,8 @@ func (c *collector) tests() error {
 			continue
 		}
 		via, ok := c.sym(v.Via.To)
-		if !ok {
-			continue
+		if !ok || (via.ID != t.ID && !usable(via)) {
+			continue // reached through a module's imports, not a call chain
 		}
 		chain := ""
 		if via.ID != t.ID {
@@ -680,7 +729,7 @@ func (c *collector) tests() error {
 			return fmt.Errorf("reading references of %s: %w", via.ID, err)
 		}
 		for _, o := range refs {
-			if o.Path != v.Via.Path || o.Roles&(graph.RoleDefinition|graph.RoleImport) != 0 || o.Enclosing != v.Symbol {
+			if o.Path != v.Via.Path || o.Roles&(graph.RoleDefinition|graph.RoleImport) != 0 || o.Enclosing != v.Symbol || c.importLine(o.Path, o.Range.Start.Line) {
 				continue
 			}
 			site := &graph.Location{Path: o.Path, Range: o.Range}
@@ -699,7 +748,13 @@ func (c *collector) namesakes() error {
 		name string
 		of   graph.Symbol
 	}
-	roots := []root{{name(c.target), c.target}}
+	short := func(s graph.Symbol) string {
+		if s.DisplayName != "" {
+			return s.DisplayName
+		}
+		return scope.ShortName(s.ID)
+	}
+	roots := []root{{short(c.target), c.target}}
 	for _, k := range c.order {
 		cand := c.cands[k]
 		if len(roots) >= maxNamesakeRoot {
@@ -727,7 +782,7 @@ func (c *collector) namesakes() error {
 			if _, known := c.cands[s.ID]; known || !usable(s) || isCallable(s) != isCallable(rt.of) {
 				continue
 			}
-			reason := fmt.Sprintf("same name as `%s` (%s); no reference connects them", rt.name, at(rt.of.Def))
+			reason := fmt.Sprintf("same name as `%s` (%s); no reference connects them", name(rt.of), at(rt.of.Def))
 			c.add("", s, "", RoleNamesake, 1, reason, nil)
 			n++
 		}
@@ -794,7 +849,7 @@ func (c *collector) result() *Result {
 	for _, k := range c.order {
 		cand := c.cands[k]
 		cand.Centrality = ppr[k]
-		cand.Score = roleWeight(cand.Role) * math.Pow(distanceDecay, float64(max(cand.Distance, 1)-1))
+		cand.Score = baseScore(cand.Role, cand.Distance)
 		if maxP > 0 && k != c.target.ID {
 			cand.Score += centralityWeight * ppr[k] / maxP
 		}

@@ -1,5 +1,7 @@
 package ranking
 
+import "math"
+
 // Role is why a candidate is relevant to the target.
 type Role string
 
@@ -18,7 +20,7 @@ const (
 
 // The scoring model, in one place.
 //
-//	score = roleWeight(role) × distanceDecay^(distance−1) + centralityWeight × ppr/max(ppr)
+//	score = roleWeight(role) × decay(role)^(distance−1) + centralityWeight × ppr/max(ppr)
 //
 // The role weights encode the order a careful engineer reads in: the
 // definition first, then the code that calls it and the code it calls, then
@@ -57,9 +59,22 @@ func roleWeight(r Role) float64 {
 	return 0
 }
 
+// baseScore is the role weight decayed by distance.
+func baseScore(r Role, distance int) float64 {
+	decay := distanceDecay
+	if r == RoleTest {
+		decay = testDistanceDecay
+	}
+	return roleWeight(r) * math.Pow(decay, float64(max(distance, 1)-1))
+}
+
 const (
 	// distanceDecay multiplies the role weight once per hop beyond the first.
 	distanceDecay = 0.5
+	// testDistanceDecay is the slower decay of tests: a test that reaches
+	// the target through two callers still exercises it, and is often the
+	// only test that does.
+	testDistanceDecay = 0.7
 	// centralityWeight bounds the personalized PageRank term.
 	centralityWeight = 0.15
 	// pprRestart is the probability of jumping back to the target per step.
