@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // kind classifies a JSON-RPC message by the members its envelope has.
@@ -162,10 +163,11 @@ func (s *scanner) key() ([]byte, error) {
 	return []byte(k), err
 }
 
-// unquote decodes a JSON string token; the common case, without escapes,
-// costs one allocation.
+// unquote decodes a JSON string token as encoding/json does (invalid UTF-8
+// becomes U+FFFD); the common case, plain UTF-8 without escapes, costs one
+// allocation.
 func unquote(raw []byte) (string, error) {
-	if bytes.IndexByte(raw, '\\') < 0 {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return string(raw[1 : len(raw)-1]), nil
 	}
 	var v string

@@ -1,0 +1,99 @@
+package lspproxy
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestScanEnvelope(t *testing.T) {
+	for _, tc := range []struct {
+		msg    string
+		kind   kind
+		method string
+		id     string
+		err    string
+	}{
+		{msg: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, kind: kindCall, method: "initialize", id: "1"},
+		{msg: ` { "method" : "exit" , "jsonrpc":"2.0" } `, kind: kindNotification, method: "exit"},
+		{msg: `{"params":{"a":"}{][\"","b":[[{}]]},"method":"a\/b\u0041","id":"x\"y"}`, kind: kindCall, method: "a/bA", id: `"x\"y"`},
+		{msg: `{"jsonrpc":"2.0","result":null,"id":9007199254740993}`, kind: kindResponse, id: "9007199254740993"},
+		{msg: `{"jsonrpc":"2.0","error":{"code":-32700,"message":"parse"},"id":null}`, kind: kindResponse, id: "null"},
+		{msg: `{"jsonrpc":"2.0","id":-1.5e3,"result":[]}`, kind: kindResponse, id: "-1.5e3"},
+		{msg: `[{"id":1}]`, err: "not a JSON object"},
+		{msg: `{"id":1,"method":"x"`, err: "expected ',' or '}'"},
+		{msg: `{"id":1,"method":"x"} {}`, err: "trailing data"},
+		{msg: `{"id":1,"method":7}`, err: "method is not a string"},
+		{msg: `{"params":[1,2}`, err: "expected ',' or '}'"},
+		{msg: `{"params":[1,[2]`, err: "unexpected end"},
+		{msg: `{"id":{"a":1},"method":"m"}`, err: "neither a number nor a string"},
+		{msg: `{"jsonrpc":"2.0"}`, err: "neither a request"},
+		{msg: `{"id":tru,"result":1}`, err: "invalid literal"},
+		{msg: `{"method":"m","params":"unterminated}`, err: "unterminated string"},
+	} {
+		e, err := scanEnvelope([]byte(tc.msg))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err = %v, want %q", tc.msg, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.msg, err)
+			continue
+		}
+		if e.kind != tc.kind || e.method != tc.method || string(e.id) != tc.id {
+			t.Errorf("%s: got kind %d method %q id %s, want %d %q %s", tc.msg, e.kind, e.method, e.id, tc.kind, tc.method, tc.id)
+		}
+	}
+}
+
+// FuzzEnvelope: the scanner never panics, and on any message encoding/json
+// accepts it finds the same method, id, params and result.
+func FuzzEnvelope(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"textDocument/definition","params":{"textDocument":{"uri":"file:///a.go"},"position":{"line":1,"character":2}}}`,
+		`{"jsonrpc":"2.0","id":"s1","result":[{"uri":"file:///b.go"}]}`,
+		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"t","value":{"kind":"end"}}}`,
+		`{"method":"a\"b","params":["]}\\"]}`,
+		`{"id":1,"error":{"code":1,"message":"m","data":null}}`,
+		`{}`, `[]`, `{"a":`, `"x"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := scanEnvelope(b)
+		if err != nil || !json.Valid(b) {
+			return
+		}
+		// Member names are case-sensitive in JSON-RPC: compare with a
+		// map, not struct fields (encoding/json matches those ignoring
+		// case).
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil {
+			return
+		}
+		if raw, ok := m["method"]; ok {
+			var method string
+			if json.Unmarshal(raw, &method) == nil && method != e.method {
+				t.Errorf("method %q, encoding/json %q", e.method, method)
+			}
+		}
+		if !sameJSON(m["id"], e.id) || !sameJSON(m["params"], e.params) || !sameJSON(m["result"], e.result) {
+			t.Errorf("members differ from encoding/json for %s", b)
+		}
+	})
+}
+
+func sameJSON(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b) || string(a) == "null" || string(b) == "null"
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
