@@ -12,10 +12,6 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// flushBytes is the size at which a generation writer commits its pending
-// batch: several small documents share one batch, a large one gets its own.
-const flushBytes = 4 << 20
-
 // GenerationWriter writes one new base generation. Its methods are safe for
 // concurrent use. Nothing it writes is visible until Commit.
 type GenerationWriter struct {
@@ -26,7 +22,8 @@ type GenerationWriter struct {
 	started time.Time
 
 	mu      sync.Mutex
-	batch   *pebble.Batch
+	chunk   chunk               // records not yet ingested
+	tables  int                 // sstables ingested so far
 	written map[string]struct{} // paths written, to replace duplicates
 	counts  genCounts
 	done    bool
@@ -67,7 +64,7 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 	}
 	g := &GenerationWriter{
 		s: s, gen: gen, space: genSpace(gen), prev: genSpaceOrZero(cur),
-		started: time.Now().UTC(), batch: s.db.NewBatch(), written: map[string]struct{}{},
+		started: time.Now().UTC(), written: map[string]struct{}{},
 	}
 	s.gen = g
 	return g, nil
@@ -97,10 +94,7 @@ func (g *GenerationWriter) putLocked(ctx context.Context, f *DocumentFacts) erro
 	}
 	path := f.Document.Path
 	if _, dup := g.written[path]; dup {
-		if err := g.flush(); err != nil {
-			return err
-		}
-		old, err := deleteDocument(ctx, g.s.db, g.batch, g.space, path)
+		old, err := g.deleteWritten(ctx, path)
 		if err != nil {
 			return fmt.Errorf("graph: replacing document %q in generation %d: %w", path, g.gen, err)
 		}
@@ -111,20 +105,41 @@ func (g *GenerationWriter) putLocked(ctx context.Context, f *DocumentFacts) erro
 		g.written[path] = struct{}{}
 		g.counts.documents++
 	}
-	if err := emitRecords(g.space, f, setInto(g.batch)); err != nil {
+	if err := emitRecords(g.space, f, g.add); err != nil {
 		return fmt.Errorf("graph: writing document %q in generation %d: %w", path, g.gen, err)
 	}
 	g.counts.symbols += len(f.Symbols)
 	g.counts.occurrences += len(f.Occurrences)
 	g.counts.edges += len(f.Edges)
-	if g.batch.Len() >= flushBytes {
+	if g.chunk.size() >= chunkBytes {
 		return g.flush()
 	}
 	return nil
 }
 
-// Flush writes the documents put so far to disk (synced, still invisible
-// to readers) instead of waiting for the pending batch to fill. Commit
+func (g *GenerationWriter) add(k, v []byte) error {
+	g.chunk.add(k, v)
+	return nil
+}
+
+// deleteWritten removes a document written earlier in this generation:
+// its records are ingested first, so that deleting them (in a batch with a
+// higher sequence number) and writing the new ones afterwards orders right.
+func (g *GenerationWriter) deleteWritten(ctx context.Context, path string) (DocumentFacts, error) {
+	if err := g.flush(); err != nil {
+		return DocumentFacts{}, err
+	}
+	b := g.s.db.NewBatch()
+	defer b.Close()
+	old, err := deleteDocument(ctx, g.s.db, b, g.space, path)
+	if err != nil {
+		return old, err
+	}
+	return old, b.Commit(pebble.NoSync)
+}
+
+// Flush writes the documents put so far to disk (durably, still invisible
+// to readers) instead of waiting for the pending chunk to fill. Commit
 // flushes too; producers rarely need to call it.
 func (g *GenerationWriter) Flush() error {
 	g.mu.Lock()
@@ -132,21 +147,20 @@ func (g *GenerationWriter) Flush() error {
 	if g.done {
 		return errors.New("graph: generation writer already committed or aborted")
 	}
-	return g.commitBatch(pebble.Sync)
+	return g.flush()
 }
 
-// flush commits the pending batch without waiting for the disk: the
-// generation only counts once Commit has synced.
-func (g *GenerationWriter) flush() error { return g.commitBatch(pebble.NoSync) }
-
-func (g *GenerationWriter) commitBatch(o *pebble.WriteOptions) error {
-	if g.batch.Empty() {
+// flush sorts the pending records and ingests them as one sstable.
+func (g *GenerationWriter) flush() error {
+	if g.chunk.empty() {
 		return nil
 	}
-	if err := g.batch.Commit(o); err != nil {
+	name := fmt.Sprintf("%s%d-%d.sst", ingestPrefix, g.gen, g.tables)
+	if err := g.s.ingestChunk(context.Background(), &g.chunk, name); err != nil {
 		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
 	}
-	g.batch.Reset()
+	g.tables++
+	g.chunk.reset()
 	return nil
 }
 
@@ -265,7 +279,7 @@ func (g *GenerationWriter) fillManifest(m Manifest) Manifest {
 // caller holds g.mu and g.s.mu.
 func (g *GenerationWriter) finish() {
 	g.done = true
-	_ = g.batch.Close()
+	g.chunk = chunk{}
 	if g.s.gen == g {
 		g.s.gen = nil
 	}

@@ -44,6 +44,8 @@ var (
 type Store struct {
 	dir      string
 	db       *pebble.DB
+	fs       vfs.FS
+	opts     *pebble.Options
 	lock     *dirLock
 	readOnly bool
 	closed   atomic.Bool
@@ -86,12 +88,13 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := pebble.Open(dir, pebbleOptions(fs, lock, opts.ReadOnly))
+	po := pebbleOptions(fs, lock, opts.ReadOnly)
+	db, err := pebble.Open(dir, po)
 	if err != nil {
-		lock.close()
+		_ = lock.close()
 		return nil, fmt.Errorf("graph: opening store %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, db: db, lock: lock, readOnly: opts.ReadOnly}
+	s := &Store{dir: dir, db: db, fs: fs, opts: po, lock: lock, readOnly: opts.ReadOnly}
 	if err := s.init(); err != nil {
 		_ = s.Close()
 		return nil, err
@@ -206,6 +209,9 @@ func (s *Store) isEmptyRange(lower, upper []byte) (bool, error) {
 func (s *Store) removeLeftovers() error {
 	if s.readOnly {
 		return nil
+	}
+	if err := s.removeIngestLeftovers(); err != nil {
+		return err
 	}
 	cur, err := currentGen(s.db)
 	if err != nil {

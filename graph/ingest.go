@@ -1,0 +1,123 @@
+package graph
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
+	"github.com/cockroachdb/pebble/v2/sstable"
+)
+
+// A generation is written by sorting its records in chunks and ingesting
+// each chunk as an sstable: nothing reads a generation before Commit, so
+// its records need neither the write-ahead log nor the memtable, whose
+// skiplist inserts dominate the cost of writing small keys in random order.
+
+// chunkBytes bounds the memory a generation writer holds before ingesting.
+const chunkBytes = 64 << 20
+
+// ingestPrefix starts the names of the sstables a generation writer
+// creates in the store directory before ingesting them.
+const ingestPrefix = "lspgraph-ingest-"
+
+// chunk accumulates records in one arena.
+type chunk struct {
+	arena []byte
+	ents  []chunkEntry
+}
+
+// chunkEntry locates a record: key = arena[k:v], value = arena[v:end].
+type chunkEntry struct{ k, v, end uint32 }
+
+func (c *chunk) add(k, v []byte) {
+	e := chunkEntry{k: uint32(len(c.arena))}
+	c.arena = append(c.arena, k...)
+	e.v = uint32(len(c.arena))
+	c.arena = append(c.arena, v...)
+	e.end = uint32(len(c.arena))
+	c.ents = append(c.ents, e)
+}
+
+func (c *chunk) key(e chunkEntry) []byte   { return c.arena[e.k:e.v] }
+func (c *chunk) value(e chunkEntry) []byte { return c.arena[e.v:e.end] }
+func (c *chunk) size() int                 { return len(c.arena) + 12*len(c.ents) }
+func (c *chunk) empty() bool               { return len(c.ents) == 0 }
+
+func (c *chunk) reset() {
+	c.arena, c.ents = c.arena[:0], c.ents[:0]
+}
+
+// sortDedup sorts the entries by key; of equal keys the last added wins.
+// All keys must be in one space.
+func (c *chunk) sortDedup() {
+	// Every key of a chunk is in one space: compare after the space number.
+	slices.SortFunc(c.ents, func(a, b chunkEntry) int {
+		if r := bytes.Compare(c.key(a)[8:], c.key(b)[8:]); r != 0 {
+			return r
+		}
+		return cmp.Compare(a.k, b.k) // arena order is insertion order
+	})
+	w := 0
+	for i := range c.ents {
+		if w > 0 && bytes.Equal(c.key(c.ents[w-1]), c.key(c.ents[i])) {
+			c.ents[w-1] = c.ents[i]
+			continue
+		}
+		c.ents[w] = c.ents[i]
+		w++
+	}
+	c.ents = c.ents[:w]
+}
+
+// ingestChunk writes c as one sstable in the store directory and ingests it.
+func (s *Store) ingestChunk(ctx context.Context, c *chunk, name string) error {
+	c.sortDedup()
+	path := s.fs.PathJoin(s.dir, name)
+	if err := s.writeTable(path, c); err != nil {
+		_ = s.fs.Remove(path)
+		return fmt.Errorf("graph: writing %s: %w", path, err)
+	}
+	err := s.db.Ingest(ctx, []string{path})
+	_ = s.fs.Remove(path) // ingestion links or copies the file
+	if err != nil {
+		return fmt.Errorf("graph: ingesting %s: %w", path, err)
+	}
+	return nil
+}
+
+func (s *Store) writeTable(path string, c *chunk) error {
+	f, err := s.fs.Create(path, "")
+	if err != nil {
+		return err
+	}
+	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.opts.MakeWriterOptions(0, s.db.TableFormat()))
+	for _, e := range c.ents {
+		if err := w.Set(c.key(e), c.value(e)); err != nil {
+			_ = w.Close()
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// removeIngestLeftovers deletes sstables a killed generation writer left
+// before ingesting them.
+func (s *Store) removeIngestLeftovers() error {
+	names, err := s.fs.List(s.dir)
+	if err != nil {
+		return fmt.Errorf("graph: listing %s: %w", s.dir, err)
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, ingestPrefix) {
+			if err := s.fs.Remove(s.fs.PathJoin(s.dir, n)); err != nil {
+				return fmt.Errorf("graph: removing %s: %w", n, err)
+			}
+		}
+	}
+	return nil
+}
+
