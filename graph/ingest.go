@@ -120,4 +120,3 @@ func (s *Store) removeIngestLeftovers() error {
 	}
 	return nil
 }
-
