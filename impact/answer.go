@@ -72,6 +72,10 @@ type Answer struct {
 	PartialReasons []string `json:"partialReasons,omitempty"`
 	// Truncated is set when LimitPerDepth cut a depth short.
 	Truncated bool `json:"truncated"`
+	// Changes lists the symbols a diff touched ([Changes] only).
+	Changes []ChangedSymbol `json:"changes,omitempty"`
+	// Files lists the changed files and lines ([Changes] only).
+	Files []FileChange `json:"files,omitempty"`
 }
 
 // Query echoes the options an answer was computed with.

@@ -10,7 +10,7 @@ import (
 
 // Compute returns the blast radius of target.
 func Compute(ctx context.Context, r *graph.Reader, target graph.Symbol, o Options) (*Answer, error) {
-	a, err := computeMany(ctx, r, []graph.Symbol{target}, o)
+	a, err := computeMany(ctx, r, []graph.Symbol{target}, o, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -21,7 +21,7 @@ func Compute(ctx context.Context, r *graph.Reader, target graph.Symbol, o Option
 
 // computeMany walks from several targets at once: a dependent's depth is
 // its distance from the nearest target.
-func computeMany(ctx context.Context, r *graph.Reader, targets []graph.Symbol, o Options) (*Answer, error) {
+func computeMany(ctx context.Context, r *graph.Reader, targets []graph.Symbol, o Options, aliases map[string][]string) (*Answer, error) {
 	if o.MaxDepth <= 0 {
 		o.MaxDepth = 3
 	}
@@ -32,6 +32,7 @@ func computeMany(ctx context.Context, r *graph.Reader, targets []graph.Symbol, o
 	if err != nil {
 		return nil, err
 	}
+	w.aliases = aliases
 	a := &Answer{
 		Direction: "upstream",
 		Query: Query{MaxDepth: o.MaxDepth, MinConfidence: o.MinConfidence, IncludeTests: o.IncludeTests,
@@ -57,10 +58,14 @@ func computeMany(ctx context.Context, r *graph.Reader, targets []graph.Symbol, o
 			visited[t.ID] = true
 			frontier = append(frontier, t.ID)
 		}
+		for _, al := range aliases[t.ID] {
+			visited[al] = true
+		}
 	}
 	if err := w.walk(ctx, a, frontier, visited); err != nil {
 		return nil, err
 	}
+	w.canonicalize(a)
 	if o.Direction == graph.Upstream {
 		for _, t := range targets {
 			if err := w.groups(ctx, a, t, visited); err != nil {
@@ -116,6 +121,9 @@ func (w *walker) walk(ctx context.Context, a *Answer, frontier []string, visited
 					continue
 				}
 				visited[c.key()] = true
+				for _, al := range w.aliases[c.key()] {
+					visited[al] = true
+				}
 				if depth == 1 {
 					w.d1Sites[c.key()] = c.sites
 				}
@@ -137,6 +145,45 @@ func (w *walker) walk(ctx context.Context, a *Answer, frontier []string, visited
 		frontier = sortedSet(next)
 	}
 	return nil
+}
+
+// canonicalize names each node by one identity when aliases gave it two:
+// the via edges of dependents point at the identity the node is listed
+// under (a target's first identity, a dependent's own), and only the
+// first identity of each target stays in a.Targets.
+func (w *walker) canonicalize(a *Answer) {
+	if len(w.aliases) == 0 {
+		return
+	}
+	canon := map[string]string{}
+	var targets []Ref
+	for _, t := range a.Targets {
+		if _, ok := canon[t.Symbol]; ok {
+			continue
+		}
+		targets = append(targets, t)
+		for _, al := range w.aliases[t.Symbol] {
+			canon[al] = t.Symbol
+		}
+	}
+	a.Targets = targets
+	for _, g := range a.Depths {
+		for _, d := range g.Dependents {
+			for _, al := range w.aliases[d.Symbol] {
+				if _, ok := canon[al]; !ok {
+					canon[al] = d.Symbol
+				}
+			}
+		}
+	}
+	for gi := range a.Depths {
+		ds := a.Depths[gi].Dependents
+		for i := range ds {
+			if c, ok := canon[ds[i].Via.To]; ok {
+				ds[i].Via.To = c
+			}
+		}
+	}
 }
 
 func sortedSet(m map[string]bool) []string {

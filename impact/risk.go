@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
 )
 
@@ -183,6 +184,9 @@ func (w *walker) completeness(ctx context.Context, a *Answer, targets []graph.Sy
 		switch {
 		case !ok:
 			addf("%s is not indexed", t.Def.Path)
+		case d.Digest == freshness.DigestDeleted:
+			// A deleted document: its symbols' callers elsewhere are what
+			// the rest of the graph records.
 		case d.Source != graph.SourceSCIP && d.Source != graph.SourceLSP:
 			where := "the base layer"
 			if d.Layer == graph.Live {
@@ -212,9 +216,17 @@ func (w *walker) completeness(ctx context.Context, a *Answer, targets []graph.Sy
 				continue
 			}
 			seen[p] = true
-			if l := languageOf(p); l != "" && (langs[l] || len(langs) == 0) {
-				changed = append(changed, p)
+			if l := languageOf(p); l == "" || (!langs[l] && len(langs) > 0) {
+				continue
 			}
+			d, ok, err := w.document(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			if !ok || d.Digest == freshness.DigestDeleted {
+				continue // gone from the work tree: it holds no callers
+			}
+			changed = append(changed, p)
 		}
 	}
 	if len(changed) > 0 {

@@ -26,6 +26,11 @@ type walker struct {
 	// d1Sites holds the reference sites of each d=1 dependent (by key),
 	// for verification.
 	d1Sites map[string][]graph.Location
+	// aliases maps a symbol id to the other ids of the same declaration
+	// (its base SCIP identity and its live syntax identity, for a
+	// document the overlay re-extracted): dependents recorded against
+	// either are dependents of both.
+	aliases map[string][]string
 }
 
 type symEntry struct {
@@ -167,6 +172,34 @@ func (c *cand) key() string {
 // enclosing its references, plus the sources of its incoming edges of the
 // followed kinds with enough confidence. Sorted by key.
 func (w *walker) dependents(ctx context.Context, id string) ([]*cand, error) {
+	out, err := w.dependentsOf(ctx, id)
+	if err != nil || len(w.aliases[id]) == 0 {
+		return out, err
+	}
+	seen := map[string]bool{id: true}
+	for _, c := range out {
+		seen[c.key()] = true
+	}
+	for _, a := range w.aliases[id] {
+		seen[a] = true
+	}
+	for _, a := range w.aliases[id] {
+		more, err := w.dependentsOf(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range more {
+			if !seen[c.key()] {
+				seen[c.key()] = true
+				out = append(out, c)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
+	return out, nil
+}
+
+func (w *walker) dependentsOf(ctx context.Context, id string) ([]*cand, error) {
 	byKey := map[string]*cand{}
 	// What implements id is not a dependent: SCIP indexers add a reference
 	// relationship beside the implementation one.

@@ -35,6 +35,7 @@ func commands() []command {
 	return []command{
 		{"status", "show the store's layers, generations, commits and counts", runStatus},
 		{"impact", "show what breaks if a symbol changes: dependents by depth, tests, packages, risk", runImpact},
+		{"changes", "show the symbols a git diff touches and their combined impact", runChanges},
 		{"proxy", "run in front of a language server (proxy -- SERVER ARGS...): forward, observe, answer lspgraph.* commands", runProxy},
 		{"index", "build a syntax-only base index of a repository with tree-sitter (no server, no SCIP)", runIndex},
 		{"scip", "import a SCIP dump (scip import FILE) as the new base index", runSCIP},

@@ -1,0 +1,77 @@
+package impact
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseUnifiedDiff(t *testing.T) {
+	diff := `diff --git a/service/catalog.go b/service/catalog.go
+index 1111111..2222222 100644
+--- a/service/catalog.go
++++ b/service/catalog.go
+@@ -30 +30,2 @@ func (c *Catalog) Save(sku, name string) error {
+-	if err := c.st.Put(sku, name); err != nil {
++	name = strings.TrimSpace(name)
++	if err := c.st.Put(sku, name); err != nil {
+@@ -57,0 +59,3 @@ func (c *Catalog) Lookup(sku string) (string, error) {
++// Count is new.
++func Count() int { return 0 }
++
+@@ -63,3 +67,0 @@ func Describe(sku, name string) string {
+-func normalizeSKU(sku string) string {
+-	return strings.ToUpper(strings.TrimSpace(sku))
+-}
+diff --git a/store/extra.go b/store/extra.go
+new file mode 100644
+index 0000000..3333333
+--- /dev/null
++++ b/store/extra.go
+@@ -0,0 +1,3 @@
++package store
++
++func Extra() {}
+diff --git a/store/memstore/mem_test.go b/store/memstore/mem_test.go
+deleted file mode 100644
+index 4444444..0000000
+--- a/store/memstore/mem_test.go
++++ /dev/null
+@@ -1,2 +0,0 @@
+-package memstore
+-
+diff --git a/store/filestore/file.go b/store/filestore/disk.go
+similarity index 90%
+rename from store/filestore/file.go
+rename to store/filestore/disk.go
+index 5555555..6666666 100644
+--- a/store/filestore/file.go
++++ b/store/filestore/disk.go
+@@ -22 +22 @@ func (f *File) path(key string) string {
+-	return filepath.Join(f.Dir, key)
++	return filepath.Join(f.Dir, "k-"+key)
+diff --git a/a.go b/b.go
+similarity index 100%
+rename from a.go
+rename to b.go
+`
+	got, err := ParseUnifiedDiff(strings.NewReader(diff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []FileChange{
+		{Status: "M", Path: "service/catalog.go", OldPath: "service/catalog.go",
+			Added:   []LineRange{{30, 31}, {59, 61}, {68, 67}},
+			Removed: []LineRange{{30, 30}, {58, 57}, {63, 65}}},
+		{Status: "A", Path: "store/extra.go", Added: []LineRange{{1, 3}}},
+		{Status: "D", OldPath: "store/memstore/mem_test.go", Removed: []LineRange{{1, 2}}},
+		{Status: "R", Path: "store/filestore/disk.go", OldPath: "store/filestore/file.go", Added: []LineRange{{22, 22}}, Removed: []LineRange{{22, 22}}},
+		{Status: "R", Path: "b.go", OldPath: "a.go"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", got, want)
+	}
+	if _, err := ParseUnifiedDiff(strings.NewReader("diff --git a/x b/x\n@@ -x +1 @@\n")); err == nil {
+		t.Error("malformed hunk header accepted")
+	}
+}
