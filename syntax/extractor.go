@@ -129,6 +129,21 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 	}
 	x.flat.load(g, tree, len(src))
 	tree.Close()
+	if failure := x.walk(g, src, ff); failure != "" {
+		*ff = FileFacts{Document: ff.Document, Skipped: SkipFailed, Failure: failure}
+	}
+	return ff, nil
+}
+
+// walk extracts the facts of the parsed tree. A panic (a bug in a
+// language's walker, met on unusual code) fails this file only: it is
+// reported as the file's Failure instead of ending a whole index.
+func (x *Extractor) walk(g *grammar, src []byte, ff *FileFacts) (failure string) {
+	defer func() {
+		if r := recover(); r != nil {
+			failure = fmt.Sprint(r)
+		}
+	}()
 	w := newWalker(g, src, ff, x.project)
 	root := x.flat.root()
 	switch g.lang {
@@ -140,7 +155,7 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 		w.extractPython(root)
 	}
 	w.finish()
-	return ff, nil
+	return ""
 }
 
 // grammar returns the grammar tables and this Extractor's parser for gname,

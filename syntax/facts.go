@@ -23,6 +23,7 @@ const (
 	SkipMinified    SkipReason = "minified"    // minified JavaScript (very long lines)
 	SkipTimeout     SkipReason = "timeout"     // parsing took longer than Options.ParseTimeout
 	SkipUnsupported SkipReason = "unsupported" // no grammar for the file's extension
+	SkipFailed      SkipReason = "failed"      // the extractor broke on the file (a bug: FileFacts.Failure says how)
 )
 
 // FileFacts is what one file yields before name resolution: its document,
@@ -31,6 +32,8 @@ type FileFacts struct {
 	Document graph.Document
 	// Skipped is non-empty when the file was skipped; then only Document is set.
 	Skipped SkipReason
+	// Failure describes the broken invariant when Skipped is SkipFailed.
+	Failure string
 	// Symbols are the file's definitions, package symbols included.
 	Symbols []graph.Symbol
 	// Occurrences are the definition and import occurrences.

@@ -148,7 +148,12 @@ func (n *node) IsNamed() bool     { return n.rec().named != 0 }
 func (n *node) Parent() *node     { return n.f.at(n.rec().parent) }
 
 // Type returns the node's type name.
-func (n *node) Type() string { return n.f.g.names[n.rec().symbol] }
+func (n *node) Type() string {
+	if s := int(n.rec().symbol); s < len(n.f.g.names) {
+		return n.f.g.names[s]
+	}
+	return "ERROR" // ts_builtin_sym_error is (TSSymbol)-1
+}
 
 // field returns the name of the field n is stored under in its parent.
 func (n *node) field() string { return n.f.g.fields[n.rec().field] }

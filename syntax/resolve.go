@@ -1,9 +1,10 @@
 package syntax
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -290,22 +291,14 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 	for _, k := range order {
 		df.Edges = append(df.Edges, *edges[k])
 	}
-	sort.SliceStable(df.Occurrences, func(i, j int) bool {
-		a, b := df.Occurrences[i], df.Occurrences[j]
-		if a.Range != b.Range {
-			return lessRange(a.Range, b.Range)
+	slices.SortStableFunc(df.Occurrences, func(a, b graph.Occurrence) int {
+		if c := compareRange(a.Range, b.Range); c != 0 {
+			return c
 		}
-		return a.Symbol < b.Symbol
+		return strings.Compare(a.Symbol, b.Symbol)
 	})
-	sort.SliceStable(df.Edges, func(i, j int) bool {
-		a, b := df.Edges[i], df.Edges[j]
-		if a.From != b.From {
-			return a.From < b.From
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.To < b.To
+	slices.SortStableFunc(df.Edges, func(a, b graph.Edge) int {
+		return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(string(a.Kind), string(b.Kind)), strings.Compare(a.To, b.To))
 	})
 	return df, nil
 }

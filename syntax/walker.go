@@ -2,7 +2,8 @@ package syntax
 
 import (
 	"bytes"
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -253,17 +254,16 @@ func (w *walker) docBefore(n *node) string {
 // finish sorts the file's facts into a deterministic order.
 func (w *walker) finish() {
 	ff := w.ff
-	sort.SliceStable(ff.Occurrences, func(i, j int) bool {
-		return lessRange(ff.Occurrences[i].Range, ff.Occurrences[j].Range)
-	})
-	sort.SliceStable(ff.Uses, func(i, j int) bool { return lessRange(ff.Uses[i].Range, ff.Uses[j].Range) })
+	slices.SortStableFunc(ff.Occurrences, func(a, b graph.Occurrence) int { return compareRange(a.Range, b.Range) })
+	slices.SortStableFunc(ff.Uses, func(a, b Use) int { return compareRange(a.Range, b.Range) })
 }
 
-func lessRange(a, b textpos.Range) bool {
-	if a.Start != b.Start {
-		return a.Start.Before(b.Start)
-	}
-	return a.End.Before(b.End)
+func comparePos(a, b textpos.Position) int {
+	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+}
+
+func compareRange(a, b textpos.Range) int {
+	return cmp.Or(comparePos(a.Start, b.Start), comparePos(a.End, b.End))
 }
 
 // outerExtent widens a TS/JS definition's extent to its declaration
