@@ -101,6 +101,15 @@ func TestIndexLSPMatchesSCIP(t *testing.T) {
 	if !strings.Contains(stdout.String(), "crawled 7 documents through gopls") {
 		t.Errorf("summary:\n%s", stdout.String())
 	}
+	stdout.Reset()
+	if code := run(ctx, e, []string{"status", "--store", lspDir, "--root", root}); code != 0 {
+		t.Fatalf("status exited %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{"base: generation 1, commit ", "gopls v", "freshness: HEAD ", "overlay (live) documents: 0", "dirty buffers: 0"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("status output lacks %q:\n%s", want, stdout.String())
+		}
+	}
 	lspStore, err := graph.Open(lspDir, graph.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
