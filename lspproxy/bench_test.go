@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,46 +31,148 @@ import (
 func BenchmarkProxy(b *testing.B) {
 	b.Run("server=echo", func(b *testing.B) {
 		def := []byte(`{"uri":"file:///w/a.go","range":{"start":{"line":3,"character":5},"end":{"line":3,"character":8}}}`)
-		start := func(b *testing.B) (io.ReadWriteCloser, func()) {
+		server := func(b *testing.B) io.ReadWriteCloser {
 			editorSide, serverSide := pipePair(b)
 			f := lsptest.FakeServer{Results: map[string]json.RawMessage{"textDocument/definition": def}}
 			go f.Serve(serverSide, serverSide)
-			return editorSide, func() { editorSide.Close(); serverSide.Close() }
+			b.Cleanup(func() { editorSide.Close(); serverSide.Close() })
+			return editorSide
 		}
-		benchPaths(b, start, "file:///w", "file:///w/a.go", "package a\n", 0, 0)
+		benchPaths(b, inProcessPaths(server), "file:///w", "file:///w/a.go", "package a\n", 0, 0)
 	})
-	b.Run("server=gopls", func(b *testing.B) {
-		gopls, err := exec.LookPath("gopls")
-		if err != nil {
-			gopls = "/root/go/bin/gopls"
-			if _, err := os.Stat(gopls); err != nil {
-				b.Skip("gopls not installed")
-			}
+	gopls, err := exec.LookPath("gopls")
+	if err != nil {
+		gopls = "/root/go/bin/gopls"
+	}
+	root, err := filepath.Abs("../testdata/goapp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	file := filepath.Join(root, "service", "catalog.go")
+	goplsBench := func(b *testing.B, paths func(server func(*testing.B) io.ReadWriteCloser) []benchPath) {
+		if _, err := os.Stat(gopls); err != nil {
+			b.Skip("gopls not installed")
 		}
-		root, err := filepath.Abs("../testdata/goapp")
-		if err != nil {
-			b.Fatal(err)
-		}
-		file := filepath.Join(root, "service", "catalog.go")
 		text, err := os.ReadFile(file)
 		if err != nil {
 			b.Skipf("fixture missing: %v", err)
 		}
-		start := func(b *testing.B) (io.ReadWriteCloser, func()) {
-			cmd := exec.Command(gopls)
-			cmd.Dir = root
-			proc, err := lspproxy.StartServer(cmd)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return proc, func() {
-				proc.Close()
-				proc.Wait(context.Background())
-			}
-		}
+		server := func(b *testing.B) io.ReadWriteCloser { return startCommand(b, root, nil, gopls) }
 		// "c.st.Put" on line 30: Put is at character 16.
-		benchPaths(b, start, "file://"+root, "file://"+file, string(text), 29, 16)
+		benchPaths(b, paths(server), "file://"+root, "file://"+file, string(text), 29, 16)
+	}
+	// The copier and the proxy in this process, over OS pipes.
+	b.Run("server=gopls/middle=goroutines", func(b *testing.B) { goplsBench(b, inProcessPaths) })
+	// The copier and the proxy as processes of their own between the
+	// editor and gopls, as an editor runs them.
+	b.Run("server=gopls/middle=process", func(b *testing.B) {
+		goplsBench(b, func(server func(*testing.B) io.ReadWriteCloser) []benchPath {
+			middle := func(kind string) func(*testing.B) io.ReadWriteCloser {
+				return func(b *testing.B) io.ReadWriteCloser {
+					exe, err := os.Executable()
+					if err != nil {
+						b.Fatal(err)
+					}
+					return startCommand(b, root, []string{benchMiddleEnv + "=" + kind + " " + gopls}, exe, "-test.run=^$")
+				}
+			}
+			return []benchPath{{name: "direct", connect: server}, {name: "copier", connect: middle("copier"), cpu: true}, {name: "proxied", connect: middle("proxy"), cpu: true}, {name: "observed", connect: middle("observed"), cpu: true}}
+		})
 	})
+}
+
+// benchPath is one way from the editor to a server.
+type benchPath struct {
+	name    string
+	connect func(*testing.B) io.ReadWriteCloser
+	// cpu: the connection is a middle process whose CPU time per request
+	// is reported (Linux: the sum of its threads' schedstat run time).
+	cpu bool
+}
+
+// inProcessPaths: direct, and through a frame copier, the proxy, and the
+// proxy with an observer, all running as goroutines of this process.
+func inProcessPaths(server func(*testing.B) io.ReadWriteCloser) []benchPath {
+	via := func(name string, run func(editor, server io.ReadWriteCloser)) benchPath {
+		return benchPath{name: name, connect: func(b *testing.B) io.ReadWriteCloser {
+			srv := server(b)
+			editorSide, middle := pipePair(b)
+			go run(middle, srv)
+			return editorSide
+		}}
+	}
+	return []benchPath{
+		{name: "direct", connect: server},
+		via("copier", func(editor, server io.ReadWriteCloser) {
+			go copyFrames(server, editor)
+			copyFrames(editor, server)
+		}),
+		via("proxied", func(editor, server io.ReadWriteCloser) {
+			lspproxy.New(lspproxy.Config{ServerName: "bench"}).Serve(context.Background(), editor, server)
+		}),
+		via("observed", func(editor, server io.ReadWriteCloser) {
+			// An observer that keeps nothing: the cost of the queue and of
+			// waking its goroutine, not of the graph.
+			cfg := lspproxy.Config{ServerName: "bench", Observer: lspproxy.Observer{OnExchange: func(lspproxy.Exchange) {}}}
+			lspproxy.New(cfg).Serve(context.Background(), editor, server)
+		}),
+	}
+}
+
+// startCommand starts a process speaking LSP on its stdio.
+func startCommand(b *testing.B, dir string, env []string, name string, args ...string) io.ReadWriteCloser {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	cmd.Stderr = os.Stderr
+	proc, err := lspproxy.StartServer(cmd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		proc.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if proc.Wait(ctx) != nil {
+			syscall.Kill(proc.Pid(), syscall.SIGKILL)
+		}
+	})
+	return proc
+}
+
+// benchMiddleEnv makes the test binary run as a middle process ("copier",
+// "proxy" or "observed", a space, and the server command) on its stdio.
+const benchMiddleEnv = "LSPPROXY_BENCH_MIDDLE"
+
+// maybeRunBenchMiddle runs the middle process and exits when asked to.
+func maybeRunBenchMiddle() {
+	spec := os.Getenv(benchMiddleEnv)
+	if spec == "" {
+		return
+	}
+	fields := strings.Fields(spec)
+	cmd := exec.Command(fields[1], fields[2:]...)
+	cmd.Stderr = os.Stderr
+	proc, err := lspproxy.StartServer(cmd)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	editor := &rwc{os.Stdin, os.Stdout}
+	switch fields[0] {
+	case "copier":
+		go copyFrames(proc, os.Stdin)
+		copyFrames(os.Stdout, proc)
+	default:
+		cfg := lspproxy.Config{ServerName: "bench"}
+		if fields[0] == "observed" {
+			cfg.Observer.OnExchange = func(lspproxy.Exchange) {}
+		}
+		lspproxy.New(cfg).ServeProcess(context.Background(), editor, proc)
+	}
+	os.Exit(0)
 }
 
 // pipePair returns two ends of a pair of OS pipes, as an editor and a
@@ -97,40 +201,26 @@ func (c *rwc) Close() error {
 	return c.r.Close()
 }
 
-// benchPaths starts three servers (one per path), warms them up, and
-// alternates definition requests between the paths.
-func benchPaths(b *testing.B, start func(*testing.B) (io.ReadWriteCloser, func()), rootURI, uri, text string, line, char int) {
+// benchPaths connects each path, warms the servers up, and alternates
+// definition requests between the paths.
+func benchPaths(b *testing.B, connect []benchPath, rootURI, uri, text string, line, char int) {
 	type path struct {
 		name    string
 		client  *benchClient
 		samples []time.Duration
+		pid     int
+		cpu     time.Duration
 	}
 	var paths []*path
-	for _, name := range []string{"direct", "copier", "proxied", "observed"} {
-		server, stop := start(b)
-		b.Cleanup(stop)
-		var editor io.ReadWriteCloser = server
-		switch name {
-		case "copier":
-			editorSide, middle := pipePair(b)
-			go copyFrames(server, middle)
-			go copyFrames(middle, server)
-			editor = editorSide
-		case "proxied", "observed":
-			editorSide, middle := pipePair(b)
-			cfg := lspproxy.Config{ServerName: "bench"}
-			if name == "observed" {
-				// An observer that keeps nothing: the cost of the queue
-				// and of waking its goroutine, not of the graph.
-				cfg.Observer.OnExchange = func(lspproxy.Exchange) {}
-			}
-			p := lspproxy.New(cfg)
-			go p.Serve(context.Background(), middle, server)
-			editor = editorSide
+	for _, c := range connect {
+		conn := c.connect(b)
+		client := newBenchClient(conn)
+		client.initialize(b, rootURI, uri, text)
+		p := &path{name: c.name, client: client}
+		if proc, ok := conn.(*lspproxy.ServerProcess); ok && c.cpu {
+			p.pid = proc.Pid()
 		}
-		c := newBenchClient(editor)
-		c.initialize(b, rootURI, uri, text)
-		paths = append(paths, &path{name: name, client: c})
+		paths = append(paths, p)
 	}
 	params := fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":%d,"character":%d}}`, uri, line, char)
 	// Warm up: the server's first answers (package loading) are not what
@@ -138,6 +228,11 @@ func benchPaths(b *testing.B, start func(*testing.B) (io.ReadWriteCloser, func()
 	for _, p := range paths {
 		for range 20 {
 			p.client.call(b, "textDocument/definition", params)
+		}
+	}
+	for _, p := range paths {
+		if p.pid != 0 {
+			p.cpu = -cpuTime(p.pid)
 		}
 	}
 	b.ResetTimer()
@@ -151,6 +246,11 @@ func benchPaths(b *testing.B, start func(*testing.B) (io.ReadWriteCloser, func()
 	b.StopTimer()
 	pct := map[string][2]float64{}
 	for _, p := range paths {
+		if p.pid != 0 {
+			if p.cpu += cpuTime(p.pid); p.cpu > 0 {
+				b.ReportMetric(float64(p.cpu.Microseconds())/float64(len(p.samples)), "cpu-us/req-"+p.name)
+			}
+		}
 		slices.Sort(p.samples)
 		p50 := ms(p.samples[len(p.samples)/2])
 		p99 := ms(p.samples[len(p.samples)*99/100])
@@ -264,4 +364,25 @@ func (c *benchClient) initialize(b *testing.B, rootURI, uri, text string) {
 	c.send(b, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 	t, _ := json.Marshal(text)
 	c.send(b, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"go","version":1,"text":%s}}}`, uri, t))
+}
+
+// cpuTime returns the CPU time a process's threads have run so far, from
+// /proc/PID/task/*/schedstat (0 where that is unavailable).
+func cpuTime(pid int) time.Duration {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil {
+		return 0
+	}
+	var total time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			ns, _ := strconv.ParseInt(f[0], 10, 64)
+			total += time.Duration(ns)
+		}
+	}
+	return total
 }

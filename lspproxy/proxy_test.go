@@ -14,6 +14,7 @@ import (
 
 func TestMain(m *testing.M) {
 	lsptest.MaybeRunFakeServer()
+	maybeRunBenchMiddle()
 	os.Exit(m.Run())
 }
 
