@@ -1,0 +1,176 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// nvimRequest is one request the Lua client sends from the opened buffer.
+type nvimRequest struct {
+	Name   string `json:"name"`
+	Method string `json:"method"`
+	Params any    `json:"params"`
+}
+
+// nvimResult is what testdata/nvim_client.lua writes.
+type nvimResult struct {
+	OK       bool     `json:"ok"`
+	Error    string   `json:"error"`
+	Commands []string `json:"commands"`
+	Stopped  bool     `json:"stopped"`
+	StopMS   float64  `json:"stop_ms"`
+	Messages string   `json:"messages"`
+	Steps    map[string]struct {
+		Result json.RawMessage `json:"result"`
+		MS     float64         `json:"ms"`
+		Error  json.RawMessage `json:"error"`
+	} `json:"steps"`
+}
+
+// runNvim starts headless Neovim with testdata/nvim_client.lua, which
+// starts cmd as the language server of root, opens file, sends the
+// requests and stops the server. Every wait is bounded; on failure the
+// test log gets Neovim's messages, output and LSP log.
+func runNvim(t *testing.T, cmd []string, root, file string, requests []nvimRequest) nvimResult {
+	t.Helper()
+	nvim := needTool(t, "nvim")
+	mod, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "result.json")
+	const timeout = 60 * time.Second
+	cfg, err := json.Marshal(map[string]any{
+		"cmd": cmd, "root": root, "file": filepath.Join(root, file),
+		"timeout_ms": timeout.Milliseconds(), "out": out, "requests": requests,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(mod, "internal", "e2e", "testdata", "nvim_client.lua")
+
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-u", "NONE", "-c", "luafile "+script)
+	c.Dir = root
+	// Keep Neovim's state (the LSP log among it) inside the test.
+	c.Env = append(os.Environ(), "LSPGRAPH_E2E_CONFIG="+cfgPath,
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_DATA_HOME="+filepath.Join(dir, "data"),
+		"XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	var output bytes.Buffer
+	c.Stdout, c.Stderr = &output, &output
+	c.WaitDelay = 5 * time.Second
+	runErr := c.Run()
+
+	var res nvimResult
+	data, readErr := os.ReadFile(out)
+	if readErr == nil {
+		if readErr = json.Unmarshal(data, &res); readErr != nil {
+			readErr = fmt.Errorf("%w in %s", readErr, data)
+		}
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		t.Logf("nvim output:\n%s", tail(output.String(), 4000))
+		t.Logf("nvim messages:\n%s", res.Messages)
+		if log, err := os.ReadFile(filepath.Join(dir, "cache", "nvim", "lsp.log")); err == nil {
+			t.Logf("nvim lsp.log (last 6000 bytes):\n%s", tail(string(log), 6000))
+		}
+	})
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("nvim did not finish within %s (killed)", timeout+30*time.Second)
+	case runErr != nil:
+		t.Fatalf("nvim: %v", runErr)
+	case readErr != nil:
+		t.Fatalf("nvim wrote no result: %v", readErr)
+	case !res.OK:
+		t.Fatalf("the Neovim client failed: %s", res.Error)
+	case !res.Stopped:
+		t.Errorf("Neovim's client.stop() did not stop the server within %s", timeout)
+	}
+	return res
+}
+
+// step returns a request's result, failing the test when it has none.
+func (r nvimResult) step(t *testing.T, name string) json.RawMessage {
+	t.Helper()
+	s, ok := r.Steps[name]
+	switch {
+	case !ok:
+		t.Fatalf("Neovim recorded no answer to %s", name)
+	case len(s.Error) > 0 && string(s.Error) != "null":
+		t.Fatalf("Neovim's %s failed: %s", name, s.Error)
+	}
+	if len(s.Result) == 0 {
+		return json.RawMessage("null")
+	}
+	return s.Result
+}
+
+// TestNeovimProxyGopls runs Neovim with `lspgraph proxy -- gopls` as the Go
+// language server of testdata/goapp: definition and references from the
+// buffer of service/catalog.go, then lspgraph.status.
+func TestNeovimProxyGopls(t *testing.T) {
+	gopls := goplsPath(t)
+	needTool(t, "nvim")
+	root := fixture(t, "goapp")
+	dir := t.TempDir()
+	store, logFile := filepath.Join(dir, "store"), filepath.Join(dir, "proxy.log")
+	logOnFailure(t, "lspgraph proxy log", logFile)
+	const cat = "service/catalog.go"
+	at := func(line int, needle string) map[string]any {
+		return map[string]any{"textDocument": map[string]string{"uri": "$URI"}, "position": posOf(t, root, cat, line, needle)}
+	}
+	refs := at(29, "Save")
+	// As vim.lsp.buf.references() asks. (Without the declaration the proxy
+	// cannot tell which symbol the sites belong to unless the graph already
+	// knows the definition, and records nothing.)
+	refs["context"] = map[string]bool{"includeDeclaration": true}
+	res := runNvim(t, proxyArgv(t, store, logFile, []string{gopls}), root, cat, []nvimRequest{
+		{"definition", "textDocument/definition", at(30, "Put")},
+		{"references", "textDocument/references", refs},
+		{"status", "workspace/executeCommand", map[string]any{"command": "lspgraph.status"}},
+	})
+
+	for _, c := range []string{"lspgraph.status", "gopls.tidy"} {
+		if !contains(res.Commands, c) {
+			t.Errorf("Neovim's client saw executeCommandProvider.commands without %s: %v", c, res.Commands)
+		}
+	}
+	// c.st.Put is store.Store's Put (store/store.go:17).
+	wantSites(t, "definition of c.st.Put from Neovim", sites(root, locations(t, res.step(t, "definition"))), "store/store.go:17")
+	// Save's declaration and its one call site, in Import.
+	wantSites(t, "references of Catalog.Save from Neovim", sites(root, locations(t, res.step(t, "references"))),
+		"service/catalog.go:29", "service/catalog.go:44")
+
+	st := checkStatus(t, res.step(t, "status"), "gopls")
+	if st.Proxy.Server != "gopls" || len(st.Proxy.ServerArgs) == 0 || st.Proxy.ServerArgs[0] != gopls {
+		t.Errorf("lspgraph.status names server %q with args %v; want gopls, %s", st.Proxy.Server, st.Proxy.ServerArgs, gopls)
+	}
+	// Neovim sent at least initialize, initialized, didOpen, the two
+	// requests and the command; the server answered at least the requests.
+	if st.Proxy.Stats.FromEditor < 5 || st.Proxy.Stats.FromServer < 3 {
+		t.Errorf("lspgraph.status counts %d frames from Neovim and %d from gopls; want at least 5 and 3",
+			st.Proxy.Stats.FromEditor, st.Proxy.Stats.FromServer)
+	}
+
+	// What the proxy observed is in the graph once it has exited.
+	r := reader(t, store)
+	sym, got := liveReferences(t, r, root, cat, 29, "Save")
+	wantSites(t, "graph references of "+sym+" after the Neovim session", got, "service/catalog.go:44")
+}

@@ -1,0 +1,196 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The scenarios below ask each server about the fixture symbols listed in
+// testdata/README.md, and check the direct answers against the source
+// (file:line, 1-based) before they serve as the reference for the proxied
+// run.
+
+// goplsScenario: testdata/goapp, service/catalog.go.
+func goplsScenario() scenario {
+	return scenario{
+		name:    "gopls",
+		fixture: "goapp",
+		argv:    func(t testing.TB) []string { return []string{goplsPath(t)} },
+		run: func(t testing.TB, c *lspClient, a *answers) {
+			const cat = "service/catalog.go"
+			c.open(cat, "go")
+			put := posOf(t, c.root, cat, 30, "Put")   // c.st.Put(sku, name) in Save
+			save := posOf(t, c.root, cat, 29, "Save") // func (c *Catalog) Save
+			imp := posOf(t, c.root, cat, 37, "Import")
+			memPut := posOf(t, c.root, "store/memstore/mem.go", 28, "Put")
+
+			def := c.mustCall("textDocument/definition", c.docPos(cat, put))
+			wantSites(t, "gopls definition of c.st.Put", sites(c.root, locations(t, def)), "store/store.go:17")
+			a.add("definition c.st.Put", def)
+
+			refs := c.mustCall("textDocument/references", withContext(c.docPos(cat, save), true))
+			wantSites(t, "gopls references of Catalog.Save", sites(c.root, locations(t, refs)),
+				"service/catalog.go:29", "service/catalog.go:44")
+			a.add("references Catalog.Save", refs)
+
+			refs = c.mustCall("textDocument/references", withContext(c.docPos("store/memstore/mem.go", memPut), false))
+			// gopls counts the call through the interface (c.st.Put) as well
+			// as the direct call in the test.
+			wantSites(t, "gopls references of Mem.Put", sites(c.root, locations(t, refs)),
+				"service/catalog.go:30", "store/memstore/mem_test.go:12")
+			a.add("references Mem.Put", refs)
+
+			syms := c.mustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": c.uri(cat)}})
+			checkGoSymbols(t, syms)
+			a.add("documentSymbol catalog.go", syms)
+
+			items := c.mustCall("textDocument/prepareCallHierarchy", c.docPos(cat, save))
+			a.add("prepareCallHierarchy Save", items)
+			it := callItems(t, items)
+			if len(it) != 1 {
+				t.Fatalf("gopls prepareCallHierarchy at Save: %d items, want 1: %s", len(it), items)
+			}
+			in := c.mustCall("callHierarchy/incomingCalls", map[string]any{"item": it[0]})
+			wantSites(t, "gopls incoming calls of Save", calls(t, c.root, in, "incoming"), "Import service/catalog.go:37 [44]")
+			a.add("incomingCalls Save", in)
+			out := c.mustCall("callHierarchy/outgoingCalls", map[string]any{"item": it[0]})
+			// fmt.Errorf lies in GOROOT, outside the workspace.
+			outs := calls(t, c.root, out, "outgoing")
+			if len(outs) != 2 || !strings.HasPrefix(outs[0], "Errorf file://") || !strings.HasSuffix(outs[0], " [31]") || outs[1] != "Put store/store.go:17 [30]" {
+				t.Errorf("gopls outgoing calls of Save = %v; want fmt.Errorf [31] and Put store/store.go:17 [30]", outs)
+			}
+			a.add("outgoingCalls Save", out)
+
+			items = c.mustCall("textDocument/prepareCallHierarchy", c.docPos(cat, imp))
+			it = callItems(t, items)
+			if len(it) != 1 {
+				t.Fatalf("gopls prepareCallHierarchy at Import: %d items, want 1: %s", len(it), items)
+			}
+			in = c.mustCall("callHierarchy/incomingCalls", map[string]any{"item": it[0]})
+			wantSites(t, "gopls incoming calls of Import", calls(t, c.root, in, "incoming"),
+				"TestImport service/catalog_test.go:9 [12]", "run cmd/goapp/main.go:19 [21]")
+			a.add("incomingCalls Import", in)
+		},
+	}
+}
+
+func withContext(p map[string]any, includeDeclaration bool) map[string]any {
+	p["context"] = map[string]bool{"includeDeclaration": includeDeclaration}
+	return p
+}
+
+// checkGoSymbols checks gopls's hierarchical symbols of catalog.go.
+func checkGoSymbols(t testing.TB, raw json.RawMessage) {
+	t.Helper()
+	var syms []struct {
+		Name           string `json:"name"`
+		Kind           int    `json:"kind"`
+		SelectionRange struct {
+			Start pos `json:"start"`
+		} `json:"selectionRange"`
+	}
+	if err := json.Unmarshal(raw, &syms); err != nil {
+		t.Fatalf("decoding documentSymbol %s: %v", raw, err)
+	}
+	got := map[string]int{}
+	for _, s := range syms {
+		got[s.Name] = s.SelectionRange.Start.Line + 1
+	}
+	want := map[string]int{
+		"Version": 12, "Banner": 16, "Catalog": 19, "NewCatalog": 24, "(*Catalog).Save": 29,
+		"(*Catalog).Import": 37, "(*Catalog).Lookup": 53, "Describe": 58, "normalizeSKU": 63,
+	}
+	for name, line := range want {
+		if got[name] != line {
+			t.Errorf("gopls documentSymbol: %s at line %d; want %d (all: %v)", name, got[name], line, got)
+		}
+	}
+}
+
+// tsScenario: testdata/tsworkspace, quote used in packages/order.
+func tsScenario() scenario {
+	return scenario{
+		name:    "typescript-language-server",
+		fixture: "tsworkspace",
+		argv: func(t testing.TB) []string {
+			return []string{needTool(t, "typescript-language-server"), "--stdio"}
+		},
+		run: func(t testing.TB, c *lspClient, a *answers) {
+			const order = "packages/order/src/index.ts"
+			const pricing = "packages/pricing/src/index.ts"
+			c.open(order, "typescript")
+			use := posOf(t, c.root, order, 29, "quote")
+			def := retryDefinition(t, c, order, use, 60*time.Second)
+			wantSites(t, "typescript-language-server definition of quote", sites(c.root, locations(t, def)), pricing+":7")
+			a.add("definition quote", def)
+
+			c.open(pricing, "typescript")
+			decl := posOf(t, c.root, pricing, 7, "quote")
+			refs := c.mustCall("textDocument/references", withContext(c.docPos(pricing, decl), true))
+			wantSites(t, "typescript-language-server references of quote", sites(c.root, locations(t, refs)),
+				order+":1", order+":29", pricing+":7")
+			a.add("references quote", refs)
+
+			syms := c.mustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": c.uri(order)}})
+			a.add("documentSymbol order/index.ts", syms)
+
+			// tsserver answers incoming calls only from the project of the
+			// item (pricing has none), so ask from order's linePrice.
+			linePrice := posOf(t, c.root, order, 28, "linePrice")
+			items := c.mustCall("textDocument/prepareCallHierarchy", c.docPos(order, linePrice))
+			a.add("prepareCallHierarchy linePrice", items)
+			it := callItems(t, items)
+			if len(it) != 1 {
+				t.Fatalf("typescript-language-server prepareCallHierarchy at linePrice: %d items, want 1: %s", len(it), items)
+			}
+			in := c.mustCall("callHierarchy/incomingCalls", map[string]any{"item": it[0]})
+			wantSites(t, "typescript-language-server incoming calls of linePrice", calls(t, c.root, in, "incoming"),
+				"subtotal "+order+":33 [34]")
+			a.add("incomingCalls linePrice", in)
+			out := c.mustCall("callHierarchy/outgoingCalls", map[string]any{"item": it[0]})
+			wantSites(t, "typescript-language-server outgoing calls of linePrice", calls(t, c.root, out, "outgoing"),
+				"quote "+pricing+":7 [29]")
+			a.add("outgoingCalls linePrice", out)
+		},
+	}
+}
+
+// pyrightScenario: testdata/pyproject, shop.pricing.quote used in shop/orders.py.
+func pyrightScenario() scenario {
+	return scenario{
+		name:    "pyright",
+		fixture: "pyproject",
+		argv: func(t testing.TB) []string {
+			return []string{needTool(t, "pyright-langserver"), "--stdio"}
+		},
+		run: func(t testing.TB, c *lspClient, a *answers) {
+			const orders = "shop/orders.py"
+			const pricing = "shop/pricing.py"
+			c.open(orders, "python")
+			use := posOf(t, c.root, orders, 31, "quote")
+			def := c.mustCall("textDocument/definition", c.docPos(orders, use))
+			wantSites(t, "pyright definition of pricing.quote", sites(c.root, locations(t, def)), pricing+":34")
+			a.add("definition quote", def)
+
+			decl := posOf(t, c.root, pricing, 34, "quote")
+			refs := c.mustCall("textDocument/references", withContext(c.docPos(pricing, decl), true))
+			wantSites(t, "pyright references of quote", sites(c.root, locations(t, refs)), orders+":31", pricing+":34")
+			a.add("references quote", refs)
+
+			syms := c.mustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": c.uri(orders)}})
+			a.add("documentSymbol orders.py", syms)
+
+			items := c.mustCall("textDocument/prepareCallHierarchy", c.docPos(pricing, decl))
+			a.add("prepareCallHierarchy quote", items)
+			it := callItems(t, items)
+			if len(it) != 1 {
+				t.Fatalf("pyright prepareCallHierarchy at quote: %d items, want 1: %s", len(it), items)
+			}
+			in := c.mustCall("callHierarchy/incomingCalls", map[string]any{"item": it[0]})
+			wantSites(t, "pyright incoming calls of quote", calls(t, c.root, in, "incoming"), "line_price "+orders+":29 [31]")
+			a.add("incomingCalls quote", in)
+		},
+	}
+}
