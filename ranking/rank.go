@@ -798,7 +798,9 @@ func (c *collector) linkCandidates() error {
 		if cand.Symbol.ID == "" || cand.Role == RoleNamesake {
 			continue
 		}
-		out, err := c.r.Outgoing(c.ctx, cand.Symbol.ID, c.filter())
+		f := c.filter()
+		f.Limit = maxLinkEdges
+		out, err := c.r.Outgoing(c.ctx, cand.Symbol.ID, f)
 		if err != nil {
 			return fmt.Errorf("reading edges of %s: %w", cand.Symbol.ID, err)
 		}

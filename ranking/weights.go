@@ -95,4 +95,5 @@ const (
 	maxTestVisits   = 400 // symbols visited on the way
 	maxNamesakes    = 8   // per name
 	maxNamesakeRoot = 8   // names looked up (the target's and its callees')
+	maxLinkEdges    = 256 // edges read per candidate for the centrality subgraph
 )

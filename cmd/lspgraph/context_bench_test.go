@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lspgraph/lspgraph/contextpack"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/scip"
+	"github.com/lspgraph/lspgraph/scope"
+)
+
+// corpusDump locates a corpus dump: $LSPGRAPH_CORPUS (a directory, or the
+// file itself), else ../shared/corpus beside the module root.
+func corpusDump(name string) (string, bool) {
+	cands := []string{filepath.Join("..", "..", "..", "shared", "corpus", name)}
+	if env := os.Getenv("LSPGRAPH_CORPUS"); env != "" {
+		cands = append([]string{filepath.Join(env, name), env}, cands...)
+	}
+	for _, c := range cands {
+		if fi, err := os.Stat(c); err == nil && !fi.IsDir() && filepath.Base(c) == name {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// benchTargets picks n callable symbols spread over the graph's documents,
+// deterministically (cycling when the graph has fewer).
+func benchTargets(b *testing.B, r *graph.Reader, n int) []graph.Symbol {
+	ctx := context.Background()
+	var all []graph.Symbol
+	err := r.Documents(ctx, func(d graph.Document) error {
+		syms, err := r.DocumentSymbols(ctx, d.Path)
+		if err != nil {
+			return err
+		}
+		for _, s := range syms {
+			if (s.Kind == "function" || s.Kind == "method") && !strings.HasPrefix(s.ID, "local ") && s.Def.Path != "" {
+				all = append(all, s)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(all) == 0 {
+		b.Fatal("no callable symbols in the graph")
+	}
+	out := make([]graph.Symbol, n)
+	step := max(1, len(all)/n)
+	for i := range out {
+		out[i] = all[(i*step)%len(all)]
+	}
+	return out
+}
+
+// BenchmarkContext builds context packs (default budget, closure scope) for
+// 100 targets and reports the latency percentiles of one pack. The scope
+// analysis of the graph (done once per reader, as a long-lived host would
+// cache it) is reported apart. On the corpus graph there is no work tree,
+// so snippets degrade to locations.
+//
+//	go test ./cmd/lspgraph -run '^$' -bench BenchmarkContext -benchtime 3x
+func BenchmarkContext(b *testing.B) {
+	type graphCase struct {
+		name, dump, fixture string
+		corpus              bool
+	}
+	cases := []graphCase{{"fixture=goapp", "goapp.scip", "goapp", false}}
+	if p, ok := corpusDump("pebble-go.scip"); ok {
+		cases = append(cases, graphCase{"corpus=pebble-go", p, "", true})
+	}
+	for _, gc := range cases {
+		b.Run(gc.name, func(b *testing.B) {
+			ctx := context.Background()
+			var r *graph.Reader
+			var root string
+			if gc.corpus {
+				root = b.TempDir() // no sources: snippets degrade to locations
+				dir := filepath.Join(b.TempDir(), "store")
+				st, err := graph.Open(dir, graph.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				f, err := os.Open(gc.dump)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				if _, err := scip.Import(ctx, st, f, scip.Options{}); err != nil {
+					b.Fatal(err)
+				}
+				f.Close()
+				if err := st.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.Logf("imported %s in %v", filepath.Base(gc.dump), time.Since(start).Round(time.Millisecond))
+				// Query a store opened afresh, as the CLI does.
+				if st, err = graph.Open(dir, graph.Options{ReadOnly: true}); err != nil {
+					b.Fatal(err)
+				}
+				defer st.Close()
+				if r, err = st.Reader(); err != nil {
+					b.Fatal(err)
+				}
+				defer r.Close()
+			} else {
+				r, root = contextFixture(b, gc.dump, gc.fixture)
+			}
+			start := time.Now()
+			ws, err := scope.Discover(root)
+			if err != nil {
+				b.Fatal(err)
+			}
+			a, err := scope.Analyze(ctx, ws, r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			analysis := time.Since(start)
+			targets := benchTargets(b, r, 100)
+			var lat []time.Duration
+			items, withSnippet := 0, 0
+			b.ResetTimer()
+			for b.Loop() {
+				for _, t := range targets {
+					t0 := time.Now()
+					p, err := contextpack.Build(ctx, r, a, t, contextpack.Options{Source: contextpack.Source{Root: root}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(t0))
+					if p.Tokens > p.Budget {
+						b.Fatalf("pack of %s exceeds the budget: %d > %d", t.ID, p.Tokens, p.Budget)
+					}
+					items += len(p.Items)
+					for _, it := range p.Items {
+						if it.Snippet != nil {
+							withSnippet++
+						}
+					}
+				}
+			}
+			b.StopTimer()
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			pct := func(q float64) float64 {
+				return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))].Microseconds()) / 1000
+			}
+			b.ReportMetric(pct(0.50), "p50-ms/pack")
+			b.ReportMetric(pct(0.99), "p99-ms/pack")
+			b.ReportMetric(float64(analysis.Milliseconds()), "scope-analysis-ms")
+			b.ReportMetric(float64(items)/float64(len(lat)), "items/pack")
+			b.ReportMetric(float64(withSnippet)/float64(max(1, items)), "snippet-share")
+		})
+	}
+}
