@@ -102,9 +102,40 @@ func (p *project) goModuleOf(dir string) goModule {
 		m = goModule{dir: dir, path: modulePath(b)}
 	} else if parent, ok := parentDir(dir); ok {
 		m = p.goModuleOf(parent)
+	} else {
+		m = p.outerGoModule()
 	}
 	p.goMod[dir] = m
 	return m
+}
+
+// outerGoModule finds the module enclosing the workspace root when the
+// root itself is a directory inside a module: it returns the root's
+// package path as the module path of the root.
+func (p *project) outerGoModule() goModule {
+	if p.root == "" {
+		return goModule{}
+	}
+	abs, err := filepath.Abs(p.root)
+	if err != nil {
+		return goModule{}
+	}
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		if b, err := p.readFile(filepath.Join(d, "go.mod")); err == nil {
+			rel, err := filepath.Rel(d, abs)
+			if err != nil {
+				return goModule{}
+			}
+			mod := modulePath(b)
+			if mod == "std" {
+				return goModule{path: filepath.ToSlash(rel)}
+			}
+			return goModule{path: mod + "/" + filepath.ToSlash(rel)}
+		}
+		if filepath.Dir(d) == d {
+			return goModule{}
+		}
+	}
 }
 
 // modulePath returns the module directive's path of a go.mod file.

@@ -333,3 +333,58 @@ func (C2) Close() error { return nil }
 		t.Errorf("edges from Use:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestPackagePaths checks the package and symbol identity of each language
+// from the project files around a document.
+func TestPackagePaths(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"mod/go.mod":                     "module example.com/mod\n\ngo 1.22\n",
+		"mod/a/b/b.go":                   "package b\n\nfunc F() {}\n",
+		"mod/a/b/b_test.go":              "package b_test\n\nfunc TestF() {}\n",
+		"std/go.mod":                     "module std\n",
+		"std/strings/s.go":               "package strings\n\nfunc Cut() {}\n",
+		"web/package.json":               `{"name": "@acme/web"}`,
+		"web/src/app.ts":                 "export function run() {}\n",
+		"loose/util.js":                  "export const x = 1;\n",
+		"py/pyproject.toml":              "[project]\nname = \"shop\"\n",
+		"py/src/shop/__init__.py":        "def top(): pass\n",
+		"py/src/shop/orders/checkout.py": "def pay(): pass\n",
+	})
+	for _, c := range []struct {
+		root, path, pkg, sym string
+	}{
+		{"mod", "a/b/b.go", "example.com/mod/a/b", "syntax go example.com/mod/a/b F"},
+		{"mod", "a/b/b_test.go", "example.com/mod/a/b_test", "syntax go example.com/mod/a/b_test TestF"},
+		{"mod/a", "b/b.go", "example.com/mod/a/b", "syntax go example.com/mod/a/b F"}, // root inside the module
+		{"std", "strings/s.go", "strings", "syntax go strings Cut"},
+		{"std/strings", "s.go", "strings", "syntax go strings Cut"},
+		{"web", "src/app.ts", "@acme/web", "syntax typescript @acme/web src/app:run"},
+		{".", "loose/util.js", ".", "syntax javascript . loose/util:x"},
+		{"py", "src/shop/__init__.py", "shop", "syntax python shop shop:top"},
+		{"py", "src/shop/orders/checkout.py", "shop.orders", "syntax python shop.orders shop.orders.checkout:pay"},
+	} {
+		root := filepath.Join(dir, c.root)
+		src, err := os.ReadFile(filepath.Join(root, c.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := NewExtractor(Options{Root: root})
+		ff, err := x.File(ctx, c.path, src)
+		x.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ff.Document.Package != c.pkg {
+			t.Errorf("%s in %s: package %q, want %q", c.path, c.root, ff.Document.Package, c.pkg)
+		}
+		var ids []string
+		for _, s := range ff.Symbols {
+			ids = append(ids, s.ID)
+		}
+		if !slices.Contains(ids, c.sym) {
+			t.Errorf("%s in %s: symbols %q lack %q", c.path, c.root, ids, c.sym)
+		}
+	}
+}
