@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -92,9 +93,10 @@ func (w *walker) verify(ctx context.Context, a *Answer, t graph.Symbol) error {
 		case found && occ.Roles&graph.RoleDefinition != 0:
 			continue
 		case found && occ.Symbol != t.ID:
-			// A call through an interface method the target implements:
-			// the server counts it, the graph puts it in dispatch.
-			if i, ok := dispatch[keyFor(occ.Enclosing, l.Path)]; ok {
+			// A call through an interface method the target implements
+			// (the graph puts it in dispatch), or a use the graph
+			// attributes to another symbol: not a missing fact.
+			if i, ok := dispatch[keyFor(occ.Enclosing, l.Path)]; ok && ifaces[occ.Symbol] {
 				a.Dispatch[i].Verification = Verified
 			}
 			continue
@@ -189,6 +191,14 @@ func (w *walker) occurrenceAt(ctx context.Context, l graph.Location, target stri
 	}
 	for _, o := range occs {
 		if ifaces[o.Symbol] {
+			return o, true, nil
+		}
+	}
+	// The graph names another symbol at exactly this place (a concrete
+	// method the server counts as a reference of the interface method):
+	// the graph has the fact, under another identity.
+	for _, o := range occs {
+		if o.Range.Start == l.Range.Start && !strings.HasPrefix(o.Symbol, "local ") {
 			return o, true, nil
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+	"github.com/lspgraph/lspgraph/lspproxy"
 	"github.com/lspgraph/lspgraph/resolve"
 )
 
@@ -503,4 +506,141 @@ func impactMDRow(b *strings.Builder, depth string, d impact.Dependent) {
 
 func impactMD(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// --- verification against the live server ------------------------------------
+
+// lspPos, lspRange and lspLocation are the LSP shapes the verifier reads.
+type lspPos struct {
+	Line      uint32 `json:"line"`
+	Character uint32 `json:"character"`
+}
+
+type lspRange struct {
+	Start lspPos `json:"start"`
+	End   lspPos `json:"end"`
+}
+
+type lspLocation struct {
+	URI   string   `json:"uri"`
+	Range lspRange `json:"range"`
+}
+
+// liveVerifier returns an [impact.Verifier] that asks the language server
+// behind req for the references of the symbol defined at a graph location:
+// textDocument/references (declaration excluded) united with
+// callHierarchy/incomingCalls where the server supports it (with
+// TypeScript project references, incoming calls stop at package
+// boundaries while references cross them; other servers find calls that
+// references miss). Positions are converted between the graph's UTF-8
+// columns and the session's encoding enc with the files' text under root;
+// locations outside root are dropped.
+func liveVerifier(req lspproxy.Requester, root string, enc textpos.Encoding) impact.Verifier {
+	return func(ctx context.Context, def graph.Location) ([]graph.Location, error) {
+		texts := map[string]*textpos.Mapper{}
+		mapper := func(abs string) (*textpos.Mapper, error) {
+			if m, ok := texts[abs]; ok {
+				return m, nil
+			}
+			b, err := os.ReadFile(abs)
+			if err != nil {
+				return nil, err
+			}
+			m := textpos.NewMapper(b)
+			texts[abs] = m
+			return m, nil
+		}
+		abs := filepath.Join(root, filepath.FromSlash(def.Path))
+		m, err := mapper(abs)
+		if err != nil {
+			return nil, fmt.Errorf("verifying: reading %s: %w", def.Path, err)
+		}
+		col, err := m.ToColumn(def.Range.Start, enc)
+		if err != nil {
+			return nil, fmt.Errorf("verifying: position %s:%s: %w", def.Path, def.Range.Start, err)
+		}
+		doc := map[string]string{"uri": impactFileURI(abs)}
+		pos := lspPos{Line: def.Range.Start.Line, Character: col}
+		raw, err := req.Request(ctx, "textDocument/references", map[string]any{
+			"textDocument": doc, "position": pos, "context": map[string]bool{"includeDeclaration": false},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("textDocument/references: %w", err)
+		}
+		var locs []lspLocation
+		if err := json.Unmarshal(raw, &locs); err != nil && string(raw) != "null" {
+			return nil, fmt.Errorf("textDocument/references: decoding %.200s: %w", raw, err)
+		}
+		locs = append(locs, incomingCalls(ctx, req, doc, pos)...)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var out []graph.Location
+		seen := map[string]bool{}
+		for _, l := range locs {
+			p, err := uriToPath(l.URI)
+			if err != nil {
+				continue
+			}
+			rel, err := filepath.Rel(root, p)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				continue // outside the workspace (the standard library, dependencies)
+			}
+			m, err := mapper(p)
+			if err != nil {
+				continue
+			}
+			rg, err := m.FromRange(l.Range.Start.Line, l.Range.Start.Character, l.Range.End.Line, l.Range.End.Character, enc)
+			if err != nil {
+				continue
+			}
+			gl := graph.Location{Path: filepath.ToSlash(rel), Range: rg}
+			k := gl.Path + ":" + rg.Start.String()
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, gl)
+			}
+		}
+		return out, nil
+	}
+}
+
+// incomingCalls returns the call sites callHierarchy/incomingCalls reports
+// for the item at pos, or nothing when the server does not support it.
+func incomingCalls(ctx context.Context, req lspproxy.Requester, doc map[string]string, pos lspPos) []lspLocation {
+	raw, err := req.Request(ctx, "textDocument/prepareCallHierarchy", map[string]any{"textDocument": doc, "position": pos})
+	if err != nil {
+		return nil
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil
+	}
+	var out []lspLocation
+	for _, item := range items {
+		raw, err := req.Request(ctx, "callHierarchy/incomingCalls", map[string]json.RawMessage{"item": item})
+		if err != nil {
+			continue
+		}
+		var calls []struct {
+			From struct {
+				URI string `json:"uri"`
+			} `json:"from"`
+			FromRanges []lspRange `json:"fromRanges"`
+		}
+		if json.Unmarshal(raw, &calls) != nil {
+			continue
+		}
+		for _, c := range calls {
+			for _, r := range c.FromRanges {
+				out = append(out, lspLocation{URI: c.From.URI, Range: r})
+			}
+		}
+	}
+	return out
+}
+
+// impactFileURI returns the file URI of an absolute path.
+func impactFileURI(p string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
 }

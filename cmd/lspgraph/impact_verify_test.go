@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+	"github.com/lspgraph/lspgraph/resolve"
+)
+
+// goplsConn is a minimal LSP client over a gopls process: enough to be the
+// lspproxy.Requester the verifier needs, without the proxy in between.
+type goplsConn struct {
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	mu      sync.Mutex
+	nextID  int
+	pending map[int]chan json.RawMessage
+}
+
+func startGopls(t *testing.T, root string) *goplsConn {
+	t.Helper()
+	bin, err := exec.LookPath("gopls")
+	if err != nil {
+		if p := "/root/go/bin/gopls"; goplsAt(p) {
+			bin = p
+		} else if os.Getenv("LSPGRAPH_E2E") == "1" {
+			t.Fatal("gopls not found")
+		} else {
+			t.Skip("gopls not found")
+		}
+	}
+	cmd := exec.Command(bin)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &goplsConn{cmd: cmd, in: in, pending: map[int]chan json.RawMessage{}}
+	go c.read(bufio.NewReader(out))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		c.Request(ctx, "shutdown", nil)
+		c.notify("exit", nil)
+		in.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	uri := impactFileURI(root)
+	if _, err := c.Request(ctx, "initialize", map[string]any{
+		"processId": os.Getpid(), "rootUri": uri,
+		"workspaceFolders": []map[string]string{{"uri": uri, "name": "goapp"}},
+		"capabilities":     map[string]any{"textDocument": map[string]any{"callHierarchy": map[string]any{}}},
+	}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	c.notify("initialized", map[string]any{})
+	return c
+}
+
+func goplsAt(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func (c *goplsConn) write(msg map[string]any) {
+	b, _ := json.Marshal(msg)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintf(c.in, "Content-Length: %d\r\n\r\n%s", len(b), b)
+}
+
+func (c *goplsConn) notify(method string, params any) {
+	c.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+// Request implements lspproxy.Requester.
+func (c *goplsConn) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	ch := make(chan json.RawMessage, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+	c.write(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	select {
+	case raw := <-ch:
+		var r struct {
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, err
+		}
+		if r.Error != nil {
+			return nil, fmt.Errorf("%s: %s", method, r.Error.Message)
+		}
+		return r.Result, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// read dispatches responses and answers the server's own requests with null.
+func (c *goplsConn) read(r *bufio.Reader) {
+	for {
+		n := 0
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+				n, _ = strconv.Atoi(v)
+			}
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.Unmarshal(body, &m)
+		switch {
+		case m.Method != "" && len(m.ID) > 0: // a server request
+			c.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": nil})
+		case m.Method == "" && len(m.ID) > 0:
+			id, _ := strconv.Atoi(string(m.ID))
+			c.mu.Lock()
+			ch := c.pending[id]
+			delete(c.pending, id)
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- body
+			}
+		}
+	}
+}
+
+// TestLiveVerifierGopls checks the verifier against a real gopls on the
+// goapp fixture: over the precise SCIP graph the d=1 set is verified;
+// over the syntax graph, which cannot resolve c.st.Put, the call in
+// Catalog.Save is live-only and returned for the live layer.
+func TestLiveVerifierGopls(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(repoRoot(t), "testdata", "goapp")
+	conn := startGopls(t, root)
+	verify := liveVerifier(conn, root, textpos.UTF16)
+
+	run := func(r *graph.Reader, target string) *impact.Answer {
+		t.Helper()
+		sym, err := resolve.ResolveIn(ctx, r, root, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := impact.DefaultOptions()
+		o.Verify, o.VerifyTimeout = verify, 60*time.Second
+		a, err := impact.Compute(ctx, r, sym, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Verification == nil || !a.Verification.Ran || a.Verification.Error != "" {
+			t.Fatalf("verification did not run: %+v", a.Verification)
+		}
+		return a
+	}
+	marks := func(a *impact.Answer) map[string]string {
+		m := map[string]string{}
+		for _, d := range a.Depths[0].Dependents {
+			m[d.Name] = d.Verification
+		}
+		return m
+	}
+
+	st, _ := importFixture(t, "goapp", "goapp.scip")
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	a := run(r, "Catalog.Save")
+	if got := marks(a); len(got) != 1 || got["Catalog.Import"] != impact.Verified {
+		t.Errorf("SCIP graph, Catalog.Save: marks %v; want Catalog.Import verified", got)
+	}
+	a = run(r, "store.Store.Put")
+	// gopls also counts m.Put on a *memstore.Mem as a reference of
+	// Store.Put; the graph has that call under Mem.Put, so it is not
+	// live-only.
+	if got := marks(a); len(got) != 1 || got["Catalog.Save"] != impact.Verified {
+		t.Errorf("SCIP graph, Store.Put: marks %v; want only Catalog.Save, verified", got)
+	}
+
+	syn, _ := indexFixture(t, "goapp")
+	sr, err := syn.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.Close()
+	a = run(sr, "store.Store.Put")
+	if got := marks(a); got["Catalog.Save"] != impact.LiveOnly {
+		t.Errorf("syntax graph, Store.Put: marks %v; want Catalog.Save live-only", got)
+	}
+	found := false
+	for _, l := range a.LiveOnly {
+		if l.Location.Path == "service/catalog.go" && l.Location.Range.Start == (textpos.Position{Line: 29, Col: 16}) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("live-only sites %+v lack service/catalog.go:30:17 (c.st.Put)", a.LiveOnly)
+	}
+}
