@@ -71,11 +71,11 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 
 	res := indexBenchResult{Dir: dir}
 	// ctags writes a real tag file (sorting included), as an editor setup would.
-	run, out, err := measureChild(ctx, "ctags -R", ctagsPath, "--totals=yes", "-R", "-f", filepath.Join(tmp, "tags"), dir)
+	run, _, errOut, err := measureChild(ctx, "ctags -R", ctagsPath, "--totals=yes", "-R", "-f", filepath.Join(tmp, "tags"), dir)
 	if err != nil {
 		return err
 	}
-	if m := regexp.MustCompile(`(?m)^(\d+) files?,`).FindSubmatch(out); m != nil {
+	if m := regexp.MustCompile(`(?m)^(\d+) files?,`).FindSubmatch(errOut); m != nil {
 		run.Files, _ = strconv.Atoi(string(m[1]))
 	}
 	res.Runs = append(res.Runs, run)
@@ -84,7 +84,7 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 	if *workers > 0 {
 		indexArgs = append(indexArgs, "--workers", strconv.Itoa(*workers))
 	}
-	run, out, err = measureChild(ctx, "lspgraph index (new store)", self, indexArgs...)
+	run, out, _, err := measureChild(ctx, "lspgraph index (new store)", self, indexArgs...)
 	if err != nil {
 		return err
 	}
@@ -118,8 +118,8 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 }
 
 // measureChild runs a command to completion and measures it. It returns
-// the command's standard output and standard error together.
-func measureChild(ctx context.Context, name, bin string, args ...string) (indexBenchRun, []byte, error) {
+// the command's standard output and standard error.
+func measureChild(ctx context.Context, name, bin string, args ...string) (indexBenchRun, []byte, []byte, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -127,12 +127,12 @@ func measureChild(ctx context.Context, name, bin string, args ...string) (indexB
 	err := cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		return indexBenchRun{}, nil, fmt.Errorf("%s: %w: %s", name, err, bytes.TrimSpace(stderr.Bytes()))
+		return indexBenchRun{}, nil, nil, fmt.Errorf("%s: %w: %s", name, err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	run := indexBenchRun{Name: name, Command: append([]string{bin}, args...), Seconds: wall.Seconds()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		run.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 		run.PeakRSSMB = float64(ru.Maxrss) / 1024 // KB on Linux
 	}
-	return run, append(stdout.Bytes(), stderr.Bytes()...), nil
+	return run, stdout.Bytes(), stderr.Bytes(), nil
 }
