@@ -34,12 +34,25 @@ type chunk struct {
 type chunkEntry struct{ k, v, end uint32 }
 
 func (c *chunk) add(k, v []byte) {
+	c.grow(len(k) + len(v))
 	e := chunkEntry{k: uint32(len(c.arena))}
 	c.arena = append(c.arena, k...)
 	e.v = uint32(len(c.arena))
 	c.arena = append(c.arena, v...)
 	e.end = uint32(len(c.arena))
 	c.ents = append(c.ents, e)
+}
+
+// grow makes room for n more bytes, doubling up to chunkBytes but not
+// beyond, so that a full chunk does not hold twice the memory it uses.
+func (c *chunk) grow(n int) {
+	need := len(c.arena) + n
+	if need <= cap(c.arena) {
+		return
+	}
+	a := make([]byte, len(c.arena), max(need, min(2*cap(c.arena), chunkBytes), 64<<10))
+	copy(a, c.arena)
+	c.arena = a
 }
 
 func (c *chunk) key(e chunkEntry) []byte   { return c.arena[e.k:e.v] }
