@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for lspgraph when a command runs
+// itself as a child process (bench index): with LSPGRAPH_RUN_MAIN=1 it is
+// the command line.
+func TestMain(m *testing.M) {
+	if os.Getenv("LSPGRAPH_RUN_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func TestBenchIndex(t *testing.T) {
+	if _, err := exec.LookPath("ctags"); err != nil {
+		if os.Getenv("LSPGRAPH_E2E") == "1" {
+			t.Fatal("ctags not found (LSPGRAPH_E2E=1)")
+		}
+		t.Skip("ctags not found")
+	}
+	t.Setenv("LSPGRAPH_RUN_MAIN", "1")
+	root := filepath.Join("..", "..", "testdata", "goapp")
+	var stdout, stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: os.Getenv}
+	if code := run(context.Background(), e, []string{"bench", "index", "--json", root}); code != 0 {
+		t.Fatalf("bench index exited %d: %s", code, stderr.String())
+	}
+	var res indexBenchResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout.String())
+	}
+	if len(res.Runs) != 2 || res.Runs[0].Files == 0 || res.Runs[1].Files != 7 || res.Runs[1].Seconds <= 0 || res.WallRatio <= 0 {
+		t.Errorf("bench index result: %+v", res)
+	}
+}
