@@ -135,6 +135,45 @@ func TestPremature(t *testing.T) {
 	}
 }
 
+// TestPrematureStartGated: a server known to answer early is gated before
+// it says anything: typescript-language-server's $/typescriptVersion can
+// arrive after the editor's first requests were forwarded.
+func TestPrematureStartGated(t *testing.T) {
+	var rec recorder
+	cfg := testConfig()
+	cfg.Observer = rec.observer()
+	cfg.StartGated = true
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{}`)
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":2,"method":"textDocument/definition","params":{}}`)
+	c.Server.Recv(t)
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","method":"$/typescriptVersion","params":{"version":"5.9.3"}}`,
+		`{"jsonrpc":"2.0","id":0,"method":"window/workDoneProgress/create","params":{"token":"t"}}`,
+		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"t","value":{"kind":"begin","title":"Initializing JS/TS language features…"}}}`,
+		`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"t","value":{"kind":"end"}}}`,
+		// The syntax server's answer, sent before the load, arrives after it.
+		`{"jsonrpc":"2.0","id":2,"result":[{"uri":"file:///a.ts","range":{"start":{"line":0,"character":9},"end":{"line":0,"character":14}}}]}`,
+	} {
+		c.Server.Send(t, m)
+		c.Editor.Recv(t)
+	}
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":3,"method":"textDocument/definition","params":{}}`)
+	c.Server.Recv(t)
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":3,"result":[]}`)
+	c.Editor.Recv(t)
+	shutdown(t, c)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var got []bool
+	for _, e := range rec.exchanges {
+		got = append(got, e.Premature)
+	}
+	if fmt.Sprint(got) != "[true false]" {
+		t.Errorf("premature = %v, want [true false]", got)
+	}
+}
+
 func TestPrematureWithoutProgress(t *testing.T) {
 	var rec recorder
 	cfg := testConfig()

@@ -39,6 +39,12 @@ type Config struct {
 	// editor cancelled before the proxy answers it with RequestCancelled
 	// itself (default 5s).
 	CancelGrace time.Duration
+	// StartGated says the server is known to answer from partial
+	// knowledge until its project has loaded (typescript-language-server):
+	// readiness gating starts with the session instead of at the server's
+	// $/typescriptVersion, which arrives too late for requests the editor
+	// sends right after initialize.
+	StartGated bool
 	// DrainTimeout bounds how long Serve waits, at the end, for the
 	// Observer to work through the queue (default 2s); the rest is counted
 	// as dropped.
@@ -65,7 +71,8 @@ const ownIDPrefix = `"lspgraph-`
 // Some servers answer early requests from partial knowledge:
 // typescript-language-server routes definition and references to a
 // syntax-only tsserver while the project loads, so a definition then points
-// at the import line. The proxy treats a server as gated once it sends
+// at the import line. The proxy treats a server as gated from the start
+// when [Config.StartGated] says so, and otherwise once it sends
 // $/typescriptVersion. A gated server is ready when no progress it created
 // with window/workDoneProgress/create is open (created or begun, not yet
 // ended) and, since gating began, either such a progress has ended or the
@@ -139,7 +146,7 @@ func New(cfg Config) *Proxy {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Proxy{
+	p := &Proxy{
 		cfg:        cfg,
 		log:        log,
 		start:      time.Now(),
@@ -150,6 +157,8 @@ func New(cfg Config) *Proxy {
 		own:        make(map[string]chan ownResponse),
 		running:    make(map[string]context.CancelFunc),
 	}
+	p.ready.gated = cfg.StartGated
+	return p
 }
 
 // ErrServerExited is wrapped by the error Serve returns when the server

@@ -75,6 +75,7 @@ func runProxy(ctx context.Context, e *env, args []string) error {
 		Status:     st.status,
 		Observer:   st.observer(),
 		Logger:     log,
+		StartGated: answersBeforeLoad(server),
 	})
 	st.mu.Lock()
 	st.proxy = p
@@ -87,6 +88,18 @@ func runProxy(ctx context.Context, e *env, args []string) error {
 		log.Info("proxy ended")
 	}
 	return err
+}
+
+// answersBeforeLoad reports whether the server command is one known to
+// answer from a syntax-only view until its project has loaded
+// (typescript-language-server, also when started through node or npx).
+func answersBeforeLoad(server []string) bool {
+	for _, a := range server {
+		if strings.Contains(filepath.Base(a), "typescript-language-server") {
+			return true
+		}
+	}
+	return false
 }
 
 // stdio is the editor's end: our stdin and stdout.

@@ -101,9 +101,18 @@ func fileURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.
 // call sends a request and returns its answer, skipping anything else.
 func call(t *testing.T, ed *lsptest.Endpoint, id int, method, params string) map[string]any {
 	t.Helper()
+	return callWithin(t, ed, lsptest.Timeout, id, method, params)
+}
+
+// callWithin is call with a bound on each wait for a message.
+func callWithin(t *testing.T, ed *lsptest.Endpoint, d time.Duration, id int, method, params string) map[string]any {
+	t.Helper()
 	ed.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
 	for {
-		raw := ed.Recv(t)
+		raw, err := ed.RecvTimeout(d)
+		if err != nil {
+			t.Fatalf("waiting for the answer to %s: %v", method, err)
+		}
 		var m map[string]any
 		if err := json.Unmarshal(raw, &m); err != nil {
 			t.Fatal(err)
@@ -248,4 +257,88 @@ func TestProxyStoreLocked(t *testing.T) {
 	if !strings.Contains(logs.String(), "graph store unavailable") {
 		t.Errorf("log lacks the store line:\n%s", logs.String())
 	}
+}
+
+// TestProxyTypeScriptPremature: typescript-language-server answers a
+// definition sent right after didOpen from its syntax server (the import
+// binding); the proxy marks that answer premature and the graph never
+// records it, while the answer after the project loaded is recorded.
+func TestProxyTypeScriptPremature(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a TypeScript project (several seconds)")
+	}
+	tsls := proxyServer(t, "typescript-language-server")
+	root, err := filepath.Abs("../../testdata/tsworkspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := t.TempDir()
+	ed, code, _ := startProxy(t, "--store", store, "--root", root, "--", tsls, "--stdio")
+	call(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{"window":{"workDoneProgress":true}}}`, fileURI(root)))
+	ed.Send(t, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	file := filepath.Join(root, "packages", "order", "src", "index.ts")
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tj, _ := json.Marshal(string(text))
+	ed.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"typescript","version":1,"text":%s}}}`, fileURI(file), tj))
+	// "return quote(" on line 29: quote is at character 11.
+	params := fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":28,"character":11}}`, fileURI(file))
+	first := call(t, ed, 2, "textDocument/definition", params)
+	deadline := time.Now().Add(60 * time.Second)
+	id := 3
+	for answer := first; !strings.Contains(fmt.Sprint(answer["result"]), "pricing"); id++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("definition never left the importing file: %v", answer)
+		}
+		time.Sleep(200 * time.Millisecond)
+		// While the projects load, the server holds the request.
+		answer = callWithin(t, ed, time.Until(deadline), id, "textDocument/definition", params)
+	}
+	var obs map[string]any
+	for i := 0; ; i++ {
+		status := call(t, ed, 100+i, "workspace/executeCommand", `{"command":"lspgraph.status"}`)
+		obs, _ = status["result"].(map[string]any)["store"].(map[string]any)["observations"].(map[string]any)
+		if obs != nil && obs["exchanges"].(float64) >= 1 {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("no observation recorded: %v", status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	firstWasImport := strings.Contains(fmt.Sprint(first["result"]), "order/src/index.ts")
+	if firstWasImport && obs["premature"].(float64) < 1 {
+		t.Errorf("the first answer pointed at the import but nothing was marked premature: %v", obs)
+	}
+	call(t, ed, 300, "shutdown", "null")
+	ed.Send(t, `{"jsonrpc":"2.0","method":"exit"}`)
+	if c := code(); c != 0 {
+		t.Errorf("exit code %d", c)
+	}
+	s, err := graph.Open(store, graph.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	occs, err := r.Occurrences(context.Background(), "packages/order/src/index.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []string
+	for _, o := range occs {
+		if o.Range.Start.Line == 28 && o.Range.Start.Col == 11 {
+			at = append(at, o.Symbol)
+		}
+	}
+	if len(at) != 1 || !strings.HasPrefix(at[0], "lsp packages/pricing/src/index.ts:") {
+		t.Errorf("occurrences at 29:12 = %q, want one reference into packages/pricing", at)
+	}
+	t.Logf("first answer was the import binding: %v; observations %v", firstWasImport, obs)
 }
