@@ -17,7 +17,7 @@ import (
 // and every base generation present (normally only the current one).
 func (r *Reader) Dump(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	err := scanRange(context.Background(), r.snap, nil, nil, func(k, v []byte) error {
+	err := scanRange(context.Background(), r.kv(), nil, nil, func(k, v []byte) error {
 		line := formatKey(k)
 		if val := formatValue(k, v); val != "" {
 			line += " => " + val
@@ -66,7 +66,7 @@ func formatValue(k, v []byte) string {
 			return err.Error()
 		}
 		formatSymbol(&f, &s)
-	case kindDocOcc, kindRef:
+	case kindDocOcc, kindRef, kindDef:
 		var o Occurrence
 		if err := decodeOccValue(&o, v); err != nil {
 			return err.Error()

@@ -74,6 +74,7 @@ const (
 const (
 	kindSym  kind = 's' // symbol, path → symbol value
 	kindRef  kind = 'r' // symbol, path, pos → occurrence value
+	kindDef  kind = 'd' // symbol, path, pos → occurrence value; definitions only
 	kindOut  kind = 'f' // from, kind, to, path → edge value
 	kindIn   kind = 'b' // to, kind, from, path → edge value
 	kindName kind = 'n' // display name, symbol, path → ""
@@ -120,6 +121,8 @@ func layoutOf(k kind) (keyLayout, bool) {
 		return keyLayout{"sym", "ss", []string{"sym", "path"}}, true
 	case kindRef:
 		return keyLayout{"ref", "ssp", []string{"sym", "path", "range"}}, true
+	case kindDef:
+		return keyLayout{"def", "ssp", []string{"sym", "path", "range"}}, true
 	case kindOut:
 		return keyLayout{"out", "ssss", []string{"from", "kind", "to", "path"}}, true
 	case kindIn:
@@ -177,6 +180,11 @@ func appendSymKey(dst []byte, space uint64, sym, path string) []byte {
 
 func appendRefKey(dst []byte, space uint64, sym, path string, r textpos.Range) []byte {
 	dst = appendField(appendField(appendPrefix(dst, space, kindRef), sym), path)
+	return appendPos(dst, r)
+}
+
+func appendDefKey(dst []byte, space uint64, sym, path string, r textpos.Range) []byte {
+	dst = appendField(appendField(appendPrefix(dst, space, kindDef), sym), path)
 	return appendPos(dst, r)
 }
 

@@ -34,6 +34,7 @@ func exampleKeys() [][]byte {
 		appendDocEdgeKey(nil, sp, "a.go", e),
 		appendSymKey(nil, sp, "a.F", "a.go"),
 		appendRefKey(nil, sp, "a.F", "a.go", r),
+		appendDefKey(nil, sp, "a.F", "a.go", r),
 		appendOutKey(nil, sp, e, "a.go"),
 		appendInKey(nil, sp, e, "a.go"),
 		appendNameKey(nil, sp, "F", "a.F", "a.go"),

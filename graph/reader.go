@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/lspgraph/lspgraph/internal/textpos"
@@ -16,7 +18,9 @@ import (
 // the base facts of every document it owns. A Reader is safe for concurrent
 // use; Close it before closing the Store.
 type Reader struct {
+	store   *Store
 	snap    *pebble.Snapshot
+	closed  atomic.Bool
 	baseGen uint64              // current base generation, 0 if none
 	live    map[string]Document // documents the live layer owns
 	layers  []layerSpace        // live first, then base when present
@@ -33,17 +37,38 @@ func (s *Store) Reader() (*Reader, error) {
 	if s.closed.Load() {
 		return nil, ErrClosed
 	}
-	r := &Reader{snap: s.db.NewSnapshot(), live: map[string]Document{}}
+	s.readersMu.Lock()
+	defer s.readersMu.Unlock()
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	r := &Reader{store: s, snap: s.db.NewSnapshot(), live: map[string]Document{}}
 	if err := r.load(); err != nil {
 		_ = r.snap.Close()
 		return nil, fmt.Errorf("graph: opening a reader on %s: %w", s.dir, err)
 	}
+	s.readers[r] = struct{}{}
 	return r, nil
 }
 
+// kv returns what reads go to: the snapshot, or after Close a reader that
+// fails with ErrClosed.
+func (r *Reader) kv() kvReader {
+	if r.closed.Load() {
+		return closedKV{}
+	}
+	return r.snap
+}
+
+// closedKV is the kvReader of a closed Reader.
+type closedKV struct{}
+
+func (closedKV) NewIter(*pebble.IterOptions) (*pebble.Iterator, error) { return nil, ErrClosed }
+func (closedKV) Get([]byte) ([]byte, io.Closer, error)                 { return nil, nil, ErrClosed }
+
 // load reads the current generation and the live layer's documents.
 func (r *Reader) load() error {
-	gen, err := currentGen(r.snap)
+	gen, err := currentGen(r.kv())
 	if err != nil {
 		return err
 	}
@@ -53,7 +78,7 @@ func (r *Reader) load() error {
 		r.layers = append(r.layers, layerSpace{Base, genSpace(gen)})
 	}
 	prefix := appendPrefix(nil, spaceLive, kindDoc)
-	return scanPrefix(context.Background(), r.snap, prefix, func(k, v []byte) error {
+	return scanPrefix(context.Background(), r.kv(), prefix, func(k, v []byte) error {
 		d, err := decodeDocValue(string(k[len(prefix):]), v)
 		d.Layer = Live
 		r.live[d.Path] = d
@@ -61,8 +86,22 @@ func (r *Reader) load() error {
 	})
 }
 
-// Close releases the snapshot.
-func (r *Reader) Close() error { return r.snap.Close() }
+// Close releases the snapshot; reads afterwards fail with ErrClosed.
+// Closing twice does nothing.
+func (r *Reader) Close() error {
+	r.store.readersMu.Lock()
+	defer r.store.readersMu.Unlock()
+	return r.closeLocked()
+}
+
+// closeLocked closes the snapshot; the caller holds r.store.readersMu.
+func (r *Reader) closeLocked() error {
+	if r.closed.Swap(true) {
+		return nil
+	}
+	delete(r.store.readers, r)
+	return r.snap.Close()
+}
 
 // BaseGeneration returns the base generation the reader sees, 0 if none.
 func (r *Reader) BaseGeneration() uint64 { return r.baseGen }
@@ -100,7 +139,7 @@ func (r *Reader) owner(path string) (layerSpace, bool) {
 
 // Manifest returns a layer's manifest.
 func (r *Reader) Manifest(layer Layer) (Manifest, bool, error) {
-	return readManifest(r.snap, layer)
+	return readManifest(r.kv(), layer)
 }
 
 // Symbol returns the symbol with that id, merged over the documents that
@@ -110,7 +149,7 @@ func (r *Reader) Symbol(ctx context.Context, id string) (Symbol, bool, error) {
 	found := false
 	for _, ls := range r.layers {
 		prefix := appendField(appendPrefix(nil, ls.space, kindSym), id)
-		err := scanPrefix(ctx, r.snap, prefix, func(k, v []byte) error {
+		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 			if r.hidden(ls, string(k[len(prefix):])) {
 				return nil
 			}
@@ -139,7 +178,7 @@ func (r *Reader) SymbolsAt(ctx context.Context, path string, pos textpos.Positio
 	if !ok {
 		return nil, nil
 	}
-	occs, err := readDocOccurrences(ctx, r.snap, ls.space, path, &pos.Line)
+	occs, err := readDocOccurrences(ctx, r.kv(), ls.space, path, &pos.Line)
 	if err != nil {
 		return nil, fmt.Errorf("graph: reading occurrences of %q: %w", path, err)
 	}
@@ -186,7 +225,7 @@ func (r *Reader) FindSymbols(ctx context.Context, name string, prefix bool, limi
 			key = append(key, 0)
 		}
 		n := 0
-		err := scanPrefix(ctx, r.snap, key, func(k, v []byte) error {
+		err := scanPrefix(ctx, r.kv(), key, func(k, v []byte) error {
 			d, ok := decodeKey(k)
 			if !ok {
 				return fmt.Errorf("%w: name key %q", errBadValue, k)
@@ -226,24 +265,34 @@ func (r *Reader) FindSymbols(ctx context.Context, name string, prefix bool, limi
 	return out, nil
 }
 
-// Definitions returns the definition occurrences of a symbol.
+// Definitions returns the definition occurrences of a symbol, ordered by
+// path and position.
 func (r *Reader) Definitions(ctx context.Context, id string) ([]Occurrence, error) {
-	refs, err := r.References(ctx, id, 0)
+	defs, err := r.occurrencesOf(ctx, kindDef, id, 0)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("graph: reading definitions of %q: %w", id, err)
 	}
-	return slices.DeleteFunc(refs, func(o Occurrence) bool { return o.Roles&RoleDefinition == 0 }), nil
+	return defs, nil
 }
 
 // References returns every occurrence of a symbol (definitions included),
 // with its enclosing symbol, ordered by path and position, at most limit
 // (0: no limit).
 func (r *Reader) References(ctx context.Context, id string, limit int) ([]Occurrence, error) {
+	refs, err := r.occurrencesOf(ctx, kindRef, id, limit)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading references of %q: %w", id, err)
+	}
+	return refs, nil
+}
+
+// occurrencesOf reads the ref or def index of a symbol in every layer.
+func (r *Reader) occurrencesOf(ctx context.Context, k kind, id string, limit int) ([]Occurrence, error) {
 	var out []Occurrence
 	for _, ls := range r.layers {
-		prefix := appendField(appendPrefix(nil, ls.space, kindRef), id)
+		prefix := appendField(appendPrefix(nil, ls.space, k), id)
 		n := 0
-		err := scanPrefix(ctx, r.snap, prefix, func(k, v []byte) error {
+		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 			rest := k[len(prefix):]
 			i := bytes.IndexByte(rest, 0)
 			if i < 0 || len(rest) != i+17 {
@@ -264,7 +313,7 @@ func (r *Reader) References(ctx context.Context, id string, limit int) ([]Occurr
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("graph: reading references of %q: %w", id, err)
+			return nil, err
 		}
 	}
 	slices.SortFunc(out, compareOccurrences)
@@ -280,7 +329,7 @@ func (r *Reader) Occurrences(ctx context.Context, path string) ([]Occurrence, er
 	if !ok {
 		return nil, nil
 	}
-	occs, err := readDocOccurrences(ctx, r.snap, ls.space, path, nil)
+	occs, err := readDocOccurrences(ctx, r.kv(), ls.space, path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("graph: reading occurrences of %q: %w", path, err)
 	}
@@ -293,7 +342,7 @@ func (r *Reader) DocumentSymbols(ctx context.Context, path string) ([]Symbol, er
 	if !ok {
 		return nil, nil
 	}
-	syms, err := readDocSymbols(ctx, r.snap, ls.space, path)
+	syms, err := readDocSymbols(ctx, r.kv(), ls.space, path)
 	if err != nil {
 		return nil, fmt.Errorf("graph: reading symbols of %q: %w", path, err)
 	}
@@ -308,7 +357,7 @@ func (r *Reader) Document(ctx context.Context, path string) (Document, bool, err
 	if len(r.layers) < 2 {
 		return Document{}, false, nil
 	}
-	v, ok, err := get(r.snap, appendDocKey(nil, r.layers[1].space, path))
+	v, ok, err := get(r.kv(), appendDocKey(nil, r.layers[1].space, path))
 	if err != nil || !ok {
 		return Document{}, false, err
 	}
@@ -332,7 +381,7 @@ func (r *Reader) Documents(ctx context.Context, fn func(Document) error) error {
 	if len(r.layers) > 1 {
 		ls := r.layers[1]
 		prefix := appendPrefix(nil, ls.space, kindDoc)
-		err := scanPrefix(ctx, r.snap, prefix, func(k, v []byte) error {
+		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 			path := string(k[len(prefix):])
 			if err := emitLiveBefore(path, false); err != nil || r.hidden(ls, path) {
 				return err
@@ -362,7 +411,7 @@ func (r *Reader) DocumentsOfPackage(ctx context.Context, pkg string) ([]string, 
 	if len(r.layers) > 1 {
 		ls := r.layers[1]
 		prefix := appendField(appendPrefix(nil, ls.space, kindPkg), pkg)
-		err := scanPrefix(ctx, r.snap, prefix, func(k, v []byte) error {
+		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 			if path := string(k[len(prefix):]); !r.hidden(ls, path) {
 				out = append(out, path)
 			}
@@ -386,7 +435,7 @@ func (r *Reader) Packages(ctx context.Context) ([]string, error) {
 	}
 	if len(r.layers) > 1 {
 		ls := r.layers[1]
-		err := scanPrefix(ctx, r.snap, appendPrefix(nil, ls.space, kindPkg), func(k, v []byte) error {
+		err := scanPrefix(ctx, r.kv(), appendPrefix(nil, ls.space, kindPkg), func(k, v []byte) error {
 			d, ok := decodeKey(k)
 			if !ok {
 				return fmt.Errorf("%w: package key %q", errBadValue, k)

@@ -280,6 +280,9 @@ func (e *recordEmitter) occurrence(o *Occurrence) {
 	v := appendOccValue(e.v[:0], o)
 	e.put(appendDocOccKey(e.k[:0], e.space, e.path, o.Range, o.Symbol), v)
 	e.put(appendRefKey(e.k[:0], e.space, o.Symbol, e.path, o.Range), v)
+	if o.Roles&RoleDefinition != 0 {
+		e.put(appendDefKey(e.k[:0], e.space, o.Symbol, e.path, o.Range), v)
+	}
 }
 
 func (e *recordEmitter) edge(ed *Edge) {

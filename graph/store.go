@@ -52,6 +52,9 @@ type Store struct {
 
 	mu  sync.Mutex        // serializes writes to the live layer and meta records
 	gen *GenerationWriter // the active generation writer, if any; under mu
+
+	readersMu sync.Mutex
+	readers   map[*Reader]struct{} // open readers, closed by Close
 }
 
 // DefaultDir returns os.UserCacheDir()/lspgraph/<first 16 hex digits of the
@@ -94,7 +97,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		_ = lock.close()
 		return nil, fmt.Errorf("graph: opening store %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, db: db, fs: fs, opts: po, lock: lock, readOnly: opts.ReadOnly}
+	s := &Store{dir: dir, db: db, fs: fs, opts: po, lock: lock, readOnly: opts.ReadOnly, readers: map[*Reader]struct{}{}}
 	if err := s.init(); err != nil {
 		_ = s.Close()
 		return nil, err
@@ -279,12 +282,19 @@ func readManifest(r kvReader, l Layer) (Manifest, bool, error) {
 	return m, true, nil
 }
 
-// Close closes the store. Readers must be closed first.
+// Close closes the store, and the readers still open on it.
 func (s *Store) Close() error {
+	s.readersMu.Lock()
 	if s.closed.Swap(true) {
+		s.readersMu.Unlock()
 		return ErrClosed
 	}
-	err := s.db.Close()
+	var err error
+	for r := range s.readers {
+		err = cmp.Or(err, r.closeLocked())
+	}
+	s.readersMu.Unlock()
+	err = cmp.Or(err, s.db.Close())
 	if s.lock != nil {
 		err = cmp.Or(err, s.lock.close())
 	}

@@ -172,11 +172,21 @@ func TestClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
+	r, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil { // closes r too
 		t.Fatal(err)
 	}
 	if err := s.Close(); !errors.Is(err, ErrClosed) {
 		t.Errorf("second Close = %v, want ErrClosed", err)
+	}
+	if _, err := r.References(context.Background(), "x", 0); !errors.Is(err, ErrClosed) {
+		t.Errorf("References on a reader of a closed store = %v, want ErrClosed", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("closing a reader the store closed = %v", err)
 	}
 	if _, err := s.Reader(); !errors.Is(err, ErrClosed) {
 		t.Errorf("Reader after Close = %v, want ErrClosed", err)

@@ -82,7 +82,7 @@ func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]
 
 // scanEdges folds the edge keys under prefix into agg.
 func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, prefix []byte, agg map[edgeKey]*Edge) error {
-	return scanPrefix(ctx, r.snap, prefix, func(key, v []byte) error {
+	return scanPrefix(ctx, r.kv(), prefix, func(key, v []byte) error {
 		d, ok := decodeKey(key)
 		if !ok {
 			return fmt.Errorf("%w: edge key %q", errBadValue, key)
