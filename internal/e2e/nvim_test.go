@@ -123,8 +123,10 @@ func (r nvimResult) step(t *testing.T, name string) json.RawMessage {
 }
 
 // TestNeovimProxyGopls runs Neovim with `lspgraph proxy -- gopls` as the Go
-// language server of testdata/goapp: definition and references from the
-// buffer of service/catalog.go, then lspgraph.status.
+// language server of testdata/goapp, whose store holds the fixture's SCIP
+// dump as its base: definition and references from the buffer of
+// service/catalog.go, then lspgraph.status and lspgraph.impact on
+// (*Catalog).Save.
 func TestNeovimProxyGopls(t *testing.T) {
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
@@ -132,6 +134,7 @@ func TestNeovimProxyGopls(t *testing.T) {
 	dir := t.TempDir()
 	store, logFile := filepath.Join(dir, "store"), filepath.Join(dir, "proxy.log")
 	logOnFailure(t, "lspgraph proxy log", logFile)
+	importSCIP(t, store, root, "goapp.scip")
 	const cat = "service/catalog.go"
 	at := func(line int, needle string) map[string]any {
 		return map[string]any{"textDocument": map[string]string{"uri": "$URI"}, "position": posOf(t, root, cat, line, needle)}
@@ -145,6 +148,7 @@ func TestNeovimProxyGopls(t *testing.T) {
 		{"definition", "textDocument/definition", at(30, "Put")},
 		{"references", "textDocument/references", refs},
 		{"status", "workspace/executeCommand", map[string]any{"command": "lspgraph.status"}},
+		{"impact", "workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{at(29, "Save")}}},
 	})
 
 	for _, c := range []string{"lspgraph.status", "gopls.tidy"} {
@@ -167,6 +171,20 @@ func TestNeovimProxyGopls(t *testing.T) {
 	if st.Proxy.Stats.FromEditor < 5 || st.Proxy.Stats.FromServer < 3 {
 		t.Errorf("lspgraph.status counts %d frames from Neovim and %d from gopls; want at least 5 and 3",
 			st.Proxy.Stats.FromEditor, st.Proxy.Stats.FromServer)
+	}
+
+	// Save is called by Import (catalog.go:37), which run (main.go:19) and
+	// TestImport (catalog_test.go:9) call.
+	imp := decodeImpact(t, res.step(t, "impact"))
+	if imp.Target == nil || imp.Target.Name != "Catalog.Save" {
+		t.Errorf("lspgraph.impact at Save answered for target %+v", imp.Target)
+	}
+	wantSites(t, "impact d=1 of Save", imp.depth(1, false), "Catalog.Import service/catalog.go:37")
+	wantSites(t, "impact d=2 of Save", imp.depth(2, false), "TestImport service/catalog_test.go:9", "run cmd/goapp/main.go:19")
+	wantSites(t, "impact d=3 of Save", imp.depth(3, false), "main cmd/goapp/main.go:12")
+	// When the proxy verifies d=1 against gopls, Import is confirmed.
+	if v := imp.Verification; v != nil && v.Ran {
+		wantSites(t, "impact d=1 of Save, verified", imp.depth(1, true), "Catalog.Import service/catalog.go:37 /verified")
 	}
 
 	// What the proxy observed is in the graph once it has exited.

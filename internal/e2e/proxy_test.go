@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -209,4 +210,91 @@ func reader(t testing.TB, dir string) *graph.Reader {
 	}
 	t.Cleanup(func() { r.Close() })
 	return r
+}
+
+// importSCIP imports testdata/scip/NAME into store as the base layer, with
+// root as the workspace root, through `lspgraph scip import`.
+func importSCIP(t testing.TB, store, root, name string) {
+	t.Helper()
+	mod, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(mod, "testdata", "scip", name)
+	cmd := exec.Command(lspgraphBin(t), "scip", "import", "--store", store, "--root", root, "--commit", "fixture", "--json", dump)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("lspgraph scip import %s: %v\n%s", name, err, out)
+	}
+}
+
+// impactAnswer is the part of lspgraph.impact's answer the tests check.
+type impactAnswer struct {
+	Target *struct {
+		Symbol string `json:"symbol"`
+		Name   string `json:"name"`
+	} `json:"target"`
+	Depths []struct {
+		Depth      int         `json:"depth"`
+		Dependents []dependent `json:"dependents"`
+	} `json:"depths"`
+	Dispatch     []dependent `json:"dispatch"`
+	Verification *struct {
+		Ran       bool   `json:"ran"`
+		Error     string `json:"error"`
+		LiveSites int    `json:"liveSites"`
+		Verified  int    `json:"verified"`
+		GraphOnly int    `json:"graphOnly"`
+		LiveOnly  int    `json:"liveOnly"`
+	} `json:"verification"`
+	LiveOnly []json.RawMessage `json:"liveOnly"`
+	Partial  bool              `json:"partial"`
+}
+
+type dependent struct {
+	Symbol   string `json:"symbol"`
+	Name     string `json:"name"`
+	Location *struct {
+		Path string `json:"path"`
+		Line int    `json:"line"`
+	} `json:"location"`
+	Verification string `json:"verification"`
+	Test         bool   `json:"test"`
+}
+
+// String is "name path:line".
+func (d dependent) String() string {
+	s := d.Name
+	if d.Location != nil {
+		s += fmt.Sprintf(" %s:%d", d.Location.Path, d.Location.Line)
+	}
+	return s
+}
+
+func decodeImpact(t testing.TB, raw json.RawMessage) impactAnswer {
+	t.Helper()
+	var a impactAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		t.Fatalf("decoding lspgraph.impact's answer %s: %v", raw, err)
+	}
+	return a
+}
+
+// depth returns the dependents at depth d as sorted strings; with marks,
+// each is followed by " /" and its verification mark.
+func (a impactAnswer) depth(d int, marks bool) []string {
+	var out []string
+	for _, g := range a.Depths {
+		if g.Depth == d {
+			for _, x := range g.Dependents {
+				s := x.String()
+				if marks {
+					s += " /" + x.Verification
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	sortStrings(out)
+	return out
 }
