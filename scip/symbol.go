@@ -1,6 +1,7 @@
 package scip
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/scip-code/scip/bindings/go/scip"
@@ -121,7 +122,7 @@ func describe(sym string, info *scip.SymbolInformation, lang string) symbolDescr
 		}
 		return d
 	}
-	parsed, err := scip.ParseSymbol(sym)
+	parsed, err := parseSymbol(sym)
 	if err != nil || len(parsed.Descriptors) == 0 {
 		return d
 	}
@@ -317,4 +318,17 @@ func firstParagraph(s string) string {
 // requires: "local 4" in "a/b.go" becomes "local 4 a/b.go".
 func localID(sym, path string) string {
 	return sym + " " + path
+}
+
+// parseSymbol is scip.ParseSymbol made safe: the bindings (v0.10.0) index
+// past the end of the string on some inputs, such as a lone multi-byte
+// character ("ל"), and panic. A dump must not crash the importer, so a
+// panic becomes an error.
+func parseSymbol(sym string) (parsed *scip.Symbol, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			parsed, err = nil, fmt.Errorf("scip: parsing symbol %q: %v", sym, r)
+		}
+	}()
+	return scip.ParseSymbol(sym)
 }
