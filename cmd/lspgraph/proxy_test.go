@@ -342,3 +342,32 @@ func TestProxyTypeScriptPremature(t *testing.T) {
 	}
 	t.Logf("first answer was the import binding: %v; observations %v", firstWasImport, obs)
 }
+
+// TestProxyPyright: pyright advertises an empty command list; the proxy's
+// commands are added to it, and pyright's answers pass through.
+func TestProxyPyright(t *testing.T) {
+	pyright := proxyServer(t, "pyright-langserver")
+	root, err := filepath.Abs("../../testdata/pyproject")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed, code, _ := startProxy(t, "--store", t.TempDir(), "--root", root, "--", pyright, "--stdio")
+	init := call(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{}}`, fileURI(root)))
+	provider, _ := init["result"].(map[string]any)["capabilities"].(map[string]any)["executeCommandProvider"].(map[string]any)
+	cmds := fmt.Sprint(provider["commands"])
+	for _, c := range []string{"lspgraph.status", "lspgraph.impact", "lspgraph.context"} {
+		if !strings.Contains(cmds, c) {
+			t.Errorf("advertised commands %s lack %s", cmds, c)
+		}
+	}
+	ed.Send(t, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	status := call(t, ed, 2, "workspace/executeCommand", `{"command":"lspgraph.status"}`)
+	if status["error"] != nil || status["result"].(map[string]any)["proxy"].(map[string]any)["server"] != "pyright-langserver" {
+		t.Errorf("status = %v", status)
+	}
+	call(t, ed, 3, "shutdown", "null")
+	ed.Send(t, `{"jsonrpc":"2.0","method":"exit"}`)
+	if c := code(); c != 0 {
+		t.Errorf("exit code %d", c)
+	}
+}
