@@ -88,9 +88,21 @@ func (g *GenerationWriter) PutDocument(ctx context.Context, f DocumentFacts) err
 	return g.putLocked(ctx, &nf)
 }
 
-func (g *GenerationWriter) putLocked(ctx context.Context, f *DocumentFacts) error {
+// usable reports why the writer cannot be used, if it cannot. The caller
+// holds g.mu.
+func (g *GenerationWriter) usable() error {
+	if g.s.closed.Load() {
+		return ErrClosed
+	}
 	if g.done {
 		return errors.New("graph: generation writer already committed or aborted")
+	}
+	return nil
+}
+
+func (g *GenerationWriter) putLocked(ctx context.Context, f *DocumentFacts) error {
+	if err := g.usable(); err != nil {
+		return err
 	}
 	path := f.Document.Path
 	if _, dup := g.written[path]; dup {
@@ -144,8 +156,8 @@ func (g *GenerationWriter) deleteWritten(ctx context.Context, path string) (Docu
 func (g *GenerationWriter) Flush() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.done {
-		return errors.New("graph: generation writer already committed or aborted")
+	if err := g.usable(); err != nil {
+		return err
 	}
 	return g.flush()
 }
@@ -167,7 +179,7 @@ func (g *GenerationWriter) flush() error {
 // PreviousDigest returns the Digest the current base generation records for
 // path, so a producer can skip re-converting an unchanged document.
 func (g *GenerationWriter) PreviousDigest(path string) (string, bool) {
-	if g.prev == 0 {
+	if g.prev == 0 || g.s.closed.Load() {
 		return "", false
 	}
 	v, ok, err := get(g.s.db, appendDocKey(nil, g.prev, path))
@@ -184,6 +196,9 @@ func (g *GenerationWriter) PreviousDigest(path string) (string, bool) {
 // ReuseDocument copies path's facts from the current base generation.
 // A document absent there yields an error wrapping ErrNotFound.
 func (g *GenerationWriter) ReuseDocument(ctx context.Context, path string) error {
+	if g.s.closed.Load() {
+		return ErrClosed
+	}
 	if g.prev == 0 {
 		return fmt.Errorf("graph: reusing %q: no previous generation: %w", path, ErrNotFound)
 	}
@@ -210,8 +225,8 @@ func (g *GenerationWriter) ReuseDocument(ctx context.Context, path string) error
 func (g *GenerationWriter) Commit(ctx context.Context, m Manifest) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.done {
-		return errors.New("graph: generation writer already committed or aborted")
+	if err := g.usable(); err != nil {
+		return err
 	}
 	if err := g.flush(); err != nil {
 		return err
@@ -290,7 +305,7 @@ func (g *GenerationWriter) finish() {
 func (g *GenerationWriter) Abort() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.done {
+	if g.done || g.s.closed.Load() {
 		return nil
 	}
 	g.s.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -108,13 +109,7 @@ func (r *Reader) BaseGeneration() uint64 { return r.baseGen }
 
 // LiveDocuments returns the paths the live layer owns, sorted.
 func (r *Reader) LiveDocuments() []string {
-	return slices.Sorted(func(yield func(string) bool) {
-		for p := range r.live {
-			if !yield(p) {
-				return
-			}
-		}
-	})
+	return slices.Sorted(maps.Keys(r.live))
 }
 
 // hidden reports whether a record of path in ls is masked by the live layer.

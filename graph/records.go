@@ -42,6 +42,9 @@ var errStop = errors.New("graph: stop scan")
 
 // scanRange calls fn for every key in [lower, upper).
 func scanRange(ctx context.Context, r kvReader, lower, upper []byte, fn func(k, v []byte) error) (err error) {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return err

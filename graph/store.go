@@ -282,8 +282,19 @@ func readManifest(r kvReader, l Layer) (Manifest, bool, error) {
 	return m, true, nil
 }
 
-// Close closes the store, and the readers still open on it.
+// Close closes the store, and the readers still open on it. It waits for
+// writes in progress; an unfinished generation is discarded (the next Open
+// removes it) and its writer fails with ErrClosed afterwards.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	g := s.gen
+	s.mu.Unlock()
+	if g != nil { // lock order: generation writer, then store
+		g.mu.Lock()
+		defer g.mu.Unlock()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.readersMu.Lock()
 	if s.closed.Swap(true) {
 		s.readersMu.Unlock()

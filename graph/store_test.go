@@ -195,3 +195,58 @@ func TestClosed(t *testing.T) {
 		t.Errorf("PutDocument after Close = %v, want ErrClosed", err)
 	}
 }
+
+func TestCancelledReads(t *testing.T) {
+	s, err := Open("mem", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f := DocumentFacts{Document: Document{Path: "a.go"}, Edges: []Edge{{From: "a", Kind: EdgeCalls, To: "b"}}}
+	if err := s.PutDocument(context.Background(), Base, f); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.References(ctx, "b", 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("References with a cancelled context = %v", err)
+	}
+	if _, _, err := r.Traverse(ctx, []string{"b"}, TraverseOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Traverse with a cancelled context = %v", err)
+	}
+	if err := r.Documents(ctx, func(Document) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("Documents with a cancelled context = %v", err)
+	}
+}
+
+func TestCloseDuringGeneration(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open("mem", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.PutDocument(ctx, DocumentFacts{Document: Document{Path: "a.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.PutDocument(ctx, DocumentFacts{Document: Document{Path: "b.go"}}); !errors.Is(err, ErrClosed) {
+		t.Errorf("PutDocument after Store.Close = %v, want ErrClosed", err)
+	}
+	if err := g.Commit(ctx, Manifest{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Commit after Store.Close = %v, want ErrClosed", err)
+	}
+	if err := g.Abort(); err != nil {
+		t.Errorf("Abort after Store.Close = %v", err)
+	}
+}

@@ -156,6 +156,9 @@ func (r *Reader) Traverse(ctx context.Context, start []string, o TraverseOptions
 	for depth := 1; len(frontier) > 0 && (o.MaxDepth <= 0 || depth <= o.MaxDepth); depth++ {
 		var next []string
 		for _, sym := range frontier {
+			if err := ctx.Err(); err != nil {
+				return visits, truncated, err
+			}
 			es, err := r.neighbours(ctx, sym, o)
 			if err != nil {
 				return visits, truncated, err
