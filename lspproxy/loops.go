@@ -159,15 +159,15 @@ func (p *Proxy) serverLoop(fr *frameReader) {
 
 // serverResponse routes one response from the server.
 func (p *Proxy) serverResponse(env *envelope, body []byte) {
-	key := env.idKey()
 	if isOwnID(env.id) {
-		p.ownResponse(key, env)
+		p.ownResponse(env.idKey(), env)
 		return
 	}
 	p.mu.Lock()
-	pc := p.pending[key]
+	// string(env.id) in a map index expression does not allocate.
+	pc := p.pending[string(env.id)]
 	if pc != nil {
-		delete(p.pending, key)
+		delete(p.pending, string(env.id))
 	}
 	premature := false
 	if pc != nil {
