@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,6 +78,10 @@ type Stats struct {
 	SkippedDocuments  int `json:"skippedDocuments"`  // unreadable
 	ExternalLocations int `json:"externalLocations"` // outside the workspace, dropped
 	BadPositions      int `json:"badPositions"`      // not convertible against the text on disk
+	// NotInBuild counts requests about documents the server leaves out of
+	// every package (a Go file excluded by build constraints): they have
+	// symbols but no references, and do not make the layer partial.
+	NotInBuild int `json:"notInBuild"`
 	// Ready reports whether the server reported the end of its loading
 	// before ReadyTimeout.
 	Ready bool `json:"ready"`
@@ -424,6 +429,11 @@ func (cr *crawler) request(ctx context.Context, method string, params, result an
 	default:
 	}
 	cr.mu.Lock()
+	if notInBuild(err) {
+		cr.res.Stats.NotInBuild++
+		cr.mu.Unlock()
+		return false, nil
+	}
 	cr.res.Stats.FailedRequests++
 	cr.mu.Unlock()
 	cr.noteError(err)
@@ -500,6 +510,13 @@ func (cr *crawler) addSymbols(d *document, raw []documentSymbol, inBody bool) {
 		d.symbols = append(d.symbols, s)
 		cr.addSymbols(d, ds.Children, isBodyKind(ds.Kind))
 	}
+}
+
+// notInBuild reports whether a request failed because the document is in
+// no package of the build (gopls: "no package metadata for file").
+func notInBuild(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "no package metadata") || strings.Contains(msg, "no package for file")
 }
 
 // symbolID names a symbol by its definition location.
@@ -820,6 +837,7 @@ func Write(ctx context.Context, store *graph.Store, res *Result, root string, wo
 			"lspReferenceRequests": res.Stats.ReferenceRequests,
 			"lspCallRequests":      res.Stats.CallRequests,
 			"lspFailedRequests":    res.Stats.FailedRequests,
+			"lspNotInBuild":        res.Stats.NotInBuild,
 			"skippedDocuments":     res.Stats.SkippedDocuments,
 			"externalLocations":    res.Stats.ExternalLocations,
 		},

@@ -225,3 +225,38 @@ func TestListFiles(t *testing.T) {
 		t.Errorf("ListFiles = %q", got)
 	}
 }
+
+// TestCrawlBuildConstraints: a file that no build includes has symbols but
+// no references; the crawl counts it apart and the result is not partial.
+func TestCrawlBuildConstraints(t *testing.T) {
+	server := gopls(t)
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":     "module example.com/tags\n\ngo 1.22\n",
+		"a.go":       "package tags\n\n// A is used by B.\nfunc A() int { return 1 }\n\nfunc B() int { return A() + A() }\n",
+		"ignored.go": "//go:build ignore\n\npackage tags\n\nfunc Ignored() int { return A() }\n",
+	}
+	for p, text := range files {
+		if err := os.WriteFile(filepath.Join(root, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Crawl(context.Background(), Options{Root: root, Server: []string{server}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.FailedRequests != 0 || res.Stats.NotInBuild == 0 {
+		t.Errorf("stats = %+v, errors %q; want requests about ignored.go counted as not in the build", res.Stats, res.Errors)
+	}
+	var refsToA int
+	for _, d := range res.Documents {
+		for _, o := range d.Occurrences {
+			if o.Symbol == "lsp a.go:4:6" && o.Roles&graph.RoleReference != 0 {
+				refsToA++
+			}
+		}
+	}
+	if refsToA != 2 {
+		t.Errorf("references to A = %d; want the 2 in B", refsToA)
+	}
+}
