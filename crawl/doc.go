@@ -35,6 +35,17 @@
 // Locations outside the workspace (the standard library, dependencies) are
 // dropped.
 //
+// Servers answer references semantically: gopls lists a call made through
+// an interface among the references (and incoming calls) of every concrete
+// method that implements it. The graph keeps that call on the interface
+// method only, as SCIP does, so that impact analysis can tell "will break"
+// from "dispatch": a location several symbols claim is settled with
+// textDocument/definition at that location, and the other claims are
+// dropped ([Stats].Disambiguated). A document the server leaves out of
+// every package (a Go file excluded by build constraints) keeps its symbols
+// and has no references ([Stats].NotInBuild); it does not make the layer
+// partial. Failed requests do.
+//
 // # Positions
 //
 // The client offers the "utf-8" and "utf-16" position encodings (see
