@@ -17,5 +17,7 @@
 //
 // Token estimate: ceil(bytes/4) over the text an item carries (path, name,
 // reason, snippet) plus a fixed per-item overhead for its framing
-// ([ItemOverhead]). The sum over the items never exceeds the budget.
+// ([ItemOverhead]). The sum over the items never exceeds the budget. The
+// definition is placed first; when even its location does not fit, nothing
+// is shown and the manifest lists every item.
 package contextpack

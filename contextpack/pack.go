@@ -18,8 +18,8 @@ import (
 const DefaultBudget = 4000
 
 // ItemOverhead is the token estimate of an item's framing (its heading,
-// role, fences and JSON keys), added to ceil(bytes/4) of its text.
-const ItemOverhead = 12
+// role, score, fences), added to ceil(bytes/4) of its text.
+const ItemOverhead = 10
 
 // maxListedDrops bounds the dropped items the manifest names one by one;
 // the rest are counted.
@@ -176,10 +176,14 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 		Freshness: o.Freshness,
 	}
 	texts := map[string]textResult{}
+	defDropped := false
 	for i := range res.Items {
 		c := &res.Items[i]
 		it, forms := item(c, o.Source, texts)
 		placed := false
+		if defDropped {
+			forms = nil
+		}
 		for fi, f := range forms {
 			it.Snippet = f.snippet
 			it.Note = f.note
@@ -197,6 +201,10 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 				placed = true
 				break
 			}
+		}
+		if !placed && i == 0 {
+			// Without its definition no neighbour makes sense: drop them all.
+			defDropped = true
 		}
 		if !placed {
 			p.Omitted.BudgetCount++
@@ -284,11 +292,11 @@ func downgradeNote(from, to *Snippet) string {
 	if from == nil {
 		return ""
 	}
-	got := "location only"
+	got := "location"
 	if to != nil {
 		got = to.Kind
 	}
-	return fmt.Sprintf("%s cut to %s to fit the budget", from.Kind, got)
+	return fmt.Sprintf("%s cut to %s for the budget", from.Kind, got)
 }
 
 func joinNotes(a, b string) string {

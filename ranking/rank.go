@@ -568,7 +568,7 @@ func (c *collector) containment() error {
 			if n >= maxSiblings {
 				break
 			}
-			if s.ID == t.ID || !usable(s) || s.Kind == "field" || parentID(s.ID) != "" {
+			if s.ID == t.ID || !usable(s) || s.Def.Path != t.Def.Path || s.Kind == "field" || parentID(s.ID) != "" {
 				continue
 			}
 			if _, seen := c.cands[s.ID]; seen {
@@ -600,7 +600,7 @@ func (c *collector) members(typ graph.Symbol) ([]graph.Symbol, error) {
 			return nil, fmt.Errorf("reading symbols of %s: %w", typ.Def.Path, err)
 		}
 		for _, s := range syms {
-			if s.ID != typ.ID && parentID(s.ID) == typ.ID && usable(s) {
+			if s.ID != typ.ID && parentID(s.ID) == typ.ID && usable(s) && s.Def.Path == typ.Def.Path {
 				out = append(out, s)
 			}
 		}

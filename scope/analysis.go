@@ -60,6 +60,11 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 			return nil, fmt.Errorf("scope: reading symbols of %s: %w", p, err)
 		}
 		for _, s := range syms {
+			// Only definitions in this document count: a document may also
+			// describe symbols it merely references (external ones).
+			if s.External || s.Def.Path != p {
+				continue
+			}
 			if _, ok := defPkg[s.ID]; !ok {
 				defPkg[s.ID] = a.docPkg[p]
 			}
@@ -197,13 +202,13 @@ func (a *Analysis) Resolve(s string) (string, bool) {
 
 // Member is one package of a closure.
 type Member struct {
-	Name  string
-	Kind  Kind
-	Depth int // 0: the start package; 1: a direct dependency; …
-	// Via is the dependency that brought the package in (zero for the start
+	Name  string `json:"name"`
+	Kind  Kind   `json:"kind"`
+	Depth int    `json:"depth"` // 0: the start package; 1: a direct dependency; …
+	// Via is the dependency that brought the package in (nil for the start
 	// and for extra packages).
-	Via   Dep
-	Extra bool // added by the caller, not reached through dependencies
+	Via   *Dep `json:"via,omitempty"`
+	Extra bool `json:"extra,omitempty"` // added by the caller, not reached through dependencies
 }
 
 // Closure is a set of packages a question is answered within.
@@ -242,7 +247,7 @@ func (a *Analysis) Closure(start string, extra []string) (*Closure, error) {
 			}
 			c.set[d.To] = true
 			depthOf[d.To] = depthOf[cur] + 1
-			c.Members = append(c.Members, Member{Name: d.To, Kind: a.kinds[d.To], Depth: depthOf[d.To], Via: d})
+			c.Members = append(c.Members, Member{Name: d.To, Kind: a.kinds[d.To], Depth: depthOf[d.To], Via: &d})
 			queue = append(queue, d.To)
 		}
 	}

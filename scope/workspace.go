@@ -22,23 +22,23 @@ const (
 
 // Package is one workspace package.
 type Package struct {
-	Name     string // Go module path, npm package name, Python project name
-	Kind     Kind
-	Dir      string // relative to the root, forward slashes, "." for the root itself
-	Manifest string // the file that declares it, relative to the root
+	Name     string `json:"name"` // Go module path, npm package name, Python project name
+	Kind     Kind   `json:"kind"`
+	Dir      string `json:"dir,omitempty"`      // relative to the root, forward slashes, "." for the root itself
+	Manifest string `json:"manifest,omitempty"` // the file that declares it, relative to the root
 	// Member names the workspace file that lists the package
 	// ("go.work", "pnpm-workspace.yaml", "package.json workspaces"), if any.
-	Member string
+	Member string `json:"member,omitempty"`
 	// GoPackages lists the import paths of a Go module's packages.
-	GoPackages []string
+	GoPackages []string `json:"goPackages,omitempty"`
 }
 
 // Why is one reason for a dependency.
 type Why struct {
-	Observed bool   // true: seen in the graph; false: declared in a file
-	File     string // the declaring file or the referencing document, relative to the root
-	Line     int    // 1-based; 0 when unknown
-	Detail   string // "require example.com/pricing => ../pricing", "references `quote`", …
+	Observed bool   `json:"observed"` // true: seen in the graph; false: declared in a file
+	File     string `json:"file"`     // the declaring file or the referencing document, relative to the root
+	Line     int    `json:"line"`     // 1-based; 0 when unknown
+	Detail   string `json:"detail"`   // "require example.com/pricing => ../pricing", "references `quote`", …
 }
 
 // String renders the reason for people: "declared in billing/go.mod:5: require …".
@@ -55,8 +55,9 @@ func (w Why) String() string {
 
 // Dep is a dependency between two workspace packages with its reasons.
 type Dep struct {
-	From, To string
-	Why      []Why
+	From string `json:"from"`
+	To   string `json:"to"`
+	Why  []Why  `json:"why"`
 }
 
 // maxWhy bounds the reasons kept per dependency; the first ones (in file
