@@ -40,8 +40,15 @@ type lspClient struct {
 	werr   error
 
 	mu             sync.Mutex
-	serverRequests []string // methods of server→client requests
-	notifications  []string // methods of the server's notifications
+	serverRequests []string       // methods of server→client requests
+	notifications  []notification // the server's notifications
+	notified       chan struct{}  // closed and replaced on each notification
+}
+
+// notification is one notification the server sent.
+type notification struct {
+	method string
+	params json.RawMessage
 }
 
 // lockedBuffer collects a process's stderr.
@@ -81,7 +88,7 @@ func startClient(t testing.TB, name, root string, argv ...string) *lspClient {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = root
-	c := &lspClient{t: t, name: name, root: root, cmd: cmd, logs: &lockedBuffer{}, waited: make(chan struct{})}
+	c := &lspClient{t: t, name: name, root: root, cmd: cmd, logs: &lockedBuffer{}, waited: make(chan struct{}), notified: make(chan struct{})}
 	cmd.Stderr = c.logs
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -126,7 +133,9 @@ func (c *lspClient) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := req.(*jsonrpc2.Call); !ok {
-		c.notifications = append(c.notifications, req.Method())
+		c.notifications = append(c.notifications, notification{req.Method(), append(json.RawMessage(nil), req.Params()...)})
+		close(c.notified)
+		c.notified = make(chan struct{})
 		return nil
 	}
 	c.serverRequests = append(c.serverRequests, req.Method())
@@ -278,17 +287,26 @@ func (c *lspClient) requestsFromServer() []string {
 	return append([]string(nil), c.serverRequests...)
 }
 
-// notificationCount counts the server's notifications of a method.
-func (c *lspClient) notificationCount(method string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, m := range c.notifications {
-		if m == method {
-			n++
+// waitNotification returns the params of the first notification of a
+// method that satisfies ok, waiting for it at most d.
+func (c *lspClient) waitNotification(method string, d time.Duration, ok func(json.RawMessage) bool) (json.RawMessage, bool) {
+	deadline := time.After(d)
+	for {
+		c.mu.Lock()
+		for _, n := range c.notifications {
+			if n.method == method && ok(n.params) {
+				c.mu.Unlock()
+				return n.params, true
+			}
+		}
+		wake := c.notified
+		c.mu.Unlock()
+		select {
+		case <-wake:
+		case <-deadline:
+			return nil, false
 		}
 	}
-	return n
 }
 
 func (c *lspClient) uri(rel string) string { return fileURI(filepath.Join(c.root, rel)) }
