@@ -33,38 +33,43 @@ typedef struct {
 	uint32_t named;
 } flat_node;
 
-// flatten writes the tree under root into out in preorder and returns the
-// number of nodes. When out is too small it returns the number needed and
-// the caller retries with a larger buffer.
+// flatten writes the named nodes of the tree under root into out in
+// preorder and returns their number. Anonymous nodes (punctuation and
+// keywords, always leaves) are left out. When out is too small it returns
+// the number needed and the caller retries with a larger buffer.
 static uint32_t flatten(TSNode root, flat_node *out, uint32_t cap) {
 	TSTreeCursor c = ts_tree_cursor_new(root);
 	uint32_t n = 0, parent = NONE, prev = NONE;
 	bool overflow = false;
 	for (;;) {
-		uint32_t idx = n++;
-		if (!overflow && idx >= cap) {
-			overflow = true;
+		TSNode node = ts_tree_cursor_current_node(&c);
+		bool named = ts_node_is_named(node);
+		uint32_t idx = NONE;
+		if (named) {
+			idx = n++;
+			if (!overflow && idx >= cap) {
+				overflow = true;
+			}
+			if (!overflow) {
+				TSPoint s = ts_node_start_point(node), e = ts_node_end_point(node);
+				flat_node *r = &out[idx];
+				r->start_byte = ts_node_start_byte(node);
+				r->end_byte = ts_node_end_byte(node);
+				r->start_row = s.row; r->start_col = s.column;
+				r->end_row = e.row; r->end_col = e.column;
+				r->parent = parent; r->first_child = NONE; r->next_sibling = NONE;
+				r->symbol = ts_node_symbol(node);
+				r->field = ts_tree_cursor_current_field_id(&c);
+				r->named = 1;
+				if (prev != NONE) out[prev].next_sibling = idx;
+				else if (parent != NONE) out[parent].first_child = idx;
+			}
+			if (ts_tree_cursor_goto_first_child(&c)) {
+				parent = idx; prev = NONE;
+				continue;
+			}
+			prev = idx;
 		}
-		if (!overflow) {
-			TSNode node = ts_tree_cursor_current_node(&c);
-			TSPoint s = ts_node_start_point(node), e = ts_node_end_point(node);
-			flat_node *r = &out[idx];
-			r->start_byte = ts_node_start_byte(node);
-			r->end_byte = ts_node_end_byte(node);
-			r->start_row = s.row; r->start_col = s.column;
-			r->end_row = e.row; r->end_col = e.column;
-			r->parent = parent; r->first_child = NONE; r->next_sibling = NONE;
-			r->symbol = ts_node_symbol(node);
-			r->field = ts_tree_cursor_current_field_id(&c);
-			r->named = ts_node_is_named(node);
-			if (prev != NONE) out[prev].next_sibling = idx;
-			else if (parent != NONE) out[parent].first_child = idx;
-		}
-		if (ts_tree_cursor_goto_first_child(&c)) {
-			parent = idx; prev = NONE;
-			continue;
-		}
-		prev = idx;
 		while (!ts_tree_cursor_goto_next_sibling(&c)) {
 			if (!ts_tree_cursor_goto_parent(&c)) {
 				ts_tree_cursor_delete(&c);
@@ -88,8 +93,9 @@ import (
 
 const noNode = 0xFFFFFFFF
 
-// flat is a syntax tree copied out of tree-sitter in one C call, so that
-// walking it costs no cgo call and no allocation per node.
+// flat is the named nodes of a syntax tree, copied out of tree-sitter in
+// one C call, so that walking it costs no cgo call and no allocation per
+// node.
 type flat struct {
 	g     *grammar
 	recs  []C.flat_node
@@ -161,7 +167,8 @@ func (n *node) field() string { return n.f.g.fields[n.rec().field] }
 func (n *node) firstChild() *node  { return n.f.at(n.rec().first_child) }
 func (n *node) nextSibling() *node { return n.f.at(n.rec().next_sibling) }
 
-// ChildCount returns the number of children, anonymous ones included.
+// ChildCount returns the number of children (all named: a flat tree has
+// no anonymous nodes).
 func (n *node) ChildCount() int {
 	k := 0
 	for c := n.firstChild(); c != nil; c = c.nextSibling() {
@@ -170,7 +177,7 @@ func (n *node) ChildCount() int {
 	return k
 }
 
-// Child returns the i-th child, anonymous ones included.
+// Child returns the i-th child.
 func (n *node) Child(i int) *node {
 	for c := n.firstChild(); c != nil; c = c.nextSibling() {
 		if i == 0 {

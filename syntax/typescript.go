@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"path"
 	"strings"
 
@@ -203,7 +204,7 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 			return true, nil
 		}
 		kind := "variable"
-		if p := n.Parent(); p != nil && w.typ(p) == "lexical_declaration" && p.ChildCount() > 0 && w.typ(p.Child(0)) == "const" {
+		if p := n.Parent(); p != nil && w.typ(p) == "lexical_declaration" && bytes.HasPrefix(w.src[p.StartByte():], []byte("const")) {
 			kind = "constant"
 		}
 		if v := n.ChildByFieldName("value"); v != nil {

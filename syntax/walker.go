@@ -256,6 +256,21 @@ func (w *walker) finish() {
 	ff := w.ff
 	slices.SortStableFunc(ff.Occurrences, func(a, b graph.Occurrence) int { return compareRange(a.Range, b.Range) })
 	slices.SortStableFunc(ff.Uses, func(a, b Use) int { return compareRange(a.Range, b.Range) })
+	// The facts of every file stay in memory until resolution: drop the
+	// spare capacity append left.
+	ff.Uses = shrink(ff.Uses)
+	ff.Occurrences = shrink(ff.Occurrences)
+	ff.Symbols = shrink(ff.Symbols)
+	ff.Edges = shrink(ff.Edges)
+	ff.Imports = shrink(ff.Imports)
+}
+
+// shrink returns s in a slice of its own length when it wastes a quarter or more.
+func shrink[T any](s []T) []T {
+	if cap(s)-len(s) < len(s)/4+1 {
+		return s
+	}
+	return slices.Clone(s)
 }
 
 func comparePos(a, b textpos.Position) int {

@@ -39,6 +39,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	timeout := fs.Duration("parse-timeout", syntax.DefaultParseTimeout, "longest parse of one file before it is skipped")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	useLSP := fs.Bool("lsp", false, "crawl a language server (after --) instead of parsing with tree-sitter")
+	dryRun := fs.Bool("dry-run", false, "extract and resolve, but write nothing (measures the extractor alone)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,20 +68,26 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: arguments after -- need --lsp", errUsage)
 	}
 
-	store, err := graph.Open(dir, graph.Options{})
-	if err != nil {
-		return fmt.Errorf("opening store %s: %w", dir, err)
-	}
-	defer store.Close()
-
-	prog := newIndexProgress(e.stderr)
-	sum, err := syntax.Index(ctx, store, syntax.IndexOptions{
+	opts := syntax.IndexOptions{
 		Root:         root,
 		Workers:      *workers,
 		ParseTimeout: *timeout,
 		Commit:       gitHead(ctx, root),
-		Progress:     prog.update,
-	})
+	}
+	prog := newIndexProgress(e.stderr)
+	opts.Progress = prog.update
+	var sum syntax.IndexSummary
+	if *dryRun {
+		dir = "(dry run: no store)"
+		sum, err = syntax.Build(ctx, opts, func(context.Context, graph.DocumentFacts) error { return nil })
+	} else {
+		store, oerr := graph.Open(dir, graph.Options{})
+		if oerr != nil {
+			return fmt.Errorf("opening store %s: %w", dir, oerr)
+		}
+		defer store.Close()
+		sum, err = syntax.Index(ctx, store, opts)
+	}
 	prog.finish()
 	if err != nil {
 		return fmt.Errorf("indexing %s: %w", root, err)
