@@ -293,17 +293,31 @@ func (w *walker) satisfaction(ctx context.Context, a *Answer, t graph.Symbol, vi
 	return nil
 }
 
-// onSameLine reports whether o's line also references iface.
+// onSameLine reports whether o's line also references iface. The lines
+// referencing each interface are read once per computation.
 func (w *walker) onSameLine(ctx context.Context, o graph.Occurrence, iface string) (bool, error) {
-	occs, err := w.occurrences(ctx, o.Path)
-	if err != nil {
-		return false, err
-	}
-	i := sort.Search(len(occs), func(i int) bool { return occs[i].Range.Start.Line >= o.Range.Start.Line })
-	for ; i < len(occs) && occs[i].Range.Start.Line == o.Range.Start.Line; i++ {
-		if occs[i].Symbol == iface && occs[i].Roles&graph.RoleDefinition == 0 {
-			return true, nil
+	lines, ok := w.ifaceLines[iface]
+	if !ok {
+		refs, err := w.r.References(ctx, iface, 0)
+		if err != nil {
+			return false, fmt.Errorf("impact: reading references of %q: %w", iface, err)
 		}
+		lines = map[lineKey]bool{}
+		for _, r := range refs {
+			if r.Roles&graph.RoleDefinition == 0 {
+				lines[lineKey{r.Path, r.Range.Start.Line}] = true
+			}
+		}
+		if w.ifaceLines == nil {
+			w.ifaceLines = map[string]map[lineKey]bool{}
+		}
+		w.ifaceLines[iface] = lines
 	}
-	return false, nil
+	return lines[lineKey{o.Path, o.Range.Start.Line}], nil
+}
+
+// lineKey is one line of one document.
+type lineKey struct {
+	path string
+	line uint32
 }

@@ -31,6 +31,8 @@ type walker struct {
 	// document the overlay re-extracted): dependents recorded against
 	// either are dependents of both.
 	aliases map[string][]string
+	// ifaceLines caches, per interface, the lines that reference it.
+	ifaceLines map[string]map[lineKey]bool
 }
 
 type symEntry struct {

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/scip"
+)
+
+// BenchmarkImpact computes the depth-3 upstream impact (default options)
+// of 1,000 functions and methods spread over the graph imported from the
+// pebble corpus dump, and reports per-answer latency percentiles and answer
+// sizes. The import happens once, outside the timer.
+//
+//	go test ./cmd/lspgraph -run '^$' -bench BenchmarkImpact -benchtime 1x
+func BenchmarkImpact(b *testing.B) {
+	dump, ok := corpusDump("pebble-go.scip")
+	if !ok {
+		b.Skip("corpus dump pebble-go.scip not found (set LSPGRAPH_CORPUS)")
+	}
+	ctx := context.Background()
+	st, err := graph.Open(b.TempDir(), graph.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	f, err := os.Open(dump)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	start := time.Now()
+	sum, err := scip.Import(ctx, st, f, scip.Options{Commit: "corpus", Size: fi.Size()})
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("imported %d documents, %d symbols, %d edges in %s", sum.Documents, sum.Symbols, sum.Edges, time.Since(start).Round(time.Millisecond))
+	r, err := st.Reader()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	targets := benchTargets(b, r, 1000)
+	o := impact.DefaultOptions()
+	o.Freshness = &freshness.Block{BaseCommit: "corpus", Head: "corpus"}
+
+	var lat []time.Duration
+	var sizes, deps []int
+	b.ResetTimer()
+	for b.Loop() {
+		lat, sizes, deps = lat[:0], sizes[:0], deps[:0]
+		for _, t := range targets {
+			t0 := time.Now()
+			a, err := impact.Compute(ctx, r, t, o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+			n := len(a.Dispatch) + len(a.Satisfaction) + len(a.Implementations)
+			for _, g := range a.Depths {
+				n += len(g.Dependents)
+			}
+			deps = append(deps, n)
+			js, err := json.Marshal(a)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sizes = append(sizes, len(js))
+		}
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	sort.Ints(sizes)
+	sort.Ints(deps)
+	pct := func(n int, p float64) int { return min(n-1, int(float64(n)*p)) }
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	n := len(lat)
+	b.ReportMetric(ms(lat[pct(n, 0.50)]), "p50-ms")
+	b.ReportMetric(ms(lat[pct(n, 0.99)]), "p99-ms")
+	b.ReportMetric(ms(lat[n-1]), "max-ms")
+	b.ReportMetric(float64(sizes[pct(n, 0.50)]), "p50-json-bytes")
+	b.ReportMetric(float64(sizes[pct(n, 0.99)]), "p99-json-bytes")
+	b.ReportMetric(float64(deps[pct(n, 0.50)]), "p50-dependents")
+	b.ReportMetric(float64(deps[pct(n, 0.99)]), "p99-dependents")
+	b.ReportMetric(float64(deps[n-1]), "max-dependents")
+	b.ReportMetric(0, "ns/op")
+}
