@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
@@ -26,8 +28,9 @@ const ingestPrefix = "lspgraph-ingest-"
 
 // chunk accumulates records in one arena.
 type chunk struct {
-	arena []byte
-	ents  []chunkEntry
+	arena   []byte
+	ents    []chunkEntry
+	scratch []chunkEntry // for partitioning
 }
 
 // chunkEntry locates a record: key = arena[k:v], value = arena[v:end].
@@ -65,15 +68,21 @@ func (c *chunk) reset() {
 }
 
 // sortDedup sorts the entries by key; of equal keys the last added wins.
-// All keys must be in one space.
+// All keys must be in one space, so they order by kind byte first: the
+// entries are partitioned by kind and the kinds sorted in parallel.
 func (c *chunk) sortDedup() {
-	// Every key of a chunk is in one space: compare after the space number.
-	slices.SortFunc(c.ents, func(a, b chunkEntry) int {
-		if r := bytes.Compare(c.key(a)[8:], c.key(b)[8:]); r != 0 {
-			return r
-		}
-		return cmp.Compare(a.k, b.k) // arena order is insertion order
-	})
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, run := range c.partitionByKind() {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			c.sortRun(run)
+			<-sem
+		}()
+	}
+	wg.Wait()
 	w := 0
 	for i := range c.ents {
 		if w > 0 && bytes.Equal(c.key(c.ents[w-1]), c.key(c.ents[i])) {
@@ -84,6 +93,46 @@ func (c *chunk) sortDedup() {
 		w++
 	}
 	c.ents = c.ents[:w]
+}
+
+// partitionByKind reorders the entries stably by their kind byte and
+// returns the run of each kind present.
+func (c *chunk) partitionByKind() [][]chunkEntry {
+	var count [256]int
+	for _, e := range c.ents {
+		count[c.arena[e.k+8]]++
+	}
+	var start [256]int
+	n := 0
+	for k := range count {
+		start[k], n = n, n+count[k]
+	}
+	c.scratch = slices.Grow(c.scratch[:0], len(c.ents))[:len(c.ents)]
+	next := start
+	for _, e := range c.ents {
+		k := c.arena[e.k+8]
+		c.scratch[next[k]] = e
+		next[k]++
+	}
+	c.ents, c.scratch = c.scratch, c.ents
+	var runs [][]chunkEntry
+	for k := range count {
+		if count[k] > 0 {
+			runs = append(runs, c.ents[start[k]:start[k]+count[k]])
+		}
+	}
+	return runs
+}
+
+// sortRun sorts entries of one kind by the rest of the key, then by
+// insertion order.
+func (c *chunk) sortRun(run []chunkEntry) {
+	slices.SortFunc(run, func(a, b chunkEntry) int {
+		if r := bytes.Compare(c.key(a)[9:], c.key(b)[9:]); r != 0 {
+			return r
+		}
+		return cmp.Compare(a.k, b.k) // arena order is insertion order
+	})
 }
 
 // ingestChunk writes c as one sstable in the store directory and ingests it.
