@@ -15,10 +15,10 @@ import (
 func TestParentID(t *testing.T) {
 	for in, want := range map[string]string{
 		"scip-go gomod example.com/goapp v1 `example.com/goapp/service`/Catalog#Save().": "scip-go gomod example.com/goapp v1 `example.com/goapp/service`/Catalog#",
-		"scip-go gomod example.com/goapp v1 `example.com/goapp/store`/Store#Put.":         "scip-go gomod example.com/goapp v1 `example.com/goapp/store`/Store#",
-		"scip-typescript npm @shop/order 0.1.0 src/`index.ts`/Order#`<constructor>`().":   "scip-typescript npm @shop/order 0.1.0 src/`index.ts`/Order#",
-		"scip-typescript npm @shop/order 0.1.0 src/`index.ts`/checkout().":                "",
-		"scip-go gomod example.com/goapp v1 `example.com/goapp/store`/Store#":             "",
+		"scip-go gomod example.com/goapp v1 `example.com/goapp/store`/Store#Put.":        "scip-go gomod example.com/goapp v1 `example.com/goapp/store`/Store#",
+		"scip-typescript npm @shop/order 0.1.0 src/`index.ts`/Order#`<constructor>`().":  "scip-typescript npm @shop/order 0.1.0 src/`index.ts`/Order#",
+		"scip-typescript npm @shop/order 0.1.0 src/`index.ts`/checkout().":               "",
+		"scip-go gomod example.com/goapp v1 `example.com/goapp/store`/Store#":            "",
 	} {
 		if got := parentID(in); got != want {
 			t.Errorf("parentID(%q) = %q; want %q", in, got, want)
