@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/impact"
+)
+
+// runCLI runs one lspgraph command line and returns its exit code, stdout
+// and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+	code := run(context.Background(), e, args)
+	return code, out.String(), errb.String()
+}
+
+func TestImpactCommand(t *testing.T) {
+	st, root := importFixture(t, "goapp", "goapp.scip")
+	dir := st.Dir()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// By name, JSON.
+	code, out, errs := runCLI(t, "impact", "--store", dir, "--root", root, "--json", "Catalog.Save")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var a impact.Answer
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatalf("decoding JSON: %v\n%s", err, out)
+	}
+	if a.Target == nil || a.Target.Name != "Catalog.Save" || len(a.Depths) != 3 || len(a.Depths[0].Dependents) != 1 || a.Depths[0].Dependents[0].Name != "Catalog.Import" {
+		t.Errorf("unexpected answer: %+v", a)
+	}
+
+	// By FILE:LINE:COL (the name of Save, 1-based, bytes), flags after the
+	// target, depth 1, no tests.
+	code, out, errs = runCLI(t, "impact", "--store", dir, "--root", root, "service/catalog.go:29:20", "--depth", "1", "--no-tests", "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "### Impact of `Catalog.Save`") || !strings.Contains(out, "`Catalog.Import`") || strings.Contains(out, "TestImport") {
+		t.Errorf("markdown answer:\n%s", out)
+	}
+	// An absolute path inside the root works; one outside is refused.
+	if code, _, errs = runCLI(t, "impact", "--store", dir, "--root", root, filepath.Join(root, "service", "catalog.go")+":29:20"); code != 0 {
+		t.Errorf("absolute path: exit %d: %s", code, errs)
+	}
+	if code, _, errs = runCLI(t, "impact", "--store", dir, "--root", root, "../gowork/user/user.go:6:6"); code != 1 || !strings.Contains(errs, "escapes the workspace root") {
+		t.Errorf("path outside the root: exit %d: %s", code, errs)
+	}
+
+	// Ambiguous: every candidate with its location, exit 1, no answer.
+	code, out, errs = runCLI(t, "impact", "--store", dir, "--root", root, "Put")
+	if code != 1 || out != "" {
+		t.Errorf("ambiguous: exit %d, stdout %q", code, out)
+	}
+	for _, want := range []string{"ambiguous", "store/store.go:17:2", "store/memstore/mem.go:28:15", "store/filestore/file.go:38:16"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("ambiguous error lacks %q:\n%s", want, errs)
+		}
+	}
+	// Qualified, it resolves.
+	if code, _, errs = runCLI(t, "impact", "--store", dir, "--root", root, "memstore.Mem.Put"); code != 0 {
+		t.Errorf("qualified name: exit %d: %s", code, errs)
+	}
+
+	// Unknown: says which base it looked in and suggests near names.
+	code, _, errs = runCLI(t, "impact", "--store", dir, "--root", root, "Catalog.Sav")
+	if code != 1 || !strings.Contains(errs, `no symbol named "Catalog.Sav"`) || !strings.Contains(errs, "base: fixture, scip-go") || !strings.Contains(errs, "did you mean Catalog.Save") {
+		t.Errorf("unknown: exit %d: %s", code, errs)
+	}
+
+	// Usage errors exit 2.
+	if code, _, _ = runCLI(t, "impact", "--store", dir, "--root", root, "--direction", "sideways", "Describe"); code != 2 {
+		t.Errorf("bad --direction: exit %d", code)
+	}
+	if code, _, _ = runCLI(t, "impact", "--store", dir, "--root", root); code != 2 {
+		t.Errorf("no target: exit %d", code)
+	}
+
+	// A store held by another process (here: another open of it).
+	held, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	code, _, errs = runCLI(t, "impact", "--store", dir, "--root", root, "Describe")
+	if code != 1 || !strings.Contains(errs, "in use") || !strings.Contains(errs, "pass another --store") {
+		t.Errorf("locked store: exit %d: %s", code, errs)
+	}
+}
