@@ -121,3 +121,29 @@ func TestImplementation(t *testing.T) {
 		t.Errorf("an interface implements something:\n%s", got)
 	}
 }
+
+// TestSymbolInformation: a flat SymbolInformation answer (what gopls gives
+// a client without hierarchical support) locates each name inside its
+// extent, qualified names included; workspace/symbol keeps only locations
+// that are exactly a name.
+func TestSymbolInformation(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"c/c.go": "package c\n\ntype Catalog struct{}\n\nfunc (c *Catalog) Save() error { return nil }\n"})
+	s := graphtest.Open(t)
+	l := ingest.New(s, ingest.Options{Root: root})
+	u := uri(root, "c/c.go")
+	loc := func(l1, c1, l2, c2 int) string { return `{"uri":"` + u + `","range":` + rng(l1, c1, l2, c2) + `}` }
+	exchange(t, l, "textDocument/documentSymbol", `{"textDocument":{"uri":"`+u+`"}}`,
+		`[{"name":"Catalog","kind":23,"location":`+loc(2, 0, 2, 21)+`},{"name":"(*Catalog).Save","kind":6,"location":`+loc(4, 0, 4, 44)+`}]`)
+	exchange(t, l, "workspace/symbol", `{"query":"Save"}`,
+		`[{"name":"Save","kind":6,"location":`+loc(4, 18, 4, 22)+`},{"name":"Catalog","kind":23,"location":`+loc(2, 0, 2, 21)+`}]`)
+	got := facts(t, s, "c/c.go")
+	want := `sym lsp c/c.go:3:6 name=Catalog kind=struct lang=go def=c/c.go@3:6-3:13 extent=3:1-3:22
+sym lsp c/c.go:5:19 name=(*Catalog).Save kind=method lang=go def=c/c.go@5:19-5:23 extent=5:1-5:45
+occ c/c.go 3:6-3:13 lsp c/c.go:3:6 def
+occ c/c.go 5:19-5:23 lsp c/c.go:5:19 def
+`
+	if got != want {
+		t.Errorf("facts:\n%s\nwant:\n%s", got, want)
+	}
+}
