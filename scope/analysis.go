@@ -254,7 +254,7 @@ func (a *Analysis) Closure(start string, extra []string) (*Closure, error) {
 	for _, e := range extra {
 		name, ok := a.Resolve(e)
 		if !ok {
-			return nil, fmt.Errorf("scope: unknown package %q (known: %s)", e, strings.Join(a.Packages(), ", "))
+			return nil, a.unknown(e)
 		}
 		if c.set[name] {
 			continue
@@ -265,6 +265,17 @@ func (a *Analysis) Closure(start string, extra []string) (*Closure, error) {
 	return c, nil
 }
 
+// unknown explains a package name that matches nothing, naming some that do.
+func (a *Analysis) unknown(name string) error {
+	known := a.Packages()
+	const show = 12
+	list := strings.Join(known[:min(show, len(known))], ", ")
+	if len(known) > show {
+		list += fmt.Sprintf(", … (%d in all; `lspgraph scope` lists them)", len(known))
+	}
+	return fmt.Errorf("scope: unknown package %q: give a package name, directory or Go import path (known: %s)", name, list)
+}
+
 // Exactly returns a closure made of start and the named packages only.
 func (a *Analysis) Exactly(start string, names []string) (*Closure, error) {
 	c := &Closure{Start: start, set: map[string]bool{start: true}}
@@ -272,7 +283,7 @@ func (a *Analysis) Exactly(start string, names []string) (*Closure, error) {
 	for _, e := range names {
 		name, ok := a.Resolve(e)
 		if !ok {
-			return nil, fmt.Errorf("scope: unknown package %q (known: %s)", e, strings.Join(a.Packages(), ", "))
+			return nil, a.unknown(e)
 		}
 		if !c.set[name] {
 			c.set[name] = true
