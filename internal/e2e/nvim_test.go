@@ -149,6 +149,9 @@ func TestNeovimProxyGopls(t *testing.T) {
 		{"references", "textDocument/references", refs},
 		{"status", "workspace/executeCommand", map[string]any{"command": "lspgraph.status"}},
 		{"impact", "workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{at(29, "Save")}}},
+		// Version after "café ☕ 𝄞 ": UTF-16 column 30, UTF-8 byte 35.
+		{"impact Version", "workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{at(16, "Version")}}},
+		{"context", "workspace/executeCommand", map[string]any{"command": "lspgraph.context", "arguments": []any{at(29, "Save")}}},
 	})
 
 	for _, c := range []string{"lspgraph.status", "gopls.tidy"} {
@@ -185,6 +188,39 @@ func TestNeovimProxyGopls(t *testing.T) {
 	// When the proxy verifies d=1 against gopls, Import is confirmed.
 	if v := imp.Verification; v != nil && v.Ran {
 		wantSites(t, "impact d=1 of Save, verified", imp.depth(1, true), "Catalog.Import service/catalog.go:37 /verified")
+	}
+
+	// The position after non-ASCII text, in Neovim's UTF-16 columns, lands
+	// on Version; Banner uses it, run prints Banner, main calls run.
+	v := decodeImpact(t, res.step(t, "impact Version"))
+	if v.Target == nil || v.Target.Name != "Version" {
+		t.Errorf("lspgraph.impact at Version (line 16, UTF-16 column 30) answered for target %+v", v.Target)
+	}
+	wantSites(t, "impact d=1 of Version", v.depth(1, false), "Banner service/catalog.go:16")
+	wantSites(t, "impact d=2 of Version", v.depth(2, false), "run cmd/goapp/main.go:19")
+
+	// The context of Save: itself, its caller Import, its callee Store.Put.
+	var pack struct {
+		Items []struct {
+			Role     string `json:"role"`
+			Name     string `json:"name"`
+			Location struct {
+				Path string `json:"path"`
+				Line int    `json:"line"`
+			} `json:"location"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(res.step(t, "context"), &pack); err != nil {
+		t.Fatalf("decoding lspgraph.context's answer: %v", err)
+	}
+	var items []string
+	for _, it := range pack.Items {
+		items = append(items, fmt.Sprintf("%s %s %s:%d", it.Role, it.Name, it.Location.Path, it.Location.Line))
+	}
+	for _, want := range []string{"definition Catalog.Save service/catalog.go:29", "caller Catalog.Import service/catalog.go:37", "callee Store.Put store/store.go:17"} {
+		if !contains(items, want) {
+			t.Errorf("lspgraph.context of Save lacks %q; items: %v", want, items)
+		}
 	}
 
 	// What the proxy observed is in the graph once it has exited.
