@@ -82,6 +82,9 @@ type Stats struct {
 	// every package (a Go file excluded by build constraints): they have
 	// symbols but no references, and do not make the layer partial.
 	NotInBuild int `json:"notInBuild"`
+	// NotCallable counts functions the server would not prepare a call
+	// hierarchy for (gopls: a named func type); they have no calls.
+	NotCallable int `json:"notCallable"`
 	// Ready reports whether the server reported the end of its loading
 	// before ReadyTimeout.
 	Ready bool `json:"ready"`
@@ -431,6 +434,12 @@ func (cr *crawler) request(ctx context.Context, method string, params, result an
 	cr.mu.Lock()
 	if notInBuild(err) {
 		cr.res.Stats.NotInBuild++
+		cr.mu.Unlock()
+		return false, nil
+	}
+	if method == "textDocument/prepareCallHierarchy" && strings.Contains(err.Error(), "is not a function") {
+		// gopls lists a named func type (type F func()) as a function.
+		cr.res.Stats.NotCallable++
 		cr.mu.Unlock()
 		return false, nil
 	}
@@ -838,6 +847,7 @@ func Write(ctx context.Context, store *graph.Store, res *Result, root string, wo
 			"lspCallRequests":      res.Stats.CallRequests,
 			"lspFailedRequests":    res.Stats.FailedRequests,
 			"lspNotInBuild":        res.Stats.NotInBuild,
+			"lspNotCallable":       res.Stats.NotCallable,
 			"skippedDocuments":     res.Stats.SkippedDocuments,
 			"externalLocations":    res.Stats.ExternalLocations,
 		},

@@ -227,13 +227,15 @@ func TestListFiles(t *testing.T) {
 }
 
 // TestCrawlBuildConstraints: a file that no build includes has symbols but
-// no references; the crawl counts it apart and the result is not partial.
+// no references, and a func type has no call hierarchy; the crawl counts
+// them apart and the result is not partial.
 func TestCrawlBuildConstraints(t *testing.T) {
 	server := gopls(t)
 	root := t.TempDir()
 	files := map[string]string{
 		"go.mod":     "module example.com/tags\n\ngo 1.22\n",
 		"a.go":       "package tags\n\n// A is used by B.\nfunc A() int { return 1 }\n\nfunc B() int { return A() + A() }\n",
+		"types.go":   "package tags\n\n// Handler is a func type; gopls lists it as a function.\ntype Handler func() int\n",
 		"ignored.go": "//go:build ignore\n\npackage tags\n\nfunc Ignored() int { return A() }\n",
 	}
 	for p, text := range files {
@@ -247,6 +249,9 @@ func TestCrawlBuildConstraints(t *testing.T) {
 	}
 	if res.Stats.FailedRequests != 0 || res.Stats.NotInBuild == 0 {
 		t.Errorf("stats = %+v, errors %q; want requests about ignored.go counted as not in the build", res.Stats, res.Errors)
+	}
+	if res.Stats.NotCallable != 1 {
+		t.Errorf("stats = %+v; want the func type Handler counted as not callable", res.Stats)
 	}
 	var refsToA int
 	for _, d := range res.Documents {
