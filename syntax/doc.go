@@ -66,14 +66,21 @@
 // every resolution except ambiguous ones (an occurrence carries no confidence,
 // so a reference list should not show guesses among 2..8 candidates).
 // Names bound locally in the enclosing function (parameters, local variables)
-// are not resolved at all.
+// are not resolved at all, and a bare Go name is only looked up in its own
+// package (Go names from elsewhere are always qualified).
+//
+// [Index] runs the whole pipeline into a new base generation of a store:
+// [ListFiles], extraction in parallel (one Extractor per worker), a
+// [NameTable] of every definition, resolution in parallel, one
+// PutDocument per file, and a manifest (commit, tool "lspgraph-syntax",
+// counts, skipped files by reason). [Build] is the same without a store.
 //
 // # Files indexed and skipped
 //
 // [ListFiles] lists a tree's source files: in a git work tree it asks
 // `git ls-files -co --exclude-standard` (so .gitignore is respected);
-// elsewhere it walks the tree, skipping vendor/, node_modules/ and hidden
-// directories. [Extractor.File] skips a file, with a [SkipReason] and no
+// elsewhere it walks the tree. Either way, files under vendor/,
+// node_modules/ or a hidden directory are left out. [Extractor.File] skips a file, with a [SkipReason] and no
 // facts, when it is larger than 1 MB (huge), starts with a generated-code
 // marker in its first lines ("Code generated ... DO NOT EDIT." or
 // "@generated": generated), is minified JavaScript (average line longer than
