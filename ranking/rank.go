@@ -795,7 +795,15 @@ func (c *collector) namesakes() error {
 func (c *collector) linkCandidates() error {
 	for _, k := range c.order {
 		cand := c.cands[k]
-		if cand.Symbol.ID == "" || cand.Role == RoleNamesake {
+		// Call-chain candidates tie the neighbourhood together; the edges
+		// of types and their members (many contains and field edges) cost
+		// more to read than the rest of the ranking on large graphs, and
+		// their ties are already linked when they are collected.
+		switch cand.Role {
+		case RoleNamesake, RoleType, RoleMember, RoleSibling, RoleUses:
+			continue
+		}
+		if cand.Symbol.ID == "" || !c.inScope(cand) {
 			continue
 		}
 		f := c.filter()
