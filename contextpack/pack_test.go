@@ -173,3 +173,37 @@ func TestBuildBudgetNeverExceeded(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildWithoutSources: a graph without its work tree (a corpus dump)
+// still answers, with locations instead of snippets.
+func TestBuildWithoutSources(t *testing.T) {
+	r, root := escapeWorkspace(t)
+	ctx := context.Background()
+	ws, err := scope.Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := scope.Analyze(ctx, ws, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym, _, err := r.Symbol(ctx, "go:w/Target().")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(ctx, r, a, sym, Options{Scope: scope.Spec{Repo: true}, Source: Source{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) < 4 {
+		t.Fatalf("items = %+v", p.Items)
+	}
+	for _, it := range p.Items {
+		if it.Snippet != nil || it.Location.Path == "" || it.Location.Line == 0 {
+			t.Errorf("item %s: snippet %+v at %v; want a location only", it.Name, it.Snippet, it.Location)
+		}
+		if it.Note != "source absent: snippet unavailable" && it.Note != "snippet withheld: path escapes the workspace" {
+			t.Errorf("item %s: note %q", it.Name, it.Note)
+		}
+	}
+}
