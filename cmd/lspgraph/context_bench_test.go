@@ -126,6 +126,7 @@ func BenchmarkContext(b *testing.B) {
 			analysis := time.Since(start)
 			targets := benchTargets(b, r, 100)
 			var lat []time.Duration
+			slowest := map[string]time.Duration{}
 			items, withSnippet := 0, 0
 			b.ResetTimer()
 			for b.Loop() {
@@ -135,7 +136,9 @@ func BenchmarkContext(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					lat = append(lat, time.Since(t0))
+					d := time.Since(t0)
+					lat = append(lat, d)
+					slowest[t.ID] = max(slowest[t.ID], d)
 					if p.Tokens > p.Budget {
 						b.Fatalf("pack of %s exceeds the budget: %d > %d", t.ID, p.Tokens, p.Budget)
 					}
@@ -148,6 +151,11 @@ func BenchmarkContext(b *testing.B) {
 				}
 			}
 			b.StopTimer()
+			ids := sortedKeys(slowest)
+			sort.SliceStable(ids, func(i, j int) bool { return slowest[ids[i]] > slowest[ids[j]] })
+			for _, id := range ids[:min(3, len(ids))] {
+				b.Logf("slowest: %v %s", slowest[id].Round(time.Millisecond), id)
+			}
 			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 			pct := func(q float64) float64 {
 				return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))].Microseconds()) / 1000
