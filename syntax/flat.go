@@ -114,7 +114,9 @@ func (f *flat) load(g *grammar, tree *sitter.Tree, srcLen int) {
 	root := tree.RootNode()
 	// A sitter.Node starts with its C TSNode (go-tree-sitter bindings.go).
 	cn := *(*C.TSNode)(unsafe.Pointer(root))
-	want := max(srcLen/2+64, len(f.recs))
+	// About one named node per 8 bytes of source; retry with the exact
+	// count when a file is denser.
+	want := max(srcLen/6+64, len(f.recs))
 	for {
 		if cap(f.recs) < want {
 			f.recs = make([]C.flat_node, want)
