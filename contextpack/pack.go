@@ -156,7 +156,7 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 		budget = DefaultBudget
 	}
 	start := a.PackageOfDocument(target.Def.Path)
-	cl, err := a.For(start, o.Scope)
+	cl, err := a.For(ctx, start, o.Scope)
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}

@@ -124,7 +124,7 @@ func TestRankRolesAndScope(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(err)
 	}
-	cl, err := a.Closure("example.com/p", nil)
+	cl, err := a.Closure(ctx, "example.com/p", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

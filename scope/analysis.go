@@ -15,25 +15,37 @@ const RootPackage = "(root)"
 
 // Analysis joins a Workspace with a graph: every document has a package,
 // and dependencies the graph observes are added to the declared ones.
+// Observation is lazy: a package's documents are read the first time its
+// dependencies are asked for, so a closure over a few packages of a large
+// graph reads only those. The Reader must stay open while the Analysis is
+// used; an Analysis is not safe for concurrent use.
 type Analysis struct {
 	ws       *Workspace
-	docPkg   map[string]string // document path -> package name
-	pkgDocs  map[string]int    // package name -> document count
+	r        *graph.Reader
+	docPkg   map[string]string   // document path -> package name
+	pkgDocs  map[string][]string // package name -> its documents
+	defPkg   map[string]string   // symbol -> package of its defining document
 	observed map[string]map[string][]Why
+	done     map[string]bool // packages whose documents were observed
+	names    map[string]string
 	kinds    map[string]Kind
 }
 
-// Analyze maps the graph's documents to workspace packages and observes
-// dependencies: a reference from a document of package A to a symbol
-// defined in a document of package B makes A depend on B. It reads every
-// document's symbols and occurrences once. A nil reader gives an analysis
+// Analyze maps the graph's documents to workspace packages and records
+// which package defines each symbol. Dependencies are observed on demand:
+// a reference from a document of package A to a symbol defined in a
+// document of package B makes A depend on B. A nil reader gives an analysis
 // of the declared dependencies only.
 func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, error) {
 	a := &Analysis{
 		ws:       ws,
+		r:        r,
 		docPkg:   map[string]string{},
-		pkgDocs:  map[string]int{},
+		pkgDocs:  map[string][]string{},
+		defPkg:   map[string]string{},
 		observed: map[string]map[string][]Why{},
+		done:     map[string]bool{},
+		names:    map[string]string{},
 		kinds:    map[string]Kind{},
 	}
 	for _, p := range ws.Packages {
@@ -46,14 +58,13 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 	err := r.Documents(ctx, func(d graph.Document) error {
 		name := a.packageFor(d)
 		a.docPkg[d.Path] = name
-		a.pkgDocs[name]++
+		a.pkgDocs[name] = append(a.pkgDocs[name], d.Path)
 		docs = append(docs, d.Path)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scope: listing documents: %w", err)
 	}
-	defPkg := map[string]string{} // symbol -> package of its defining document
 	for _, p := range docs {
 		syms, err := r.DocumentSymbols(ctx, p)
 		if err != nil {
@@ -65,26 +76,33 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 			if s.External || s.Def.Path != p {
 				continue
 			}
-			if _, ok := defPkg[s.ID]; !ok {
-				defPkg[s.ID] = a.docPkg[p]
+			if _, ok := a.defPkg[s.ID]; !ok {
+				a.defPkg[s.ID] = a.docPkg[p]
 			}
 		}
 	}
-	names := map[string]string{}
-	for _, p := range docs {
+	return a, nil
+}
+
+// observe reads the occurrences of a package's documents once and records
+// the packages they reference.
+func (a *Analysis) observe(ctx context.Context, from string) error {
+	if a.r == nil || a.done[from] {
+		return nil
+	}
+	for _, p := range a.pkgDocs[from] {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		from := a.docPkg[p]
-		occs, err := r.Occurrences(ctx, p)
+		occs, err := a.r.Occurrences(ctx, p)
 		if err != nil {
-			return nil, fmt.Errorf("scope: reading occurrences of %s: %w", p, err)
+			return fmt.Errorf("scope: reading occurrences of %s: %w", p, err)
 		}
 		for _, o := range occs {
 			if o.Roles&graph.RoleDefinition != 0 {
 				continue
 			}
-			to, ok := defPkg[o.Symbol]
+			to, ok := a.defPkg[o.Symbol]
 			if !ok || to == from {
 				continue
 			}
@@ -96,15 +114,16 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 			if len(m[to]) >= maxWhy {
 				continue
 			}
-			name, ok := names[o.Symbol]
+			name, ok := a.names[o.Symbol]
 			if !ok {
-				name = displayName(ctx, r, o.Symbol)
-				names[o.Symbol] = name
+				name = displayName(ctx, a.r, o.Symbol)
+				a.names[o.Symbol] = name
 			}
 			m[to] = append(m[to], Why{Observed: true, File: p, Line: int(o.Range.Start.Line) + 1, Detail: "references `" + name + "`"})
 		}
 	}
-	return a, nil
+	a.done[from] = true
+	return nil
 }
 
 // displayName is a symbol's display name, or the last descriptor of its id.
@@ -166,14 +185,25 @@ func (a *Analysis) Packages() []string {
 func (a *Analysis) Kind(name string) Kind { return a.kinds[name] }
 
 // Documents returns the number of graph documents of a package.
-func (a *Analysis) Documents(name string) int { return a.pkgDocs[name] }
+func (a *Analysis) Documents(name string) int { return len(a.pkgDocs[name]) }
 
-// Observed returns every dependency the graph shows, sorted.
-func (a *Analysis) Observed() []Dep { return flattenDeps(a.observed) }
+// Observed returns every dependency the graph shows, sorted. It reads every
+// document.
+func (a *Analysis) Observed(ctx context.Context) ([]Dep, error) {
+	for _, name := range a.Packages() {
+		if err := a.observe(ctx, name); err != nil {
+			return nil, err
+		}
+	}
+	return flattenDeps(a.observed), nil
+}
 
 // Deps returns a package's direct dependencies, declared ∪ observed, with
 // the declared reasons first.
-func (a *Analysis) Deps(name string) []Dep {
+func (a *Analysis) Deps(ctx context.Context, name string) ([]Dep, error) {
+	if err := a.observe(ctx, name); err != nil {
+		return nil, err
+	}
 	tos := map[string][]Why{}
 	for to, why := range a.ws.deps[name] {
 		tos[to] = append(tos[to], why...)
@@ -185,7 +215,7 @@ func (a *Analysis) Deps(name string) []Dep {
 	for _, to := range sortedStrings(tos) {
 		out = append(out, Dep{From: name, To: to, Why: tos[to]})
 	}
-	return out
+	return out, nil
 }
 
 // Resolve maps a user's package argument (name, directory, Go package
@@ -233,7 +263,7 @@ func (c *Closure) Names() []string {
 
 // Closure returns start's transitive dependencies (breadth-first, so each
 // member's Via is a shortest chain) plus extra packages.
-func (a *Analysis) Closure(start string, extra []string) (*Closure, error) {
+func (a *Analysis) Closure(ctx context.Context, start string, extra []string) (*Closure, error) {
 	c := &Closure{Start: start, set: map[string]bool{start: true}}
 	c.Members = append(c.Members, Member{Name: start, Kind: a.kinds[start]})
 	queue := []string{start}
@@ -241,7 +271,11 @@ func (a *Analysis) Closure(start string, extra []string) (*Closure, error) {
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, d := range a.Deps(cur) {
+		deps, err := a.Deps(ctx, cur)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range deps {
 			if c.set[d.To] {
 				continue
 			}
@@ -353,12 +387,12 @@ func (s Spec) String() string {
 }
 
 // For builds the closure a spec describes around the package of a document.
-func (a *Analysis) For(start string, s Spec) (*Closure, error) {
+func (a *Analysis) For(ctx context.Context, start string, s Spec) (*Closure, error) {
 	switch {
 	case s.Repo:
 		return a.Everything(start), nil
 	case s.Closure:
-		return a.Closure(start, s.Packages)
+		return a.Closure(ctx, start, s.Packages)
 	}
 	return a.Exactly(start, s.Packages)
 }

@@ -76,13 +76,17 @@ occ go:c/C(). 1:1-1:2 ref
 	if got := strings.Join(a.Packages(), ","); got != "(root),example.com/a,example.com/b,example.com/c" {
 		t.Errorf("packages = %s", got)
 	}
-	if got := depStrings(a.Observed()); strings.Join(got, "\n") != strings.Join([]string{
+	obs, err := a.Observed(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := depStrings(obs); strings.Join(got, "\n") != strings.Join([]string{
 		"(root) -> example.com/c: observed at loose.go:1: references `C`",
 		"example.com/a -> example.com/b: observed at a/a.go:2: references `B`",
 	}, "\n") {
 		t.Errorf("observed:\n%s", strings.Join(got, "\n"))
 	}
-	cl, err := a.Closure("example.com/a", []string{"example.com/c"})
+	cl, err := a.Closure(context.Background(), "example.com/a", []string{"example.com/c"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +96,7 @@ occ go:c/C(). 1:1-1:2 ref
 	if cl.Contains("(root)") {
 		t.Errorf("(root) is not a dependency of example.com/a")
 	}
-	ex, err := a.For("example.com/b", ParseSpec("example.com/c"))
+	ex, err := a.For(context.Background(), "example.com/b", ParseSpec("example.com/c"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +106,7 @@ occ go:c/C(). 1:1-1:2 ref
 	if all := a.Everything("example.com/b"); !all.Contains("(root)") || all.Names()[0] != "example.com/b" {
 		t.Errorf("repo scope = %v", all.Names())
 	}
-	if _, err := a.Closure("example.com/a", []string{"nope"}); err == nil || !strings.Contains(err.Error(), `unknown package "nope"`) {
+	if _, err := a.Closure(context.Background(), "example.com/a", []string{"nope"}); err == nil || !strings.Contains(err.Error(), `unknown package "nope"`) {
 		t.Errorf("unknown extra package: err = %v", err)
 	}
 }

@@ -12,8 +12,9 @@
 // pyproject local path dependencies. Every dependency keeps its reasons
 // ([Why]): the file and line that declare it.
 //
-// [Analyze] adds what the code graph observes: package A depends on B when a
-// document of A references a symbol defined in a document of B. Documents
+// [Analyze] adds what the code graph observes (on demand, per package, as a
+// closure reaches it): package A depends on B when a document of A
+// references a symbol defined in a document of B. Documents
 // are mapped to workspace packages by path (the package whose directory is
 // the longest prefix); documents outside every discovered package belong to
 // the package the graph records for them, so a graph without a work tree

@@ -107,7 +107,7 @@ func evalRanks(t *testing.T, r *graph.Reader, root string, q evalQuery) ([]int, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := a.For(a.PackageOfDocument(sym.Def.Path), scope.ParseSpec(q.scope))
+	cl, err := a.For(ctx, a.PackageOfDocument(sym.Def.Path), scope.ParseSpec(q.scope))
 	if err != nil {
 		t.Fatal(err)
 	}

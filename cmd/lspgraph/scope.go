@@ -79,7 +79,7 @@ func runScope(ctx context.Context, e *env, args []string) error {
 			extra = append(extra, x)
 		}
 	}
-	cl, err := a.Closure(start, extra)
+	cl, err := a.Closure(ctx, start, extra)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
