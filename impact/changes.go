@@ -3,6 +3,7 @@ package impact
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -60,7 +61,7 @@ func Changes(ctx context.Context, in ChangeInput, o Options) (*Answer, error) {
 		return nil, fmt.Errorf("impact: Changes needs a graph reader")
 	}
 	o.Direction = graph.Upstream
-	c := &changeSet{in: in}
+	c := &changeSet{in: in, deleted: map[string]bool{}}
 	if err := c.collect(ctx); err != nil {
 		return nil, err
 	}
@@ -72,8 +73,34 @@ func Changes(ctx context.Context, in ChangeInput, o Options) (*Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := computeMany(ctx, in.New, targets, o, aliases)
+	// Deleted symbols keep the dependents the base recorded: the overlay
+	// may have re-resolved those dependents against the current files, so
+	// read them from the old facts.
+	var current, gone []graph.Symbol
+	for _, t := range targets {
+		if c.deleted[t.ID] && in.Old != in.New {
+			gone = append(gone, t)
+		} else {
+			current = append(current, t)
+		}
+	}
+	o.Verify = nil
+	a, w, err := walkOnly(ctx, in.New, current, o, aliases)
 	if err != nil {
+		return nil, err
+	}
+	if len(gone) > 0 {
+		b, _, err := walkOnly(ctx, in.Old, gone, o, nil)
+		if err != nil {
+			return nil, err
+		}
+		merge(a, b)
+		for _, t := range gone {
+			w.syms[t.ID] = symEntry{t, true}
+		}
+	}
+	dropGone(a, in.Files)
+	if err := w.finish(ctx, a, targets); err != nil {
 		return nil, err
 	}
 	a.Targets = dedupeRefs(a.Targets)
@@ -107,6 +134,7 @@ type changeSet struct {
 	oldSide []touched // base facts of old paths
 	newSide []touched // current facts of new paths
 	notes   []string
+	deleted map[string]bool // ids of deleted symbols
 }
 
 type touched struct {
@@ -354,6 +382,9 @@ func (c *changeSet) classify(ctx context.Context) ([]ChangedSymbol, []graph.Symb
 		}
 		out = append(out, cs)
 		addTarget(s)
+		if cs.Change == ChangeDeleted {
+			c.deleted[s.ID] = true
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -508,6 +539,27 @@ func (c *changeSet) aliases(ctx context.Context) (map[string][]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// dropGone removes dependents located in documents the diff deleted or
+// renamed away: they no longer exist to break.
+func dropGone(a *Answer, files []FileChange) {
+	gone := map[string]bool{}
+	for _, f := range files {
+		if f.OldPath != "" && f.OldPath != f.Path && (f.Status == "D" || f.Status == "R") {
+			gone[f.OldPath] = true
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	keep := func(ds []Dependent) []Dependent {
+		return slices.DeleteFunc(ds, func(d Dependent) bool { return d.Location != nil && gone[d.Location.Path] })
+	}
+	for i := range a.Depths {
+		a.Depths[i].Dependents = keep(a.Depths[i].Dependents)
+	}
+	a.Dispatch, a.Satisfaction, a.Implementations = keep(a.Dispatch), keep(a.Satisfaction), keep(a.Implementations)
 }
 
 // refFor renders a symbol with its own reader's package fallback.

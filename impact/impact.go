@@ -3,6 +3,7 @@ package impact
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -22,6 +23,20 @@ func Compute(ctx context.Context, r *graph.Reader, target graph.Symbol, o Option
 // computeMany walks from several targets at once: a dependent's depth is
 // its distance from the nearest target.
 func computeMany(ctx context.Context, r *graph.Reader, targets []graph.Symbol, o Options, aliases map[string][]string) (*Answer, error) {
+	a, w, err := walkOnly(ctx, r, targets, o, aliases)
+	if err != nil {
+		return nil, err
+	}
+	if w.o.Verify != nil && w.o.Direction == graph.Upstream && len(targets) == 1 {
+		if err := w.verify(ctx, a, targets[0]); err != nil {
+			return nil, err
+		}
+	}
+	return a, w.finish(ctx, a, targets)
+}
+
+// walkOnly walks from the targets and adds the groups, without summaries.
+func walkOnly(ctx context.Context, r *graph.Reader, targets []graph.Symbol, o Options, aliases map[string][]string) (*Answer, *walker, error) {
 	if o.MaxDepth <= 0 {
 		o.MaxDepth = 3
 	}
@@ -30,7 +45,7 @@ func computeMany(ctx context.Context, r *graph.Reader, targets []graph.Symbol, o
 	}
 	w, err := newWalker(r, o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w.aliases = aliases
 	a := &Answer{
@@ -51,7 +66,7 @@ func computeMany(ctx context.Context, r *graph.Reader, targets []graph.Symbol, o
 		w.syms[t.ID] = symEntry{t, true}
 		ref, err := w.refOf(ctx, t)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		a.Targets = append(a.Targets, ref)
 		if !visited[t.ID] {
@@ -63,28 +78,78 @@ func computeMany(ctx context.Context, r *graph.Reader, targets []graph.Symbol, o
 		}
 	}
 	if err := w.walk(ctx, a, frontier, visited); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w.canonicalize(a)
 	if o.Direction == graph.Upstream {
 		for _, t := range targets {
 			if err := w.groups(ctx, a, t, visited); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	if o.Verify != nil && o.Direction == graph.Upstream && len(targets) == 1 {
-		if err := w.verify(ctx, a, targets[0]); err != nil {
-			return nil, err
+	return a, w, nil
+}
+
+// finish adds the summaries (tests, packages, cross-package edges), the
+// freshness block, the partial flag and the risk to a walked answer.
+func (w *walker) finish(ctx context.Context, a *Answer, targets []graph.Symbol) error {
+	a.Tests, a.Packages, a.CrossPackage = []Dependent{}, []PackageImpact{}, []CrossEdge{}
+	if err := w.summarize(ctx, a, targets); err != nil {
+		return err
+	}
+	return w.assess(ctx, a, targets)
+}
+
+// merge adds b's dependents to a: one entry per declaration, at the
+// smaller depth (a's entry when equal).
+func merge(a, b *Answer) {
+	seen := map[string]int{}
+	for _, g := range a.Depths {
+		for _, d := range g.Dependents {
+			seen[depKey(d)] = g.Depth
 		}
 	}
-	if err := w.summarize(ctx, a, targets); err != nil {
-		return nil, err
+	for gi, g := range b.Depths {
+		if gi >= len(a.Depths) {
+			break
+		}
+		for _, d := range g.Dependents {
+			k := depKey(d)
+			if depth, ok := seen[k]; ok && depth <= g.Depth {
+				continue
+			} else if ok {
+				// Found nearer through b: move it.
+				for ai := range a.Depths {
+					a.Depths[ai].Dependents = slices.DeleteFunc(a.Depths[ai].Dependents, func(x Dependent) bool { return depKey(x) == k })
+				}
+			}
+			seen[k] = g.Depth
+			a.Depths[gi].Dependents = append(a.Depths[gi].Dependents, d)
+		}
+		a.Depths[gi].Truncated = a.Depths[gi].Truncated || g.Truncated
+		sortDependents(a.Depths[gi].Dependents)
 	}
-	if err := w.assess(ctx, a, targets); err != nil {
-		return nil, err
+	mergeGroup := func(x, y []Dependent) []Dependent {
+		have := map[string]bool{}
+		for _, d := range x {
+			have[depKey(d)] = true
+		}
+		for _, d := range y {
+			if k := depKey(d); !have[k] && seen[k] == 0 {
+				have[k] = true
+				x = append(x, d)
+			}
+		}
+		sortDependents(x)
+		return x
 	}
-	return a, nil
+	a.Dispatch = mergeGroup(a.Dispatch, b.Dispatch)
+	a.Satisfaction = mergeGroup(a.Satisfaction, b.Satisfaction)
+	a.Implementations = mergeGroup(a.Implementations, b.Implementations)
+	a.Implements = append(a.Implements, b.Implements...)
+	a.Targets = append(a.Targets, b.Targets...)
+	a.Truncated = a.Truncated || b.Truncated
 }
 
 // walk fills a.Depths breadth-first from frontier.

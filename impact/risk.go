@@ -186,7 +186,10 @@ func (w *walker) completeness(ctx context.Context, a *Answer, targets []graph.Sy
 			addf("%s is not indexed", t.Def.Path)
 		case d.Digest == freshness.DigestDeleted:
 			// A deleted document: its symbols' callers elsewhere are what
-			// the rest of the graph records.
+			// the rest of the graph records, precisely or by name.
+			if haveBase && isSyntaxTool(base.Tool) {
+				addf("the base index is syntax-only (%s): the callers of %s's symbols are name-based", toolOr(base.Tool), t.Def.Path)
+			}
 		case d.Source != graph.SourceSCIP && d.Source != graph.SourceLSP:
 			where := "the base layer"
 			if d.Layer == graph.Live {

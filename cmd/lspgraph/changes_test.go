@@ -14,6 +14,7 @@ import (
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/impact"
 	"github.com/lspgraph/lspgraph/scip"
+	"github.com/lspgraph/lspgraph/syntax"
 )
 
 // gitRepo copies a fixture project into a new git repository with one
@@ -81,10 +82,17 @@ func write(t *testing.T, dir, rel, text string) {
 	}
 }
 
-// TestChangesScriptedHistory imports the goapp SCIP dump as the base of a
-// fresh repository, then checks the answer of `changes` for one kind of
-// change at a time (the work tree is reset between steps).
+// TestChangesScriptedHistory builds the base of a fresh repository from
+// the goapp fixture (its SCIP dump, or `lspgraph index`), then checks the
+// answer of `changes` for one kind of change at a time (the work tree is
+// reset between steps).
 func TestChangesScriptedHistory(t *testing.T) {
+	for _, base := range []string{"scip", "syntax"} {
+		t.Run(base, func(t *testing.T) { testChanges(t, base) })
+	}
+}
+
+func testChanges(t *testing.T, base string) {
 	ctx := context.Background()
 	dir, head := gitRepo(t, "goapp")
 	storeDir := filepath.Join(t.TempDir(), "store")
@@ -92,13 +100,17 @@ func TestChangesScriptedHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = scip.Import(ctx, st, f, scip.Options{Root: dir, Commit: head})
-	f.Close()
-	if err != nil {
+	if base == "scip" {
+		f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = scip.Import(ctx, st, f, scip.Options{Root: dir, Commit: head})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	} else if _, err := syntax.Index(ctx, st, syntax.IndexOptions{Root: dir, Commit: head}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {
@@ -111,6 +123,11 @@ func TestChangesScriptedHistory(t *testing.T) {
 		changes []string   // "change name [was path]"
 		depths  [][]string // dependent names per depth
 		risk    string
+		// Over a syntax base, where they differ: name-based resolution
+		// cannot type c in `c := service.NewCatalog(...); c.Import(...)`,
+		// so such calls (confidence 0.6) stay below the 0.7 threshold.
+		syntaxDepths [][]string
+		syntaxRisk   string
 	}{
 		{
 			name: "modify a function",
@@ -120,6 +137,9 @@ func TestChangesScriptedHistory(t *testing.T) {
 			changes: []string{"modified Catalog.Save"},
 			depths:  [][]string{{"Catalog.Import"}, {"run", "TestImport"}, {"main"}},
 			risk:    impact.RiskMedium,
+			// Import's callers call it on a variable of unknown type.
+			syntaxDepths: [][]string{{"Catalog.Import"}, {}, {}},
+			syntaxRisk:   impact.RiskLow,
 		},
 		{
 			name: "add a file",
@@ -140,9 +160,11 @@ func TestChangesScriptedHistory(t *testing.T) {
 			changes: []string{"deleted File was store/filestore/file.go", "deleted File.Dir was store/filestore/file.go",
 				"deleted File.path was store/filestore/file.go", "deleted File.Get was store/filestore/file.go", "deleted File.Put was store/filestore/file.go"},
 			// Nothing outside the file used them; the deleted document
-			// holds no callers, the unchanged ones are precise.
-			depths: [][]string{{}, {}, {}},
-			risk:   impact.RiskLow,
+			// holds no callers, the unchanged ones are precise. Over a
+			// syntax base, "no caller" is a name-based finding: UNKNOWN.
+			depths:     [][]string{{}, {}, {}},
+			risk:       impact.RiskLow,
+			syntaxRisk: impact.RiskUnknown,
 		},
 		{
 			name: "delete a file with dependents",
@@ -208,13 +230,20 @@ func TestChangesScriptedHistory(t *testing.T) {
 				}
 				depths = append(depths, names)
 			}
-			if !reflect.DeepEqual(depths, s.depths) {
-				t.Errorf("depths = %q; want %q", depths, s.depths)
+			wantDepths, wantRisk := s.depths, s.risk
+			if base == "syntax" && s.syntaxDepths != nil {
+				wantDepths = s.syntaxDepths
 			}
-			if a.Risk.Level != s.risk {
-				t.Errorf("risk = %s (%s); want %s", a.Risk.Level, a.Risk.Rule, s.risk)
+			if base == "syntax" && s.syntaxRisk != "" {
+				wantRisk = s.syntaxRisk
 			}
-			if t.Failed() {
+			if !reflect.DeepEqual(depths, wantDepths) {
+				t.Errorf("depths = %q; want %q", depths, wantDepths)
+			}
+			if a.Risk.Level != wantRisk {
+				t.Errorf("risk = %s (%s); want %s", a.Risk.Level, a.Risk.Rule, wantRisk)
+			}
+			if os.Getenv("LSPGRAPH_SHOW") != "" || t.Failed() {
 				var b strings.Builder
 				writeChangesAnswer(&b, a, false, "text")
 				fmt.Println(b.String())
