@@ -55,10 +55,16 @@ func directAndProxied(t *testing.T, sc scenario) (root, store string, proxied se
 		t.FailNow() // the direct answers are the reference: they must be right
 	}
 
+	if sc.base != "" {
+		importSCIP(t, store, root, sc.base)
+	}
 	proxied = play(t, sc, "lspgraph proxy -- "+sc.name, root, proxyArgv(t, store, logFile, server))
 	added := compareInitialize(t, sc.name, direct.init, proxied.init)
 	t.Logf("%s: the proxy added %v to the server's commands", sc.name, added)
 	compareAnswers(t, sc.name, direct.answers, proxied.answers)
+	if sc.proxied != nil {
+		sc.proxied(t, proxied.client)
+	}
 
 	status := proxied.client.mustCall("workspace/executeCommand", map[string]any{"command": "lspgraph.status"})
 	checkStatus(t, status, sc.name)

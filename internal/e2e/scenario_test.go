@@ -37,6 +37,11 @@ type scenario struct {
 	// run drives the session after initialize (opening documents, waiting
 	// for readiness, asking) and records the answers to compare.
 	run func(t testing.TB, c *lspClient, a *answers)
+	// base, when set, names the dump in testdata/scip imported into the
+	// proxy's store before its session; proxied then asks the proxy's own
+	// commands, after run.
+	base    string
+	proxied func(t testing.TB, c *lspClient)
 }
 
 // session is one run of a scenario.
@@ -227,15 +232,28 @@ func calls(t testing.TB, root string, raw json.RawMessage, dir string) []string 
 // binding while the projects load), for at most d.
 func retryDefinition(t testing.TB, c *lspClient, rel string, p pos, d time.Duration) json.RawMessage {
 	t.Helper()
+	return retry(t, c, "textDocument/definition", c.docPos(rel, p), d, func(raw json.RawMessage) bool {
+		locs := locations(t, raw)
+		return len(locs) > 0 && relPath(c.root, locs[0].URI) != filepath.ToSlash(rel)
+	})
+}
+
+// retry sends a request until ok accepts its answer, for at most d, and
+// returns the accepted answer. It serves servers that answer from partial
+// knowledge while they load.
+func retry(t testing.TB, c *lspClient, method string, params any, d time.Duration, ok func(json.RawMessage) bool) json.RawMessage {
+	t.Helper()
 	deadline := time.Now().Add(d)
 	for tries := 1; ; tries++ {
-		raw := c.mustCall("textDocument/definition", c.docPos(rel, p))
-		locs := locations(t, raw)
-		if len(locs) > 0 && relPath(c.root, locs[0].URI) != filepath.ToSlash(rel) {
+		raw := c.mustCall(method, params)
+		if ok(raw) {
+			if tries > 1 {
+				t.Logf("%s: %s answered in full at try %d", c.name, method, tries)
+			}
 			return raw
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: definition at %s:%d:%d still answers %s after %d tries in %s", c.name, rel, p.Line+1, p.Character+1, raw, tries, d)
+			t.Fatalf("%s: %s still answers %s after %d tries in %s", c.name, method, raw, tries, d)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}

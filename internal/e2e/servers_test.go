@@ -128,7 +128,11 @@ func tsScenario() scenario {
 
 			c.open(pricing, "typescript")
 			decl := posOf(t, c.root, pricing, 7, "quote")
-			refs := c.mustCall("textDocument/references", withContext(c.docPos(pricing, decl), true))
+			// Right after pricing's file opens, tsserver may answer from the
+			// pricing project alone (the declaration only) until it has
+			// loaded the projects that reference it.
+			refs := retry(t, c, "textDocument/references", withContext(c.docPos(pricing, decl), true), 30*time.Second,
+				func(raw json.RawMessage) bool { return len(locations(t, raw)) > 1 })
 			wantSites(t, "typescript-language-server references of quote", sites(c.root, locations(t, refs)),
 				order+":1", order+":29", pricing+":7")
 			a.add("references quote", refs)
@@ -154,7 +158,31 @@ func tsScenario() scenario {
 				"quote "+pricing+":7 [29]")
 			a.add("outgoingCalls linePrice", out)
 		},
+		base: "tsworkspace.scip",
+		proxied: func(t testing.TB, c *lspClient) {
+			const order = "packages/order/src/index.ts"
+			// quote, called by linePrice, called by subtotal, called by total.
+			a := askImpact(t, c, order, 29, "quote")
+			wantSites(t, "impact d=1 of quote", a.depth(1, false), "Order.linePrice "+order+":28")
+			wantSites(t, "impact d=2 of quote", a.depth(2, false), "Order.subtotal "+order+":33")
+			wantSites(t, "impact d=3 of quote", a.depth(3, false), "Order.total "+order+":38")
+			// HEADER_WIDTH after "Reçu 𝄞 ": UTF-16 column 42, UTF-8 byte 45.
+			a = askImpact(t, c, order, 14, "HEADER_WIDTH")
+			if a.Target == nil || a.Target.Name != "HEADER_WIDTH" {
+				t.Errorf("lspgraph.impact at HEADER_WIDTH answered for %+v", a.Target)
+			}
+			wantSites(t, "impact d=1 of HEADER_WIDTH", a.depth(1, false), "HEADER "+order+":14")
+			wantSites(t, "impact d=2 of HEADER_WIDTH", a.depth(2, false), "checkout "+order+":44")
+		},
 	}
+}
+
+// askImpact asks the proxy for lspgraph.impact at needle on a line of rel.
+func askImpact(t testing.TB, c *lspClient, rel string, line int, needle string) impactAnswer {
+	t.Helper()
+	return decodeImpact(t, c.mustCall("workspace/executeCommand", map[string]any{
+		"command": "lspgraph.impact", "arguments": []any{c.docPos(rel, posOf(t, c.root, rel, line, needle))},
+	}))
 }
 
 // pyrightScenario: testdata/pyproject, shop.pricing.quote used in shop/orders.py.
@@ -191,6 +219,23 @@ func pyrightScenario() scenario {
 			in := c.mustCall("callHierarchy/incomingCalls", map[string]any{"item": it[0]})
 			wantSites(t, "pyright incoming calls of quote", calls(t, c.root, in, "incoming"), "line_price "+orders+":29 [31]")
 			a.add("incomingCalls quote", in)
+		},
+		base: "pyproject.scip",
+		proxied: func(t testing.TB, c *lspClient) {
+			const orders = "shop/orders.py"
+			// quote, called by line_price, called by subtotal, called by total.
+			a := askImpact(t, c, orders, 31, "quote")
+			wantSites(t, "impact d=1 of quote", a.depth(1, false), "Order.line_price "+orders+":29")
+			wantSites(t, "impact d=2 of quote", a.depth(2, false), "Order.subtotal "+orders+":33")
+			wantSites(t, "impact d=3 of quote", a.depth(3, false), "Order.total "+orders+":37")
+			// HEADER_WIDTH after "Reçu 𝄞 ": UTF-16 column 26, UTF-8 byte 29.
+			a = askImpact(t, c, orders, 10, "HEADER_WIDTH")
+			if a.Target == nil || a.Target.Name != "HEADER_WIDTH" {
+				t.Errorf("lspgraph.impact at HEADER_WIDTH answered for %+v", a.Target)
+			}
+			wantSites(t, "impact d=1 of HEADER_WIDTH", a.depth(1, false), "HEADER "+orders+":10")
+			wantSites(t, "impact d=2 of HEADER_WIDTH", a.depth(2, false), "checkout "+orders+":42")
+			wantSites(t, "impact d=3 of HEADER_WIDTH", a.depth(3, false), "OrderTest.test_checkout tests/test_orders.py:12")
 		},
 	}
 }
