@@ -58,6 +58,7 @@
 //	syntax:same-package             0.85        Go: the name is defined at package level in another file of the package
 //	syntax:imported-package         0.85        pkg.Name where pkg is an import (Go), a named import from a relative module or a workspace package (TS/JS), from x import y / import x (Python)
 //	syntax:receiver-type            0.8         recv.M inside a method of T (Go), this.m (TS/JS), self.m (Python): a member of the enclosing type
+//	syntax:declared-type            0.8         x.M where x is a parameter or local declared with type T (Go, TS annotations, Python annotations; Go x := T{…}): a member of T
 //	syntax:unique-global-name       0.6         x.M with x of unknown type, or a bare name nothing else explains: exactly one definition of that name in the language
 //	syntax:ambiguous-global-name    0.3         as above with 2..8 candidates: one edge per candidate (more than 8: no edge)
 //

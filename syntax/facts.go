@@ -90,6 +90,9 @@ const (
 	// UseSelector is `x.Name` where x is any other expression: a member of
 	// an unknown type.
 	UseSelector
+	// UseTyped is `x.Name` where x is a parameter or local variable declared
+	// with a type: Qualifier is the type as written ("T" or "pkg.T").
+	UseTyped
 )
 
 // Use is one name used in the file.
@@ -97,8 +100,9 @@ type Use struct {
 	Range textpos.Range // the name's range
 	Name  string
 	Kind  UseKind
-	// Qualifier is the import's local name for UseQualified, and the
-	// enclosing type's symbol for UseMember.
+	// Qualifier is the import's local name for UseQualified, the
+	// enclosing type's symbol for UseMember, and the declared type as
+	// written for UseTyped.
 	Qualifier string
 	// Call is set when the use is the callee of a call (or a `new`).
 	Call bool

@@ -232,8 +232,9 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 	case "const_spec", "var_spec":
 		names := w.childrenOfField(n, "name")
 		if w.inFunction() {
+			typ := w.goTypeExpr(st, n.ChildByFieldName("type"))
 			for _, nm := range names {
-				w.bindLocal(nm)
+				w.bindLocalTyped(nm, typ)
 			}
 			return true, nil
 		}
@@ -256,16 +257,35 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		return true, w.push(scope{sym: first})
 
 	case "short_var_declaration", "range_clause":
-		if left := n.ChildByFieldName("left"); left != nil {
-			for _, c := range w.children(left) {
-				if w.typ(c) == "identifier" {
-					w.bindLocal(c)
-				}
+		left := n.ChildByFieldName("left")
+		if left == nil {
+			return true, nil
+		}
+		var values []*node
+		if right := n.ChildByFieldName("right"); right != nil && w.typ(n) == "short_var_declaration" {
+			values = w.children(right)
+		}
+		names := w.children(left)
+		for i, c := range names {
+			if w.typ(c) != "identifier" {
+				continue
 			}
+			typ := ""
+			if len(values) == len(names) {
+				typ = w.goLiteralType(st, values[i])
+			}
+			w.bindLocalTyped(c, typ)
 		}
 		return true, nil
 
-	case "parameter_declaration", "variadic_parameter_declaration", "type_parameter_declaration":
+	case "parameter_declaration":
+		typ := w.goTypeExpr(st, n.ChildByFieldName("type"))
+		for _, nm := range w.childrenOfField(n, "name") {
+			w.bindLocalTyped(nm, typ)
+		}
+		return true, nil
+
+	case "variadic_parameter_declaration", "type_parameter_declaration":
 		for _, nm := range w.childrenOfField(n, "name") {
 			w.bindLocal(nm)
 		}
@@ -320,11 +340,15 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		if w.typ(operand) == "identifier" {
 			q := w.text(operand)
 			typ, recv := w.innerType()
+			lt, local := w.localType(q)
 			switch {
 			case recv != "" && q == recv:
 				w.use(field, UseMember, typ, call, false)
 				return false, nil
-			case st.imports[q] && !w.isLocal(q):
+			case lt != "":
+				w.use(field, UseTyped, lt, call, false)
+				return false, nil
+			case st.imports[q] && !local:
 				w.use(field, UseQualified, q, call, false)
 				return false, nil
 			}
@@ -409,4 +433,48 @@ func (w *walker) soleSpec(spec *node) *node {
 		}
 	}
 	return spec
+}
+
+// goTypeExpr returns a declared type as the resolver reads it: "T" for a
+// package-level type of this package, "pkg.T" for an imported one, through
+// pointers and generic instantiations; "" for any other type.
+func (w *walker) goTypeExpr(st *goState, t *node) string {
+	for t != nil {
+		switch w.typ(t) {
+		case "pointer_type", "parenthesized_type":
+			t = t.NamedChild(0)
+		case "generic_type":
+			t = t.ChildByFieldName("type")
+		case "type_identifier":
+			name := w.text(t)
+			if goPredeclared[name] || w.isLocal(name) { // a type parameter
+				return ""
+			}
+			return name
+		case "qualified_type":
+			if t.NamedChildCount() != 2 {
+				return ""
+			}
+			pkg := w.text(t.NamedChild(0))
+			if !st.imports[pkg] {
+				return ""
+			}
+			return pkg + "." + w.text(t.NamedChild(1))
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+// goLiteralType returns the type of a composite literal value (T{…} or
+// &T{…}), or "".
+func (w *walker) goLiteralType(st *goState, v *node) string {
+	if w.typ(v) == "unary_expression" && v.NamedChildCount() == 1 {
+		v = v.NamedChild(0)
+	}
+	if w.typ(v) != "composite_literal" {
+		return ""
+	}
+	return w.goTypeExpr(st, v.ChildByFieldName("type"))
 }

@@ -210,6 +210,19 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 					return true, leave
 				}
 			}
+			if w.typ(left) == "identifier" {
+				typ := w.pyTypeExpr(n.ChildByFieldName("type"))
+				if r := n.ChildByFieldName("right"); typ == "" && r != nil && w.typ(r) == "call" {
+					// x = Name(…) with a capitalised Name: by convention a class.
+					if fn := r.ChildByFieldName("function"); fn != nil {
+						if name := w.pyTypeExpr(fn); name != "" && isCapitalized(name[strings.LastIndexByte(name, '.')+1:]) {
+							typ = name
+						}
+					}
+				}
+				w.bindLocalTyped(left, typ)
+				return true, nil
+			}
 			w.pyBindTargets(left)
 			return true, nil
 		case w.inClassBody():
@@ -280,6 +293,10 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 		if w.typ(obj) == "identifier" {
 			if typ, recv := w.innerType(); recv != "" && w.text(obj) == recv {
 				w.use(attr, UseMember, typ, call, false)
+				return false, nil
+			}
+			if lt, _ := w.localType(w.text(obj)); lt != "" {
+				w.use(attr, UseTyped, lt, call, false)
 				return false, nil
 			}
 		}
@@ -354,7 +371,11 @@ func (w *walker) pyBindParam(p *node) {
 	case "typed_parameter", "list_splat_pattern", "dictionary_splat_pattern":
 		for _, c := range w.children(p) {
 			if w.typ(c) == "identifier" {
-				w.bindLocal(c)
+				typ := ""
+				if w.typ(p) == "typed_parameter" {
+					typ = w.pyTypeExpr(p.ChildByFieldName("type"))
+				}
+				w.bindLocalTyped(c, typ)
 				return
 			}
 			if w.typ(c) == "list_splat_pattern" || w.typ(c) == "dictionary_splat_pattern" {
@@ -362,9 +383,13 @@ func (w *walker) pyBindParam(p *node) {
 				return
 			}
 		}
-	case "default_parameter", "typed_default_parameter":
+	case "default_parameter":
 		if name := p.ChildByFieldName("name"); name != nil {
 			w.bindLocal(name)
+		}
+	case "typed_default_parameter":
+		if name := p.ChildByFieldName("name"); name != nil {
+			w.bindLocalTyped(name, w.pyTypeExpr(p.ChildByFieldName("type")))
 		}
 	}
 }
@@ -407,4 +432,36 @@ func (w *walker) pyDocstring(def *node) string {
 	}
 	para, _, _ := strings.Cut(strings.TrimSpace(s), "\n\n")
 	return strings.Join(strings.Fields(para), " ")
+}
+
+// pyTypeExpr returns an annotation or class expression as the resolver
+// reads it: "T" or "mod.T" (quotes of a forward reference removed); "" for
+// any other type (generics, unions, deeper attributes).
+func (w *walker) pyTypeExpr(t *node) string {
+	for t != nil {
+		switch w.typ(t) {
+		case "type":
+			t = t.NamedChild(0)
+		case "identifier":
+			return w.text(t)
+		case "attribute":
+			if d, ok := w.dotted(t); ok && strings.Count(d, ".") == 1 {
+				return d
+			}
+			return ""
+		case "string":
+			s := strings.Trim(w.text(t), `"'`)
+			if s != "" && !strings.ContainsAny(s, " []|,") && strings.Count(s, ".") <= 1 {
+				return s
+			}
+			return ""
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+func isCapitalized(s string) bool {
+	return s != "" && s[0] >= 'A' && s[0] <= 'Z'
 }

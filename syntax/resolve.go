@@ -20,6 +20,7 @@ const (
 	ConfidenceSamePackage  = 0.85
 	ConfidenceImported     = 0.85
 	ConfidenceReceiver     = 0.8
+	ConfidenceDeclared     = 0.8
 	ConfidenceUniqueGlobal = 0.6
 	ConfidenceAmbiguous    = 0.3
 
@@ -28,6 +29,7 @@ const (
 	ReasonSamePackage  = "syntax:same-package"
 	ReasonImported     = "syntax:imported-package"
 	ReasonReceiver     = "syntax:receiver-type"
+	ReasonDeclared     = "syntax:declared-type"
 	ReasonUniqueGlobal = "syntax:unique-global-name"
 	ReasonAmbiguous    = "syntax:ambiguous-global-name"
 
@@ -50,6 +52,7 @@ func Rules() []Rule {
 		{ReasonSamePackage, ConfidenceSamePackage},
 		{ReasonImported, ConfidenceImported},
 		{ReasonReceiver, ConfidenceReceiver},
+		{ReasonDeclared, ConfidenceDeclared},
 		{ReasonUniqueGlobal, ConfidenceUniqueGlobal},
 		{ReasonAmbiguous, ConfidenceAmbiguous},
 	}
@@ -413,6 +416,8 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return fromImport(q, module), nil
 	case UseSelector:
 		return global(member), nil
+	case UseTyped:
+		return r.resolveTyped(ctx, f, u, imports, ext, global(member))
 	}
 	// UseBare.
 	if u.Import {
@@ -437,6 +442,48 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return fromImport(imp, imp.Module), nil
 	}
 	return global(notMember), nil
+}
+
+// resolveTyped resolves x.Name where x is declared with type u.Qualifier:
+// the type is resolved as a type use of the file, and the member is looked
+// up in each type found. The edge is as strong as the weaker of the two
+// steps. When no type has the member (it is embedded or inherited), the
+// global guess stands.
+func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, fallback []target) ([]target, error) {
+	tu := Use{Range: u.Range, Name: u.Qualifier, Kind: UseBare, Type: true, Enclosing: u.Enclosing}
+	if q, name, ok := strings.Cut(u.Qualifier, "."); ok {
+		if _, imported := imports[q]; !imported {
+			return fallback, nil
+		}
+		tu.Kind, tu.Qualifier, tu.Name = UseQualified, q, name
+	}
+	types, err := r.resolveUse(ctx, f, &tu, imports)
+	if err != nil || len(types) == 0 {
+		return fallback, err
+	}
+	var out []target
+	for _, t := range types {
+		id := t.id + "." + u.Name
+		found := false
+		if _, ok := r.local.byID[id]; ok {
+			found = true
+		}
+		for k := 0; k < len(ext) && !found; k++ {
+			found = ext[k].ID == id
+		}
+		if !found {
+			continue
+		}
+		c, reason := ConfidenceDeclared, ReasonDeclared
+		if t.confidence < c {
+			c, reason = t.confidence, t.reason // the type itself was a guess
+		}
+		out = append(out, target{id, c, reason})
+	}
+	if len(out) == 0 {
+		return fallback, nil
+	}
+	return out, nil
 }
 
 // inModule reports whether s is defined in (or exported by the package of)

@@ -294,6 +294,18 @@ func (t *T) Use(x interface{ Len() int; Close() error }) {
 }
 `,
 		"a/other.go": "package a\n\nfunc other() {}\n\nvar shadow = 2\n",
+		"a/typed.go": `package a
+
+import "example.com/m/b"
+
+func Typed(l b.L, c *b.C1, t T) {
+	l.Len()
+	c.Close()
+	v := &b.C2{}
+	v.Close()
+	_ = t.n
+}
+`,
 		"b/b.go": `package b
 
 func Exported() {}
@@ -331,6 +343,30 @@ func (C2) Close() error { return nil }
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("edges from Use:\n got %q\nwant %q", got, want)
+	}
+
+	// Members of parameters and locals with a declared type.
+	got = nil
+	for _, df := range docs {
+		for _, e := range df.Edges {
+			if e.From == "syntax go example.com/m/a Typed" {
+				got = append(got, fmt.Sprintf("%s %s %.2f %s", e.Kind, strings.TrimPrefix(e.To, "syntax go example.com/m/"), e.Confidence, e.Reason))
+			}
+		}
+	}
+	want = []string{
+		"calls b C1.Close 0.80 syntax:declared-type",
+		"calls b C2.Close 0.80 syntax:declared-type",
+		"calls b L.Len 0.80 syntax:declared-type",
+		"references a T 0.85 syntax:same-package",
+		"references a T.n 0.80 syntax:declared-type",
+		"references b C1 0.85 syntax:imported-package",
+		"references b C2 0.85 syntax:imported-package",
+		"references b L 0.85 syntax:imported-package",
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("edges from Typed:\n got %q\nwant %q", got, want)
 	}
 }
 

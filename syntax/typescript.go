@@ -174,7 +174,11 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 				w.define(w.typeNameOf(typ)+"."+f, f, "field", pat, n, typ)
 			}
 		}
-		w.bindPattern(pat)
+		if w.typ(pat) == "identifier" {
+			w.bindLocalTyped(pat, w.tsTypeExpr(n.ChildByFieldName("type")))
+		} else {
+			w.bindPattern(pat)
+		}
 		return true, nil
 
 	case "formal_parameters":
@@ -197,6 +201,14 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 	case "variable_declarator":
 		name := n.ChildByFieldName("name")
 		if name == nil {
+			return true, nil
+		}
+		if w.inFunction() && w.typ(name) == "identifier" {
+			typ := w.tsTypeExpr(n.ChildByFieldName("type"))
+			if v := n.ChildByFieldName("value"); typ == "" && v != nil && w.typ(v) == "new_expression" {
+				typ = w.tsTypeExpr(v.ChildByFieldName("constructor"))
+			}
+			w.bindLocalTyped(name, typ)
 			return true, nil
 		}
 		if w.inFunction() || w.typ(name) != "identifier" {
@@ -271,6 +283,10 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 			}
 		case "identifier":
 			q := w.text(obj)
+			if lt, _ := w.localType(q); lt != "" {
+				w.use(prop, UseTyped, lt, call, false)
+				return false, nil
+			}
 			if imp, ok := st.imports[q]; ok && imp.Name == "" && !w.isLocal(q) {
 				w.use(prop, UseQualified, q, call, false)
 				return false, nil
@@ -383,4 +399,28 @@ func (w *walker) bindPattern(n *node) {
 			w.bindPattern(c)
 		}
 	}
+}
+
+// tsTypeExpr returns a declared type as the resolver reads it: "T" or
+// "ns.T" for a named (possibly generic) type, from a type annotation, a
+// type or a constructor expression; "" for any other type.
+func (w *walker) tsTypeExpr(t *node) string {
+	for t != nil {
+		switch w.typ(t) {
+		case "type_annotation":
+			t = t.NamedChild(0)
+		case "generic_type":
+			t = t.ChildByFieldName("name")
+		case "type_identifier", "identifier":
+			return w.text(t)
+		case "nested_type_identifier", "member_expression":
+			if s := w.text(t); strings.Count(s, ".") == 1 && !strings.ContainsAny(s, " \t\n") {
+				return s
+			}
+			return ""
+		default:
+			return ""
+		}
+	}
+	return ""
 }

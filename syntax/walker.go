@@ -33,11 +33,11 @@ type walker struct {
 
 // scope is one enclosing definition.
 type scope struct {
-	sym    string          // the definition's symbol ("" for an anonymous function)
-	fn     bool            // a function body: names bound in it are local
-	locals map[string]bool // names bound locally (fn scopes only)
-	typ    string          // for a method: its type's symbol; for a class body: the class
-	recv   string          // Go: the receiver's name
+	sym    string            // the definition's symbol ("" for an anonymous function)
+	fn     bool              // a function body: names bound in it are local
+	locals map[string]string // names bound locally (fn scopes only) → declared type ("" unknown)
+	typ    string            // for a method: its type's symbol; for a class body: the class
+	recv   string            // Go: the receiver's name
 }
 
 func newWalker(g *grammar, src []byte, ff *FileFacts, p *project) *walker {
@@ -164,18 +164,26 @@ func (w *walker) enclosing() string {
 // push enters a definition's scope and returns the function that leaves it.
 func (w *walker) push(s scope) func() {
 	if s.fn && s.locals == nil {
-		s.locals = map[string]bool{}
+		s.locals = map[string]string{}
 	}
 	w.scopes = append(w.scopes, s)
 	return func() { w.scopes = w.scopes[:len(w.scopes)-1] }
 }
 
 // bindLocal records a name bound in the innermost function scope.
-func (w *walker) bindLocal(n *node) {
+func (w *walker) bindLocal(n *node) { w.bindLocalTyped(n, "") }
+
+// bindLocalTyped records a name bound in the innermost function scope with
+// its declared type, as written ("T", "pkg.T"; "" when unknown). A name
+// bound again without a type keeps the type it had.
+func (w *walker) bindLocalTyped(n *node, typ string) {
 	w.defNames[n.StartByte()] = true
+	name := w.text(n)
 	for i := len(w.scopes) - 1; i >= 0; i-- {
 		if w.scopes[i].fn {
-			w.scopes[i].locals[w.text(n)] = true
+			if old, ok := w.scopes[i].locals[name]; !ok || typ != "" || old == "" {
+				w.scopes[i].locals[name] = typ
+			}
 			return
 		}
 	}
@@ -183,12 +191,21 @@ func (w *walker) bindLocal(n *node) {
 
 // isLocal reports whether name is bound in an enclosing function.
 func (w *walker) isLocal(name string) bool {
+	_, ok := w.localType(name)
+	return ok
+}
+
+// localType returns the declared type of a local name, and whether the
+// name is local at all.
+func (w *walker) localType(name string) (string, bool) {
 	for i := len(w.scopes) - 1; i >= 0; i-- {
-		if w.scopes[i].fn && w.scopes[i].locals[name] {
-			return true
+		if w.scopes[i].fn {
+			if t, ok := w.scopes[i].locals[name]; ok {
+				return t, true
+			}
 		}
 	}
-	return false
+	return "", false
 }
 
 // innerType returns the type of the innermost method or class scope.
