@@ -73,15 +73,23 @@ func Changes(ctx context.Context, in ChangeInput, o Options) (*Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Deleted symbols keep the dependents the base recorded: the overlay
-	// may have re-resolved those dependents against the current files, so
-	// read them from the old facts.
-	var current, gone []graph.Symbol
+	// The current facts answer for the changed documents. The old facts
+	// answer for the unchanged ones: deleted symbols keep the dependents
+	// the base recorded (a syntax overlay re-resolves them against the
+	// current files), and edges justified by a changed document of a
+	// precise base (implementations, hence dispatch) are hidden from the
+	// current facts.
+	var current, old []graph.Symbol
 	for _, t := range targets {
-		if c.deleted[t.ID] && in.Old != in.New {
-			gone = append(gone, t)
-		} else {
+		if !c.deleted[t.ID] || in.Old == in.New {
 			current = append(current, t)
+		}
+		if in.Old != in.New {
+			if s, ok, err := in.Old.Symbol(ctx, t.ID); err != nil {
+				return nil, fmt.Errorf("impact: reading symbol %q: %w", t.ID, err)
+			} else if ok && !s.External && s.Def.Path != "" {
+				old = append(old, s)
+			}
 		}
 	}
 	o.Verify = nil
@@ -89,17 +97,20 @@ func Changes(ctx context.Context, in ChangeInput, o Options) (*Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(gone) > 0 {
-		b, _, err := walkOnly(ctx, in.Old, gone, o, nil)
+	if len(old) > 0 {
+		b, _, err := walkOnly(ctx, in.Old, old, o, nil)
 		if err != nil {
 			return nil, err
 		}
+		dropIn(b, changedPaths(in.Files))
 		merge(a, b)
-		for _, t := range gone {
-			w.syms[t.ID] = symEntry{t, true}
+		for _, t := range old {
+			if _, ok := w.syms[t.ID]; !ok {
+				w.syms[t.ID] = symEntry{t, true}
+			}
 		}
 	}
-	dropGone(a, in.Files)
+	dropIn(a, gonePaths(in.Files))
 	if err := w.finish(ctx, a, targets); err != nil {
 		return nil, err
 	}
@@ -541,20 +552,38 @@ func (c *changeSet) aliases(ctx context.Context) (map[string][]string, error) {
 	return out, nil
 }
 
-// dropGone removes dependents located in documents the diff deleted or
-// renamed away: they no longer exist to break.
-func dropGone(a *Answer, files []FileChange) {
+// gonePaths are the documents the diff deleted or renamed away.
+func gonePaths(files []FileChange) map[string]bool {
 	gone := map[string]bool{}
 	for _, f := range files {
 		if f.OldPath != "" && f.OldPath != f.Path && (f.Status == "D" || f.Status == "R") {
 			gone[f.OldPath] = true
 		}
 	}
-	if len(gone) == 0 {
+	return gone
+}
+
+// changedPaths are every old and new path the diff touches.
+func changedPaths(files []FileChange) map[string]bool {
+	ps := map[string]bool{}
+	for _, f := range files {
+		if f.OldPath != "" {
+			ps[f.OldPath] = true
+		}
+		if f.Path != "" {
+			ps[f.Path] = true
+		}
+	}
+	return ps
+}
+
+// dropIn removes the dependents located in the given documents.
+func dropIn(a *Answer, paths map[string]bool) {
+	if len(paths) == 0 {
 		return
 	}
 	keep := func(ds []Dependent) []Dependent {
-		return slices.DeleteFunc(ds, func(d Dependent) bool { return d.Location != nil && gone[d.Location.Path] })
+		return slices.DeleteFunc(ds, func(d Dependent) bool { return d.Location != nil && paths[d.Location.Path] })
 	}
 	for i := range a.Depths {
 		a.Depths[i].Dependents = keep(a.Depths[i].Dependents)

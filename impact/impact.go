@@ -101,13 +101,23 @@ func (w *walker) finish(ctx context.Context, a *Answer, targets []graph.Symbol) 
 	return w.assess(ctx, a, targets)
 }
 
+// mergeKey identifies a declaration across identities: its name and the
+// line of its definition (a SCIP and a syntax identity of one function
+// share both), else its key.
+func mergeKey(d Dependent) string {
+	if d.Location != nil && !d.TopLevel {
+		return fmt.Sprintf("%s\x00%s:%d", d.Name, d.Location.Path, d.Location.Line)
+	}
+	return depKey(d)
+}
+
 // merge adds b's dependents to a: one entry per declaration, at the
 // smaller depth (a's entry when equal).
 func merge(a, b *Answer) {
 	seen := map[string]int{}
 	for _, g := range a.Depths {
 		for _, d := range g.Dependents {
-			seen[depKey(d)] = g.Depth
+			seen[mergeKey(d)] = g.Depth
 		}
 	}
 	for gi, g := range b.Depths {
@@ -115,13 +125,13 @@ func merge(a, b *Answer) {
 			break
 		}
 		for _, d := range g.Dependents {
-			k := depKey(d)
+			k := mergeKey(d)
 			if depth, ok := seen[k]; ok && depth <= g.Depth {
 				continue
 			} else if ok {
 				// Found nearer through b: move it.
 				for ai := range a.Depths {
-					a.Depths[ai].Dependents = slices.DeleteFunc(a.Depths[ai].Dependents, func(x Dependent) bool { return depKey(x) == k })
+					a.Depths[ai].Dependents = slices.DeleteFunc(a.Depths[ai].Dependents, func(x Dependent) bool { return mergeKey(x) == k })
 				}
 			}
 			seen[k] = g.Depth
@@ -133,10 +143,10 @@ func merge(a, b *Answer) {
 	mergeGroup := func(x, y []Dependent) []Dependent {
 		have := map[string]bool{}
 		for _, d := range x {
-			have[depKey(d)] = true
+			have[mergeKey(d)] = true
 		}
 		for _, d := range y {
-			if k := depKey(d); !have[k] && seen[k] == 0 {
+			if k := mergeKey(d); !have[k] && seen[k] == 0 {
 				have[k] = true
 				x = append(x, d)
 			}
@@ -147,7 +157,11 @@ func merge(a, b *Answer) {
 	a.Dispatch = mergeGroup(a.Dispatch, b.Dispatch)
 	a.Satisfaction = mergeGroup(a.Satisfaction, b.Satisfaction)
 	a.Implementations = mergeGroup(a.Implementations, b.Implementations)
-	a.Implements = append(a.Implements, b.Implements...)
+	for _, r := range b.Implements {
+		if !slices.ContainsFunc(a.Implements, func(x Ref) bool { return x.Symbol == r.Symbol }) {
+			a.Implements = append(a.Implements, r)
+		}
+	}
 	a.Targets = append(a.Targets, b.Targets...)
 	a.Truncated = a.Truncated || b.Truncated
 }
