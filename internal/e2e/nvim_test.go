@@ -169,6 +169,23 @@ func TestNeovimProxyGopls(t *testing.T) {
 	if st.Proxy.Server != "gopls" || len(st.Proxy.ServerArgs) == 0 || st.Proxy.ServerArgs[0] != gopls {
 		t.Errorf("lspgraph.status names server %q with args %v; want gopls, %s", st.Proxy.Server, st.Proxy.ServerArgs, gopls)
 	}
+	// The store reports the SCIP base imported before the session.
+	var layers struct {
+		Layers []struct {
+			Layer, Tool, Commit, State string
+			Documents                  int
+		} `json:"layers"`
+	}
+	if err := json.Unmarshal(st.Store, &layers); err != nil {
+		t.Fatalf("decoding lspgraph.status's store: %v", err)
+	}
+	base := false
+	for _, l := range layers.Layers {
+		base = base || l.Layer == "base" && l.Tool == "scip-go" && l.Commit == "fixture" && l.State == "complete" && l.Documents >= 7
+	}
+	if !base {
+		t.Errorf("lspgraph.status shows no complete scip-go base of commit fixture with the fixture's 7 documents: %s", st.Store)
+	}
 	// Neovim sent at least initialize, initialized, didOpen, the two
 	// requests and the command; the server answered at least the requests.
 	if st.Proxy.Stats.FromEditor < 5 || st.Proxy.Stats.FromServer < 3 {
