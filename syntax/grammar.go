@@ -16,10 +16,7 @@ func grammarFor(p string) string {
 	switch path.Ext(p) {
 	case ".go":
 		return "go"
-	case ".ts", ".mts", ".cts":
-		if len(p) > 5 && p[len(p)-5:] == ".d.ts" {
-			return "typescript"
-		}
+	case ".ts", ".mts", ".cts": // declaration files (.d.ts) included
 		return "typescript"
 	case ".tsx":
 		return "tsx"
