@@ -191,6 +191,13 @@ func TestProxyGopls(t *testing.T) {
 	}
 }
 
+func TestProxyGoplsWorkspace(t *testing.T) {
+	root, store, _ := directAndProxied(t, goworkScenario())
+	r := reader(t, store)
+	sym, refs := liveReferences(t, r, root, "pricing/pricing.go", 6, "Quote")
+	wantSites(t, "graph references of "+sym, refs, "billing/billing.go:16", "pricing/pricing_test.go:6")
+}
+
 func TestProxyTypeScript(t *testing.T) {
 	root, store, _ := directAndProxied(t, tsScenario())
 	r := reader(t, store)

@@ -76,6 +76,49 @@ func goplsScenario() scenario {
 	}
 }
 
+// goworkScenario: testdata/gowork, a go.work of three modules; billing
+// calls pricing.Quote across modules, user.Quote is a look-alike.
+func goworkScenario() scenario {
+	return scenario{
+		name:    "gopls",
+		fixture: "gowork",
+		argv:    func(t testing.TB) []string { return []string{goplsPath(t)} },
+		run: func(t testing.TB, c *lspClient, a *answers) {
+			const billing, pricing = "billing/billing.go", "pricing/pricing.go"
+			c.open(billing, "go")
+			def := c.mustCall("textDocument/definition", c.docPos(billing, posOf(t, c.root, billing, 16, "Quote")))
+			wantSites(t, "gopls definition of pricing.Quote from billing", sites(c.root, locations(t, def)), pricing+":6")
+			a.add("definition pricing.Quote", def)
+
+			quote := posOf(t, c.root, pricing, 6, "Quote")
+			refs := c.mustCall("textDocument/references", withContext(c.docPos(pricing, quote), true))
+			wantSites(t, "gopls references of pricing.Quote", sites(c.root, locations(t, refs)),
+				billing+":16", pricing+":6", "pricing/pricing_test.go:6")
+			a.add("references pricing.Quote", refs)
+
+			items := c.mustCall("textDocument/prepareCallHierarchy", c.docPos(pricing, quote))
+			a.add("prepareCallHierarchy pricing.Quote", items)
+			it := callItems(t, items)
+			if len(it) != 1 {
+				t.Fatalf("gopls prepareCallHierarchy at pricing.Quote: %d items, want 1: %s", len(it), items)
+			}
+			in := c.mustCall("callHierarchy/incomingCalls", map[string]any{"item": it[0]})
+			wantSites(t, "gopls incoming calls of pricing.Quote", calls(t, c.root, in, "incoming"),
+				"Invoice "+billing+":13 [16]", "TestQuote pricing/pricing_test.go:5 [6]")
+			a.add("incomingCalls pricing.Quote", in)
+		},
+		base: "gowork.scip",
+		proxied: func(t testing.TB, c *lspClient) {
+			// Invoice (another module) and TestQuote call Quote; TestInvoice
+			// calls Invoice; user.Quote, same name and shape, is unrelated.
+			a := askImpact(t, c, "pricing/pricing.go", 6, "Quote")
+			wantSites(t, "impact d=1 of pricing.Quote", a.depth(1, false),
+				"Invoice billing/billing.go:13", "TestQuote pricing/pricing_test.go:5")
+			wantSites(t, "impact d=2 of pricing.Quote", a.depth(2, false), "TestInvoice billing/billing_test.go:5")
+		},
+	}
+}
+
 func withContext(p map[string]any, includeDeclaration bool) map[string]any {
 	p["context"] = map[string]bool{"includeDeclaration": includeDeclaration}
 	return p
