@@ -11,6 +11,9 @@
 //   - [Import] streams a dump into a new base generation of a
 //     [graph.Store] and switches to it atomically, reusing the facts of
 //     documents whose payload did not change; it returns a [Summary].
+//     One goroutine decodes; one worker per processor (at most four)
+//     converts and writes; a bounded queue between them bounds memory by
+//     the largest documents, not by the dump.
 //
 // Positions are converted to the graph's encoding (UTF-8 byte columns, see
 // package textpos). scip-go counts UTF-8 bytes; scip-typescript and

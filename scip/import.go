@@ -10,8 +10,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -308,20 +310,50 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 		decodeStat, decodeErr = Decode(ctx, r, opts.Size, v, progress)
 	}()
 
-	// This goroutine: convert and write.
-	conv := &Converter{}
-	var writeErr error
-	var writeOff int64
-	for it := range items {
-		if writeErr != nil {
-			continue // drain
-		}
-		conv.Tool = it.tool
-		if err := writeDocument(ctx, out, conv, root, it, &sum); err != nil {
-			writeErr = err
-			writeOff = it.rec.Offset
-			cancel()
-		}
+	// Converting and writing: one worker per processor; the generation
+	// writer is safe for concurrent use and documents are independent.
+	workers := max(1, min(runtime.GOMAXPROCS(0), 4))
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		writeErr error
+		writeOff int64
+		parts    = make([]Summary, workers)
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conv := &Converter{}
+			for it := range items {
+				mu.Lock()
+				failed := writeErr != nil
+				mu.Unlock()
+				if failed {
+					continue // drain
+				}
+				conv.Tool = it.tool
+				if err := writeDocument(ctx, out, conv, root, it, &parts[w]); err != nil {
+					mu.Lock()
+					if writeErr == nil {
+						writeErr, writeOff = err, it.rec.Offset
+					}
+					mu.Unlock()
+					cancel()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, p := range parts {
+		sum.Documents += p.Documents
+		sum.Converted += p.Converted
+		sum.Reused += p.Reused
+		sum.Occurrences += p.Occurrences
+		sum.Symbols += p.Symbols
+		sum.Edges += p.Edges
+		sum.InvalidOccurrences += p.InvalidOccurrences
+		sum.UnverifiedDocuments += p.UnverifiedDocuments
 	}
 	<-done
 	sum.Bytes = decodeStat.Bytes
@@ -347,7 +379,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 	}
 	if len(externals) > 0 {
 		sum.ExternalSymbols = len(externals)
-		facts := conv.ExternalFacts(externals)
+		facts := (&Converter{Tool: sum.Tool}).ExternalFacts(externals)
 		facts.Document.Digest = converterVersion + ":" + hex.EncodeToString(extDigest.Sum(nil))
 		if err := out.put(ctx, facts); err != nil {
 			return sum, decodeStat.Bytes, fmt.Errorf("scip: writing external symbols: %w", err)

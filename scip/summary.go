@@ -40,8 +40,8 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if s.UnknownFields > 0 {
 		fmt.Fprintf(&b, "  ignored      %s unknown top-level fields (a newer SCIP schema?)\n", num(s.UnknownFields))
 	}
-	fmt.Fprintf(&b, "  took         %s for %.1f MB: %.1f MB/s, %s occurrences/s\n",
-		s.Duration.Round(time.Millisecond), float64(s.Bytes)/1e6, s.MBPerSec, num(int(s.OccurrencesPerSec)))
+	fmt.Fprintf(&b, "  took         %s for %s: %.1f MB/s, %s occurrences/s\n",
+		s.Duration.Round(time.Millisecond), size(s.Bytes), s.MBPerSec, num(int(s.OccurrencesPerSec)))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -90,4 +90,15 @@ func num(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// size renders a byte count for people.
+func size(n int64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
