@@ -171,6 +171,9 @@ func parseSpan(s string) (start, count int, err error) {
 			return 0, 0, err
 		}
 	}
+	if start < 0 || count < 0 {
+		return 0, 0, fmt.Errorf("negative line number or count in %q", s)
+	}
 	return start, count, nil
 }
 

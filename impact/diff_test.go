@@ -71,7 +71,31 @@ rename to b.go
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", got, want)
 	}
-	if _, err := ParseUnifiedDiff(strings.NewReader("diff --git a/x b/x\n@@ -x +1 @@\n")); err == nil {
-		t.Error("malformed hunk header accepted")
+	for _, bad := range []string{"@@ -x +1 @@", "@@ -1,-2 +1 @@", "@@ -1"} {
+		if _, err := ParseUnifiedDiff(strings.NewReader("diff --git a/x b/x\n" + bad + "\n")); err == nil {
+			t.Errorf("malformed hunk header %q accepted", bad)
+		}
 	}
+}
+
+// FuzzParseUnifiedDiff checks that any input parses or fails without
+// panicking, and that parsed ranges are well formed.
+func FuzzParseUnifiedDiff(f *testing.F) {
+	f.Add("diff --git a/x.go b/x.go\n--- a/x.go\n+++ b/x.go\n@@ -1,2 +1,3 @@\n-a\n+b\n+c\n d\n")
+	f.Add("diff --git a/x b/y\nrename from x\nrename to y\n")
+	f.Add("diff --git a/x b/x\n@@ -0,0 +1 @@\n+a\n")
+	f.Add("@@ -1 +1 @@\n-a\n+b\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		files, err := ParseUnifiedDiff(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, fc := range files {
+			for _, r := range append(append([]LineRange(nil), fc.Added...), fc.Removed...) {
+				if r.End < r.Start-1 {
+					t.Fatalf("malformed range %+v in %+v", r, fc)
+				}
+			}
+		}
+	})
 }
