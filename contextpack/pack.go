@@ -28,7 +28,7 @@ const maxListedDrops = 50
 // Options configure Build.
 type Options struct {
 	Budget int        // tokens; 0 means DefaultBudget
-	Scope  scope.Spec // zero value: the closure
+	Scope  scope.Spec // the zero value means the closure
 	Source Source
 	// MinConfidence drops edges below it.
 	MinConfidence float64
@@ -154,6 +154,9 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 	budget := o.Budget
 	if budget <= 0 {
 		budget = DefaultBudget
+	}
+	if !o.Scope.Repo && !o.Scope.Closure && len(o.Scope.Packages) == 0 {
+		o.Scope.Closure = true // the zero Spec means the default, the closure
 	}
 	start := a.PackageOfDocument(target.Def.Path)
 	cl, err := a.For(ctx, start, o.Scope)

@@ -590,6 +590,9 @@ func (c *collector) members(typ graph.Symbol) ([]graph.Symbol, error) {
 		return nil, fmt.Errorf("reading members of %s: %w", typ.ID, err)
 	}
 	for _, e := range edges {
+		if len(out) >= maxSiblings {
+			break
+		}
 		if s, ok := c.sym(e.To); ok && usable(s) {
 			out = append(out, s)
 		}
@@ -793,7 +796,11 @@ func (c *collector) namesakes() error {
 // linkCandidates adds the graph edges among candidates to the centrality
 // subgraph.
 func (c *collector) linkCandidates() error {
+	n := 0
 	for _, k := range c.order {
+		if n >= maxLinked {
+			break
+		}
 		cand := c.cands[k]
 		// Call-chain candidates tie the neighbourhood together; the edges
 		// of types and their members (many contains and field edges) cost
@@ -806,6 +813,7 @@ func (c *collector) linkCandidates() error {
 		if cand.Symbol.ID == "" || !c.inScope(cand) {
 			continue
 		}
+		n++
 		f := c.filter()
 		f.Limit = maxLinkEdges
 		out, err := c.r.Outgoing(c.ctx, cand.Symbol.ID, f)

@@ -96,4 +96,5 @@ const (
 	maxNamesakes    = 8   // per name
 	maxNamesakeRoot = 8   // names looked up (the target's and its callees')
 	maxLinkEdges    = 256 // edges read per candidate for the centrality subgraph
+	maxLinked       = 48  // candidates whose edges are read for it (in collection order)
 )

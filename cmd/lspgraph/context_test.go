@@ -233,6 +233,12 @@ func TestContextBudgets(t *testing.T) {
 				return p
 			}
 			full := build(1 << 20)
+			if full.Scope.Spec != "closure" || len(full.Scope.Packages) == 0 || full.Scope.Packages[0] != full.Target.Package {
+				t.Errorf("zero Options.Scope: scope %+v; want the target package's closure", full.Scope)
+			}
+			if tc.fixture == "gowork" && strings.Join(full.Scope.Packages, ",") != "example.com/billing,example.com/pricing" {
+				t.Errorf("zero Options.Scope on gowork: packages %v; want billing's closure", full.Scope.Packages)
+			}
 			total := len(full.Items)
 			if full.Omitted.BudgetCount != 0 || full.Omitted.Downgraded != 0 || total < 4 {
 				t.Fatalf("unbounded pack: %d items, %d dropped, %d downgraded", total, full.Omitted.BudgetCount, full.Omitted.Downgraded)
