@@ -105,6 +105,9 @@ func Discover(root string) (*Workspace, error) {
 			}
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil // never follow a link that may lead outside the root
+		}
 		rel, err := filepath.Rel(abs, p)
 		if err != nil {
 			return err

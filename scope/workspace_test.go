@@ -128,9 +128,22 @@ func TestDiscoverManifests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "package.json"), []byte(`{"name": "outside"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "linked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "package.json"), filepath.Join(root, "linked", "package.json")); err != nil {
+		t.Fatal(err)
+	}
 	w, err := Discover(root)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := w.Package("outside"); ok {
+		t.Errorf("a manifest symlinked from outside the root was read")
 	}
 	wantDeps := []string{
 		"a -> b: declared in js/a/package.json:1: dependencies b file:../b",
