@@ -1,7 +1,8 @@
-// Package syntax extracts graph facts from source text with tree-sitter: the
-// definitions a file makes, the containers they belong to, its imports, and
-// the names it uses (calls and other references) with the definition that
-// encloses each use. It is the only package of the module that uses cgo.
+// Package syntax extracts graph facts from Go, TypeScript, JavaScript,
+// Python and Java source text with tree-sitter: the definitions a file
+// makes, the containers they belong to, its imports, and the names it uses
+// (calls and other references) with the definition that encloses each use.
+// It is the only package of the module that uses cgo.
 //
 // Its principal types are [Extractor], which parses one file at a time into
 // [FileFacts] (definitions are final, uses are still names), and [Resolver],
@@ -34,6 +35,9 @@
 //     (its directory relative to the root when it has none); DESCRIPTOR is
 //     FILE:Name or FILE:Class.member, FILE being the path inside the package
 //     without extension ("syntax typescript @shop/order src/index:Order.total").
+//   - Java: PACKAGE is the package declaration (the directory when there is
+//     none); DESCRIPTOR is Class, Class.member or Outer.Inner; constructors
+//     are Class.Class with kind "constructor".
 //   - Python: the module is the dotted path from the project root (the
 //     nearest directory with pyproject.toml, setup.py or setup.cfg, else the
 //     workspace root; a leading src/ is dropped); PACKAGE is the module's
@@ -55,10 +59,10 @@
 //	reason                          confidence  rule
 //	syntax:declaration              1.0         contains: a type or class declares the member; imports: an import declaration names the package
 //	syntax:same-file                0.9         the name is defined in the same file (and not bound locally)
-//	syntax:same-package             0.85        Go: the name is defined at package level in another file of the package
+//	syntax:same-package             0.85        Go, Java: the name is defined at package level in another file of the package
 //	syntax:imported-package         0.85        pkg.Name where pkg is an import (Go), a named import from a relative module or a workspace package (TS/JS), from x import y / import x (Python)
 //	syntax:receiver-type            0.8         recv.M inside a method of T (Go), this.m (TS/JS), self.m (Python): a member of the enclosing type
-//	syntax:declared-type            0.8         x.M where x is a parameter or local declared with type T (Go, TS annotations, Python annotations; Go x := T{…}): a member of T
+//	syntax:declared-type            0.8         x.M where x is a parameter or local declared with type T (Go, TS, Java, Python annotations; Go x := T{…}, TS/Java new T(), Python x = T(…)), or Java T.m: a member of T
 //	syntax:unique-global-name       0.6         x.M with x of unknown type, or a bare name nothing else explains: exactly one definition of that name in the language
 //	syntax:ambiguous-global-name    0.3         as above with 2..8 candidates: one edge per candidate (more than 8: no edge)
 //

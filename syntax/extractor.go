@@ -153,6 +153,8 @@ func (x *Extractor) walk(g *grammar, src []byte, ff *FileFacts) (failure string)
 		w.extractTS(root)
 	case "python":
 		w.extractPython(root)
+	case "java":
+		w.extractJava(root)
 	}
 	w.finish()
 	return ""
@@ -264,6 +266,8 @@ func isTestPath(p, lang string) bool {
 		return strings.Contains("/"+p, "/__tests__/")
 	case "python":
 		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py"
+	case "java":
+		return strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java") || strings.Contains("/"+p, "/src/test/")
 	}
 	return false
 }

@@ -17,13 +17,14 @@ func FuzzExtract(f *testing.F) {
 		"from . import (a, b as c)\nclass K(Base):\n    def m(self, *a, **k):\n        self.x: int = 1\n        return lambda y: self.x + y\n",
 		"def f(:\n  \"\"\"doc\n",
 		"\x00\xff\xfe}}}{{{",
+		"package a.b;\nimport static x.Y.z;\nclass C<T> extends D { C() { this(1); } int f; void m(T t) { t.g(); C.this.f = 1; new C.E<>(); } }\n",
 	} {
 		f.Add(seed)
 	}
 	x := NewExtractor(Options{})
 	defer x.Close()
 	f.Fuzz(func(t *testing.T, src string) {
-		for _, p := range []string{"a/f.go", "a/f.ts", "a/f.tsx", "a/f.js", "a/f.py"} {
+		for _, p := range []string{"a/f.go", "a/f.ts", "a/f.tsx", "a/f.js", "a/f.py", "a/F.java"} {
 			ff, err := x.File(context.Background(), p, []byte(src))
 			if err != nil {
 				t.Fatal(err)

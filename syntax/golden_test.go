@@ -53,6 +53,7 @@ func TestGolden(t *testing.T) {
 		{"tsworkspace", "../testdata/tsworkspace"},
 		{"pyproject", "../testdata/pyproject"},
 		{"jsapp", "testdata/jsapp"},
+		{"javaapp", "testdata/javaapp"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := os.Stat(c.root); err != nil {

@@ -5,6 +5,7 @@ import (
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/golang"
+	"github.com/smacker/go-tree-sitter/java"
 	"github.com/smacker/go-tree-sitter/javascript"
 	"github.com/smacker/go-tree-sitter/python"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
@@ -24,6 +25,8 @@ func grammarFor(p string) string {
 		return "javascript"
 	case ".py", ".pyi":
 		return "python"
+	case ".java":
+		return "java"
 	}
 	return ""
 }
@@ -39,6 +42,8 @@ func languageOfGrammar(g string) string {
 		return "javascript"
 	case "python":
 		return "python"
+	case "java":
+		return "java"
 	}
 	return ""
 }
@@ -66,6 +71,8 @@ func newGrammar(name string) *grammar {
 		l = javascript.GetLanguage()
 	case "python":
 		l = python.GetLanguage()
+	case "java":
+		l = java.GetLanguage()
 	}
 	g := &grammar{name: name, lang: languageOfGrammar(name), ts: l}
 	n := l.SymbolCount()

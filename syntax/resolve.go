@@ -316,7 +316,9 @@ func sameFamily(fl, l string) bool {
 	return js(fl) && js(l)
 }
 
-func isMember(s graph.Symbol) bool { return s.Kind == "method" || s.Kind == "field" }
+func isMember(s graph.Symbol) bool {
+	return s.Kind == "method" || s.Kind == "field" || s.Kind == "constructor"
+}
 
 func isTypeLike(s graph.Symbol) bool {
 	switch s.Kind {
@@ -385,7 +387,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	}
 	fromImport := func(imp Import, module string) []target {
 		in := func(s *graph.Symbol) bool { return !isMember(*s) && inModule(lang, imp.Relative, module, *s) }
-		if lang == "go" {
+		if lang == "go" || lang == "java" {
 			add(t.byPkgName[[2]string{module, name}], in, ConfidenceImported, ReasonImported, 0)
 		} else {
 			add(t.byName[name], in, ConfidenceImported, ReasonImported, 0)
@@ -429,11 +431,13 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	if len(out) > 0 {
 		return out, nil
 	}
-	if lang == "go" {
+	if lang == "go" || lang == "java" {
 		pkg := f.Document.Package
 		add(t.byPkgName[[2]string{pkg, name}], func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == pkg },
 			ConfidenceSamePackage, ReasonSamePackage, 0)
-		return out, nil
+		if lang == "go" || len(out) > 0 {
+			return out, nil
+		}
 	}
 	if imported {
 		if imp.Name == "" || imp.Name == "default" {
@@ -490,7 +494,7 @@ func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, impor
 // an imported module.
 func inModule(lang string, relative bool, module string, s graph.Symbol) bool {
 	switch lang {
-	case "go":
+	case "go", "java":
 		return s.Package == module
 	case "python":
 		if s.Package == module {
