@@ -17,7 +17,8 @@ import (
 
 // Reader reads one consistent snapshot of the graph. The live layer hides
 // the base facts of every document it owns. A Reader is safe for concurrent
-// use; Close it before closing the Store.
+// use. Close it when done (closing the Store closes it too): it pins the
+// snapshot's data on disk.
 type Reader struct {
 	store   *Store
 	snap    *pebble.Snapshot
