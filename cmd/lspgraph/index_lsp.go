@@ -69,8 +69,8 @@ func runIndexLSP(ctx context.Context, e *env, root, dir string, server []string,
 	}
 	s := res.Stats
 	fmt.Fprintf(e.stdout, "%s → %s\n", root, dir)
-	fmt.Fprintf(e.stdout, "crawled %d documents through %s %s (%s positions): loaded in %s, asked in %s\n",
-		s.Documents, res.ServerName, res.ServerVersion, res.Encoding, s.Load.Round(time.Millisecond), s.Crawl.Round(time.Millisecond))
+	fmt.Fprintf(e.stdout, "crawled %d documents through %s (%s positions): loaded in %s, asked in %s\n",
+		s.Documents, strings.TrimSpace(res.ServerName+" "+res.ServerVersion), res.Encoding, s.Load.Round(time.Millisecond), s.Crawl.Round(time.Millisecond))
 	fmt.Fprintf(e.stdout, "%d symbols, %d occurrences, %d edges; %d documentSymbol, %d references, %d call hierarchy, %d definition requests\n",
 		s.Symbols, s.Occurrences, s.Edges, s.SymbolRequests, s.ReferenceRequests, s.CallRequests, s.DefinitionRequests)
 	if s.Disambiguated > 0 {

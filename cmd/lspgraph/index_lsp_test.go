@@ -15,22 +15,22 @@ import (
 	"github.com/lspgraph/lspgraph/scip"
 )
 
-// goplsBinary returns gopls, skipping when it is missing (failing under
-// LSPGRAPH_E2E=1).
-func goplsBinary(t *testing.T) string {
+// lspServer returns the path of a language server binary, skipping the
+// test when it is missing (failing under LSPGRAPH_E2E=1).
+func lspServer(t *testing.T, name string) string {
 	t.Helper()
-	if p, err := exec.LookPath("gopls"); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	for _, p := range []string{"/root/go/bin/gopls", filepath.Join(os.Getenv("HOME"), "go", "bin", "gopls")} {
+	for _, p := range []string{"/root/go/bin/" + name, filepath.Join(os.Getenv("HOME"), "go", "bin", name)} {
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
 	}
 	if os.Getenv("LSPGRAPH_E2E") == "1" {
-		t.Fatal("gopls not found (LSPGRAPH_E2E=1)")
+		t.Fatalf("%s not found (LSPGRAPH_E2E=1)", name)
 	}
-	t.Skip("gopls not found")
+	t.Skipf("%s not found", name)
 	return ""
 }
 
@@ -80,32 +80,52 @@ func readRefSets(t *testing.T, s *graph.Store) refSets {
 	return out
 }
 
-// TestIndexLSPMatchesSCIP crawls testdata/goapp through gopls with
-// `lspgraph index --lsp` and compares, symbol by symbol (matched by
-// definition location), the reference locations with those of the scip-go
-// dump of the same project. The golden file lists every difference; each is
-// explained in the file's header.
+// TestIndexLSPMatchesSCIP crawls fixture projects through their language
+// servers with `lspgraph index --lsp` and compares, symbol by symbol
+// (matched by definition location), the reference locations with those of
+// the SCIP dump of the same project. Each golden file lists every
+// difference, with the explanation in its header.
 func TestIndexLSPMatchesSCIP(t *testing.T) {
-	gopls := goplsBinary(t)
+	for _, tc := range []struct {
+		fixture, dump string
+		server        []string
+		documents     int
+	}{
+		{"goapp", "goapp.scip", []string{"gopls"}, 7},
+		{"tsworkspace", "tsworkspace.scip", []string{"typescript-language-server", "--stdio"}, 5},
+		{"pyproject", "pyproject.scip", []string{"pyright-langserver", "--stdio"}, 5},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			if tc.fixture != "goapp" && os.Getenv("LSPGRAPH_E2E") != "1" {
+				t.Skip("the Node servers take many seconds on a loaded machine; set LSPGRAPH_E2E=1")
+			}
+			server := append([]string{lspServer(t, tc.server[0])}, tc.server[1:]...)
+			compareWithSCIP(t, tc.fixture, tc.dump, server, tc.documents)
+		})
+	}
+}
+
+func compareWithSCIP(t *testing.T, fixture, dump string, server []string, documents int) {
 	ctx := context.Background()
-	root, err := filepath.Abs(filepath.Join("..", "..", "testdata", "goapp"))
+	root, err := filepath.Abs(filepath.Join("..", "..", "testdata", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lspDir := filepath.Join(t.TempDir(), "lsp")
 	var stdout, stderr bytes.Buffer
 	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-	if code := run(ctx, e, []string{"index", "--lsp", "--store", lspDir, "--root", root, "--", gopls}); code != 0 {
+	args := append([]string{"index", "--lsp", "--store", lspDir, "--root", root, "--"}, server...)
+	if code := run(ctx, e, args); code != 0 {
 		t.Fatalf("index --lsp exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "crawled 7 documents through gopls") {
-		t.Errorf("summary:\n%s", stdout.String())
+	if want := fmt.Sprintf("crawled %d documents through ", documents); !strings.Contains(stdout.String(), want) || strings.Contains(stdout.String(), "PARTIAL") {
+		t.Errorf("summary lacks %q or is partial:\n%s", want, stdout.String())
 	}
 	stdout.Reset()
 	if code := run(ctx, e, []string{"status", "--store", lspDir, "--root", root}); code != 0 {
 		t.Fatalf("status exited %d: %s", code, stderr.String())
 	}
-	for _, want := range []string{"base: generation 1, commit ", "gopls v", "freshness: HEAD ", "overlay (live) documents: 0", "dirty buffers: 0"} {
+	for _, want := range []string{"base: generation 1, commit ", "freshness: HEAD ", "overlay (live) documents: 0", "dirty buffers: 0"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("status output lacks %q:\n%s", want, stdout.String())
 		}
@@ -121,7 +141,7 @@ func TestIndexLSPMatchesSCIP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer scipStore.Close()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "scip", "goapp.scip"))
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "scip", dump))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +190,7 @@ func TestIndexLSPMatchesSCIP(t *testing.T) {
 	}
 	got := fmt.Sprintf("# %d symbols with the same reference locations, %d differing, %d on one side only\n%s\n%s\n%s\n",
 		len(same), len(differ), len(only), strings.Join(differ, "\n"), strings.Join(only, "\n"), strings.Join(same, "\n"))
-	golden := filepath.Join("testdata", "index_lsp_goapp.golden")
+	golden := filepath.Join("testdata", "index_lsp_"+fixture+".golden")
 	if *update {
 		// Keep the hand-written explanation at the top of the file.
 		old, _ := os.ReadFile(golden)
