@@ -30,7 +30,9 @@
 //   - Go: PACKAGE is the module path from the nearest go.mod plus the
 //     directory ("_test" appended for external test packages); DESCRIPTOR is
 //     Name, Type.Method or Type.Field. Every file's init functions are kept
-//     apart as "init#FILE".
+//     apart as "init#FILE". A struct field's Signature is "name PKGPATH.T"
+//     when its type is a named type (pointers dropped): resolution reads it
+//     to follow x.f.M, whether the field comes from this index or the graph.
 //   - TypeScript and JavaScript: PACKAGE is the nearest package.json name
 //     (its directory relative to the root when it has none); DESCRIPTOR is
 //     FILE:Name or FILE:Class.member, FILE being the path inside the package
@@ -62,7 +64,7 @@
 //	syntax:same-package             0.85        Go, Java: the name is defined at package level in another file of the package
 //	syntax:imported-package         0.85        pkg.Name where pkg is an import (Go), a named import from a relative module or a workspace package (TS/JS), from x import y / import x (Python)
 //	syntax:receiver-type            0.8         recv.M inside a method of T (Go), this.m (TS/JS), self.m (Python): a member of the enclosing type
-//	syntax:declared-type            0.8         x.M where x is a parameter or local declared with type T (Go, TS, Java, Python annotations; Go x := T{…}, TS/Java new T(), Python x = T(…)), or Java T.m: a member of T
+//	syntax:declared-type            0.8         x.M where x is a parameter or local declared with type T (Go, TS, Java, Python annotations; Go x := T{…}, TS/Java new T(), Python x = T(…)), or Java T.m: a member of T; Go x.f.M: a member of field f's declared type
 //	syntax:unique-global-name       0.6         x.M with x of unknown type, or a bare name nothing else explains: exactly one definition of that name in the language
 //	syntax:ambiguous-global-name    0.3         as above with 2..8 candidates: one edge per candidate (more than 8: no edge)
 //

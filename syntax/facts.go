@@ -104,6 +104,9 @@ type Use struct {
 	// enclosing type's symbol for UseMember, and the declared type as
 	// written for UseTyped.
 	Qualifier string
+	// Via, for UseMember and UseTyped, names a field in between: the use
+	// is x.Via.Name and Name is a member of Via's declared type (Go).
+	Via string
 	// Call is set when the use is the callee of a call (or a `new`).
 	Call bool
 	// Type is set when the name is used as a type (Go type identifiers,

@@ -42,8 +42,9 @@ func goImportName(p string) string {
 
 // goState is the Go-specific part of a walk.
 type goState struct {
-	imports map[string]bool // local names of imports
-	callee  map[uint32]bool // start bytes of callee names
+	imports map[string]bool   // local names of imports
+	paths   map[string]string // import path by local name
+	callee  map[uint32]bool   // start bytes of callee names
 }
 
 func (w *walker) extractGo(root *node) {
@@ -73,7 +74,7 @@ func (w *walker) extractGo(root *node) {
 	if pkgIdent != nil {
 		w.definePackage(self, pkgName, pkgIdent, clause)
 	}
-	st := &goState{imports: map[string]bool{}, callee: map[uint32]bool{}}
+	st := &goState{imports: map[string]bool{}, paths: map[string]string{}, callee: map[uint32]bool{}}
 	w.walk(root, func(n *node) (bool, func()) { return w.visitGo(st, self, n) })
 }
 
@@ -144,6 +145,7 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		}
 		if local != "_" && local != "." {
 			st.imports[local] = true
+			st.paths[local] = ip
 		}
 		w.importPackage(self, Import{Local: local, Module: ip, Range: rangeOf(pathNode)}, packageID("go", ip))
 		return false, nil
@@ -209,10 +211,14 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 			return true, nil // embedded field: its type is a use
 		}
 		typeName := w.typeNameOf(typ)
+		qualified := w.goQualify(st, w.goTypeExpr(st, n.ChildByFieldName("type")))
 		first := ""
 		for _, nm := range names {
 			f := w.text(nm)
 			id := w.define(typeName+"."+f, f, "field", nm, n, typ)
+			if last := len(w.ff.Symbols) - 1; qualified != "" && w.ff.Symbols[last].ID == id {
+				w.ff.Symbols[last].Signature = f + " " + qualified
+			}
 			if first == "" {
 				first = id
 			}
@@ -353,6 +359,21 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 				return false, nil
 			}
 		}
+		// x.f.Name where x is the receiver or a typed local: Name is a
+		// member of f's declared type.
+		if w.typ(operand) == "selector_expression" && operand.NamedChildCount() == 2 && w.typ(operand.NamedChild(0)) == "identifier" {
+			q, via := w.text(operand.NamedChild(0)), w.text(operand.NamedChild(1))
+			typ, recv := w.innerType()
+			lt, _ := w.localType(q)
+			switch {
+			case recv != "" && q == recv:
+				w.useVia(field, UseMember, typ, via, call)
+				return true, nil
+			case lt != "":
+				w.useVia(field, UseTyped, lt, via, call)
+				return true, nil
+			}
+		}
 		w.use(field, UseSelector, "", call, false)
 		return true, nil
 
@@ -477,4 +498,42 @@ func (w *walker) goLiteralType(st *goState, v *node) string {
 		return ""
 	}
 	return w.goTypeExpr(st, v.ChildByFieldName("type"))
+}
+
+// goQualify turns a type as goTypeExpr writes it into "PKGPATH.T".
+func (w *walker) goQualify(st *goState, te string) string {
+	if te == "" {
+		return ""
+	}
+	if pkg, name, ok := strings.Cut(te, "."); ok {
+		if p, ok := st.paths[pkg]; ok {
+			return p + "." + name
+		}
+		return ""
+	}
+	return w.pkg + "." + te
+}
+
+// useVia records x.via.Name: the member Name of the declared type of the
+// field via of x's type (qualifier as for UseMember or UseTyped).
+func (w *walker) useVia(n *node, kind UseKind, qualifier, via string, call bool) {
+	w.ff.Uses = append(w.ff.Uses, Use{
+		Range: rangeOf(n), Name: w.text(n), Kind: kind, Qualifier: qualifier, Via: via,
+		Call: call, Enclosing: w.enclosing(),
+	})
+}
+
+// goFieldType reads the declared type of a Go field from its Signature
+// ("name PKGPATH.T") and returns the type's symbol.
+func goFieldType(sig string) (string, bool) {
+	i := strings.LastIndexByte(sig, ' ')
+	if i < 0 {
+		return "", false
+	}
+	te := sig[i+1:]
+	j := strings.LastIndexByte(te, '.')
+	if j <= 0 {
+		return "", false
+	}
+	return "syntax go " + te[:j] + " " + te[j+1:], true
 }

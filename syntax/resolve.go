@@ -394,6 +394,9 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		}
 		return out
 	}
+	if u.Via != "" && (u.Kind == UseMember || u.Kind == UseTyped) {
+		return r.resolveVia(ctx, f, u, imports, ext, global(member))
+	}
 	switch u.Kind {
 	case UseMember:
 		id := u.Qualifier + "." + u.Name
@@ -448,20 +451,82 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	return global(notMember), nil
 }
 
+// resolveVia resolves x.Via.Name: the types of x (the receiver's type, or
+// the declared type of a local), then each type's field Via and its
+// declared type (a Go field's Signature), then Name in that type.
+func (r *Resolver) resolveVia(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, fallback []target) ([]target, error) {
+	var bases []target
+	if u.Kind == UseMember {
+		bases = []target{{u.Qualifier, ConfidenceReceiver, ReasonReceiver}}
+	} else {
+		tu := *u
+		tu.Via = ""
+		types, err := r.typesOf(ctx, f, &tu, imports)
+		if err != nil {
+			return nil, err
+		}
+		bases = types
+	}
+	viaSyms, err := r.externalNamed(ctx, u.Via)
+	if err != nil {
+		return nil, err
+	}
+	symbol := func(id string, ext []graph.Symbol) (graph.Symbol, bool) {
+		if i, ok := r.local.byID[id]; ok {
+			return r.local.syms[i], true
+		}
+		for _, s := range ext {
+			if s.ID == id {
+				return s, true
+			}
+		}
+		return graph.Symbol{}, false
+	}
+	var out []target
+	for _, b := range bases {
+		field, ok := symbol(b.id+"."+u.Via, viaSyms)
+		if !ok || field.Kind != "field" {
+			continue
+		}
+		ft, ok := goFieldType(field.Signature)
+		if !ok {
+			continue
+		}
+		id := ft + "." + u.Name
+		if _, ok := symbol(id, ext); !ok {
+			continue
+		}
+		c, reason := ConfidenceDeclared, ReasonDeclared
+		if b.confidence < c {
+			c, reason = b.confidence, b.reason
+		}
+		out = append(out, target{id, c, reason})
+	}
+	if len(out) == 0 {
+		return fallback, nil
+	}
+	return out, nil
+}
+
+// typesOf resolves the declared type u.Qualifier of a UseTyped use.
+func (r *Resolver) typesOf(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import) ([]target, error) {
+	tu := Use{Range: u.Range, Name: u.Qualifier, Kind: UseBare, Type: true, Enclosing: u.Enclosing}
+	if q, name, ok := strings.Cut(u.Qualifier, "."); ok {
+		if _, imported := imports[q]; !imported {
+			return nil, nil
+		}
+		tu.Kind, tu.Qualifier, tu.Name = UseQualified, q, name
+	}
+	return r.resolveUse(ctx, f, &tu, imports)
+}
+
 // resolveTyped resolves x.Name where x is declared with type u.Qualifier:
 // the type is resolved as a type use of the file, and the member is looked
 // up in each type found. The edge is as strong as the weaker of the two
 // steps. When no type has the member (it is embedded or inherited), the
 // global guess stands.
 func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, fallback []target) ([]target, error) {
-	tu := Use{Range: u.Range, Name: u.Qualifier, Kind: UseBare, Type: true, Enclosing: u.Enclosing}
-	if q, name, ok := strings.Cut(u.Qualifier, "."); ok {
-		if _, imported := imports[q]; !imported {
-			return fallback, nil
-		}
-		tu.Kind, tu.Qualifier, tu.Name = UseQualified, q, name
-	}
-	types, err := r.resolveUse(ctx, f, &tu, imports)
+	types, err := r.typesOf(ctx, f, u, imports)
 	if err != nil || len(types) == 0 {
 		return fallback, err
 	}
