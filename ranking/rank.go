@@ -438,8 +438,27 @@ func (c *collector) implementations() error {
 		return fmt.Errorf("reading implementations: %w", err)
 	}
 	for _, e := range in {
-		if s, ok := c.sym(e.From); ok && usable(s) {
-			c.add(t.ID, s, "", RoleImplementation, 1, fmt.Sprintf("implements `%s`", name(t)), nil)
+		s, ok := c.sym(e.From)
+		if !ok || !usable(s) {
+			continue
+		}
+		c.add(t.ID, s, "", RoleImplementation, 1, fmt.Sprintf("implements `%s`", name(t)), nil)
+		// The tests of an implementation pin the behaviour the interface
+		// method promises.
+		refs, err := c.r.References(c.ctx, s.ID, maxPerExpansion)
+		if err != nil {
+			return fmt.Errorf("reading references of %s: %w", s.ID, err)
+		}
+		for _, o := range refs {
+			if o.Roles&graph.RoleDefinition != 0 || !(o.Roles&graph.RoleTest != 0 || c.isTestDoc(o.Path)) {
+				continue
+			}
+			ts, ok := c.sym(o.Enclosing)
+			if !ok || !usable(ts) {
+				continue
+			}
+			site := &graph.Location{Path: o.Path, Range: o.Range}
+			c.add(s.ID, ts, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which implements `%s`: calls it at %s", name(s), name(t), at(*site)), site)
 		}
 	}
 	out, err := c.r.Outgoing(c.ctx, t.ID, c.filter(graph.EdgeImplements))
