@@ -84,9 +84,9 @@ var ErrClosed = errors.New("syntax: extractor is closed")
 
 // File extracts the facts of one file. path is relative to the workspace
 // root with forward slashes; src is its content (a saved file or an editor
-// buffer). A skipped file (see SkipReason) yields FileFacts with Skipped set
-// and a nil error; an error means the context ended or the file's language
-// is not supported.
+// buffer). A skipped file (see SkipReason, unsupported languages included)
+// yields FileFacts with Skipped set and a nil error; an error means the
+// context ended or the Extractor is closed.
 func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts, error) {
 	if x.closed {
 		return nil, ErrClosed
