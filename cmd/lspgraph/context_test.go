@@ -357,6 +357,11 @@ func TestScopeCommand(t *testing.T) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
 		}
 	}
+	var out2, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out2, stderr: &errb, getenv: func(string) string { return "" }}
+	if code := run(context.Background(), e, []string{"scope", "--store", dir, "--root", root, "nosuch/file.go"}); code != 2 || !strings.Contains(errb.String(), "is neither a package") {
+		t.Errorf("unknown argument: exit %d, %s", code, errb.String())
+	}
 	// Without a store the declared dependencies still answer.
 	noStore := runCommand(t, "scope", "--store", filepath.Join(t.TempDir(), "none"), "--root", root, "billing")
 	if !strings.Contains(noStore, "observed dependencies unavailable") || !strings.Contains(noStore, "example.com/pricing (go-module): depth 1") {

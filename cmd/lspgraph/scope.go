@@ -71,7 +71,11 @@ func runScope(ctx context.Context, e *env, args []string) error {
 	arg := pos[0]
 	start, ok := a.Resolve(arg)
 	if !ok {
-		start = a.PackageOfDocument(rootRelative(root, arg))
+		rel := rootRelative(root, arg)
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err != nil && a.Documents(a.PackageOfDocument(rel)) == 0 {
+			return fmt.Errorf("%w: %q is neither a package (%s) nor a file under %s", errUsage, arg, knownPackages(a), root)
+		}
+		start = a.PackageOfDocument(rel)
 	}
 	var extra []string
 	for _, x := range strings.Split(*with, ",") {
@@ -102,6 +106,15 @@ func runScope(ctx context.Context, e *env, args []string) error {
 		return enc.Encode(rep)
 	}
 	return writeScopeText(e.stdout, rep)
+}
+
+// knownPackages names a few packages for messages.
+func knownPackages(a *scope.Analysis) string {
+	names := a.Packages()
+	if len(names) > 8 {
+		return strings.Join(names[:8], ", ") + fmt.Sprintf(", … %d in all", len(names))
+	}
+	return strings.Join(names, ", ")
 }
 
 // rootRelative maps a path argument (relative to the current directory or
