@@ -75,20 +75,34 @@ func (r *Reader) load() error {
 		return err
 	}
 	r.baseGen = gen
-	r.layers = []layerSpace{{Live, spaceLive}}
-	if gen != 0 {
-		r.layers = append(r.layers, layerSpace{Base, genSpace(gen)})
-	}
 	prefix := appendPrefix(nil, spaceLive, kindDoc)
-	return scanPrefix(context.Background(), r.kv(), prefix, func(k, v []byte) error {
+	err = scanPrefix(context.Background(), r.kv(), prefix, func(k, v []byte) error {
 		d, err := decodeDocValue(string(k[len(prefix):]), v)
 		d.Layer = Live
 		r.live[d.Path] = d
 		return err
 	})
+	// Every live record belongs to a live document: without any, the live
+	// space is empty and reads skip it.
+	if len(r.live) > 0 {
+		r.layers = append(r.layers, layerSpace{Live, spaceLive})
+	}
+	if gen != 0 {
+		r.layers = append(r.layers, layerSpace{Base, genSpace(gen)})
+	}
+	return err
 }
 
-// Close releases the snapshot; reads afterwards fail with ErrClosed.
+// base returns the base layer's space, if there is a base generation.
+func (r *Reader) base() (layerSpace, bool) {
+	if n := len(r.layers); n > 0 && r.layers[n-1].layer == Base {
+		return r.layers[n-1], true
+	}
+	return layerSpace{}, false
+}
+
+// Close releases the snapshot; reads that reach the store afterwards fail
+// with ErrClosed.
 // Closing twice does nothing.
 func (r *Reader) Close() error {
 	r.store.readersMu.Lock()
@@ -125,12 +139,9 @@ func (r *Reader) hidden(ls layerSpace, path string) bool {
 // owner returns the layer serving path's document facts.
 func (r *Reader) owner(path string) (layerSpace, bool) {
 	if _, ok := r.live[path]; ok {
-		return r.layers[0], true
+		return layerSpace{Live, spaceLive}, true
 	}
-	if len(r.layers) > 1 {
-		return r.layers[1], true
-	}
-	return layerSpace{}, false
+	return r.base()
 }
 
 // Manifest returns a layer's manifest.
@@ -350,10 +361,11 @@ func (r *Reader) Document(ctx context.Context, path string) (Document, bool, err
 	if d, ok := r.live[path]; ok {
 		return d, true, nil
 	}
-	if len(r.layers) < 2 {
+	ls, ok := r.base()
+	if !ok {
 		return Document{}, false, nil
 	}
-	v, ok, err := get(r.kv(), appendDocKey(nil, r.layers[1].space, path))
+	v, ok, err := get(r.kv(), appendDocKey(nil, ls.space, path))
 	if err != nil || !ok {
 		return Document{}, false, err
 	}
@@ -374,8 +386,7 @@ func (r *Reader) Documents(ctx context.Context, fn func(Document) error) error {
 		}
 		return nil
 	}
-	if len(r.layers) > 1 {
-		ls := r.layers[1]
+	if ls, ok := r.base(); ok {
 		prefix := appendPrefix(nil, ls.space, kindDoc)
 		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 			path := string(k[len(prefix):])
@@ -404,8 +415,7 @@ func (r *Reader) DocumentsOfPackage(ctx context.Context, pkg string) ([]string, 
 			out = append(out, p)
 		}
 	}
-	if len(r.layers) > 1 {
-		ls := r.layers[1]
+	if ls, ok := r.base(); ok {
 		prefix := appendField(appendPrefix(nil, ls.space, kindPkg), pkg)
 		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 			if path := string(k[len(prefix):]); !r.hidden(ls, path) {
@@ -429,8 +439,7 @@ func (r *Reader) Packages(ctx context.Context) ([]string, error) {
 			set[d.Package] = true
 		}
 	}
-	if len(r.layers) > 1 {
-		ls := r.layers[1]
+	if ls, ok := r.base(); ok {
 		err := scanPrefix(ctx, r.kv(), appendPrefix(nil, ls.space, kindPkg), func(k, v []byte) error {
 			d, ok := decodeKey(k)
 			if !ok {

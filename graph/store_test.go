@@ -172,6 +172,9 @@ func TestClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s.PutDocument(context.Background(), Base, DocumentFacts{Document: Document{Path: "a"}}); err != nil {
+		t.Fatal(err)
+	}
 	r, err := s.Reader()
 	if err != nil {
 		t.Fatal(err)
