@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
 )
@@ -266,7 +267,7 @@ func (w *walker) satisfaction(ctx context.Context, a *Answer, t graph.Symbol, vi
 			if top {
 				c.id = ""
 			}
-			if visited[c.key()] || seen[c.key()+"\x00"+p.iface] {
+			if w.inD1(c.key()) || seen[c.key()+"\x00"+p.iface] {
 				continue
 			}
 			seen[c.key()+"\x00"+p.iface] = true
@@ -289,8 +290,203 @@ func (w *walker) satisfaction(ctx context.Context, a *Answer, t graph.Symbol, vi
 			a.Satisfaction = append(a.Satisfaction, d)
 		}
 	}
+	for _, p := range pairs {
+		if err := w.passedAs(ctx, a, p.concrete, p.iface, visited, seen); err != nil {
+			return err
+		}
+	}
 	sortDependents(a.Satisfaction)
 	return nil
+}
+
+// inD1 reports whether a dependent key is in the d=1 group: satisfaction
+// sites repeat deeper dependents (they break, whatever their distance) but
+// not direct ones.
+func (w *walker) inD1(key string) bool {
+	_, ok := w.d1Sites[key]
+	return ok
+}
+
+// passedAs adds the calls that pass a value made by a producer of the
+// concrete type (a function whose signature returns it) straight to a
+// consumer of the interface (a function with a parameter of that type):
+// `service.NewCatalog(memstore.New())`. It reads Go-style signatures
+// ("func New() *Mem", "func NewCatalog(st store.Store) *Catalog"); for
+// languages whose index records no signatures it finds nothing.
+func (w *walker) passedAs(ctx context.Context, a *Answer, concrete, iface string, visited, seen map[string]bool) error {
+	cs, _, err := w.symbol(ctx, concrete)
+	if err != nil {
+		return err
+	}
+	is, _, err := w.symbol(ctx, iface)
+	if err != nil {
+		return err
+	}
+	if cs.DisplayName == "" || is.DisplayName == "" {
+		return nil
+	}
+	consumers, err := w.signatureUsers(ctx, iface, is.DisplayName, true)
+	if err != nil || len(consumers) == 0 {
+		return err
+	}
+	consumerLines := map[lineKey]string{}
+	for _, c := range consumers {
+		refs, err := w.r.References(ctx, c, 0)
+		if err != nil {
+			return fmt.Errorf("impact: reading references of %q: %w", c, err)
+		}
+		for _, o := range refs {
+			if o.Roles&graph.RoleDefinition == 0 {
+				consumerLines[lineKey{o.Path, o.Range.Start.Line}] = c
+			}
+		}
+	}
+	producers, err := w.signatureUsers(ctx, concrete, cs.DisplayName, false)
+	if err != nil {
+		return err
+	}
+	for _, p := range producers {
+		refs, err := w.r.References(ctx, p, 0)
+		if err != nil {
+			return fmt.Errorf("impact: reading references of %q: %w", p, err)
+		}
+		for _, o := range refs {
+			consumer, ok := consumerLines[lineKey{o.Path, o.Range.Start.Line}]
+			if !ok || o.Roles&graph.RoleDefinition != 0 {
+				continue
+			}
+			top, err := w.isTopLevel(ctx, o.Enclosing)
+			if err != nil {
+				return err
+			}
+			c := &cand{id: o.Enclosing, path: o.Path, topLevel: top,
+				sites: []graph.Location{{Path: o.Path, Range: o.Range}}, count: 1}
+			if top {
+				c.id = ""
+			}
+			k := c.key() + "\x00" + iface
+			if w.inD1(c.key()) || seen[k] {
+				continue
+			}
+			seen[k] = true
+			c.via = graph.Edge{From: concrete, To: iface, Kind: graph.EdgeImplements, Confidence: 1.0, Path: o.Path,
+				Reason: "value of the type passed as the interface"}
+			if d, ok, err := w.document(ctx, o.Path); err != nil {
+				return err
+			} else if ok {
+				c.via.Source, c.via.Layer = d.Source, d.Layer
+			}
+			d, err := w.dependent(ctx, c, 1)
+			if err != nil {
+				return err
+			}
+			if d.Test && !w.o.IncludeTests {
+				continue
+			}
+			d.Group = GroupSatisfaction
+			d.Via.Reason = fmt.Sprintf("%s (from %s) passed to %s as %s", nameOrID(w, ctx, concrete),
+				nameOrID(w, ctx, p), nameOrID(w, ctx, consumer), nameOrID(w, ctx, iface))
+			a.Satisfaction = append(a.Satisfaction, d)
+		}
+	}
+	return nil
+}
+
+// signatureUsers returns the functions that reference typ in their
+// signature's parameters (params) or results (!params), among the
+// declarations enclosing typ's references.
+func (w *walker) signatureUsers(ctx context.Context, typ, name string, params bool) ([]string, error) {
+	refs, err := w.r.References(ctx, typ, 0)
+	if err != nil {
+		return nil, fmt.Errorf("impact: reading references of %q: %w", typ, err)
+	}
+	set := map[string]bool{}
+	for _, o := range refs {
+		if o.Enclosing == "" || set[o.Enclosing] || o.Roles&graph.RoleDefinition != 0 {
+			continue
+		}
+		s, _, err := w.symbol(ctx, o.Enclosing)
+		if err != nil {
+			return nil, err
+		}
+		ps, rs, ok := splitSignature(s.Signature)
+		if !ok {
+			continue
+		}
+		part := rs
+		if params {
+			part = ps
+		}
+		if mentions(part, name) {
+			set[o.Enclosing] = true
+		}
+	}
+	return sortedKeys(set), nil
+}
+
+// splitSignature splits a Go-style function signature ("func Name(params)
+// results", "func (*T).Name(params) results") into its parameter list and
+// its results.
+func splitSignature(sig string) (params, results string, ok bool) {
+	rest, found := strings.CutPrefix(sig, "func ")
+	if !found {
+		return "", "", false
+	}
+	if strings.HasPrefix(rest, "(") { // receiver
+		end := matchParen(rest)
+		if end < 0 {
+			return "", "", false
+		}
+		rest = rest[end+1:]
+	}
+	open := strings.IndexByte(rest, '(')
+	if open < 0 {
+		return "", "", false
+	}
+	rest = rest[open:]
+	end := matchParen(rest)
+	if end < 0 {
+		return "", "", false
+	}
+	return rest[1:end], rest[end+1:], true
+}
+
+// matchParen returns the index of the parenthesis closing s[0], or -1.
+func matchParen(s string) int {
+	depth := 0
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// mentions reports whether text names the identifier name as a whole word.
+func mentions(text, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !isIdentByte(text[j-1])
+		after := j+len(name) == len(text) || !isIdentByte(text[j+len(name)])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
 }
 
 // onSameLine reports whether o's line also references iface. The lines

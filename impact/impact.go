@@ -284,7 +284,16 @@ func (w *walker) summarize(ctx context.Context, a *Answer, targets []graph.Symbo
 			pkgs[t.Package] = &PackageImpact{Package: t.Package, MinDepth: 0, Target: true}
 		}
 	}
+	counted := map[string]bool{} // a declaration both deeper and in a group counts once
 	add := func(d Dependent, depth int) {
+		if k := mergeKey(d); counted[k] {
+			if p := pkgs[d.Package]; p != nil {
+				p.MinDepth = min(p.MinDepth, depth)
+			}
+			return
+		} else {
+			counted[k] = true
+		}
 		if d.Test {
 			a.Tests = append(a.Tests, d)
 		}

@@ -76,8 +76,12 @@ func (w *walker) risk(a *Answer, unknown []string) Risk {
 		own[t.Package] = true
 	}
 	onlyTests := true
+	counted := map[string]bool{}
 	count := func(d Dependent, breaking bool) {
-		r.Total++
+		if k := mergeKey(d); !counted[k] {
+			counted[k] = true
+			r.Total++
+		}
 		if breaking {
 			r.Breaking++
 			if !d.Test {

@@ -215,10 +215,11 @@ func (w *walker) enclosingAt(ctx context.Context, l graph.Location) (string, err
 	var best graph.Symbol
 	found := false
 	for _, s := range syms {
-		if s.DefExtent == (textpos.Range{}) || s.Kind == "local" || s.Kind == "parameter" || !s.DefExtent.Contains(l.Range.Start) {
+		if s.DefExtent == (textpos.Range{}) || s.Kind == "local" || s.Kind == "parameter" || isContainerKind(s.Kind) ||
+			strings.HasPrefix(s.ID, "local ") || !s.DefExtent.Contains(l.Range.Start) {
 			continue
 		}
-		if !found || best.DefExtent.ContainsRange(s.DefExtent) {
+		if !found || smaller(s.DefExtent, best.DefExtent) {
 			best, found = s, true
 		}
 	}
@@ -226,4 +227,15 @@ func (w *walker) enclosingAt(ctx context.Context, l graph.Location) (string, err
 		return "", nil
 	}
 	return best.ID, nil
+}
+
+// smaller reports whether range a spans less text than b (by lines, then
+// columns): among the extents containing a position, the smaller one is
+// the inner one even when producers' extents overlap imperfectly.
+func smaller(a, b textpos.Range) bool {
+	al, bl := a.End.Line-a.Start.Line, b.End.Line-b.Start.Line
+	if al != bl {
+		return al < bl
+	}
+	return int64(a.End.Col)-int64(a.Start.Col) < int64(b.End.Col)-int64(b.Start.Col)
 }

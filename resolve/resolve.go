@@ -280,14 +280,25 @@ func innermostExtent(syms []graph.Symbol, in func(textpos.Range) bool) (graph.Sy
 	var best graph.Symbol
 	found := false
 	for _, s := range syms {
-		if s.DefExtent == (textpos.Range{}) || isLocal(s) || !in(s.DefExtent) {
+		if s.DefExtent == (textpos.Range{}) || isLocal(s) || s.Kind == "parameter" || !in(s.DefExtent) {
 			continue
 		}
-		if !found || best.DefExtent.ContainsRange(s.DefExtent) {
+		if !found || smaller(s.DefExtent, best.DefExtent) {
 			best, found = s, true
 		}
 	}
 	return best, found
+}
+
+// smaller reports whether range a spans less text than b (by lines, then
+// columns): the inner of two extents, even when a producer's extents
+// overlap imperfectly.
+func smaller(a, b textpos.Range) bool {
+	al, bl := a.End.Line-a.Start.Line, b.End.Line-b.Start.Line
+	if al != bl {
+		return al < bl
+	}
+	return int64(a.End.Col)-int64(a.Start.Col) < int64(b.End.Col)-int64(b.Start.Col)
 }
 
 // pickOccurrence chooses among occurrences containing a position: the

@@ -166,17 +166,24 @@ func (c *goplsConn) read(r *bufio.Reader) {
 }
 
 // TestLiveVerifierGopls checks the verifier against a real gopls on the
-// goapp fixture: over the precise SCIP graph the d=1 set is verified;
-// over the syntax graph, which cannot resolve c.st.Put, the call in
-// Catalog.Save is live-only and returned for the live layer.
+// goapp fixture: over the precise SCIP graph the d=1 set is verified; when
+// the graph lacks a reference (cmd/goapp/main.go replaced in the live layer
+// by facts without its references), the call gopls reports is live-only
+// and returned for the live layer.
 func TestLiveVerifierGopls(t *testing.T) {
 	ctx := context.Background()
 	root := filepath.Join(repoRoot(t), "testdata", "goapp")
 	conn := startGopls(t, root)
 	verify := liveVerifier(conn, root, textpos.UTF16)
 
-	run := func(r *graph.Reader, target string) *impact.Answer {
+	st, _ := importFixture(t, "goapp", "goapp.scip")
+	run := func(target string) *impact.Answer {
 		t.Helper()
+		r, err := st.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
 		sym, err := resolve.ResolveIn(ctx, r, root, target)
 		if err != nil {
 			t.Fatal(err)
@@ -200,41 +207,62 @@ func TestLiveVerifierGopls(t *testing.T) {
 		return m
 	}
 
-	st, _ := importFixture(t, "goapp", "goapp.scip")
+	a := run("Catalog.Save")
+	if got := marks(a); len(got) != 1 || got["Catalog.Import"] != impact.Verified {
+		t.Errorf("Catalog.Save: marks %v; want Catalog.Import verified", got)
+	}
+	// gopls also counts m.Put on a *memstore.Mem as a reference of
+	// Store.Put; the graph has that call under Mem.Put, so it is not
+	// live-only.
+	a = run("store.Store.Put")
+	if got := marks(a); len(got) != 1 || got["Catalog.Save"] != impact.Verified {
+		t.Errorf("Store.Put: marks %v; want only Catalog.Save, verified", got)
+	}
+	a = run("Catalog.Import")
+	if got := marks(a); len(got) != 2 || got["run"] != impact.Verified || got["TestImport"] != impact.Verified {
+		t.Errorf("Catalog.Import: marks %v; want run and TestImport verified", got)
+	}
+
+	// The graph loses main.go's references (its definitions stay).
 	r, err := st.Reader()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	a := run(r, "Catalog.Save")
-	if got := marks(a); len(got) != 1 || got["Catalog.Import"] != impact.Verified {
-		t.Errorf("SCIP graph, Catalog.Save: marks %v; want Catalog.Import verified", got)
-	}
-	a = run(r, "store.Store.Put")
-	// gopls also counts m.Put on a *memstore.Mem as a reference of
-	// Store.Put; the graph has that call under Mem.Put, so it is not
-	// live-only.
-	if got := marks(a); len(got) != 1 || got["Catalog.Save"] != impact.Verified {
-		t.Errorf("SCIP graph, Store.Put: marks %v; want only Catalog.Save, verified", got)
-	}
-
-	syn, _ := indexFixture(t, "goapp")
-	sr, err := syn.Reader()
+	doc, _, err := r.Document(ctx, "cmd/goapp/main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sr.Close()
-	a = run(sr, "store.Store.Put")
-	if got := marks(a); got["Catalog.Save"] != impact.LiveOnly {
-		t.Errorf("syntax graph, Store.Put: marks %v; want Catalog.Save live-only", got)
+	syms, err := r.DocumentSymbols(ctx, doc.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	occs, err := r.Occurrences(ctx, doc.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	facts := graph.DocumentFacts{Document: doc, Symbols: syms}
+	for _, o := range occs {
+		if o.Roles&graph.RoleDefinition != 0 {
+			facts.Occurrences = append(facts.Occurrences, o)
+		}
+	}
+	facts.Document.Source = graph.SourceLSP
+	if err := st.PutDocument(ctx, graph.Live, facts); err != nil {
+		t.Fatal(err)
+	}
+	a = run("Catalog.Import")
+	if got := marks(a); got["run"] != impact.LiveOnly || got["TestImport"] != impact.Verified {
+		t.Errorf("Catalog.Import without main.go's references: marks %v; want run live-only, TestImport verified", got)
 	}
 	found := false
 	for _, l := range a.LiveOnly {
-		if l.Location.Path == "service/catalog.go" && l.Location.Range.Start == (textpos.Position{Line: 29, Col: 16}) {
+		// n, err := c.Import(args): line 21, column 14 (1-based).
+		if l.Location.Path == "cmd/goapp/main.go" && l.Location.Range.Start == (textpos.Position{Line: 20, Col: 13}) && strings.HasSuffix(l.Enclosing, "/run().") {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("live-only sites %+v lack service/catalog.go:30:17 (c.st.Put)", a.LiveOnly)
+		t.Errorf("live-only sites %+v lack cmd/goapp/main.go:21:14 in run", a.LiveOnly)
 	}
 }
