@@ -329,3 +329,30 @@ func TestIsTestPath(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitSignature(t *testing.T) {
+	for _, tc := range []struct{ sig, params, results string }{
+		{"func New() *Mem", "", " *Mem"},
+		{"func NewCatalog(st store.Store) *Catalog", "st store.Store", " *Catalog"},
+		{"func (*Mem).Get(key string) (string, error)", "key string", " (string, error)"},
+		{"func Apply(f func(int) int, xs []int) []int", "f func(int) int, xs []int", " []int"},
+	} {
+		p, r, ok := splitSignature(tc.sig)
+		if !ok || p != tc.params || r != tc.results {
+			t.Errorf("splitSignature(%q) = %q, %q, %v; want %q, %q", tc.sig, p, r, ok, tc.params, tc.results)
+		}
+	}
+	if _, _, ok := splitSignature("var x int"); ok {
+		t.Error("a variable's signature split")
+	}
+	for _, tc := range []struct {
+		text, name string
+		want       bool
+	}{
+		{"st store.Store", "Store", true}, {" *Mem", "Mem", true}, {" *Memory", "Mem", false}, {"xMem", "Mem", false},
+	} {
+		if got := mentions(tc.text, tc.name); got != tc.want {
+			t.Errorf("mentions(%q, %q) = %v", tc.text, tc.name, got)
+		}
+	}
+}
