@@ -29,7 +29,19 @@
 // ([Base]) facts are not served. Deleting the live document reveals them
 // again.
 //
-// The on-disk format is described in keys.go and values.go; a store of
-// another schema version is refused with [ErrSchema], and one held by
-// another process with [ErrLocked].
+// # Storage
+//
+// The on-disk format is described in keys.go and values.go: every record
+// lives in a space (meta, live, or one per base generation), and each
+// document's doc-first records are accompanied by the index records derived
+// from them (references and definitions by symbol, edges both ways, names,
+// packages). A store of another [SchemaVersion] is refused with [ErrSchema];
+// one held by another process with [ErrLocked] naming its pid. Pebble locks
+// a store exclusively, so even a read-only [Open] fails while another
+// process holds it.
+//
+// Live-layer writes are Pebble batches, one per document. A generation is
+// written without the write-ahead log or the memtable: its records are
+// sorted in chunks of bounded size and ingested as sstables, which costs a
+// fraction of inserting small keys in random order into a memtable.
 package graph

@@ -133,6 +133,7 @@ func pebbleOptions(fs vfs.FS, lock *dirLock, readOnly bool) *pebble.Options {
 		FS:                          fs,
 		ReadOnly:                    readOnly,
 		FormatMajorVersion:          pebble.FormatNewest,
+		CacheSize:                   64 << 20, // queries touch a few blocks per level
 		MemTableSize:                64 << 20,
 		MemTableStopWritesThreshold: 4,
 		L0CompactionThreshold:       4,
