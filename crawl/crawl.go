@@ -217,7 +217,7 @@ func Crawl(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	cr.res.Stats.Crawl = time.Since(start)
-	if err := cr.c.shutdown(ctx, 10*time.Second); err != nil {
+	if err := cr.c.shutdown(ctx, 30*time.Second); err != nil {
 		// The answers are in; a server that exits untidily does not spoil them.
 		cr.noteError(err)
 	}
