@@ -53,6 +53,9 @@ func (c *Catalog) Restore(sku string) error {
 		{name: "add a function (unstaged)", do: func(w *workspace, _ *Overlay) {
 			w.write("service/catalog.go", w.read("service/catalog.go")+summarize)
 			w.edit("cmd/goapp/main.go", "fmt.Println(service.Banner, n)", "fmt.Println(service.Banner, n, service.Summarize(\"a\", \"b\"))")
+			// Uses a field of Catalog from another file: c.st.Get resolves
+			// through the field's declared type.
+			w.write("service/audit.go", "package service\n\n// Audit reads a product through the catalog's store.\nfunc Audit(c *Catalog, sku string) (string, error) {\n\treturn c.st.Get(sku)\n}\n")
 		}},
 		{name: "delete a function (committed)", do: func(w *workspace, _ *Overlay) {
 			w.edit("store/memstore/mem.go", `// Len reports how many keys are stored.
@@ -76,6 +79,9 @@ func Describe(sku, name string) string {
 		{name: "change a signature", do: func(w *workspace, _ *Overlay) {
 			w.edit("service/catalog.go", "func NewCatalog(st store.Store) *Catalog {", "func NewCatalog(st store.Store, name string) *Catalog {")
 			w.edit("store/store.go", "Put(key, value string) error", "Put(key, value string, ttl int) error")
+		}},
+		{name: "change a field's type", do: func(w *workspace, _ *Overlay) {
+			w.edit("service/catalog.go", "\tst store.Store\n}", "\tst *memstore.Mem\n}")
 		}},
 		{name: "delete a file (unstaged)", do: func(w *workspace, _ *Overlay) {
 			w.git("rm", "-q", "--cached", "store/filestore/file.go")

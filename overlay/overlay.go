@@ -67,7 +67,7 @@ type record struct {
 	Uses map[string][]string
 }
 
-const recordVersion = 1
+const recordVersion = 2
 
 // docState is one live document the overlay wrote.
 type docState struct {
@@ -84,9 +84,11 @@ type docState struct {
 // defKey is the part of a definition that resolution in other documents
 // depends on. The defining document is not part of it: it matters only to
 // the same-file rule, that is to the defining documents themselves, which
-// changed anyway.
+// changed anyway. A field's signature is (x.f.M resolves through the
+// declared type of f); a function's is not, so that editing a signature
+// does not re-resolve every caller.
 type defKey struct {
-	Name, ID, Kind, Language, Package string
+	Name, ID, Kind, Language, Package, FieldType string
 }
 
 // SyncStats count what a sync did.
@@ -680,7 +682,11 @@ func (o *Overlay) useIndex(ctx context.Context) (map[string][]string, error) {
 func keysOf(syms []graph.Symbol) []defKey {
 	out := make([]defKey, 0, len(syms))
 	for _, s := range syms {
-		out = append(out, defKey{Name: s.DisplayName, ID: s.ID, Kind: s.Kind, Language: s.Language, Package: s.Package})
+		k := defKey{Name: s.DisplayName, ID: s.ID, Kind: s.Kind, Language: s.Language, Package: s.Package}
+		if s.Kind == "field" {
+			k.FieldType = s.Signature
+		}
+		out = append(out, k)
 	}
 	sort.Slice(out, func(i, j int) bool { return lessKey(out[i], out[j]) })
 	return out
