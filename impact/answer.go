@@ -22,13 +22,14 @@ const (
 	RiskUnknown  = "UNKNOWN"
 )
 
-// Depth labels.
-var depthLabels = [...]string{1: "will break", 2: "likely affected", 3: "may need testing"}
-
-// DepthLabel names a depth of an upstream answer.
+// DepthLabel names a depth of an upstream answer: d=1 will break, d=2
+// likely affected, d=3 and beyond may need testing.
 func DepthLabel(d int) string {
-	if d >= 1 && d < len(depthLabels) {
-		return depthLabels[d]
+	switch d {
+	case 1:
+		return "will break"
+	case 2:
+		return "likely affected"
 	}
 	return "may need testing"
 }

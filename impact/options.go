@@ -8,13 +8,11 @@ import (
 	"github.com/lspgraph/lspgraph/graph"
 )
 
-// DefaultKinds are the edge kinds an impact walk follows unless told
-// otherwise.
-var defaultKinds = []graph.EdgeKind{graph.EdgeReferences, graph.EdgeCalls, graph.EdgeImplements, graph.EdgeTypeOf}
-
 // DefaultKinds returns the edge kinds followed by default: references,
 // calls, implements, type-of.
-func DefaultKinds() []graph.EdgeKind { return append([]graph.EdgeKind(nil), defaultKinds...) }
+func DefaultKinds() []graph.EdgeKind {
+	return []graph.EdgeKind{graph.EdgeReferences, graph.EdgeCalls, graph.EdgeImplements, graph.EdgeTypeOf}
+}
 
 // Options configure [Compute]. Start from [DefaultOptions].
 type Options struct {
