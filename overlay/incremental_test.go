@@ -19,9 +19,9 @@ type step struct {
 	buffers func(w *workspace) map[string][]byte
 }
 
-// script walks a history over testdata/goapp: every kind of change the
+// goScript walks a history over testdata/goapp: every kind of change the
 // overlay must follow, committed, staged, unstaged and unsaved.
-func script() []step {
+func goScript() []step {
 	const summarize = `
 // Summarize describes a product with a normalized SKU.
 func Summarize(sku, name string) string {
@@ -141,56 +141,193 @@ func (c *Cache) Put(key, value string) error {
 // the first commit plus the overlay answers exactly as a fresh syntax index
 // of the files as they are.
 func TestIncrementalEqualsFullRebuild(t *testing.T) {
-	for _, mode := range []string{"proxy", "cli"} {
-		t.Run(mode, func(t *testing.T) {
-			ctx := context.Background()
-			w := newWorkspace(t, "goapp")
-			base := w.git("rev-parse", "HEAD")
-			store := fullIndex(t, t.Name()+"/incremental", w.root, base, nil)
-			state := filepath.Join(t.TempDir(), StateFile)
-			open := func() *Overlay {
-				ov, err := New(store, Options{Root: w.root, StatePath: state, Debounce: 1 << 40})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return ov
-			}
-			ov := open()
-			defer func() { ov.Close() }()
-			if st, err := ov.Sync(ctx); err != nil || st.Live != 0 {
-				t.Fatalf("sync at the base: %+v, %v", st, err)
-			}
-			for i, s := range script() {
-				if mode == "cli" && s.buffers != nil {
-					continue // buffers live in the proxy's overlay
-				}
-				s.do(w, ov)
-				st, err := ov.Sync(ctx)
-				if err != nil {
-					t.Fatalf("%s: %v", s.name, err)
-				}
-				var buffers map[string][]byte
-				if s.buffers != nil {
-					buffers = s.buffers(w)
-				}
-				full := fullIndex(t, t.Name()+"/full"+string(rune('a'+i)), w.root, w.git("rev-parse", "HEAD"), buffers)
-				compare(t, s.name, answers(t, store), answers(t, full))
-				t.Logf("%s: %+v", s.name, st)
+	for _, fx := range []struct {
+		fixture string
+		script  func() []step
+	}{
+		{"goapp", goScript},
+		{"pyproject", pyScript},
+		{"tsworkspace", tsScript},
+	} {
+		for _, mode := range []string{"proxy", "cli"} {
+			t.Run(fx.fixture+"/"+mode, func(t *testing.T) {
+				replay(t, fx.fixture, mode, fx.script())
+			})
+		}
+	}
+}
 
-				// A second sync with nothing changed does no work.
-				again, err := ov.Sync(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if again.Extracted != 0 || again.Returned != 0 {
-					t.Errorf("%s: a sync with nothing changed extracted %d and returned %d documents", s.name, again.Extracted, again.Returned)
-				}
-				if mode == "cli" {
-					ov.Close()
-					ov = open()
-				}
+// replay runs a script over a fixture and compares after every step. In
+// "cli" mode every step gets a new Overlay that only has the record file
+// (buffer steps are left out); in "proxy" mode one Overlay lives throughout.
+func replay(t *testing.T, fixture, mode string, script []step) {
+	ctx := context.Background()
+	w := newWorkspace(t, fixture)
+	base := w.git("rev-parse", "HEAD")
+	store := fullIndex(t, t.Name()+"/incremental", w.root, base, nil)
+	state := filepath.Join(t.TempDir(), StateFile)
+	open := func() *Overlay {
+		ov, err := New(store, Options{Root: w.root, StatePath: state, Debounce: 1 << 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ov
+	}
+	ov := open()
+	defer func() { ov.Close() }()
+	if st, err := ov.Sync(ctx); err != nil || st.Live != 0 {
+		t.Fatalf("sync at the base: %+v, %v", st, err)
+	}
+	for i, s := range script {
+		if mode == "cli" && s.buffers != nil {
+			continue // buffers live in the proxy's overlay
+		}
+		s.do(w, ov)
+		st, err := ov.Sync(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		var buffers map[string][]byte
+		if s.buffers != nil {
+			buffers = s.buffers(w)
+		}
+		full := fullIndex(t, t.Name()+"/full"+string(rune('a'+i)), w.root, w.git("rev-parse", "HEAD"), buffers)
+		compare(t, s.name, answers(t, store), answers(t, full))
+		t.Logf("%s: %+v", s.name, st)
+
+		// A second sync with nothing changed does no work.
+		again, err := ov.Sync(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Extracted != 0 || again.Returned != 0 {
+			t.Errorf("%s: a sync with nothing changed extracted %d and returned %d documents", s.name, again.Extracted, again.Returned)
+		}
+		if mode == "cli" {
+			ov.Close()
+			ov = open()
+		}
+	}
+}
+
+// pyScript: the same kinds of change over testdata/pyproject.
+func pyScript() []step {
+	orders := "shop/orders.py"
+	return []step{
+		{name: "add a function", do: func(w *workspace, _ *Overlay) {
+			w.write("shop/pricing.py", w.read("shop/pricing.py")+"\n\ndef discount(cents: int) -> int:\n    return quote(cents, 1, [FlatRule(5)])\n")
+			w.write(orders, w.read(orders)+"\n\ndef discounted(cents: int) -> int:\n    return pricing.discount(cents)\n")
+		}},
+		{name: "delete a function with callers (committed)", do: func(w *workspace, _ *Overlay) {
+			w.edit("shop/users.py", `def quote(base_cents: int, months: int) -> int:
+    """Return a credit quota, with a 10% bonus from ten months on."""
+    total = base_cents * months
+    if months >= 10:
+        total += total // 10
+    return total
+`, "")
+			w.commit("drop users.quote")
+		}},
+		{name: "rename a module", do: func(w *workspace, _ *Overlay) {
+			w.git("mv", "shop/users.py", "shop/accounts.py")
+		}},
+		{name: "move a class between modules", do: func(w *workspace, _ *Overlay) {
+			w.edit("shop/pricing.py", `class FlatRule(PriceRule):
+    """Takes a fixed amount off."""
+
+    def __init__(self, off_cents: int) -> None:
+        self.off_cents = off_cents
+
+    def apply(self, cents: int) -> int:
+        return max(0, cents - self.off_cents)
+`, "")
+			w.write("shop/flat.py", `from shop.pricing import PriceRule
+
+
+class FlatRule(PriceRule):
+    """Takes a fixed amount off."""
+
+    def __init__(self, off_cents: int) -> None:
+        self.off_cents = off_cents
+
+    def apply(self, cents: int) -> int:
+        return max(0, cents - self.off_cents)
+`)
+		}},
+		{name: "unsaved edit", do: func(w *workspace, ov *Overlay) {
+			ov.BufferChanged(orders, []byte(w.read(orders)+"\n\ndef rush(cents: int) -> int:\n    return discounted(cents) + quote(cents, 2)\n"))
+			if err := ov.Flush(context.Background()); err != nil {
+				w.t.Fatal(err)
 			}
-		})
+		}, buffers: func(w *workspace) map[string][]byte {
+			return map[string][]byte{orders: []byte(w.read(orders) + "\n\ndef rush(cents: int) -> int:\n    return discounted(cents) + quote(cents, 2)\n")}
+		}},
+		{name: "close the buffer and undo", do: func(w *workspace, ov *Overlay) {
+			ov.BufferClosed(orders)
+			w.git("checkout", "-q", "-f", w.git("rev-list", "--max-parents=0", "HEAD"))
+			w.git("clean", "-q", "-fd")
+		}},
+	}
+}
+
+// tsScript: the same kinds of change over testdata/tsworkspace.
+func tsScript() []step {
+	order := "packages/order/src/index.ts"
+	return []step{
+		{name: "add a function", do: func(w *workspace, _ *Overlay) {
+			w.write("packages/pricing/src/rules.ts", w.read("packages/pricing/src/rules.ts")+"\n/** half applies a 50% rule. */\nexport function half(cents: number): number {\n  return new PercentRule(50).apply(cents);\n}\n")
+			w.write(order, w.read(order)+"\nexport function halfOff(line: OrderLine): number {\n  return half(line.unitCents);\n}\n")
+		}},
+		{name: "delete a function with callers (committed)", do: func(w *workspace, _ *Overlay) {
+			w.edit("packages/user/src/index.ts", `/** quote returns a credit quota; it only looks like @shop/pricing's quote. */
+export function quote(baseCents: number, months: number): number {
+  let total = baseCents * months;
+  if (months >= 10) {
+    total += total / 10;
+  }
+  return total;
+}
+`, "")
+			w.commit("drop user quote")
+		}},
+		{name: "rename a module", do: func(w *workspace, _ *Overlay) {
+			w.git("mv", "packages/pricing/src/rules.ts", "packages/pricing/src/rule.ts")
+		}},
+		{name: "move a function between files", do: func(w *workspace, _ *Overlay) {
+			w.edit("packages/pricing/src/index.ts", `/** quote prices qty units at unitCents each, then applies every rule in order. */
+export function quote(unitCents: number, qty: number, rules: PriceRule[] = []): number {
+  let total = unitCents * qty;
+  for (const rule of rules) {
+    total = rule.apply(total);
+  }
+  return total;
+}
+`, "export { quote } from \"./quote\";\n")
+			w.write("packages/pricing/src/quote.ts", `import { PriceRule } from "./rules";
+
+/** quote prices qty units at unitCents each, then applies every rule in order. */
+export function quote(unitCents: number, qty: number, rules: PriceRule[] = []): number {
+  let total = unitCents * qty;
+  for (const rule of rules) {
+    total = rule.apply(total);
+  }
+  return total;
+}
+`)
+		}},
+		{name: "unsaved edit", do: func(w *workspace, ov *Overlay) {
+			ov.BufferChanged(order, []byte(w.read(order)+"\nexport function twice(line: OrderLine): number {\n  return halfOff(line) + skuKey(line.sku).length;\n}\n"))
+			if err := ov.Flush(context.Background()); err != nil {
+				w.t.Fatal(err)
+			}
+		}, buffers: func(w *workspace) map[string][]byte {
+			return map[string][]byte{order: []byte(w.read(order) + "\nexport function twice(line: OrderLine): number {\n  return halfOff(line) + skuKey(line.sku).length;\n}\n")}
+		}},
+		{name: "close the buffer and undo", do: func(w *workspace, ov *Overlay) {
+			ov.BufferClosed(order)
+			w.git("checkout", "-q", "-f", w.git("rev-list", "--max-parents=0", "HEAD"))
+			w.git("clean", "-q", "-fd")
+		}},
 	}
 }
 
