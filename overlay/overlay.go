@@ -409,7 +409,12 @@ func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[stri
 			}
 			ns.BaseDefs = keysOf(syms)
 		}
-		if !w.deleted {
+		switch {
+		case w.deleted:
+		case prev != nil && !prev.Dependent && !prev.Deleted && prev.Hash == ns.Hash:
+			// Same text as last time: same definitions and uses.
+			ns.Defs, ns.Uses = prev.Defs, prev.Uses
+		default:
 			f, err := extract(p, w.text)
 			if err != nil {
 				return err
