@@ -118,3 +118,48 @@ func FuzzDecodeKey(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeValues checks the value decoders never panic on bad input and
+// that a decoded symbol survives re-encoding.
+func FuzzDecodeValues(f *testing.F) {
+	s := Symbol{ID: "x", DisplayName: "X", Kind: "function", External: true, Def: Location{Path: "a.go"}}
+	f.Add(appendSymbolValue(nil, &s))
+	f.Add(appendOccValue(nil, &Occurrence{Roles: RoleDefinition | RoleCall, Enclosing: "e"}))
+	f.Add(appendEdgeValue(nil, &Edge{Confidence: 0.5, Source: "syntax", Count: 3}))
+	f.Add(appendDocValue(nil, &Document{Language: "go", Flags: DocTest}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if s, err := decodeSymbolValue("id", b); err == nil {
+			// What decodes re-encodes and decodes to the same symbol.
+			again, err := decodeSymbolValue("id", appendSymbolValue(nil, &s))
+			if err != nil || again != s {
+				t.Errorf("symbol %+v does not round-trip: %+v, %v", s, again, err)
+			}
+		}
+		var o Occurrence
+		_ = decodeOccValue(&o, b)
+		var e Edge
+		_ = decodeEdgeValue(&e, b)
+		_, _ = decodeDocValue("p", b)
+	})
+}
+
+func TestValueRoundTrip(t *testing.T) {
+	r := textpos.Range{Start: textpos.Position{Line: 1, Col: 2}, End: textpos.Position{Line: 3, Col: 400}}
+	s := Symbol{ID: "id", DisplayName: "N", Kind: "k", Language: "go", Package: "p", Signature: "func()",
+		Doc: "d", External: true, Def: Location{Path: "a.go", Range: r}, DefExtent: r}
+	if got, err := decodeSymbolValue("id", appendSymbolValue(nil, &s)); err != nil || got != s {
+		t.Errorf("symbol round trip = %+v, %v; want %+v", got, err, s)
+	}
+	e := Edge{Confidence: 0.25, Source: "lsp", Reason: "r", Count: 7}
+	var ge Edge
+	if err := decodeEdgeValue(&ge, appendEdgeValue(nil, &e)); err != nil || ge != e {
+		t.Errorf("edge round trip = %+v, %v; want %+v", ge, err, e)
+	}
+	d := Document{Path: "a.go", Language: "go", Package: "p", ContentHash: "h", Digest: "g", Source: "scip", Flags: DocTest | DocGenerated}
+	if got, err := decodeDocValue("a.go", appendDocValue(nil, &d)); err != nil || got != d {
+		t.Errorf("document round trip = %+v, %v; want %+v", got, err, d)
+	}
+	if _, err := decodeDocValue("a.go", append(appendDocValue(nil, &d), 0)); err == nil {
+		t.Errorf("trailing bytes accepted")
+	}
+}
