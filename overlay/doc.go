@@ -32,8 +32,8 @@
 // definition of that name (same file, same package, imported package, or a
 // unique global name). Changing the definitions in one document can
 // therefore change what unchanged documents resolve to. The overlay tracks,
-// per name, the definitions (identity, kind, package, language, defining
-// document) that documents contribute. A document must be re-resolved when it
+// per name, the definitions (identity, kind, package, language, and a
+// field's declared type) that documents contribute. A document must be re-resolved when it
 // changed itself or when it uses a name whose definitions changed since the
 // last sync. When the base layer was built by syntax ([syntax.Tool]), an
 // unchanged document that uses a name whose definitions differ from the
