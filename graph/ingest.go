@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"slices"
@@ -125,14 +126,68 @@ func (c *chunk) partitionByKind() [][]chunkEntry {
 }
 
 // sortRun sorts entries of one kind by the rest of the key, then by
-// insertion order.
+// insertion order. Keys of a kind often share a long prefix (SCIP symbols
+// start with the same scheme, manager and package), so each entry carries
+// the 8 bytes that follow the run's common prefix, and full keys are only
+// compared when those are equal.
 func (c *chunk) sortRun(run []chunkEntry) {
-	slices.SortFunc(run, func(a, b chunkEntry) int {
-		if r := bytes.Compare(c.key(a)[9:], c.key(b)[9:]); r != 0 {
+	if len(run) < 2 {
+		return
+	}
+	off := 9 + c.commonPrefix(run)
+	ents := make([]abbrEntry, len(run))
+	for i, e := range run {
+		ents[i] = abbrEntry{abbreviate(c.key(e), off), e}
+	}
+	slices.SortFunc(ents, func(a, b abbrEntry) int {
+		if a.abbr != b.abbr {
+			return cmp.Compare(a.abbr, b.abbr)
+		}
+		if r := bytes.Compare(c.key(a.e)[off:], c.key(b.e)[off:]); r != 0 {
 			return r
 		}
-		return cmp.Compare(a.k, b.k) // arena order is insertion order
+		return cmp.Compare(a.e.k, b.e.k) // arena order is insertion order
 	})
+	for i := range ents {
+		run[i] = ents[i].e
+	}
+}
+
+// abbrEntry is an entry with its abbreviated key.
+type abbrEntry struct {
+	abbr uint64
+	e    chunkEntry
+}
+
+// commonPrefix returns the length of the prefix all keys of run share
+// after the space and kind.
+func (c *chunk) commonPrefix(run []chunkEntry) int {
+	first := c.key(run[0])[9:]
+	n := len(first)
+	for _, e := range run[1:] {
+		k := c.key(e)[9:]
+		n = min(n, len(k))
+		for i := 0; i < n; i++ {
+			if k[i] != first[i] {
+				n = i
+				break
+			}
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return n
+}
+
+// abbreviate returns the 8 bytes of k from off, zero-padded, as a number
+// whose order agrees with the order of k[off:].
+func abbreviate(k []byte, off int) uint64 {
+	var b [8]byte
+	if off < len(k) {
+		copy(b[:], k[off:])
+	}
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // ingestChunk writes c as one sstable in the store directory and ingests it.

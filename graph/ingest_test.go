@@ -21,6 +21,13 @@ func TestChunkSortDedup(t *testing.T) {
 		c.add(k, []byte(v))
 		want[string(k)] = v
 	}
+	// Keys that are prefixes of each other, sharing a long prefix.
+	for i, rest := range []string{"", "\x00", "x", "x\x00\x01", "x\x00", "y", "", "x"} {
+		k := append(appendPrefix(nil, genSpace(3), kindName), "scip-go gomod example.com/long/common/prefix "+rest...)
+		v := fmt.Sprint("fixed", i)
+		c.add(k, []byte(v))
+		want[string(k)] = v
+	}
 	c.sortDedup()
 	if len(c.ents) != len(want) {
 		t.Fatalf("%d entries after dedup, want %d", len(c.ents), len(want))
