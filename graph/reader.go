@@ -223,41 +223,9 @@ func compareInnermost(a, b Occurrence) int {
 // FindSymbols finds symbols by display name, exactly or by prefix, case
 // sensitive, at most limit (0: no limit), ordered by name then id.
 func (r *Reader) FindSymbols(ctx context.Context, name string, prefix bool, limit int) ([]Symbol, error) {
-	type hit struct{ name, id string }
-	seen := map[hit]bool{}
-	for _, ls := range r.layers {
-		key := appendPrefix(nil, ls.space, kindName)
-		key = append(key, name...)
-		if !prefix {
-			key = append(key, 0)
-		}
-		n := 0
-		err := scanPrefix(ctx, r.kv(), key, func(k, v []byte) error {
-			d, ok := decodeKey(k)
-			if !ok {
-				return fmt.Errorf("%w: name key %q", errBadValue, k)
-			}
-			h := hit{d.fields[0], d.fields[1]}
-			if r.hidden(ls, d.fields[2]) || seen[h] {
-				return nil
-			}
-			seen[h] = true
-			if n++; limit > 0 && n >= limit {
-				return errStop
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("graph: finding symbols named %q: %w", name, err)
-		}
-	}
-	hits := make([]hit, 0, len(seen))
-	for h := range seen {
-		hits = append(hits, h)
-	}
-	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.id, b.id)) })
-	if limit > 0 && len(hits) > limit {
-		hits = hits[:limit]
+	hits, err := r.nameHits(ctx, name, prefix, limit)
+	if err != nil {
+		return nil, fmt.Errorf("graph: finding symbols named %q: %w", name, err)
 	}
 	out := make([]Symbol, 0, len(hits))
 	for _, h := range hits {
@@ -270,6 +238,46 @@ func (r *Reader) FindSymbols(ctx context.Context, name string, prefix bool, limi
 		}
 	}
 	return out, nil
+}
+
+// nameHit is a symbol found by name.
+type nameHit struct{ name, id string }
+
+// nameHits returns the first limit (name, id) pairs of the name index in
+// order, over the visible records of every layer.
+func (r *Reader) nameHits(ctx context.Context, name string, prefix bool, limit int) ([]nameHit, error) {
+	seen := map[nameHit]bool{}
+	for _, ls := range r.layers {
+		key := append(appendPrefix(nil, ls.space, kindName), name...)
+		if !prefix {
+			key = append(key, 0)
+		}
+		n := 0 // new hits in this layer; each layer's first limit suffice
+		err := scanPrefix(ctx, r.kv(), key, func(k, v []byte) error {
+			d, ok := decodeKey(k)
+			if !ok {
+				return fmt.Errorf("%w: name key %q", errBadValue, k)
+			}
+			h := nameHit{d.fields[0], d.fields[1]}
+			if r.hidden(ls, d.fields[2]) || seen[h] {
+				return nil
+			}
+			seen[h] = true
+			if n++; limit > 0 && n >= limit {
+				return errStop
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	hits := slices.Collect(maps.Keys(seen))
+	slices.SortFunc(hits, func(a, b nameHit) int { return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.id, b.id)) })
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
 }
 
 // Definitions returns the definition occurrences of a symbol, ordered by
