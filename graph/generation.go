@@ -290,7 +290,7 @@ func (g *GenerationWriter) fillManifest(m Manifest) Manifest {
 	return m
 }
 
-// finish releases the writer's batch and the store's generation slot. The
+// finish releases the writer's chunk and the store's generation slot. The
 // caller holds g.mu and g.s.mu.
 func (g *GenerationWriter) finish() {
 	g.done = true
