@@ -316,6 +316,14 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// DiskUsage returns the bytes the store occupies on disk (or in memory).
+func (s *Store) DiskUsage() uint64 {
+	if s.closed.Load() {
+		return 0
+	}
+	return s.db.Metrics().DiskSpaceUsage()
+}
+
 // Dir returns the store's directory (absolute unless in memory).
 func (s *Store) Dir() string { return s.dir }
 

@@ -18,6 +18,7 @@ type statusReport struct {
 	Store         string        `json:"store"`
 	Schema        int           `json:"schema"`
 	Empty         bool          `json:"empty"`
+	DiskBytes     uint64        `json:"diskBytes,omitempty"`
 	Layers        []layerStatus `json:"layers"`
 	LiveDocuments []string      `json:"liveDocuments,omitempty"`
 	// Freshness relates the base layer to HEAD and the work tree (status_freshness.go).
@@ -85,6 +86,7 @@ func readStatus(ctx context.Context, dir string) (statusReport, error) {
 		return rep, err
 	}
 	defer s.Close()
+	rep.DiskBytes = s.DiskUsage()
 	r, err := s.Reader()
 	if err != nil {
 		return rep, err
@@ -124,7 +126,7 @@ func printStatus(w io.Writer, rep statusReport) {
 		fmt.Fprintf(w, "store %s: empty (no base layer yet; run `lspgraph index` or `lspgraph scip import`)\n", rep.Store)
 		return
 	}
-	fmt.Fprintf(w, "store %s (schema %d)\n", rep.Store, rep.Schema)
+	fmt.Fprintf(w, "store %s (schema %d, %.1f MB)\n", rep.Store, rep.Schema, float64(rep.DiskBytes)/1e6)
 	hasBase := false
 	for _, l := range rep.Layers {
 		hasBase = hasBase || l.Layer == graph.Base.String()

@@ -70,7 +70,7 @@ func TestStatusLayers(t *testing.T) {
 		t.Fatalf("status: exit %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{
-		"store " + dir + " (schema 1)\n",
+		"store " + dir + " (schema 1, ",
 		"base: generation 1, commit c0ffee, scip-go v0.2.9, complete\n",
 		"  2 documents, 0 symbols, 2 occurrences, 0 edges\n",
 		"  reused_documents 1\n",
@@ -90,7 +90,7 @@ func TestStatusLayers(t *testing.T) {
 		t.Fatalf("status --json output does not parse: %v\n%s", err, out)
 	}
 	if rep.Empty || len(rep.Layers) != 1 || rep.Layers[0].Generation != 1 || rep.Layers[0].Documents != 2 ||
-		rep.Layers[0].Finished == nil || len(rep.LiveDocuments) != 1 {
+		rep.Layers[0].Finished == nil || len(rep.LiveDocuments) != 1 || rep.DiskBytes == 0 {
 		t.Errorf("status --json = %+v", rep)
 	}
 }
