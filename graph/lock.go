@@ -63,7 +63,7 @@ func lockedError(dir string, readOnly bool, cause error) error {
 	if readOnly {
 		msg += " (a store cannot be opened, even read-only, while another process holds it)"
 	}
-	return fmt.Errorf("%w: %s: %w", ErrLocked, msg, cause)
+	return &explainedError{sentinel: ErrLocked, msg: msg, cause: cause}
 }
 
 // lockHolder returns the pid holding dir's lock, or 0 when unknown: from

@@ -117,7 +117,8 @@ func prepareDir(dir string, readOnly bool) (string, error) {
 			return abs, nil
 		}
 		if _, err := os.Stat(filepath.Join(abs, "LOCK")); err != nil {
-			return "", fmt.Errorf("%w: store %s does not exist (run `lspgraph index` or `lspgraph scip import` to build it)", ErrNotFound, abs)
+			return "", &explainedError{sentinel: ErrNotFound,
+				msg: fmt.Sprintf("store %s does not exist (run `lspgraph index` or `lspgraph scip import` to build it)", abs)}
 		}
 		return abs, nil
 	}
@@ -191,9 +192,28 @@ func (s *Store) init() error {
 }
 
 func (s *Store) schemaError(have string) error {
-	return fmt.Errorf("%w: store %s has schema version %s, this lspgraph needs %d; the graph is rebuildable: "+
-		"delete %s or run `lspgraph index`/`lspgraph scip import` with a new --store",
-		ErrSchema, s.dir, have, SchemaVersion, s.dir)
+	return &explainedError{sentinel: ErrSchema, msg: fmt.Sprintf(
+		"store %s has schema version %s, this lspgraph needs %d; the graph is rebuildable: "+
+			"delete %s or run `lspgraph index`/`lspgraph scip import` with a new --store",
+		s.dir, have, SchemaVersion, s.dir)}
+}
+
+// explainedError is a sentinel error with a message for the user that
+// replaces the sentinel's own text; errors.Is matches the sentinel and the
+// cause.
+type explainedError struct {
+	sentinel error
+	msg      string
+	cause    error
+}
+
+func (e *explainedError) Error() string { return e.msg }
+
+func (e *explainedError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{e.sentinel}
+	}
+	return []error{e.sentinel, e.cause}
 }
 
 func (s *Store) isEmpty() (bool, error) { return s.isEmptyRange(nil, nil) }
