@@ -364,6 +364,21 @@ func (r *Reader) DocumentSymbols(ctx context.Context, path string) ([]Symbol, er
 	return syms, nil
 }
 
+// BaseDocumentSymbols returns the symbols the base layer's version of a
+// document defines, by id, even when the live layer owns (and hides) the
+// document: what the document defined at the base commit.
+func (r *Reader) BaseDocumentSymbols(ctx context.Context, path string) ([]Symbol, error) {
+	ls, ok := r.base()
+	if !ok {
+		return nil, nil
+	}
+	syms, err := readDocSymbols(ctx, r.kv(), ls.space, path)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading base symbols of %q: %w", path, err)
+	}
+	return syms, nil
+}
+
 // Document returns a document's record from the layer that owns it.
 func (r *Reader) Document(ctx context.Context, path string) (Document, bool, error) {
 	if d, ok := r.live[path]; ok {

@@ -1,0 +1,53 @@
+package graph
+
+import (
+	"context"
+	"testing"
+)
+
+// TestBaseDocumentSymbols: the base version's symbols of a document stay
+// readable while the live layer hides them from every other read.
+func TestBaseDocumentSymbols(t *testing.T) {
+	ctx := context.Background()
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	base := DocumentFacts{
+		Document: Document{Path: "a.go", Source: SourceSCIP},
+		Symbols:  []Symbol{{ID: "scip a/F().", DisplayName: "F", Kind: "function", Def: Location{Path: "a.go"}}},
+	}
+	if err := s.PutDocument(ctx, Base, base); err != nil {
+		t.Fatal(err)
+	}
+	live := DocumentFacts{
+		Document: Document{Path: "a.go", Source: SourceSyntax},
+		Symbols:  []Symbol{{ID: "syntax go a G", DisplayName: "G", Kind: "function", Def: Location{Path: "a.go"}}},
+	}
+	if err := s.PutDocument(ctx, Live, live); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ids := func(syms []Symbol, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range syms {
+			out = append(out, s.ID)
+		}
+		return out
+	}
+	if got := ids(r.DocumentSymbols(ctx, "a.go")); len(got) != 1 || got[0] != "syntax go a G" {
+		t.Errorf("DocumentSymbols = %v, want the live version's", got)
+	}
+	if got := ids(r.BaseDocumentSymbols(ctx, "a.go")); len(got) != 1 || got[0] != "scip a/F()." {
+		t.Errorf("BaseDocumentSymbols = %v, want the base version's", got)
+	}
+	if got := ids(r.BaseDocumentSymbols(ctx, "b.go")); len(got) != 0 {
+		t.Errorf("BaseDocumentSymbols of a missing document = %v", got)
+	}
+}
