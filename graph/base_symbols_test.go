@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestBaseDocumentSymbols: the base version's symbols of a document stay
+// TestBaseDocumentSymbols: the base version's symbols and edges of a document stay
 // readable while the live layer hides them from every other read.
 func TestBaseDocumentSymbols(t *testing.T) {
 	ctx := context.Background()
@@ -14,6 +14,7 @@ func TestBaseDocumentSymbols(t *testing.T) {
 	base := DocumentFacts{
 		Document: Document{Path: "a.go", Source: SourceSCIP},
 		Symbols:  []Symbol{{ID: "scip a/F().", DisplayName: "F", Kind: "function", Def: Location{Path: "a.go"}}},
+		Edges:    []Edge{{From: "scip a/F().", To: "scip a/H().", Kind: EdgeCalls, Confidence: 1, Source: SourceSCIP, Reason: "scip:call", Count: 2}},
 	}
 	if err := s.PutDocument(ctx, Base, base); err != nil {
 		t.Fatal(err)
@@ -49,5 +50,16 @@ func TestBaseDocumentSymbols(t *testing.T) {
 	}
 	if got := ids(r.BaseDocumentSymbols(ctx, "b.go")); len(got) != 0 {
 		t.Errorf("BaseDocumentSymbols of a missing document = %v", got)
+	}
+	if out, err := r.Outgoing(ctx, "scip a/F().", EdgeFilter{}); err != nil || len(out) != 0 {
+		t.Errorf("Outgoing(F) = %v, %v; want the base edge hidden", out, err)
+	}
+	edges, err := r.BaseDocumentEdges(ctx, "a.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Edge{From: "scip a/F().", To: "scip a/H().", Kind: EdgeCalls, Confidence: 1, Source: SourceSCIP, Reason: "scip:call", Count: 2, Path: "a.go", Layer: Base}
+	if len(edges) != 1 || edges[0] != want {
+		t.Errorf("BaseDocumentEdges = %+v, want [%+v]", edges, want)
 	}
 }

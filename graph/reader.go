@@ -379,6 +379,23 @@ func (r *Reader) BaseDocumentSymbols(ctx context.Context, path string) ([]Symbol
 	return syms, nil
 }
 
+// BaseDocumentEdges returns the edges the base layer's version of a
+// document justifies, even when the live layer owns (and hides) it.
+func (r *Reader) BaseDocumentEdges(ctx context.Context, path string) ([]Edge, error) {
+	ls, ok := r.base()
+	if !ok {
+		return nil, nil
+	}
+	edges, err := readDocEdges(ctx, r.kv(), ls.space, path)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading base edges of %q: %w", path, err)
+	}
+	for i := range edges {
+		edges[i].Path, edges[i].Layer = path, Base
+	}
+	return edges, nil
+}
+
 // Document returns a document's record from the layer that owns it.
 func (r *Reader) Document(ctx context.Context, path string) (Document, bool, error) {
 	if d, ok := r.live[path]; ok {
