@@ -25,25 +25,59 @@ func (st *proxyState) observer() lspproxy.Observer {
 			st.log.Info("session", "root", s.RootURI, "encoding", s.Encoding.String(), "server", s.ServerName)
 		},
 		OnExchange: func(x lspproxy.Exchange) {
-			_, live, _, err := st.ready()
+			g, err := st.ready()
 			if err != nil {
 				return
 			}
-			if err := live.Exchange(context.Background(), ingest.Exchange{
+			if err := g.live.Exchange(context.Background(), ingest.Exchange{
 				Method: x.Method, Params: x.Params, Result: x.Result, Encoding: x.Encoding, Premature: x.Premature,
 			}); err != nil {
 				st.log.Debug("observation not recorded", "method", x.Method, "err", err)
 			}
 		},
 		OnDocument: func(d lspproxy.DocumentEvent) {
-			_, live, _, err := st.ready()
+			g, err := st.ready()
 			if err != nil {
 				return
 			}
-			if err := live.Document(d.Method, d.Params, d.Encoding); err != nil {
+			// The adapter keeps the text the server saw, for positions
+			// and for the content hash of the facts it writes.
+			if err := g.live.Document(d.Method, d.Params, d.Encoding); err != nil {
 				st.log.Debug("document notification not applied", "method", d.Method, "err", err)
 			}
+			st.bufferEvent(g, d)
 		},
+	}
+}
+
+// bufferEvent hands a text document notification to the overlay. The
+// buffer's text is the same the adapter follows, so the overlay's content
+// hash of a buffer equals the one the adapter stamps on the language
+// server's facts for it: while they are equal the overlay leaves those
+// facts alone (they describe this very text), and once the buffer moves on
+// its syntax extraction replaces them.
+func (st *proxyState) bufferEvent(g graphSession, d lspproxy.DocumentEvent) {
+	err := g.buffers.follow(d.Method, d.Params, d.Encoding, func(path string, ev bufferEvent, text []byte) {
+		if g.ov == nil {
+			return
+		}
+		switch ev {
+		case bufferEdited:
+			g.ov.BufferChanged(path, text)
+		case bufferSaved:
+			if text != nil {
+				g.ov.BufferChanged(path, text)
+			}
+			// The saved file now differs from the base as a file, not
+			// a buffer: a full sync lists it among the work tree's
+			// changes.
+			st.requestSync()
+		case bufferClosed:
+			g.ov.BufferClosed(path)
+		}
+	})
+	if err != nil {
+		st.log.Warn("editor buffer out of step; answering from the file until it is reopened", "method", d.Method, "err", err)
 	}
 }
 

@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/lspgraph/lspgraph/contextpack"
 	"github.com/lspgraph/lspgraph/freshness"
@@ -20,6 +22,7 @@ import (
 	"github.com/lspgraph/lspgraph/ingest"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/lspgraph/lspgraph/lspproxy"
+	"github.com/lspgraph/lspgraph/overlay"
 	"github.com/lspgraph/lspgraph/resolve"
 )
 
@@ -116,7 +119,9 @@ func (s stdio) Close() error {
 }
 
 // proxyState is the graph side of a proxy session: the store (or why it
-// could not be opened) and the adapter writing observations into it.
+// could not be opened), the adapter writing observations into it, the
+// overlay keeping its live layer in step with the work tree and the
+// editor's buffers, and those buffers' text.
 type proxyState struct {
 	log       *slog.Logger
 	storeFlag string
@@ -126,11 +131,28 @@ type proxyState struct {
 	store    *graph.Store
 	storeErr error
 	live     *ingest.Live
+	ov       *overlay.Overlay
+	buffers  *editorBuffers
 	proxy    *lspproxy.Proxy
+
+	// The overlay's background syncs: requests coalesce in syncReq; the
+	// loop ends when syncStop is called and closes syncDone.
+	syncReq  chan struct{}
+	syncStop context.CancelFunc
+	syncDone chan struct{}
+	lastSync syncReport
 }
 
-// open opens the store of root. A store that cannot be opened leaves the
-// proxy forwarding normally; its commands then say why.
+// syncReport is the outcome of the overlay's last background sync.
+type syncReport struct {
+	At    time.Time         `json:"at"`
+	Stats overlay.SyncStats `json:"stats"`
+	Error string            `json:"error,omitempty"`
+}
+
+// open opens the store of root and starts the overlay, whose first sync
+// runs in the background. A store that cannot be opened leaves the proxy
+// forwarding normally; its commands then say why.
 func (st *proxyState) open(root string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -138,6 +160,7 @@ func (st *proxyState) open(root string) {
 		return
 	}
 	st.root = root
+	st.buffers = newEditorBuffers(root)
 	dir, err := storeDir(st.storeFlag, root)
 	if err == nil {
 		st.store, err = graph.Open(dir, graph.Options{})
@@ -155,54 +178,136 @@ func (st *proxyState) open(root string) {
 		return
 	}
 	st.live = ingest.New(st.store, ingest.Options{Root: root, HashContent: freshness.HashContent, Logger: st.log})
+	ov, err := overlay.New(st.store, overlay.Options{
+		Root:      root,
+		StatePath: filepath.Join(st.store.Dir(), overlay.StateFile),
+		Logf:      func(format string, args ...any) { st.log.Warn(fmt.Sprintf(format, args...)) },
+	})
+	if err != nil {
+		// The observations still go in; answers say what is stale.
+		st.log.Error("overlay unavailable: the live layer follows the language server only", "err", err)
+	} else {
+		st.ov = ov
+		ctx, stop := context.WithCancel(context.Background())
+		st.syncReq, st.syncStop, st.syncDone = make(chan struct{}, 1), stop, make(chan struct{})
+		go st.syncLoop(ctx, ov)
+		st.syncReq <- struct{}{} // the first sync: the work tree since the base commit
+	}
 	st.log.Info("graph store open", "store", st.store.Dir(), "root", root)
 }
 
-func (st *proxyState) close() {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.store != nil {
-		if err := st.store.Close(); err != nil {
-			st.log.Error("closing the graph store", "err", err)
+// syncLoop runs the overlay's full syncs (work tree and buffers) off the
+// forwarding path, one at a time, coalescing requests made meanwhile.
+func (st *proxyState) syncLoop(ctx context.Context, ov *overlay.Overlay) {
+	defer close(st.syncDone)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-st.syncReq:
 		}
-		st.store, st.live = nil, nil
+		start := time.Now()
+		stats, err := ov.Sync(ctx)
+		rep := syncReport{At: start, Stats: stats}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			rep.Error = err.Error()
+			st.log.Warn("overlay sync failed; answers may be stale (see their freshness)", "err", err)
+		} else {
+			st.log.Info("overlay synced", "changed", stats.Changed, "extracted", stats.Extracted, "live", stats.Live, "took", time.Since(start).Round(time.Millisecond))
+		}
+		st.mu.Lock()
+		st.lastSync = rep
+		st.mu.Unlock()
 	}
 }
 
-// ready returns the store and adapter, or why there are none.
-func (st *proxyState) ready() (*graph.Store, *ingest.Live, string, error) {
+// requestSync asks for a background overlay sync (after a save, whose file
+// now differs from the base without being a dirty buffer).
+func (st *proxyState) requestSync() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.syncReq == nil {
+		return
+	}
+	select {
+	case st.syncReq <- struct{}{}:
+	default: // one is already due
+	}
+}
+
+// close stops the overlay (a running sync is cancelled) and closes the
+// store.
+func (st *proxyState) close() {
+	st.mu.Lock()
+	s, ov, stop, done := st.store, st.ov, st.syncStop, st.syncDone
+	st.store, st.live, st.ov, st.syncReq, st.syncStop = nil, nil, nil, nil, nil
+	st.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+	if ov != nil {
+		if err := ov.Close(); err != nil {
+			st.log.Error("closing the overlay", "err", err)
+		}
+	}
+	if s != nil {
+		if err := s.Close(); err != nil {
+			st.log.Error("closing the graph store", "err", err)
+		}
+	}
+}
+
+// graphSession is what the commands and the observer work with.
+type graphSession struct {
+	store   *graph.Store
+	live    *ingest.Live
+	ov      *overlay.Overlay // nil when the overlay could not start
+	buffers *editorBuffers
+	root    string
+}
+
+// ready returns the open store and its companions, or why there are none.
+func (st *proxyState) ready() (graphSession, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	switch {
 	case st.storeErr != nil:
-		return nil, nil, "", st.storeErr
+		return graphSession{}, st.storeErr
+	case st.store == nil && st.root != "":
+		return graphSession{}, errors.New("the graph store is closed (the proxy is shutting down)")
 	case st.store == nil:
-		return nil, nil, "", errors.New("the graph store is not open yet (it opens when the editor initializes the workspace)")
+		return graphSession{}, errors.New("the graph store is not open yet (it opens when the editor initializes the workspace)")
 	}
-	return st.store, st.live, st.root, nil
+	return graphSession{store: st.store, live: st.live, ov: st.ov, buffers: st.buffers, root: st.root}, nil
 }
 
 // storeStatus is the graph part of lspgraph.status.
 type storeStatus struct {
-	Store         string        `json:"store"`
-	Root          string        `json:"root"`
-	Schema        int           `json:"schema"`
-	Layers        []layerStatus `json:"layers"`
-	LiveDocuments int           `json:"liveDocuments"`
-	Observations  ingest.Stats  `json:"observations"`
+	Store         string           `json:"store"`
+	Root          string           `json:"root"`
+	Schema        int              `json:"schema"`
+	Layers        []layerStatus    `json:"layers"`
+	LiveDocuments int              `json:"liveDocuments"`
+	Observations  ingest.Stats     `json:"observations"`
+	Overlay       *syncReport      `json:"overlay,omitempty"` // the last background sync
+	Freshness     *freshness.Block `json:"freshness,omitempty"`
 }
 
 func (st *proxyState) status(ctx context.Context) (any, error) {
-	s, live, root, err := st.ready()
+	g, err := st.ready()
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.Reader()
+	r, err := g.store.Reader()
 	if err != nil {
-		return nil, fmt.Errorf("reading the graph store %s: %w", s.Dir(), err)
+		return nil, fmt.Errorf("reading the graph store %s: %w", g.store.Dir(), err)
 	}
 	defer r.Close()
-	out := storeStatus{Store: s.Dir(), Root: root, Schema: graph.SchemaVersion, LiveDocuments: len(r.LiveDocuments()), Observations: live.Stats()}
+	out := storeStatus{Store: g.store.Dir(), Root: g.root, Schema: graph.SchemaVersion, LiveDocuments: len(r.LiveDocuments()), Observations: g.live.Stats()}
 	for _, l := range []graph.Layer{graph.Base, graph.Live} {
 		m, ok, err := r.Manifest(l)
 		if err != nil {
@@ -212,23 +317,43 @@ func (st *proxyState) status(ctx context.Context) (any, error) {
 			out.Layers = append(out.Layers, toLayerStatus(m))
 		}
 	}
+	st.mu.Lock()
+	if !st.lastSync.At.IsZero() {
+		rep := st.lastSync
+		out.Overlay = &rep
+	}
+	st.mu.Unlock()
+	fb, err := g.freshness(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out.Freshness = &fb
 	return out, nil
 }
 
 // commands is the lspgraph.* table the proxy answers (lspgraph.status is
-// built into the proxy). Each takes one argument: a target string (symbol
-// name, FILE:LINE:COL, or a symbol string) or an editor position
-// {"textDocument":{"uri":…},"position":{…}}.
+// built into the proxy). Before reading, each applies the buffer edits
+// still waiting for the overlay's debounce, so answers describe what the
+// editor shows; each answer's freshness block lists the dirty buffers.
+//
+//   - lspgraph.impact takes a target string (symbol name, FILE:LINE:COL or
+//     a symbol string) or an editor position {"textDocument":{"uri":…},
+//     "position":{…}} counted in the negotiated encoding;
+//   - lspgraph.context takes {symbol | textDocument+position, budget,
+//     scope, format} (contextpack.Request), or a target string;
+//   - lspgraph.changes takes nothing or {"base": REV}: the symbols touched
+//     by `git diff REV` (default: the base layer's commit) and by the
+//     unsaved buffers, with their combined impact.
 func (st *proxyState) commands() map[string]lspproxy.CommandFunc {
 	return map[string]lspproxy.CommandFunc{
 		"lspgraph.impact": func(ctx context.Context, args []json.RawMessage, _ lspproxy.Requester) (any, error) {
-			r, root, target, done, err := st.query(ctx, args)
+			g, r, target, err := st.query(ctx, args)
 			if err != nil {
 				return nil, err
 			}
-			defer done()
+			defer r.Close()
 			o := impact.DefaultOptions()
-			fb, err := freshness.Compute(ctx, r, root)
+			fb, err := g.freshness(ctx, r)
 			if err != nil {
 				return nil, err
 			}
@@ -236,45 +361,97 @@ func (st *proxyState) commands() map[string]lspproxy.CommandFunc {
 			return impact.Compute(ctx, r, target, o)
 		},
 		"lspgraph.context": func(ctx context.Context, args []json.RawMessage, _ lspproxy.Requester) (any, error) {
-			r, root, target, done, err := st.query(ctx, args)
-			if err != nil {
-				return nil, err
-			}
-			defer done()
-			return buildContext(ctx, r, root, target.ID, contextpack.DefaultBudget, "closure")
+			return st.contextPack(ctx, args)
+		},
+		"lspgraph.changes": func(ctx context.Context, args []json.RawMessage, _ lspproxy.Requester) (any, error) {
+			return st.changes(ctx, args)
 		},
 	}
 }
 
-// query opens a reader and resolves the command's target.
-func (st *proxyState) query(ctx context.Context, args []json.RawMessage) (*graph.Reader, string, graph.Symbol, func(), error) {
-	s, _, root, err := st.ready()
+// encoding is the negotiated position encoding (UTF-16 until initialize).
+func (st *proxyState) encoding() textpos.Encoding {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.proxy != nil {
+		return st.proxy.Session().Encoding
+	}
+	return textpos.UTF16
+}
+
+// flush applies buffer edits waiting for the overlay's debounce. A failure
+// leaves the answer to the facts as they are; the freshness block then
+// names the buffers whose facts lag.
+func (g graphSession) flush(ctx context.Context, log *slog.Logger) {
+	if g.ov == nil {
+		return
+	}
+	if err := g.ov.Flush(ctx); err != nil {
+		log.Warn("applying edited buffers before an answer", "err", err)
+	}
+}
+
+// freshness computes the freshness block of r and lists the dirty buffers:
+// those the live layer holds as buffers, those the overlay holds as
+// buffers (also where the language server's facts answer for them), and
+// open buffers whose text differs from the file.
+func (g graphSession) freshness(ctx context.Context, r *graph.Reader) (freshness.Block, error) {
+	fb, err := freshness.Compute(ctx, r, g.root)
 	if err != nil {
-		return nil, "", graph.Symbol{}, nil, err
+		return fb, err
+	}
+	dirty := map[string]bool{}
+	for _, p := range fb.Dirty {
+		dirty[p] = true
+	}
+	if g.ov != nil {
+		for _, p := range g.ov.Dirty() {
+			dirty[p] = true
+		}
+	}
+	for _, p := range g.buffers.dirty() {
+		dirty[p] = true
+	}
+	fb.Dirty = fb.Dirty[:0]
+	for p := range dirty {
+		fb.Dirty = append(fb.Dirty, p)
+	}
+	slices.Sort(fb.Dirty)
+	return fb, nil
+}
+
+// query flushes pending buffer edits, opens a reader and resolves the
+// command's target. The caller closes the reader.
+func (st *proxyState) query(ctx context.Context, args []json.RawMessage) (graphSession, *graph.Reader, graph.Symbol, error) {
+	g, err := st.ready()
+	if err != nil {
+		return g, nil, graph.Symbol{}, err
 	}
 	if len(args) != 1 {
-		return nil, "", graph.Symbol{}, nil, fmt.Errorf("want one argument (a target or an editor position), got %d", len(args))
+		return g, nil, graph.Symbol{}, fmt.Errorf("want one argument (a target or an editor position), got %d", len(args))
 	}
-	spec, err := st.targetSpec(args[0])
+	spec, err := st.targetSpec(g, args[0])
 	if err != nil {
-		return nil, "", graph.Symbol{}, nil, err
+		return g, nil, graph.Symbol{}, err
 	}
-	r, err := s.Reader()
+	g.flush(ctx, st.log)
+	r, err := g.store.Reader()
 	if err != nil {
-		return nil, "", graph.Symbol{}, nil, fmt.Errorf("reading the graph store %s: %w", s.Dir(), err)
+		return g, nil, graph.Symbol{}, fmt.Errorf("reading the graph store %s: %w", g.store.Dir(), err)
 	}
-	target, err := resolve.ResolveIn(ctx, r, root, spec)
+	target, err := resolve.ResolveIn(ctx, r, g.root, spec)
 	if err != nil {
 		r.Close()
-		return nil, "", graph.Symbol{}, nil, err
+		return g, nil, graph.Symbol{}, err
 	}
-	return r, root, target, func() { r.Close() }, nil
+	return g, r, target, nil
 }
 
 // targetSpec turns a command argument into a resolve spec: strings pass
 // through; an editor position becomes ABSPATH:LINE:COL (1-based, UTF-8 bytes)
-// converted from the negotiated encoding.
-func (st *proxyState) targetSpec(arg json.RawMessage) (string, error) {
+// converted from the negotiated encoding against the text the editor
+// shows (its unsaved buffer, else the file).
+func (st *proxyState) targetSpec(g graphSession, arg json.RawMessage) (string, error) {
 	var s string
 	if json.Unmarshal(arg, &s) == nil {
 		return s, nil
@@ -295,19 +472,55 @@ func (st *proxyState) targetSpec(arg json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", path, err)
+	text, ok := []byte(nil), false
+	if rel, in := g.buffers.rel(p.TextDocument.URI); in {
+		text, ok = g.buffers.get(rel)
 	}
-	enc := textpos.UTF16
-	st.mu.Lock()
-	if st.proxy != nil {
-		enc = st.proxy.Session().Encoding
+	if !ok {
+		if text, err = os.ReadFile(path); err != nil {
+			return "", fmt.Errorf("reading %s: %w", path, err)
+		}
 	}
-	st.mu.Unlock()
-	pos, err := textpos.NewMapper(text).FromColumn(p.Position.Line, p.Position.Character, enc)
+	pos, err := textpos.NewMapper(text).FromColumn(p.Position.Line, p.Position.Character, st.encoding())
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("position in %s: %w", path, err)
 	}
 	return path + ":" + pos.String(), nil
+}
+
+// contextPack answers lspgraph.context with contextpack.Handle: the
+// editor's arguments as given, positions in the negotiated encoding, and
+// the unsaved buffers as the source of snippets and positions.
+func (st *proxyState) contextPack(ctx context.Context, args []json.RawMessage) (*contextpack.Answer, error) {
+	g, err := st.ready()
+	if err != nil {
+		return nil, err
+	}
+	if len(args) != 1 {
+		return nil, fmt.Errorf("want one argument {symbol | textDocument+position, budget, scope}, got %d", len(args))
+	}
+	arg := args[0]
+	var s string
+	if json.Unmarshal(arg, &s) == nil {
+		// A bare target, as lspgraph.impact takes.
+		arg, _ = json.Marshal(contextpack.Request{Symbol: s})
+	}
+	g.flush(ctx, st.log)
+	r, err := g.store.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("reading the graph store %s: %w", g.store.Dir(), err)
+	}
+	defer r.Close()
+	ans, err := contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: g.root, Overlay: g.buffers.get, Encoding: st.encoding()}, arg)
+	if err != nil {
+		return nil, err
+	}
+	if ans.Freshness != nil {
+		fb, err := g.freshness(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		ans.Freshness.Dirty = fb.Dirty
+	}
+	return ans, nil
 }

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+// editorBuffers follows the editor's text document notifications and keeps
+// the text of every open buffer by root-relative path (forward slashes).
+// The observer goroutine writes; commands read from their own goroutines.
+type editorBuffers struct {
+	root string
+
+	mu   sync.Mutex
+	text map[string][]byte
+}
+
+func newEditorBuffers(root string) *editorBuffers {
+	return &editorBuffers{root: root, text: map[string][]byte{}}
+}
+
+// bufferEvent is what one notification did to a buffer.
+type bufferEvent int
+
+const (
+	bufferNone    bufferEvent = iota // outside the workspace, or nothing to apply
+	bufferEdited                     // opened or changed: the text is new
+	bufferSaved                      // written to disk
+	bufferClosed                     // closed, or out of step with the editor (fall back to the file)
+	bufferUnknown                    // a change to a buffer never opened
+)
+
+// follow applies one textDocument/did* notification and calls handOff with
+// the path it concerns, what happened and the buffer's text after it, under
+// the lock readers take: whoever reads the buffers afterwards knows that
+// handOff has seen the same state (the overlay has been told).
+func (b *editorBuffers) follow(method string, params json.RawMessage, enc textpos.Encoding, handOff func(path string, ev bufferEvent, text []byte)) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	path, ev, text, err := b.apply(method, params, enc)
+	if ev != bufferNone {
+		handOff(path, ev, text)
+	}
+	return err
+}
+
+// apply follows one notification; the caller holds b.mu.
+func (b *editorBuffers) apply(method string, params json.RawMessage, enc textpos.Encoding) (string, bufferEvent, []byte, error) {
+	var p struct {
+		TextDocument struct {
+			URI  string  `json:"uri"`
+			Text *string `json:"text"`
+		} `json:"textDocument"`
+		Text           *string `json:"text"`
+		ContentChanges []struct {
+			Range *struct {
+				Start struct{ Line, Character uint32 } `json:"start"`
+				End   struct{ Line, Character uint32 } `json:"end"`
+			} `json:"range"`
+			Text string `json:"text"`
+		} `json:"contentChanges"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return "", bufferNone, nil, fmt.Errorf("decoding %s: %w", method, err)
+	}
+	path, ok := b.rel(p.TextDocument.URI)
+	if !ok {
+		return "", bufferNone, nil, nil
+	}
+	switch method {
+	case "textDocument/didOpen":
+		if p.TextDocument.Text == nil {
+			return path, bufferNone, nil, nil
+		}
+		b.text[path] = []byte(*p.TextDocument.Text)
+		return path, bufferEdited, b.text[path], nil
+	case "textDocument/didSave":
+		if p.Text != nil {
+			b.text[path] = []byte(*p.Text)
+		}
+		return path, bufferSaved, b.text[path], nil
+	case "textDocument/didClose":
+		delete(b.text, path)
+		return path, bufferClosed, nil, nil
+	case "textDocument/didChange":
+		text, ok := b.text[path]
+		if !ok {
+			return path, bufferUnknown, nil, nil
+		}
+		for _, c := range p.ContentChanges {
+			if c.Range == nil {
+				text = []byte(c.Text)
+				continue
+			}
+			m := textpos.NewMapper(text)
+			r, err := m.FromRange(c.Range.Start.Line, c.Range.Start.Character, c.Range.End.Line, c.Range.End.Character, enc)
+			var from, to int
+			if err == nil {
+				var err1, err2 error
+				from, err1 = m.Offset(r.Start)
+				to, err2 = m.Offset(r.End)
+				err = cmp.Or(err1, err2)
+				if err == nil && from > to {
+					err = fmt.Errorf("bad range %s", r)
+				}
+			}
+			if err != nil {
+				// Out of step (a notification was dropped): the file is
+				// the better guess from now on.
+				delete(b.text, path)
+				return path, bufferClosed, nil, fmt.Errorf("applying a change to %s: %w", path, err)
+			}
+			text = slices.Concat(text[:from], []byte(c.Text), text[to:])
+		}
+		b.text[path] = text
+		return path, bufferEdited, text, nil
+	}
+	return path, bufferNone, nil, nil
+}
+
+// get returns an open buffer's text (contextpack's Overlay source).
+func (b *editorBuffers) get(path string) ([]byte, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t, ok := b.text[path]
+	return t, ok
+}
+
+// rel returns a file URI's path relative to the root; false outside it.
+func (b *editorBuffers) rel(uri string) (string, bool) {
+	abs, err := uriToPath(uri)
+	if err != nil || b.root == "" {
+		return "", false
+	}
+	r, err := filepath.Rel(b.root, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+// maxDiffCells bounds the table of the line diff (lines of the old middle
+// times lines of the new middle, after the common prefix and suffix); a
+// larger middle is reported as one changed block.
+const maxDiffCells = 1 << 20
+
+// changedLines compares two texts line by line and returns the new text's
+// added or changed lines and the old text's removed or changed lines, as a
+// `git diff -U0` would report them (an insertion or a deletion leaves an
+// empty range on the other side).
+func changedLines(old, cur []byte) (added, removed []impact.LineRange) {
+	a, b := splitLines(old), splitLines(cur)
+	pre := 0
+	for pre < len(a) && pre < len(b) && bytes.Equal(a[pre], b[pre]) {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && bytes.Equal(a[len(a)-1-suf], b[len(b)-1-suf]) {
+		suf++
+	}
+	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	hunk := func(i0, i1, j0, j1 int) { // 0-based half-open spans of the middles
+		if i0 == i1 && j0 == j1 {
+			return
+		}
+		// 1-based; an empty span is the insertion point after line x.
+		removed = append(removed, impact.LineRange{Start: pre + i0 + 1, End: pre + i1})
+		added = append(added, impact.LineRange{Start: pre + j0 + 1, End: pre + j1})
+	}
+	if len(am)*len(bm) > maxDiffCells {
+		hunk(0, len(am), 0, len(bm))
+		return added, removed
+	}
+	// Longest common subsequence of the middles, then walk it.
+	n, m := len(am), len(bm)
+	lcs := make([][]int32, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if bytes.Equal(am[i], bm[j]) {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j, i0, j0 := 0, 0, 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && bytes.Equal(am[i], bm[j]):
+			hunk(i0, i, j0, j)
+			i++
+			j++
+			i0, j0 = i, j
+		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+			j++
+		default:
+			i++
+		}
+	}
+	hunk(i0, n, j0, m)
+	return added, removed
+}
+
+// splitLines splits a text into lines, each with its newline; a final line
+// without one counts.
+func splitLines(text []byte) [][]byte {
+	var out [][]byte
+	for len(text) > 0 {
+		i := bytes.IndexByte(text, '\n')
+		if i < 0 {
+			out = append(out, text)
+			break
+		}
+		out = append(out, text[:i+1])
+		text = text[i+1:]
+	}
+	return out
+}
+
+// openBuffer is an open buffer's path and text.
+type openBuffer struct {
+	path string
+	text []byte
+}
+
+// dirtyTexts returns the open buffers whose text differs from the file
+// (or whose file is gone), sorted by path.
+func (b *editorBuffers) dirtyTexts() []openBuffer {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	open := make([]openBuffer, 0, len(b.text))
+	for p, t := range b.text {
+		open = append(open, openBuffer{p, t})
+	}
+	b.mu.Unlock()
+	var out []openBuffer
+	for _, o := range open {
+		disk, err := os.ReadFile(filepath.Join(b.root, filepath.FromSlash(o.path)))
+		if err != nil || !bytes.Equal(disk, o.text) {
+			out = append(out, o)
+		}
+	}
+	slices.SortFunc(out, func(x, y openBuffer) int { return strings.Compare(x.path, y.path) })
+	return out
+}
+
+// dirty returns the paths of the dirty buffers, sorted.
+func (b *editorBuffers) dirty() []string {
+	var out []string
+	for _, o := range b.dirtyTexts() {
+		out = append(out, o.path)
+	}
+	return out
+}

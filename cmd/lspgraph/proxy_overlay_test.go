@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lspgraph/lspgraph/lspproxy/lsptest"
+)
+
+// overlayBound bounds each wait for the live overlay to reflect an edit
+// (the debounce, then extraction); answers normally come at once.
+const overlayBound = 10 * time.Second
+
+// goappRepo copies testdata/goapp into a fresh git repository, builds the
+// base of a new store for its commit (scip: imports testdata/scip/goapp.scip;
+// else `lspgraph index`), and returns the root and the store directory.
+func goappRepo(t *testing.T, scip bool) (root, store string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root = t.TempDir()
+	src := filepath.Join("..", "..", "testdata", "goapp")
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(root, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(root, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "-A"},
+		{"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base"},
+	} {
+		cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	store = filepath.Join(t.TempDir(), "store")
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+	dump, err := filepath.Abs(filepath.Join("..", "..", "testdata", "scip", "goapp.scip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"index", "--store", store, "--root", root}
+	if scip {
+		args = []string{"scip", "import", "--store", store, "--root", root, dump}
+	}
+	if code := run(context.Background(), e, args); code != 0 {
+		t.Fatalf("%v exited %d: %s%s", args, code, stdout.String(), stderr.String())
+	}
+	return root, store
+}
+
+// overlaySession starts `lspgraph proxy -- gopls` on a copy of goapp with a
+// base (see goappRepo) and initializes it.
+func overlaySession(t *testing.T, scip bool) (*lsptest.Endpoint, string, string) {
+	t.Helper()
+	gopls := proxyServer(t, "gopls")
+	root, store := goappRepo(t, scip)
+	ed, code, _ := startProxy(t, "--store", store, "--root", root, "--", gopls)
+	t.Cleanup(func() {
+		call(t, ed, 9999, "shutdown", "null")
+		ed.Send(t, `{"jsonrpc":"2.0","method":"exit"}`)
+		if c := code(); c != 0 {
+			t.Errorf("proxy exit code %d after shutdown and exit", c)
+		}
+	})
+	call(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{}}`, fileURI(root)))
+	ed.Send(t, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	return ed, root, store
+}
+
+func didOpen(t *testing.T, ed *lsptest.Endpoint, file string) {
+	t.Helper()
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tj, _ := json.Marshal(string(text))
+	ed.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"go","version":1,"text":%s}}}`, fileURI(file), tj))
+}
+
+// didInsert sends an incremental didChange inserting text at the start of
+// line (0-based).
+func didInsert(t *testing.T, ed *lsptest.Endpoint, file string, version, line int, text string) {
+	t.Helper()
+	tj, _ := json.Marshal(text)
+	ed.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":%q,"version":%d},"contentChanges":[{"range":{"start":{"line":%d,"character":0},"end":{"line":%d,"character":0}},"text":%s}]}}`,
+		fileURI(file), version, line, line, tj))
+}
+
+// execCommand runs a workspace/executeCommand and returns its result, failing
+// on an error answer.
+func execCommand(t *testing.T, ed *lsptest.Endpoint, id int, name, args string) map[string]any {
+	t.Helper()
+	ans := call(t, ed, id, "workspace/executeCommand", fmt.Sprintf(`{"command":%q,"arguments":%s}`, name, args))
+	if ans["error"] != nil {
+		t.Fatalf("%s %s: %v", name, args, ans["error"])
+	}
+	res, ok := ans["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("%s %s: result %v", name, args, ans["result"])
+	}
+	return res
+}
+
+// dependentNames lists the names of an impact answer's depth-group
+// dependents.
+func dependentNames(a map[string]any) []string {
+	var out []string
+	depths, _ := a["depths"].([]any)
+	for _, d := range depths {
+		deps, _ := d.(map[string]any)["dependents"].([]any)
+		for _, x := range deps {
+			out = append(out, fmt.Sprint(x.(map[string]any)["name"]))
+		}
+	}
+	return out
+}
+
+func dirtyOf(a map[string]any) []string {
+	f, _ := a["freshness"].(map[string]any)
+	var out []string
+	for _, p := range f["dirty"].([]any) {
+		out = append(out, fmt.Sprint(p))
+	}
+	return out
+}
+
+// TestProxyOverlayBufferImpact: a call to Catalog.Save added in an unsaved
+// buffer of another package is a caller of Save from the live overlay, with
+// the buffer listed as dirty; after didClose the file's on-disk text
+// answers again and the caller is gone. The base is a syntax index: over a
+// SCIP base the syntax layer binds a method call from another file only by
+// its unique global name (confidence 0.6, below impact's default 0.7).
+func TestProxyOverlayBufferImpact(t *testing.T) {
+	ed, root, _ := overlaySession(t, false)
+	catalog := filepath.Join(root, "service", "catalog.go")
+	mainGo := filepath.Join(root, "cmd", "goapp", "main.go")
+	// "func (c *Catalog) Save": the name is at line 28, character 19.
+	saveAt := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":28,"character":19}}]`, fileURI(catalog))
+
+	before := execCommand(t, ed, 2, "lspgraph.impact", saveAt)
+	if names := dependentNames(before); !strings.Contains(fmt.Sprint(names), "Import") || strings.Contains(fmt.Sprint(names), "saveDefault") {
+		t.Fatalf("impact of Save before the edit: dependents %v, want Import and no saveDefault", names)
+	}
+	if d := dirtyOf(before); len(d) != 0 {
+		t.Errorf("dirty buffers before any edit = %v", d)
+	}
+
+	didOpen(t, ed, mainGo)
+	didInsert(t, ed, mainGo, 2, 27, "\nfunc saveDefault(c *service.Catalog) error {\n\treturn c.Save(\"default\", \"Default\")\n}\n")
+	var after map[string]any
+	deadline := time.Now().Add(overlayBound)
+	for id := 10; ; id++ {
+		after = execCommand(t, ed, id, "lspgraph.impact", saveAt)
+		if strings.Contains(fmt.Sprint(dependentNames(after)), "saveDefault") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("impact of Save never showed the unsaved caller saveDefault: dependents %v, freshness %v", dependentNames(after), after["freshness"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if d := dirtyOf(after); fmt.Sprint(d) != "[cmd/goapp/main.go]" {
+		t.Errorf("freshness dirty = %v, want [cmd/goapp/main.go]", d)
+	}
+	if !strings.Contains(fmt.Sprint(dependentNames(after)), "Import") {
+		t.Errorf("impact of Save with the buffer lost the base caller Import: %v", dependentNames(after))
+	}
+
+	ed.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didClose","params":{"textDocument":{"uri":%q}}}`, fileURI(mainGo)))
+	deadline = time.Now().Add(overlayBound)
+	for id := 500; ; id++ {
+		after = execCommand(t, ed, id, "lspgraph.impact", saveAt)
+		if !strings.Contains(fmt.Sprint(dependentNames(after)), "saveDefault") && len(dirtyOf(after)) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after didClose impact of Save still shows saveDefault or a dirty buffer: dependents %v, dirty %v", dependentNames(after), dirtyOf(after))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(fmt.Sprint(dependentNames(after)), "Import") {
+		t.Errorf("impact of Save after didClose lost Import: %v", dependentNames(after))
+	}
+}
+
+// TestProxyContextArguments: lspgraph.context takes the editor's budget and
+// a position counted in the unsaved buffer: eight lines inserted above Save
+// put its name where Import's is on disk.
+func TestProxyContextArguments(t *testing.T) {
+	ed, root, _ := overlaySession(t, true)
+	catalog := filepath.Join(root, "service", "catalog.go")
+	didOpen(t, ed, catalog)
+	didInsert(t, ed, catalog, 2, 10, strings.Repeat("// a comment line\n", 8))
+	const budget = 200
+	args := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":36,"character":19},"budget":%d,"scope":"repo"}]`, fileURI(catalog), budget)
+	var pack map[string]any
+	deadline := time.Now().Add(overlayBound)
+	for id := 2; ; id++ {
+		pack = execCommand(t, ed, id, "lspgraph.context", args)
+		if !strings.HasSuffix(fmt.Sprint(pack["target"].(map[string]any)["name"]), "Import") || time.Now().After(deadline) {
+			break // Import: the position was read against the file, or the buffer is not extracted yet
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if name := fmt.Sprint(pack["target"].(map[string]any)["name"]); !strings.HasSuffix(name, "Save") {
+		t.Errorf("context target at the buffer's line 37 = %s, want Catalog.Save", name)
+	}
+	if pack["budget"] != float64(budget) {
+		t.Errorf("pack budget = %v, want %d (the argument)", pack["budget"], budget)
+	}
+	tokens, _ := pack["tokens"].(float64)
+	if tokens <= 0 || tokens > budget {
+		t.Errorf("pack tokens = %v, want within (0, %d]", pack["tokens"], budget)
+	}
+	if spec := pack["scope"].(map[string]any)["spec"]; spec != "repo" {
+		t.Errorf("pack scope = %v, want repo (the argument)", spec)
+	}
+	if d := dirtyOf(pack); fmt.Sprint(d) != "[service/catalog.go]" {
+		t.Errorf("freshness dirty = %v, want [service/catalog.go]", d)
+	}
+}
+
+// TestProxyChangesBuffer: an unsaved edit inside Lookup makes
+// lspgraph.changes report Lookup as modified (and nothing else changed on
+// disk), with the buffer listed as dirty.
+func TestProxyChangesBuffer(t *testing.T) {
+	ed, root, _ := overlaySession(t, true)
+	catalog := filepath.Join(root, "service", "catalog.go")
+
+	clean := execCommand(t, ed, 2, "lspgraph.changes", `[]`)
+	if ch, _ := clean["changes"].([]any); len(ch) != 0 {
+		t.Fatalf("changes on a clean tree = %v, want none", ch)
+	}
+
+	didOpen(t, ed, catalog)
+	// A line inside Lookup's body (line 54 is "return c.st.Get(sku)"), then
+	// two comment lines at line 3: the new line is line 56 of the buffer,
+	// which on disk is the blank line after Lookup.
+	ed.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":%q,"version":2},"contentChanges":[`+
+		`{"range":{"start":{"line":53,"character":0},"end":{"line":53,"character":0}},"text":"\tsku = strings.TrimSpace(sku)\n"},`+
+		`{"range":{"start":{"line":2,"character":0},"end":{"line":2,"character":0}},"text":"// one\n// two\n"}]}}`, fileURI(catalog)))
+	var a map[string]any
+	var got []string
+	deadline := time.Now().Add(overlayBound)
+	for id := 3; len(got) == 0 && time.Now().Before(deadline); id++ {
+		if id > 3 {
+			time.Sleep(50 * time.Millisecond) // the observer has not seen the edit yet
+		}
+		a = execCommand(t, ed, id, "lspgraph.changes", `[]`)
+		ch, _ := a["changes"].([]any)
+		for _, c := range ch {
+			m := c.(map[string]any)
+			got = append(got, fmt.Sprintf("%s %s", m["change"], m["name"]))
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "modified ") || !strings.HasSuffix(got[0], "Lookup") {
+		t.Errorf("changed symbols = %q, want Lookup modified only", got)
+	}
+	if files := fmt.Sprint(a["files"]); !strings.Contains(files, "added:[map[end:4 start:3] map[end:56 start:56]]") || !strings.Contains(files, "path:service/catalog.go") {
+		t.Errorf("changed files = %s, want service/catalog.go with lines 3-4 and 56 added", files)
+	}
+	if d := dirtyOf(a); fmt.Sprint(d) != "[service/catalog.go]" {
+		t.Errorf("freshness dirty = %v, want [service/catalog.go]", d)
+	}
+	// The overlay had the edit before the answer was computed.
+	if live := fmt.Sprint(a["freshness"].(map[string]any)["live"]); live != "[service/catalog.go]" {
+		t.Errorf("freshness live = %s, want [service/catalog.go] (the buffer extracted by the overlay)", live)
+	}
+}
