@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -126,9 +127,9 @@ type symbol struct {
 	doc      *document
 	facts    graph.Symbol
 	kind     int
-	selStart lspPosition // the server's position of the name, for requests
-	refs     []lspLocation
-	calls    []incomingCall
+	selStart lspwire.Position // the server's position of the name, for requests
+	refs     []lspwire.Location
+	calls    []lspwire.CallHierarchyCall
 }
 
 // crawler holds one crawl's state.
@@ -227,7 +228,7 @@ func Crawl(ctx context.Context, opts Options) (*Result, error) {
 
 // initialize performs the LSP handshake.
 func (cr *crawler) initialize(ctx context.Context) error {
-	folders := []map[string]string{{"uri": fileURI(cr.root), "name": filepath.Base(cr.root)}}
+	folders := []map[string]string{{"uri": lspwire.FileURI(cr.root), "name": filepath.Base(cr.root)}}
 	cr.c.folders, _ = json.Marshal(folders)
 	kinds := make([]int, 26)
 	for i := range kinds {
@@ -236,7 +237,7 @@ func (cr *crawler) initialize(ctx context.Context) error {
 	params := map[string]any{
 		"processId":        os.Getpid(),
 		"clientInfo":       map[string]string{"name": "lspgraph-crawl"},
-		"rootUri":          fileURI(cr.root),
+		"rootUri":          lspwire.FileURI(cr.root),
 		"rootPath":         cr.root,
 		"workspaceFolders": folders,
 		"capabilities": map[string]any{
@@ -310,7 +311,7 @@ func (cr *crawler) run(ctx context.Context, files []string) error {
 			cr.noteError(fmt.Errorf("reading %s: %w", p, err))
 			continue
 		}
-		d := &document{path: p, uri: fileURI(filepath.Join(cr.root, filepath.FromSlash(p))), lang: languageID(p), text: text, mapper: textpos.NewMapper(text)}
+		d := &document{path: p, uri: lspwire.FileURI(filepath.Join(cr.root, filepath.FromSlash(p))), lang: lspwire.LanguageID(p), text: text, mapper: textpos.NewMapper(text)}
 		cr.docs[p] = d
 		cr.order = append(cr.order, d)
 	}
@@ -338,7 +339,7 @@ func (cr *crawler) run(ctx context.Context, files []string) error {
 	if cr.calls {
 		var callables []*symbol
 		for _, s := range syms {
-			if callableKind(s.kind) {
+			if functionKind(s.kind) {
 				callables = append(callables, s)
 			}
 		}
@@ -465,7 +466,7 @@ func (cr *crawler) documentSymbols(ctx context.Context, d *document) error {
 	if err := cr.c.notify(ctx, "textDocument/didOpen", open); err != nil {
 		return fmt.Errorf("crawl: opening %s: %w", d.path, err)
 	}
-	var raw []documentSymbol
+	var raw []lspwire.DocumentSymbol
 	params := map[string]any{"textDocument": map[string]string{"uri": d.uri}}
 	ok, err := cr.request(ctx, "textDocument/documentSymbol", params, &raw)
 	cr.mu.Lock()
@@ -480,17 +481,17 @@ func (cr *crawler) documentSymbols(ctx context.Context, d *document) error {
 
 // addSymbols flattens a documentSymbol tree into d's crawled symbols,
 // leaving out what is nested in a function or method body.
-func (cr *crawler) addSymbols(d *document, raw []documentSymbol, inBody bool) {
+func (cr *crawler) addSymbols(d *document, raw []lspwire.DocumentSymbol, inBody bool) {
 	if inBody {
 		return
 	}
 	for _, ds := range raw {
-		var rng, sel lspRange
+		var rng, sel lspwire.Range
 		switch {
 		case ds.SelectionRange != nil && ds.Range != nil:
 			rng, sel = *ds.Range, *ds.SelectionRange
-		case ds.Location != nil:
-			rng, sel = ds.Location.Range, ds.Location.Range
+		case ds.Location != nil && ds.Location.Range != nil:
+			rng, sel = *ds.Location.Range, *ds.Location.Range
 		default:
 			continue
 		}
@@ -510,14 +511,14 @@ func (cr *crawler) addSymbols(d *document, raw []documentSymbol, inBody bool) {
 				ID:          symbolID(d.path, selR.Start),
 				DisplayName: ds.Name,
 				Kind:        kindName(ds.Kind),
-				Language:    graphLanguage(d.lang),
+				Language:    lspwire.GraphLanguage(d.lang),
 				Signature:   ds.Detail,
 				Def:         graph.Location{Path: d.path, Range: selR},
 				DefExtent:   extR,
 			},
 		}
 		d.symbols = append(d.symbols, s)
-		cr.addSymbols(d, ds.Children, isBodyKind(ds.Kind))
+		cr.addSymbols(d, ds.Children, functionKind(ds.Kind))
 	}
 }
 
@@ -534,14 +535,14 @@ func symbolID(path string, start textpos.Position) string {
 }
 
 // convert turns a server range into a graph range against d's text.
-func (cr *crawler) convert(d *document, r lspRange) (textpos.Range, error) {
-	return d.mapper.FromRange(r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, cr.enc)
+func (cr *crawler) convert(d *document, r lspwire.Range) (textpos.Range, error) {
+	return r.TextRange(d.mapper, cr.enc)
 }
 
 // references asks for every reference of s, its declaration included.
 func (cr *crawler) references(ctx context.Context, s *symbol) error {
 	var params struct {
-		textDocumentPosition
+		lspwire.TextDocumentPosition
 		Context struct {
 			IncludeDeclaration bool `json:"includeDeclaration"`
 		} `json:"context"`
@@ -549,7 +550,7 @@ func (cr *crawler) references(ctx context.Context, s *symbol) error {
 	params.TextDocument.URI = s.doc.uri
 	params.Position = s.selStart
 	params.Context.IncludeDeclaration = true
-	var locs []lspLocation
+	var locs []lspwire.Location
 	ok, err := cr.request(ctx, "textDocument/references", params, &locs)
 	cr.mu.Lock()
 	cr.res.Stats.ReferenceRequests++
@@ -563,10 +564,10 @@ func (cr *crawler) references(ctx context.Context, s *symbol) error {
 
 // incomingCalls asks who calls s.
 func (cr *crawler) incomingCalls(ctx context.Context, s *symbol) error {
-	var params textDocumentPosition
+	var params lspwire.TextDocumentPosition
 	params.TextDocument.URI = s.doc.uri
 	params.Position = s.selStart
-	var items []callHierarchyItem
+	var items []lspwire.CallHierarchyItem
 	ok, err := cr.request(ctx, "textDocument/prepareCallHierarchy", params, &items)
 	cr.mu.Lock()
 	cr.res.Stats.CallRequests++
@@ -574,7 +575,7 @@ func (cr *crawler) incomingCalls(ctx context.Context, s *symbol) error {
 	if err != nil || !ok || len(items) == 0 {
 		return err
 	}
-	var calls []incomingCall
+	var calls []lspwire.CallHierarchyCall
 	ok, err = cr.request(ctx, "callHierarchy/incomingCalls", map[string]any{"item": items[0]}, &calls)
 	cr.mu.Lock()
 	cr.res.Stats.CallRequests++
@@ -589,21 +590,7 @@ func (cr *crawler) incomingCalls(ctx context.Context, s *symbol) error {
 // relPath maps a URI to a workspace-relative path, or false when it lies
 // outside the workspace.
 func (cr *crawler) relPath(uri string) (string, bool) {
-	abs, ok := uriPath(uri)
-	if !ok {
-		return "", false
-	}
-	for _, root := range cr.roots {
-		rel, err := filepath.Rel(root, abs)
-		if err == nil && rel != ".." && !filepath.IsAbs(rel) && !startsWithDotDot(rel) {
-			return filepath.ToSlash(rel), true
-		}
-	}
-	return "", false
-}
-
-func startsWithDotDot(rel string) bool {
-	return len(rel) >= 3 && rel[:3] == ".."+string(filepath.Separator)
+	return lspwire.WorkspacePath(uri, cr.roots...)
 }
 
 // docFor returns the crawled document at path, or reads one that was only
@@ -617,7 +604,7 @@ func (cr *crawler) docFor(path string) *document {
 	}
 	var d *document
 	if text, err := os.ReadFile(filepath.Join(cr.root, filepath.FromSlash(path))); err == nil {
-		d = &document{path: path, lang: languageID(path), text: text, mapper: textpos.NewMapper(text)}
+		d = &document{path: path, lang: lspwire.LanguageID(path), text: text, mapper: textpos.NewMapper(text)}
 	}
 	cr.extern[path] = d
 	return d
@@ -742,7 +729,7 @@ func (cr *crawler) assemble() {
 		}
 		f := &graph.DocumentFacts{Document: graph.Document{
 			Path:        d.path,
-			Language:    graphLanguage(d.lang),
+			Language:    lspwire.GraphLanguage(d.lang),
 			Package:     pkg,
 			ContentHash: contentHash(d.text),
 			Source:      graph.SourceLSP,
@@ -864,7 +851,7 @@ func Write(ctx context.Context, store *graph.Store, res *Result, root string, wo
 // locKey identifies a location as the server reported it.
 type locKey struct {
 	uri string
-	r   lspRange
+	r   lspwire.Range
 }
 
 // disambiguate settles locations that the references of several symbols
@@ -895,7 +882,7 @@ func (cr *crawler) disambiguate(ctx context.Context, syms []*symbol) error {
 	drop := make([]map[*symbol]bool, len(ambiguous))
 	err := cr.parallel(ctx, "disambiguate", len(ambiguous), func(ctx context.Context, i int) error {
 		k := ambiguous[i]
-		var params textDocumentPosition
+		var params lspwire.TextDocumentPosition
 		params.TextDocument.URI = k.uri
 		params.Position = k.r.Start
 		var raw json.RawMessage
@@ -906,11 +893,11 @@ func (cr *crawler) disambiguate(ctx context.Context, syms []*symbol) error {
 		if err != nil || !ok {
 			return err
 		}
-		defs := definitionLocations(raw)
+		defs, _ := lspwire.DecodeLocations(raw)
 		var keep []*symbol
 		for _, s := range claims[k] {
 			for _, d := range defs {
-				if d.URI == s.doc.uri && d.Range.Start == s.selStart {
+				if uri, r, _, ok := d.Target(); ok && uri == s.doc.uri && r.Start == s.selStart {
 					keep = append(keep, s)
 					break
 				}
@@ -951,28 +938,4 @@ func (cr *crawler) disambiguate(ctx context.Context, syms []*symbol) error {
 		s.refs = refs
 	}
 	return nil
-}
-
-// definitionLocations decodes a definition result: a Location, a list of
-// Locations, or a list of LocationLinks.
-func definitionLocations(raw json.RawMessage) []lspLocation {
-	var list []lspLocation
-	if json.Unmarshal(raw, &list) == nil && len(list) > 0 && list[0].URI != "" {
-		return list
-	}
-	var one lspLocation
-	if json.Unmarshal(raw, &one) == nil && one.URI != "" {
-		return []lspLocation{one}
-	}
-	var links []struct {
-		TargetURI            string   `json:"targetUri"`
-		TargetSelectionRange lspRange `json:"targetSelectionRange"`
-	}
-	list = nil
-	if json.Unmarshal(raw, &links) == nil {
-		for _, l := range links {
-			list = append(list, lspLocation{URI: l.TargetURI, Range: l.TargetSelectionRange})
-		}
-	}
-	return list
 }

@@ -168,44 +168,6 @@ func diff(want, got string) string {
 	return b.String()
 }
 
-func TestDefinitionLocations(t *testing.T) {
-	r := lspRange{Start: lspPosition{1, 2}, End: lspPosition{1, 5}}
-	for _, tc := range []struct{ name, raw string }{
-		{"location", `{"uri":"file:///a.go","range":{"start":{"line":1,"character":2},"end":{"line":1,"character":5}}}`},
-		{"locations", `[{"uri":"file:///a.go","range":{"start":{"line":1,"character":2},"end":{"line":1,"character":5}}}]`},
-		{"links", `[{"targetUri":"file:///a.go","targetRange":{"start":{"line":0,"character":0},"end":{"line":3,"character":0}},"targetSelectionRange":{"start":{"line":1,"character":2},"end":{"line":1,"character":5}}}]`},
-	} {
-		got := definitionLocations([]byte(tc.raw))
-		if len(got) != 1 || got[0].URI != "file:///a.go" || got[0].Range != r {
-			t.Errorf("%s: %+v", tc.name, got)
-		}
-	}
-	if got := definitionLocations([]byte(`null`)); len(got) != 0 {
-		t.Errorf("null: %+v", got)
-	}
-}
-
-func TestURIs(t *testing.T) {
-	abs := "/tmp/a b/ü.go"
-	uri := fileURI(abs)
-	if uri != "file:///tmp/a%20b/%C3%BC.go" {
-		t.Errorf("fileURI = %q", uri)
-	}
-	if p, ok := uriPath(uri); !ok || p != abs {
-		t.Errorf("uriPath(%q) = %q, %v", uri, p, ok)
-	}
-	cr := &crawler{roots: []string{"/tmp/a b"}}
-	if p, ok := cr.relPath(uri); !ok || p != "ü.go" {
-		t.Errorf("relPath = %q, %v", p, ok)
-	}
-	if _, ok := cr.relPath("file:///usr/lib/go/src/fmt/print.go"); ok {
-		t.Error("a file outside the root is inside")
-	}
-	if _, ok := cr.relPath("file:///tmp/a bc/x.go"); ok {
-		t.Error("a sibling directory sharing the root's prefix is inside")
-	}
-}
-
 func TestListFiles(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{"a.go", "pkg/b.go", "pkg/b.txt", "vendor/v/v.go", "testdata/t.go", ".hidden/h.go", "_old/o.go", "node_modules/x/x.go"} {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -54,8 +55,8 @@ func (b *batch) doc(uri string) (*docFacts, bool) {
 }
 
 // convert maps a server range to a graph range in d's text.
-func (b *batch) convert(d *docFacts, r lspRange) (textpos.Range, bool) {
-	g, err := d.m.FromRange(r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, b.enc)
+func (b *batch) convert(d *docFacts, r lspwire.Range) (textpos.Range, bool) {
+	g, err := r.TextRange(d.m, b.enc)
 	return g, err == nil
 }
 

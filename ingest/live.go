@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -71,7 +71,7 @@ func (l *Live) SetRoot(rootURI string) {
 	if l.opts.Root != "" {
 		return
 	}
-	if p, ok := uriPath(rootURI); ok {
+	if p, ok := lspwire.URIPath(rootURI); ok {
 		l.opts.Root = p
 	}
 }
@@ -87,15 +87,10 @@ func (l *Live) Stats() Stats {
 // path returns a file URI's path relative to the root, with forward
 // slashes; false outside the workspace.
 func (l *Live) path(uri string) (string, bool) {
-	abs, ok := uriPath(uri)
-	if !ok || l.opts.Root == "" {
+	if l.opts.Root == "" {
 		return "", false
 	}
-	rel, err := filepath.Rel(l.opts.Root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
+	return lspwire.WorkspacePath(uri, l.opts.Root)
 }
 
 // Document follows a text document notification (didOpen, didChange,
@@ -108,8 +103,8 @@ func (l *Live) Document(method string, params json.RawMessage, enc textpos.Encod
 		} `json:"textDocument"`
 		Text           *string `json:"text"`
 		ContentChanges []struct {
-			Range *lspRange `json:"range"`
-			Text  string    `json:"text"`
+			Range *lspwire.Range `json:"range"`
+			Text  string         `json:"text"`
 		} `json:"contentChanges"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -20,7 +21,7 @@ func (b *batch) add(method string, params, result json.RawMessage) error {
 	case "textDocument/documentSymbol":
 		return b.documentSymbol(params, result)
 	case "textDocument/prepareCallHierarchy":
-		var items []callHierarchyItem
+		var items []lspwire.CallHierarchyItem
 		if err := unmarshal(result, &items); err != nil {
 			return errorf("%s result: %w", method, err)
 		}
@@ -45,7 +46,7 @@ func unmarshal(raw json.RawMessage, v any) error {
 
 // position returns the requested document and the graph position in it.
 func (b *batch) position(params json.RawMessage) (*docFacts, textpos.Position, bool, error) {
-	var p textDocumentPosition
+	var p lspwire.TextDocumentPosition
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, textpos.Position{}, false, errorf("params: %w", err)
 	}
@@ -76,12 +77,12 @@ func (b *batch) definition(method string, params, result json.RawMessage) error 
 	if err != nil || !ok {
 		return err
 	}
-	locs, err := decodeLocations(result)
+	locs, err := lspwire.DecodeLocations(result)
 	if err != nil {
 		return errorf("%s result: %w", method, err)
 	}
 	for _, l := range locs {
-		uri, r, origin, ok := l.target()
+		uri, r, origin, ok := l.Target()
 		if !ok {
 			continue
 		}
@@ -127,12 +128,12 @@ func (b *batch) implementation(params, result json.RawMessage) error {
 		return nil // the identity rule needs the subject's definition
 	}
 	subjectIsInterface := b.interfaceish(subject)
-	locs, err := decodeLocations(result)
+	locs, err := lspwire.DecodeLocations(result)
 	if err != nil {
 		return errorf("implementation result: %w", err)
 	}
 	for _, l := range locs {
-		uri, r, _, ok := l.target()
+		uri, r, _, ok := l.Target()
 		if !ok {
 			continue
 		}
@@ -182,7 +183,7 @@ func (b *batch) references(params, result json.RawMessage) error {
 	if err != nil || !ok {
 		return err
 	}
-	var locs []lspLocation
+	var locs []lspwire.Location
 	if err := unmarshal(result, &locs); err != nil {
 		return errorf("references result: %w", err)
 	}
@@ -245,7 +246,7 @@ func (b *batch) references(params, result json.RawMessage) error {
 
 // documentSymbol: symbols with names and extents, contains edges.
 func (b *batch) documentSymbol(params, result json.RawMessage) error {
-	var p textDocumentPosition
+	var p lspwire.TextDocumentPosition
 	if err := json.Unmarshal(params, &p); err != nil {
 		return errorf("documentSymbol params: %w", err)
 	}
@@ -253,14 +254,14 @@ func (b *batch) documentSymbol(params, result json.RawMessage) error {
 	if !ok {
 		return nil
 	}
-	var syms []documentSymbol
+	var syms []lspwire.DocumentSymbol
 	if err := unmarshal(result, &syms); err != nil {
 		return errorf("documentSymbol result: %w", err)
 	}
 	// Parents are defined before their children, so each child's
 	// definition finds its parent's extent as its enclosing definition.
-	var walk func(list []documentSymbol, parent string)
-	walk = func(list []documentSymbol, parent string) {
+	var walk func(list []lspwire.DocumentSymbol, parent string)
+	walk = func(list []lspwire.DocumentSymbol, parent string) {
 		for _, s := range list {
 			var sel, ext textpos.Range
 			var ok1, ok2 bool
@@ -277,7 +278,7 @@ func (b *batch) documentSymbol(params, result json.RawMessage) error {
 			if !ok1 || !ok2 {
 				continue
 			}
-			id := d.define(sel, ext, s.Name, kindName(s.Kind))
+			id := d.define(sel, ext, s.Name, lspwire.KindName(s.Kind))
 			d.edge(parent, id, graph.EdgeContains, "lsp:documentSymbol", 1)
 			walk(s.Children, id)
 		}
@@ -308,7 +309,7 @@ func nameIn(m *textpos.Mapper, ext textpos.Range, name string) (textpos.Range, b
 }
 
 // item records a call hierarchy item as a symbol and returns its id.
-func (b *batch) item(it callHierarchyItem) (*docFacts, string, bool) {
+func (b *batch) item(it lspwire.CallHierarchyItem) (*docFacts, string, bool) {
 	d, ok := b.doc(it.URI)
 	if !ok {
 		return nil, "", false
@@ -318,19 +319,19 @@ func (b *batch) item(it callHierarchyItem) (*docFacts, string, bool) {
 	if !ok1 || !ok2 {
 		return nil, "", false
 	}
-	return d, d.define(sel, ext, it.Name, kindName(it.Kind)), true
+	return d, d.define(sel, ext, it.Name, lspwire.KindName(it.Kind)), true
 }
 
 // calls: calls edges and call occurrences at the call sites, which lie in
 // the caller's document.
 func (b *batch) calls(method string, params, result json.RawMessage) error {
 	var p struct {
-		Item callHierarchyItem `json:"item"`
+		Item lspwire.CallHierarchyItem `json:"item"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return errorf("%s params: %w", method, err)
 	}
-	var calls []hierarchyCall
+	var calls []lspwire.CallHierarchyCall
 	if err := unmarshal(result, &calls); err != nil {
 		return errorf("%s result: %w", method, err)
 	}
@@ -342,18 +343,12 @@ func (b *batch) calls(method string, params, result json.RawMessage) error {
 		var callerDoc *docFacts
 		var caller, callee string
 		if method == "callHierarchy/incomingCalls" {
-			if c.From == nil {
-				continue
-			}
-			if callerDoc, caller, ok = b.item(*c.From); !ok {
+			if callerDoc, caller, ok = b.item(c.From); !ok {
 				continue
 			}
 			callee = itemID
 		} else {
-			if c.To == nil {
-				continue
-			}
-			if _, callee, ok = b.item(*c.To); !ok {
+			if _, callee, ok = b.item(c.To); !ok {
 				continue
 			}
 			callerDoc, caller = itemDoc, itemID
@@ -374,7 +369,7 @@ func (b *batch) calls(method string, params, result json.RawMessage) error {
 
 // workspaceSymbol records symbols whose location is exactly their name.
 func (b *batch) workspaceSymbol(result json.RawMessage) error {
-	var syms []documentSymbol
+	var syms []lspwire.DocumentSymbol
 	if err := unmarshal(result, &syms); err != nil {
 		return errorf("workspace/symbol result: %w", err)
 	}
@@ -390,7 +385,7 @@ func (b *batch) workspaceSymbol(result json.RawMessage) error {
 		if !ok || rangeText(d.m, rng) != s.Name {
 			continue
 		}
-		d.define(rng, textpos.Range{}, s.Name, kindName(s.Kind))
+		d.define(rng, textpos.Range{}, s.Name, lspwire.KindName(s.Kind))
 	}
 	return nil
 }
