@@ -46,6 +46,30 @@
 // (SCIP or a language server) dependents keep their base facts: replacing
 // precise facts with name-based guesses would lose more than it gains.
 //
+// # Over a precise base
+//
+// When the base layer is a SCIP import or a language-server crawl, the
+// unchanged documents reference the base's identities, not syntax ones. A
+// re-extracted document therefore speaks the base's identities too, so
+// that paths through it (callers inside it, definitions in it that base
+// documents use) are not cut:
+//
+//   - each definition takes the identity of the base symbol the same
+//     document defined at the base commit ([graph.Reader.BaseDocumentSymbols]),
+//     matched by container-qualified display name and kind, else by display
+//     name and the nearest definition position; one without a match is new
+//     and keeps its syntax identity;
+//   - references are resolved by the syntax rules against the graph's
+//     symbols, precise ones presented under their syntax-equivalent
+//     identity (the Go SCIP symbol `pkg`/T#M(). is "syntax go pkg T.M")
+//     and preferred over syntax symbols of the same identity, then written
+//     with the precise identity. Such an edge keeps its syntax confidence
+//     and its reason gains "→scip" (or "→lsp");
+//   - an edge the base version of the document justified too (same caller,
+//     target and kind) takes the base's confidence, "(confirmed by the
+//     base)": a call through a variable whose type syntax cannot infer stays
+//     as strong as before while caller and callee are unchanged.
+//
 // # Record
 //
 // The overlay records what each live document was derived from (content

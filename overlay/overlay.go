@@ -67,7 +67,7 @@ type record struct {
 	Uses map[string][]string
 }
 
-const recordVersion = 2
+const recordVersion = 3
 
 // docState is one live document the overlay wrote.
 type docState struct {
@@ -379,6 +379,7 @@ func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[stri
 		return fmt.Errorf("overlay: %w", err)
 	}
 	defer func() { _ = r.Close() }()
+	pm := &preciseMap{source: preciseSource(base), defs: map[string]map[string]string{}}
 
 	// What every changed document defines now, and before.
 	extracted := map[string]*syntax.FileFacts{}
@@ -403,7 +404,7 @@ func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[stri
 		if prev != nil {
 			ns.BaseDefs = prev.BaseDefs
 		} else {
-			syms, err := r.DocumentSymbols(ctx, p) // the base version's
+			syms, err := r.BaseDocumentSymbols(ctx, p)
 			if err != nil {
 				return fmt.Errorf("overlay: reading the base symbols of %s: %w", p, err)
 			}
@@ -419,7 +420,11 @@ func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[stri
 			if err != nil {
 				return err
 			}
-			ns.Defs = keysOf(f.Symbols)
+			dm, err := pm.defMap(ctx, r, f)
+			if err != nil {
+				return err
+			}
+			ns.Defs = keysOf(mapSymbols(f.Symbols, dm))
 			ns.Uses = usedNames(f)
 		}
 		newState[p] = ns
@@ -547,7 +552,7 @@ func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[stri
 	}
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].path < jobs[j].path })
 	if len(jobs) > 0 {
-		if err := o.resolve(ctx, jobs, extract, st); err != nil {
+		if err := o.resolve(ctx, jobs, extract, pm, st); err != nil {
 			return err
 		}
 	}
@@ -565,7 +570,7 @@ type resolveJob struct {
 
 // resolve extracts the jobs' documents and resolves them together against
 // the graph as it is after the give-backs and tombstones, then writes them.
-func (o *Overlay) resolve(ctx context.Context, jobs []resolveJob, extract func(string, []byte) (*syntax.FileFacts, error), st *SyncStats) error {
+func (o *Overlay) resolve(ctx context.Context, jobs []resolveJob, extract func(string, []byte) (*syntax.FileFacts, error), pm *preciseMap, st *SyncStats) error {
 	r, err := o.store.Reader()
 	if err != nil {
 		return fmt.Errorf("overlay: %w", err)
@@ -584,7 +589,13 @@ func (o *Overlay) resolve(ctx context.Context, jobs []resolveJob, extract func(s
 			j.state.Uses = usedNames(f)
 		}
 	}
-	res := syntax.NewResolver(files, syntax.ReaderLookup{Reader: r, Limit: 1 << 20})
+	var lookup syntax.Lookup = syntax.ReaderLookup{Reader: r, Limit: 1 << 20}
+	var aliases *aliasLookup
+	if pm.source != "" {
+		aliases = newAliasLookup(r)
+		lookup = aliases
+	}
+	res := syntax.NewResolver(files, lookup)
 	for i, j := range jobs {
 		f := files[i]
 		var df graph.DocumentFacts
@@ -594,6 +605,17 @@ func (o *Overlay) resolve(ctx context.Context, jobs []resolveJob, extract func(s
 			df, err = res.Document(ctx, f)
 			if err != nil {
 				return fmt.Errorf("overlay: resolving %s: %w", j.path, err)
+			}
+			if pm.source != "" {
+				dm, err := pm.defMap(ctx, r, f)
+				if err != nil {
+					return err
+				}
+				be, err := pm.baseEdges(ctx, r, j.path)
+				if err != nil {
+					return err
+				}
+				toPrecise(&df, dm, aliases, pm.source, be)
 			}
 		}
 		df.Document.ContentHash = j.state.Hash
