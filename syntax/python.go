@@ -272,16 +272,7 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 		return true, nil
 
 	case "call":
-		if f := n.ChildByFieldName("function"); f != nil {
-			switch w.typ(f) {
-			case "identifier":
-				st.callee[f.StartByte()] = true
-			case "attribute":
-				if a := f.ChildByFieldName("attribute"); a != nil {
-					st.callee[a.StartByte()] = true
-				}
-			}
-		}
+		w.markCallee(st.callee, n.ChildByFieldName("function"), "attribute", "attribute")
 		return true, nil
 
 	case "attribute":

@@ -244,29 +244,11 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		return true, nil
 
 	case "call_expression":
-		if f := n.ChildByFieldName("function"); f != nil {
-			switch w.typ(f) {
-			case "identifier":
-				st.callee[f.StartByte()] = true
-			case "member_expression":
-				if p := f.ChildByFieldName("property"); p != nil {
-					st.callee[p.StartByte()] = true
-				}
-			}
-		}
+		w.markCallee(st.callee, n.ChildByFieldName("function"), "member_expression", "property")
 		return true, nil
 
 	case "new_expression":
-		if f := n.ChildByFieldName("constructor"); f != nil {
-			switch w.typ(f) {
-			case "identifier":
-				st.callee[f.StartByte()] = true
-			case "member_expression":
-				if p := f.ChildByFieldName("property"); p != nil {
-					st.callee[p.StartByte()] = true
-				}
-			}
-		}
+		w.markCallee(st.callee, n.ChildByFieldName("constructor"), "member_expression", "property")
 		return true, nil
 
 	case "member_expression":

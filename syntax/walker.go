@@ -54,6 +54,24 @@ func newWalker(g *grammar, src []byte, ff *FileFacts, p *project) *walker {
 
 func (w *walker) typ(n *node) string { return n.Type() }
 
+// markCallee records in callee the start byte of the name a call calls:
+// f itself when it is an identifier, or the member field of f when f is a
+// member access of type access (Python's attribute, TypeScript's
+// member_expression). f may be nil.
+func (w *walker) markCallee(callee map[uint32]bool, f *node, access, member string) {
+	if f == nil {
+		return
+	}
+	switch w.typ(f) {
+	case "identifier":
+		callee[f.StartByte()] = true
+	case access:
+		if m := f.ChildByFieldName(member); m != nil {
+			callee[m.StartByte()] = true
+		}
+	}
+}
+
 func (w *walker) text(n *node) string {
 	return string(w.src[n.StartByte():n.EndByte()])
 }
