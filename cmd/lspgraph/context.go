@@ -64,6 +64,7 @@ func runContext(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	syncLiveLayer(ctx, e, root, q.store)
 	r, closeAll, err := openQueryReader(root, q.store)
 	if err != nil {
 		return err

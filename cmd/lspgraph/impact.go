@@ -133,6 +133,7 @@ func runImpact(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	syncLiveLayer(ctx, e, root, f.store)
 	st, err := openQueryStore(root, f.store, true)
 	if err != nil {
 		return err
