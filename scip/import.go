@@ -417,19 +417,12 @@ func writeDocument(ctx context.Context, out sink, conv *Converter, root *os.Root
 
 	if out.previousDigest != nil {
 		if prev, ok := out.previousDigest(it.path); ok {
-			if c, ok := parseDigest(prev, key); ok {
+			if st, ok := parseDigest(prev, key); ok {
 				if err := out.reuse(ctx, it.path); err != nil {
 					return fmt.Errorf("scip: reusing document %q: %w", it.path, err)
 				}
-				sum.Documents++
 				sum.Reused++
-				sum.Occurrences += c.occurrences
-				sum.Symbols += c.symbols
-				sum.Edges += c.edges
-				sum.InvalidOccurrences += c.invalid
-				if c.unverified {
-					sum.UnverifiedDocuments++
-				}
+				sum.addDocument(st)
 				return nil
 			}
 		}
@@ -439,23 +432,21 @@ func writeDocument(ctx context.Context, out sink, conv *Converter, root *os.Root
 	if err := out.put(ctx, facts); err != nil {
 		return fmt.Errorf("scip: writing document %q: %w", it.path, err)
 	}
-	sum.Documents++
 	sum.Converted++
-	sum.Occurrences += st.Occurrences
-	sum.Symbols += st.Symbols
-	sum.Edges += st.Edges
-	sum.InvalidOccurrences += st.InvalidOccurrences
-	if st.Unverified {
-		sum.UnverifiedDocuments++
-	}
+	sum.addDocument(st)
 	return nil
 }
 
-// digestCounts are the counts a document's digest carries, so that a
-// reused document still counts in the summary and the manifest.
-type digestCounts struct {
-	occurrences, symbols, edges, invalid int
-	unverified                           bool
+// addDocument counts a converted or reused document of the new generation.
+func (s *Summary) addDocument(st DocStats) {
+	s.Documents++
+	s.Occurrences += st.Occurrences
+	s.Symbols += st.Symbols
+	s.Edges += st.Edges
+	s.InvalidOccurrences += st.InvalidOccurrences
+	if st.Unverified {
+		s.UnverifiedDocuments++
+	}
 }
 
 // formatDigest renders "KEY o=N s=N e=N i=N u=0|1".
@@ -467,9 +458,11 @@ func formatDigest(key string, st DocStats) string {
 	return fmt.Sprintf("%s o=%d s=%d e=%d i=%d u=%d", key, st.Occurrences, st.Symbols, st.Edges, st.InvalidOccurrences, u)
 }
 
-// parseDigest checks that digest was made for key and returns its counts.
-func parseDigest(digest, key string) (digestCounts, bool) {
-	var c digestCounts
+// parseDigest checks that digest was made for key and returns the counts
+// it carries, so that a reused document still counts in the summary and
+// the manifest.
+func parseDigest(digest, key string) (DocStats, bool) {
+	var c DocStats
 	rest, ok := strings.CutPrefix(digest, key+" ")
 	if !ok {
 		return c, false
@@ -482,15 +475,15 @@ func parseDigest(digest, key string) (digestCounts, bool) {
 		}
 		switch name {
 		case "o":
-			c.occurrences = n
+			c.Occurrences = n
 		case "s":
-			c.symbols = n
+			c.Symbols = n
 		case "e":
-			c.edges = n
+			c.Edges = n
 		case "i":
-			c.invalid = n
+			c.InvalidOccurrences = n
 		case "u":
-			c.unverified = n != 0
+			c.Unverified = n != 0
 		}
 	}
 	return c, true
