@@ -60,6 +60,17 @@ func (b *batch) convert(d *docFacts, r lspwire.Range) (textpos.Range, bool) {
 	return g, err == nil
 }
 
+// locate returns the document of a URI and r as a graph range in it;
+// false outside the workspace or when r does not fit the document's text.
+func (b *batch) locate(uri string, r lspwire.Range) (*docFacts, textpos.Range, bool) {
+	d, ok := b.doc(uri)
+	if !ok {
+		return nil, textpos.Range{}, false
+	}
+	rng, ok := b.convert(d, r)
+	return d, rng, ok
+}
+
 // defID returns the id of the symbol defined at rng in d: a known symbol
 // whose Def is there, else a location id.
 func (d *docFacts) defID(rng textpos.Range) string {

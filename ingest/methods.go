@@ -86,11 +86,7 @@ func (b *batch) definition(method string, params, result json.RawMessage) error 
 		if !ok {
 			continue
 		}
-		tgt, ok := b.doc(uri)
-		if !ok {
-			continue
-		}
-		rng, ok := b.convert(tgt, r)
+		tgt, rng, ok := b.locate(uri, r)
 		if !ok {
 			continue
 		}
@@ -137,11 +133,7 @@ func (b *batch) implementation(params, result json.RawMessage) error {
 		if !ok {
 			continue
 		}
-		tgt, ok := b.doc(uri)
-		if !ok {
-			continue
-		}
-		rng, ok := b.convert(tgt, r)
+		tgt, rng, ok := b.locate(uri, r)
 		if !ok {
 			continue
 		}
@@ -197,10 +189,8 @@ func (b *batch) references(params, result json.RawMessage) error {
 			return nil
 		}
 		for _, l := range locs {
-			if d, ok := b.doc(l.URI); ok && d == src {
-				if rng, ok := b.convert(d, l.Range); ok && rng == word {
-					subject, def = src.define(word, textpos.Range{}, "", ""), word
-				}
+			if d, rng, ok := b.locate(l.URI, l.Range); ok && d == src && rng == word {
+				subject, def = src.define(word, textpos.Range{}, "", ""), word
 			}
 		}
 		if subject == "" {
@@ -214,11 +204,7 @@ func (b *batch) references(params, result json.RawMessage) error {
 	counts := map[site]int{}
 	var order []site
 	for _, l := range locs {
-		d, ok := b.doc(l.URI)
-		if !ok {
-			continue
-		}
-		rng, ok := b.convert(d, l.Range)
+		d, rng, ok := b.locate(l.URI, l.Range)
 		if !ok {
 			continue
 		}
@@ -377,11 +363,7 @@ func (b *batch) workspaceSymbol(result json.RawMessage) error {
 		if s.Location == nil || s.Location.Range == nil {
 			continue
 		}
-		d, ok := b.doc(s.Location.URI)
-		if !ok {
-			continue
-		}
-		rng, ok := b.convert(d, *s.Location.Range)
+		d, rng, ok := b.locate(s.Location.URI, *s.Location.Range)
 		if !ok || rangeText(d.m, rng) != s.Name {
 			continue
 		}
