@@ -29,6 +29,8 @@ func (st *proxyState) observer() lspproxy.Observer {
 			if err != nil {
 				return
 			}
+			st.liveMu.Lock()
+			defer st.liveMu.Unlock()
 			if err := g.live.Exchange(context.Background(), ingest.Exchange{
 				Method: x.Method, Params: x.Params, Result: x.Result, Encoding: x.Encoding, Premature: x.Premature,
 			}); err != nil {
@@ -42,7 +44,10 @@ func (st *proxyState) observer() lspproxy.Observer {
 			}
 			// The adapter keeps the text the server saw, for positions
 			// and for the content hash of the facts it writes.
-			if err := g.live.Document(d.Method, d.Params, d.Encoding); err != nil {
+			st.liveMu.Lock()
+			err = g.live.Document(d.Method, d.Params, d.Encoding)
+			st.liveMu.Unlock()
+			if err != nil {
 				st.log.Debug("document notification not applied", "method", d.Method, "err", err)
 			}
 			st.bufferEvent(g, d)

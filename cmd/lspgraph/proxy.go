@@ -135,6 +135,10 @@ type proxyState struct {
 	buffers  *editorBuffers
 	proxy    *lspproxy.Proxy
 
+	// liveMu serializes the adapter's calls: the observer's, and the
+	// commands' that add what the live server told them.
+	liveMu sync.Mutex
+
 	// The overlay's background syncs: requests coalesce in syncReq; the
 	// loop ends when syncStop is called and closes syncDone.
 	syncReq  chan struct{}
@@ -338,7 +342,9 @@ func (st *proxyState) status(ctx context.Context) (any, error) {
 //
 //   - lspgraph.impact takes a target string (symbol name, FILE:LINE:COL or
 //     a symbol string) or an editor position {"textDocument":{"uri":…},
-//     "position":{…}} counted in the negotiated encoding;
+//     "position":{…}} counted in the negotiated encoding, with "verify":
+//     true to check the d=1 set against the live server (what the server
+//     knows and the graph lacks is then written into the live layer);
 //   - lspgraph.context takes {symbol | textDocument+position, budget,
 //     scope, format} (contextpack.Request), or a target string;
 //   - lspgraph.changes takes nothing or {"base": REV}: the symbols touched
@@ -346,7 +352,7 @@ func (st *proxyState) status(ctx context.Context) (any, error) {
 //     unsaved buffers, with their combined impact.
 func (st *proxyState) commands() map[string]lspproxy.CommandFunc {
 	return map[string]lspproxy.CommandFunc{
-		"lspgraph.impact": func(ctx context.Context, args []json.RawMessage, _ lspproxy.Requester) (any, error) {
+		"lspgraph.impact": func(ctx context.Context, args []json.RawMessage, srv lspproxy.Requester) (any, error) {
 			g, r, target, err := st.query(ctx, args)
 			if err != nil {
 				return nil, err
@@ -358,7 +364,18 @@ func (st *proxyState) commands() map[string]lspproxy.CommandFunc {
 				return nil, err
 			}
 			o.Freshness = &fb
-			return impact.Compute(ctx, r, target, o)
+			var rec *recordingRequester
+			if srv != nil && wantsVerify(args[0]) {
+				// Cross-check d=1 with the live server; what it knows and
+				// the graph lacks is learned like any observed answer.
+				rec = &recordingRequester{srv: srv, enc: st.encoding()}
+				o.Verify = liveVerifier(rec, g.root, rec.enc)
+			}
+			a, err := impact.Compute(ctx, r, target, o)
+			if err == nil && rec != nil && len(a.LiveOnly) > 0 {
+				st.learn(ctx, g, rec.answered())
+			}
+			return a, err
 		},
 		"lspgraph.context": func(ctx context.Context, args []json.RawMessage, _ lspproxy.Requester) (any, error) {
 			return st.contextPack(ctx, args)
@@ -367,6 +384,15 @@ func (st *proxyState) commands() map[string]lspproxy.CommandFunc {
 			return st.changes(ctx, args)
 		},
 	}
+}
+
+// wantsVerify reports whether an lspgraph.impact argument object asks for
+// the d=1 set to be checked against the live server ("verify": true).
+func wantsVerify(arg json.RawMessage) bool {
+	var v struct {
+		Verify bool `json:"verify"`
+	}
+	return json.Unmarshal(arg, &v) == nil && v.Verify
 }
 
 // encoding is the negotiated position encoding (UTF-16 until initialize).
@@ -523,4 +549,46 @@ func (st *proxyState) contextPack(ctx context.Context, args []json.RawMessage) (
 		ans.Freshness.Dirty = fb.Dirty
 	}
 	return ans, nil
+}
+
+// recordingRequester passes a command's requests to the live server and
+// keeps the answered ones as exchanges for the adapter.
+type recordingRequester struct {
+	srv lspproxy.Requester
+	enc textpos.Encoding
+
+	mu  sync.Mutex
+	got []ingest.Exchange
+}
+
+func (q *recordingRequester) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	res, err := q.srv.Request(ctx, method, params)
+	if err != nil {
+		return res, err
+	}
+	p, merr := json.Marshal(params)
+	if merr == nil {
+		q.mu.Lock()
+		q.got = append(q.got, ingest.Exchange{Method: method, Params: p, Result: res, Encoding: q.enc})
+		q.mu.Unlock()
+	}
+	return res, nil
+}
+
+func (q *recordingRequester) answered() []ingest.Exchange {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.got)
+}
+
+// learn writes answers a command obtained from the live server into the
+// live layer, as the observer does for the editor's requests.
+func (st *proxyState) learn(ctx context.Context, g graphSession, xs []ingest.Exchange) {
+	st.liveMu.Lock()
+	defer st.liveMu.Unlock()
+	for _, x := range xs {
+		if err := g.live.Exchange(ctx, x); err != nil {
+			st.log.Debug("live server answer not recorded", "method", x.Method, "err", err)
+		}
+	}
 }

@@ -293,3 +293,86 @@ func TestProxyChangesBuffer(t *testing.T) {
 		t.Errorf("freshness live = %s, want [service/catalog.go] (the buffer extracted by the overlay)", live)
 	}
 }
+
+// TestProxyLSPFactsPrecedence: a call to Catalog.Save added in an unsaved
+// buffer is a caller from syntax facts (when the syntax layer binds it with
+// enough confidence). Once gopls answers references of Save for that very
+// text, the server's facts answer for the buffer and the caller comes from
+// them; when the buffer changes again, syntax re-extraction replaces them.
+func TestProxyLSPFactsPrecedence(t *testing.T) {
+	ed, root, _ := overlaySession(t, true)
+	catalog := filepath.Join(root, "service", "catalog.go")
+	mainGo := filepath.Join(root, "cmd", "goapp", "main.go")
+	saveAt := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":28,"character":19}}]`, fileURI(catalog))
+	// source returns where saveDefault's edge to Save comes from ("" when
+	// it is no caller).
+	source := func(id int) (map[string]any, string) {
+		a := execCommand(t, ed, id, "lspgraph.impact", saveAt)
+		depths, _ := a["depths"].([]any)
+		for _, d := range depths {
+			deps, _ := d.(map[string]any)["dependents"].([]any)
+			for _, x := range deps {
+				if m := x.(map[string]any); m["name"] == "saveDefault" {
+					return a, fmt.Sprint(m["via"].(map[string]any)["source"])
+				}
+			}
+		}
+		return a, ""
+	}
+	poll := func(first int, what string, done func(a map[string]any, src string) bool) map[string]any {
+		t.Helper()
+		deadline := time.Now().Add(overlayBound)
+		for id := first; ; id++ {
+			a, src := source(id)
+			if done(a, src) {
+				return a
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: saveDefault's edge source %q, freshness %v", what, src, a["freshness"])
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	live := func(a map[string]any) bool {
+		return strings.Contains(fmt.Sprint(a["freshness"].(map[string]any)["live"]), "cmd/goapp/main.go")
+	}
+
+	didOpen(t, ed, mainGo)
+	didInsert(t, ed, mainGo, 2, 27, "\nfunc saveDefault(c *service.Catalog) error {\n\treturn c.Save(\"default\", \"Default\")\n}\n")
+	poll(10, "the overlay never extracted the buffer", func(a map[string]any, src string) bool {
+		if src != "" && src != "syntax" {
+			t.Fatalf("before the server answered for the buffer, saveDefault's edge comes from %q", src)
+		}
+		return live(a)
+	})
+
+	refs := call(t, ed, 100, "textDocument/references", fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":28,"character":19},"context":{"includeDeclaration":false}}`, fileURI(catalog)))
+	if !strings.Contains(fmt.Sprint(refs["result"]), "main.go") {
+		t.Fatalf("gopls references of Save lack the buffer's call: %v", refs["result"])
+	}
+	a := poll(200, "gopls's references never answered for the buffer", func(_ map[string]any, src string) bool { return src == "lsp" })
+	if d := dirtyOf(a); fmt.Sprint(d) != "[cmd/goapp/main.go]" {
+		t.Errorf("freshness dirty while the server's facts answer for the buffer = %v, want [cmd/goapp/main.go]", d)
+	}
+
+	didInsert(t, ed, mainGo, 3, 31, "// edited again\n")
+	poll(400, "after another edit the server's facts for the older text still answer", func(_ map[string]any, src string) bool { return src != "lsp" })
+}
+
+// TestProxyImpactVerify: "verify": true checks the d=1 set of Save against
+// gopls.
+func TestProxyImpactVerify(t *testing.T) {
+	ed, root, _ := overlaySession(t, true)
+	catalog := filepath.Join(root, "service", "catalog.go")
+	didOpen(t, ed, catalog)
+	args := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":28,"character":19},"verify":true}]`, fileURI(catalog))
+	a := execCommand(t, ed, 2, "lspgraph.impact", args)
+	v, _ := a["verification"].(map[string]any)
+	if v == nil || v["ran"] != true || v["verified"].(float64) < 1 {
+		t.Errorf("verification = %v, want a run with Import verified", v)
+	}
+	plain := execCommand(t, ed, 3, "lspgraph.impact", "["+strings.TrimPrefix(strings.TrimSuffix(args, `,"verify":true}]`), "[")+"}]")
+	if plain["verification"] != nil {
+		t.Errorf("verification without \"verify\" = %v, want none", plain["verification"])
+	}
+}
