@@ -19,10 +19,10 @@ import (
 // (the debounce, then extraction); answers normally come at once.
 const overlayBound = 10 * time.Second
 
-// goappRepo copies testdata/goapp into a fresh git repository, builds the
+// proxyFixtureRepo copies testdata/goapp into a fresh git repository, builds the
 // base of a new store for its commit (scip: imports testdata/scip/goapp.scip;
 // else `lspgraph index`), and returns the root and the store directory.
-func goappRepo(t *testing.T, scip bool) (root, store string) {
+func proxyFixtureRepo(t *testing.T, scip bool) (root, store string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
@@ -75,11 +75,11 @@ func goappRepo(t *testing.T, scip bool) (root, store string) {
 }
 
 // overlaySession starts `lspgraph proxy -- gopls` on a copy of goapp with a
-// base (see goappRepo) and initializes it.
+// base (see proxyFixtureRepo) and initializes it.
 func overlaySession(t *testing.T, scip bool) (*lsptest.Endpoint, string, string) {
 	t.Helper()
 	gopls := proxyServer(t, "gopls")
-	root, store := goappRepo(t, scip)
+	root, store := proxyFixtureRepo(t, scip)
 	ed, code, _ := startProxy(t, "--store", store, "--root", root, "--", gopls)
 	t.Cleanup(func() {
 		call(t, ed, 9999, "shutdown", "null")
@@ -374,5 +374,37 @@ func TestProxyImpactVerify(t *testing.T) {
 	plain := execCommand(t, ed, 3, "lspgraph.impact", "["+strings.TrimPrefix(strings.TrimSuffix(args, `,"verify":true}]`), "[")+"}]")
 	if plain["verification"] != nil {
 		t.Errorf("verification without \"verify\" = %v, want none", plain["verification"])
+	}
+}
+
+// TestProxyChangesBufferDeleted: deleting Describe in an unsaved buffer
+// makes lspgraph.changes report it deleted, read from the base symbols of
+// the document the live layer now owns.
+func TestProxyChangesBufferDeleted(t *testing.T) {
+	ed, root, _ := overlaySession(t, true)
+	catalog := filepath.Join(root, "service", "catalog.go")
+	didOpen(t, ed, catalog)
+	// Lines 57-60: Describe's comment and body.
+	ed.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":%q,"version":2},"contentChanges":[`+
+		`{"range":{"start":{"line":56,"character":0},"end":{"line":60,"character":0}},"text":""}]}}`, fileURI(catalog)))
+	var a map[string]any
+	var got []string
+	deadline := time.Now().Add(overlayBound)
+	for id := 2; len(got) == 0 && time.Now().Before(deadline); id++ {
+		if id > 2 {
+			time.Sleep(50 * time.Millisecond)
+		}
+		a = execCommand(t, ed, id, "lspgraph.changes", `[]`)
+		ch, _ := a["changes"].([]any)
+		for _, c := range ch {
+			m := c.(map[string]any)
+			got = append(got, fmt.Sprintf("%s %s %v", m["change"], m["name"], m["oldLocation"].(map[string]any)["line"]))
+		}
+	}
+	if fmt.Sprint(got) != "[deleted Describe 58]" {
+		t.Errorf("changed symbols = %q, want [deleted Describe 58]", got)
+	}
+	if reasons := fmt.Sprint(a["partialReasons"]); strings.Contains(reasons, "hidden") {
+		t.Errorf("partial reasons still say the base symbols are hidden: %s", reasons)
 	}
 }
