@@ -56,13 +56,16 @@
 //
 //   - each definition takes the identity of the base symbol the same
 //     document defined at the base commit ([graph.Reader.BaseDocumentSymbols]),
-//     matched by container-qualified display name and kind, else by display
-//     name and the nearest definition position; one without a match is new
-//     and keeps its syntax identity;
+//     matched by container-qualified display name and kind (a language
+//     server's receiver form "(*Catalog).Save" is "Catalog.Save"), else by
+//     display name and the nearest definition position; one without a match
+//     is new and keeps its syntax identity. It keeps the base's display
+//     name too;
 //   - references are resolved by the syntax rules against the graph's
 //     symbols, precise ones presented under their syntax-equivalent
-//     identity (the Go SCIP symbol `pkg`/T#M(). is "syntax go pkg T.M")
-//     and preferred over syntax symbols of the same identity, then written
+//     identity (the Go SCIP symbol `pkg`/T#M(). and the language server's
+//     "(*T).M" of package pkg are "syntax go pkg T.M") and preferred over
+//     syntax symbols of the same identity, then written
 //     with the precise identity. Such an edge keeps its syntax confidence
 //     and its reason gains "→scip" (or "→lsp");
 //   - an edge the base version of the document justified too (same caller,

@@ -592,7 +592,7 @@ func (o *Overlay) resolve(ctx context.Context, jobs []resolveJob, extract func(s
 	var lookup syntax.Lookup = syntax.ReaderLookup{Reader: r, Limit: 1 << 20}
 	var aliases *aliasLookup
 	if pm.source != "" {
-		aliases = newAliasLookup(r)
+		aliases = newAliasLookup(r, pm.source)
 		lookup = aliases
 	}
 	res := syntax.NewResolver(files, lookup)
@@ -616,6 +616,7 @@ func (o *Overlay) resolve(ctx context.Context, jobs []resolveJob, extract func(s
 					return err
 				}
 				toPrecise(&df, dm, aliases, pm.source, be)
+				pm.baseNames(&df)
 			}
 		}
 		df.Document.ContentHash = j.state.Hash

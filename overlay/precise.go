@@ -141,6 +141,31 @@ func scipDescriptors(sym string) (names []string, ok bool) {
 	return names, true
 }
 
+// receiverName splits a Go method name in the language server's receiver
+// form ("(*Catalog).Save", "(List[T]).Len") into its type and method names.
+func receiverName(display string) (typ, name string, ok bool) {
+	if !strings.HasPrefix(display, "(") {
+		return "", "", false
+	}
+	recv, name, ok := strings.Cut(display[1:], ").")
+	if !ok || name == "" {
+		return "", "", false
+	}
+	recv = strings.TrimPrefix(recv, "*")
+	if i := strings.IndexByte(recv, '['); i >= 0 {
+		recv = recv[:i]
+	}
+	return recv, name, recv != ""
+}
+
+// plainName returns a symbol's display name without a receiver.
+func plainName(display string) string {
+	if _, name, ok := receiverName(display); ok {
+		return name
+	}
+	return display
+}
+
 // preciseQualified returns the container-qualified display name of a base
 // symbol of a precise layer: from the descriptors of a SCIP symbol, else
 // from the innermost type-like symbol of the same document whose extent
@@ -151,6 +176,9 @@ func preciseQualified(s graph.Symbol, docSyms []graph.Symbol) string {
 	}
 	if s.Kind == "package" || s.Kind == "module" {
 		return ""
+	}
+	if typ, name, ok := receiverName(s.DisplayName); ok {
+		return typ + "." + name
 	}
 	var best *graph.Symbol
 	for i := range docSyms {
@@ -195,7 +223,7 @@ func defMap(syms []graph.Symbol, base []graph.Symbol) map[string]string {
 		cands = append(cands, b)
 		k := key{preciseQualified(b, base), b.Kind}
 		byKey[k] = append(byKey[k], i)
-		byName[b.DisplayName] = append(byName[b.DisplayName], i)
+		byName[plainName(b.DisplayName)] = append(byName[plainName(b.DisplayName)], i)
 	}
 	if len(cands) == 0 {
 		return nil
@@ -267,7 +295,17 @@ func syntaxEquivalent(s graph.Symbol) (string, bool) {
 	}
 	names, ok := scipDescriptors(s.ID)
 	if !ok {
-		return "", false
+		// A language server's symbol: a method in receiver form, or a
+		// package-level declaration (a member without its container
+		// cannot be named).
+		if typ, name, ok := receiverName(s.DisplayName); ok {
+			return "syntax go " + s.Package + " " + typ + "." + name, true
+		}
+		switch s.Kind {
+		case "method", "field", "constructor", "local", "parameter", "package", "module", "":
+			return "", false
+		}
+		return "syntax go " + s.Package + " " + s.DisplayName, true
 	}
 	if len(names) == 0 {
 		return "syntax go " + s.Package, true
@@ -282,13 +320,44 @@ func syntaxEquivalent(s graph.Symbol) (string, bool) {
 type aliasLookup struct {
 	reader *graph.Reader
 	limit  int
+	// receivers: the graph names Go methods in receiver form
+	// ("(*Catalog).Save", a language server's documentSymbol), so that a
+	// lookup of "Save" must also find those.
+	receivers bool
 
-	mu    sync.Mutex
-	alias map[string]string // syntax-equivalent id → precise id
+	mu      sync.Mutex
+	alias   map[string]string         // syntax-equivalent id → precise id
+	methods map[string][]graph.Symbol // receiver-form methods by method name; nil until loaded
 }
 
-func newAliasLookup(r *graph.Reader) *aliasLookup {
-	return &aliasLookup{reader: r, limit: 1 << 20, alias: map[string]string{}}
+func newAliasLookup(r *graph.Reader, source string) *aliasLookup {
+	return &aliasLookup{reader: r, limit: 1 << 20, receivers: source == graph.SourceLSP, alias: map[string]string{}}
+}
+
+// receiverMethods returns the receiver-form methods named name, loading
+// them (every display name starting with "(") on first use.
+func (l *aliasLookup) receiverMethods(ctx context.Context, name string) ([]graph.Symbol, error) {
+	l.mu.Lock()
+	loaded := l.methods != nil
+	l.mu.Unlock()
+	if !loaded {
+		syms, err := l.reader.FindSymbols(ctx, "(", true, 0)
+		if err != nil {
+			return nil, fmt.Errorf("overlay: listing methods in the graph: %w", err)
+		}
+		m := map[string][]graph.Symbol{}
+		for _, s := range syms {
+			if _, n, ok := receiverName(s.DisplayName); ok {
+				m[n] = append(m[n], s)
+			}
+		}
+		l.mu.Lock()
+		l.methods = m
+		l.mu.Unlock()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.methods[name], nil
 }
 
 // Named returns the graph's symbols named name, precise ones under their
@@ -298,6 +367,13 @@ func (l *aliasLookup) Named(ctx context.Context, name string) ([]graph.Symbol, e
 	syms, err := l.reader.FindSymbols(ctx, name, false, l.limit)
 	if err != nil {
 		return nil, fmt.Errorf("overlay: looking up %q in the graph: %w", name, err)
+	}
+	if l.receivers {
+		methods, err := l.receiverMethods(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		syms = append(syms, methods...)
 	}
 	// Precise symbols first, in a stable order, so that the first precise
 	// symbol of an identity owns the alias.
@@ -312,6 +388,7 @@ func (l *aliasLookup) Named(ctx context.Context, name string) ([]graph.Symbol, e
 				s.ID = alias
 			}
 		}
+		s.DisplayName = plainName(s.DisplayName)
 		out = append(out, s)
 	}
 	return out, nil
@@ -392,6 +469,18 @@ func toPrecise(df *graph.DocumentFacts, defs map[string]string, aliases *aliasLo
 type preciseMap struct {
 	source string
 	defs   map[string]map[string]string // by path
+	names  map[string]string            // base id → its base display name
+}
+
+// baseNames gives the mapped definitions of df their base display names
+// ("(*Catalog).Save" from a language server), so that a symbol keeps its
+// name along with its identity.
+func (pm *preciseMap) baseNames(df *graph.DocumentFacts) {
+	for i := range df.Symbols {
+		if n, ok := pm.names[df.Symbols[i].ID]; ok && n != "" {
+			df.Symbols[i].DisplayName = n
+		}
+	}
 }
 
 // baseEdges returns the edges the base version of a document justifies.
@@ -419,5 +508,13 @@ func (pm *preciseMap) defMap(ctx context.Context, r *graph.Reader, f *syntax.Fil
 	}
 	m := defMap(f.Symbols, base)
 	pm.defs[p] = m
+	if len(m) > 0 {
+		if pm.names == nil {
+			pm.names = map[string]string{}
+		}
+		for _, b := range base {
+			pm.names[b.ID] = b.DisplayName
+		}
+	}
 	return m, nil
 }

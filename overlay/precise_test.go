@@ -120,3 +120,51 @@ func TestToPrecise(t *testing.T) {
 		t.Errorf("edges =\n%+v\nwant\n%+v", df.Edges, want)
 	}
 }
+
+func TestReceiverName(t *testing.T) {
+	for _, c := range []struct{ in, typ, name string }{
+		{"(*Catalog).Save", "Catalog", "Save"},
+		{"(Catalog).Save", "Catalog", "Save"},
+		{"(*List[T]).Len", "List", "Len"},
+		{"Save", "", ""},
+		{"(bad", "", ""},
+	} {
+		typ, name, _ := receiverName(c.in)
+		if typ != c.typ || name != c.name {
+			t.Errorf("receiverName(%q) = %q, %q; want %q, %q", c.in, typ, name, c.typ, c.name)
+		}
+	}
+}
+
+// TestDefMapLanguageServer: a language server's symbols are named by
+// location; methods match through their receiver form and fields through
+// the type whose extent contains them.
+func TestDefMapLanguageServer(t *testing.T) {
+	ext := func(from, to uint32) textpos.Range {
+		return textpos.Range{Start: textpos.Position{Line: from}, End: textpos.Position{Line: to}}
+	}
+	base := []graph.Symbol{
+		{ID: "lsp a.go:4:6", DisplayName: "T", Kind: "struct", Def: at(3), DefExtent: ext(3, 6)},
+		{ID: "lsp a.go:5:2", DisplayName: "st", Kind: "field", Def: at(4), DefExtent: ext(4, 4)},
+		{ID: "lsp a.go:11:2", DisplayName: "st", Kind: "field", Def: at(10), DefExtent: ext(10, 10)}, // in U
+		{ID: "lsp a.go:10:6", DisplayName: "U", Kind: "struct", Def: at(9), DefExtent: ext(9, 12)},
+		{ID: "lsp a.go:21:16", DisplayName: "(*U).Run", Kind: "method", Def: at(20), DefExtent: ext(20, 25)},
+		{ID: "lsp a.go:31:16", DisplayName: "(T).Run", Kind: "method", Def: at(30), DefExtent: ext(30, 35)},
+	}
+	syms := []graph.Symbol{
+		{ID: "syntax go m/a T.Run", DisplayName: "Run", Kind: "method", Def: at(21)},
+		{ID: "syntax go m/a U.Run", DisplayName: "Run", Kind: "method", Def: at(31)},
+		{ID: "syntax go m/a U.st", DisplayName: "st", Kind: "field", Def: at(4)},
+		{ID: "syntax go m/a T.st", DisplayName: "st", Kind: "field", Def: at(10)},
+	}
+	got := defMap(syms, base)
+	want := map[string]string{
+		"syntax go m/a T.Run": "lsp a.go:31:16",
+		"syntax go m/a U.Run": "lsp a.go:21:16",
+		"syntax go m/a U.st":  "lsp a.go:11:2",
+		"syntax go m/a T.st":  "lsp a.go:5:2",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("defMap =\n%v\nwant\n%v", got, want)
+	}
+}

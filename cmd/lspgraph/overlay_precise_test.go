@@ -29,10 +29,30 @@ const (
 // imports testdata/scip/goapp.scip for its commit into a new store.
 func preciseGoapp(t *testing.T) (root string, st *graph.Store) {
 	t.Helper()
+	root, head := preciseGoappRepo(t)
+	st, err := graph.Open(filepath.Join(t.TempDir(), "store"), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "scip", "goapp.scip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := scip.Import(context.Background(), st, f, scip.Options{Root: root, Commit: head}); err != nil {
+		t.Fatal(err)
+	}
+	return root, st
+}
+
+// preciseGoappRepo copies testdata/goapp into a fresh git repository and returns
+// its root and commit.
+func preciseGoappRepo(t *testing.T) (root, head string) {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	ctx := context.Background()
 	root = t.TempDir()
 	src := filepath.Join("..", "..", "testdata", "goapp")
 	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
@@ -64,21 +84,7 @@ func preciseGoapp(t *testing.T) (root string, st *graph.Store) {
 	git("init", "-q")
 	git("add", "-A")
 	git("commit", "-q", "-m", "base")
-	head := git("rev-parse", "HEAD")
-	st, err = graph.Open(filepath.Join(t.TempDir(), "store"), graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "scip", "goapp.scip"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := scip.Import(ctx, st, f, scip.Options{Root: root, Commit: head}); err != nil {
-		t.Fatal(err)
-	}
-	return root, st
+	return root, git("rev-parse", "HEAD")
 }
 
 // upstreamOf returns the impact of id as "d=N symbol" lines, sorted.
@@ -295,5 +301,59 @@ func TestImpactAndContextSyncTheLiveLayer(t *testing.T) {
 	}
 	if !strings.Contains(out, "saveOne") {
 		t.Errorf("context of Save does not mention the new caller saveOne:\n%s", out)
+	}
+}
+
+// TestOverlayOverLSPCrawlKeepsIdentities: the same over a base crawled from
+// gopls (`index --lsp`), whose symbols are named by location and whose
+// methods are displayed in receiver form ("(*Catalog).Save").
+func TestOverlayOverLSPCrawlKeepsIdentities(t *testing.T) {
+	gopls := lspServer(t, "gopls")
+	ctx := context.Background()
+	root, _ := preciseGoappRepo(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	code, out, errs := runCLI(t, "index", "--lsp", "--store", dir, "--root", root, "--", gopls)
+	if code != 0 {
+		t.Fatalf("index --lsp: exit %d\n%s\n%s", code, out, errs)
+	}
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const save, imp, caller = "lsp service/catalog.go:29:19", "lsp service/catalog.go:37:19", "syntax go example.com/goapp/cmd/goapp saveOne"
+	before := upstreamOf(t, st, save)
+	if !slices.Contains(before, "d=1 "+imp) || !slices.Contains(before, "d=2 lsp cmd/goapp/main.go:19:6") {
+		t.Fatalf("impact of Save on the crawled base = %v; want Import at d=1 and run at d=2", before)
+	}
+	editFile(t, root, "service/catalog.go", func(s string) string {
+		return strings.Replace(s, "\tn := 0\n", "\tn := 0\n\t// counted below\n", 1)
+	})
+	if _, err := overlay.Sync(ctx, st, root); err != nil {
+		t.Fatal(err)
+	}
+	if after := upstreamOf(t, st, save); !slices.Equal(after, before) {
+		t.Errorf("impact of Save after an edit inside Import:\n got %v\nwant %v", after, before)
+	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok, err := r.Symbol(ctx, save)
+	r.Close()
+	if err != nil || !ok || s.DisplayName != "(*Catalog).Save" || s.Def.Path != "service/catalog.go" {
+		t.Errorf("Symbol(%s) over the live document = %+v, %v, %v; want the base's name", save, s, ok, err)
+	}
+	editFile(t, root, "cmd/goapp/main.go", func(s string) string {
+		return s + "\nfunc saveOne(c *service.Catalog) error { return c.Save(\"k\", \"v\") }\n"
+	})
+	if _, err := overlay.Sync(ctx, st, root); err != nil {
+		t.Fatal(err)
+	}
+	got := upstreamOf(t, st, save)
+	want := append(slices.Clone(before), "d=1 "+caller)
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("impact of Save after adding saveOne:\n got %v\nwant %v", got, want)
 	}
 }
