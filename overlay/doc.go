@@ -15,8 +15,9 @@
 //     contributes nothing;
 //   - a renamed document is a deletion of the old path (tombstone) and an
 //     addition of the new one; syntax identities do not depend on the file
-//     name (a Go symbol is its package and name), so references to the moved
-//     definitions keep their targets;
+//     name (a Go symbol is its package and name), and over a precise base
+//     the new path inherits the old path's base identities, so references
+//     to the moved definitions keep their targets;
 //   - a document that no longer differs from the base leaves the live layer,
 //     and its base facts return.
 //

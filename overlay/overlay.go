@@ -379,7 +379,12 @@ func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[stri
 		return fmt.Errorf("overlay: %w", err)
 	}
 	defer func() { _ = r.Close() }()
-	pm := &preciseMap{source: preciseSource(base), defs: map[string]map[string]string{}}
+	pm := &preciseMap{source: preciseSource(base), defs: map[string]map[string]string{}, origin: map[string]string{}}
+	for _, c := range o.changes {
+		if c.OldPath != "" {
+			pm.origin[c.Path] = c.OldPath
+		}
+	}
 
 	// What every changed document defines now, and before.
 	extracted := map[string]*syntax.FileFacts{}

@@ -470,6 +470,9 @@ type preciseMap struct {
 	source string
 	defs   map[string]map[string]string // by path
 	names  map[string]string            // base id → its base display name
+	// origin maps a renamed document to its path at the base commit,
+	// whose symbols it inherits.
+	origin map[string]string
 }
 
 // baseNames gives the mapped definitions of df their base display names
@@ -485,6 +488,9 @@ func (pm *preciseMap) baseNames(df *graph.DocumentFacts) {
 
 // baseEdges returns the edges the base version of a document justifies.
 func (pm *preciseMap) baseEdges(ctx context.Context, r *graph.Reader, p string) ([]graph.Edge, error) {
+	if o, ok := pm.origin[p]; ok {
+		p = o
+	}
 	edges, err := r.BaseDocumentEdges(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("overlay: reading the base edges of %s: %w", p, err)
@@ -502,9 +508,13 @@ func (pm *preciseMap) defMap(ctx context.Context, r *graph.Reader, f *syntax.Fil
 	if m, ok := pm.defs[p]; ok {
 		return m, nil
 	}
-	base, err := r.BaseDocumentSymbols(ctx, p)
+	from := p
+	if o, ok := pm.origin[p]; ok {
+		from = o
+	}
+	base, err := r.BaseDocumentSymbols(ctx, from)
 	if err != nil {
-		return nil, fmt.Errorf("overlay: reading the base symbols of %s: %w", p, err)
+		return nil, fmt.Errorf("overlay: reading the base symbols of %s: %w", from, err)
 	}
 	m := defMap(f.Symbols, base)
 	pm.defs[p] = m

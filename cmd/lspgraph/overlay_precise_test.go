@@ -245,6 +245,36 @@ func TestOverlayOverSCIPKeepsPreciseIdentities(t *testing.T) {
 	}
 }
 
+// TestOverlayOverSCIPRename: a renamed document inherits the base symbols
+// of its old path, so the base's references still reach its definitions.
+func TestOverlayOverSCIPRename(t *testing.T) {
+	ctx := context.Background()
+	root, st := preciseGoapp(t)
+	const newMem = "scip-go gomod example.com/goapp 0.1.0 `example.com/goapp/store/memstore`/New()."
+	before := upstreamOf(t, st, newMem)
+	if !slices.Contains(before, "d=1 "+preciseRun) {
+		t.Fatalf("impact of memstore.New on the base = %v; lacks run at d=1", before)
+	}
+	cmd := exec.Command("git", "-C", root, "mv", "store/memstore/mem.go", "store/memstore/memory.go")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git mv: %v\n%s", err, out)
+	}
+	if _, err := overlay.Sync(ctx, st, root); err != nil {
+		t.Fatal(err)
+	}
+	if after := upstreamOf(t, st, newMem); !slices.Equal(after, before) {
+		t.Errorf("impact of memstore.New after renaming its file:\n got %v\nwant %v", after, before)
+	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if s, ok, err := r.Symbol(ctx, newMem); err != nil || !ok || s.Def.Path != "store/memstore/memory.go" {
+		t.Errorf("Symbol(memstore.New) = %+v, %v, %v; want it defined in the renamed file", s, ok, err)
+	}
+}
+
 // TestImpactAndContextSyncTheLiveLayer: the impact and context commands
 // bring the live layer up to date before answering, so a caller added
 // since the SCIP import is listed; with the store held by another lspgraph
