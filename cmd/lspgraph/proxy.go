@@ -336,9 +336,10 @@ func (st *proxyState) status(ctx context.Context) (any, error) {
 }
 
 // commands is the lspgraph.* table the proxy answers (lspgraph.status is
-// built into the proxy). Before reading, each applies the buffer edits
-// still waiting for the overlay's debounce, so answers describe what the
-// editor shows; each answer's freshness block lists the dirty buffers.
+// built into the proxy). Before reading, each syncs the overlay (the work
+// tree, and the buffer edits still waiting for the debounce), so answers
+// describe what the editor shows; each answer's freshness block lists the
+// dirty buffers.
 //
 //   - lspgraph.impact takes a target string (symbol name, FILE:LINE:COL or
 //     a symbol string) or an editor position {"textDocument":{"uri":…},
@@ -405,15 +406,17 @@ func (st *proxyState) encoding() textpos.Encoding {
 	return textpos.UTF16
 }
 
-// flush applies buffer edits waiting for the overlay's debounce. A failure
-// leaves the answer to the facts as they are; the freshness block then
-// names the buffers whose facts lag.
-func (g graphSession) flush(ctx context.Context, log *slog.Logger) {
+// sync brings the live layer up to date before an answer: the work
+// tree's changes since the base (a file changed outside the editor, a
+// branch switched) and the buffer edits still waiting for the overlay's
+// debounce. A failure leaves the answer to the facts as they are; the
+// freshness block then names what is stale.
+func (g graphSession) sync(ctx context.Context, log *slog.Logger) {
 	if g.ov == nil {
 		return
 	}
-	if err := g.ov.Flush(ctx); err != nil {
-		log.Warn("applying edited buffers before an answer", "err", err)
+	if _, err := g.ov.Sync(ctx); err != nil {
+		log.Warn("bringing the live layer up to date before an answer", "err", err)
 	}
 }
 
@@ -446,8 +449,8 @@ func (g graphSession) freshness(ctx context.Context, r *graph.Reader) (freshness
 	return fb, nil
 }
 
-// query flushes pending buffer edits, opens a reader and resolves the
-// command's target. The caller closes the reader.
+// query syncs the overlay, opens a reader and resolves the command's
+// target. The caller closes the reader.
 func (st *proxyState) query(ctx context.Context, args []json.RawMessage) (graphSession, *graph.Reader, graph.Symbol, error) {
 	g, err := st.ready()
 	if err != nil {
@@ -460,7 +463,7 @@ func (st *proxyState) query(ctx context.Context, args []json.RawMessage) (graphS
 	if err != nil {
 		return g, nil, graph.Symbol{}, err
 	}
-	g.flush(ctx, st.log)
+	g.sync(ctx, st.log)
 	r, err := g.store.Reader()
 	if err != nil {
 		return g, nil, graph.Symbol{}, fmt.Errorf("reading the graph store %s: %w", g.store.Dir(), err)
@@ -531,7 +534,7 @@ func (st *proxyState) contextPack(ctx context.Context, args []json.RawMessage) (
 		// A bare target, as lspgraph.impact takes.
 		arg, _ = json.Marshal(contextpack.Request{Symbol: s})
 	}
-	g.flush(ctx, st.log)
+	g.sync(ctx, st.log)
 	r, err := g.store.Reader()
 	if err != nil {
 		return nil, fmt.Errorf("reading the graph store %s: %w", g.store.Dir(), err)

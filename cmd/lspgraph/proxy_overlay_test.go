@@ -408,3 +408,40 @@ func TestProxyChangesBufferDeleted(t *testing.T) {
 		t.Errorf("partial reasons still say the base symbols are hidden: %s", reasons)
 	}
 }
+
+// TestProxyOverlaySavedBuffer: a buffer saved and closed leaves its file
+// changed on disk; the overlay lists it among the work tree's changes (the
+// save starts a sync, and every answer syncs first), so the caller it adds
+// stays in the live layer, now from the file.
+func TestProxyOverlaySavedBuffer(t *testing.T) {
+	ed, root, _ := overlaySession(t, false)
+	catalog := filepath.Join(root, "service", "catalog.go")
+	mainGo := filepath.Join(root, "cmd", "goapp", "main.go")
+	saveAt := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":28,"character":19}}]`, fileURI(catalog))
+	const added = "\nfunc saveDefault(c *service.Catalog) error {\n\treturn c.Save(\"default\", \"Default\")\n}\n"
+
+	didOpen(t, ed, mainGo)
+	didInsert(t, ed, mainGo, 2, 27, added)
+	text, err := os.ReadFile(mainGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mainGo, append(text, added...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ed.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didSave","params":{"textDocument":{"uri":%q}}}`, fileURI(mainGo)))
+	ed.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didClose","params":{"textDocument":{"uri":%q}}}`, fileURI(mainGo)))
+	var a map[string]any
+	deadline := time.Now().Add(overlayBound)
+	for id := 10; ; id++ {
+		a = execCommand(t, ed, id, "lspgraph.impact", saveAt)
+		f := a["freshness"].(map[string]any)
+		if strings.Contains(fmt.Sprint(dependentNames(a)), "saveDefault") && fmt.Sprint(f["changed"]) == "[cmd/goapp/main.go]" && len(dirtyOf(a)) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after save and close: dependents %v, freshness %v; want saveDefault from the saved file, no dirty buffer", dependentNames(a), f)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
