@@ -139,6 +139,10 @@ func TestNeovimProxyGopls(t *testing.T) {
 	at := func(line int, needle string) map[string]any {
 		return map[string]any{"textDocument": map[string]string{"uri": "$URI"}, "position": posOf(t, root, cat, line, needle)}
 	}
+	verify := func(arg map[string]any) map[string]any {
+		arg["verify"] = true // check d=1 against gopls
+		return arg
+	}
 	refs := at(29, "Save")
 	// As vim.lsp.buf.references() asks. (Without the declaration the proxy
 	// cannot tell which symbol the sites belong to unless the graph already
@@ -148,7 +152,7 @@ func TestNeovimProxyGopls(t *testing.T) {
 		{"definition", "textDocument/definition", at(30, "Put")},
 		{"references", "textDocument/references", refs},
 		{"status", "workspace/executeCommand", map[string]any{"command": "lspgraph.status"}},
-		{"impact", "workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{at(29, "Save")}}},
+		{"impact", "workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{verify(at(29, "Save"))}}},
 		// Version after "café ☕ 𝄞 ": UTF-16 column 30, UTF-8 byte 35.
 		{"impact Version", "workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{at(16, "Version")}}},
 		{"context", "workspace/executeCommand", map[string]any{"command": "lspgraph.context", "arguments": []any{at(29, "Save")}}},
@@ -202,10 +206,11 @@ func TestNeovimProxyGopls(t *testing.T) {
 	wantSites(t, "impact d=1 of Save", imp.depth(1, false), "Catalog.Import service/catalog.go:37")
 	wantSites(t, "impact d=2 of Save", imp.depth(2, false), "TestImport service/catalog_test.go:9", "run cmd/goapp/main.go:19")
 	wantSites(t, "impact d=3 of Save", imp.depth(3, false), "main cmd/goapp/main.go:12")
-	// When the proxy verifies d=1 against gopls, Import is confirmed.
-	if v := imp.Verification; v != nil && v.Ran {
-		wantSites(t, "impact d=1 of Save, verified", imp.depth(1, true), "Catalog.Import service/catalog.go:37 /verified")
+	// gopls confirms Import, the one caller.
+	if v := imp.Verification; v == nil || !v.Ran || v.Error != "" || v.Verified != 1 || v.LiveOnly != 0 || v.GraphOnly != 0 {
+		t.Errorf("lspgraph.impact with verify from Neovim: verification %+v; want it run, with 1 verified, none graph- or live-only", v)
 	}
+	wantSites(t, "impact d=1 of Save, verified", imp.depth(1, true), "Catalog.Import service/catalog.go:37 /verified")
 
 	// The position after non-ASCII text, in Neovim's UTF-16 columns, lands
 	// on Version; Banner uses it, run prints Banner, main calls run.

@@ -89,7 +89,7 @@ func decode(t testing.TB, raw json.RawMessage) any {
 // lspgraphCommands are the commands the proxy adds to the initialize
 // result. lspgraph.status is built into the proxy; the others come from the
 // command table of cmd/lspgraph.
-var lspgraphCommands = []string{"lspgraph.status"}
+var lspgraphCommands = []string{"lspgraph.status", "lspgraph.impact", "lspgraph.context"}
 
 // compareInitialize checks that the proxied initialize result equals the
 // direct one except for executeCommandProvider.commands, which must keep
