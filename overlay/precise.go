@@ -382,7 +382,10 @@ func (l *aliasLookup) Named(ctx context.Context, name string) ([]graph.Symbol, e
 	defer l.mu.Unlock()
 	out := make([]graph.Symbol, 0, len(syms))
 	for _, s := range syms {
-		if alias, ok := syntaxEquivalent(s); ok {
+		// External symbols (references to dependencies) are not
+		// resolution targets; they must not take an alias from a
+		// workspace definition.
+		if alias, ok := syntaxEquivalent(s); ok && !s.External {
 			if prev, taken := l.alias[alias]; !taken || prev == s.ID {
 				l.alias[alias] = s.ID
 				s.ID = alias

@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"testing"
@@ -166,5 +167,52 @@ func TestDefMapLanguageServer(t *testing.T) {
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("defMap =\n%v\nwant\n%v", got, want)
+	}
+}
+
+// TestAliasLookup: precise workspace symbols are presented under their
+// syntax-equivalent identity and win it over a syntax symbol and over an
+// external symbol of another module version; the alias leads back.
+func TestAliasLookup(t *testing.T) {
+	ctx := context.Background()
+	st, err := graph.Open("alias", graph.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const (
+		ws  = "scip-go gomod m 1.0 `m/a`/F()."
+		ext = "scip-go gomod m 0.9 `m/a`/F()."
+		syn = "syntax go m/a F"
+	)
+	put := func(layer graph.Layer, path string, syms ...graph.Symbol) {
+		t.Helper()
+		if err := st.PutDocument(ctx, layer, graph.DocumentFacts{Document: graph.Document{Path: path}, Symbols: syms}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(graph.Base, "a/a.go", graph.Symbol{ID: ws, DisplayName: "F", Kind: "function", Language: "go", Package: "m/a", Def: graph.Location{Path: "a/a.go"}})
+	put(graph.Base, "b/b.go", graph.Symbol{ID: ext, DisplayName: "F", Kind: "function", Language: "go", Package: "m/a", External: true})
+	put(graph.Live, "a/new.go", graph.Symbol{ID: syn, DisplayName: "F", Kind: "function", Language: "go", Package: "m/a", Def: graph.Location{Path: "a/new.go"}})
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	l := newAliasLookup(r, graph.SourceSCIP)
+	syms, err := l.Named(ctx, "F")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range syms {
+		got = append(got, s.ID)
+	}
+	slices.Sort(got)
+	if want := []string{ext, syn, syn}; !slices.Equal(got, want) {
+		t.Errorf("Named(F) ids = %q, want %q", got, want)
+	}
+	if p, ok := l.lookup(syn); !ok || p != ws {
+		t.Errorf("alias of %q = %q, %v; want %q", syn, p, ok, ws)
 	}
 }
