@@ -429,24 +429,20 @@ func (g graphSession) freshness(ctx context.Context, r *graph.Reader) (freshness
 	if err != nil {
 		return fb, err
 	}
-	dirty := map[string]bool{}
-	for _, p := range fb.Dirty {
-		dirty[p] = true
-	}
-	if g.ov != nil {
-		for _, p := range g.ov.Dirty() {
-			dirty[p] = true
-		}
-	}
-	for _, p := range g.buffers.dirty() {
-		dirty[p] = true
-	}
-	fb.Dirty = fb.Dirty[:0]
-	for p := range dirty {
-		fb.Dirty = append(fb.Dirty, p)
-	}
-	slices.Sort(fb.Dirty)
+	fb.Dirty = g.dirty(fb.Dirty)
 	return fb, nil
+}
+
+// dirty adds to the buffers a freshness block lists as dirty those the
+// overlay and the editor hold, sorted.
+func (g graphSession) dirty(listed []string) []string {
+	all := append([]string{}, listed...)
+	if g.ov != nil {
+		all = append(all, g.ov.Dirty()...)
+	}
+	all = append(all, g.buffers.dirty()...)
+	slices.Sort(all)
+	return slices.Compact(all)
 }
 
 // query syncs the overlay, opens a reader and resolves the command's
@@ -545,11 +541,7 @@ func (st *proxyState) contextPack(ctx context.Context, args []json.RawMessage) (
 		return nil, err
 	}
 	if ans.Freshness != nil {
-		fb, err := g.freshness(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		ans.Freshness.Dirty = fb.Dirty
+		ans.Freshness.Dirty = g.dirty(ans.Freshness.Dirty)
 	}
 	return ans, nil
 }

@@ -143,8 +143,9 @@ func dependentNames(a map[string]any) []string {
 
 func dirtyOf(a map[string]any) []string {
 	f, _ := a["freshness"].(map[string]any)
+	dirty, _ := f["dirty"].([]any)
 	var out []string
-	for _, p := range f["dirty"].([]any) {
+	for _, p := range dirty {
 		out = append(out, fmt.Sprint(p))
 	}
 	return out
