@@ -194,7 +194,7 @@ func (st *proxyState) open(root string) {
 		st.ov = ov
 		ctx, stop := context.WithCancel(context.Background())
 		st.syncReq, st.syncStop, st.syncDone = make(chan struct{}, 1), stop, make(chan struct{})
-		go st.syncLoop(ctx, ov)
+		go st.syncLoop(ctx, ov, st.syncReq, st.syncDone)
 		st.syncReq <- struct{}{} // the first sync: the work tree since the base commit
 	}
 	st.log.Info("graph store open", "store", st.store.Dir(), "root", root)
@@ -202,13 +202,13 @@ func (st *proxyState) open(root string) {
 
 // syncLoop runs the overlay's full syncs (work tree and buffers) off the
 // forwarding path, one at a time, coalescing requests made meanwhile.
-func (st *proxyState) syncLoop(ctx context.Context, ov *overlay.Overlay) {
-	defer close(st.syncDone)
+func (st *proxyState) syncLoop(ctx context.Context, ov *overlay.Overlay, req <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-st.syncReq:
+		case <-req:
 		}
 		start := time.Now()
 		stats, err := ov.Sync(ctx)
