@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -62,6 +63,12 @@ func directAndProxied(t *testing.T, sc scenario) (root, store string, proxied se
 	added := compareInitialize(t, sc.name, direct.init, proxied.init)
 	t.Logf("%s: the proxy added %v to the server's commands", sc.name, added)
 	compareAnswers(t, sc.name, direct.answers, proxied.answers)
+	// The server's own requests (configuration, progress, registrations)
+	// reach the editor through the proxy, and the editor's answers reach
+	// the server: the same kinds arrive as without it.
+	if d, p := methodSet(direct.client.requestsFromServer()), methodSet(proxied.client.requestsFromServer()); !slices.Equal(d, p) || len(d) == 0 {
+		t.Errorf("%s: requests from the server: direct %v, through the proxy %v", sc.name, d, p)
+	}
 	if sc.proxied != nil {
 		sc.proxied(t, proxied.client)
 	}
@@ -70,6 +77,13 @@ func directAndProxied(t *testing.T, sc scenario) (root, store string, proxied se
 	checkStatus(t, status, sc.name)
 	proxied.client.shutdown()
 	return root, store, proxied
+}
+
+// methodSet returns the distinct methods, sorted.
+func methodSet(methods []string) []string {
+	out := slices.Clone(methods)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // proxyStatus is the part of lspgraph.status the tests check.
