@@ -189,8 +189,9 @@ func callItems(t testing.TB, raw json.RawMessage) []json.RawMessage {
 	return items
 }
 
-// callers decodes incomingCalls into "name path:line" of each caller with
-// the lines of its call sites: "Import service/catalog.go:37 [44]".
+// calls decodes incomingCalls or outgoingCalls (dir "incoming" or
+// "outgoing") into "name path:line [call lines]" of each caller or callee,
+// sorted: "Import service/catalog.go:37 [44]".
 func calls(t testing.TB, root string, raw json.RawMessage, dir string) []string {
 	t.Helper()
 	var cs []struct {
