@@ -22,8 +22,10 @@ type GenerationWriter struct {
 	started time.Time
 
 	mu      sync.Mutex
-	chunk   chunk               // records not yet ingested
-	tables  int                 // sstables ingested so far
+	chunk   chunk               // records neither spilled nor ingested
+	limit   int                 // chunk size that makes it spill
+	runs    []string            // sorted run files spilled, oldest first
+	files   int                 // run files and sstables created so far
 	written map[string]struct{} // paths written, to replace duplicates
 	counts  genCounts
 	done    bool
@@ -64,7 +66,7 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 	}
 	g := &GenerationWriter{
 		s: s, gen: gen, space: genSpace(gen), prev: genSpaceOrZero(cur),
-		started: time.Now().UTC(), written: map[string]struct{}{},
+		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes,
 	}
 	s.gen = g
 	return g, nil
@@ -123,10 +125,28 @@ func (g *GenerationWriter) putLocked(ctx context.Context, f *DocumentFacts) erro
 	g.counts.symbols += len(f.Symbols)
 	g.counts.occurrences += len(f.Occurrences)
 	g.counts.edges += len(f.Edges)
-	if g.chunk.size() >= chunkBytes {
-		return g.flush()
+	if g.chunk.size() >= g.limit {
+		return g.spill()
 	}
 	return nil
+}
+
+// spill writes the pending chunk, sorted, to a run file, to be merged with
+// the others when the generation is flushed.
+func (g *GenerationWriter) spill() error {
+	path := g.s.fs.PathJoin(g.s.dir, g.fileName("run"))
+	if err := g.s.spillChunk(&g.chunk, path); err != nil {
+		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
+	}
+	g.runs = append(g.runs, path)
+	g.chunk.reset()
+	return nil
+}
+
+// fileName names the next run file or sstable the writer creates.
+func (g *GenerationWriter) fileName(ext string) string {
+	g.files++
+	return fmt.Sprintf("%s%d-%d.%s", ingestPrefix, g.gen, g.files, ext)
 }
 
 func (g *GenerationWriter) add(k, v []byte) error {
@@ -162,17 +182,19 @@ func (g *GenerationWriter) Flush() error {
 	return g.flush()
 }
 
-// flush sorts the pending records and ingests them as one sstable.
+// flush merges the spilled runs and the pending records into sstables
+// that do not overlap and ingests them.
 func (g *GenerationWriter) flush() error {
-	if g.chunk.empty() {
+	if g.chunk.empty() && len(g.runs) == 0 {
 		return nil
 	}
-	name := fmt.Sprintf("%s%d-%d.sst", ingestPrefix, g.gen, g.tables)
-	if err := g.s.ingestChunk(context.Background(), &g.chunk, name); err != nil {
+	runs := g.runs
+	g.runs = nil
+	err := g.s.ingestMerged(context.Background(), runs, &g.chunk, func() string { return g.fileName("sst") })
+	g.chunk.reset()
+	if err != nil {
 		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
 	}
-	g.tables++
-	g.chunk.reset()
 	return nil
 }
 
@@ -295,6 +317,10 @@ func (g *GenerationWriter) fillManifest(m Manifest) Manifest {
 func (g *GenerationWriter) finish() {
 	g.done = true
 	g.chunk = chunk{}
+	for _, r := range g.runs {
+		_ = g.s.fs.Remove(r)
+	}
+	g.runs = nil
 	if g.s.gen == g {
 		g.s.gen = nil
 	}

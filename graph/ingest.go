@@ -1,11 +1,13 @@
 package graph
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"strings"
@@ -15,12 +17,16 @@ import (
 	"github.com/cockroachdb/pebble/v2/sstable"
 )
 
-// A generation is written by sorting its records in chunks and ingesting
-// each chunk as an sstable: nothing reads a generation before Commit, so
-// its records need neither the write-ahead log nor the memtable, whose
-// skiplist inserts dominate the cost of writing small keys in random order.
+// A generation is written by sorting its records in chunks, spilling each
+// full chunk to a run file, and merging the runs into sstables ingested at
+// the end: nothing reads a generation before Commit, so its records need
+// neither the write-ahead log nor the memtable, whose skiplist inserts
+// dominate the cost of writing small keys in random order. Because the
+// merged tables do not overlap, Pebble puts them in the bottom level and
+// compacts nothing; ingesting each chunk instead made every chunk overlap
+// the others and cost a compaction of the whole generation.
 
-// chunkBytes bounds the memory a generation writer holds before ingesting.
+// chunkBytes bounds the memory a generation writer holds before spilling.
 const chunkBytes = 64 << 20
 
 // ingestPrefix starts the names of the sstables a generation writer
@@ -190,35 +196,260 @@ func abbreviate(k []byte, off int) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
-// ingestChunk writes c as one sstable in the store directory and ingests it.
-func (s *Store) ingestChunk(ctx context.Context, c *chunk, name string) error {
+// tableBytes is roughly where the sstables written from a merge are cut.
+const tableBytes = 128 << 20
+
+// spillChunk sorts c and writes it to a run file at path: the records in
+// key order, each as uvarint key length, uvarint value length, key, value.
+// Run files are never synced: a generation that does not commit is
+// discarded, and Open removes their remains.
+func (s *Store) spillChunk(c *chunk, path string) error {
 	c.sortDedup()
-	path := s.fs.PathJoin(s.dir, name)
-	if err := s.writeTable(path, c); err != nil {
+	f, err := s.fs.Create(path, "")
+	if err != nil {
+		return fmt.Errorf("graph: creating %s: %w", path, err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var hdr [2 * binary.MaxVarintLen32]byte
+	for _, e := range c.ents {
+		k, v := c.key(e), c.value(e)
+		n := binary.PutUvarint(hdr[:], uint64(len(k)))
+		n += binary.PutUvarint(hdr[n:], uint64(len(v)))
+		w.Write(hdr[:n])
+		w.Write(k)
+		w.Write(v)
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		_ = s.fs.Remove(path)
 		return fmt.Errorf("graph: writing %s: %w", path, err)
-	}
-	err := s.db.Ingest(ctx, []string{path})
-	_ = s.fs.Remove(path) // ingestion links or copies the file
-	if err != nil {
-		return fmt.Errorf("graph: ingesting %s: %w", path, err)
 	}
 	return nil
 }
 
-func (s *Store) writeTable(path string, c *chunk) error {
+// ingestMerged merges the sorted run files (oldest first) and the chunk c
+// (newest) into sstables that do not overlap, and ingests them in one
+// step: Pebble places them in the bottom level, so no compaction follows.
+// Of equal keys the newest wins. names yields the name of each sstable.
+// The run files are removed.
+func (s *Store) ingestMerged(ctx context.Context, runs []string, c *chunk, names func() string) (err error) {
+	defer func() {
+		for _, r := range runs {
+			_ = s.fs.Remove(r)
+		}
+	}()
+	c.sortDedup()
+	srcs := make([]mergeSource, 0, len(runs)+1)
+	defer func() {
+		for _, src := range srcs {
+			if rs, ok := src.(*runSource); ok {
+				_ = rs.f.Close()
+			}
+		}
+	}()
+	for _, r := range runs {
+		f, err := s.fs.Open(r)
+		if err != nil {
+			return fmt.Errorf("graph: opening %s: %w", r, err)
+		}
+		srcs = append(srcs, &runSource{path: r, f: f, r: bufio.NewReaderSize(f, 256<<10)})
+	}
+	srcs = append(srcs, &chunkSource{c: c})
+	m, err := newMerger(srcs)
+	if err != nil {
+		return err
+	}
+	var tables []string
+	defer func() {
+		for _, t := range tables {
+			_ = s.fs.Remove(t) // ingestion links or copies the files
+		}
+	}()
+	for !m.done() {
+		path := s.fs.PathJoin(s.dir, names())
+		tables = append(tables, path)
+		if err := s.writeMergedTable(path, m); err != nil {
+			return fmt.Errorf("graph: writing %s: %w", path, err)
+		}
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	if err := s.db.Ingest(ctx, tables); err != nil {
+		return fmt.Errorf("graph: ingesting %d sstables: %w", len(tables), err)
+	}
+	return nil
+}
+
+// writeMergedTable writes the merger's records to one sstable, up to about
+// tableBytes.
+func (s *Store) writeMergedTable(path string, m *merger) error {
 	f, err := s.fs.Create(path, "")
 	if err != nil {
 		return err
 	}
-	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.opts.MakeWriterOptions(0, s.db.TableFormat()))
-	for _, e := range c.ents {
-		if err := w.Set(c.key(e), c.value(e)); err != nil {
+	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.opts.MakeWriterOptions(6, s.db.TableFormat()))
+	size := 0
+	for !m.done() && size < tableBytes {
+		k, v := m.current()
+		if err := w.Set(k, v); err != nil {
+			_ = w.Close()
+			return err
+		}
+		size += len(k) + len(v)
+		if err := m.next(); err != nil {
 			_ = w.Close()
 			return err
 		}
 	}
 	return w.Close()
+}
+
+// mergeSource is a sorted sequence of records without duplicate keys.
+type mergeSource interface {
+	// next advances to the next record; ok is false at the end. The
+	// slices stay valid until the following call.
+	next() (k, v []byte, ok bool, err error)
+}
+
+// chunkSource reads a sorted chunk.
+type chunkSource struct {
+	c *chunk
+	i int
+}
+
+func (s *chunkSource) next() ([]byte, []byte, bool, error) {
+	if s.i >= len(s.c.ents) {
+		return nil, nil, false, nil
+	}
+	e := s.c.ents[s.i]
+	s.i++
+	return s.c.key(e), s.c.value(e), true, nil
+}
+
+// runSource reads a run file written by spillChunk.
+type runSource struct {
+	path string
+	f    io.Closer
+	r    *bufio.Reader
+	buf  []byte
+}
+
+func (s *runSource) next() ([]byte, []byte, bool, error) {
+	kl, err := binary.ReadUvarint(s.r)
+	if err == io.EOF {
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("graph: reading %s: %w", s.path, err)
+	}
+	vl, err := binary.ReadUvarint(s.r)
+	if err != nil || kl > chunkBytes || vl > chunkBytes {
+		return nil, nil, false, fmt.Errorf("graph: reading %s: corrupt record header: %v", s.path, err)
+	}
+	s.buf = slices.Grow(s.buf[:0], int(kl+vl))[:kl+vl]
+	if _, err := io.ReadFull(s.r, s.buf); err != nil {
+		return nil, nil, false, fmt.Errorf("graph: reading %s: %w", s.path, err)
+	}
+	return s.buf[:kl], s.buf[kl:], true, nil
+}
+
+// merger merges sources in key order; of equal keys, the source added
+// last wins. It keeps a binary heap of the sources' current records.
+type merger struct {
+	heads   []mergeHead // a heap by key, then newest source first
+	scratch []byte
+}
+
+type mergeHead struct {
+	src  mergeSource
+	rank int // index of the source: higher is newer
+	k, v []byte
+}
+
+func newMerger(srcs []mergeSource) (*merger, error) {
+	m := &merger{}
+	for i, src := range srcs {
+		k, v, ok, err := src.next()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			m.heads = append(m.heads, mergeHead{src, i, k, v})
+		}
+	}
+	for i := len(m.heads)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+	return m, nil
+}
+
+func (m *merger) done() bool { return len(m.heads) == 0 }
+
+// current returns the smallest key and the newest value for it.
+func (m *merger) current() (k, v []byte) { return m.heads[0].k, m.heads[0].v }
+
+// next moves past the current key in every source holding it.
+func (m *merger) next() error {
+	key := m.heads[0].k
+	// Advance the top first (its slices may be reused), remembering the key.
+	m.scratch = append(m.scratch[:0], key...)
+	for len(m.heads) > 0 && bytes.Equal(m.heads[0].k, m.scratch) {
+		if err := m.advanceTop(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// advanceTop replaces the top record by its source's next one.
+func (m *merger) advanceTop() error {
+	h := &m.heads[0]
+	k, v, ok, err := h.src.next()
+	if err != nil {
+		return err
+	}
+	if ok {
+		h.k, h.v = k, v
+	} else {
+		last := len(m.heads) - 1
+		m.heads[0] = m.heads[last]
+		m.heads = m.heads[:last]
+	}
+	if len(m.heads) > 0 {
+		m.down(0)
+	}
+	return nil
+}
+
+func (m *merger) less(i, j int) bool {
+	a, b := &m.heads[i], &m.heads[j]
+	if c := bytes.Compare(a.k, b.k); c != 0 {
+		return c < 0
+	}
+	return a.rank > b.rank
+}
+
+func (m *merger) down(i int) {
+	n := len(m.heads)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && m.less(r, l) {
+			j = r
+		}
+		if !m.less(j, i) {
+			return
+		}
+		m.heads[i], m.heads[j] = m.heads[j], m.heads[i]
+		i = j
+	}
 }
 
 // removeIngestLeftovers deletes sstables a killed generation writer left

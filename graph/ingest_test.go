@@ -2,9 +2,13 @@ package graph
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
 // TestChunkSortDedup checks that a chunk comes out in key order with one
@@ -39,5 +43,101 @@ func TestChunkSortDedup(t *testing.T) {
 		if got := string(c.value(e)); got != want[string(c.key(e))] {
 			t.Errorf("key %q has value %s, want the last added %s", c.key(e), got, want[string(c.key(e))])
 		}
+	}
+}
+
+// TestGenerationSpillsAndMerges writes the same documents into two
+// generations, one holding them all in memory and one spilling a sorted
+// run after every document (with and without a document rewritten in
+// between), and
+// checks that both stores hold the same records, that the merged
+// generation lies in the bottom level without overlapping tables, and that
+// no run file is left behind.
+func TestGenerationSpillsAndMerges(t *testing.T) {
+	ctx := context.Background()
+	docs := func(i int) DocumentFacts {
+		path := fmt.Sprintf("pkg%d/f%d.go", i%3, i)
+		sym := fmt.Sprintf("scip-go gomod example.com/m v1 pkg%d/F%d().", i%3, i%5)
+		return DocumentFacts{
+			Document: Document{Path: path, Package: fmt.Sprintf("pkg%d", i%3)},
+			Symbols:  []Symbol{{ID: sym, DisplayName: fmt.Sprintf("F%d", i%5)}},
+			Occurrences: []Occurrence{
+				{Symbol: sym, Range: textpos.Range{Start: textpos.Position{Line: uint32(i)}, End: textpos.Position{Line: uint32(i), Col: 4}}, Roles: RoleDefinition},
+				{Symbol: "scip-go gomod example.com/m v1 pkg0/F0().", Range: textpos.Range{Start: textpos.Position{Line: 40}, End: textpos.Position{Line: 40, Col: 2}}, Roles: RoleCall},
+			},
+			Edges: []Edge{{From: sym, To: "scip-go gomod example.com/m v1 pkg0/F0().", Kind: EdgeCalls, Count: i}},
+		}
+	}
+	dump := func(limit int, rewrite bool) (string, *Store) {
+		dir := t.TempDir()
+		s := openDisk(t, dir, Options{})
+		g, err := s.BeginGeneration(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.limit = limit
+		for i := range 40 {
+			if err := g.PutDocument(ctx, docs(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if rewrite { // pkg1/f7.go again: flushes, deletes, writes anew
+			if err := g.PutDocument(ctx, docs(7)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 40; i < 60; i++ {
+			if err := g.PutDocument(ctx, docs(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := g.Commit(ctx, Manifest{}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var b strings.Builder
+		if err := r.Dump(&b); err != nil {
+			t.Fatal(err)
+		}
+		names, err := s.fs.List(s.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, ingestPrefix) {
+				t.Errorf("%s left in the store directory", n)
+			}
+		}
+		return b.String(), s
+	}
+	whole, s1 := dump(chunkBytes, true)
+	defer s1.Close()
+	spilled, s2 := dump(1, true)
+	defer s2.Close()
+	spilledOnce, s3 := dump(1, false)
+	defer s3.Close()
+	// The manifests differ in their times only.
+	strip := func(s string) string {
+		var out []string
+		for l := range strings.Lines(s) {
+			if !strings.HasPrefix(l, "meta/manifest") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, "")
+	}
+	if strip(whole) != strip(spilled) || strip(whole) != strip(spilledOnce) {
+		t.Errorf("spilled generation differs:\n%s\nwant:\n%s", spilled, whole)
+	}
+	if !strings.Contains(whole, "path=pkg1/f7.go") {
+		t.Fatalf("dump lacks the documents:\n%s", whole)
+	}
+	m := s3.db.Metrics()
+	if n := m.Levels[0].TablesCount; n != 0 {
+		t.Errorf("%d tables in L0 after a merged load, want 0", n)
 	}
 }
