@@ -53,14 +53,21 @@ func (c *chunk) add(k, v []byte) {
 	c.ents = append(c.ents, e)
 }
 
-// grow makes room for n more bytes, doubling up to chunkBytes but not
-// beyond, so that a full chunk does not hold twice the memory it uses.
+// grow makes room for n more bytes, doubling up to chunkBytes, so that a
+// full chunk does not hold twice the memory it uses. A chunk is spilled
+// after a whole document, so one large document can take it past
+// chunkBytes: from there it grows by half, never by the bytes needed only,
+// which would copy the arena on every record.
 func (c *chunk) grow(n int) {
 	need := len(c.arena) + n
 	if need <= cap(c.arena) {
 		return
 	}
-	a := make([]byte, len(c.arena), max(need, min(2*cap(c.arena), chunkBytes), 64<<10))
+	next := min(2*cap(c.arena), chunkBytes)
+	if need > chunkBytes {
+		next = cap(c.arena) + cap(c.arena)/2
+	}
+	a := make([]byte, len(c.arena), max(need, next, 64<<10))
 	copy(a, c.arena)
 	c.arena = a
 }
