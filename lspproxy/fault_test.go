@@ -217,18 +217,41 @@ func TestCancelUnansweredRequest(t *testing.T) {
 	shutdown(t, c)
 }
 
-// TestSlowObserver: forwarding never waits for the observer.
+// TestSlowObserver: forwarding never waits for the observer; a document
+// whose events were dropped is flagged on the next event delivered for it,
+// and only then.
 func TestSlowObserver(t *testing.T) {
 	const n = 10000
 	block := make(chan struct{})
+	var (
+		mu        sync.Mutex
+		delivered []documentDelivery
+	)
 	cfg := testConfig()
 	cfg.QueueSize = 16
-	cfg.DrainTimeout = 10 * time.Millisecond
-	cfg.Observer.OnDocument = func(lspproxy.DocumentEvent) { <-block }
+	cfg.DrainTimeout = 10 * time.Second
+	cfg.Observer.OnDocument = func(d lspproxy.DocumentEvent) {
+		<-block
+		var p struct {
+			TextDocument struct {
+				URI     string `json:"uri"`
+				Version int    `json:"version"`
+			} `json:"textDocument"`
+		}
+		if err := json.Unmarshal(d.Params, &p); err != nil {
+			t.Errorf("document event params %s: %v", d.Params, err)
+		}
+		mu.Lock()
+		delivered = append(delivered, documentDelivery{p.TextDocument.URI, p.TextDocument.Version, d.Gap})
+		mu.Unlock()
+	}
 	c := lsptest.Proxied(cfg).Connect(t)
 	initialize(t, c, `{}`)
+	change := func(uri string, version int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":%q,"version":%d},"contentChanges":[{"text":"x"}]}}`, uri, version)
+	}
 	for i := 0; i < n; i++ {
-		c.Editor.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.go","version":%d},"contentChanges":[{"text":"x"}]}}`, i))
+		c.Editor.Send(t, change("file:///a.go", i))
 	}
 	for i := 0; i < n; i++ {
 		m := c.Server.Recv(t)
@@ -242,7 +265,45 @@ func TestSlowObserver(t *testing.T) {
 		t.Errorf("stats = %+v, want about %d dropped and every observation accounted for", st, n-17)
 	}
 	close(block)
+	// Once the observer has worked through the queue: one more change
+	// of a.go and one of another document, none of whose events was
+	// dropped.
+	for {
+		st := c.Proxy.Stats()
+		mu.Lock()
+		done := st.Queued == 0 && int64(len(delivered)) == st.Observed-1 // -1: the session
+		mu.Unlock()
+		if done {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c.Editor.Send(t, change("file:///a.go", n))
+	c.Server.Recv(t)
+	c.Editor.Send(t, change("file:///b.go", 0))
+	c.Server.Recv(t)
 	shutdown(t, c)
+
+	mu.Lock()
+	defer mu.Unlock()
+	last := map[string]int{"file:///a.go": -1, "file:///b.go": -1}
+	for _, d := range delivered {
+		missed := d.version != last[d.uri]+1
+		if d.gap != missed {
+			t.Errorf("%s version %d delivered after version %d with Gap %v, want %v", d.uri, d.version, last[d.uri], d.gap, missed)
+		}
+		last[d.uri] = d.version
+	}
+	if last["file:///a.go"] != n || last["file:///b.go"] != 0 {
+		t.Errorf("last versions delivered %v, want a.go %d and b.go 0 (queued after the flood)", last, n)
+	}
+}
+
+// documentDelivery is one document event as the observer saw it.
+type documentDelivery struct {
+	uri     string
+	version int
+	gap     bool
 }
 
 func TestMalformedFromEditor(t *testing.T) {

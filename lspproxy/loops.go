@@ -101,12 +101,12 @@ func (p *Proxy) editorNotification(env *envelope, body []byte) {
 	case "textDocument/didOpen", "textDocument/didChange", "textDocument/didSave", "textDocument/didClose":
 		p.forwardToServer(body)
 		if p.cfg.Observer.OnDocument != nil {
-			p.observe(observation{document: &DocumentEvent{
+			p.observeDocument(&DocumentEvent{
 				Method:   env.method,
 				Params:   json.RawMessage(env.params),
 				Encoding: p.encoding(),
 				Time:     time.Now(),
-			}})
+			})
 		}
 		return
 	}

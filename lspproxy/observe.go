@@ -64,6 +64,11 @@ type DocumentEvent struct {
 	Params   json.RawMessage
 	Encoding textpos.Encoding
 	Time     time.Time
+	// Gap is set on the first event delivered for a document after one or
+	// more of its events were dropped (the queue was full): whoever
+	// follows the document's text through incremental changes is out of
+	// step and must not apply them to the copy it has.
+	Gap bool
 }
 
 // ObservedRequest reports whether the exchanges of a request method go to
@@ -135,6 +140,43 @@ func (p *Proxy) observe(o observation) {
 	default:
 		p.counters.dropped.Add(1)
 	}
+}
+
+// observeDocument queues a text document event without waiting. A dropped
+// event marks its document as lost; the next event of that document that
+// is queued carries Gap. Only the editor loop calls it, so p.lostDocs needs
+// no lock; the document's URI is read only on a drop and while some
+// document is lost.
+func (p *Proxy) observeDocument(ev *DocumentEvent) {
+	uri := ""
+	if len(p.lostDocs) > 0 {
+		uri = documentURI(ev.Params)
+		_, ev.Gap = p.lostDocs[uri]
+	}
+	select {
+	case p.queue <- observation{document: ev}:
+		if ev.Gap {
+			delete(p.lostDocs, uri)
+		}
+	default:
+		p.counters.dropped.Add(1)
+		if uri == "" {
+			uri = documentURI(ev.Params)
+		}
+		p.lostDocs[uri] = struct{}{}
+	}
+}
+
+// documentURI returns the textDocument.uri of a text document
+// notification's params ("" when it has none).
+func documentURI(params json.RawMessage) string {
+	var v struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+	}
+	_ = json.Unmarshal(params, &v)
+	return v.TextDocument.URI
 }
 
 // deliver hands one observation to the Observer; after abandon is closed it

@@ -87,6 +87,9 @@ type Proxy struct {
 	start    time.Time
 	queue    chan observation
 	counters counters
+	// lostDocs holds the URIs of documents whose events were dropped since
+	// the last one queued (editor loop only; see observeDocument).
+	lostDocs map[string]struct{}
 
 	editorMu sync.Mutex
 	editorW  frameWriter
@@ -151,6 +154,7 @@ func New(cfg Config) *Proxy {
 		log:        log,
 		start:      time.Now(),
 		queue:      make(chan observation, cfg.QueueSize),
+		lostDocs:   make(map[string]struct{}),
 		serverGone: make(chan struct{}),
 		exitSeen:   make(chan struct{}),
 		pending:    make(map[string]*pendingCall),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -42,15 +43,18 @@ func (st *proxyState) observer() lspproxy.Observer {
 			if err != nil {
 				return
 			}
-			// The adapter keeps the text the server saw, for positions
-			// and for the content hash of the facts it writes.
-			st.liveMu.Lock()
-			err = g.live.Document(d.Method, d.Params, d.Encoding)
-			st.liveMu.Unlock()
-			if err != nil {
-				st.log.Debug("document notification not applied", "method", d.Method, "err", err)
+			for _, d := range g.buffers.resync(d) {
+				// The adapter keeps the text the server saw, for
+				// positions and for the content hash of the facts it
+				// writes.
+				st.liveMu.Lock()
+				err = g.live.Document(d.Method, d.Params, d.Encoding)
+				st.liveMu.Unlock()
+				if err != nil {
+					st.log.Debug("document notification not applied", "method", d.Method, "err", err)
+				}
+				st.bufferEvent(g, d)
 			}
-			st.bufferEvent(g, d)
 		},
 	}
 }
@@ -93,4 +97,85 @@ func uriToPath(uri string) (string, error) {
 		return "", fmt.Errorf("%q is not a file URI", uri)
 	}
 	return filepath.FromSlash(u.Path), nil
+}
+
+// resync returns the notifications the adapter and the buffers follow for
+// one the editor sent. Normally that is the notification itself. After a
+// gap (some of the document's notifications were dropped because the
+// observer fell behind) the copies of the buffer are stale and an
+// incremental change must not be applied to them: both are discarded (a
+// didClose: facts come from the file, and the freshness block lists the
+// document as partial) until the editor sends the whole text again, in a
+// didOpen, a didChange without a range or a didSave with text, which is
+// then followed as a reopening.
+func (b *editorBuffers) resync(d lspproxy.DocumentEvent) []lspproxy.DocumentEvent {
+	var p struct {
+		TextDocument struct {
+			URI     string `json:"uri"`
+			Version *int   `json:"version,omitempty"`
+		} `json:"textDocument"`
+		Text           *string           `json:"text"`
+		ContentChanges []json.RawMessage `json:"contentChanges"`
+	}
+	if json.Unmarshal(d.Params, &p) != nil {
+		return []lspproxy.DocumentEvent{d}
+	}
+	uri := p.TextDocument.URI
+	lost := b.isLost(uri)
+	if !d.Gap && !lost {
+		return []lspproxy.DocumentEvent{d}
+	}
+	event := func(method string, params any) lspproxy.DocumentEvent {
+		raw, _ := json.Marshal(params)
+		return lspproxy.DocumentEvent{Method: method, Params: raw, Encoding: d.Encoding, Time: d.Time}
+	}
+	doc := map[string]any{"uri": uri}
+	closed := event("textDocument/didClose", map[string]any{"textDocument": doc})
+	reopen := func(text string) lspproxy.DocumentEvent {
+		open := map[string]any{"uri": uri, "text": text}
+		if p.TextDocument.Version != nil {
+			open["version"] = *p.TextDocument.Version
+		}
+		return event("textDocument/didOpen", map[string]any{"textDocument": open})
+	}
+	switch d.Method {
+	case "textDocument/didOpen", "textDocument/didClose":
+		b.setLost(uri, false)
+		return []lspproxy.DocumentEvent{d}
+	case "textDocument/didSave":
+		if p.Text != nil {
+			b.setLost(uri, false)
+			return []lspproxy.DocumentEvent{closed, reopen(*p.Text), d}
+		}
+		if d.Gap {
+			b.setLost(uri, true)
+			return []lspproxy.DocumentEvent{closed, d}
+		}
+		return []lspproxy.DocumentEvent{d} // the file changed: the overlay syncs it
+	case "textDocument/didChange":
+		full := -1
+		var text string
+		for i, c := range p.ContentChanges {
+			var ch struct {
+				Range *json.RawMessage `json:"range"`
+				Text  string           `json:"text"`
+			}
+			if json.Unmarshal(c, &ch) == nil && ch.Range == nil {
+				full, text = i, ch.Text
+			}
+		}
+		if full >= 0 {
+			b.setLost(uri, false)
+			out := []lspproxy.DocumentEvent{closed, reopen(text)}
+			if rest := p.ContentChanges[full+1:]; len(rest) > 0 {
+				out = append(out, event(d.Method, map[string]any{"textDocument": p.TextDocument, "contentChanges": rest}))
+			}
+			return out
+		}
+	}
+	if !d.Gap {
+		return nil // still lost: nothing to apply the change to
+	}
+	b.setLost(uri, true)
+	return []lspproxy.DocumentEvent{closed}
 }

@@ -430,6 +430,7 @@ func (g graphSession) freshness(ctx context.Context, r *graph.Reader) (freshness
 		return fb, err
 	}
 	fb.Dirty = g.dirty(fb.Dirty)
+	g.buffers.lostReasons(&fb)
 	return fb, nil
 }
 
@@ -542,6 +543,7 @@ func (st *proxyState) contextPack(ctx context.Context, args []json.RawMessage) (
 	}
 	if ans.Freshness != nil {
 		ans.Freshness.Dirty = g.dirty(ans.Freshness.Dirty)
+		g.buffers.lostReasons(ans.Freshness)
 	}
 	return ans, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/impact"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
@@ -23,10 +24,63 @@ type editorBuffers struct {
 
 	mu   sync.Mutex
 	text map[string][]byte
+	// lost holds the open buffers whose notifications were dropped: their
+	// text is unknown until the editor sends it whole again (see resync).
+	lost map[string]bool
 }
 
 func newEditorBuffers(root string) *editorBuffers {
-	return &editorBuffers{root: root, text: map[string][]byte{}}
+	return &editorBuffers{root: root, text: map[string][]byte{}, lost: map[string]bool{}}
+}
+
+// isLost reports whether the buffer of a document URI is lost.
+func (b *editorBuffers) isLost(uri string) bool {
+	path, ok := b.rel(uri)
+	if !ok {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lost[path]
+}
+
+// setLost marks the buffer of a document URI lost, or found again.
+func (b *editorBuffers) setLost(uri string, lost bool) {
+	path, ok := b.rel(uri)
+	if !ok {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if lost {
+		b.lost[path] = true
+	} else {
+		delete(b.lost, path)
+	}
+}
+
+// lostPaths returns the lost buffers' paths, sorted.
+func (b *editorBuffers) lostPaths() []string {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]string, 0, len(b.lost))
+	for p := range b.lost {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// lostReasons adds the lost buffers to a freshness block: the answer is
+// partial, its facts for them come from the files.
+func (b *editorBuffers) lostReasons(fb *freshness.Block) {
+	for _, p := range b.lostPaths() {
+		fb.Partial = true
+		fb.Reasons = append(fb.Reasons, fmt.Sprintf("edits to %s were dropped under load; facts come from disk until the editor sends its whole text again (save or reopen it)", p))
+	}
 }
 
 // bufferEvent is what one notification did to a buffer.
