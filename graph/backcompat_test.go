@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -19,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // Every store of the current schema must open and read back as its .dump
 // golden says. Run with -update to rewrite the current version's store.
 func TestBackwardsCompat(t *testing.T) {
-	current := filepath.Join("testdata", "backcompat", "v1")
+	current := filepath.Join("testdata", "backcompat", "v2")
 	if *update {
 		writeBackcompatStore(t, current)
 	}
@@ -54,6 +55,20 @@ func TestBackwardsCompat(t *testing.T) {
 	refs, err := r.References(context.Background(), "p.B", 0)
 	if err != nil || len(refs) != 2 {
 		t.Errorf("References(p.B) = %v, %v; want 2 occurrences", refs, err)
+	}
+}
+
+// TestOlderSchemaRefused checks that a store of an older schema version
+// (testdata/backcompat/v1) is refused with ErrSchema, untouched.
+func TestOlderSchemaRefused(t *testing.T) {
+	dir := copyStore(t, filepath.Join("testdata", "backcompat", "v1"))
+	s, err := graph.Open(dir, graph.Options{})
+	if err == nil {
+		s.Close()
+		t.Fatal("a schema 1 store opened")
+	}
+	if !errors.Is(err, graph.ErrSchema) || !strings.Contains(err.Error(), "schema version 1") {
+		t.Errorf("opening a schema 1 store: %v, want ErrSchema naming version 1", err)
 	}
 }
 

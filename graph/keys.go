@@ -22,7 +22,8 @@ package graph
 // doc-first records (kinds D, S, O, E, all beginning with the document's
 // path). The other kinds are indexes derived from them; a document's writer
 // computes both from the same facts, so replacing a document deletes exactly
-// the index keys it wrote.
+// the index keys it wrote. A symbol local to its document (see docLocal)
+// has doc-first records only.
 
 import (
 	"bytes"
@@ -38,7 +39,10 @@ import (
 // another version is refused with ErrSchema.
 //
 //	1: first format.
-const SchemaVersion = 1
+//	2: symbols local to their document ("local 4 a/b.go" in a/b.go) have
+//	   doc-first records only, no symbol, name, reference or definition
+//	   index records.
+const SchemaVersion = 2
 
 // Spaces.
 const (
@@ -353,6 +357,28 @@ func quoteIfNeeded(s string) string {
 		return strconv.Quote(s)
 	}
 	return s
+}
+
+// docLocal reports whether id is a symbol local to the document at path,
+// "local <name> <path>" (SCIP locals are made unique per document that
+// way). Nothing outside the document refers to such a symbol, so a
+// document writes no symbol, name, reference or definition index records
+// for it: readers find it among the document's own records, by the path
+// in its id.
+func docLocal(id, path string) bool {
+	p, ok := localPath(id)
+	return ok && p == path
+}
+
+// localPath returns the document a local symbol id names: "a/b.go" for
+// "local 4 a/b.go".
+func localPath(id string) (string, bool) {
+	rest, ok := strings.CutPrefix(id, "local ")
+	if !ok {
+		return "", false
+	}
+	_, p, ok := strings.Cut(rest, " ")
+	return p, ok && p != ""
 }
 
 // validID checks that a path or symbol id can be a key field.

@@ -174,6 +174,24 @@ func (r *Reader) Symbol(ctx context.Context, id string) (Symbol, bool, error) {
 		if err != nil {
 			return Symbol{}, false, fmt.Errorf("graph: reading symbol %q: %w", id, err)
 		}
+		if p, ok := localPath(id); ok && !r.hidden(ls, p) {
+			// A symbol local to p has its doc-sym record only.
+			v, ok, err := get(r.kv(), appendDocSymKey(nil, ls.space, p, id))
+			if err != nil {
+				return Symbol{}, false, fmt.Errorf("graph: reading symbol %q: %w", id, err)
+			}
+			if ok {
+				s, err := decodeSymbolValue(id, v)
+				if err != nil {
+					return Symbol{}, false, fmt.Errorf("graph: reading symbol %q: %w", id, err)
+				}
+				if !found {
+					merged, found = s, true
+				} else {
+					mergeSymbol(&merged, s)
+				}
+			}
+		}
 	}
 	return merged, found, nil
 }
@@ -221,7 +239,8 @@ func compareInnermost(a, b Occurrence) int {
 }
 
 // FindSymbols finds symbols by display name, exactly or by prefix, case
-// sensitive, at most limit (0: no limit), ordered by name then id.
+// sensitive, at most limit (0: no limit), ordered by name then id. Symbols
+// local to a document ("local 4 a/b.go" in a/b.go) are not found by name.
 func (r *Reader) FindSymbols(ctx context.Context, name string, prefix bool, limit int) ([]Symbol, error) {
 	hits, err := r.nameHits(ctx, name, prefix, limit)
 	if err != nil {
@@ -301,10 +320,22 @@ func (r *Reader) References(ctx context.Context, id string, limit int) ([]Occurr
 	return refs, nil
 }
 
-// occurrencesOf reads the ref or def index of a symbol in every layer.
+// occurrencesOf reads the ref or def index of a symbol in every layer, and
+// for a symbol local to a document, that document's occurrences of it.
 func (r *Reader) occurrencesOf(ctx context.Context, k kind, id string, limit int) ([]Occurrence, error) {
 	var out []Occurrence
 	for _, ls := range r.layers {
+		if p, ok := localPath(id); ok && !r.hidden(ls, p) {
+			occs, err := readDocOccurrences(ctx, r.kv(), ls.space, p, nil)
+			if err != nil {
+				return nil, err
+			}
+			for _, o := range occs {
+				if o.Symbol == id && (k != kindDef || o.Roles&RoleDefinition != 0) {
+					out = append(out, o)
+				}
+			}
+		}
 		prefix := appendField(appendPrefix(nil, ls.space, k), id)
 		n := 0
 		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {

@@ -273,6 +273,9 @@ func (e *recordEmitter) put(k, v []byte) {
 func (e *recordEmitter) symbol(s *Symbol) {
 	v := appendSymbolValue(e.v[:0], s)
 	e.put(appendDocSymKey(e.k[:0], e.space, e.path, s.ID), v)
+	if docLocal(s.ID, e.path) {
+		return
+	}
 	e.put(appendSymKey(e.k[:0], e.space, s.ID, e.path), v)
 	if s.DisplayName != "" {
 		e.put(appendNameKey(e.k[:0], e.space, s.DisplayName, s.ID, e.path), v[:0])
@@ -282,6 +285,9 @@ func (e *recordEmitter) symbol(s *Symbol) {
 func (e *recordEmitter) occurrence(o *Occurrence) {
 	v := appendOccValue(e.v[:0], o)
 	e.put(appendDocOccKey(e.k[:0], e.space, e.path, o.Range, o.Symbol), v)
+	if docLocal(o.Symbol, e.path) {
+		return
+	}
 	e.put(appendRefKey(e.k[:0], e.space, o.Symbol, e.path, o.Range), v)
 	if o.Roles&RoleDefinition != 0 {
 		e.put(appendDefKey(e.k[:0], e.space, o.Symbol, e.path, o.Range), v)

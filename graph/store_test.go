@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func TestSchemaMismatch(t *testing.T) {
 	if !errors.Is(err, ErrSchema) {
 		t.Fatalf("Open = %v, want ErrSchema", err)
 	}
-	for _, want := range []string{"has schema version 99, this lspgraph needs 1", "delete " + dir, "new --store"} {
+	for _, want := range []string{fmt.Sprintf("has schema version 99, this lspgraph needs %d", SchemaVersion), "delete " + dir, "new --store"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

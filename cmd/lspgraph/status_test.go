@@ -70,7 +70,7 @@ func TestStatusLayers(t *testing.T) {
 		t.Fatalf("status: exit %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{
-		"store " + dir + " (schema 1, ",
+		"store " + dir + " (schema " + strconv.Itoa(graph.SchemaVersion) + ", ",
 		"base: generation 1, commit c0ffee, scip-go v0.2.9, complete\n",
 		"  2 documents, 0 symbols, 2 occurrences, 0 edges\n",
 		"  reused_documents 1\n",
