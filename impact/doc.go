@@ -18,7 +18,18 @@
 // A [Verifier] (injected by the caller, typically a live language server
 // behind the proxy) cross-checks d=1: each dependent is marked verified,
 // graph-only or live-only; live-only sites are returned so the caller can
-// add them to the graph's live layer.
+// add them to the graph's live layer. The empty d=1 set is checked too: a
+// caller only the server knows turns an UNKNOWN into a real dependent.
+// Verification is bounded by [Options.VerifyTimeout]; when the server does
+// not answer in time the answer says so and its d=1 is unverified.
+// Server sites are classified with the walk's own rules: a site the graph
+// has as an occurrence of the target (any role) is known, never live-only;
+// it verifies the dependent the walk made of it, if any. A site on an
+// import line (TypeScript, JavaScript, Python: a top-level line that also
+// names a module) is no dependent: importing a name does not break when
+// its signature changes, and the importing module's uses that do are
+// sites of their own. Another site outside any declaration is the
+// document's top-level dependent, as in the walk.
 //
 // [ParseUnifiedDiff] and [Changes] map a diff (or unsaved buffers given as
 // changed line ranges) to added, modified and deleted symbols and their

@@ -101,10 +101,37 @@ func (w *walker) verify(ctx context.Context, a *Answer, t graph.Symbol) error {
 			}
 			continue
 		case found:
-			enclosing = occ.Enclosing
+			// The graph has this very site as an occurrence of the
+			// target: it verifies the dependent the walker made of it;
+			// when the walker made none (an import, a use in a test
+			// left out, a use below the confidence floor) the site is
+			// known all the same, not missing.
+			top, err := w.isTopLevel(ctx, occ.Enclosing)
+			if err != nil {
+				return err
+			}
+			k := occ.Enclosing
+			if top {
+				k = keyFor("", l.Path)
+			}
+			if _, ok := index[k]; ok {
+				verified[k] = true
+			}
+			continue
 		default:
 			if enclosing, err = w.enclosingAt(ctx, l); err != nil {
 				return err
+			}
+		}
+		if enclosing == "" {
+			// At top level: an import line is no dependent (its
+			// document's uses are, each on its own), as in the walk.
+			imp, err := w.isImportLine(ctx, graph.Occurrence{Symbol: t.ID, Path: l.Path, Range: l.Range})
+			if err != nil {
+				return err
+			}
+			if imp {
+				continue
 			}
 		}
 		k := keyFor(enclosing, l.Path)

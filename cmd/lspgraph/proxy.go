@@ -343,9 +343,12 @@ func (st *proxyState) status(ctx context.Context) (any, error) {
 //
 //   - lspgraph.impact takes a target string (symbol name, FILE:LINE:COL or
 //     a symbol string) or an editor position {"textDocument":{"uri":…},
-//     "position":{…}} counted in the negotiated encoding, with "verify":
-//     true to check the d=1 set against the live server (what the server
-//     knows and the graph lacks is then written into the live layer);
+//     "position":{…}} counted in the negotiated encoding. Before answering,
+//     the d=1 set (also an empty one) is checked against the live server,
+//     bounded in time (impact.Options.VerifyTimeout; on timeout the answer
+//     says so and its d=1 is unverified); what the server knows and the
+//     graph lacks is then written into the live layer. "verify": false
+//     skips the check;
 //   - lspgraph.context takes {symbol | textDocument+position, budget,
 //     scope, format} (contextpack.Request), or a target string;
 //   - lspgraph.changes takes nothing or {"base": REV}: the symbols touched
@@ -387,13 +390,17 @@ func (st *proxyState) commands() map[string]lspproxy.CommandFunc {
 	}
 }
 
-// wantsVerify reports whether an lspgraph.impact argument object asks for
-// the d=1 set to be checked against the live server ("verify": true).
+// wantsVerify reports whether an lspgraph.impact argument asks for the d=1
+// set to be checked against the live server: always, unless an argument
+// object says "verify": false.
 func wantsVerify(arg json.RawMessage) bool {
 	var v struct {
-		Verify bool `json:"verify"`
+		Verify *bool `json:"verify"`
 	}
-	return json.Unmarshal(arg, &v) == nil && v.Verify
+	if json.Unmarshal(arg, &v) != nil || v.Verify == nil {
+		return true
+	}
+	return *v.Verify
 }
 
 // encoding is the negotiated position encoding (UTF-16 until initialize).

@@ -360,21 +360,21 @@ func TestProxyLSPFactsPrecedence(t *testing.T) {
 	poll(400, "after another edit the server's facts for the older text still answer", func(_ map[string]any, src string) bool { return src != "lsp" })
 }
 
-// TestProxyImpactVerify: "verify": true checks the d=1 set of Save against
-// gopls.
+// TestProxyImpactVerify: the d=1 set of Save is checked against gopls
+// unless the argument says "verify": false.
 func TestProxyImpactVerify(t *testing.T) {
 	ed, root, _ := overlaySession(t, true)
 	catalog := filepath.Join(root, "service", "catalog.go")
 	didOpen(t, ed, catalog)
-	args := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":28,"character":19},"verify":true}]`, fileURI(catalog))
-	a := execCommand(t, ed, 2, "lspgraph.impact", args)
+	pos := fmt.Sprintf(`"textDocument":{"uri":%q},"position":{"line":28,"character":19}`, fileURI(catalog))
+	a := execCommand(t, ed, 2, "lspgraph.impact", "[{"+pos+"}]")
 	v, _ := a["verification"].(map[string]any)
 	if v == nil || v["ran"] != true || v["verified"].(float64) < 1 {
-		t.Errorf("verification = %v, want a run with Import verified", v)
+		t.Errorf("verification by default = %v, want a run with Import verified", v)
 	}
-	plain := execCommand(t, ed, 3, "lspgraph.impact", "["+strings.TrimPrefix(strings.TrimSuffix(args, `,"verify":true}]`), "[")+"}]")
-	if plain["verification"] != nil {
-		t.Errorf("verification without \"verify\" = %v, want none", plain["verification"])
+	off := execCommand(t, ed, 3, "lspgraph.impact", "[{"+pos+`,"verify":false}]`)
+	if off["verification"] != nil {
+		t.Errorf("verification with \"verify\": false = %v, want none", off["verification"])
 	}
 }
 

@@ -33,8 +33,7 @@ func TestImpactLiveOnly(t *testing.T) {
 	c.open(cat, "go")
 	// gopls answers once it has loaded the workspace.
 	c.mustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": c.uri(cat)}})
-	arg := c.docPos(cat, posOf(t, root, cat, 37, "Import"))
-	arg["verify"] = true
+	arg := c.docPos(cat, posOf(t, root, cat, 37, "Import")) // verified by default
 	raw := c.mustCall("workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{arg}})
 	c.shutdown()
 

@@ -207,6 +207,17 @@ func tsScenario() scenario {
 			// quote, called by linePrice, called by subtotal, called by total.
 			a := askImpact(t, c, order, 29, "quote")
 			wantSites(t, "impact d=1 of quote", a.depth(1, false), "Order.linePrice "+order+":28")
+			// Verified against the server by default. Its references
+			// include the import binding on line 1: a site the graph
+			// knows, and no dependent.
+			if v := a.Verification; v == nil || !v.Ran || v.Error != "" || v.LiveSites < 2 {
+				t.Errorf("lspgraph.impact of quote was not verified against the server: %+v", v)
+			} else {
+				wantSites(t, "verified impact d=1 of quote", a.depth(1, true), "Order.linePrice "+order+":28 /verified")
+				if v.LiveOnly != 0 || len(a.LiveOnly) != 0 {
+					t.Errorf("verification of quote found %d live-only dependents, sites %s; want none", v.LiveOnly, a.LiveOnly)
+				}
+			}
 			wantSites(t, "impact d=2 of quote", a.depth(2, false), "Order.subtotal "+order+":33")
 			wantSites(t, "impact d=3 of quote", a.depth(3, false), "Order.total "+order+":38")
 			// HEADER_WIDTH after "Reçu 𝄞 ": UTF-16 column 42, UTF-8 byte 45.
