@@ -534,18 +534,27 @@ type lspLocation struct {
 // TypeScript project references, incoming calls stop at package
 // boundaries while references cross them; other servers find calls that
 // references miss). Positions are converted between the graph's UTF-8
-// columns and the session's encoding enc with the files' text under root;
-// locations outside root are dropped.
-func liveVerifier(req lspproxy.Requester, root string, enc textpos.Encoding) impact.Verifier {
+// columns and the session's encoding enc with the text the server has:
+// the editor's unsaved buffer where buffer (given a root-relative path
+// with forward slashes) has one, else the file under root; locations
+// outside root are dropped. buffer may be nil (no editor).
+func liveVerifier(req lspproxy.Requester, root string, enc textpos.Encoding, buffer func(rel string) ([]byte, bool)) impact.Verifier {
 	return func(ctx context.Context, def graph.Location) ([]graph.Location, error) {
 		texts := map[string]*textpos.Mapper{}
 		mapper := func(abs string) (*textpos.Mapper, error) {
 			if m, ok := texts[abs]; ok {
 				return m, nil
 			}
-			b, err := os.ReadFile(abs)
-			if err != nil {
-				return nil, err
+			var b []byte
+			inBuffer := false
+			if rel, err := filepath.Rel(root, abs); buffer != nil && err == nil {
+				b, inBuffer = buffer(filepath.ToSlash(rel))
+			}
+			if !inBuffer {
+				var err error
+				if b, err = os.ReadFile(abs); err != nil {
+					return nil, err
+				}
 			}
 			m := textpos.NewMapper(b)
 			texts[abs] = m

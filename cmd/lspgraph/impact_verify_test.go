@@ -174,7 +174,7 @@ func TestLiveVerifierGopls(t *testing.T) {
 	ctx := context.Background()
 	root := filepath.Join(repoRoot(t), "testdata", "goapp")
 	conn := startGopls(t, root)
-	verify := liveVerifier(conn, root, textpos.UTF16)
+	verify := liveVerifier(conn, root, textpos.UTF16, nil)
 
 	st, _ := importFixture(t, "goapp", "goapp.scip")
 	run := func(target string) *impact.Answer {
@@ -264,5 +264,74 @@ func TestLiveVerifierGopls(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("live-only sites %+v lack cmd/goapp/main.go:21:14 in run", a.LiveOnly)
+	}
+}
+
+// TestLiveVerifierBuffer: inside an unsaved buffer the server's positions
+// count in the buffer's text, not the file's. cmd/goapp/main.go is open in
+// gopls with three lines more at the top and a comment of non-ASCII
+// characters before the call to Import: the verifier finds the call where
+// the buffer has it only when it is given the buffer.
+func TestLiveVerifierBuffer(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(repoRoot(t), "testdata", "goapp")
+	const main = "cmd/goapp/main.go"
+	disk, err := os.ReadFile(filepath.Join(root, main))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const call = "\tn, err := c.Import(args)\n"
+	if !strings.Contains(string(disk), call) {
+		t.Fatalf("%s lacks %q", main, call)
+	}
+	buf := "// édition\n// en cours\n// 𝄞\n" + strings.Replace(string(disk), call, "\tn, err := /* é𝄞 */ c.Import(args)\n", 1)
+	// Where Import is in the buffer, in bytes.
+	line := strings.Count(buf[:strings.Index(buf, "c.Import(")], "\n")
+	lineStart := strings.LastIndex(buf[:strings.Index(buf, "c.Import(")], "\n") + 1
+	want := textpos.Position{Line: uint32(line), Col: uint32(strings.Index(buf, "c.Import(") + 2 - lineStart)}
+
+	conn := startGopls(t, root)
+	conn.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": impactFileURI(filepath.Join(root, main)), "languageId": "go", "version": 1, "text": buf}})
+
+	st, _ := importFixture(t, "goapp", "goapp.scip")
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sym, err := resolve.ResolveIn(ctx, r, root, "Catalog.Import")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(buffer func(string) ([]byte, bool)) []graph.Location {
+		t.Helper()
+		vctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		locs, err := liveVerifier(conn, root, textpos.UTF16, buffer)(vctx, sym.Def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return locs
+	}
+	at := func(locs []graph.Location) bool {
+		for _, l := range locs {
+			if l.Path == main && l.Range.Start == want {
+				return true
+			}
+		}
+		return false
+	}
+	withBuffer := ask(func(rel string) ([]byte, bool) {
+		if rel == main {
+			return []byte(buf), true
+		}
+		return nil, false
+	})
+	if !at(withBuffer) {
+		t.Errorf("with the buffer the verifier reports %v; want %s:%s (the call in the buffer)", withBuffer, main, want)
+	}
+	if fromDisk := ask(nil); at(fromDisk) {
+		t.Errorf("reading the file for a position in the buffer found %s:%s all the same: the test does not tell the two apart (%v)", main, want, fromDisk)
 	}
 }

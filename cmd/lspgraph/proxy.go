@@ -373,7 +373,7 @@ func (st *proxyState) commands() map[string]lspproxy.CommandFunc {
 				// Cross-check d=1 with the live server; what it knows and
 				// the graph lacks is learned like any observed answer.
 				rec = &recordingRequester{srv: srv, enc: st.encoding()}
-				o.Verify = liveVerifier(rec, g.root, rec.enc)
+				o.Verify = liveVerifier(rec, g.root, rec.enc, g.buffers.get)
 			}
 			a, err := impact.Compute(ctx, r, target, o)
 			if err == nil && rec != nil && len(a.LiveOnly) > 0 {

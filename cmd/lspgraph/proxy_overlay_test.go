@@ -162,7 +162,8 @@ func TestProxyOverlayBufferImpact(t *testing.T) {
 	catalog := filepath.Join(root, "service", "catalog.go")
 	mainGo := filepath.Join(root, "cmd", "goapp", "main.go")
 	// "func (c *Catalog) Save": the name is at line 28, character 19.
-	saveAt := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":28,"character":19}}]`, fileURI(catalog))
+	// Without verification: the overlay alone must bring the buffer's caller.
+	saveAt := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":28,"character":19},"verify":false}]`, fileURI(catalog))
 
 	before := execCommand(t, ed, 2, "lspgraph.impact", saveAt)
 	if names := dependentNames(before); !strings.Contains(fmt.Sprint(names), "Import") || strings.Contains(fmt.Sprint(names), "saveDefault") {
@@ -304,7 +305,9 @@ func TestProxyLSPFactsPrecedence(t *testing.T) {
 	ed, root, _ := overlaySession(t, true)
 	catalog := filepath.Join(root, "service", "catalog.go")
 	mainGo := filepath.Join(root, "cmd", "goapp", "main.go")
-	saveAt := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":28,"character":19}}]`, fileURI(catalog))
+	// Without verification: its answers would be learned as well, and
+	// this follows the facts the editor's own requests bring.
+	saveAt := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":28,"character":19},"verify":false}]`, fileURI(catalog))
 	// source returns where saveDefault's edge to Save comes from ("" when
 	// it is no caller).
 	source := func(id int) (map[string]any, string) {
@@ -418,7 +421,8 @@ func TestProxyOverlaySavedBuffer(t *testing.T) {
 	ed, root, _ := overlaySession(t, false)
 	catalog := filepath.Join(root, "service", "catalog.go")
 	mainGo := filepath.Join(root, "cmd", "goapp", "main.go")
-	saveAt := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":28,"character":19}}]`, fileURI(catalog))
+	// Without verification: the overlay alone must bring the buffer's caller.
+	saveAt := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":28,"character":19},"verify":false}]`, fileURI(catalog))
 	const added = "\nfunc saveDefault(c *service.Catalog) error {\n\treturn c.Save(\"default\", \"Default\")\n}\n"
 
 	didOpen(t, ed, mainGo)
