@@ -17,7 +17,10 @@
 // [Exchange], text document notifications as [DocumentEvent], the
 // negotiated [Session] — goes to an [Observer] through a bounded queue:
 // forwarding never waits for it, and when the queue is full observations
-// are dropped and counted ([Stats]).
+// are dropped and counted ([Stats]). A document whose notification was
+// dropped is marked: the next [DocumentEvent] delivered for it carries
+// [DocumentEvent.Gap], so whoever follows its text through incremental
+// changes knows its copy is out of step.
 //
 // Framing is the LSP base protocol, implemented here rather than with
 // go.lsp.dev/jsonrpc2's Stream, which re-encodes every message: it keeps
