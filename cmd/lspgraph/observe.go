@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
+	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/lspgraph/lspgraph/ingest"
 	"github.com/lspgraph/lspgraph/lspproxy"
@@ -106,8 +109,8 @@ func uriToPath(uri string) (string, error) {
 // incremental change must not be applied to them: both are discarded (a
 // didClose: facts come from the file, and the freshness block lists the
 // document as partial) until the editor sends the whole text again, in a
-// didOpen, a didChange without a range or a didSave with text, which is
-// then followed as a reopening.
+// didOpen, a didChange without a range or a didSave (whose text is the
+// one sent along, else the file's), which is then followed as a reopening.
 func (b *editorBuffers) resync(d lspproxy.DocumentEvent) []lspproxy.DocumentEvent {
 	var p struct {
 		TextDocument struct {
@@ -143,15 +146,25 @@ func (b *editorBuffers) resync(d lspproxy.DocumentEvent) []lspproxy.DocumentEven
 		b.setLost(uri, false)
 		return []lspproxy.DocumentEvent{d}
 	case "textDocument/didSave":
-		if p.Text != nil {
+		// The file holds the buffer's text as saved: sent along, else
+		// read back, unless the file was written again since the save
+		// was forwarded (then the edits in between would be applied to
+		// a later text).
+		text := p.Text
+		if text == nil {
+			if saved, ok := savedText(uri, d.Time); ok {
+				text = &saved
+			}
+		}
+		if text != nil {
 			b.setLost(uri, false)
-			return []lspproxy.DocumentEvent{closed, reopen(*p.Text), d}
+			return []lspproxy.DocumentEvent{closed, reopen(*text), d}
 		}
 		if d.Gap {
 			b.setLost(uri, true)
 			return []lspproxy.DocumentEvent{closed, d}
 		}
-		return []lspproxy.DocumentEvent{d} // the file changed: the overlay syncs it
+		return []lspproxy.DocumentEvent{d}
 	case "textDocument/didChange":
 		full := -1
 		var text string
@@ -178,4 +191,27 @@ func (b *editorBuffers) resync(d lspproxy.DocumentEvent) []lspproxy.DocumentEven
 	}
 	b.setLost(uri, true)
 	return []lspproxy.DocumentEvent{closed}
+}
+
+// savedText reads the file of a document URI saved at the time at, unless
+// it was modified after that.
+func savedText(uri string, at time.Time) (string, bool) {
+	path, err := uriToPath(uri)
+	if err != nil {
+		return "", false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.ModTime().After(at) {
+		return "", false
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
 }

@@ -146,8 +146,11 @@ func TestObserverDroppedEdits(t *testing.T) {
 func TestResync(t *testing.T) {
 	root := t.TempDir()
 	uri := fileURI(filepath.Join(root, "a.go"))
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ev := func(method, params string, gap bool) lspproxy.DocumentEvent {
-		return lspproxy.DocumentEvent{Method: method, Params: json.RawMessage(params), Encoding: textpos.UTF16, Gap: gap}
+		return lspproxy.DocumentEvent{Method: method, Params: json.RawMessage(params), Encoding: textpos.UTF16, Gap: gap, Time: time.Now()}
 	}
 	methods := func(evs []lspproxy.DocumentEvent) string {
 		var out []string
@@ -172,6 +175,14 @@ didChange {"contentChanges":[{"range":{"start":{"line":0,"character":0},"end":{"
 			fmt.Sprintf(`didClose {"textDocument":{"uri":%q}}`, uri), true},
 		{"lost, incremental", ev("textDocument/didChange", fmt.Sprintf(`{"textDocument":{"uri":%q,"version":5},"contentChanges":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"text":"a"}]}`, uri), false),
 			"", true},
+		{"lost, saved before the file was written again", lspproxy.DocumentEvent{Method: "textDocument/didSave", Params: json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%q}}`, uri)), Time: time.Now().Add(-time.Hour)},
+			fmt.Sprintf(`didSave {"textDocument":{"uri":%q}}`, uri), true},
+		{"lost, saved", ev("textDocument/didSave", fmt.Sprintf(`{"textDocument":{"uri":%q}}`, uri), false),
+			fmt.Sprintf(`didClose {"textDocument":{"uri":%q}}
+didOpen {"textDocument":{"text":"package a\n","uri":%q}}
+didSave {"textDocument":{"uri":%[1]q}}`, uri, uri), false},
+		{"gap again", ev("textDocument/didChange", fmt.Sprintf(`{"textDocument":{"uri":%q,"version":6},"contentChanges":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"text":"a"}]}`, uri), true),
+			fmt.Sprintf(`didClose {"textDocument":{"uri":%q}}`, uri), true},
 		{"lost, saved with text", ev("textDocument/didSave", fmt.Sprintf(`{"textDocument":{"uri":%q},"text":"saved"}`, uri), false),
 			fmt.Sprintf(`didClose {"textDocument":{"uri":%q}}
 didOpen {"textDocument":{"text":"saved","uri":%q}}
