@@ -72,7 +72,19 @@ func formatValue(k, v []byte) string {
 			return err.Error()
 		}
 		f.add("roles", formatRoles(o.Roles), "enclosing", o.Enclosing)
-	case kindDocEdge, kindOut, kindIn:
+	case kindDocEdge:
+		edges, err := decodeDocEdgesValue(d.fields[0], v)
+		if err != nil {
+			return err.Error()
+		}
+		parts := make([]string, len(edges))
+		for i, e := range edges {
+			var ef fieldList
+			ef.add("conf", fmt.Sprintf("%.2f", e.Confidence), "source", e.Source, "reason", e.Reason, "count", uint64(e.Count))
+			parts[i] = fmt.Sprintf("%s -%s-> %s %s", quoteIfNeeded(e.From), e.Kind, quoteIfNeeded(e.To), ef)
+		}
+		return strings.Join(parts, "; ")
+	case kindOut, kindIn:
 		var e Edge
 		if err := decodeEdgeValue(&e, v); err != nil {
 			return err.Error()

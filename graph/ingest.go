@@ -196,6 +196,9 @@ func (c *chunk) commonPrefix(run []chunkEntry) int {
 // abbreviate returns the 8 bytes of k from off, zero-padded, as a number
 // whose order agrees with the order of k[off:].
 func abbreviate(k []byte, off int) uint64 {
+	if off+8 <= len(k) {
+		return binary.BigEndian.Uint64(k[off:])
+	}
 	var b [8]byte
 	if off < len(k) {
 		copy(b[:], k[off:])

@@ -41,7 +41,7 @@ import (
 //	1: first format.
 //	2: symbols local to their document ("local 4 a/b.go" in a/b.go) have
 //	   doc-first records only, no symbol, name, reference or definition
-//	   index records.
+//	   index records; a document's edges are one doc-edges record.
 const SchemaVersion = 2
 
 // Spaces.
@@ -71,7 +71,7 @@ const (
 	kindDoc     kind = 'D' // path → document value
 	kindDocSym  kind = 'S' // path, symbol → symbol value
 	kindDocOcc  kind = 'O' // path, pos, symbol → occurrence value
-	kindDocEdge kind = 'E' // path, from, kind, to → edge value
+	kindDocEdge kind = 'E' // path → doc-edges value: every edge of the document
 )
 
 // Data space kinds: indexes derived from the doc-first records.
@@ -120,7 +120,7 @@ func layoutOf(k kind) (keyLayout, bool) {
 	case kindDocOcc:
 		return keyLayout{"doc-occ", "sps", []string{"path", "range", "sym"}}, true
 	case kindDocEdge:
-		return keyLayout{"doc-edge", "ssss", []string{"path", "from", "kind", "to"}}, true
+		return keyLayout{"doc-edges", "s", []string{"path"}}, true
 	case kindSym:
 		return keyLayout{"sym", "ss", []string{"sym", "path"}}, true
 	case kindRef:
@@ -172,10 +172,8 @@ func appendDocOccKey(dst []byte, space uint64, path string, r textpos.Range, sym
 	return append(appendPos(dst, r), sym...)
 }
 
-func appendDocEdgeKey(dst []byte, space uint64, path string, e *Edge) []byte {
-	dst = appendField(appendPrefix(dst, space, kindDocEdge), path)
-	dst = appendField(appendField(dst, e.From), string(e.Kind))
-	return append(dst, e.To...)
+func appendDocEdgeKey(dst []byte, space uint64, path string) []byte {
+	return append(appendPrefix(dst, space, kindDocEdge), path...)
 }
 
 func appendSymKey(dst []byte, space uint64, sym, path string) []byte {

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -31,7 +32,7 @@ func exampleKeys() [][]byte {
 		appendDocKey(nil, spaceLive, "a.go"),
 		appendDocSymKey(nil, sp, "a.go", "a.F"),
 		appendDocOccKey(nil, sp, "a.go", r, "a.F"),
-		appendDocEdgeKey(nil, sp, "a.go", e),
+		appendDocEdgeKey(nil, sp, "a.go"),
 		appendSymKey(nil, sp, "a.F", "a.go"),
 		appendRefKey(nil, sp, "a.F", "a.go", r),
 		appendDefKey(nil, sp, "a.F", "a.go", r),
@@ -161,5 +162,30 @@ func TestValueRoundTrip(t *testing.T) {
 	}
 	if _, err := decodeDocValue("a.go", append(appendDocValue(nil, &d), 0)); err == nil {
 		t.Errorf("trailing bytes accepted")
+	}
+}
+
+// TestDocEdgesValue round-trips a document's edges through the doc-edges
+// value, whose ids repeat through its string table, and checks that every
+// truncation of the value is refused.
+func TestDocEdgesValue(t *testing.T) {
+	edges := []Edge{
+		{From: "a.F", Kind: EdgeCalls, To: "b.G", Confidence: 1, Source: SourceSCIP, Count: 2},
+		{From: "a.F", Kind: EdgeReferences, To: "b.G", Confidence: 1, Source: SourceSCIP, Reason: "r", Count: 1},
+		{From: "b.G", Kind: EdgeCalls, To: "a.F", Confidence: 0.5, Source: SourceSyntax, Count: 1},
+		{From: "", Kind: EdgeCalls, To: "calls", Count: 0},
+	}
+	v := appendDocEdgesValue(nil, edges)
+	got, err := decodeDocEdgesValue("a.go", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, edges) {
+		t.Errorf("decoded %+v, want %+v", got, edges)
+	}
+	for n := range len(v) {
+		if _, err := decodeDocEdgesValue("a.go", v[:n]); err == nil {
+			t.Errorf("value cut to %d of %d bytes decoded", n, len(v))
+		}
 	}
 }

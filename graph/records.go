@@ -251,6 +251,9 @@ func emitRecords(space uint64, f *DocumentFacts, sink recordSink) error {
 	for i := range f.Edges {
 		e.edge(&f.Edges[i])
 	}
+	if len(f.Edges) > 0 {
+		e.put(appendDocEdgeKey(e.k[:0], space, e.path), appendDocEdgesValue(e.v[:0], f.Edges))
+	}
 	return e.err
 }
 
@@ -296,7 +299,6 @@ func (e *recordEmitter) occurrence(o *Occurrence) {
 
 func (e *recordEmitter) edge(ed *Edge) {
 	v := appendEdgeValue(e.v[:0], ed)
-	e.put(appendDocEdgeKey(e.k[:0], e.space, e.path, ed), v)
 	e.put(appendOutKey(e.k[:0], e.space, ed, e.path), v)
 	e.put(appendInKey(e.k[:0], e.space, ed, e.path), v)
 }
@@ -356,16 +358,12 @@ func readDocOccurrences(ctx context.Context, r kvReader, space uint64, path stri
 }
 
 func readDocEdges(ctx context.Context, r kvReader, space uint64, path string) ([]Edge, error) {
-	var out []Edge
-	err := scanPrefix(ctx, r, appendField(appendPrefix(nil, space, kindDocEdge), path), func(k, v []byte) error {
-		d, ok := decodeKey(k)
-		if !ok {
-			return fmt.Errorf("%w: edge key %q", errBadValue, k)
-		}
-		e := Edge{From: d.fields[1], Kind: EdgeKind(d.fields[2]), To: d.fields[3]}
-		err := decodeEdgeValue(&e, v)
-		out = append(out, e)
-		return err
-	})
-	return out, err
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	v, ok, err := get(r, appendDocEdgeKey(nil, space, path))
+	if err != nil || !ok {
+		return nil, err
+	}
+	return decodeDocEdgesValue(path, v)
 }

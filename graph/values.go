@@ -160,6 +160,79 @@ func decodeEdgeValue(e *Edge, b []byte) error {
 	return r.done("edge " + e.From + " -> " + e.To)
 }
 
+// Doc-edges value: every edge a document justifies, in key order: the
+// number of edges, then per edge its from, kind and to, and its edge value
+// as a string. The three ids are strings of a table built as the value is
+// read: a uvarint 2n+1 is the table's nth string, 2n a new string of n
+// bytes that follows and joins the table. A document's edges share few
+// distinct ends, so most are references.
+func appendDocEdgesValue(dst []byte, edges []Edge) []byte {
+	w := valueWriter{dst}
+	w.uvarint(uint64(len(edges)))
+	table := make(map[string]uint64, len(edges))
+	id := func(s string) {
+		if i, ok := table[s]; ok {
+			w.uvarint(2*i + 1)
+			return
+		}
+		table[s] = uint64(len(table))
+		w.uvarint(2 * uint64(len(s)))
+		w.b = append(w.b, s...)
+	}
+	var v []byte
+	for i := range edges {
+		e := &edges[i]
+		id(e.From)
+		id(string(e.Kind))
+		id(e.To)
+		v = appendEdgeValue(v[:0], e)
+		w.uvarint(uint64(len(v)))
+		w.b = append(w.b, v...)
+	}
+	return w.b
+}
+
+func decodeDocEdgesValue(path string, b []byte) ([]Edge, error) {
+	r := valueReader{b: b}
+	n := r.uvarint()
+	if n > uint64(len(b)) {
+		return nil, fmt.Errorf("%w: edges of %q", errBadValue, path)
+	}
+	var table []string
+	id := func() string {
+		x := r.uvarint()
+		if x&1 == 1 {
+			if x>>1 >= uint64(len(table)) {
+				r.bad = true
+				return ""
+			}
+			return table[x>>1]
+		}
+		if r.bad || x>>1 > uint64(len(r.b)) {
+			r.bad = true
+			return ""
+		}
+		s := string(r.b[:x>>1])
+		r.b = r.b[x>>1:]
+		table = append(table, s)
+		return s
+	}
+	out := make([]Edge, 0, n)
+	for range n {
+		e := Edge{From: id(), Kind: EdgeKind(id()), To: id()}
+		l := r.uvarint()
+		if r.bad || l > uint64(len(r.b)) {
+			return nil, fmt.Errorf("%w: edges of %q", errBadValue, path)
+		}
+		if err := decodeEdgeValue(&e, r.b[:l]); err != nil {
+			return nil, err
+		}
+		r.b = r.b[l:]
+		out = append(out, e)
+	}
+	return out, r.done("edges of " + path)
+}
+
 // Document value: every field but Path and Layer.
 func appendDocValue(dst []byte, d *Document) []byte {
 	w := valueWriter{dst}
