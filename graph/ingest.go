@@ -180,13 +180,14 @@ func (c *chunk) commonPrefix(run []chunkEntry) int {
 	for _, e := range run[1:] {
 		k := c.key(e)[9:]
 		n = min(n, len(k))
-		for i := 0; i < n; i++ {
-			if k[i] != first[i] {
-				n = i
-				break
-			}
+		i := 0
+		for i+8 <= n && binary.LittleEndian.Uint64(k[i:]) == binary.LittleEndian.Uint64(first[i:]) {
+			i += 8
 		}
-		if n == 0 {
+		for i < n && k[i] == first[i] {
+			i++
+		}
+		if n = i; n == 0 {
 			break
 		}
 	}

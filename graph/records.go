@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -138,7 +139,9 @@ func normalizeOccurrences(path string, in []Occurrence) ([]Occurrence, error) {
 		o.Path = path
 		out = append(out, o)
 	}
-	slices.SortStableFunc(out, compareOccurrences)
+	if !slices.IsSortedFunc(out, compareOccurrences) { // producers mostly give them in order
+		slices.SortStableFunc(out, compareOccurrences)
+	}
 	// Merge occurrences of the same symbol at the same range.
 	w := 0
 	for i := range out {
@@ -156,14 +159,20 @@ func normalizeOccurrences(path string, in []Occurrence) ([]Occurrence, error) {
 // compareOccurrences orders by path, range start, range end, symbol: the
 // order of the doc-occ and ref keys.
 func compareOccurrences(a, b Occurrence) int {
-	return cmp.Or(
-		cmp.Compare(a.Path, b.Path),
-		cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
-		cmp.Compare(a.Range.Start.Col, b.Range.Start.Col),
-		cmp.Compare(a.Range.End.Line, b.Range.End.Line),
-		cmp.Compare(a.Range.End.Col, b.Range.End.Col),
-		cmp.Compare(a.Symbol, b.Symbol),
-	)
+	// Not cmp.Or: its arguments, the paths and symbols, would all be
+	// compared every time.
+	if a.Path != b.Path {
+		return strings.Compare(a.Path, b.Path)
+	}
+	if a.Range != b.Range {
+		return cmp.Or(
+			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
+			cmp.Compare(a.Range.Start.Col, b.Range.Start.Col),
+			cmp.Compare(a.Range.End.Line, b.Range.End.Line),
+			cmp.Compare(a.Range.End.Col, b.Range.End.Col),
+		)
+	}
+	return strings.Compare(a.Symbol, b.Symbol)
 }
 
 func normalizeEdges(in []Edge) ([]Edge, error) {
@@ -181,14 +190,12 @@ func normalizeEdges(in []Edge) ([]Edge, error) {
 		e.Path, e.Layer = "", 0
 		out = append(out, e)
 	}
-	key := func(e Edge) [3]string { return [3]string{e.From, string(e.Kind), e.To} }
-	slices.SortStableFunc(out, func(a, b Edge) int {
-		ka, kb := key(a), key(b)
-		return slices.Compare(ka[:], kb[:])
-	})
+	if !slices.IsSortedFunc(out, compareEdgeKeys) {
+		slices.SortStableFunc(out, compareEdgeKeys)
+	}
 	w := 0
 	for i := range out {
-		if w > 0 && key(out[w-1]) == key(out[i]) {
+		if w > 0 && compareEdgeKeys(out[w-1], out[i]) == 0 {
 			mergeEdge(&out[w-1], out[i])
 			continue
 		}
@@ -196,6 +203,17 @@ func normalizeEdges(in []Edge) ([]Edge, error) {
 		w++
 	}
 	return out[:w], nil
+}
+
+// compareEdgeKeys orders edges by from, kind, to.
+func compareEdgeKeys(a, b Edge) int {
+	if a.From != b.From {
+		return strings.Compare(a.From, b.From)
+	}
+	if a.Kind != b.Kind {
+		return strings.Compare(string(a.Kind), string(b.Kind))
+	}
+	return strings.Compare(a.To, b.To)
 }
 
 // mergeEdge aggregates e into into: counts add; the most confident
