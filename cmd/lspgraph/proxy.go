@@ -374,6 +374,14 @@ func (st *proxyState) commands() map[string]lspproxy.CommandFunc {
 				// the graph lacks is learned like any observed answer.
 				rec = &recordingRequester{srv: srv, enc: st.encoding()}
 				o.Verify = liveVerifier(rec, g.root, rec.enc, g.buffers.get)
+				if !st.serverReady() {
+					// Answers from a server still loading its project
+					// (a syntax-only view) would mark real dependents
+					// graph-only and imports live-only.
+					o.Verify = func(context.Context, graph.Location) ([]graph.Location, error) {
+						return nil, errors.New("the language server is still loading its project; ask again once it has loaded to check d=1 against it")
+					}
+				}
 			}
 			a, err := impact.Compute(ctx, r, target, o)
 			if err == nil && rec != nil && len(a.LiveOnly) > 0 {
@@ -401,6 +409,15 @@ func wantsVerify(arg json.RawMessage) bool {
 		return true
 	}
 	return *v.Verify
+}
+
+// serverReady reports whether the language server answers from complete
+// knowledge (see lspproxy.Proxy readiness); true before the proxy is set.
+func (st *proxyState) serverReady() bool {
+	st.mu.Lock()
+	p := st.proxy
+	st.mu.Unlock()
+	return p == nil || p.Status().ServerReady
 }
 
 // encoding is the negotiated position encoding (UTF-16 until initialize).
