@@ -66,7 +66,19 @@ func formatValue(k, v []byte) string {
 			return err.Error()
 		}
 		formatSymbol(&f, &s)
-	case kindDocOcc, kindRef, kindDef:
+	case kindDocOcc:
+		occs, err := decodeDocOccsValue(d.fields[0], v, nil)
+		if err != nil {
+			return err.Error()
+		}
+		parts := make([]string, len(occs))
+		for i, o := range occs {
+			var of fieldList
+			of.add("roles", formatRoles(o.Roles), "enclosing", o.Enclosing)
+			parts[i] = fmt.Sprintf("%s %s %s", o.Range, quoteIfNeeded(o.Symbol), of)
+		}
+		return strings.Join(parts, "; ")
+	case kindRef, kindDef:
 		var o Occurrence
 		if err := decodeOccValue(&o, v); err != nil {
 			return err.Error()

@@ -41,7 +41,8 @@ import (
 //	1: first format.
 //	2: symbols local to their document ("local 4 a/b.go" in a/b.go) have
 //	   doc-first records only, no symbol, name, reference or definition
-//	   index records; a document's edges are one doc-edges record.
+//	   index records; a document's occurrences are one doc-occs record,
+//	   its edges one doc-edges record.
 const SchemaVersion = 2
 
 // Spaces.
@@ -70,7 +71,7 @@ const (
 const (
 	kindDoc     kind = 'D' // path → document value
 	kindDocSym  kind = 'S' // path, symbol → symbol value
-	kindDocOcc  kind = 'O' // path, pos, symbol → occurrence value
+	kindDocOcc  kind = 'O' // path → doc-occs value: every occurrence of the document
 	kindDocEdge kind = 'E' // path → doc-edges value: every edge of the document
 )
 
@@ -118,7 +119,7 @@ func layoutOf(k kind) (keyLayout, bool) {
 	case kindDocSym:
 		return keyLayout{"doc-sym", "ss", []string{"path", "sym"}}, true
 	case kindDocOcc:
-		return keyLayout{"doc-occ", "sps", []string{"path", "range", "sym"}}, true
+		return keyLayout{"doc-occs", "s", []string{"path"}}, true
 	case kindDocEdge:
 		return keyLayout{"doc-edges", "s", []string{"path"}}, true
 	case kindSym:
@@ -167,9 +168,8 @@ func appendDocSymKey(dst []byte, space uint64, path, sym string) []byte {
 	return append(appendField(appendPrefix(dst, space, kindDocSym), path), sym...)
 }
 
-func appendDocOccKey(dst []byte, space uint64, path string, r textpos.Range, sym string) []byte {
-	dst = appendField(appendPrefix(dst, space, kindDocOcc), path)
-	return append(appendPos(dst, r), sym...)
+func appendDocOccKey(dst []byte, space uint64, path string) []byte {
+	return append(appendPrefix(dst, space, kindDocOcc), path...)
 }
 
 func appendDocEdgeKey(dst []byte, space uint64, path string) []byte {

@@ -31,7 +31,7 @@ func exampleKeys() [][]byte {
 		appendPendingKey(nil, 2),
 		appendDocKey(nil, spaceLive, "a.go"),
 		appendDocSymKey(nil, sp, "a.go", "a.F"),
-		appendDocOccKey(nil, sp, "a.go", r, "a.F"),
+		appendDocOccKey(nil, sp, "a.go"),
 		appendDocEdgeKey(nil, sp, "a.go"),
 		appendSymKey(nil, sp, "a.F", "a.go"),
 		appendRefKey(nil, sp, "a.F", "a.go", r),
@@ -185,6 +185,38 @@ func TestDocEdgesValue(t *testing.T) {
 	}
 	for n := range len(v) {
 		if _, err := decodeDocEdgesValue("a.go", v[:n]); err == nil {
+			t.Errorf("value cut to %d of %d bytes decoded", n, len(v))
+		}
+	}
+}
+
+// TestDocOccsValue round-trips a document's occurrences through the
+// doc-occs value, checks that reading stops after a line, and that every
+// truncation of the value is refused.
+func TestDocOccsValue(t *testing.T) {
+	at := func(line, col uint32) textpos.Range {
+		return textpos.Range{Start: textpos.Position{Line: line, Col: col}, End: textpos.Position{Line: line, Col: col + 3}}
+	}
+	occs := []Occurrence{
+		{Path: "a.go", Range: at(1, 6), Symbol: "a.F", Roles: RoleDefinition},
+		{Path: "a.go", Range: at(2, 2), Symbol: "b.G", Roles: RoleReference | RoleCall, Enclosing: "a.F"},
+		{Path: "a.go", Range: at(2, 9), Symbol: "a.F", Roles: RoleReference, Enclosing: "a.F"},
+		{Path: "a.go", Range: at(7, 1), Symbol: "local 1 a.go", Roles: RoleDefinition, Enclosing: "b.G"},
+	}
+	v := appendDocOccsValue(nil, occs)
+	got, err := decodeDocOccsValue("a.go", v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, occs) {
+		t.Errorf("decoded %+v, want %+v", got, occs)
+	}
+	line := uint32(2)
+	if got, err := decodeDocOccsValue("a.go", v, &line); err != nil || !reflect.DeepEqual(got, occs[:3]) {
+		t.Errorf("decoded up to line 2: %+v, %v; want the first three", got, err)
+	}
+	for n := range len(v) {
+		if _, err := decodeDocOccsValue("a.go", v[:n], nil); err == nil {
 			t.Errorf("value cut to %d of %d bytes decoded", n, len(v))
 		}
 	}

@@ -3,7 +3,6 @@ package graph
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -266,6 +265,9 @@ func emitRecords(space uint64, f *DocumentFacts, sink recordSink) error {
 	for i := range f.Occurrences {
 		e.occurrence(&f.Occurrences[i])
 	}
+	if len(f.Occurrences) > 0 {
+		e.put(appendDocOccKey(e.k[:0], space, e.path), appendDocOccsValue(e.v[:0], f.Occurrences))
+	}
 	for i := range f.Edges {
 		e.edge(&f.Edges[i])
 	}
@@ -304,11 +306,10 @@ func (e *recordEmitter) symbol(s *Symbol) {
 }
 
 func (e *recordEmitter) occurrence(o *Occurrence) {
-	v := appendOccValue(e.v[:0], o)
-	e.put(appendDocOccKey(e.k[:0], e.space, e.path, o.Range, o.Symbol), v)
 	if docLocal(o.Symbol, e.path) {
 		return
 	}
+	v := appendOccValue(e.v[:0], o)
 	e.put(appendRefKey(e.k[:0], e.space, o.Symbol, e.path, o.Range), v)
 	if o.Roles&RoleDefinition != 0 {
 		e.put(appendDefKey(e.k[:0], e.space, o.Symbol, e.path, o.Range), v)
@@ -357,22 +358,14 @@ func readDocSymbols(ctx context.Context, r kvReader, space uint64, path string) 
 // readDocOccurrences reads a document's occurrences in position order,
 // stopping before the first one starting after line stopAfter (if set).
 func readDocOccurrences(ctx context.Context, r kvReader, space uint64, path string, stopAfter *uint32) ([]Occurrence, error) {
-	var out []Occurrence
-	prefix := appendField(appendPrefix(nil, space, kindDocOcc), path)
-	upper := prefixEnd(prefix)
-	if stopAfter != nil && *stopAfter < ^uint32(0) {
-		upper = binary.BigEndian.AppendUint32(slices.Clone(prefix), *stopAfter+1)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	err := scanRange(ctx, r, prefix, upper, func(k, v []byte) error {
-		rest := k[len(prefix):]
-		if len(rest) < 16 {
-			return fmt.Errorf("%w: occurrence key %q", errBadValue, k)
-		}
-		o := Occurrence{Path: path, Range: decodePos(rest), Symbol: string(rest[16:])}
-		out = append(out, o)
-		return decodeOccValue(&out[len(out)-1], v)
-	})
-	return out, err
+	v, ok, err := get(r, appendDocOccKey(nil, space, path))
+	if err != nil || !ok {
+		return nil, err
+	}
+	return decodeDocOccsValue(path, v, stopAfter)
 }
 
 func readDocEdges(ctx context.Context, r kvReader, space uint64, path string) ([]Edge, error) {

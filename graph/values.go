@@ -160,31 +160,109 @@ func decodeEdgeValue(e *Edge, b []byte) error {
 	return r.done("edge " + e.From + " -> " + e.To)
 }
 
+// The doc-occs and doc-edges values hold a whole document's occurrences or
+// edges. Their symbol ids are strings of a table built as the value is
+// read: a uvarint 2n+1 is the table's nth string, 2n a new string of n
+// bytes that follows and joins the table. A document mentions few distinct
+// symbols many times, so most ids are references.
+
+// idWriter appends ids through a string table.
+type idWriter struct {
+	w     *valueWriter
+	table map[string]uint64
+}
+
+func (t *idWriter) id(s string) {
+	if i, ok := t.table[s]; ok {
+		t.w.uvarint(2*i + 1)
+		return
+	}
+	t.table[s] = uint64(len(t.table))
+	t.w.uvarint(2 * uint64(len(s)))
+	t.w.b = append(t.w.b, s...)
+}
+
+// idReader reads ids written by an idWriter.
+type idReader struct {
+	r     *valueReader
+	table []string
+}
+
+func (t *idReader) id() string {
+	x := t.r.uvarint()
+	if x&1 == 1 {
+		if x>>1 >= uint64(len(t.table)) {
+			t.r.bad = true
+			return ""
+		}
+		return t.table[x>>1]
+	}
+	if t.r.bad || x>>1 > uint64(len(t.r.b)) {
+		t.r.bad = true
+		return ""
+	}
+	s := string(t.r.b[:x>>1])
+	t.r.b = t.r.b[x>>1:]
+	t.table = append(t.table, s)
+	return s
+}
+
+// Doc-occs value: a document's occurrences in key order (position, then
+// symbol): their number, then per occurrence its range, symbol, roles and
+// enclosing symbol.
+func appendDocOccsValue(dst []byte, occs []Occurrence) []byte {
+	w := valueWriter{dst}
+	t := idWriter{&w, make(map[string]uint64)}
+	w.uvarint(uint64(len(occs)))
+	for i := range occs {
+		o := &occs[i]
+		w.rng(o.Range)
+		t.id(o.Symbol)
+		w.uvarint(uint64(o.Roles))
+		t.id(o.Enclosing)
+	}
+	return w.b
+}
+
+// decodeDocOccsValue decodes a doc-occs value, stopping before the first
+// occurrence starting after line stopAfter, if set.
+func decodeDocOccsValue(path string, b []byte, stopAfter *uint32) ([]Occurrence, error) {
+	r := valueReader{b: b}
+	t := idReader{r: &r}
+	n := r.uvarint()
+	if n > uint64(len(b)) {
+		return nil, fmt.Errorf("%w: occurrences of %q", errBadValue, path)
+	}
+	out := make([]Occurrence, 0, n)
+	for range n {
+		o := Occurrence{Path: path, Range: r.rng()}
+		o.Symbol = t.id()
+		o.Roles = Role(r.u32())
+		o.Enclosing = t.id()
+		if r.bad {
+			break
+		}
+		if stopAfter != nil && o.Range.Start.Line > *stopAfter {
+			return out, nil
+		}
+		out = append(out, o)
+	}
+	return out, r.done("occurrences of " + path)
+}
+
 // Doc-edges value: every edge a document justifies, in key order: the
 // number of edges, then per edge its from, kind and to, and its edge value
-// as a string. The three ids are strings of a table built as the value is
-// read: a uvarint 2n+1 is the table's nth string, 2n a new string of n
-// bytes that follows and joins the table. A document's edges share few
-// distinct ends, so most are references.
+// as a string.
 func appendDocEdgesValue(dst []byte, edges []Edge) []byte {
 	w := valueWriter{dst}
+	t := idWriter{&w, make(map[string]uint64)}
 	w.uvarint(uint64(len(edges)))
-	table := make(map[string]uint64, len(edges))
-	id := func(s string) {
-		if i, ok := table[s]; ok {
-			w.uvarint(2*i + 1)
-			return
-		}
-		table[s] = uint64(len(table))
-		w.uvarint(2 * uint64(len(s)))
-		w.b = append(w.b, s...)
-	}
 	var v []byte
 	for i := range edges {
 		e := &edges[i]
-		id(e.From)
-		id(string(e.Kind))
-		id(e.To)
+		t.id(e.From)
+		t.id(string(e.Kind))
+		t.id(e.To)
 		v = appendEdgeValue(v[:0], e)
 		w.uvarint(uint64(len(v)))
 		w.b = append(w.b, v...)
@@ -194,32 +272,14 @@ func appendDocEdgesValue(dst []byte, edges []Edge) []byte {
 
 func decodeDocEdgesValue(path string, b []byte) ([]Edge, error) {
 	r := valueReader{b: b}
+	t := idReader{r: &r}
 	n := r.uvarint()
 	if n > uint64(len(b)) {
 		return nil, fmt.Errorf("%w: edges of %q", errBadValue, path)
 	}
-	var table []string
-	id := func() string {
-		x := r.uvarint()
-		if x&1 == 1 {
-			if x>>1 >= uint64(len(table)) {
-				r.bad = true
-				return ""
-			}
-			return table[x>>1]
-		}
-		if r.bad || x>>1 > uint64(len(r.b)) {
-			r.bad = true
-			return ""
-		}
-		s := string(r.b[:x>>1])
-		r.b = r.b[x>>1:]
-		table = append(table, s)
-		return s
-	}
 	out := make([]Edge, 0, n)
 	for range n {
-		e := Edge{From: id(), Kind: EdgeKind(id()), To: id()}
+		e := Edge{From: t.id(), Kind: EdgeKind(t.id()), To: t.id()}
 		l := r.uvarint()
 		if r.bad || l > uint64(len(r.b)) {
 			return nil, fmt.Errorf("%w: edges of %q", errBadValue, path)
