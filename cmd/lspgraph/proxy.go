@@ -346,7 +346,8 @@ func (st *proxyState) status(ctx context.Context) (any, error) {
 //     "position":{…}} counted in the negotiated encoding. Before answering,
 //     the d=1 set (also an empty one) is checked against the live server,
 //     bounded in time (impact.Options.VerifyTimeout; on timeout the answer
-//     says so and its d=1 is unverified); what the server knows and the
+//     says so and its d=1 is unverified, as it is while a server that
+//     answers from a syntax-only view still loads); what the server knows and the
 //     graph lacks is then written into the live layer. "verify": false
 //     skips the check;
 //   - lspgraph.context takes {symbol | textDocument+position, budget,
