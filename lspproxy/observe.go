@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -80,16 +82,16 @@ func ObservedRequest(method string) bool { return observedRequest(method) }
 
 func observedRequest(method string) bool {
 	switch method {
-	case "textDocument/definition",
-		"textDocument/declaration",
-		"textDocument/typeDefinition",
-		"textDocument/implementation",
-		"textDocument/references",
-		"textDocument/documentSymbol",
-		"textDocument/prepareCallHierarchy",
-		"callHierarchy/incomingCalls",
-		"callHierarchy/outgoingCalls",
-		"workspace/symbol":
+	case protocol.MethodTextDocumentDefinition,
+		protocol.MethodTextDocumentDeclaration,
+		protocol.MethodTextDocumentTypeDefinition,
+		protocol.MethodTextDocumentImplementation,
+		protocol.MethodTextDocumentReferences,
+		protocol.MethodTextDocumentDocumentSymbol,
+		protocol.MethodTextDocumentPrepareCallHierarchy,
+		protocol.MethodCallHierarchyIncomingCalls,
+		protocol.MethodCallHierarchyOutgoingCalls,
+		protocol.MethodWorkspaceSymbol:
 		return true
 	}
 	return false
@@ -98,7 +100,8 @@ func observedRequest(method string) bool {
 // observedNotification reports whether an editor notification is observed.
 func observedNotification(method string) bool {
 	switch method {
-	case "textDocument/didOpen", "textDocument/didChange", "textDocument/didSave", "textDocument/didClose":
+	case protocol.MethodTextDocumentDidOpen, protocol.MethodTextDocumentDidChange,
+		protocol.MethodTextDocumentDidSave, protocol.MethodTextDocumentDidClose:
 		return true
 	}
 	return false
