@@ -325,11 +325,21 @@ func (cr *crawler) run(ctx context.Context, files []string) error {
 	for _, d := range cr.order {
 		syms = append(syms, d.symbols...)
 	}
+	// Opening documents makes some servers load more projects
+	// (typescript-language-server loads a package's tsconfig project when its
+	// first file opens); references asked before that work ends miss the
+	// uses in those projects.
+	if _, err := cr.c.waitReady(ctx, cr.opts.ReadyQuiet, cr.opts.ReadyTimeout); err != nil {
+		return err
+	}
 	// Phase 2: references of every symbol.
 	err = cr.parallel(ctx, "references", len(syms), func(ctx context.Context, i int) error {
 		return cr.references(ctx, syms[i])
 	})
 	if err != nil {
+		return err
+	}
+	if err := cr.askLonelyAgain(ctx, syms); err != nil {
 		return err
 	}
 	if err := cr.disambiguate(ctx, syms); err != nil {
@@ -558,8 +568,33 @@ func (cr *crawler) references(ctx context.Context, s *symbol) error {
 	if err != nil || !ok {
 		return err
 	}
-	s.refs = locs
+	if len(locs) >= len(s.refs) {
+		s.refs = locs
+	}
 	return nil
+}
+
+// askLonelyAgain asks once more, after the server has gone quiet, for the
+// references of every symbol whose answer held at most its declaration. A
+// server still loading a project answers with what it has loaded
+// (typescript-language-server then returns the declaration alone); an
+// unused symbol costs one more request. The larger answer is kept.
+func (cr *crawler) askLonelyAgain(ctx context.Context, syms []*symbol) error {
+	var lonely []*symbol
+	for _, s := range syms {
+		if len(s.refs) <= 1 {
+			lonely = append(lonely, s)
+		}
+	}
+	if len(lonely) == 0 {
+		return nil
+	}
+	if _, err := cr.c.waitReady(ctx, cr.opts.ReadyQuiet, cr.opts.ReadyTimeout); err != nil {
+		return err
+	}
+	return cr.parallel(ctx, "references", len(lonely), func(ctx context.Context, i int) error {
+		return cr.references(ctx, lonely[i])
+	})
 }
 
 // incomingCalls asks who calls s.
