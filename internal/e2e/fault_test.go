@@ -101,3 +101,57 @@ func TestProxyServerDies(t *testing.T) {
 		t.Errorf("the proxy did not exit within 20s of exit after its server died")
 	}
 }
+
+// TestTwoProxiesOneStore opens two editor windows on one workspace: the
+// first proxy holds the store; the second forwards to its own gopls as usual
+// and its commands say the store is in use by another process.
+func TestTwoProxiesOneStore(t *testing.T) {
+	gopls := goplsPath(t)
+	root := fixture(t, "goapp")
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	logA, logB := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
+	logOnFailure(t, "first proxy log", logA)
+	logOnFailure(t, "second proxy log", logB)
+
+	const cat = "service/catalog.go"
+	status := func(c *lspClient) proxyStatus {
+		var st proxyStatus
+		if err := json.Unmarshal(c.mustCall("workspace/executeCommand", map[string]any{"command": "lspgraph.status"}), &st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	a := startClient(t, "first lspgraph proxy -- gopls", root, proxyArgv(t, store, logA, []string{gopls})...)
+	a.initialize(nil)
+	// The proxy opens the store once the editor has initialized the workspace.
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		st := status(a)
+		if st.StoreError == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("first proxy has no store: %s", st.StoreError)
+		}
+	}
+
+	b := startClient(t, "second lspgraph proxy -- gopls", root, proxyArgv(t, store, logB, []string{gopls})...)
+	b.initialize(nil)
+	b.open(cat, "go")
+	def := b.mustCall("textDocument/definition", b.docPos(cat, posOf(t, root, cat, 30, "Put")))
+	wantSites(t, "definition through the second proxy", sites(root, locations(t, def)), "store/store.go:17")
+	st := status(b)
+	if !strings.Contains(st.StoreError, "in use by process") {
+		t.Errorf("second proxy's storeError = %q; want it to name the process holding the store", st.StoreError)
+	}
+	if _, err := b.call("workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{"Catalog.Save"}}); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("lspgraph.impact in the second proxy: error %v; want one saying the store is in use", err)
+	}
+	b.shutdown()
+
+	// The first window is unaffected.
+	if st := status(a); st.StoreError != "" || st.Proxy.Stats.FromServer == 0 {
+		t.Errorf("first proxy after the second came and went: storeError %q, %d frames from gopls", st.StoreError, st.Proxy.Stats.FromServer)
+	}
+	a.shutdown()
+}
