@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -76,6 +78,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	}
 	prog := newIndexProgress(e.stderr)
 	opts.Progress = prog.update
+	defer relaxGC()()
 	var sum syntax.IndexSummary
 	if *dryRun {
 		dir = "(dry run: no store)"
@@ -107,6 +110,25 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%s → %s\n", root, dir)
 	writeIndexSummary(e.stdout, sum, gitHead(ctx, root))
 	return nil
+}
+
+// relaxGC makes the collector run less often while an index is built: the
+// facts of every file are live until resolution, so at the default
+// GOGC each cycle rescans most of the heap for little garbage. A soft
+// memory limit (unless GOMEMLIMIT already sets one) brings the collector
+// back before the heap grows past it. The returned function restores the
+// previous settings.
+func relaxGC() (restore func()) {
+	const percent, limit = 400, 3 << 30
+	oldLimit := debug.SetMemoryLimit(-1)
+	if oldLimit == math.MaxInt64 {
+		debug.SetMemoryLimit(limit)
+	}
+	oldPercent := debug.SetGCPercent(percent)
+	return func() {
+		debug.SetGCPercent(oldPercent)
+		debug.SetMemoryLimit(oldLimit)
+	}
 }
 
 func writeIndexSummary(w io.Writer, sum syntax.IndexSummary, commit string) {
