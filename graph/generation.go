@@ -29,6 +29,14 @@ type GenerationWriter struct {
 	written map[string]struct{} // paths written, to replace duplicates
 	counts  genCounts
 	done    bool
+
+	// Full chunks are written to their run files outside mu, so that
+	// producers go on meanwhile; flush and finish wait for them.
+	spilling sync.WaitGroup
+	spillMu  sync.Mutex
+	spillErr error  // the first failed spill's
+	spare    *chunk // a spilled chunk, for reuse
+	records  sync.Pool
 }
 
 // genCounts are what a generation writer has written.
@@ -85,9 +93,31 @@ func (g *GenerationWriter) PutDocument(ctx context.Context, f DocumentFacts) err
 	if err != nil {
 		return err
 	}
+	// Encode the records before taking the lock; only copying them into
+	// the pending chunk is serialized.
+	rec, _ := g.records.Get().(*chunk)
+	if rec == nil {
+		rec = &chunk{}
+	}
+	defer func() {
+		rec.reset()
+		g.records.Put(rec)
+	}()
+	if err := emitRecords(g.space, &nf, func(k, v []byte) error { rec.add(k, v); return nil }); err != nil {
+		return fmt.Errorf("graph: writing document %q in generation %d: %w", nf.Document.Path, g.gen, err)
+	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.putLocked(ctx, &nf)
+	err = g.putEncodedLocked(ctx, &nf, rec)
+	var full *chunk
+	var path string
+	if err == nil && g.chunk.size() >= g.limit {
+		full, path = g.startSpill()
+	}
+	g.mu.Unlock()
+	if err != nil || full == nil {
+		return err
+	}
+	return g.finishSpill(full, path)
 }
 
 // usable reports why the writer cannot be used, if it cannot. The caller
@@ -103,6 +133,18 @@ func (g *GenerationWriter) usable() error {
 }
 
 func (g *GenerationWriter) putLocked(ctx context.Context, f *DocumentFacts) error {
+	if err := g.putEncodedLocked(ctx, f, nil); err != nil {
+		return err
+	}
+	if g.chunk.size() >= g.limit {
+		return g.spill()
+	}
+	return nil
+}
+
+// putEncodedLocked writes f, whose records are rec if not nil (else they
+// are encoded here), into the pending chunk. The caller holds g.mu.
+func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFacts, rec *chunk) error {
 	if err := g.usable(); err != nil {
 		return err
 	}
@@ -119,16 +161,60 @@ func (g *GenerationWriter) putLocked(ctx context.Context, f *DocumentFacts) erro
 		g.written[path] = struct{}{}
 		g.counts.documents++
 	}
-	if err := emitRecords(g.space, f, g.add); err != nil {
+	if rec != nil {
+		g.chunk.addAll(rec)
+	} else if err := emitRecords(g.space, f, g.add); err != nil {
 		return fmt.Errorf("graph: writing document %q in generation %d: %w", path, g.gen, err)
 	}
 	g.counts.symbols += len(f.Symbols)
 	g.counts.occurrences += len(f.Occurrences)
 	g.counts.edges += len(f.Edges)
-	if g.chunk.size() >= g.limit {
-		return g.spill()
-	}
 	return nil
+}
+
+// startSpill takes the pending chunk to be spilled by finishSpill outside
+// g.mu, and reserves its run file's place among the runs. The caller holds
+// g.mu.
+func (g *GenerationWriter) startSpill() (*chunk, string) {
+	path := g.s.fs.PathJoin(g.s.dir, g.fileName("run"))
+	g.runs = append(g.runs, path)
+	full := new(chunk)
+	*full = g.chunk
+	g.spillMu.Lock()
+	if g.spare != nil {
+		g.chunk, g.spare = *g.spare, nil
+	} else {
+		g.chunk = chunk{}
+	}
+	g.spillMu.Unlock()
+	g.spilling.Add(1)
+	return full, path
+}
+
+// finishSpill writes a chunk taken by startSpill to its run file.
+func (g *GenerationWriter) finishSpill(c *chunk, path string) error {
+	defer g.spilling.Done()
+	err := g.s.spillChunk(c, path)
+	c.reset()
+	g.spillMu.Lock()
+	defer g.spillMu.Unlock()
+	g.spare = c
+	if err != nil {
+		err = fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
+		if g.spillErr == nil {
+			g.spillErr = err
+		}
+	}
+	return err
+}
+
+// waitSpills waits for the chunks being spilled and returns the first
+// spill's error. The caller holds g.mu.
+func (g *GenerationWriter) waitSpills() error {
+	g.spilling.Wait()
+	g.spillMu.Lock()
+	defer g.spillMu.Unlock()
+	return g.spillErr
 }
 
 // spill writes the pending chunk, sorted, to a run file, to be merged with
@@ -185,6 +271,9 @@ func (g *GenerationWriter) Flush() error {
 // flush merges the spilled runs and the pending records into sstables
 // that do not overlap and ingests them.
 func (g *GenerationWriter) flush() error {
+	if err := g.waitSpills(); err != nil {
+		return err
+	}
 	if g.chunk.empty() && len(g.runs) == 0 {
 		return nil
 	}
@@ -316,7 +405,9 @@ func (g *GenerationWriter) fillManifest(m Manifest) Manifest {
 // caller holds g.mu and g.s.mu.
 func (g *GenerationWriter) finish() {
 	g.done = true
+	_ = g.waitSpills() // reported by flush, or moot when aborting
 	g.chunk = chunk{}
+	g.spare = nil
 	for _, r := range g.runs {
 		_ = g.s.fs.Remove(r)
 	}

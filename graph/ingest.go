@@ -72,6 +72,16 @@ func (c *chunk) grow(n int) {
 	c.arena = a
 }
 
+// addAll appends the records of o.
+func (c *chunk) addAll(o *chunk) {
+	c.grow(len(o.arena))
+	base := uint32(len(c.arena))
+	c.arena = append(c.arena, o.arena...)
+	for _, e := range o.ents {
+		c.ents = append(c.ents, chunkEntry{k: e.k + base, v: e.v + base, end: e.end + base})
+	}
+}
+
 func (c *chunk) key(e chunkEntry) []byte   { return c.arena[e.k:e.v] }
 func (c *chunk) value(e chunkEntry) []byte { return c.arena[e.v:e.end] }
 func (c *chunk) size() int                 { return len(c.arena) + 12*len(c.ents) }
@@ -208,7 +218,7 @@ func abbreviate(k []byte, off int) uint64 {
 }
 
 // tableBytes is roughly where the sstables written from a merge are cut.
-const tableBytes = 128 << 20
+const tableBytes = 32 << 20
 
 // spillChunk sorts c and writes it to a run file at path: the records in
 // key order, each as uvarint key length, uvarint value length, key, value.
@@ -279,12 +289,9 @@ func (s *Store) ingestMerged(ctx context.Context, runs []string, c *chunk, names
 			_ = s.fs.Remove(t) // ingestion links or copies the files
 		}
 	}()
-	for !m.done() {
-		path := s.fs.PathJoin(s.dir, names())
-		tables = append(tables, path)
-		if err := s.writeMergedTable(path, m); err != nil {
-			return fmt.Errorf("graph: writing %s: %w", path, err)
-		}
+	tables, err = s.writeMergedTables(m, names)
+	if err != nil {
+		return err
 	}
 	if len(tables) == 0 {
 		return nil
@@ -295,23 +302,70 @@ func (s *Store) ingestMerged(ctx context.Context, runs []string, c *chunk, names
 	return nil
 }
 
-// writeMergedTable writes the merger's records to one sstable, up to about
-// tableBytes.
-func (s *Store) writeMergedTable(path string, m *merger) error {
+// writeMergedTables drains the merger into sstables of about tableBytes
+// each, named in key order by names, and returns their paths (also when it
+// fails, so that the caller removes them). The merge runs here; the
+// records of each table are copied into a buffer and encoded into its
+// sstable by another goroutine, several tables at once.
+func (s *Store) writeMergedTables(m *merger, names func() string) ([]string, error) {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	free := make(chan *chunk, workers+1)
+	for range workers + 1 {
+		free <- &chunk{}
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	failed := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return first != nil
+	}
+	var tables []string
+	for !m.done() && !failed() {
+		buf := <-free
+		buf.reset()
+		for !m.done() && len(buf.arena) < tableBytes {
+			k, v := m.current()
+			buf.add(k, v)
+			if err := m.next(); err != nil {
+				wg.Wait()
+				return tables, err
+			}
+		}
+		path := s.fs.PathJoin(s.dir, names())
+		tables = append(tables, path)
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.writeTable(path, buf)
+			<-sem
+			free <- buf
+			if err != nil {
+				mu.Lock()
+				if first == nil {
+					first = fmt.Errorf("graph: writing %s: %w", path, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return tables, first
+}
+
+// writeTable writes the records of c, sorted and without duplicate keys,
+// to one sstable.
+func (s *Store) writeTable(path string, c *chunk) error {
 	f, err := s.fs.Create(path, "")
 	if err != nil {
 		return err
 	}
 	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.opts.MakeWriterOptions(6, s.db.TableFormat()))
-	size := 0
-	for !m.done() && size < tableBytes {
-		k, v := m.current()
-		if err := w.Set(k, v); err != nil {
-			_ = w.Close()
-			return err
-		}
-		size += len(k) + len(v)
-		if err := m.next(); err != nil {
+	for _, e := range c.ents {
+		if err := w.Set(c.key(e), c.value(e)); err != nil {
 			_ = w.Close()
 			return err
 		}
