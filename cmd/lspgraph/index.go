@@ -119,7 +119,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 // back before the heap grows past it. The returned function restores the
 // previous settings.
 func relaxGC() (restore func()) {
-	const percent, limit = 400, 3 << 30
+	const percent, limit = 200, 3 << 30
 	oldLimit := debug.SetMemoryLimit(-1)
 	if oldLimit == math.MaxInt64 {
 		debug.SetMemoryLimit(limit)
