@@ -229,19 +229,22 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 		from, to string
 		kind     graph.EdgeKind
 	}
-	edges := map[edgeKey]*graph.Edge{}
-	var order []edgeKey
+	// Each distinct edge is kept once, in the order first met, its
+	// count summed and its best confidence kept.
+	edges := make(map[edgeKey]int, len(f.Edges)+len(f.Uses)/2)
+	df.Edges = make([]graph.Edge, 0, len(f.Edges)+len(f.Uses)/2)
 	addEdge := func(e graph.Edge) {
 		k := edgeKey{e.From, e.To, e.Kind}
-		if old, ok := edges[k]; ok {
+		if i, ok := edges[k]; ok {
+			old := &df.Edges[i]
 			old.Count += e.Count
 			if e.Confidence > old.Confidence {
 				old.Confidence, old.Reason = e.Confidence, e.Reason
 			}
 			return
 		}
-		edges[k] = &e
-		order = append(order, k)
+		edges[k] = len(df.Edges)
+		df.Edges = append(df.Edges, e)
 	}
 	for _, e := range f.Edges {
 		addEdge(e)
@@ -291,8 +294,8 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 				Source: graph.SourceSyntax, Reason: t.reason, Count: 1})
 		}
 	}
-	for _, k := range order {
-		df.Edges = append(df.Edges, *edges[k])
+	if len(df.Edges) == 0 {
+		df.Edges = nil // as when nothing was added
 	}
 	slices.SortStableFunc(df.Occurrences, func(a, b graph.Occurrence) int {
 		if c := compareRange(a.Range, b.Range); c != 0 {
