@@ -253,12 +253,15 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 	if f.Document.Flags&graph.DocTest != 0 {
 		testRole = graph.RoleTest
 	}
+	// The targets of a use are read before the next use is resolved, so
+	// one buffer holds them all.
+	scratch := make([]target, 0, MaxAmbiguous+1)
 	for i := range f.Uses {
 		if i%256 == 0 && ctx.Err() != nil {
 			return graph.DocumentFacts{}, fmt.Errorf("syntax: resolving %s: %w", f.Document.Path, ctx.Err())
 		}
 		u := &f.Uses[i]
-		targets, err := r.resolveUse(ctx, f, u, imports)
+		targets, err := r.resolveUse(ctx, f, u, imports, scratch)
 		if err != nil {
 			return graph.DocumentFacts{}, fmt.Errorf("syntax: resolving %s: %w", f.Document.Path, err)
 		}
@@ -331,8 +334,10 @@ func isTypeLike(s graph.Symbol) bool {
 	return false
 }
 
-// resolveUse applies the rules of the confidence table to one use.
-func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import) ([]target, error) {
+// resolveUse applies the rules of the confidence table to one use. The
+// targets are appended to buf[:0] when buf is not nil (the result may then
+// share buf's array).
+func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, buf []target) ([]target, error) {
 	lang := f.Document.Language
 	imp, imported := imports[u.Name]
 	name := u.Name
@@ -344,7 +349,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return nil, err
 	}
 	t := r.local
-	var out []target
+	out := buf[:0]
 	seen := func(id string) bool {
 		for _, x := range out {
 			if x.id == id {
@@ -520,7 +525,7 @@ func (r *Resolver) typesOf(ctx context.Context, f *FileFacts, u *Use, imports ma
 		}
 		tu.Kind, tu.Qualifier, tu.Name = UseQualified, q, name
 	}
-	return r.resolveUse(ctx, f, &tu, imports)
+	return r.resolveUse(ctx, f, &tu, imports, nil)
 }
 
 // resolveTyped resolves x.Name where x is declared with type u.Qualifier:
