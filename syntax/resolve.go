@@ -215,9 +215,10 @@ type target struct {
 // Document resolves one file's uses and returns its complete facts.
 func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFacts, error) {
 	df := graph.DocumentFacts{
-		Document:    f.Document,
-		Symbols:     append([]graph.Symbol(nil), f.Symbols...),
-		Occurrences: append([]graph.Occurrence(nil), f.Occurrences...),
+		Document: f.Document,
+		Symbols:  append([]graph.Symbol(nil), f.Symbols...),
+		// Room for one occurrence per use, which most uses yield.
+		Occurrences: append(make([]graph.Occurrence, 0, len(f.Occurrences)+len(f.Uses)), f.Occurrences...),
 	}
 	imports := map[string]Import{}
 	for _, imp := range f.Imports {
@@ -299,6 +300,9 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 	}
 	if len(df.Edges) == 0 {
 		df.Edges = nil // as when nothing was added
+	}
+	if len(df.Occurrences) == 0 {
+		df.Occurrences = nil
 	}
 	slices.SortStableFunc(df.Occurrences, func(a, b graph.Occurrence) int {
 		if c := compareRange(a.Range, b.Range); c != 0 {
