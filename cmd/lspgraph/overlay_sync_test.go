@@ -21,25 +21,7 @@ func TestSyncLiveLayerOverSCIP(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	ctx := context.Background()
-	root := t.TempDir()
-	src := filepath.Join("..", "..", "testdata", "goapp")
-	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if fi.IsDir() {
-			return os.MkdirAll(filepath.Join(root, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(root, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := copyGoapp(t)
 	git := func(args ...string) string {
 		cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")

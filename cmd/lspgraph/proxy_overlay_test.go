@@ -27,25 +27,7 @@ func proxyFixtureRepo(t *testing.T, scip bool) (root, store string) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	root = t.TempDir()
-	src := filepath.Join("..", "..", "testdata", "goapp")
-	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if fi.IsDir() {
-			return os.MkdirAll(filepath.Join(root, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(root, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root = copyGoapp(t)
 	for _, args := range [][]string{
 		{"init", "-q"},
 		{"add", "-A"},
