@@ -271,23 +271,13 @@ func (w *walker) satisfaction(ctx context.Context, a *Answer, t graph.Symbol, vi
 				continue
 			}
 			seen[c.key()+"\x00"+p.iface] = true
-			c.via = graph.Edge{From: p.concrete, To: p.iface, Kind: graph.EdgeImplements, Confidence: 1.0,
-				Reason: "type used as the interface it implements", Path: o.Path}
-			if d, ok, err := w.document(ctx, o.Path); err != nil {
-				return err
-			} else if ok {
-				c.via.Source, c.via.Layer = d.Source, d.Layer
-			}
-			d, err := w.dependent(ctx, c, 1)
+			err = w.addSatisfaction(ctx, a, c, p.concrete, p.iface, "type used as the interface it implements",
+				func() string {
+					return fmt.Sprintf("%s used as %s", nameOrID(w, ctx, p.concrete), nameOrID(w, ctx, p.iface))
+				})
 			if err != nil {
 				return err
 			}
-			if d.Test && !w.o.IncludeTests {
-				continue
-			}
-			d.Group = GroupSatisfaction
-			d.Via.Reason = fmt.Sprintf("%s used as %s", nameOrID(w, ctx, p.concrete), nameOrID(w, ctx, p.iface))
-			a.Satisfaction = append(a.Satisfaction, d)
 		}
 	}
 	for _, p := range pairs {
@@ -369,24 +359,14 @@ func (w *walker) passedAs(ctx context.Context, a *Answer, concrete, iface string
 				continue
 			}
 			seen[k] = true
-			c.via = graph.Edge{From: concrete, To: iface, Kind: graph.EdgeImplements, Confidence: 1.0, Path: o.Path,
-				Reason: "value of the type passed as the interface"}
-			if d, ok, err := w.document(ctx, o.Path); err != nil {
-				return err
-			} else if ok {
-				c.via.Source, c.via.Layer = d.Source, d.Layer
-			}
-			d, err := w.dependent(ctx, c, 1)
+			err = w.addSatisfaction(ctx, a, c, concrete, iface, "value of the type passed as the interface",
+				func() string {
+					return fmt.Sprintf("%s (from %s) passed to %s as %s", nameOrID(w, ctx, concrete),
+						nameOrID(w, ctx, p), nameOrID(w, ctx, consumer), nameOrID(w, ctx, iface))
+				})
 			if err != nil {
 				return err
 			}
-			if d.Test && !w.o.IncludeTests {
-				continue
-			}
-			d.Group = GroupSatisfaction
-			d.Via.Reason = fmt.Sprintf("%s (from %s) passed to %s as %s", nameOrID(w, ctx, concrete),
-				nameOrID(w, ctx, p), nameOrID(w, ctx, consumer), nameOrID(w, ctx, iface))
-			a.Satisfaction = append(a.Satisfaction, d)
 		}
 	}
 	return nil
@@ -516,4 +496,27 @@ func (w *walker) onSameLine(ctx context.Context, o graph.Occurrence, iface strin
 type lineKey struct {
 	path string
 	line uint32
+}
+
+// addSatisfaction puts c, a site in c.path where concrete is used as iface,
+// in the satisfaction group (unless it is a test and tests are left out).
+// edgeReason names the rule; reason words the site for the answer.
+func (w *walker) addSatisfaction(ctx context.Context, a *Answer, c *cand, concrete, iface, edgeReason string, reason func() string) error {
+	c.via = graph.Edge{From: concrete, To: iface, Kind: graph.EdgeImplements, Confidence: 1.0, Path: c.path, Reason: edgeReason}
+	if d, ok, err := w.document(ctx, c.path); err != nil {
+		return err
+	} else if ok {
+		c.via.Source, c.via.Layer = d.Source, d.Layer
+	}
+	d, err := w.dependent(ctx, c, 1)
+	if err != nil {
+		return err
+	}
+	if d.Test && !w.o.IncludeTests {
+		return nil
+	}
+	d.Group = GroupSatisfaction
+	d.Via.Reason = reason()
+	a.Satisfaction = append(a.Satisfaction, d)
+	return nil
 }
