@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/lspgraph/lspgraph/graph"
 )
 
@@ -38,10 +36,9 @@ type Options struct {
 // use one per goroutine and Close it when done.
 type Extractor struct {
 	opts    Options
-	parsers map[string]*sitter.Parser // by grammar name
 	langs   map[string]*grammar
 	project *project
-	flat    flat // the last parsed tree, buffers reused from file to file
+	flat    flat // the last parsed tree, its parse memory reused from file to file
 	closed  bool
 }
 
@@ -55,18 +52,14 @@ func NewExtractor(opts Options) *Extractor {
 	}
 	return &Extractor{
 		opts:    opts,
-		parsers: map[string]*sitter.Parser{},
 		langs:   map[string]*grammar{},
 		project: newProject(opts.Root),
 	}
 }
 
-// Close releases the parsers' memory. The Extractor is unusable afterwards.
+// Close releases the parse memory. The Extractor is unusable afterwards.
 func (x *Extractor) Close() {
-	for _, p := range x.parsers {
-		p.Close()
-	}
-	x.parsers = nil
+	x.flat.free()
 	x.closed = true
 }
 
@@ -115,20 +108,16 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("syntax: parsing %s: %w", p, err)
 	}
-	g, parser := x.grammar(gname)
-	// The timeout is tree-sitter's own (ts_parser_set_timeout_micros), not
-	// a cancellable context: go-tree-sitter's context watcher can leave the
-	// parser's cancellation flag set after a parse that finished, which
-	// would fail the next parse.
-	tree, err := parser.ParseCtx(context.Background(), nil, src)
-	if err != nil {
-		// The parse took longer than the timeout: skip the file.
-		parser.Reset()
-		ff.Skipped = SkipTimeout
+	g := x.grammar(gname)
+	// The timeout is tree-sitter's own (ts_parser_set_timeout_micros).
+	if err := x.flat.parse(g, src, x.opts.ParseTimeout); err != nil {
+		if errors.Is(err, errParseTimeout) {
+			ff.Skipped = SkipTimeout
+			return ff, nil
+		}
+		*ff = FileFacts{Document: ff.Document, Skipped: SkipFailed, Failure: err.Error()}
 		return ff, nil
 	}
-	x.flat.load(g, tree, len(src))
-	tree.Close()
 	if failure := x.walk(g, src, ff); failure != "" {
 		*ff = FileFacts{Document: ff.Document, Skipped: SkipFailed, Failure: failure}
 	}
@@ -160,19 +149,14 @@ func (x *Extractor) walk(g *grammar, src []byte, ff *FileFacts) (failure string)
 	return ""
 }
 
-// grammar returns the grammar tables and this Extractor's parser for gname,
-// creating them on first use.
-func (x *Extractor) grammar(gname string) (*grammar, *sitter.Parser) {
-	if p, ok := x.parsers[gname]; ok {
-		return x.langs[gname], p
+// grammar returns the grammar tables for gname, creating them on first use.
+func (x *Extractor) grammar(gname string) *grammar {
+	g, ok := x.langs[gname]
+	if !ok {
+		g = newGrammar(gname)
+		x.langs[gname] = g
 	}
-	g := newGrammar(gname)
-	p := sitter.NewParser()
-	p.SetLanguage(g.ts)
-	p.SetOperationLimit(int(x.opts.ParseTimeout.Microseconds()))
-	x.parsers[gname] = p
-	x.langs[gname] = g
-	return g, p
+	return g
 }
 
 func contentHash(src []byte) string {

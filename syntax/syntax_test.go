@@ -85,12 +85,9 @@ func TestParseTimeout(t *testing.T) {
 	if ff.Skipped != SkipTimeout {
 		t.Fatalf("skipped = %q, want %q", ff.Skipped, SkipTimeout)
 	}
-	y := NewExtractor(Options{})
-	defer y.Close()
 	small := []byte("package p\n\nfunc G() {}\n")
-	// The same parser, after the timeout, parses the next file from scratch.
+	// The same extractor, after the timeout, parses the next file from scratch.
 	x.opts.ParseTimeout = time.Minute
-	x.parsers["go"].SetOperationLimit(int(time.Minute.Microseconds()))
 	ff, err = x.File(ctx, "p/g.go", small)
 	if err != nil || ff.Skipped != SkipNone || len(ff.Symbols) != 2 {
 		t.Fatalf("after a timeout: skipped %q, %d symbols, err %v; want the package and G", ff.Skipped, len(ff.Symbols), err)
