@@ -88,12 +88,14 @@
 // `git ls-files -co --exclude-standard` (so .gitignore is respected);
 // elsewhere it walks the tree. Either way, files under vendor/,
 // node_modules/ or a hidden directory are left out. [Extractor.File] skips a file, with a [SkipReason] and no
-// facts, when it is larger than 1 MB (huge), starts with a generated-code
+// facts, when it is a Go file under a testdata directory (testdata: the go
+// tool ignores those, they are fixtures in no package), when it is larger
+// than 1 MB (huge), starts with a generated-code
 // marker in its first lines ("Code generated ... DO NOT EDIT." or
 // "@generated": generated), is minified JavaScript (average line longer than
 // 500 bytes, or any line longer than 10 KB: minified), or takes longer to
 // parse than the parse timeout (timeout, 5 s by default: tree-sitter's own
-// parse timeout, after which the parser is reset). A walker that breaks on a
+// parse timeout). A walker that breaks on a
 // file (a bug) fails that file only (failed, with FileFacts.Failure).
 //
 // # Re-extracting one document

@@ -164,8 +164,11 @@ func contentHash(src []byte) string {
 	return "sha256:" + hex.EncodeToString(h[:12])
 }
 
-// skipReason applies the size, generated-code and minified rules.
+// skipReason applies the testdata, size, generated-code and minified rules.
 func (x *Extractor) skipReason(p string, src []byte) SkipReason {
+	if path.Ext(p) == ".go" && inTestdata(p) {
+		return SkipTestdata
+	}
 	if len(src) > x.opts.MaxFileSize {
 		return SkipHuge
 	}
@@ -179,6 +182,15 @@ func (x *Extractor) skipReason(p string, src []byte) SkipReason {
 		}
 	}
 	return SkipNone
+}
+
+// inTestdata reports whether a root-relative path is inside a directory
+// named testdata. The go tool ignores such directories: the Go files in
+// them are fixtures that belong to no package (gopls and scip-go do not
+// index them either), and their names would only blur the resolution of
+// the real ones.
+func inTestdata(p string) bool {
+	return strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/")
 }
 
 // generatedHeaderLines is how many leading lines are searched for a

@@ -24,6 +24,7 @@ const (
 	SkipTimeout     SkipReason = "timeout"     // parsing took longer than Options.ParseTimeout
 	SkipUnsupported SkipReason = "unsupported" // no grammar for the file's extension
 	SkipFailed      SkipReason = "failed"      // the extractor broke on the file (a bug: FileFacts.Failure says how)
+	SkipTestdata    SkipReason = "testdata"    // a Go file under a testdata directory: a fixture, in no package
 )
 
 // FileFacts is what one file yields before name resolution: its document,

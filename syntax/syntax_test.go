@@ -50,6 +50,11 @@ func TestSkipRules(t *testing.T) {
 		{"long lines in typescript are kept", "web/app.ts", longLines, Options{}, SkipNone, 0},
 		{"test file", "p/a_test.go", "package p\n", Options{}, SkipNone, graph.DocTest},
 		{"unsupported", "README.md", "# hi\n", Options{}, SkipUnsupported, 0},
+		{"go testdata", "p/testdata/fixture.go", "package fixture\n", Options{}, SkipTestdata, 0},
+		{"go testdata at the root", "testdata/a.go", "package a\n", Options{}, SkipTestdata, 0},
+		{"go file named testdata", "p/testdata.go", "package p\n", Options{}, SkipNone, 0},
+		{"go under a testdata-like name", "p/mytestdata/a.go", "package a\n", Options{}, SkipNone, 0},
+		{"python testdata is code", "p/testdata/helpers.py", "x = 1\n", Options{}, SkipNone, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			x := NewExtractor(c.opts)
