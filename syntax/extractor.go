@@ -124,6 +124,33 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 	return ff, nil
 }
 
+// Parse applies File's skip rules and parses the file with tree-sitter,
+// keeping nothing: the part of File's work that any tree-sitter indexer
+// pays. It returns why the file was skipped, if it was (timeouts
+// included); an error means the context ended or the Extractor is closed.
+func (x *Extractor) Parse(ctx context.Context, p string, src []byte) (SkipReason, error) {
+	if x.closed {
+		return SkipNone, ErrClosed
+	}
+	gname := grammarFor(p)
+	if gname == "" {
+		return SkipUnsupported, nil
+	}
+	if reason := x.skipReason(p, src); reason != SkipNone {
+		return reason, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return SkipNone, fmt.Errorf("syntax: parsing %s: %w", p, err)
+	}
+	switch err := x.flat.parseAndCopy(x.grammar(gname), src, x.opts.ParseTimeout, false); {
+	case errors.Is(err, errParseTimeout):
+		return SkipTimeout, nil
+	case err != nil:
+		return SkipFailed, nil
+	}
+	return SkipNone, nil
+}
+
 // walk extracts the facts of the parsed tree. A panic (a bug in a
 // language's walker, met on unusual code) fails this file only: it is
 // reported as the file's Failure instead of ending a whole index.

@@ -215,10 +215,10 @@ static uint32_t flatten(TSNode root, flat_node *out, uint32_t cap) {
 #define ARENA_KEEP (64u << 20)
 
 // parse_flat parses src with a new parser in the arena, flattens the tree
-// into a->out and drops the parser and the tree with the arena. It returns
-// the number of nodes, -1 when the parse did not finish within the
+// into a->out (unless copy_out is false) and drops the parser and the tree
+// with the arena. It returns the number of nodes (0 without copy_out), -1 when the parse did not finish within the
 // timeout, or -2 when the parser refused the language.
-static int64_t parse_flat(arena *a, const TSLanguage *lang, const char *src, uint32_t len, uint64_t timeout_micros) {
+static int64_t parse_flat(arena *a, const TSLanguage *lang, const char *src, uint32_t len, uint64_t timeout_micros, bool copy_out) {
 	a->used = 0;
 	size_t spills = a->spills;
 	current_arena = a;
@@ -228,7 +228,9 @@ static int64_t parse_flat(arena *a, const TSLanguage *lang, const char *src, uin
 		n = -1;
 		ts_parser_set_timeout_micros(p, timeout_micros);
 		TSTree *t = ts_parser_parse_string(p, NULL, src, len);
-		if (t != NULL) {
+		if (t != NULL && !copy_out) {
+			n = 0;
+		} else if (t != NULL) {
 			TSNode root = ts_tree_root_node(t);
 			uint32_t guess = len / 6 + 64; // about one named node per 8 bytes of source
 			if (a->cap < guess) {
@@ -249,10 +251,10 @@ static int64_t parse_flat(arena *a, const TSLanguage *lang, const char *src, uin
 				a->out = grown;
 				a->cap = k;
 			}
-			// The tree's nodes are dropped with the arena; those that did
-			// not fit in it are freed by deleting the tree.
-			if (a->spills != spills) ts_tree_delete(t);
 		}
+		// The tree's nodes are dropped with the arena; those that did
+		// not fit in it are freed by deleting the tree.
+		if (t != NULL && a->spills != spills) ts_tree_delete(t);
 	}
 	// Deleting the parser lets a language's external scanner free its state.
 	ts_parser_delete(p);
@@ -314,6 +316,12 @@ type node struct {
 // parse parses src with g and replaces f's content with the tree's named
 // nodes. Nothing of the tree stays in tree-sitter afterwards.
 func (f *flat) parse(g *grammar, src []byte, timeout time.Duration) error {
+	return f.parseAndCopy(g, src, timeout, true)
+}
+
+// parseAndCopy parses src with g and, when copyOut is set, replaces f's
+// content with the tree's named nodes; otherwise f is left empty.
+func (f *flat) parseAndCopy(g *grammar, src []byte, timeout time.Duration, copyOut bool) error {
 	installAllocator.Do(func() { C.install_allocator() })
 	if f.arena == nil {
 		reserve := f.reserve
@@ -329,7 +337,7 @@ func (f *flat) parse(g *grammar, src []byte, timeout time.Duration) error {
 	if len(src) > 0 {
 		text = (*C.char)(unsafe.Pointer(&src[0]))
 	}
-	n := C.parse_flat(f.arena, g.cLanguage(), text, C.uint32_t(len(src)), C.uint64_t(timeout.Microseconds()))
+	n := C.parse_flat(f.arena, g.cLanguage(), text, C.uint32_t(len(src)), C.uint64_t(timeout.Microseconds()), C.bool(copyOut))
 	switch {
 	case n == -1:
 		return errParseTimeout

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/lspgraph/lspgraph/graph"
 )
 
 // TestArenaOverflow checks that a parse needing more memory than its
@@ -57,4 +59,30 @@ func TestArenaOverflow(t *testing.T) {
 		t.Error("no allocation left a 16 KiB arena: the overflow path was not taken")
 	}
 	t.Logf("largest parse: %d KiB of arena", roomy.flat.arena.peak>>10)
+}
+
+// TestParseAllMatchesBuild checks that the parse-only pass parses and
+// skips exactly the files an index extracts and skips.
+func TestParseAllMatchesBuild(t *testing.T) {
+	ctx := context.Background()
+	root, err := filepath.Abs("../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := IndexOptions{Root: root}
+	built, err := Build(ctx, opts, func(context.Context, graph.DocumentFacts) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := ParseAll(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parsed.Files != built.Files || parsed.Parsed != built.Indexed || parsed.Bytes != built.Bytes || !reflect.DeepEqual(parsed.Skipped, built.Skipped) {
+		t.Errorf("ParseAll: %d files, %d parsed, %d bytes, skipped %v; Build: %d files, %d indexed, %d bytes, skipped %v",
+			parsed.Files, parsed.Parsed, parsed.Bytes, parsed.Skipped, built.Files, built.Indexed, built.Bytes, built.Skipped)
+	}
+	if parsed.Parsed == 0 {
+		t.Error("nothing parsed")
+	}
 }

@@ -29,10 +29,13 @@ type indexBenchResult struct {
 	Dir  string          `json:"dir"`
 	Runs []indexBenchRun `json:"runs"`
 	// WallRatio and CPURatio are the full index's figures (the last run)
-	// over ctags's (the first).
-	WallRatio float64         `json:"wall_ratio"`
-	CPURatio  float64         `json:"cpu_ratio"`
-	Summary   json.RawMessage `json:"index_summary"`
+	// over ctags's (the first); ParseWallRatio and ParseCPURatio are the
+	// parse-only run's over ctags's.
+	WallRatio      float64         `json:"wall_ratio"`
+	CPURatio       float64         `json:"cpu_ratio"`
+	ParseWallRatio float64         `json:"parse_wall_ratio"`
+	ParseCPURatio  float64         `json:"parse_cpu_ratio"`
+	Summary        json.RawMessage `json:"index_summary"`
 }
 
 // runBenchIndex measures `lspgraph index` on a tree next to `ctags -R` on
@@ -83,11 +86,13 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 	}
 	res.Runs = append(res.Runs, run)
 
-	// The extractor alone (no store), then the real thing into a new store.
+	// Tree-sitter alone (the floor), the extractor alone (no store), then
+	// the real thing into a new store.
 	for _, phase := range []struct {
 		name string
 		args []string
 	}{
+		{"lspgraph index --parse-only", []string{"index", "--json", "--parse-only", "--root", dir}},
 		{"lspgraph index --dry-run", []string{"index", "--json", "--dry-run", "--root", dir}},
 		{"lspgraph index (new store)", []string{"index", "--json", "--store", filepath.Join(tmp, "store"), "--root", dir}},
 	} {
@@ -115,6 +120,9 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 	full := res.Runs[len(res.Runs)-1]
 	res.WallRatio = full.Seconds / max(res.Runs[0].Seconds, 1e-9)
 	res.CPURatio = full.CPUSeconds / max(res.Runs[0].CPUSeconds, 1e-9)
+	parse := res.Runs[1]
+	res.ParseWallRatio = parse.Seconds / max(res.Runs[0].Seconds, 1e-9)
+	res.ParseCPURatio = parse.CPUSeconds / max(res.Runs[0].CPUSeconds, 1e-9)
 
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
@@ -127,6 +135,7 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 			r.Name, r.Seconds, r.CPUSeconds, r.PeakRSSMB, r.Files, r.FilesPerS)
 	}
 	fmt.Fprintf(e.stdout, "  index (new store) / ctags: %.2f× wall, %.2f× cpu\n", res.WallRatio, res.CPURatio)
+	fmt.Fprintf(e.stdout, "  parse only / ctags:        %.2f× wall, %.2f× cpu\n", res.ParseWallRatio, res.ParseCPURatio)
 	return nil
 }
 

@@ -40,7 +40,8 @@ func TestBenchIndex(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout.String())
 	}
-	if len(res.Runs) != 3 || res.Runs[0].Files == 0 || res.Runs[1].Files != 7 || res.Runs[2].Files != 7 || res.Runs[2].Seconds <= 0 || res.WallRatio <= 0 {
+	if len(res.Runs) != 4 || res.Runs[0].Files == 0 || res.Runs[1].Files != 7 || res.Runs[2].Files != 7 || res.Runs[3].Files != 7 ||
+		res.Runs[3].Seconds <= 0 || res.WallRatio <= 0 || res.ParseWallRatio <= 0 {
 		t.Errorf("bench index result: %+v", res)
 	}
 }

@@ -42,6 +42,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	useLSP := fs.Bool("lsp", false, "crawl a language server (after --) instead of parsing with tree-sitter")
 	dryRun := fs.Bool("dry-run", false, "extract and resolve, but write nothing (measures the extractor alone)")
+	parseOnly := fs.Bool("parse-only", false, "parse every file with tree-sitter and stop: nothing extracted or written (measures the parser alone)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,6 +76,24 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		Workers:      *workers,
 		ParseTimeout: *timeout,
 		Commit:       gitHead(ctx, root),
+	}
+	if *parseOnly {
+		ps, err := syntax.ParseAll(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("parsing %s: %w", root, err)
+		}
+		if *asJSON {
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(struct {
+				Root         string  `json:"root"`
+				DurationSecs float64 `json:"duration_seconds"`
+				syntax.ParseSummary
+			}{root, ps.Duration.Seconds(), ps})
+		}
+		fmt.Fprintf(e.stdout, "%s: parsed %d of %d files (%.1f MB) in %.2fs\n",
+			root, ps.Parsed, ps.Files, float64(ps.Bytes)/1e6, ps.Duration.Seconds())
+		return nil
 	}
 	prog := newIndexProgress(e.stderr)
 	opts.Progress = prog.update
