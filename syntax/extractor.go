@@ -171,6 +171,8 @@ func (x *Extractor) walk(g *grammar, src []byte, ff *FileFacts) (failure string)
 		w.extractPython(root)
 	case "java":
 		w.extractJava(root)
+	case "rust":
+		w.extractRust(root)
 	}
 	w.finish()
 	return ""
@@ -291,6 +293,8 @@ func isTestPath(p, lang string) bool {
 		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py"
 	case "java":
 		return strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java") || strings.Contains("/"+p, "/src/test/")
+	case "rust":
+		return strings.HasSuffix(base, "_test.rs") || strings.Contains("/"+p, "/tests/")
 	}
 	return false
 }

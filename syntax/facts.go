@@ -117,6 +117,10 @@ type Use struct {
 	// `{ quote }`, Python `from m import quote`): it resolves like a use of
 	// Name and becomes an import occurrence.
 	Import bool
+	// Test is set when the use is in test-only code of a document that is
+	// not a test document (Rust #[test] functions, #[cfg(test)] modules):
+	// its occurrences get the test role.
+	Test bool
 	// Enclosing is the innermost enclosing definition's symbol, or "".
 	Enclosing string
 }

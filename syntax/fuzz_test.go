@@ -18,13 +18,15 @@ func FuzzExtract(f *testing.F) {
 		"def f(:\n  \"\"\"doc\n",
 		"\x00\xff\xfe}}}{{{",
 		"package a.b;\nimport static x.Y.z;\nclass C<T> extends D { C() { this(1); } int f; void m(T t) { t.g(); C.this.f = 1; new C.E<>(); } }\n",
+		"use super::{self as s, a::*, b::{C, d as e}};\nimpl<T: Tr> Tr for &'a [T] { fn m(&self) -> Self::X { Self::n(s::f(x.y.z()), T::k) } }\n",
+		"#[cfg(test)] mod t { use ::std::*; #[test] fn f() { let S { a, b: B(c) } = s; m!(a.b(c), x::y(), self.z); } }\nmacro_rules! m { ($x:expr) => { $x } }\n",
 	} {
 		f.Add(seed)
 	}
 	x := NewExtractor(Options{})
 	defer x.Close()
 	f.Fuzz(func(t *testing.T, src string) {
-		for _, p := range []string{"a/f.go", "a/f.ts", "a/f.tsx", "a/f.js", "a/f.py", "a/F.java"} {
+		for _, p := range []string{"a/f.go", "a/f.ts", "a/f.tsx", "a/f.js", "a/f.py", "a/F.java", "a/src/f.rs"} {
 			ff, err := x.File(context.Background(), p, []byte(src))
 			if err != nil {
 				t.Fatal(err)

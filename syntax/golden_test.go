@@ -54,6 +54,7 @@ func TestGolden(t *testing.T) {
 		{"pyproject", "../testdata/pyproject"},
 		{"jsapp", "testdata/jsapp"},
 		{"javaapp", "testdata/javaapp"},
+		{"rustcrate", "testdata/rustcrate"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := os.Stat(c.root); err != nil {

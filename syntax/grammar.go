@@ -8,6 +8,7 @@ import (
 	"github.com/smacker/go-tree-sitter/java"
 	"github.com/smacker/go-tree-sitter/javascript"
 	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/rust"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
@@ -27,6 +28,8 @@ func grammarFor(p string) string {
 		return "python"
 	case ".java":
 		return "java"
+	case ".rs":
+		return "rust"
 	}
 	return ""
 }
@@ -44,6 +47,8 @@ func languageOfGrammar(g string) string {
 		return "python"
 	case "java":
 		return "java"
+	case "rust":
+		return "rust"
 	}
 	return ""
 }
@@ -73,6 +78,8 @@ func newGrammar(name string) *grammar {
 		l = python.GetLanguage()
 	case "java":
 		l = java.GetLanguage()
+	case "rust":
+		l = rust.GetLanguage()
 	}
 	g := &grammar{name: name, lang: languageOfGrammar(name), ts: l}
 	n := l.SymbolCount()

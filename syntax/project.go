@@ -18,6 +18,7 @@ type project struct {
 	goMod    map[string]goModule // dir → nearest go.mod
 	npm      map[string]npmPackage
 	pyRoots  map[string]string
+	cargo    map[string]rustCrate
 	readFile func(string) ([]byte, error)
 }
 
@@ -37,6 +38,7 @@ func newProject(root string) *project {
 		goMod:    map[string]goModule{},
 		npm:      map[string]npmPackage{},
 		pyRoots:  map[string]string{},
+		cargo:    map[string]rustCrate{},
 		readFile: os.ReadFile,
 	}
 }

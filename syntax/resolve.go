@@ -278,6 +278,9 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 		if u.Import {
 			roles = graph.RoleImport | testRole
 		}
+		if u.Test {
+			roles |= graph.RoleTest
+		}
 		for _, t := range targets {
 			if t.reason != ReasonAmbiguous {
 				df.Occurrences = append(df.Occurrences, graph.Occurrence{
@@ -399,7 +402,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	}
 	fromImport := func(imp Import, module string) []target {
 		in := func(s *graph.Symbol) bool { return !isMember(*s) && inModule(lang, imp.Relative, module, *s) }
-		if lang == "go" || lang == "java" {
+		if lang == "go" || lang == "java" || lang == "rust" {
 			add(t.byPkgName[[2]string{module, name}], in, ConfidenceImported, ReasonImported, 0)
 		} else {
 			add(t.byName[name], in, ConfidenceImported, ReasonImported, 0)
@@ -430,7 +433,10 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		if q.Name != "" && lang == "python" {
 			module += "." + q.Name // from pkg import module; module.Name
 		}
-		return fromImport(q, module), nil
+		if fromImport(q, module); len(out) > 0 || lang != "rust" {
+			return out, nil
+		}
+		return global(rustReexported(module)), nil
 	case UseSelector:
 		return global(member), nil
 	case UseTyped:
@@ -438,7 +444,10 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	}
 	// UseBare.
 	if u.Import {
-		return fromImport(imp, imp.Module), nil
+		if fromImport(imp, imp.Module); len(out) > 0 || lang != "rust" {
+			return out, nil
+		}
+		return global(rustReexported(imp.Module)), nil
 	}
 	path := f.Document.Path
 	add(t.byPathName[[2]string{path, name}], func(s *graph.Symbol) bool { return !isMember(*s) && s.Def.Path == path },
@@ -446,7 +455,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	if len(out) > 0 {
 		return out, nil
 	}
-	if lang == "go" || lang == "java" {
+	if lang == "go" || lang == "java" || lang == "rust" {
 		pkg := f.Document.Package
 		add(t.byPkgName[[2]string{pkg, name}], func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == pkg },
 			ConfidenceSamePackage, ReasonSamePackage, 0)
@@ -458,7 +467,19 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		if imp.Name == "" || imp.Name == "default" {
 			return nil, nil
 		}
-		return fromImport(imp, imp.Module), nil
+		if fromImport(imp, imp.Module); len(out) > 0 || lang != "rust" {
+			return out, nil
+		}
+		return global(rustReexported(imp.Module)), nil
+	}
+	for _, g := range f.Imports { // Rust glob imports: use m::*
+		if g.Name == "*" {
+			add(t.byPkgName[[2]string{g.Module, name}], func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == g.Module },
+				ConfidenceImported, ReasonImported, 0)
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
 	}
 	return global(notMember), nil
 }

@@ -29,6 +29,9 @@ type walker struct {
 	scopes []scope
 	// seen de-duplicates symbols defined twice in one file.
 	seen map[string]bool
+	// tests is the depth of test-only code in a document that is not a
+	// test document (Rust #[test] functions and #[cfg(test)] items).
+	tests int
 }
 
 // scope is one enclosing definition.
@@ -131,7 +134,11 @@ func (w *walker) childrenOfField(n *node, field string) []*node {
 // define records a definition: its symbol, definition occurrence and,
 // with a container, the contains edge. It returns the symbol id.
 func (w *walker) define(desc, display, kind string, name, extent *node, container string) string {
-	id := w.id(desc)
+	return w.defineID(w.id(desc), display, kind, name, extent, container)
+}
+
+// defineID is define with the symbol id given whole.
+func (w *walker) defineID(id, display, kind string, name, extent *node, container string) string {
 	w.defNames[name.StartByte()] = true
 	extent = w.outerExtent(extent)
 	nr := rangeOf(name)
@@ -163,7 +170,7 @@ func (w *walker) define(desc, display, kind string, name, extent *node, containe
 }
 
 func (w *walker) testRole() graph.Role {
-	if w.ff.Document.Flags&graph.DocTest != 0 {
+	if w.ff.Document.Flags&graph.DocTest != 0 || w.tests > 0 {
 		return graph.RoleTest
 	}
 	return 0
@@ -244,15 +251,18 @@ func (w *walker) use(n *node, kind UseKind, qualifier string, call, typ bool) {
 	}
 	w.ff.Uses = append(w.ff.Uses, Use{
 		Range: rangeOf(n), Name: name, Kind: kind, Qualifier: qualifier,
-		Call: call, Type: typ, Enclosing: w.enclosing(),
+		Call: call, Type: typ, Test: w.tests > 0, Enclosing: w.enclosing(),
 	})
 }
 
 // docBefore returns the first paragraph of the comment block right above a
 // definition (Go, TS/JS), with comment markers removed.
 func (w *walker) docBefore(n *node) string {
-	if w.lang == "python" {
+	switch w.lang {
+	case "python":
 		return w.pyDocstring(n)
+	case "rust":
+		return w.rustDoc(n)
 	}
 	ls := bytes.LastIndexByte(w.src[:n.StartByte()], '\n') + 1
 	var lines []string
