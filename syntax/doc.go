@@ -1,5 +1,5 @@
 // Package syntax extracts graph facts from Go, TypeScript, JavaScript,
-// Python and Java source text with tree-sitter: the definitions a file
+// Python, Java and Rust source text with tree-sitter: the definitions a file
 // makes, the containers they belong to, its imports, and the names it uses
 // (calls and other references) with the definition that encloses each use.
 // It is the only package of the module that uses cgo.
@@ -26,7 +26,7 @@
 // "syntax go example.com/goapp/service Catalog.Save". The same file content
 // gives the same identities whether a whole repository is indexed or the file
 // is re-extracted alone: the identity depends only on the file's path, its
-// project files (go.mod, package.json, pyproject.toml) and its text.
+// project files (go.mod, package.json, pyproject.toml, Cargo.toml) and its text.
 //   - Go: PACKAGE is the module path from the nearest go.mod plus the
 //     directory ("_test" appended for external test packages); DESCRIPTOR is
 //     Name, Type.Method or Type.Field. Every file's init functions are kept
@@ -40,6 +40,21 @@
 //   - Java: PACKAGE is the package declaration (the directory when there is
 //     none); DESCRIPTOR is Class, Class.member or Outer.Inner; constructors
 //     are Class.Class with kind "constructor".
+//   - Rust: PACKAGE is the module path, from the crate of the nearest
+//     Cargo.toml ([lib] or [package] name, "-" → "_") and the file's path
+//     under src/ (lib.rs, main.rs: the crate root; a.rs, a/mod.rs: a;
+//     a/b.rs: a::b), or an inline mod's; each file under tests/, benches/,
+//     examples/ or src/bin/ is a crate of its own named by its file.
+//     DESCRIPTOR is Name, Type.member (struct fields, enum variants of kind
+//     "enum-member", trait methods, and impl methods, also of an impl Trait
+//     for Type, under Type's module as the impl's use declarations spell
+//     it) or name! for a macro_rules macro ("syntax rust shop_core::orders
+//     Order.total"). Traits are of kind "interface", unions "struct",
+//     modules "module". Use declarations become imports (renamed, grouped,
+//     glob); crate::, self::, super:: and names they bind are expanded in
+//     paths. Macro arguments are read as tokens for calls and member uses.
+//     Items under #[test] or #[cfg(test)] get the test role in a document
+//     that is not a test document (*_test.rs, under tests/).
 //   - Python: the module is the dotted path from the project root (the
 //     nearest directory with pyproject.toml, setup.py or setup.cfg, else the
 //     workspace root; a leading src/ is dropped); PACKAGE is the module's
@@ -61,11 +76,11 @@
 //	reason                          confidence  rule
 //	syntax:declaration              1.0         contains: a type or class declares the member; imports: an import declaration names the package
 //	syntax:same-file                0.9         the name is defined in the same file (and not bound locally)
-//	syntax:same-package             0.85        Go, Java: the name is defined at package level in another file of the package
-//	syntax:imported-package         0.85        pkg.Name where pkg is an import (Go), a named import from a relative module or a workspace package (TS/JS), from x import y / import x (Python)
-//	syntax:receiver-type            0.8         recv.M inside a method of T (Go), this.m (TS/JS), self.m (Python): a member of the enclosing type
-//	syntax:declared-type            0.8         x.M where x is a parameter or local declared with type T (Go, TS, Java, Python annotations; Go x := T{…}, TS/Java new T(), Python x = T(…)), or Java T.m: a member of T; Go x.f.M: a member of field f's declared type
-//	syntax:unique-global-name       0.6         x.M with x of unknown type, or a bare name nothing else explains: exactly one definition of that name in the language
+//	syntax:same-package             0.85        Go, Java, Rust: the name is defined at package level in another file of the package (Rust: the module)
+//	syntax:imported-package         0.85        pkg.Name where pkg is an import (Go), a named import from a relative module or a workspace package (TS/JS), from x import y / import x (Python), a use declaration or a path to the defining module (Rust, globs included)
+//	syntax:receiver-type            0.8         recv.M inside a method of T (Go), this.m (TS/JS), self.m (Python), self.m and Self::m (Rust): a member of the enclosing type
+//	syntax:declared-type            0.8         x.M where x is a parameter or local declared with type T (Go, TS, Java, Rust, Python annotations; Go x := T{…}, TS/Java new T(), Python x = T(…), Rust T {…} and T::f(…)), or Java T.m, Rust T::f: a member of T; Go x.f.M: a member of field f's declared type
+//	syntax:unique-global-name       0.6         x.M with x of unknown type, or a bare name nothing else explains: exactly one definition of that name in the language (Rust: a name a module does not define, as re-exported by pub use, among the definitions of its crate)
 //	syntax:ambiguous-global-name    0.3         as above with 2..8 candidates: one edge per candidate (more than 8: no edge)
 //
 // The default impact threshold is 0.7, so global-name guesses never count as

@@ -23,8 +23,8 @@ const (
 // Options configure an Extractor.
 type Options struct {
 	// Root is the workspace root on disk; paths given to File are relative
-	// to it. Project files (go.mod, package.json, pyproject.toml) are looked
-	// up between a file's directory and Root.
+	// to it. Project files (go.mod, package.json, pyproject.toml,
+	// Cargo.toml) are looked up between a file's directory and Root.
 	Root string
 	// ParseTimeout bounds the parse of one file (DefaultParseTimeout if zero).
 	ParseTimeout time.Duration
