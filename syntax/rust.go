@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"strings"
 )
 
@@ -197,8 +198,16 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 	switch t {
 	case "string_literal", "raw_string_literal", "char_literal",
 		"integer_literal", "float_literal", "boolean_literal", "inner_attribute_item",
-		"visibility_modifier", "lifetime", "label", "use_declaration", "extern_crate_declaration",
+		"visibility_modifier", "lifetime", "label", "extern_crate_declaration",
 		"self_parameter", "primitive_type", "metavariable":
+		return false, nil
+
+	case "use_declaration":
+		// A module's own use declarations were read on entering it; one
+		// in a function body binds its names from there on.
+		if arg := n.ChildByFieldName("argument"); arg != nil && st.body > 0 {
+			w.rustUseTree(st, arg, nil)
+		}
 		return false, nil
 
 	case "mod_item":
@@ -495,10 +504,10 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 // rustDoc returns the first paragraph of the /// or /** */ comment above a
 // Rust item, attributes between them skipped.
 func (w *walker) rustDoc(n *node) string {
-	ls := strings.LastIndexByte(string(w.src[:n.StartByte()]), '\n') + 1
+	ls := bytes.LastIndexByte(w.src[:n.StartByte()], '\n') + 1
 	var lines []string
 	for ls > 0 {
-		pls := strings.LastIndexByte(string(w.src[:ls-1]), '\n') + 1
+		pls := bytes.LastIndexByte(w.src[:ls-1], '\n') + 1
 		line := strings.TrimSpace(string(w.src[pls : ls-1]))
 		ls = pls
 		if strings.HasPrefix(line, "#[") || strings.HasPrefix(line, "#!") {

@@ -217,6 +217,9 @@ func (w *walker) rustImplType(st *rustState, t *node) (id, pkg string) {
 		case "reference_type", "pointer_type":
 			t = t.ChildByFieldName("type")
 			continue
+		case "dynamic_type": // impl dyn Trait {…}
+			t = t.ChildByFieldName("trait")
+			continue
 		case "generic_type":
 			t = t.ChildByFieldName("type")
 			continue

@@ -127,7 +127,11 @@ mod tests {
 }
 `,
 		"src/util.rs": `pub fn double(n: u32) -> u32 { n * 2 }
-pub fn triple(n: u32) -> u32 { super::util::double(n) + n }
+pub fn triple(n: u32) -> u32 {
+    use crate::util as u;
+    u::double(n) + super::util::one()
+}
+pub fn one() -> u32 { 1 }
 pub fn zero() -> crate::Item { crate::Item::new(0) }
 `,
 		"src/ext.rs": `use crate::model::Item;
@@ -215,8 +219,11 @@ impl Describe for Item {
 			"references app::model Kind 0.90 syntax:same-file",
 			"references app::model Kind.Small 0.80 syntax:declared-type",
 		},
-		"syntax rust app::model sum":   nil, // generics, an impl Trait, a local fn and a closure: nothing global
-		"syntax rust app::util triple": {"calls app::util double 0.85 syntax:imported-package"},
+		"syntax rust app::model sum": nil, // generics, an impl Trait, a local fn and a closure: nothing global
+		"syntax rust app::util triple": {
+			"calls app::util double 0.85 syntax:imported-package", // through a use in the body
+			"calls app::util one 0.85 syntax:imported-package",    // through super::
+		},
 		"syntax rust app::util zero": { // through the re-export in lib.rs
 			"calls app::model Item.new 0.60 syntax:unique-global-name",
 			"references app::model Item 0.60 syntax:unique-global-name",
