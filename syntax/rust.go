@@ -280,6 +280,9 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 	case "impl_item":
 		leaveGenerics := w.push(scope{fn: true})
 		w.rustGenerics(n)
+		if st.body > 0 { // an impl of a type local to a function body
+			return true, leaveGenerics
+		}
 		typ, pkg := w.rustImplType(st, n.ChildByFieldName("type"))
 		trait, body := n.ChildByFieldName("trait"), n.ChildByFieldName("body")
 		for c := n.firstChild(); c != nil; c = c.nextSibling() {
@@ -308,13 +311,16 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 		}
 		w.defNames[name.StartByte()] = true
 		list := n.Parent()
-		if list == nil || list.Parent() == nil {
+		if list == nil || list.Parent() == nil || st.body > 0 {
 			return true, nil
 		}
 		if owner := w.typ(list.Parent()); owner != "struct_item" && owner != "union_item" {
 			return true, nil // a field of an enum variant
 		}
 		typ, _ := w.innerType()
+		if typ == "" {
+			return true, nil
+		}
 		f := w.text(name)
 		sym := w.defineID(typ+"."+f, f, "field", name, n, typ)
 		return true, w.push(scope{sym: sym})

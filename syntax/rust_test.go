@@ -113,6 +113,9 @@ impl Item {
 
 pub fn sum<T: Into<u32>>(xs: Vec<T>, f: impl Fn(T) -> u32) -> u32 {
     fn inner(x: u32) -> u32 { x }
+    struct Local { v: u32 }
+    impl Local { fn get(&self) -> u32 { self.v + crate::util::one() } }
+    trait LocalTrait { fn lt(&self); }
     xs.into_iter().map(|x| inner(f(x))).sum()
 }
 
@@ -177,7 +180,8 @@ impl Describe for Item {
 		t.Errorf("Item.describe is in package %q at %s, want app::model at src/ext.rs", s.Package, s.Def.Path)
 	}
 	for id := range syms {
-		if strings.HasSuffix(id, " inner") || strings.HasSuffix(id, " T") {
+		if strings.HasSuffix(id, " inner") || strings.HasSuffix(id, " T") || strings.Contains(id, "Local") ||
+			strings.Contains(id, " .") || strings.Contains(id, "get") || strings.Contains(id, " v") {
 			t.Errorf("a local item or type parameter became a symbol: %s", id)
 		}
 	}
@@ -219,7 +223,9 @@ impl Describe for Item {
 			"references app::model Kind 0.90 syntax:same-file",
 			"references app::model Kind.Small 0.80 syntax:declared-type",
 		},
-		"syntax rust app::model sum": nil, // generics, an impl Trait, a local fn and a closure: nothing global
+		"syntax rust app::model sum": { // generics, an impl Trait, local items and a closure: only the call out
+			"calls app::util one 0.85 syntax:imported-package",
+		},
 		"syntax rust app::util triple": {
 			"calls app::util double 0.85 syntax:imported-package", // through a use in the body
 			"calls app::util one 0.85 syntax:imported-package",    // through super::
