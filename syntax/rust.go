@@ -141,7 +141,7 @@ func (w *walker) rustInTypeBody(n *node) bool {
 
 // rustGenerics binds the type parameters of an item as locals of the
 // innermost function scope (the caller pushes one).
-func (w *walker) rustGenerics(n *node) {
+func (w *walker) rustGenerics(st *rustState, n *node) {
 	tp := n.ChildByFieldName("type_parameters")
 	if tp == nil {
 		return
@@ -151,8 +151,16 @@ func (w *walker) rustGenerics(n *node) {
 		case "type_identifier":
 			w.bindLocal(c)
 		case "constrained_type_parameter":
+			// T: Trait: a value of type T is read as a Trait (the first
+			// bound of the workspace's).
+			bound := ""
+			if bs := c.ChildByFieldName("bounds"); bs != nil {
+				for b := bs.firstChild(); b != nil && bound == ""; b = b.nextSibling() {
+					bound = w.rustTypeExpr(st, b)
+				}
+			}
 			if l := c.ChildByFieldName("left"); l != nil && w.typ(l) == "type_identifier" {
-				w.bindLocal(l)
+				w.bindLocalTyped(l, bound)
 			}
 		case "optional_type_parameter", "const_parameter":
 			if name := c.ChildByFieldName("name"); name != nil {
@@ -232,7 +240,7 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 		enter := func(s scope) func() {
 			leave := w.push(s)
 			st.body++
-			w.rustGenerics(n)
+			w.rustGenerics(st, n)
 			return func() { st.body--; leave() }
 		}
 		switch {
@@ -266,7 +274,7 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 		}
 		sym := w.define(tn, tn, kind, name, n, "")
 		leave := w.push(scope{sym: sym, typ: sym, fn: true})
-		w.rustGenerics(n)
+		w.rustGenerics(st, n)
 		return true, leave
 
 	case "associated_type":
@@ -279,7 +287,7 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 
 	case "impl_item":
 		leaveGenerics := w.push(scope{fn: true})
-		w.rustGenerics(n)
+		w.rustGenerics(st, n)
 		if st.body > 0 { // an impl of a type local to a function body
 			return true, leaveGenerics
 		}

@@ -267,7 +267,10 @@ func (w *walker) rustTypeExpr(st *rustState, t *node) string {
 			t = base
 		case "type_identifier":
 			name := w.text(t)
-			if w.isLocal(name) || (name != "Self" && st.skipName(name)) {
+			if bound, local := w.localType(name); local {
+				return bound // a type parameter: its trait bound, if any
+			}
+			if name != "Self" && st.skipName(name) {
 				return ""
 			}
 			return name

@@ -144,6 +144,8 @@ pub trait Describe { fn describe(&self) -> String; }
 impl Describe for Item {
     fn describe(&self) -> String { format!("{}", self.n) }
 }
+
+pub fn show<D: Clone + Describe>(d: &D) -> String { d.describe() }
 `,
 	})
 	files, docs := extractTree(t, root)
@@ -236,7 +238,11 @@ impl Describe for Item {
 		},
 		"syntax rust app::ext":          {"references app::model Item 0.85 syntax:imported-package"}, // impl … for Item
 		"syntax rust app::ext Describe": nil,
-		"syntax rust app::model Item":   {"references app::ext Describe 0.90 syntax:same-file"},
+		"syntax rust app::ext show": { // through the bound of a type parameter
+			"calls app::ext Describe.describe 0.80 syntax:declared-type",
+			"references app::ext Describe 0.90 syntax:same-file",
+		},
+		"syntax rust app::model Item": {"references app::ext Describe 0.90 syntax:same-file"},
 		"syntax rust app::model::tests sizes": {
 			"calls app::model Item.new 0.80 syntax:declared-type",
 			"references app::model Item 0.90 syntax:same-file",
