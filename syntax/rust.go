@@ -45,6 +45,8 @@ var rustPrelude = func() map[string]bool {
 	return m
 }()
 
+// extractRust extracts a .rs file: its module (from Cargo.toml and the
+// file's path), its items, its use declarations and the names it uses.
 func (w *walker) extractRust(root *node) {
 	crate, module := w.project.rustModule(w.ff.Document.Path)
 	w.pkg, w.idPkg = module, module
@@ -87,6 +89,7 @@ func (w *walker) rustEnterModule(st *rustState, path string, body *node) func() 
 	}
 }
 
+// mod returns the innermost module.
 func (st *rustState) mod() *rustMod { return st.mods[len(st.mods)-1] }
 
 // lookup returns the full path a use declaration binds to name in the
@@ -202,6 +205,9 @@ func rustTestAttribute(attr string) bool {
 	return s == "#[test]" || strings.HasSuffix(s, "::test]") || strings.Contains(s, "cfg(test)")
 }
 
+// visitRustNode visits a node of type t: it records definitions, binds
+// locals and records uses, and returns whether to descend and what to run
+// after the descendants.
 func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) {
 	switch t {
 	case "string_literal", "raw_string_literal", "char_literal",
