@@ -131,7 +131,7 @@ func TestListFilesGitignore(t *testing.T) {
 		"tracked/later.py":      "y = 2\n",
 		"untracked/new_file.py": "z = 3\n",
 		"target/CACHEDIR.TAG":   "Signature: 8a477f597d28d172789f06886806bc55\n",
-		"target/debug/build.rs": "fn main() {}\n",
+		"target/doc/search.js":  "var searchIndex = {};\n",
 	})
 	git := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
