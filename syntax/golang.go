@@ -523,17 +523,20 @@ func (w *walker) useVia(n *node, kind UseKind, qualifier, via string, call bool)
 	})
 }
 
-// goFieldType reads the declared type of a Go field from its Signature
-// ("name PKGPATH.T") and returns the type's symbol.
-func goFieldType(sig string) (string, bool) {
+// appendGoFieldType reads the declared type of a Go field from its
+// Signature ("name PKGPATH.T") and appends the type's symbol to dst.
+func appendGoFieldType(dst []byte, sig string) ([]byte, bool) {
 	i := strings.LastIndexByte(sig, ' ')
 	if i < 0 {
-		return "", false
+		return dst, false
 	}
 	te := sig[i+1:]
 	j := strings.LastIndexByte(te, '.')
 	if j <= 0 {
-		return "", false
+		return dst, false
 	}
-	return "syntax go " + te[:j] + " " + te[j+1:], true
+	dst = append(dst, "syntax go "...)
+	dst = append(dst, te[:j]...)
+	dst = append(dst, ' ')
+	return append(dst, te[j+1:]...), true
 }

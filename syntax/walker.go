@@ -309,11 +309,17 @@ func shrink[T any](s []T) []T {
 }
 
 func comparePos(a, b textpos.Position) int {
-	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+	if a.Line != b.Line {
+		return cmp.Compare(a.Line, b.Line)
+	}
+	return cmp.Compare(a.Col, b.Col)
 }
 
 func compareRange(a, b textpos.Range) int {
-	return cmp.Or(comparePos(a.Start, b.Start), comparePos(a.End, b.End))
+	if a.Start != b.Start {
+		return comparePos(a.Start, b.Start)
+	}
+	return comparePos(a.End, b.End)
 }
 
 // outerExtent widens a TS/JS definition's extent to its declaration
