@@ -67,49 +67,95 @@ type Lookup interface {
 // indexed for the resolution rules: by name, by (package, name), by
 // (document, name) and by symbol.
 type NameTable struct {
-	syms       []graph.Symbol
-	byName     map[string][]int32
-	byPkgName  map[[2]string][]int32
-	byPathName map[[2]string][]int32
-	byID       map[string]int32
+	syms       []*graph.Symbol // in the files' order
+	byName     nameIndex[string]
+	byPkgName  nameIndex[[2]string]
+	byPathName nameIndex[[2]string]
+	byID       map[string]int32 // the first symbol of each id
+}
+
+// nameIndex finds the symbols of a NameTable that share a key, in table
+// order: first holds the index of a key's first symbol plus one, and next
+// links each symbol to the next one with its key (-1 after the last).
+type nameIndex[K comparable] struct {
+	first map[K]int32
+	next  []int32
+}
+
+// build indexes the n symbols of a table by key.
+func (x *nameIndex[K]) build(n int, key func(i int) K) {
+	x.first = make(map[K]int32, n)
+	x.next = make([]int32, n)
+	// Back to front, so that each symbol goes before the ones after it.
+	for i := n - 1; i >= 0; i-- {
+		k := key(i)
+		x.next[i] = x.first[k] - 1
+		x.first[k] = int32(i) + 1
+	}
+}
+
+// get returns the symbols with key k.
+func (x *nameIndex[K]) get(k K) symbolList {
+	return symbolList{head: x.first[k] - 1, next: x.next}
+}
+
+// symbolList is a list of symbols of a NameTable: head is the first
+// index (-1: none), next links them; a nil next means head alone.
+type symbolList struct {
+	head int32
+	next []int32
 }
 
 // NewNameTable indexes the definitions of files (package and module
-// symbols left out).
+// symbols left out). The table refers to the files' symbols, which must not
+// change while it is in use.
 func NewNameTable(files []*FileFacts) *NameTable {
-	t := &NameTable{
-		byName:     map[string][]int32{},
-		byPkgName:  map[[2]string][]int32{},
-		byPathName: map[[2]string][]int32{},
-		byID:       map[string]int32{},
+	n := 0
+	for _, f := range files {
+		if f != nil && f.Skipped == SkipNone {
+			n += len(f.Symbols)
+		}
 	}
+	t := &NameTable{syms: make([]*graph.Symbol, 0, n)}
 	for _, f := range files {
 		if f == nil || f.Skipped != SkipNone {
 			continue
 		}
-		for _, s := range f.Symbols {
-			if s.Kind == "package" || s.Kind == "module" {
-				continue
-			}
-			i := int32(len(t.syms))
-			t.syms = append(t.syms, s)
-			t.byName[s.DisplayName] = append(t.byName[s.DisplayName], i)
-			t.byPkgName[[2]string{s.Package, s.DisplayName}] = append(t.byPkgName[[2]string{s.Package, s.DisplayName}], i)
-			t.byPathName[[2]string{s.Def.Path, s.DisplayName}] = append(t.byPathName[[2]string{s.Def.Path, s.DisplayName}], i)
-			if _, ok := t.byID[s.ID]; !ok {
-				t.byID[s.ID] = i
+		for k := range f.Symbols {
+			if s := &f.Symbols[k]; s.Kind != "package" && s.Kind != "module" {
+				t.syms = append(t.syms, s)
 			}
 		}
 	}
+	// The four indexes are independent: build them side by side.
+	n = len(t.syms)
+	var wg sync.WaitGroup
+	wg.Go(func() { t.byName.build(n, func(i int) string { return t.syms[i].DisplayName }) })
+	wg.Go(func() {
+		t.byPkgName.build(n, func(i int) [2]string { return [2]string{t.syms[i].Package, t.syms[i].DisplayName} })
+	})
+	wg.Go(func() {
+		t.byPathName.build(n, func(i int) [2]string { return [2]string{t.syms[i].Def.Path, t.syms[i].DisplayName} })
+	})
+	wg.Go(func() {
+		t.byID = make(map[string]int32, n)
+		for i := n - 1; i >= 0; i-- { // the first symbol of an id is the last written
+			t.byID[t.syms[i].ID] = int32(i)
+		}
+	})
+	wg.Wait()
 	return t
 }
 
 // Named returns the symbols named name.
 func (t *NameTable) Named(_ context.Context, name string) ([]graph.Symbol, error) {
-	idx := t.byName[name]
-	out := make([]graph.Symbol, len(idx))
-	for k, i := range idx {
-		out[k] = t.syms[i]
+	var out []graph.Symbol
+	l := t.byName.get(name)
+	for i := l.head; i >= 0; i = l.next[i] {
+		out = append(out, *t.syms[i])
+	}
+	if out == nil {
+		out = []graph.Symbol{}
 	}
 	return out, nil
 }
@@ -467,10 +513,10 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		}
 		return false
 	}
-	// add collects the acceptable symbols among local indices idx and ext
+	// add collects the acceptable symbols among the local symbols l and ext
 	// that keep accepts; it stops after limit distinct symbols (0: no limit)
 	// and reports whether it stopped early.
-	add := func(idx []int32, keep func(*graph.Symbol) bool, c float64, reason string, limit int) bool {
+	add := func(l symbolList, keep func(*graph.Symbol) bool, c float64, reason string, limit int) bool {
 		try := func(s *graph.Symbol) bool {
 			if !sameFamily(lang, s.Language) || (u.Type && !isTypeLike(*s)) || !keep(s) || seen(s.ID) {
 				return true
@@ -478,9 +524,12 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 			out = append(out, target{s.ID, c, reason})
 			return limit == 0 || len(out) <= limit
 		}
-		for _, i := range idx {
-			if !try(&t.syms[i]) {
+		for i := l.head; i >= 0; i = l.next[i] {
+			if !try(t.syms[i]) {
 				return true
+			}
+			if l.next == nil {
+				break
 			}
 		}
 		for k := range ext {
@@ -494,7 +543,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	notMember := func(s *graph.Symbol) bool { return !isMember(*s) }
 	global := func(keep func(*graph.Symbol) bool) []target {
 		out = out[:0]
-		if add(t.byName[name], keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
+		if add(t.byName.get(name), keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
 			return nil // too many candidates to guess
 		}
 		if len(out) == 1 {
@@ -505,9 +554,9 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	fromImport := func(imp Import, module string) []target {
 		in := func(s *graph.Symbol) bool { return !isMember(*s) && inModule(lang, imp.Relative, module, *s) }
 		if lang == "go" || lang == "java" {
-			add(t.byPkgName[[2]string{module, name}], in, ConfidenceImported, ReasonImported, 0)
+			add(t.byPkgName.get([2]string{module, name}), in, ConfidenceImported, ReasonImported, 0)
 		} else {
-			add(t.byName[name], in, ConfidenceImported, ReasonImported, 0)
+			add(t.byName.get(name), in, ConfidenceImported, ReasonImported, 0)
 		}
 		return out
 	}
@@ -518,13 +567,11 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	case UseMember:
 		b.key = memberID(b.key[:0], u.Qualifier, u.Name)
 		id := b.key
-		var one [1]int32
-		var idx []int32
+		l := symbolList{head: -1}
 		if i, ok := t.byID[string(id)]; ok {
-			one[0] = i
-			idx = one[:]
+			l.head = i
 		}
-		add(idx, func(s *graph.Symbol) bool { return s.ID == string(id) }, ConfidenceReceiver, ReasonReceiver, 0)
+		add(l, func(s *graph.Symbol) bool { return s.ID == string(id) }, ConfidenceReceiver, ReasonReceiver, 0)
 		if len(out) > 0 {
 			return out, nil
 		}
@@ -549,14 +596,14 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return fromImport(imp, imp.Module), nil
 	}
 	path := f.Document.Path
-	add(t.byPathName[[2]string{path, name}], func(s *graph.Symbol) bool { return !isMember(*s) && s.Def.Path == path },
+	add(t.byPathName.get([2]string{path, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Def.Path == path },
 		ConfidenceSameFile, ReasonSameFile, 0)
 	if len(out) > 0 {
 		return out, nil
 	}
 	if lang == "go" || lang == "java" {
 		pkg := f.Document.Package
-		add(t.byPkgName[[2]string{pkg, name}], func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == pkg },
+		add(t.byPkgName.get([2]string{pkg, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == pkg },
 			ConfidenceSamePackage, ReasonSamePackage, 0)
 		if lang == "go" || len(out) > 0 {
 			return out, nil
@@ -582,7 +629,7 @@ func memberID(dst []byte, typeID, name string) []byte {
 // resolved or else from ext.
 func (r *Resolver) symbolByID(id []byte, ext []graph.Symbol) (*graph.Symbol, bool) {
 	if i, ok := r.local.byID[string(id)]; ok {
-		return &r.local.syms[i], true
+		return r.local.syms[i], true
 	}
 	for k := range ext {
 		if ext[k].ID == string(id) {
