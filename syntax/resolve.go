@@ -561,7 +561,11 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return out
 	}
 	if u.Via != "" && (u.Kind == UseMember || u.Kind == UseTyped) {
-		return r.resolveVia(ctx, f, u, imports, ext, global(member), b)
+		via, err := r.resolveVia(ctx, f, u, imports, ext, b)
+		if err != nil || len(via) > 0 {
+			return via, err
+		}
+		return global(member), nil
 	}
 	switch u.Kind {
 	case UseMember:
@@ -589,7 +593,11 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	case UseSelector:
 		return global(member), nil
 	case UseTyped:
-		return r.resolveTyped(ctx, f, u, imports, ext, global(member), b)
+		typed, err := r.resolveTyped(ctx, f, u, imports, ext, b)
+		if err != nil || len(typed) > 0 {
+			return typed, err
+		}
+		return global(member), nil
 	}
 	// UseBare.
 	if u.Import {
@@ -641,8 +649,9 @@ func (r *Resolver) symbolByID(id []byte, ext []graph.Symbol) (*graph.Symbol, boo
 
 // resolveVia resolves x.Via.Name: the types of x (the receiver's type, or
 // the declared type of a local), then each type's field Via and its
-// declared type (a Go field's Signature), then Name in that type.
-func (r *Resolver) resolveVia(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, fallback []target, b *resolveBuffers) ([]target, error) {
+// declared type (a Go field's Signature), then Name in that type. None
+// found, the caller falls back to a global guess.
+func (r *Resolver) resolveVia(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, b *resolveBuffers) ([]target, error) {
 	var bases []target
 	if u.Kind == UseMember {
 		bases = append(b.types[:0], target{u.Qualifier, ConfidenceReceiver, ReasonReceiver})
@@ -682,9 +691,6 @@ func (r *Resolver) resolveVia(ctx context.Context, f *FileFacts, u *Use, imports
 	if cap(out) > cap(b.derived) {
 		b.derived = out[:0]
 	}
-	if len(out) == 0 {
-		return fallback, nil
-	}
 	return out, nil
 }
 
@@ -709,11 +715,11 @@ func (r *Resolver) typesOf(ctx context.Context, f *FileFacts, u *Use, imports ma
 // the type is resolved as a type use of the file, and the member is looked
 // up in each type found. The edge is as strong as the weaker of the two
 // steps. When no type has the member (it is embedded or inherited), the
-// global guess stands.
-func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, fallback []target, b *resolveBuffers) ([]target, error) {
+// caller falls back to a global guess.
+func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, b *resolveBuffers) ([]target, error) {
 	types, err := r.typesOf(ctx, f, u, imports, b)
 	if err != nil || len(types) == 0 {
-		return fallback, err
+		return nil, err
 	}
 	out := b.derived[:0]
 	for _, t := range types {
@@ -730,9 +736,6 @@ func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, impor
 	}
 	if cap(out) > cap(b.derived) {
 		b.derived = out[:0]
-	}
-	if len(out) == 0 {
-		return fallback, nil
 	}
 	return out, nil
 }
