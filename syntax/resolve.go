@@ -494,7 +494,13 @@ func isTypeLike(s graph.Symbol) bool {
 // other lists of b hold the intermediate steps of typed and field uses.
 func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, buf []target, b *resolveBuffers) ([]target, error) {
 	lang := f.Document.Language
-	imp, imported := imports[u.Name]
+	// Only named imports (TS/JS, Python, Java) rename a bare use or bind
+	// one: a Go import binds a package, which a bare Go name never is.
+	var imp Import
+	var imported bool
+	if lang != "go" || u.Import {
+		imp, imported = imports[u.Name]
+	}
 	name := u.Name
 	if u.Kind == UseBare && imported && imp.Name != "" && (u.Import || lang != "go") {
 		name = imp.Name
