@@ -19,6 +19,9 @@ type project struct {
 	npm      map[string]npmPackage
 	pyRoots  map[string]string
 	readFile func(string) ([]byte, error)
+	// walk is the scratch memory of the walks of this project's files
+	// (one at a time: an Extractor is not used concurrently).
+	walk walkBuffers
 }
 
 type goModule struct {
