@@ -289,6 +289,10 @@ func languageOf(p string) string {
 		return "javascript"
 	case ".py", ".pyi":
 		return "python"
+	case ".java":
+		return "java"
+	case ".rs":
+		return "rust"
 	}
 	return ""
 }

@@ -135,7 +135,9 @@ func (w *walker) isTest(ctx context.Context, p string) (bool, error) {
 
 // IsTestPath reports whether a path is a test file by convention: Go
 // `_test.go`; TypeScript/JavaScript `*.test.*`, `*.spec.*` or under
-// `__tests__/`; Python `test_*.py`, `*_test.py` or under `tests/` or `test/`.
+// `__tests__/`; Python `test_*.py`, `*_test.py` or under `tests/` or `test/`;
+// Java `*Test.java`, `*Tests.java` or under `src/test/`; Rust `*_test.rs` or
+// under a crate's `tests/`.
 func IsTestPath(p string) bool {
 	base := path.Base(p)
 	switch ext := path.Ext(base); ext {
@@ -149,6 +151,11 @@ func IsTestPath(p string) bool {
 		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
 			strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/") ||
 			strings.HasPrefix(p, "test/") || strings.Contains(p, "/test/") || base == "conftest.py"
+	case ".java":
+		return strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java") ||
+			strings.Contains("/"+p, "/src/test/")
+	case ".rs":
+		return strings.HasSuffix(base, "_test.rs") || strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/")
 	}
 	return false
 }

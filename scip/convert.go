@@ -578,6 +578,10 @@ func documentLanguage(declared, p string) string {
 		return "javascript"
 	case ".py", ".pyi":
 		return "python"
+	case ".java":
+		return "java"
+	case ".rs":
+		return "rust"
 	}
 	return ""
 }
@@ -595,6 +599,11 @@ func isTestPath(p, lang string) bool {
 	case "python":
 		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
 			base == "conftest.py" || strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/")
+	case "java":
+		return strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java") ||
+			strings.Contains("/"+p, "/src/test/")
+	case "rust":
+		return strings.HasSuffix(base, "_test.rs") || strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/")
 	}
 	return false
 }

@@ -100,7 +100,6 @@ const (
 type Use struct {
 	Range textpos.Range // the name's range
 	Name  string
-	Kind  UseKind
 	// Qualifier is the import's local name for UseQualified, the
 	// enclosing type's symbol for UseMember, and the declared type as
 	// written for UseTyped.
@@ -108,6 +107,9 @@ type Use struct {
 	// Via, for UseMember and UseTyped, names a field in between: the use
 	// is x.Via.Name and Name is a member of Via's declared type (Go).
 	Via string
+	// Enclosing is the innermost enclosing definition's symbol, or "".
+	Enclosing string
+	Kind      UseKind
 	// Call is set when the use is the callee of a call (or a `new`).
 	Call bool
 	// Type is set when the name is used as a type (Go type identifiers,
@@ -121,6 +123,4 @@ type Use struct {
 	// not a test document (Rust #[test] functions, #[cfg(test)] modules):
 	// its occurrences get the test role.
 	Test bool
-	// Enclosing is the innermost enclosing definition's symbol, or "".
-	Enclosing string
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -16,7 +17,8 @@ import (
 // comes from `git ls-files -co --exclude-standard` (tracked and untracked
 // files, minus what .gitignore excludes); otherwise the tree is walked. In
 // both cases paths inside vendor/, node_modules/ or a hidden directory are
-// left out.
+// left out, and a walk also leaves out directories tagged as caches
+// (holding a CACHEDIR.TAG file, like Cargo's target/).
 func ListFiles(ctx context.Context, root string) ([]string, error) {
 	var files []string
 	if isGitWorkTree(ctx, root) {
@@ -47,7 +49,7 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 			}
 			rel = filepath.ToSlash(rel)
 			if d.IsDir() {
-				if rel != "." && skipDir(d.Name()) {
+				if rel != "." && (skipDir(d.Name()) || isCacheDir(p)) {
 					return filepath.SkipDir
 				}
 				return nil
@@ -74,6 +76,13 @@ func isGitWorkTree(ctx context.Context, root string) bool {
 
 func skipDir(name string) bool {
 	return name == "vendor" || name == "node_modules" || (strings.HasPrefix(name, ".") && name != ".")
+}
+
+// isCacheDir reports whether dir is tagged as a cache (it holds a
+// CACHEDIR.TAG file, as Cargo's target/ does): build output, not source.
+func isCacheDir(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, "CACHEDIR.TAG"))
+	return err == nil
 }
 
 // keepPath reports whether a root-relative path is a source file to index.

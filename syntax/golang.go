@@ -44,7 +44,6 @@ func goImportName(p string) string {
 type goState struct {
 	imports map[string]bool   // local names of imports
 	paths   map[string]string // import path by local name
-	callee  map[uint32]bool   // start bytes of callee names
 }
 
 func (w *walker) extractGo(root *node) {
@@ -74,13 +73,13 @@ func (w *walker) extractGo(root *node) {
 	if pkgIdent != nil {
 		w.definePackage(self, pkgName, pkgIdent, clause)
 	}
-	st := &goState{imports: map[string]bool{}, paths: map[string]string{}, callee: map[uint32]bool{}}
+	st := &goState{imports: map[string]bool{}, paths: map[string]string{}}
 	w.walk(root, func(n *node) (bool, func()) { return w.visitGo(st, self, n) })
 }
 
 // definePackage records the package (or module) symbol a file belongs to.
 func (w *walker) definePackage(id, display string, name, extent *node) {
-	w.defNames[name.StartByte()] = true
+	w.defNames.add(name.StartByte())
 	r := rangeOf(name)
 	w.ff.Symbols = append(w.ff.Symbols, graph.Symbol{
 		ID: id, DisplayName: display, Kind: "package", Language: w.lang, Package: w.pkg,
@@ -252,7 +251,7 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		for _, nm := range names {
 			v := w.text(nm)
 			if v == "_" {
-				w.defNames[nm.StartByte()] = true
+				w.defNames.add(nm.StartByte())
 				continue
 			}
 			id := w.define(v, v, kind, nm, w.soleSpec(n), "")
@@ -319,7 +318,7 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 				k = k.NamedChild(0)
 			}
 			if t := w.typ(k); t == "identifier" || t == "field_identifier" {
-				w.defNames[k.StartByte()] = true
+				w.defNames.add(k.StartByte())
 			}
 		}
 		return true, nil
@@ -328,10 +327,10 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		if f := n.NamedChild(0); f != nil {
 			switch w.typ(f) {
 			case "identifier":
-				st.callee[f.StartByte()] = true
+				w.callee.add(f.StartByte())
 			case "selector_expression":
 				if f.NamedChildCount() == 2 {
-					st.callee[f.NamedChild(1).StartByte()] = true
+					w.callee.add(f.NamedChild(1).StartByte())
 				}
 			}
 		}
@@ -342,7 +341,7 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 			return true, nil
 		}
 		operand, field := n.NamedChild(0), n.NamedChild(1)
-		call := st.callee[field.StartByte()]
+		call := w.callee.has(field.StartByte())
 		if w.typ(operand) == "identifier" {
 			q := w.text(operand)
 			typ, recv := w.innerType()
@@ -387,15 +386,15 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		return false, nil
 
 	case "identifier":
-		if !w.defNames[n.StartByte()] {
+		if !w.defNames.has(n.StartByte()) {
 			if name := w.text(n); !goPredeclared[name] {
-				w.use(n, UseBare, "", st.callee[n.StartByte()], false)
+				w.use(n, UseBare, "", w.callee.has(n.StartByte()), false)
 			}
 		}
 		return false, nil
 
 	case "type_identifier":
-		if !w.defNames[n.StartByte()] {
+		if !w.defNames.has(n.StartByte()) {
 			if name := w.text(n); !goPredeclared[name] {
 				w.use(n, UseBare, "", false, true)
 			}
@@ -413,7 +412,7 @@ func (w *walker) goReceiver(recv *node) (typeName, recvName string) {
 	p := recv.NamedChild(0)
 	if name := p.ChildByFieldName("name"); name != nil {
 		recvName = w.text(name)
-		w.defNames[name.StartByte()] = true
+		w.defNames.add(name.StartByte())
 	}
 	t := p.ChildByFieldName("type")
 	for t != nil {
@@ -449,7 +448,7 @@ func (w *walker) soleSpec(spec *node) *node {
 	}
 	switch w.typ(p) {
 	case "type_declaration", "const_declaration", "var_declaration":
-		if p.NamedChildCount() == 1 {
+		if hasOneNamedChild(p) {
 			return p
 		}
 	}
@@ -523,17 +522,20 @@ func (w *walker) useVia(n *node, kind UseKind, qualifier, via string, call bool)
 	})
 }
 
-// goFieldType reads the declared type of a Go field from its Signature
-// ("name PKGPATH.T") and returns the type's symbol.
-func goFieldType(sig string) (string, bool) {
+// appendGoFieldType reads the declared type of a Go field from its
+// Signature ("name PKGPATH.T") and appends the type's symbol to dst.
+func appendGoFieldType(dst []byte, sig string) ([]byte, bool) {
 	i := strings.LastIndexByte(sig, ' ')
 	if i < 0 {
-		return "", false
+		return dst, false
 	}
 	te := sig[i+1:]
 	j := strings.LastIndexByte(te, '.')
 	if j <= 0 {
-		return "", false
+		return dst, false
 	}
-	return "syntax go " + te[:j] + " " + te[j+1:], true
+	dst = append(dst, "syntax go "...)
+	dst = append(dst, te[:j]...)
+	dst = append(dst, ' ')
+	return append(dst, te[j+1:]...), true
 }

@@ -6,8 +6,7 @@ import (
 
 // javaState is the Java-specific part of a walk.
 type javaState struct {
-	callee map[uint32]bool
-	types  map[string]bool // simple names of imported classes
+	types map[string]bool // simple names of imported classes
 }
 
 func (w *walker) extractJava(root *node) {
@@ -36,7 +35,7 @@ func (w *walker) extractJava(root *node) {
 	if name != nil {
 		w.definePackage(self, pkg, name, clause)
 	}
-	st := &javaState{callee: map[uint32]bool{}, types: map[string]bool{}}
+	st := &javaState{types: map[string]bool{}}
 	w.walk(root, func(n *node) (bool, func()) { return w.visitJava(st, self, n) })
 }
 
@@ -197,7 +196,7 @@ func (w *walker) visitJava(st *javaState, self string, n *node) (bool, func()) {
 			for w.typ(ty) == "scoped_type_identifier" && ty.NamedChildCount() > 0 {
 				ty = ty.NamedChild(ty.NamedChildCount() - 1) // Outer.Inner: Inner is constructed
 			}
-			st.callee[ty.StartByte()] = true
+			w.callee.add(ty.StartByte())
 		}
 		return true, nil
 
@@ -211,7 +210,7 @@ func (w *walker) visitJava(st *javaState, self string, n *node) (bool, func()) {
 			return true, nil
 		}
 		call := t == "method_invocation"
-		w.defNames[name.StartByte()] = true
+		w.defNames.add(name.StartByte())
 		switch {
 		case obj == nil:
 			// An unqualified call is a call on this (or a static import).
@@ -244,7 +243,7 @@ func (w *walker) visitJava(st *javaState, self string, n *node) (bool, func()) {
 		return true, nil
 
 	case "identifier":
-		if w.defNames[n.StartByte()] {
+		if w.defNames.has(n.StartByte()) {
 			return false, nil
 		}
 		name := w.text(n)
@@ -254,13 +253,13 @@ func (w *walker) visitJava(st *javaState, self string, n *node) (bool, func()) {
 		if typ, _ := w.innerType(); typ != "" && !isCapitalized(name) {
 			w.use(n, UseMember, typ, false, false) // a field of this class
 		} else {
-			w.use(n, UseBare, "", st.callee[n.StartByte()], isCapitalized(name))
+			w.use(n, UseBare, "", w.callee.has(n.StartByte()), isCapitalized(name))
 		}
 		return false, nil
 
 	case "type_identifier":
-		if !w.defNames[n.StartByte()] && !w.isLocal(w.text(n)) {
-			w.use(n, UseBare, "", st.callee[n.StartByte()], true)
+		if !w.defNames.has(n.StartByte()) && !w.isLocal(w.text(n)) {
+			w.use(n, UseBare, "", w.callee.has(n.StartByte()), true)
 		}
 		return false, nil
 	}

@@ -20,6 +20,9 @@ type project struct {
 	pyRoots  map[string]string
 	cargo    map[string]rustCrate
 	readFile func(string) ([]byte, error)
+	// walk is the scratch memory of the walks of this project's files
+	// (one at a time: an Extractor is not used concurrently).
+	walk walkBuffers
 }
 
 type goModule struct {

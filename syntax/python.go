@@ -8,7 +8,6 @@ import (
 // pyState is the Python-specific part of a walk.
 type pyState struct {
 	imports map[string]Import // by local name (dotted for `import a.b`)
-	callee  map[uint32]bool
 	self    string
 }
 
@@ -18,7 +17,7 @@ func (w *walker) extractPython(root *node) {
 	w.modDesc = module + ":"
 	w.ff.Document.Package = pkg
 	w.ff.module = module
-	st := &pyState{imports: map[string]Import{}, callee: map[uint32]bool{}, self: packageID("python", module)}
+	st := &pyState{imports: map[string]Import{}, self: packageID("python", module)}
 	display := module
 	if i := strings.LastIndexByte(module, '.'); i >= 0 {
 		display = module[i+1:]
@@ -105,7 +104,7 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 				name = c.ChildByFieldName("name")
 				if a := c.ChildByFieldName("alias"); a != nil {
 					local = w.text(a)
-					w.defNames[a.StartByte()] = true
+					w.defNames.add(a.StartByte())
 				}
 			}
 			if name == nil {
@@ -142,7 +141,7 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 			b.Name, b.Local = w.text(name), w.text(at)
 			st.imports[b.Local] = b
 			w.ff.Imports = append(w.ff.Imports, b)
-			w.defNames[at.StartByte()] = true
+			w.defNames.add(at.StartByte())
 			w.ff.Uses = append(w.ff.Uses, Use{Range: rangeOf(at), Name: b.Local, Kind: UseBare, Import: true})
 		}
 		return false, nil
@@ -267,20 +266,20 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 
 	case "keyword_argument":
 		if k := n.ChildByFieldName("name"); k != nil {
-			w.defNames[k.StartByte()] = true
+			w.defNames.add(k.StartByte())
 		}
 		return true, nil
 
 	case "call":
-		w.markCallee(st.callee, n.ChildByFieldName("function"), "attribute", "attribute")
+		w.markCallee(n.ChildByFieldName("function"), "attribute", "attribute")
 		return true, nil
 
 	case "attribute":
 		obj, attr := n.ChildByFieldName("object"), n.ChildByFieldName("attribute")
-		if obj == nil || attr == nil || w.defNames[attr.StartByte()] {
+		if obj == nil || attr == nil || w.defNames.has(attr.StartByte()) {
 			return false, nil // a field definition (self.x = …) was recorded already
 		}
-		call := st.callee[attr.StartByte()]
+		call := w.callee.has(attr.StartByte())
 		if w.typ(obj) == "identifier" {
 			if typ, recv := w.innerType(); recv != "" && w.text(obj) == recv {
 				w.use(attr, UseMember, typ, call, false)
@@ -305,9 +304,9 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 		return true, nil
 
 	case "identifier":
-		if !w.defNames[n.StartByte()] {
+		if !w.defNames.has(n.StartByte()) {
 			if name := w.text(n); !pyBuiltins[name] {
-				w.use(n, UseBare, "", st.callee[n.StartByte()], false)
+				w.use(n, UseBare, "", w.callee.has(n.StartByte()), false)
 			}
 		}
 		return false, nil
@@ -330,7 +329,7 @@ func (w *walker) pySelfField(left *node) (func(), bool) {
 	}
 	// The field's extent is the assignment's statement.
 	sym := w.define(w.typeNameOf(typ)+"."+f, f, "field", attr, left.Parent(), typ)
-	w.defNames[obj.StartByte()] = true
+	w.defNames.add(obj.StartByte())
 	return w.push(scope{sym: sym}), true
 }
 

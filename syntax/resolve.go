@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -68,49 +67,95 @@ type Lookup interface {
 // indexed for the resolution rules: by name, by (package, name), by
 // (document, name) and by symbol.
 type NameTable struct {
-	syms       []graph.Symbol
-	byName     map[string][]int32
-	byPkgName  map[[2]string][]int32
-	byPathName map[[2]string][]int32
-	byID       map[string]int32
+	syms       []*graph.Symbol // in the files' order
+	byName     nameIndex[string]
+	byPkgName  nameIndex[[2]string]
+	byPathName nameIndex[[2]string]
+	byID       map[string]int32 // the first symbol of each id
+}
+
+// nameIndex finds the symbols of a NameTable that share a key, in table
+// order: first holds the index of a key's first symbol plus one, and next
+// links each symbol to the next one with its key (-1 after the last).
+type nameIndex[K comparable] struct {
+	first map[K]int32
+	next  []int32
+}
+
+// build indexes the n symbols of a table by key.
+func (x *nameIndex[K]) build(n int, key func(i int) K) {
+	x.first = make(map[K]int32, n)
+	x.next = make([]int32, n)
+	// Back to front, so that each symbol goes before the ones after it.
+	for i := n - 1; i >= 0; i-- {
+		k := key(i)
+		x.next[i] = x.first[k] - 1
+		x.first[k] = int32(i) + 1
+	}
+}
+
+// get returns the symbols with key k.
+func (x *nameIndex[K]) get(k K) symbolList {
+	return symbolList{head: x.first[k] - 1, next: x.next}
+}
+
+// symbolList is a list of symbols of a NameTable: head is the first
+// index (-1: none), next links them; a nil next means head alone.
+type symbolList struct {
+	head int32
+	next []int32
 }
 
 // NewNameTable indexes the definitions of files (package and module
-// symbols left out).
+// symbols left out). The table refers to the files' symbols, which must not
+// change while it is in use.
 func NewNameTable(files []*FileFacts) *NameTable {
-	t := &NameTable{
-		byName:     map[string][]int32{},
-		byPkgName:  map[[2]string][]int32{},
-		byPathName: map[[2]string][]int32{},
-		byID:       map[string]int32{},
+	n := 0
+	for _, f := range files {
+		if f != nil && f.Skipped == SkipNone {
+			n += len(f.Symbols)
+		}
 	}
+	t := &NameTable{syms: make([]*graph.Symbol, 0, n)}
 	for _, f := range files {
 		if f == nil || f.Skipped != SkipNone {
 			continue
 		}
-		for _, s := range f.Symbols {
-			if s.Kind == "package" || s.Kind == "module" {
-				continue
-			}
-			i := int32(len(t.syms))
-			t.syms = append(t.syms, s)
-			t.byName[s.DisplayName] = append(t.byName[s.DisplayName], i)
-			t.byPkgName[[2]string{s.Package, s.DisplayName}] = append(t.byPkgName[[2]string{s.Package, s.DisplayName}], i)
-			t.byPathName[[2]string{s.Def.Path, s.DisplayName}] = append(t.byPathName[[2]string{s.Def.Path, s.DisplayName}], i)
-			if _, ok := t.byID[s.ID]; !ok {
-				t.byID[s.ID] = i
+		for k := range f.Symbols {
+			if s := &f.Symbols[k]; s.Kind != "package" && s.Kind != "module" {
+				t.syms = append(t.syms, s)
 			}
 		}
 	}
+	// The four indexes are independent: build them side by side.
+	n = len(t.syms)
+	var wg sync.WaitGroup
+	wg.Go(func() { t.byName.build(n, func(i int) string { return t.syms[i].DisplayName }) })
+	wg.Go(func() {
+		t.byPkgName.build(n, func(i int) [2]string { return [2]string{t.syms[i].Package, t.syms[i].DisplayName} })
+	})
+	wg.Go(func() {
+		t.byPathName.build(n, func(i int) [2]string { return [2]string{t.syms[i].Def.Path, t.syms[i].DisplayName} })
+	})
+	wg.Go(func() {
+		t.byID = make(map[string]int32, n)
+		for i := n - 1; i >= 0; i-- { // the first symbol of an id is the last written
+			t.byID[t.syms[i].ID] = int32(i)
+		}
+	})
+	wg.Wait()
 	return t
 }
 
 // Named returns the symbols named name.
 func (t *NameTable) Named(_ context.Context, name string) ([]graph.Symbol, error) {
-	idx := t.byName[name]
-	out := make([]graph.Symbol, len(idx))
-	for k, i := range idx {
-		out[k] = t.syms[i]
+	var out []graph.Symbol
+	l := t.byName.get(name)
+	for i := l.head; i >= 0; i = l.next[i] {
+		out = append(out, *t.syms[i])
+	}
+	if out == nil {
+		out = []graph.Symbol{}
 	}
 	return out, nil
 }
@@ -212,15 +257,27 @@ type target struct {
 	reason     string
 }
 
+// resolveBuffers is the scratch space of one document's resolution: the
+// targets of a use are read before the next use is resolved, so each list
+// is reused from use to use.
+type resolveBuffers struct {
+	targets []target // a use's targets
+	types   []target // the types of x in x.Name or x.f.Name
+	derived []target // the members of those types
+	key     []byte   // a symbol id being looked up
+}
+
 // Document resolves one file's uses and returns its complete facts.
 func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFacts, error) {
 	df := graph.DocumentFacts{
 		Document: f.Document,
 		Symbols:  append([]graph.Symbol(nil), f.Symbols...),
-		// Room for one occurrence per use, which most uses yield.
-		Occurrences: append(make([]graph.Occurrence, 0, len(f.Occurrences)+len(f.Uses)), f.Occurrences...),
 	}
-	imports := map[string]Import{}
+	// The uses' occurrences go after room for the file's own, which are
+	// merged in front of them at the end. Most uses yield one occurrence.
+	nDef := len(f.Occurrences)
+	occs := make([]graph.Occurrence, nDef, nDef+len(f.Uses))
+	imports := make(map[string]Import, len(f.Imports))
 	for _, imp := range f.Imports {
 		if imp.Local != "" {
 			imports[imp.Local] = imp
@@ -232,7 +289,7 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 	}
 	// Each distinct edge is kept once, in the order first met, its
 	// count summed and its best confidence kept.
-	edges := make(map[edgeKey]int, len(f.Edges)+len(f.Uses)/2)
+	edges := make(map[edgeKey]int32, len(f.Edges)+len(f.Uses)/2)
 	df.Edges = make([]graph.Edge, 0, len(f.Edges)+len(f.Uses)/2)
 	addEdge := func(e graph.Edge) {
 		k := edgeKey{e.From, e.To, e.Kind}
@@ -244,7 +301,7 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 			}
 			return
 		}
-		edges[k] = len(df.Edges)
+		edges[k] = int32(len(df.Edges))
 		df.Edges = append(df.Edges, e)
 	}
 	for _, e := range f.Edges {
@@ -254,15 +311,18 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 	if f.Document.Flags&graph.DocTest != 0 {
 		testRole = graph.RoleTest
 	}
-	// The targets of a use are read before the next use is resolved, so
-	// one buffer holds them all.
-	scratch := make([]target, 0, MaxAmbiguous+1)
+	b := &resolveBuffers{
+		targets: make([]target, 0, MaxAmbiguous+1),
+		types:   make([]target, 0, MaxAmbiguous+1),
+		derived: make([]target, 0, MaxAmbiguous+1),
+		key:     make([]byte, 0, 128),
+	}
 	for i := range f.Uses {
 		if i%256 == 0 && ctx.Err() != nil {
 			return graph.DocumentFacts{}, fmt.Errorf("syntax: resolving %s: %w", f.Document.Path, ctx.Err())
 		}
 		u := &f.Uses[i]
-		targets, err := r.resolveUse(ctx, f, u, imports, scratch)
+		targets, err := r.resolveUse(ctx, f, u, imports, b.targets, b)
 		if err != nil {
 			return graph.DocumentFacts{}, fmt.Errorf("syntax: resolving %s: %w", f.Document.Path, err)
 		}
@@ -281,42 +341,133 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 		if u.Test {
 			roles |= graph.RoleTest
 		}
+		from := u.Enclosing
+		if from == "" {
+			from = f.self
+		}
 		for _, t := range targets {
 			if t.reason != ReasonAmbiguous {
-				df.Occurrences = append(df.Occurrences, graph.Occurrence{
+				occs = append(occs, graph.Occurrence{
 					Path: f.Document.Path, Range: u.Range, Symbol: t.id, Roles: roles, Enclosing: u.Enclosing,
 				})
 			}
-			if u.Import {
-				continue
-			}
-			from := u.Enclosing
-			if from == "" {
-				from = f.self
-			}
-			if from == "" {
+			if u.Import || from == "" {
 				continue
 			}
 			addEdge(graph.Edge{From: from, To: t.id, Kind: kind, Confidence: t.confidence,
 				Source: graph.SourceSyntax, Reason: t.reason, Count: 1})
 		}
 	}
+	df.Occurrences = mergeOccurrences(f.Occurrences, occs)
 	if len(df.Edges) == 0 {
 		df.Edges = nil // as when nothing was added
+	} else {
+		sortEdges(df.Edges)
 	}
-	if len(df.Occurrences) == 0 {
-		df.Occurrences = nil
-	}
-	slices.SortStableFunc(df.Occurrences, func(a, b graph.Occurrence) int {
-		if c := compareRange(a.Range, b.Range); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Symbol, b.Symbol)
-	})
-	slices.SortStableFunc(df.Edges, func(a, b graph.Edge) int {
-		return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(string(a.Kind), string(b.Kind)), strings.Compare(a.To, b.To))
-	})
 	return df, nil
+}
+
+// compareOccurrences orders a document's occurrences by range, then symbol.
+func compareOccurrences(a, b *graph.Occurrence) int {
+	if c := compareRange(a.Range, b.Range); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Symbol, b.Symbol)
+}
+
+// mergeOccurrences returns a document's occurrences in their stable order by
+// (range, symbol): defs (the file's own occurrences), then the uses'
+// occurrences, which occs holds after len(defs) unused slots. Both lists
+// come sorted by range (the walker sorts them, and uses are resolved in
+// order), so one merge and a sort of each run of equal ranges by symbol
+// give the order a stable sort of the concatenation would.
+func mergeOccurrences(defs, occs []graph.Occurrence) []graph.Occurrence {
+	uses := occs[len(defs):]
+	if len(occs) == 0 {
+		return nil
+	}
+	byRange := func(a, b graph.Occurrence) int { return compareRange(a.Range, b.Range) }
+	if !slices.IsSortedFunc(defs, byRange) || !slices.IsSortedFunc(uses, byRange) {
+		copy(occs, defs)
+		slices.SortStableFunc(occs, func(a, b graph.Occurrence) int { return compareOccurrences(&a, &b) })
+		return occs
+	}
+	// Merge front to back: the write position i+j never passes the
+	// read position len(defs)+j of the next use.
+	i, j, k := 0, 0, 0
+	for i < len(defs) {
+		if j < len(uses) && compareRange(uses[j].Range, defs[i].Range) < 0 {
+			occs[k] = uses[j]
+			j++
+		} else {
+			occs[k] = defs[i]
+			i++
+		}
+		k++
+	}
+	// The rest of uses is in place. Order each run of equal ranges by
+	// symbol, keeping the merged order among equal symbols.
+	for lo := 0; lo < len(occs); {
+		hi := lo + 1
+		for hi < len(occs) && occs[hi].Range == occs[lo].Range {
+			hi++
+		}
+		if hi-lo > 1 {
+			run := occs[lo:hi]
+			for a := 1; a < len(run); a++ {
+				for b := a; b > 0 && strings.Compare(run[b-1].Symbol, run[b].Symbol) > 0; b-- {
+					run[b-1], run[b] = run[b], run[b-1]
+				}
+			}
+		}
+		lo = hi
+	}
+	return occs
+}
+
+// compareEdges orders a document's edges by source, kind and target.
+func compareEdges(a, b *graph.Edge) int {
+	if c := strings.Compare(a.From, b.From); c != 0 {
+		return c
+	}
+	if a.Kind != b.Kind {
+		return strings.Compare(string(a.Kind), string(b.Kind))
+	}
+	return strings.Compare(a.To, b.To)
+}
+
+// sortEdges sorts a document's edges by compareEdges. No two edges compare
+// equal (Document keeps one edge per source, kind and target), so any sort
+// gives the same order: this one sorts positions rather than moving the
+// edges around, then moves each edge once.
+func sortEdges(edges []graph.Edge) {
+	if slices.IsSortedFunc(edges, func(a, b graph.Edge) int { return compareEdges(&a, &b) }) {
+		return
+	}
+	order := make([]int32, len(edges))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return compareEdges(&edges[a], &edges[b]) })
+	// Apply the permutation cycle by cycle: position k receives the edge
+	// at order[k]; a visited position is marked by order[k] = k.
+	for start := range order {
+		if order[start] == int32(start) {
+			continue
+		}
+		tmp := edges[start]
+		k := start
+		for {
+			from := int(order[k])
+			order[k] = int32(k)
+			if from == start {
+				edges[k] = tmp
+				break
+			}
+			edges[k] = edges[from]
+			k = from
+		}
+	}
 }
 
 // sameFamily reports whether a symbol of language l can be used from a file
@@ -342,11 +493,17 @@ func isTypeLike(s graph.Symbol) bool {
 }
 
 // resolveUse applies the rules of the confidence table to one use. The
-// targets are appended to buf[:0] when buf is not nil (the result may then
-// share buf's array).
-func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, buf []target) ([]target, error) {
+// targets are appended to buf[:0] (the result may share buf's array); the
+// other lists of b hold the intermediate steps of typed and field uses.
+func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, buf []target, b *resolveBuffers) ([]target, error) {
 	lang := f.Document.Language
-	imp, imported := imports[u.Name]
+	// Only named imports (TS/JS, Python, Java) rename a bare use or bind
+	// one: a Go import binds a package, which a bare Go name never is.
+	var imp Import
+	var imported bool
+	if lang != "go" || u.Import {
+		imp, imported = imports[u.Name]
+	}
 	name := u.Name
 	if u.Kind == UseBare && imported && imp.Name != "" && (u.Import || lang != "go") {
 		name = imp.Name
@@ -365,10 +522,10 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		}
 		return false
 	}
-	// add collects the acceptable symbols among local indices idx and ext
+	// add collects the acceptable symbols among the local symbols l and ext
 	// that keep accepts; it stops after limit distinct symbols (0: no limit)
 	// and reports whether it stopped early.
-	add := func(idx []int32, keep func(*graph.Symbol) bool, c float64, reason string, limit int) bool {
+	add := func(l symbolList, keep func(*graph.Symbol) bool, c float64, reason string, limit int) bool {
 		try := func(s *graph.Symbol) bool {
 			if !sameFamily(lang, s.Language) || (u.Type && !isTypeLike(*s)) || !keep(s) || seen(s.ID) {
 				return true
@@ -376,9 +533,12 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 			out = append(out, target{s.ID, c, reason})
 			return limit == 0 || len(out) <= limit
 		}
-		for _, i := range idx {
-			if !try(&t.syms[i]) {
+		for i := l.head; i >= 0; i = l.next[i] {
+			if !try(t.syms[i]) {
 				return true
+			}
+			if l.next == nil {
+				break
 			}
 		}
 		for k := range ext {
@@ -392,7 +552,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	notMember := func(s *graph.Symbol) bool { return !isMember(*s) }
 	global := func(keep func(*graph.Symbol) bool) []target {
 		out = out[:0]
-		if add(t.byName[name], keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
+		if add(t.byName.get(name), keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
 			return nil // too many candidates to guess
 		}
 		if len(out) == 1 {
@@ -403,23 +563,28 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	fromImport := func(imp Import, module string) []target {
 		in := func(s *graph.Symbol) bool { return !isMember(*s) && inModule(lang, imp.Relative, module, *s) }
 		if lang == "go" || lang == "java" || lang == "rust" {
-			add(t.byPkgName[[2]string{module, name}], in, ConfidenceImported, ReasonImported, 0)
+			add(t.byPkgName.get([2]string{module, name}), in, ConfidenceImported, ReasonImported, 0)
 		} else {
-			add(t.byName[name], in, ConfidenceImported, ReasonImported, 0)
+			add(t.byName.get(name), in, ConfidenceImported, ReasonImported, 0)
 		}
 		return out
 	}
 	if u.Via != "" && (u.Kind == UseMember || u.Kind == UseTyped) {
-		return r.resolveVia(ctx, f, u, imports, ext, global(member))
+		via, err := r.resolveVia(ctx, f, u, imports, ext, b)
+		if err != nil || len(via) > 0 {
+			return via, err
+		}
+		return global(member), nil
 	}
 	switch u.Kind {
 	case UseMember:
-		id := u.Qualifier + "." + u.Name
-		var idx []int32
-		if i, ok := t.byID[id]; ok {
-			idx = []int32{i}
+		b.key = memberID(b.key[:0], u.Qualifier, u.Name)
+		id := b.key
+		l := symbolList{head: -1}
+		if i, ok := t.byID[string(id)]; ok {
+			l.head = i
 		}
-		add(idx, func(s *graph.Symbol) bool { return s.ID == id }, ConfidenceReceiver, ReasonReceiver, 0)
+		add(l, func(s *graph.Symbol) bool { return s.ID == string(id) }, ConfidenceReceiver, ReasonReceiver, 0)
 		if len(out) > 0 {
 			return out, nil
 		}
@@ -440,7 +605,11 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	case UseSelector:
 		return global(member), nil
 	case UseTyped:
-		return r.resolveTyped(ctx, f, u, imports, ext, global(member))
+		typed, err := r.resolveTyped(ctx, f, u, imports, ext, b)
+		if err != nil || len(typed) > 0 {
+			return typed, err
+		}
+		return global(member), nil
 	}
 	// UseBare.
 	if u.Import {
@@ -450,14 +619,14 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return global(rustReexported(imp.Module)), nil
 	}
 	path := f.Document.Path
-	add(t.byPathName[[2]string{path, name}], func(s *graph.Symbol) bool { return !isMember(*s) && s.Def.Path == path },
+	add(t.byPathName.get([2]string{path, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Def.Path == path },
 		ConfidenceSameFile, ReasonSameFile, 0)
 	if len(out) > 0 {
 		return out, nil
 	}
 	if lang == "go" || lang == "java" || lang == "rust" {
 		pkg := f.Document.Package
-		add(t.byPkgName[[2]string{pkg, name}], func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == pkg },
+		add(t.byPkgName.get([2]string{pkg, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == pkg },
 			ConfidenceSamePackage, ReasonSamePackage, 0)
 		if lang == "go" || len(out) > 0 {
 			return out, nil
@@ -474,7 +643,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	}
 	for _, g := range f.Imports { // Rust glob imports: use m::*
 		if g.Name == "*" {
-			add(t.byPkgName[[2]string{g.Module, name}], func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == g.Module },
+			add(t.byPkgName.get([2]string{g.Module, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == g.Module },
 				ConfidenceImported, ReasonImported, 0)
 		}
 	}
@@ -484,17 +653,37 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	return global(notMember), nil
 }
 
+// memberID appends the symbol id of member name of the type typeID to dst.
+func memberID(dst []byte, typeID, name string) []byte {
+	dst = append(dst, typeID...)
+	dst = append(dst, '.')
+	return append(dst, name...)
+}
+
+// symbolByID returns the symbol whose id is id, from the files being
+// resolved or else from ext.
+func (r *Resolver) symbolByID(id []byte, ext []graph.Symbol) (*graph.Symbol, bool) {
+	if i, ok := r.local.byID[string(id)]; ok {
+		return r.local.syms[i], true
+	}
+	for k := range ext {
+		if ext[k].ID == string(id) {
+			return &ext[k], true
+		}
+	}
+	return nil, false
+}
+
 // resolveVia resolves x.Via.Name: the types of x (the receiver's type, or
 // the declared type of a local), then each type's field Via and its
-// declared type (a Go field's Signature), then Name in that type.
-func (r *Resolver) resolveVia(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, fallback []target) ([]target, error) {
+// declared type (a Go field's Signature), then Name in that type. None
+// found, the caller falls back to a global guess.
+func (r *Resolver) resolveVia(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, b *resolveBuffers) ([]target, error) {
 	var bases []target
 	if u.Kind == UseMember {
-		bases = []target{{u.Qualifier, ConfidenceReceiver, ReasonReceiver}}
+		bases = append(b.types[:0], target{u.Qualifier, ConfidenceReceiver, ReasonReceiver})
 	} else {
-		tu := *u
-		tu.Via = ""
-		types, err := r.typesOf(ctx, f, &tu, imports)
+		types, err := r.typesOf(ctx, f, u, imports, b)
 		if err != nil {
 			return nil, err
 		}
@@ -504,45 +693,37 @@ func (r *Resolver) resolveVia(ctx context.Context, f *FileFacts, u *Use, imports
 	if err != nil {
 		return nil, err
 	}
-	symbol := func(id string, ext []graph.Symbol) (graph.Symbol, bool) {
-		if i, ok := r.local.byID[id]; ok {
-			return r.local.syms[i], true
-		}
-		for _, s := range ext {
-			if s.ID == id {
-				return s, true
-			}
-		}
-		return graph.Symbol{}, false
-	}
-	var out []target
-	for _, b := range bases {
-		field, ok := symbol(b.id+"."+u.Via, viaSyms)
+	out := b.derived[:0]
+	for _, base := range bases {
+		b.key = memberID(b.key[:0], base.id, u.Via)
+		field, ok := r.symbolByID(b.key, viaSyms)
 		if !ok || field.Kind != "field" {
 			continue
 		}
-		ft, ok := goFieldType(field.Signature)
+		b.key, ok = appendGoFieldType(b.key[:0], field.Signature)
 		if !ok {
 			continue
 		}
-		id := ft + "." + u.Name
-		if _, ok := symbol(id, ext); !ok {
+		b.key = append(append(b.key, '.'), u.Name...)
+		s, ok := r.symbolByID(b.key, ext)
+		if !ok {
 			continue
 		}
 		c, reason := ConfidenceDeclared, ReasonDeclared
-		if b.confidence < c {
-			c, reason = b.confidence, b.reason
+		if base.confidence < c {
+			c, reason = base.confidence, base.reason
 		}
-		out = append(out, target{id, c, reason})
+		out = append(out, target{s.ID, c, reason})
 	}
-	if len(out) == 0 {
-		return fallback, nil
+	if cap(out) > cap(b.derived) {
+		b.derived = out[:0]
 	}
 	return out, nil
 }
 
-// typesOf resolves the declared type u.Qualifier of a UseTyped use.
-func (r *Resolver) typesOf(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import) ([]target, error) {
+// typesOf resolves the declared type u.Qualifier of a UseTyped use (or of
+// a UseTyped use's x in x.Via.Name) into b.types.
+func (r *Resolver) typesOf(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, b *resolveBuffers) ([]target, error) {
 	tu := Use{Range: u.Range, Name: u.Qualifier, Kind: UseBare, Type: true, Enclosing: u.Enclosing}
 	if q, name, ok := strings.Cut(u.Qualifier, "."); ok {
 		if _, imported := imports[q]; !imported {
@@ -550,40 +731,38 @@ func (r *Resolver) typesOf(ctx context.Context, f *FileFacts, u *Use, imports ma
 		}
 		tu.Kind, tu.Qualifier, tu.Name = UseQualified, q, name
 	}
-	return r.resolveUse(ctx, f, &tu, imports, nil)
+	types, err := r.resolveUse(ctx, f, &tu, imports, b.types, b)
+	if cap(types) > cap(b.types) {
+		b.types = types[:0]
+	}
+	return types, err
 }
 
 // resolveTyped resolves x.Name where x is declared with type u.Qualifier:
 // the type is resolved as a type use of the file, and the member is looked
 // up in each type found. The edge is as strong as the weaker of the two
 // steps. When no type has the member (it is embedded or inherited), the
-// global guess stands.
-func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, fallback []target) ([]target, error) {
-	types, err := r.typesOf(ctx, f, u, imports)
+// caller falls back to a global guess.
+func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, b *resolveBuffers) ([]target, error) {
+	types, err := r.typesOf(ctx, f, u, imports, b)
 	if err != nil || len(types) == 0 {
-		return fallback, err
+		return nil, err
 	}
-	var out []target
+	out := b.derived[:0]
 	for _, t := range types {
-		id := t.id + "." + u.Name
-		found := false
-		if _, ok := r.local.byID[id]; ok {
-			found = true
-		}
-		for k := 0; k < len(ext) && !found; k++ {
-			found = ext[k].ID == id
-		}
-		if !found {
+		b.key = memberID(b.key[:0], t.id, u.Name)
+		s, ok := r.symbolByID(b.key, ext)
+		if !ok {
 			continue
 		}
 		c, reason := ConfidenceDeclared, ReasonDeclared
 		if t.confidence < c {
 			c, reason = t.confidence, t.reason // the type itself was a guess
 		}
-		out = append(out, target{id, c, reason})
+		out = append(out, target{s.ID, c, reason})
 	}
-	if len(out) == 0 {
-		return fallback, nil
+	if cap(out) > cap(b.derived) {
+		b.derived = out[:0]
 	}
 	return out, nil
 }

@@ -7,11 +7,10 @@ import (
 
 // rustState is the Rust-specific part of a walk.
 type rustState struct {
-	crate  string
-	self   string     // the file's module symbol
-	mods   []*rustMod // the modules enclosing the current node, innermost last
-	callee map[uint32]bool
-	body   int // depth of function bodies and closures
+	crate string
+	self  string     // the file's module symbol
+	mods  []*rustMod // the modules enclosing the current node, innermost last
+	body  int        // depth of function bodies and closures
 	// testAttr is set between a test attribute (#[test], #[cfg(test)])
 	// and the item it applies to.
 	testAttr bool
@@ -52,7 +51,7 @@ func (w *walker) extractRust(root *node) {
 	w.pkg, w.idPkg = module, module
 	w.ff.Document.Package = module
 	w.ff.module = module
-	st := &rustState{crate: crate, self: packageID("rust", module), callee: map[uint32]bool{}, synth: map[string]bool{}}
+	st := &rustState{crate: crate, self: packageID("rust", module), synth: map[string]bool{}}
 	w.ff.self = st.self
 	w.defineModule(st.self, module[strings.LastIndex(module, ":")+1:], root)
 	st.visit = func(n *node) (bool, func()) { return w.visitRust(st, n) }
@@ -323,7 +322,7 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 		if name == nil {
 			return true, nil
 		}
-		w.defNames[name.StartByte()] = true
+		w.defNames.add(name.StartByte())
 		list := n.Parent()
 		if list == nil || list.Parent() == nil || st.body > 0 {
 			return true, nil
@@ -433,14 +432,14 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 		if f != nil {
 			switch w.typ(f) {
 			case "identifier":
-				st.callee[f.StartByte()] = true
+				w.callee.add(f.StartByte())
 			case "scoped_identifier":
 				if name := f.ChildByFieldName("name"); name != nil {
-					st.callee[name.StartByte()] = true
+					w.callee.add(name.StartByte())
 				}
 			case "field_expression":
 				if field := f.ChildByFieldName("field"); field != nil {
-					st.callee[field.StartByte()] = true
+					w.callee.add(field.StartByte())
 				}
 			}
 		}
@@ -451,7 +450,7 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 		if field == nil || val == nil || w.typ(field) != "field_identifier" {
 			return true, nil
 		}
-		w.rustMemberUse(field, val, st.callee[field.StartByte()])
+		w.rustMemberUse(field, val, w.callee.has(field.StartByte()))
 		return true, nil
 
 	case "struct_expression":
@@ -494,23 +493,23 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 		return true, nil
 
 	case "scoped_identifier":
-		return !w.rustPathUse(st, n, st.callee[n.lastSegment(w).StartByte()], false), nil
+		return !w.rustPathUse(st, n, w.callee.has(n.lastSegment(w).StartByte()), false), nil
 
 	case "scoped_type_identifier":
 		return !w.rustPathUse(st, n, false, true), nil
 
 	case "identifier":
-		if w.defNames[n.StartByte()] {
+		if w.defNames.has(n.StartByte()) {
 			return false, nil
 		}
 		name := w.text(n)
 		if !w.isLocal(name) && !st.skipName(name) {
-			w.use(n, UseBare, "", st.callee[n.StartByte()], false)
+			w.use(n, UseBare, "", w.callee.has(n.StartByte()), false)
 		}
 		return false, nil
 
 	case "type_identifier":
-		if w.defNames[n.StartByte()] {
+		if w.defNames.has(n.StartByte()) {
 			return false, nil
 		}
 		if name := w.text(n); !w.isLocal(name) && !st.skipName(name) {

@@ -149,7 +149,7 @@ func (w *walker) rustBind(st *rustState, prefix []string, p, alias *node) {
 	local := full[len(full)-1]
 	if alias != nil {
 		local = w.text(alias)
-		w.defNames[alias.StartByte()] = true
+		w.defNames.add(alias.StartByte())
 	}
 	if local == "self" || local == "crate" || local == "super" || local == "_" {
 		return
@@ -394,7 +394,7 @@ func (w *walker) rustPathUse(st *rustState, n *node, call, typ bool) bool {
 	if !ok || len(segs) < 2 {
 		return false
 	}
-	w.defNames[nameNode.StartByte()] = true
+	w.defNames.add(nameNode.StartByte())
 	w.rustPath(st, segs, nameNode, call, typ, func() {
 		if p := n.ChildByFieldName("path"); p != nil {
 			w.rustTypeRef(st, p)
@@ -488,7 +488,7 @@ func (w *walker) rustTokenTree(st *rustState, tt *node) {
 		name := w.text(c)
 		switch {
 		case before == "." && prev != nil && (w.typ(prev) == "self" || w.typ(prev) == "identifier"):
-			w.defNames[c.StartByte()] = true
+			w.defNames.add(c.StartByte())
 			w.rustMemberUse(c, prev, call)
 		case before == ".":
 			w.use(c, UseSelector, "", call, false)

@@ -119,7 +119,7 @@ func TestListFilesGitignore(t *testing.T) {
 	}
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
-		".gitignore":            "ignored/\n*.gen.go\n",
+		".gitignore":            "ignored/\n*.gen.go\ntarget/\n",
 		"main.go":               "package main\n",
 		"z.gen.go":              "package main\n",
 		"ignored/x.go":          "package ignored\n",
@@ -130,6 +130,8 @@ func TestListFilesGitignore(t *testing.T) {
 		"docs/readme.md":        "# docs\n",
 		"tracked/later.py":      "y = 2\n",
 		"untracked/new_file.py": "z = 3\n",
+		"target/CACHEDIR.TAG":   "Signature: 8a477f597d28d172789f06886806bc55\n",
+		"target/doc/search.js":  "var searchIndex = {};\n",
 	})
 	git := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
@@ -150,7 +152,8 @@ func TestListFilesGitignore(t *testing.T) {
 		t.Errorf("git work tree: ListFiles = %q, want %q", got, want)
 	}
 
-	// Outside git: a walk that skips vendor, node_modules and hidden directories.
+	// Outside git: a walk that skips vendor, node_modules, hidden directories
+	// and directories tagged as caches (target/).
 	if err := os.RemoveAll(filepath.Join(root, ".git")); err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,7 @@ import (
 // tsState is the TypeScript/JavaScript-specific part of a walk.
 type tsState struct {
 	imports map[string]Import // by local name
-	callee  map[uint32]bool
-	self    string // the module's symbol
+	self    string            // the module's symbol
 }
 
 func (w *walker) extractTS(root *node) {
@@ -21,7 +20,7 @@ func (w *walker) extractTS(root *node) {
 	w.modDesc = strings.TrimPrefix(strings.TrimPrefix(module, pkg), "/") + ":"
 	w.ff.Document.Package = pkg
 	w.ff.module = stripExt(w.ff.Document.Path)
-	st := &tsState{imports: map[string]Import{}, callee: map[uint32]bool{}, self: packageID(w.lang, module)}
+	st := &tsState{imports: map[string]Import{}, self: packageID(w.lang, module)}
 	w.ff.self = st.self
 	w.defineModule(st.self, path.Base(module), root)
 	w.walk(root, func(n *node) (bool, func()) { return w.visitTS(st, n) })
@@ -244,11 +243,11 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		return true, nil
 
 	case "call_expression":
-		w.markCallee(st.callee, n.ChildByFieldName("function"), "member_expression", "property")
+		w.markCallee(n.ChildByFieldName("function"), "member_expression", "property")
 		return true, nil
 
 	case "new_expression":
-		w.markCallee(st.callee, n.ChildByFieldName("constructor"), "member_expression", "property")
+		w.markCallee(n.ChildByFieldName("constructor"), "member_expression", "property")
 		return true, nil
 
 	case "member_expression":
@@ -256,7 +255,7 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		if obj == nil || prop == nil {
 			return true, nil
 		}
-		call := st.callee[prop.StartByte()]
+		call := w.callee.has(prop.StartByte())
 		switch w.typ(obj) {
 		case "this":
 			if typ, _ := w.innerType(); typ != "" {
@@ -287,15 +286,15 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		return false, nil
 
 	case "identifier", "shorthand_property_identifier":
-		if !w.defNames[n.StartByte()] {
+		if !w.defNames.has(n.StartByte()) {
 			if name := w.text(n); name != "undefined" {
-				w.use(n, UseBare, "", st.callee[n.StartByte()], false)
+				w.use(n, UseBare, "", w.callee.has(n.StartByte()), false)
 			}
 		}
 		return false, nil
 
 	case "type_identifier":
-		if !w.defNames[n.StartByte()] {
+		if !w.defNames.has(n.StartByte()) {
 			w.use(n, UseBare, "", false, true)
 		}
 		return false, nil
@@ -326,7 +325,7 @@ func (w *walker) tsImportClause(st *tsState, n *node, imp Import) {
 				b := imp
 				b.Local = w.text(id)
 				w.bindImport(st, b, nil)
-				w.defNames[id.StartByte()] = true
+				w.defNames.add(id.StartByte())
 			}
 		case "named_imports":
 			for _, s := range w.children(c) {
@@ -357,7 +356,7 @@ func (w *walker) bindImport(st *tsState, b Import, at *node) {
 	st.imports[b.Local] = b
 	w.ff.Imports = append(w.ff.Imports, b)
 	if at != nil {
-		w.defNames[at.StartByte()] = true
+		w.defNames.add(at.StartByte())
 		w.ff.Uses = append(w.ff.Uses, Use{Range: rangeOf(at), Name: b.Local, Kind: UseBare, Import: true})
 	}
 }

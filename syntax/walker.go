@@ -24,7 +24,9 @@ type walker struct {
 
 	// defNames holds the start bytes of identifiers that name a definition
 	// or a local binding, so the generic walk does not take them for uses.
-	defNames map[uint32]bool
+	defNames byteSet
+	// callee holds the start bytes of the names that calls call.
+	callee byteSet
 	// scopes is the stack of definitions enclosing the current node.
 	scopes []scope
 	// seen de-duplicates symbols defined twice in one file.
@@ -32,6 +34,35 @@ type walker struct {
 	// tests is the depth of test-only code in a document that is not a
 	// test document (Rust #[test] functions and #[cfg(test)] items).
 	tests int
+	// pop leaves the innermost scope (push returns it).
+	pop func()
+	buf *walkBuffers
+}
+
+// walkBuffers is memory reused from one file's walk to the next.
+type walkBuffers struct {
+	uses   []Use
+	occs   []graph.Occurrence
+	kids   []*node             // the lists children returns
+	locals []map[string]string // emptied maps for function scopes
+}
+
+// byteSet is a set of byte offsets in a file.
+type byteSet []uint64
+
+func newByteSet(size int) byteSet { return make(byteSet, size/64+1) }
+
+func (s *byteSet) add(off uint32) {
+	i := int(off / 64)
+	if i >= len(*s) {
+		*s = append(*s, make(byteSet, i+1-len(*s))...)
+	}
+	(*s)[i] |= 1 << (off % 64)
+}
+
+func (s byteSet) has(off uint32) bool {
+	i := int(off / 64)
+	return i < len(s) && s[i]&(1<<(off%64)) != 0
 }
 
 // scope is one enclosing definition.
@@ -44,33 +75,42 @@ type scope struct {
 }
 
 func newWalker(g *grammar, src []byte, ff *FileFacts, p *project) *walker {
-	return &walker{
+	w := &walker{
 		g:        g,
 		src:      src,
 		ff:       ff,
 		project:  p,
 		lang:     g.lang,
-		defNames: map[uint32]bool{},
+		defNames: newByteSet(len(src) + 1),
+		callee:   newByteSet(len(src) + 1),
 		seen:     map[string]bool{},
+		buf:      &p.walk,
 	}
+	w.pop = w.leave
+	// The file's uses and occurrences are collected in buffers kept from
+	// the previous file, and copied out by finish.
+	ff.Uses = w.buf.uses[:0]
+	ff.Occurrences = w.buf.occs[:0]
+	w.buf.kids = w.buf.kids[:0]
+	return w
 }
 
 func (w *walker) typ(n *node) string { return n.Type() }
 
-// markCallee records in callee the start byte of the name a call calls:
+// markCallee records in w.callee the start byte of the name a call calls:
 // f itself when it is an identifier, or the member field of f when f is a
 // member access of type access (Python's attribute, TypeScript's
 // member_expression). f may be nil.
-func (w *walker) markCallee(callee map[uint32]bool, f *node, access, member string) {
+func (w *walker) markCallee(f *node, access, member string) {
 	if f == nil {
 		return
 	}
 	switch w.typ(f) {
 	case "identifier":
-		callee[f.StartByte()] = true
+		w.callee.add(f.StartByte())
 	case access:
 		if m := f.ChildByFieldName(member); m != nil {
-			callee[m.StartByte()] = true
+			w.callee.add(m.StartByte())
 		}
 	}
 }
@@ -109,26 +149,40 @@ func (w *walker) walk(n *node, visit func(*node) (bool, func())) {
 	}
 }
 
-// children returns n's named children (small nodes only: it allocates).
-func (w *walker) children(n *node) []*node {
-	var out []*node
-	for c := n.firstChild(); c != nil; c = c.nextSibling() {
+// hasOneNamedChild reports whether n has exactly one named child, without
+// counting the children of a long list.
+func hasOneNamedChild(n *node) bool {
+	k := 0
+	for c := n.firstChild(); c != nil && k < 2; c = c.nextSibling() {
 		if c.IsNamed() {
-			out = append(out, c)
+			k++
 		}
 	}
-	return out
+	return k == 1
 }
 
-// childrenOfField returns the children of n stored under a field name.
-func (w *walker) childrenOfField(n *node, field string) []*node {
-	var out []*node
+// children returns n's named children. The lists of one walk share one
+// buffer: each stays valid until the walk ends.
+func (w *walker) children(n *node) []*node {
+	start := len(w.buf.kids)
 	for c := n.firstChild(); c != nil; c = c.nextSibling() {
-		if c.field() == field {
-			out = append(out, c)
+		if c.IsNamed() {
+			w.buf.kids = append(w.buf.kids, c)
 		}
 	}
-	return out
+	return w.buf.kids[start:len(w.buf.kids):len(w.buf.kids)]
+}
+
+// childrenOfField returns the children of n stored under a field name,
+// in a list like children's.
+func (w *walker) childrenOfField(n *node, field string) []*node {
+	start := len(w.buf.kids)
+	for c := n.firstChild(); c != nil; c = c.nextSibling() {
+		if c.field() == field {
+			w.buf.kids = append(w.buf.kids, c)
+		}
+	}
+	return w.buf.kids[start:len(w.buf.kids):len(w.buf.kids)]
 }
 
 // define records a definition: its symbol, definition occurrence and,
@@ -139,7 +193,7 @@ func (w *walker) define(desc, display, kind string, name, extent *node, containe
 
 // defineID is define with the symbol id given whole.
 func (w *walker) defineID(id, display, kind string, name, extent *node, container string) string {
-	w.defNames[name.StartByte()] = true
+	w.defNames.add(name.StartByte())
 	extent = w.outerExtent(extent)
 	nr := rangeOf(name)
 	if !w.seen[id] {
@@ -189,10 +243,27 @@ func (w *walker) enclosing() string {
 // push enters a definition's scope and returns the function that leaves it.
 func (w *walker) push(s scope) func() {
 	if s.fn && s.locals == nil {
-		s.locals = map[string]string{}
+		if k := len(w.buf.locals); k > 0 {
+			s.locals = w.buf.locals[k-1]
+			w.buf.locals = w.buf.locals[:k-1]
+		} else {
+			s.locals = map[string]string{}
+		}
 	}
 	w.scopes = append(w.scopes, s)
-	return func() { w.scopes = w.scopes[:len(w.scopes)-1] }
+	return w.pop
+}
+
+// leave leaves the innermost scope, keeping its locals' map for another.
+func (w *walker) leave() {
+	last := len(w.scopes) - 1
+	// Emptying a map costs its capacity: keep only small ones.
+	if m := w.scopes[last].locals; m != nil && len(m) <= 8 {
+		clear(m)
+		w.buf.locals = append(w.buf.locals, m)
+	}
+	w.scopes[last] = scope{}
+	w.scopes = w.scopes[:last]
 }
 
 // bindLocal records a name bound in the innermost function scope.
@@ -202,7 +273,7 @@ func (w *walker) bindLocal(n *node) { w.bindLocalTyped(n, "") }
 // its declared type, as written ("T", "pkg.T"; "" when unknown). A name
 // bound again without a type keeps the type it had.
 func (w *walker) bindLocalTyped(n *node, typ string) {
-	w.defNames[n.StartByte()] = true
+	w.defNames.add(n.StartByte())
 	name := w.text(n)
 	for i := len(w.scopes) - 1; i >= 0; i-- {
 		if w.scopes[i].fn {
@@ -303,11 +374,24 @@ func (w *walker) finish() {
 	slices.SortStableFunc(ff.Uses, func(a, b Use) int { return compareRange(a.Range, b.Range) })
 	// The facts of every file stay in memory until resolution: drop the
 	// spare capacity append left.
-	ff.Uses = shrink(ff.Uses)
-	ff.Occurrences = shrink(ff.Occurrences)
+	// The uses and occurrences were collected in buffers: copy them out,
+	// and let the buffers drop their strings.
+	uses, occs := ff.Uses, ff.Occurrences
+	ff.Uses, ff.Occurrences = clone(uses), clone(occs)
+	clear(uses)
+	clear(occs)
+	w.buf.uses, w.buf.occs = uses[:0], occs[:0]
 	ff.Symbols = shrink(ff.Symbols)
 	ff.Edges = shrink(ff.Edges)
 	ff.Imports = shrink(ff.Imports)
+}
+
+// clone returns a copy of s of its own length, nil when s is empty.
+func clone[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return append(make([]T, 0, len(s)), s...)
 }
 
 // shrink returns s in a slice of its own length when it wastes a quarter or more.
@@ -319,11 +403,17 @@ func shrink[T any](s []T) []T {
 }
 
 func comparePos(a, b textpos.Position) int {
-	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+	if a.Line != b.Line {
+		return cmp.Compare(a.Line, b.Line)
+	}
+	return cmp.Compare(a.Col, b.Col)
 }
 
 func compareRange(a, b textpos.Range) int {
-	return cmp.Or(comparePos(a.Start, b.Start), comparePos(a.End, b.End))
+	if a.Start != b.Start {
+		return comparePos(a.Start, b.Start)
+	}
+	return comparePos(a.End, b.End)
 }
 
 // outerExtent widens a TS/JS definition's extent to its declaration
@@ -334,7 +424,7 @@ func (w *walker) outerExtent(n *node) *node {
 		return n
 	}
 	if w.typ(n) == "variable_declarator" {
-		if p := n.Parent(); p != nil && p.NamedChildCount() == 1 {
+		if p := n.Parent(); p != nil && hasOneNamedChild(p) {
 			n = p
 		}
 	}

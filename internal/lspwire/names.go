@@ -72,6 +72,10 @@ func LanguageID(p string) string {
 		return "javascriptreact"
 	case ".py", ".pyi":
 		return "python"
+	case ".java":
+		return "java"
+	case ".rs":
+		return "rust"
 	}
 	return "plaintext"
 }
