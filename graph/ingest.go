@@ -151,28 +151,114 @@ func (c *chunk) partitionByKind() [][]chunkEntry {
 // sortRun sorts entries of one kind by the rest of the key, then by
 // insertion order. Keys of a kind often share a long prefix (SCIP symbols
 // start with the same scheme, manager and package), so each entry carries
-// the 8 bytes that follow the run's common prefix, and full keys are only
-// compared when those are equal.
+// the 8 bytes that follow the common prefix as a number, which a stable
+// radix sort orders without reading the keys; entries whose numbers tie
+// are sorted again, by the 8 bytes that follow their own common prefix (a
+// multikey sort). The keys are read twice per round, in order: comparing
+// full keys instead cost a sort most of its time in cache misses.
 func (c *chunk) sortRun(run []chunkEntry) {
 	if len(run) < 2 {
 		return
 	}
-	off := 9 + c.commonPrefix(run)
 	ents := make([]abbrEntry, len(run))
 	for i, e := range run {
-		ents[i] = abbrEntry{abbreviate(c.key(e), off), e}
+		ents[i].e = e
 	}
-	slices.SortFunc(ents, func(a, b abbrEntry) int {
-		if a.abbr != b.abbr {
-			return cmp.Compare(a.abbr, b.abbr)
-		}
-		if r := bytes.Compare(c.key(a.e)[off:], c.key(b.e)[off:]); r != 0 {
-			return r
-		}
-		return cmp.Compare(a.e.k, b.e.k) // arena order is insertion order
-	})
+	var scratch []abbrEntry
+	c.sortTied(ents, 9, &scratch)
 	for i := range ents {
 		run[i] = ents[i].e
+	}
+}
+
+// sortTied sorts ents, which are in insertion order and whose keys agree
+// before off, by key, then by insertion order.
+func (c *chunk) sortTied(ents []abbrEntry, off int, scratch *[]abbrEntry) {
+	// A key that ends by off is a prefix of every longer one: those come
+	// first, shortest first.
+	ended := 0
+	for _, a := range ents {
+		if int(a.e.v-a.e.k) <= off {
+			ended++
+		}
+	}
+	if ended > 0 {
+		rest := slices.Grow((*scratch)[:0], len(ents)-ended)
+		w := 0
+		for _, a := range ents {
+			if int(a.e.v-a.e.k) <= off {
+				ents[w] = a
+				w++
+			} else {
+				rest = append(rest, a)
+			}
+		}
+		copy(ents[w:], rest)
+		*scratch = rest
+		slices.SortStableFunc(ents[:ended], func(a, b abbrEntry) int {
+			return cmp.Compare(a.e.v-a.e.k, b.e.v-b.e.k)
+		})
+		ents = ents[ended:]
+	}
+	if len(ents) < 2 {
+		return
+	}
+	off += c.commonPrefixAbbr(ents, off)
+	for i := range ents {
+		ents[i].abbr = abbreviate(c.key(ents[i].e), off)
+	}
+	sortAbbrStable(ents, scratch)
+	for i := 0; i < len(ents); {
+		j := i + 1
+		for j < len(ents) && ents[j].abbr == ents[i].abbr {
+			j++
+		}
+		if j-i > 1 {
+			c.sortTied(ents[i:j], off+8, scratch)
+		}
+		i = j
+	}
+}
+
+// sortAbbrStable sorts ents by abbr, keeping the order of equal ones: by
+// insertion for a few entries, else by a least significant digit radix
+// sort that skips the bytes all entries share.
+func sortAbbrStable(ents []abbrEntry, scratch *[]abbrEntry) {
+	if len(ents) <= 32 {
+		for i := 1; i < len(ents); i++ {
+			for j := i; j > 0 && ents[j].abbr < ents[j-1].abbr; j-- {
+				ents[j], ents[j-1] = ents[j-1], ents[j]
+			}
+		}
+		return
+	}
+	var counts [8][256]int
+	for _, a := range ents {
+		for b := range 8 {
+			counts[b][byte(a.abbr>>(8*b))]++
+		}
+	}
+	*scratch = slices.Grow((*scratch)[:0], len(ents))
+	src, dst := ents, (*scratch)[:len(ents)]
+	for b := range 8 {
+		cnt := &counts[b]
+		if cnt[byte(src[0].abbr>>(8*b))] == len(src) {
+			continue // every entry has this byte
+		}
+		var next [256]int
+		n := 0
+		for d := range 256 {
+			next[d], n = n, n+cnt[d]
+		}
+		for _, a := range src {
+			d := byte(a.abbr >> (8 * b))
+			dst[next[d]] = a
+			next[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ents[0] {
+		copy(ents, src)
 	}
 }
 
@@ -182,26 +268,31 @@ type abbrEntry struct {
 	e    chunkEntry
 }
 
-// commonPrefix returns the length of the prefix all keys of run share
-// after the space and kind.
-func (c *chunk) commonPrefix(run []chunkEntry) int {
-	first := c.key(run[0])[9:]
+// commonPrefixAbbr returns the length of the prefix the keys of ents, all
+// longer than off, share from off on.
+func (c *chunk) commonPrefixAbbr(ents []abbrEntry, off int) int {
+	first := c.key(ents[0].e)[off:]
 	n := len(first)
-	for _, e := range run[1:] {
-		k := c.key(e)[9:]
-		n = min(n, len(k))
-		i := 0
-		for i+8 <= n && binary.LittleEndian.Uint64(k[i:]) == binary.LittleEndian.Uint64(first[i:]) {
-			i += 8
-		}
-		for i < n && k[i] == first[i] {
-			i++
-		}
-		if n = i; n == 0 {
+	for _, a := range ents[1:] {
+		if n = commonPrefixLen(first[:n], c.key(a.e)[off:]); n == 0 {
 			break
 		}
 	}
 	return n
+}
+
+// commonPrefixLen returns the length of the longest common prefix of a
+// and b.
+func commonPrefixLen(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[i:]) {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // abbreviate returns the 8 bytes of k from off, zero-padded, as a number

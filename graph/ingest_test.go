@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +43,46 @@ func TestChunkSortDedup(t *testing.T) {
 		}
 		if got := string(c.value(e)); got != want[string(c.key(e))] {
 			t.Errorf("key %q has value %s, want the last added %s", c.key(e), got, want[string(c.key(e))])
+		}
+	}
+}
+
+// TestChunkSortKeys checks the order of a chunk against sorting its keys
+// with bytes.Compare, on keys drawn from few bytes (zero included) that
+// share long prefixes, are prefixes of each other and repeat, in runs long
+// enough for every way the sort orders entries.
+func TestChunkSortKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	prefixes := []string{"", "syntax go cmd/compile/internal/", "syntax go cmd/compile/internal/ssa", "\x00\x00\x00\x00\x00\x00\x00\x00\x00"}
+	for _, n := range []int{2, 20, 40, 3000} {
+		var c chunk
+		want := map[string]string{}
+		for i := range n {
+			k := appendPrefix(nil, genSpace(1), kindRef)
+			k = append(k, prefixes[rng.IntN(len(prefixes))]...)
+			for range rng.IntN(20) {
+				k = append(k, "\x00\x01ab"[rng.IntN(4)])
+			}
+			v := fmt.Sprint(i)
+			c.add(k, []byte(v))
+			want[string(k)] = v
+		}
+		c.sortDedup()
+		keys := make([]string, 0, len(want))
+		for k := range want {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if len(c.ents) != len(keys) {
+			t.Fatalf("%d records: %d entries after dedup, want %d", n, len(c.ents), len(keys))
+		}
+		for i, e := range c.ents {
+			if got := string(c.key(e)); got != keys[i] {
+				t.Fatalf("%d records: entry %d is %q, want %q", n, i, got, keys[i])
+			}
+			if got := string(c.value(e)); got != want[keys[i]] {
+				t.Errorf("%d records: key %q has value %s, want the last added %s", n, keys[i], got, want[keys[i]])
+			}
 		}
 	}
 }
