@@ -25,7 +25,11 @@ import (
 // dominate the cost of writing small keys in random order. Because the
 // merged tables do not overlap, Pebble puts them in the bottom level and
 // compacts nothing; ingesting each chunk instead made every chunk overlap
-// the others and cost a compaction of the whole generation.
+// the others and cost a compaction of the whole generation. The merge is
+// cut into key ranges, each written to its own table, so that it runs on
+// every core. Keeping the sorted chunks in memory instead of run files
+// measured no cheaper: the files stay in the page cache, and a new chunk's
+// memory costs as much to fault in as a run file costs to write.
 
 // chunkBytes bounds the memory a generation writer holds before spilling.
 const chunkBytes = 64 << 20
