@@ -578,8 +578,9 @@ func (s *Store) openRun(r *runFile, lo []byte) (*runSource, error) {
 // ingestBlockSize is the data block size of the sstables a generation
 // writer ingests. Blocks four times Pebble's default make writing a
 // generation about 5% cheaper in CPU (fewer blocks to finish, compress and
-// index) and its tables a tenth smaller; queries, which read a few blocks
-// each, measured no slower.
+// index) and its tables a tenth smaller. Queries read a few blocks each:
+// their median latency rose by a few percent at most (a quarter of a
+// microsecond with cached blocks), their 99th percentile did not.
 const ingestBlockSize = 16 << 10
 
 // mergeSource is a sorted sequence of records without duplicate keys.
