@@ -102,12 +102,12 @@ func (c *chunk) reset() {
 func (c *chunk) sortDedup() {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for _, run := range c.partitionByKind() {
+	for _, r := range c.partitionByKind() {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			c.sortRun(run)
+			c.sortRun(c.ents[r[0]:r[1]], c.scratch[r[0]:r[1]])
 			<-sem
 		}()
 	}
@@ -125,8 +125,9 @@ func (c *chunk) sortDedup() {
 }
 
 // partitionByKind reorders the entries stably by their kind byte and
-// returns the run of each kind present.
-func (c *chunk) partitionByKind() [][]chunkEntry {
+// returns where the run of each kind present starts and ends. c.scratch
+// is left as long as c.ents, and free to use.
+func (c *chunk) partitionByKind() [][2]int {
 	var count [256]int
 	for _, e := range c.ents {
 		count[c.arena[e.k+8]]++
@@ -144,10 +145,10 @@ func (c *chunk) partitionByKind() [][]chunkEntry {
 		next[k]++
 	}
 	c.ents, c.scratch = c.scratch, c.ents
-	var runs [][]chunkEntry
+	var runs [][2]int
 	for k := range count {
 		if count[k] > 0 {
-			runs = append(runs, c.ents[start[k]:start[k]+count[k]])
+			runs = append(runs, [2]int{start[k], start[k] + count[k]})
 		}
 	}
 	return runs
@@ -161,37 +162,58 @@ func (c *chunk) partitionByKind() [][]chunkEntry {
 // are sorted again, by the 8 bytes that follow their own common prefix (a
 // multikey sort). The keys are read twice per round, in order: comparing
 // full keys instead cost a sort most of its time in cache misses.
-func (c *chunk) sortRun(run []chunkEntry) {
+func (c *chunk) sortRun(run, orig []chunkEntry) {
 	if len(run) < 2 {
 		return
 	}
-	ents := make([]abbrEntry, len(run))
-	for i, e := range run {
-		ents[i].e = e
+	copy(orig, run)
+	ents := make([]abbrEntry, 2*len(run))
+	ents, scratch := ents[:len(run)], ents[len(run):]
+	for i, e := range orig {
+		ents[i] = abbrEntry{i: uint32(i), n: e.v - e.k}
 	}
-	var scratch []abbrEntry
-	c.sortTied(ents, 9, &scratch)
-	for i := range ents {
-		run[i] = ents[i].e
+	rs := runSorter{arena: c.arena, run: orig}
+	rs.sortTied(ents, 9, scratch)
+	for i, a := range ents {
+		run[i] = orig[a.i]
 	}
 }
 
+// runSorter sorts the entries of a run, in insertion order.
+type runSorter struct {
+	arena []byte
+	run   []chunkEntry
+}
+
+// abbrEntry stands for an entry of the run being sorted: its index, the
+// length of its key, and 8 bytes of the key as a number.
+type abbrEntry struct {
+	abbr uint64
+	i, n uint32
+}
+
+func (rs *runSorter) key(a abbrEntry) []byte {
+	k := rs.run[a.i].k
+	return rs.arena[k : k+a.n]
+}
+
 // sortTied sorts ents, which are in insertion order and whose keys agree
-// before off, by key, then by insertion order.
-func (c *chunk) sortTied(ents []abbrEntry, off int, scratch *[]abbrEntry) {
+// before off, by key, then by insertion order. scratch is as long as ents
+// at least.
+func (rs *runSorter) sortTied(ents []abbrEntry, off int, scratch []abbrEntry) {
 	// A key that ends by off is a prefix of every longer one: those come
 	// first, shortest first.
 	ended := 0
 	for _, a := range ents {
-		if int(a.e.v-a.e.k) <= off {
+		if int(a.n) <= off {
 			ended++
 		}
 	}
 	if ended > 0 {
-		rest := slices.Grow((*scratch)[:0], len(ents)-ended)
+		rest := scratch[:0]
 		w := 0
 		for _, a := range ents {
-			if int(a.e.v-a.e.k) <= off {
+			if int(a.n) <= off {
 				ents[w] = a
 				w++
 			} else {
@@ -199,18 +221,15 @@ func (c *chunk) sortTied(ents []abbrEntry, off int, scratch *[]abbrEntry) {
 			}
 		}
 		copy(ents[w:], rest)
-		*scratch = rest
-		slices.SortStableFunc(ents[:ended], func(a, b abbrEntry) int {
-			return cmp.Compare(a.e.v-a.e.k, b.e.v-b.e.k)
-		})
+		slices.SortStableFunc(ents[:ended], func(a, b abbrEntry) int { return cmp.Compare(a.n, b.n) })
 		ents = ents[ended:]
 	}
 	if len(ents) < 2 {
 		return
 	}
-	off += c.commonPrefixAbbr(ents, off)
+	off += rs.commonPrefix(ents, off)
 	for i := range ents {
-		ents[i].abbr = abbreviate(c.key(ents[i].e), off)
+		ents[i].abbr = abbreviate(rs.key(ents[i]), off)
 	}
 	sortAbbrStable(ents, scratch)
 	for i := 0; i < len(ents); {
@@ -219,16 +238,30 @@ func (c *chunk) sortTied(ents []abbrEntry, off int, scratch *[]abbrEntry) {
 			j++
 		}
 		if j-i > 1 {
-			c.sortTied(ents[i:j], off+8, scratch)
+			rs.sortTied(ents[i:j], off+8, scratch)
 		}
 		i = j
 	}
 }
 
+// commonPrefix returns the length of the prefix the keys of ents, all
+// longer than off, share from off on.
+func (rs *runSorter) commonPrefix(ents []abbrEntry, off int) int {
+	first := rs.key(ents[0])[off:]
+	n := len(first)
+	for _, a := range ents[1:] {
+		if n = commonPrefixLen(first[:n], rs.key(a)[off:]); n == 0 {
+			break
+		}
+	}
+	return n
+}
+
 // sortAbbrStable sorts ents by abbr, keeping the order of equal ones: by
 // insertion for a few entries, else by a least significant digit radix
-// sort that skips the bytes all entries share.
-func sortAbbrStable(ents []abbrEntry, scratch *[]abbrEntry) {
+// sort, through scratch (as long as ents at least), that skips the bytes
+// all entries share.
+func sortAbbrStable(ents, scratch []abbrEntry) {
 	if len(ents) <= 32 {
 		for i := 1; i < len(ents); i++ {
 			for j := i; j > 0 && ents[j].abbr < ents[j-1].abbr; j-- {
@@ -243,8 +276,7 @@ func sortAbbrStable(ents []abbrEntry, scratch *[]abbrEntry) {
 			counts[b][byte(a.abbr>>(8*b))]++
 		}
 	}
-	*scratch = slices.Grow((*scratch)[:0], len(ents))
-	src, dst := ents, (*scratch)[:len(ents)]
+	src, dst := ents, scratch[:len(ents)]
 	for b := range 8 {
 		cnt := &counts[b]
 		if cnt[byte(src[0].abbr>>(8*b))] == len(src) {
@@ -265,25 +297,6 @@ func sortAbbrStable(ents []abbrEntry, scratch *[]abbrEntry) {
 	if &src[0] != &ents[0] {
 		copy(ents, src)
 	}
-}
-
-// abbrEntry is an entry with its abbreviated key.
-type abbrEntry struct {
-	abbr uint64
-	e    chunkEntry
-}
-
-// commonPrefixAbbr returns the length of the prefix the keys of ents, all
-// longer than off, share from off on.
-func (c *chunk) commonPrefixAbbr(ents []abbrEntry, off int) int {
-	first := c.key(ents[0].e)[off:]
-	n := len(first)
-	for _, a := range ents[1:] {
-		if n = commonPrefixLen(first[:n], c.key(a.e)[off:]); n == 0 {
-			break
-		}
-	}
-	return n
 }
 
 // commonPrefixLen returns the length of the longest common prefix of a
