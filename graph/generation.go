@@ -112,6 +112,9 @@ func (g *GenerationWriter) PutDocument(ctx context.Context, f DocumentFacts) err
 	var full *chunk
 	var run *runFile
 	if err == nil && g.chunk.size() >= g.limit {
+		// One chunk is spilled at a time, so that a writer holds two at
+		// most: wait for the one before, whose memory the next reuses.
+		g.spilling.Wait()
 		full, run = g.startSpill()
 	}
 	g.mu.Unlock()
@@ -280,6 +283,9 @@ func (g *GenerationWriter) flush() error {
 	}
 	runs := g.runs
 	g.runs = nil
+	g.spillMu.Lock()
+	g.spare = nil // the merge needs its memory more
+	g.spillMu.Unlock()
 	err := g.s.ingestMerged(context.Background(), runs, &g.chunk, g.sizes, func() string { return g.fileName("sst") })
 	g.chunk.reset()
 	if err != nil {
