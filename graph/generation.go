@@ -24,7 +24,8 @@ type GenerationWriter struct {
 	mu      sync.Mutex
 	chunk   chunk               // records neither spilled nor ingested
 	limit   int                 // chunk size that makes it spill
-	runs    []string            // sorted run files spilled, oldest first
+	sizes   mergeSizes          // run marks and sstables a merge cuts
+	runs    []*runFile          // sorted run files spilled, oldest first
 	files   int                 // run files and sstables created so far
 	written map[string]struct{} // paths written, to replace duplicates
 	counts  genCounts
@@ -74,7 +75,7 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 	}
 	g := &GenerationWriter{
 		s: s, gen: gen, space: genSpace(gen), prev: genSpaceOrZero(cur),
-		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes,
+		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes, sizes: defaultMergeSizes,
 	}
 	s.gen = g
 	return g, nil
@@ -109,15 +110,18 @@ func (g *GenerationWriter) PutDocument(ctx context.Context, f DocumentFacts) err
 	g.mu.Lock()
 	err = g.putEncodedLocked(ctx, &nf, rec)
 	var full *chunk
-	var path string
+	var run *runFile
 	if err == nil && g.chunk.size() >= g.limit {
-		full, path = g.startSpill()
+		// One chunk is spilled at a time, so that a writer holds two at
+		// most: wait for the one before, whose memory the next reuses.
+		g.spilling.Wait()
+		full, run = g.startSpill()
 	}
 	g.mu.Unlock()
 	if err != nil || full == nil {
 		return err
 	}
-	return g.finishSpill(full, path)
+	return g.finishSpill(full, run)
 }
 
 // usable reports why the writer cannot be used, if it cannot. The caller
@@ -175,9 +179,9 @@ func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFact
 // startSpill takes the pending chunk to be spilled by finishSpill outside
 // g.mu, and reserves its run file's place among the runs. The caller holds
 // g.mu.
-func (g *GenerationWriter) startSpill() (*chunk, string) {
-	path := g.s.fs.PathJoin(g.s.dir, g.fileName("run"))
-	g.runs = append(g.runs, path)
+func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
+	run := &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
+	g.runs = append(g.runs, run)
 	full := new(chunk)
 	*full = g.chunk
 	g.spillMu.Lock()
@@ -188,13 +192,13 @@ func (g *GenerationWriter) startSpill() (*chunk, string) {
 	}
 	g.spillMu.Unlock()
 	g.spilling.Add(1)
-	return full, path
+	return full, run
 }
 
 // finishSpill writes a chunk taken by startSpill to its run file.
-func (g *GenerationWriter) finishSpill(c *chunk, path string) error {
+func (g *GenerationWriter) finishSpill(c *chunk, run *runFile) error {
 	defer g.spilling.Done()
-	err := g.s.spillChunk(c, path)
+	err := g.s.spillChunk(c, run, g.sizes)
 	c.reset()
 	g.spillMu.Lock()
 	defer g.spillMu.Unlock()
@@ -220,11 +224,11 @@ func (g *GenerationWriter) waitSpills() error {
 // spill writes the pending chunk, sorted, to a run file, to be merged with
 // the others when the generation is flushed.
 func (g *GenerationWriter) spill() error {
-	path := g.s.fs.PathJoin(g.s.dir, g.fileName("run"))
-	if err := g.s.spillChunk(&g.chunk, path); err != nil {
+	run := &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
+	if err := g.s.spillChunk(&g.chunk, run, g.sizes); err != nil {
 		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
 	}
-	g.runs = append(g.runs, path)
+	g.runs = append(g.runs, run)
 	g.chunk.reset()
 	return nil
 }
@@ -279,7 +283,10 @@ func (g *GenerationWriter) flush() error {
 	}
 	runs := g.runs
 	g.runs = nil
-	err := g.s.ingestMerged(context.Background(), runs, &g.chunk, func() string { return g.fileName("sst") })
+	g.spillMu.Lock()
+	g.spare = nil // the merge needs its memory more
+	g.spillMu.Unlock()
+	err := g.s.ingestMerged(context.Background(), runs, &g.chunk, g.sizes, func() string { return g.fileName("sst") })
 	g.chunk.reset()
 	if err != nil {
 		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
@@ -409,7 +416,7 @@ func (g *GenerationWriter) finish() {
 	g.chunk = chunk{}
 	g.spare = nil
 	for _, r := range g.runs {
-		_ = g.s.fs.Remove(r)
+		_ = g.s.fs.Remove(r.path)
 	}
 	g.runs = nil
 	if g.s.gen == g {

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -24,7 +25,11 @@ import (
 // dominate the cost of writing small keys in random order. Because the
 // merged tables do not overlap, Pebble puts them in the bottom level and
 // compacts nothing; ingesting each chunk instead made every chunk overlap
-// the others and cost a compaction of the whole generation.
+// the others and cost a compaction of the whole generation. The merge is
+// cut into key ranges, each written to its own table, so that it runs on
+// every core. Keeping the sorted chunks in memory instead of run files
+// measured no cheaper: the files stay in the page cache, and a new chunk's
+// memory costs as much to fault in as a run file costs to write.
 
 // chunkBytes bounds the memory a generation writer holds before spilling.
 const chunkBytes = 64 << 20
@@ -97,12 +102,12 @@ func (c *chunk) reset() {
 func (c *chunk) sortDedup() {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for _, run := range c.partitionByKind() {
+	for _, r := range c.partitionByKind() {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			c.sortRun(run)
+			c.sortRun(c.ents[r[0]:r[1]], c.scratch[r[0]:r[1]])
 			<-sem
 		}()
 	}
@@ -120,8 +125,9 @@ func (c *chunk) sortDedup() {
 }
 
 // partitionByKind reorders the entries stably by their kind byte and
-// returns the run of each kind present.
-func (c *chunk) partitionByKind() [][]chunkEntry {
+// returns where the run of each kind present starts and ends. c.scratch
+// is left as long as c.ents, and free to use.
+func (c *chunk) partitionByKind() [][2]int {
 	var count [256]int
 	for _, e := range c.ents {
 		count[c.arena[e.k+8]]++
@@ -139,10 +145,10 @@ func (c *chunk) partitionByKind() [][]chunkEntry {
 		next[k]++
 	}
 	c.ents, c.scratch = c.scratch, c.ents
-	var runs [][]chunkEntry
+	var runs [][2]int
 	for k := range count {
 		if count[k] > 0 {
-			runs = append(runs, c.ents[start[k]:start[k]+count[k]])
+			runs = append(runs, [2]int{start[k], start[k] + count[k]})
 		}
 	}
 	return runs
@@ -151,57 +157,160 @@ func (c *chunk) partitionByKind() [][]chunkEntry {
 // sortRun sorts entries of one kind by the rest of the key, then by
 // insertion order. Keys of a kind often share a long prefix (SCIP symbols
 // start with the same scheme, manager and package), so each entry carries
-// the 8 bytes that follow the run's common prefix, and full keys are only
-// compared when those are equal.
-func (c *chunk) sortRun(run []chunkEntry) {
+// the 8 bytes that follow the common prefix as a number, which a stable
+// radix sort orders without reading the keys; entries whose numbers tie
+// are sorted again, by the 8 bytes that follow their own common prefix (a
+// multikey sort). The keys are read twice per round, in order: comparing
+// full keys instead cost a sort most of its time in cache misses.
+func (c *chunk) sortRun(run, orig []chunkEntry) {
 	if len(run) < 2 {
 		return
 	}
-	off := 9 + c.commonPrefix(run)
-	ents := make([]abbrEntry, len(run))
-	for i, e := range run {
-		ents[i] = abbrEntry{abbreviate(c.key(e), off), e}
+	copy(orig, run)
+	ents := make([]abbrEntry, 2*len(run))
+	ents, scratch := ents[:len(run)], ents[len(run):]
+	for i, e := range orig {
+		ents[i] = abbrEntry{i: uint32(i), n: e.v - e.k}
 	}
-	slices.SortFunc(ents, func(a, b abbrEntry) int {
-		if a.abbr != b.abbr {
-			return cmp.Compare(a.abbr, b.abbr)
-		}
-		if r := bytes.Compare(c.key(a.e)[off:], c.key(b.e)[off:]); r != 0 {
-			return r
-		}
-		return cmp.Compare(a.e.k, b.e.k) // arena order is insertion order
-	})
-	for i := range ents {
-		run[i] = ents[i].e
+	rs := runSorter{arena: c.arena, run: orig}
+	rs.sortTied(ents, 9, scratch)
+	for i, a := range ents {
+		run[i] = orig[a.i]
 	}
 }
 
-// abbrEntry is an entry with its abbreviated key.
+// runSorter sorts the entries of a run, in insertion order.
+type runSorter struct {
+	arena []byte
+	run   []chunkEntry
+}
+
+// abbrEntry stands for an entry of the run being sorted: its index, the
+// length of its key, and 8 bytes of the key as a number.
 type abbrEntry struct {
 	abbr uint64
-	e    chunkEntry
+	i, n uint32
 }
 
-// commonPrefix returns the length of the prefix all keys of run share
-// after the space and kind.
-func (c *chunk) commonPrefix(run []chunkEntry) int {
-	first := c.key(run[0])[9:]
+func (rs *runSorter) key(a abbrEntry) []byte {
+	k := rs.run[a.i].k
+	return rs.arena[k : k+a.n]
+}
+
+// sortTied sorts ents, which are in insertion order and whose keys agree
+// before off, by key, then by insertion order. scratch is as long as ents
+// at least.
+func (rs *runSorter) sortTied(ents []abbrEntry, off int, scratch []abbrEntry) {
+	// A key that ends by off is a prefix of every longer one: those come
+	// first, shortest first.
+	ended := 0
+	for _, a := range ents {
+		if int(a.n) <= off {
+			ended++
+		}
+	}
+	if ended > 0 {
+		rest := scratch[:0]
+		w := 0
+		for _, a := range ents {
+			if int(a.n) <= off {
+				ents[w] = a
+				w++
+			} else {
+				rest = append(rest, a)
+			}
+		}
+		copy(ents[w:], rest)
+		slices.SortStableFunc(ents[:ended], func(a, b abbrEntry) int { return cmp.Compare(a.n, b.n) })
+		ents = ents[ended:]
+	}
+	if len(ents) < 2 {
+		return
+	}
+	off += rs.commonPrefix(ents, off)
+	for i := range ents {
+		ents[i].abbr = abbreviate(rs.key(ents[i]), off)
+	}
+	sortAbbrStable(ents, scratch)
+	for i := 0; i < len(ents); {
+		j := i + 1
+		for j < len(ents) && ents[j].abbr == ents[i].abbr {
+			j++
+		}
+		if j-i > 1 {
+			rs.sortTied(ents[i:j], off+8, scratch)
+		}
+		i = j
+	}
+}
+
+// commonPrefix returns the length of the prefix the keys of ents, all
+// longer than off, share from off on.
+func (rs *runSorter) commonPrefix(ents []abbrEntry, off int) int {
+	first := rs.key(ents[0])[off:]
 	n := len(first)
-	for _, e := range run[1:] {
-		k := c.key(e)[9:]
-		n = min(n, len(k))
-		i := 0
-		for i+8 <= n && binary.LittleEndian.Uint64(k[i:]) == binary.LittleEndian.Uint64(first[i:]) {
-			i += 8
-		}
-		for i < n && k[i] == first[i] {
-			i++
-		}
-		if n = i; n == 0 {
+	for _, a := range ents[1:] {
+		if n = commonPrefixLen(first[:n], rs.key(a)[off:]); n == 0 {
 			break
 		}
 	}
 	return n
+}
+
+// sortAbbrStable sorts ents by abbr, keeping the order of equal ones: by
+// insertion for a few entries, else by a least significant digit radix
+// sort, through scratch (as long as ents at least), that skips the bytes
+// all entries share.
+func sortAbbrStable(ents, scratch []abbrEntry) {
+	if len(ents) <= 32 {
+		for i := 1; i < len(ents); i++ {
+			for j := i; j > 0 && ents[j].abbr < ents[j-1].abbr; j-- {
+				ents[j], ents[j-1] = ents[j-1], ents[j]
+			}
+		}
+		return
+	}
+	var counts [8][256]int
+	for _, a := range ents {
+		for b := range 8 {
+			counts[b][byte(a.abbr>>(8*b))]++
+		}
+	}
+	src, dst := ents, scratch[:len(ents)]
+	for b := range 8 {
+		cnt := &counts[b]
+		if cnt[byte(src[0].abbr>>(8*b))] == len(src) {
+			continue // every entry has this byte
+		}
+		var next [256]int
+		n := 0
+		for d := range 256 {
+			next[d], n = n, n+cnt[d]
+		}
+		for _, a := range src {
+			d := byte(a.abbr >> (8 * b))
+			dst[next[d]] = a
+			next[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ents[0] {
+		copy(ents, src)
+	}
+}
+
+// commonPrefixLen returns the length of the longest common prefix of a
+// and b.
+func commonPrefixLen(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[i:]) {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // abbreviate returns the 8 bytes of k from off, zero-padded, as a number
@@ -217,36 +326,63 @@ func abbreviate(k []byte, off int) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
-// tableBytes is roughly where the sstables written from a merge are cut.
-const tableBytes = 32 << 20
+// mergeSizes are the sizes a generation writer merges with.
+type mergeSizes struct {
+	table int64 // roughly where the sstables written from a merge are cut
+	mark  int64 // how far apart the marks of a run file are
+}
 
-// spillChunk sorts c and writes it to a run file at path: the records in
+// defaultMergeSizes: tables of 32 MiB, marks every 256 KiB.
+var defaultMergeSizes = mergeSizes{table: 32 << 20, mark: 256 << 10}
+
+// runFile is a sorted run file and where its records start: a mark every
+// mergeSizes.mark bytes or so, the first at offset 0.
+type runFile struct {
+	path  string
+	size  int64
+	marks []runMark
+}
+
+// runMark is the offset of a record in a run file and its key.
+type runMark struct {
+	key []byte
+	off int64
+}
+
+// spillChunk sorts c and writes it to the run file r.path: the records in
 // key order, each as uvarint key length, uvarint value length, key, value.
 // Run files are never synced: a generation that does not commit is
 // discarded, and Open removes their remains.
-func (s *Store) spillChunk(c *chunk, path string) error {
+func (s *Store) spillChunk(c *chunk, r *runFile, sizes mergeSizes) error {
 	c.sortDedup()
-	f, err := s.fs.Create(path, "")
+	f, err := s.fs.Create(r.path, "")
 	if err != nil {
-		return fmt.Errorf("graph: creating %s: %w", path, err)
+		return fmt.Errorf("graph: creating %s: %w", r.path, err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr [2 * binary.MaxVarintLen32]byte
+	var off, next int64
 	for _, e := range c.ents {
 		k, v := c.key(e), c.value(e)
+		if off >= next {
+			r.marks = append(r.marks, runMark{slices.Clone(k), off})
+			next = off + sizes.mark
+		}
 		n := binary.PutUvarint(hdr[:], uint64(len(k)))
 		n += binary.PutUvarint(hdr[n:], uint64(len(v)))
 		w.Write(hdr[:n])
 		w.Write(k)
 		w.Write(v)
+		off += int64(n + len(k) + len(v))
 	}
+	r.size = off
 	err = w.Flush()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		_ = s.fs.Remove(path)
-		return fmt.Errorf("graph: writing %s: %w", path, err)
+		_ = s.fs.Remove(r.path)
+		return fmt.Errorf("graph: writing %s: %w", r.path, err)
 	}
 	return nil
 }
@@ -256,13 +392,127 @@ func (s *Store) spillChunk(c *chunk, path string) error {
 // step: Pebble places them in the bottom level, so no compaction follows.
 // Of equal keys the newest wins. names yields the name of each sstable.
 // The run files are removed.
-func (s *Store) ingestMerged(ctx context.Context, runs []string, c *chunk, names func() string) (err error) {
+//
+// The key space is cut into ranges of about sizes.table, from the marks of
+// the runs and the chunk's keys, and each range is merged and written to
+// its own sstable independently of the others, several at once: no
+// merge of the whole generation runs on one core.
+func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, sizes mergeSizes, names func() string) (err error) {
 	defer func() {
 		for _, r := range runs {
-			_ = s.fs.Remove(r)
+			_ = s.fs.Remove(r.path)
 		}
 	}()
 	c.sortDedup()
+	bounds := cutRanges(runs, c, sizes)
+	tables := make([]string, len(bounds)+1)
+	for i := range tables {
+		tables[i] = s.fs.PathJoin(s.dir, names())
+	}
+	defer func() {
+		for _, t := range tables {
+			_ = s.fs.Remove(t) // ingestion links or copies the files
+		}
+	}()
+	written := make([]bool, len(tables))
+	errs := make([]error, len(tables))
+	var wg sync.WaitGroup
+	jobs := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(tables)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				var lo, hi []byte
+				if i > 0 {
+					lo = bounds[i-1]
+				}
+				if i < len(bounds) {
+					hi = bounds[i]
+				}
+				written[i], errs[i] = s.writeRange(runs, c, lo, hi, tables[i])
+			}
+		}()
+	}
+	for i := range tables {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	var ingest []string
+	for i, t := range tables {
+		if written[i] {
+			ingest = append(ingest, t)
+		}
+	}
+	if len(ingest) == 0 {
+		return nil
+	}
+	if err := s.db.Ingest(ctx, ingest); err != nil {
+		return fmt.Errorf("graph: ingesting %d sstables: %w", len(ingest), err)
+	}
+	return nil
+}
+
+// cutRanges returns the keys that cut the records of runs and c into
+// ranges of about sizes.table bytes each, in increasing order.
+func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
+	total := int64(len(c.arena))
+	for _, r := range runs {
+		total += r.size
+	}
+	if total <= sizes.table {
+		return nil
+	}
+	type sample struct {
+		key    []byte
+		weight int64 // bytes of records from key to the next sample
+	}
+	var samples []sample
+	for _, r := range runs {
+		for i, m := range r.marks {
+			end := r.size
+			if i+1 < len(r.marks) {
+				end = r.marks[i+1].off
+			}
+			samples = append(samples, sample{m.key, end - m.off})
+		}
+	}
+	var acc int64
+	var last []byte
+	for _, e := range c.ents {
+		if acc == 0 {
+			last = c.key(e)
+		}
+		acc += int64(e.end - e.k)
+		if acc >= sizes.mark {
+			samples = append(samples, sample{last, acc})
+			acc = 0
+		}
+	}
+	if acc > 0 {
+		samples = append(samples, sample{last, acc})
+	}
+	slices.SortFunc(samples, func(a, b sample) int { return bytes.Compare(a.key, b.key) })
+	var bounds [][]byte
+	acc = 0
+	for _, sm := range samples {
+		if acc >= sizes.table && (len(bounds) == 0 || bytes.Compare(sm.key, bounds[len(bounds)-1]) > 0) {
+			bounds = append(bounds, sm.key)
+			acc = 0
+		}
+		acc += sm.weight
+	}
+	return bounds
+}
+
+// writeRange merges the records of runs and c with keys in [lo, hi) (nil
+// for no bound) into the sstable at path. written is false when the range
+// holds no record; then no file is left at path.
+func (s *Store) writeRange(runs []*runFile, c *chunk, lo, hi []byte, path string) (written bool, err error) {
 	srcs := make([]mergeSource, 0, len(runs)+1)
 	defer func() {
 		for _, src := range srcs {
@@ -272,105 +522,71 @@ func (s *Store) ingestMerged(ctx context.Context, runs []string, c *chunk, names
 		}
 	}()
 	for _, r := range runs {
-		f, err := s.fs.Open(r)
+		rs, err := s.openRun(r, lo)
 		if err != nil {
-			return fmt.Errorf("graph: opening %s: %w", r, err)
+			return false, err
 		}
-		srcs = append(srcs, &runSource{path: r, f: f, r: bufio.NewReaderSize(f, 256<<10)})
+		srcs = append(srcs, rs)
 	}
-	srcs = append(srcs, &chunkSource{c: c})
-	m, err := newMerger(srcs)
+	start, end := 0, len(c.ents)
+	if lo != nil {
+		start, _ = slices.BinarySearchFunc(c.ents, lo, func(e chunkEntry, k []byte) int { return bytes.Compare(c.key(e), k) })
+	}
+	if hi != nil {
+		end, _ = slices.BinarySearchFunc(c.ents, hi, func(e chunkEntry, k []byte) int { return bytes.Compare(c.key(e), k) })
+	}
+	srcs = append(srcs, &chunkSource{c: c, i: start, end: end})
+	m, err := newMerger(srcs, lo, hi)
 	if err != nil {
-		return err
+		return false, err
 	}
-	var tables []string
-	defer func() {
-		for _, t := range tables {
-			_ = s.fs.Remove(t) // ingestion links or copies the files
-		}
-	}()
-	tables, err = s.writeMergedTables(m, names)
-	if err != nil {
-		return err
+	if m.done() {
+		return false, nil
 	}
-	if len(tables) == 0 {
-		return nil
-	}
-	if err := s.db.Ingest(ctx, tables); err != nil {
-		return fmt.Errorf("graph: ingesting %d sstables: %w", len(tables), err)
-	}
-	return nil
-}
-
-// writeMergedTables drains the merger into sstables of about tableBytes
-// each, named in key order by names, and returns their paths (also when it
-// fails, so that the caller removes them). The merge runs here; the
-// records of each table are copied into a buffer and encoded into its
-// sstable by another goroutine, several tables at once.
-func (s *Store) writeMergedTables(m *merger, names func() string) ([]string, error) {
-	workers := max(1, runtime.GOMAXPROCS(0))
-	free := make(chan *chunk, workers+1)
-	for range workers + 1 {
-		free <- &chunk{}
-	}
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first error
-	failed := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return first != nil
-	}
-	var tables []string
-	for !m.done() && !failed() {
-		buf := <-free
-		buf.reset()
-		for !m.done() && len(buf.arena) < tableBytes {
-			k, v := m.current()
-			buf.add(k, v)
-			if err := m.next(); err != nil {
-				wg.Wait()
-				return tables, err
-			}
-		}
-		path := s.fs.PathJoin(s.dir, names())
-		tables = append(tables, path)
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := s.writeTable(path, buf)
-			<-sem
-			free <- buf
-			if err != nil {
-				mu.Lock()
-				if first == nil {
-					first = fmt.Errorf("graph: writing %s: %w", path, err)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return tables, first
-}
-
-// writeTable writes the records of c, sorted and without duplicate keys,
-// to one sstable.
-func (s *Store) writeTable(path string, c *chunk) error {
 	f, err := s.fs.Create(path, "")
 	if err != nil {
-		return err
+		return false, fmt.Errorf("graph: creating %s: %w", path, err)
 	}
-	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.opts.MakeWriterOptions(6, s.db.TableFormat()))
-	for _, e := range c.ents {
-		if err := w.Set(c.key(e), c.value(e)); err != nil {
-			_ = w.Close()
-			return err
+	// Pebble's default block size: 16 KiB blocks made writing a generation
+	// about 5% cheaper in CPU but queries 7-13% slower.
+	opts := s.opts.MakeWriterOptions(6, s.db.TableFormat())
+	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f), opts)
+	for !m.done() {
+		k, v := m.current()
+		if err = w.Set(k, v); err != nil {
+			break
+		}
+		if err = m.next(); err != nil {
+			break
 		}
 	}
-	return w.Close()
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, fmt.Errorf("graph: writing %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// openRun opens the run file r at its last mark not after lo.
+func (s *Store) openRun(r *runFile, lo []byte) (*runSource, error) {
+	f, err := s.fs.Open(r.path)
+	if err != nil {
+		return nil, fmt.Errorf("graph: opening %s: %w", r.path, err)
+	}
+	var off int64
+	if lo != nil {
+		i, found := slices.BinarySearchFunc(r.marks, lo, func(m runMark, k []byte) int { return bytes.Compare(m.key, k) })
+		if !found {
+			i--
+		}
+		if i >= 0 {
+			off = r.marks[i].off
+		}
+	}
+	rd := io.NewSectionReader(f, off, r.size-off)
+	return &runSource{path: r.path, f: f, r: bufio.NewReaderSize(rd, 256<<10)}, nil
 }
 
 // mergeSource is a sorted sequence of records without duplicate keys.
@@ -380,14 +596,14 @@ type mergeSource interface {
 	next() (k, v []byte, ok bool, err error)
 }
 
-// chunkSource reads a sorted chunk.
+// chunkSource reads the entries [i, end) of a sorted chunk.
 type chunkSource struct {
-	c *chunk
-	i int
+	c      *chunk
+	i, end int
 }
 
 func (s *chunkSource) next() ([]byte, []byte, bool, error) {
-	if s.i >= len(s.c.ents) {
+	if s.i >= s.end {
 		return nil, nil, false, nil
 	}
 	e := s.c.ents[s.i]
@@ -422,10 +638,12 @@ func (s *runSource) next() ([]byte, []byte, bool, error) {
 	return s.buf[:kl], s.buf[kl:], true, nil
 }
 
-// merger merges sources in key order; of equal keys, the source added
-// last wins. It keeps a binary heap of the sources' current records.
+// merger merges the records of sources with keys in [lo, hi) (nil for no
+// bound) in key order; of equal keys, the source added last wins. It keeps
+// a binary heap of the sources' current records.
 type merger struct {
 	heads   []mergeHead // a heap by key, then newest source first
+	hi      []byte
 	scratch []byte
 }
 
@@ -435,14 +653,17 @@ type mergeHead struct {
 	k, v []byte
 }
 
-func newMerger(srcs []mergeSource) (*merger, error) {
-	m := &merger{}
+func newMerger(srcs []mergeSource, lo, hi []byte) (*merger, error) {
+	m := &merger{hi: hi}
 	for i, src := range srcs {
 		k, v, ok, err := src.next()
+		for ok && err == nil && lo != nil && bytes.Compare(k, lo) < 0 {
+			k, v, ok, err = src.next()
+		}
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		if ok && m.below(k) {
 			m.heads = append(m.heads, mergeHead{src, i, k, v})
 		}
 	}
@@ -477,7 +698,7 @@ func (m *merger) advanceTop() error {
 	if err != nil {
 		return err
 	}
-	if ok {
+	if ok && m.below(k) {
 		h.k, h.v = k, v
 	} else {
 		last := len(m.heads) - 1
@@ -489,6 +710,9 @@ func (m *merger) advanceTop() error {
 	}
 	return nil
 }
+
+// below reports whether k is before the merger's upper bound.
+func (m *merger) below(k []byte) bool { return m.hi == nil || bytes.Compare(k, m.hi) < 0 }
 
 func (m *merger) less(i, j int) bool {
 	a, b := &m.heads[i], &m.heads[j]

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,13 +47,53 @@ func TestChunkSortDedup(t *testing.T) {
 	}
 }
 
-// TestGenerationSpillsAndMerges writes the same documents into two
-// generations, one holding them all in memory and one spilling a sorted
+// TestChunkSortKeys checks the order of a chunk against sorting its keys
+// with bytes.Compare, on keys drawn from few bytes (zero included) that
+// share long prefixes, are prefixes of each other and repeat, in runs long
+// enough for every way the sort orders entries.
+func TestChunkSortKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	prefixes := []string{"", "syntax go cmd/compile/internal/", "syntax go cmd/compile/internal/ssa", "\x00\x00\x00\x00\x00\x00\x00\x00\x00"}
+	for _, n := range []int{2, 20, 40, 3000} {
+		var c chunk
+		want := map[string]string{}
+		for i := range n {
+			k := appendPrefix(nil, genSpace(1), kindRef)
+			k = append(k, prefixes[rng.IntN(len(prefixes))]...)
+			for range rng.IntN(20) {
+				k = append(k, "\x00\x01ab"[rng.IntN(4)])
+			}
+			v := fmt.Sprint(i)
+			c.add(k, []byte(v))
+			want[string(k)] = v
+		}
+		c.sortDedup()
+		keys := make([]string, 0, len(want))
+		for k := range want {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if len(c.ents) != len(keys) {
+			t.Fatalf("%d records: %d entries after dedup, want %d", n, len(c.ents), len(keys))
+		}
+		for i, e := range c.ents {
+			if got := string(c.key(e)); got != keys[i] {
+				t.Fatalf("%d records: entry %d is %q, want %q", n, i, got, keys[i])
+			}
+			if got := string(c.value(e)); got != want[keys[i]] {
+				t.Errorf("%d records: key %q has value %s, want the last added %s", n, keys[i], got, want[keys[i]])
+			}
+		}
+	}
+}
+
+// TestGenerationSpillsAndMerges writes the same documents into several
+// generations, one holding them all in memory and others spilling a sorted
 // run after every document (with and without a document rewritten in
-// between), and
-// checks that both stores hold the same records, that the merged
-// generation lies in the bottom level without overlapping tables, and that
-// no run file is left behind.
+// between), merged into one sstable or cut into many, and checks that all
+// stores hold the same records, that the merged generation lies in the
+// bottom level without overlapping tables, and that no run file is left
+// behind.
 func TestGenerationSpillsAndMerges(t *testing.T) {
 	ctx := context.Background()
 	docs := func(i int) DocumentFacts {
@@ -68,14 +109,14 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 			Edges: []Edge{{From: sym, To: "scip-go gomod example.com/m v1 pkg0/F0().", Kind: EdgeCalls, Count: i}},
 		}
 	}
-	dump := func(limit int, rewrite bool) (string, *Store) {
+	dump := func(limit int, sizes mergeSizes, rewrite bool) (string, *Store) {
 		dir := t.TempDir()
 		s := openDisk(t, dir, Options{})
 		g, err := s.BeginGeneration(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g.limit = limit
+		g.limit, g.sizes = limit, sizes
 		for i := range 40 {
 			if err := g.PutDocument(ctx, docs(i)); err != nil {
 				t.Fatal(err)
@@ -114,12 +155,19 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 		}
 		return b.String(), s
 	}
-	whole, s1 := dump(chunkBytes, true)
+	whole, s1 := dump(chunkBytes, defaultMergeSizes, true)
 	defer s1.Close()
-	spilled, s2 := dump(1, true)
+	spilled, s2 := dump(1, defaultMergeSizes, true)
 	defer s2.Close()
-	spilledOnce, s3 := dump(1, false)
+	spilledOnce, s3 := dump(1, defaultMergeSizes, false)
 	defer s3.Close()
+	small := mergeSizes{table: 2000, mark: 100}
+	cut, s4 := dump(1, small, true)
+	defer s4.Close()
+	cutOnce, s5 := dump(1, small, false)
+	defer s5.Close()
+	cutWhole, s6 := dump(chunkBytes, small, false)
+	defer s6.Close()
 	// The manifests differ in their times only.
 	strip := func(s string) string {
 		var out []string
@@ -130,8 +178,10 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 		}
 		return strings.Join(out, "")
 	}
-	if strip(whole) != strip(spilled) || strip(whole) != strip(spilledOnce) {
-		t.Errorf("spilled generation differs:\n%s\nwant:\n%s", spilled, whole)
+	for name, got := range map[string]string{"spilled": spilled, "spilled once": spilledOnce, "cut": cut, "cut once": cutOnce, "cut in memory": cutWhole} {
+		if strip(got) != strip(whole) {
+			t.Errorf("%s generation differs:\n%s\nwant:\n%s", name, got, whole)
+		}
 	}
 	if !strings.Contains(whole, "path=pkg1/f7.go") {
 		t.Fatalf("dump lacks the documents:\n%s", whole)
@@ -139,5 +189,14 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 	m := s3.db.Metrics()
 	if n := m.Levels[0].TablesCount; n != 0 {
 		t.Errorf("%d tables in L0 after a merged load, want 0", n)
+	}
+	for _, s := range []*Store{s5, s6} {
+		m := s.db.Metrics()
+		if n := m.Levels[0].TablesCount; n != 0 {
+			t.Errorf("%d tables in L0 after a merged load cut in ranges, want 0", n)
+		}
+		if n := m.Levels[6].TablesCount; n < 5 {
+			t.Errorf("%d tables in L6 after a merged load cut in ranges of %d bytes, want at least 5", n, small.table)
+		}
 	}
 }
