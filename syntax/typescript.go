@@ -202,6 +202,10 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		if name == nil {
 			return true, nil
 		}
+		if spec := w.tsRequire(n.ChildByFieldName("value")); spec != nil {
+			w.tsRequireBinding(st, name, spec)
+			return false, nil
+		}
 		if w.inFunction() && w.typ(name) == "identifier" {
 			typ := w.tsTypeExpr(n.ChildByFieldName("type"))
 			if v := n.ChildByFieldName("value"); typ == "" && v != nil && w.typ(v) == "new_expression" {
@@ -242,7 +246,19 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		}
 		return true, nil
 
+	case "assignment_expression":
+		if w.inFunction() || w.enclosing() != "" {
+			return true, nil
+		}
+		return w.tsExportAssignment(st, n)
+
 	case "call_expression":
+		if spec := w.tsRequire(n); spec != nil {
+			// A require whose module is not bound to a name: an import all the same.
+			module, rel := w.tsResolveModule(w.stringContent(spec))
+			w.importPackage(st.self, Import{Module: module, Relative: rel, Range: rangeOf(spec)}, w.tsTarget(module, rel))
+			return false, nil
+		}
 		w.markCallee(n.ChildByFieldName("function"), "member_expression", "property")
 		return true, nil
 
@@ -272,6 +288,11 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 				w.use(prop, UseQualified, q, call, false)
 				return false, nil
 			}
+		}
+		if w.tsIsExports(obj) {
+			// exports.f, module.exports.f: the module's own f.
+			w.use(prop, UseBare, "", call, false)
+			return false, nil
 		}
 		w.use(prop, UseSelector, "", call, false)
 		return true, nil
@@ -404,4 +425,124 @@ func (w *walker) tsTypeExpr(t *node) string {
 		}
 	}
 	return ""
+}
+
+// tsRequire returns the module specifier of a CommonJS require call with
+// a string literal argument, require("./mod"); nil for anything else
+// (n may be nil).
+func (w *walker) tsRequire(n *node) *node {
+	if n == nil || w.typ(n) != "call_expression" {
+		return nil
+	}
+	fn, args := n.ChildByFieldName("function"), n.ChildByFieldName("arguments")
+	if fn == nil || args == nil || w.typ(fn) != "identifier" || w.text(fn) != "require" || w.isLocal("require") {
+		return nil
+	}
+	if !hasOneNamedChild(args) {
+		return nil
+	}
+	for c := args.firstChild(); c != nil; c = c.nextSibling() {
+		if c.IsNamed() && w.typ(c) == "string" {
+			return c
+		}
+	}
+	return nil
+}
+
+// tsRequireBinding records `const m = require("./mod")` as
+// `import * as m from "./mod"` and `const { a, b: c } = require("./mod")`
+// as `import { a, b as c } from "./mod"`. Inside a function the names are
+// locals; the import is recorded either way.
+func (w *walker) tsRequireBinding(st *tsState, name, spec *node) {
+	module, rel := w.tsResolveModule(w.stringContent(spec))
+	imp := Import{Module: module, Relative: rel, Range: rangeOf(spec)}
+	w.importPackage(st.self, imp, w.tsTarget(module, rel))
+	if w.inFunction() {
+		w.bindPattern(name)
+		return
+	}
+	switch w.typ(name) {
+	case "identifier":
+		b := imp
+		b.Local = w.text(name)
+		w.bindImport(st, b, nil)
+		w.defNames.add(name.StartByte())
+	case "object_pattern":
+		for _, p := range w.children(name) {
+			var key, at *node
+			switch w.typ(p) {
+			case "shorthand_property_identifier_pattern":
+				key, at = p, p
+			case "object_assignment_pattern": // { a = fallback }
+				if l := p.ChildByFieldName("left"); l != nil && w.typ(l) == "shorthand_property_identifier_pattern" {
+					key, at = l, l
+				}
+			case "pair_pattern": // { b: c }
+				k, v := p.ChildByFieldName("key"), p.ChildByFieldName("value")
+				if k != nil && v != nil && w.typ(k) == "property_identifier" && w.typ(v) == "identifier" {
+					key, at = k, v
+				}
+			}
+			if key == nil {
+				w.bindPattern(p)
+				continue
+			}
+			b := imp
+			b.Name, b.Local = w.text(key), w.text(at)
+			w.bindImport(st, b, at)
+		}
+	default:
+		w.bindPattern(name)
+	}
+}
+
+// tsIsExports reports whether n is `exports` or `module.exports`, the
+// CommonJS export object of the file.
+func (w *walker) tsIsExports(n *node) bool {
+	switch w.typ(n) {
+	case "identifier":
+		return w.text(n) == "exports" && !w.isLocal("exports")
+	case "member_expression":
+		obj, prop := n.ChildByFieldName("object"), n.ChildByFieldName("property")
+		return obj != nil && prop != nil && w.typ(obj) == "identifier" && w.text(obj) == "module" &&
+			w.text(prop) == "exports" && !w.isLocal("module")
+	}
+	return false
+}
+
+// tsExportAssignment defines f for a top-level CommonJS export assignment,
+// `exports.f = …` or `module.exports.f = …`, and walks the value inside f.
+// `module.exports = …` itself defines nothing: the value's names are uses
+// (`module.exports = { f, g }` refers to the file's f and g).
+func (w *walker) tsExportAssignment(st *tsState, n *node) (bool, func()) {
+	left, right := n.ChildByFieldName("left"), n.ChildByFieldName("right")
+	if left == nil || right == nil || w.typ(left) != "member_expression" {
+		return true, nil
+	}
+	visit := func(c *node) (bool, func()) { return w.visitTS(st, c) }
+	if w.tsIsExports(left) {
+		w.walk(right, visit)
+		return false, nil
+	}
+	obj, prop := left.ChildByFieldName("object"), left.ChildByFieldName("property")
+	if obj == nil || prop == nil || w.typ(prop) != "property_identifier" || !w.tsIsExports(obj) {
+		return true, nil
+	}
+	kind := "variable"
+	switch w.typ(right) {
+	case "arrow_function", "function_expression", "function", "generator_function":
+		kind = "function"
+	case "class":
+		kind = "class"
+	}
+	extent := n
+	if p := n.Parent(); p != nil && w.typ(p) == "expression_statement" {
+		extent = p
+	}
+	f := w.text(prop)
+	sym := w.define(f, f, kind, prop, extent, "")
+	leave := w.push(scope{sym: sym})
+	w.walk(right, visit)
+	leave()
+	return false, nil
 }
