@@ -64,7 +64,12 @@
 //     nearest directory with pyproject.toml, setup.py or setup.cfg, else the
 //     workspace root; a leading src/ is dropped); PACKAGE is the module's
 //     package and DESCRIPTOR is MODULE:Name or MODULE:Class.member
-//     ("syntax python shop shop.orders:Order.total").
+//     ("syntax python shop shop.orders:Order.total"). `from m import *`
+//     makes m's exports candidates for the bare names nothing else in the
+//     file explains: the names of m's __all__ when it is a literal list or
+//     tuple of strings (kept as the Signature of m's __all__ symbol), else
+//     m's top-level names without a leading underscore; a name that several
+//     star imports export comes from the last of them, as at run time.
 //
 // Package symbols ("syntax go example.com/goapp/store", kind "package") and
 // module symbols ("syntax typescript @shop/order/src/index", kind "module")
@@ -82,7 +87,7 @@
 //	syntax:declaration              1.0         contains: a type or class declares the member; imports: an import declaration names the package
 //	syntax:same-file                0.9         the name is defined in the same file (and not bound locally)
 //	syntax:same-package             0.85        Go, Java, Rust: the name is defined at package level in another file of the package (Rust: the module)
-//	syntax:imported-package         0.85        pkg.Name where pkg is an import (Go), a named import from a relative module or a workspace package (TS/JS), from x import y / import x (Python), a use declaration or a path to the defining module (Rust, globs included)
+//	syntax:imported-package         0.85        pkg.Name where pkg is an import (Go), a named or namespace import or a require() binding of a relative module or a workspace package (TS/JS), from x import y / import x / from x import * (Python), a use declaration or a path to the defining module (Rust, globs included)
 //	syntax:receiver-type            0.8         recv.M inside a method of T (Go), this.m (TS/JS), self.m (Python), self.m and Self::m (Rust): a member of the enclosing type
 //	syntax:declared-type            0.8         x.M where x is a parameter or local declared with type T (Go, TS, Java, Rust, Python annotations; Go x := T{…}, TS/Java new T(), Python x = T(…), Rust T {…} and T::f(…)), or Java T.m, Rust T::f: a member of T; Go x.f.M: a member of field f's declared type
 //	syntax:unique-global-name       0.6         x.M with x of unknown type, or a bare name nothing else explains: exactly one definition of that name in the language (Rust: a name a module does not define, as re-exported by pub use, among the definitions of its crate)

@@ -55,6 +55,7 @@ func TestGolden(t *testing.T) {
 		{"jsapp", "testdata/jsapp"},
 		{"javaapp", "testdata/javaapp"},
 		{"rustcrate", "testdata/rustcrate"},
+		{"pystar", "testdata/pystar"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := os.Stat(c.root); err != nil {

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -128,6 +129,14 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 		mod := w.pyModule(mn)
 		imp := Import{Module: mod, Range: rangeOf(mn)}
 		w.importPackage(st.self, imp, packageID("python", mod))
+		for _, c := range w.children(n) {
+			if w.typ(c) == "wildcard_import" {
+				// from m import *: names nothing else explains are looked up in m.
+				star := imp
+				star.Name = "*"
+				w.ff.Imports = append(w.ff.Imports, star)
+			}
+		}
 		for _, c := range w.childrenOfField(n, "name") {
 			name, at := c, c
 			if w.typ(c) == "aliased_import" {
@@ -246,6 +255,9 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 			s := w.define(v, v, kind, id, n, "")
 			if first == "" {
 				first = s
+			}
+			if v == "__all__" {
+				w.pyAll(s, n.ChildByFieldName("right"))
 			}
 		}
 		return true, w.push(scope{sym: first})
@@ -454,4 +466,64 @@ func (w *walker) pyTypeExpr(t *node) string {
 
 func isCapitalized(s string) bool {
 	return s != "" && s[0] >= 'A' && s[0] <= 'Z'
+}
+
+// pyAll records, as the Signature of a module's __all__ symbol id, the
+// names of `__all__ = [...]` or `(...)` when the value is a literal list or
+// tuple of strings: `["a", "b"]`. Any other value leaves it empty.
+// A later assignment replaces an earlier one's names, as at run time.
+func (w *walker) pyAll(id string, right *node) {
+	sig := w.pyAllLiteral(right)
+	for k := len(w.ff.Symbols) - 1; k >= 0; k-- {
+		if w.ff.Symbols[k].ID == id {
+			w.ff.Symbols[k].Signature = sig
+			return
+		}
+	}
+}
+
+// pyAllLiteral returns the names of a literal list or tuple of strings as
+// `["a", "b"]`, or "" for any other value.
+func (w *walker) pyAllLiteral(right *node) string {
+	if right == nil || (w.typ(right) != "list" && w.typ(right) != "tuple") {
+		return ""
+	}
+	var names []string
+	for _, c := range w.children(right) {
+		if w.typ(c) != "string" {
+			return ""
+		}
+		s := w.text(c)
+		if len(s) < 2 || (s[0] != '"' && s[0] != '\'') || s[len(s)-1] != s[0] {
+			return "" // a prefixed, triple-quoted or implicitly concatenated string
+		}
+		name := s[1 : len(s)-1]
+		if name == "" || strings.ContainsAny(name, "\"'\\, ") {
+			return ""
+		}
+		names = append(names, strconv.Quote(name))
+	}
+	return "[" + strings.Join(names, ", ") + "]"
+}
+
+// pyAllNames parses a Signature pyAll wrote; ok is false when there is none.
+func pyAllNames(sig string) (names []string, ok bool) {
+	inner, ok := strings.CutPrefix(sig, "[")
+	if !ok {
+		return nil, false
+	}
+	if inner, ok = strings.CutSuffix(inner, "]"); !ok {
+		return nil, false
+	}
+	for f := range strings.SplitSeq(inner, ", ") {
+		if f == "" {
+			continue
+		}
+		name, err := strconv.Unquote(f)
+		if err != nil {
+			return nil, false
+		}
+		names = append(names, name)
+	}
+	return names, true
 }

@@ -641,6 +641,23 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		}
 		return global(rustReexported(imp.Module)), nil
 	}
+	if lang == "python" {
+		// from m import *: the last such import that exports name wins, as
+		// at run time.
+		for i := len(f.Imports) - 1; i >= 0 && len(out) == 0; i-- {
+			if g := f.Imports[i]; g.Name == "*" {
+				exported, err := r.starExports(ctx, g.Module, name)
+				if err != nil {
+					return nil, err
+				}
+				add(t.byName.get(name), exported, ConfidenceImported, ReasonImported, 0)
+			}
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+		return global(notMember), nil
+	}
 	for _, g := range f.Imports { // Rust glob imports: use m::*
 		if g.Name == "*" {
 			add(t.byPkgName.get([2]string{g.Module, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == g.Module },
@@ -651,6 +668,30 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return out, nil
 	}
 	return global(notMember), nil
+}
+
+// starExports returns whether a symbol is the top-level definition of name
+// in the Python module module and exported by it to `from module import *`:
+// listed in the module's __all__ when that is a literal list or tuple of
+// strings, else not starting with "_".
+func (r *Resolver) starExports(ctx context.Context, module, name string) (func(*graph.Symbol) bool, error) {
+	allSyms, err := r.externalNamed(ctx, "__all__")
+	if err != nil {
+		return nil, err
+	}
+	suffix := " " + module + ":" + name
+	return func(s *graph.Symbol) bool {
+		if isMember(*s) || !strings.HasSuffix(s.ID, suffix) {
+			return false
+		}
+		id := []byte(s.ID[:len(s.ID)-len(name)] + "__all__")
+		if all, ok := r.symbolByID(id, allSyms); ok {
+			if names, ok := pyAllNames(all.Signature); ok {
+				return slices.Contains(names, name)
+			}
+		}
+		return !strings.HasPrefix(name, "_")
+	}, nil
 }
 
 // memberID appends the symbol id of member name of the type typeID to dst.

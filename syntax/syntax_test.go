@@ -220,7 +220,7 @@ func TestDeterministic(t *testing.T) {
 // does for a changed document): the facts must equal the full index's.
 func TestReextractAgainstGraph(t *testing.T) {
 	ctx := context.Background()
-	for _, root := range []string{"../testdata/goapp", "../testdata/tsworkspace", "../testdata/pyproject", "testdata/javaapp", "testdata/jsapp", "testdata/rustcrate"} {
+	for _, root := range []string{"../testdata/goapp", "../testdata/tsworkspace", "../testdata/pyproject", "testdata/javaapp", "testdata/jsapp", "testdata/rustcrate", "testdata/pystar"} {
 		if _, err := os.Stat(root); err != nil {
 			continue
 		}

@@ -1,0 +1,1 @@
+"""Shapes and the units they are measured in."""
