@@ -33,8 +33,8 @@ func factsFrom(docs []graph.DocumentFacts, from, path, prefix string) (edges, oc
 	return edges, occs
 }
 
-// TestCommonJSRequire checks that require() binds a module like an import
-// and that CommonJS export assignments define the exported names.
+// TestCommonJSRequire checks that require() (and TypeScript's
+// import m = require()) binds a module like an import and that CommonJS export assignments define the exported names.
 func TestCommonJSRequire(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
@@ -43,6 +43,12 @@ func TestCommonJSRequire(t *testing.T) {
 		"packages/pricing/index.js":     "function quote(n) { return n * 2; }\n\nmodule.exports = { quote };\n",
 		"lib/index.js":                  "exports.helper = function () {};\nexports.other = () => 1;\n",
 		"mod.js":                        "exports.f = function () {};\nmodule.exports.g = (x) => x;\nexports.h = class {};\n",
+		"ts/main.ts": `import m = require("../mod");
+
+export function call(): void {
+  m.f();
+}
+`,
 		"main.js": `const m = require("./mod");
 const { g, h: H } = require("./mod.js");
 const lib = require("./lib");
@@ -91,6 +97,14 @@ function run() {
 	slices.Sort(wantOccs)
 	if !slices.Equal(occs, wantOccs) {
 		t.Errorf("import occurrences of main.js:\n got %q\nwant %q", occs, wantOccs)
+	}
+	edges, occs = factsFrom(docs, "syntax typescript app ts/main:call", "ts/main.ts", "syntax ")
+	wantEdges = []string{"calls javascript app mod:f 0.85 syntax:imported-package"}
+	if !slices.Equal(edges, wantEdges) {
+		t.Errorf("edges from call in ts/main.ts:\n got %q\nwant %q", edges, wantEdges)
+	}
+	if wantOccs := []string{"import 1:20 typescript app/mod"}; !slices.Equal(occs, wantOccs) {
+		t.Errorf("import occurrences of ts/main.ts:\n got %q\nwant %q", occs, wantOccs)
 	}
 	edges, _ = factsFrom(docs, "syntax javascript app/main", "", "syntax javascript ")
 	wantEdges = []string{

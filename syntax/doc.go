@@ -37,11 +37,13 @@
 //     (its directory relative to the root when it has none); DESCRIPTOR is
 //     FILE:Name or FILE:Class.member, FILE being the path inside the package
 //     without extension ("syntax typescript @shop/order src/index:Order.total").
-//     CommonJS is read as modules: `const m = require("./mod")` binds m like
+//     CommonJS is read as modules: `const m = require("./mod")` (and
+//     TypeScript's `import m = require("./mod")`) binds m like
 //     `import * as m from "./mod"`, `const { a, b: c } = require("./mod")`
-//     like `import { a, b as c }` (a require with a non-literal argument is
-//     ignored), and a top-level `exports.f = …` or `module.exports.f = …`
-//     defines f (`module.exports = { f, g }` refers to the file's f and g).
+//     binds a and c like `import { a, b as c }`, and a require with a
+//     non-literal argument is ignored. A top-level `exports.f = …` or
+//     `module.exports.f = …` defines f; `module.exports = { f, g }` refers
+//     to the file's f and g.
 //   - Java: PACKAGE is the package declaration (the directory when there is
 //     none); DESCRIPTOR is Class, Class.member or Outer.Inner; constructors
 //     are Class.Class with kind "constructor".

@@ -82,6 +82,14 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 			if t == "export_statement" {
 				return true, nil
 			}
+			for _, c := range w.children(n) {
+				// import m = require("./mod"): the TypeScript spelling of a require.
+				if spec := c.ChildByFieldName("source"); w.typ(c) == "import_require_clause" && spec != nil && c.NamedChildCount() > 0 {
+					if id := c.NamedChild(0); w.typ(id) == "identifier" {
+						w.tsRequireBinding(st, id, spec)
+					}
+				}
+			}
 			return false, nil
 		}
 		module, rel := w.tsResolveModule(w.stringContent(src))
