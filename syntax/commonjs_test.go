@@ -43,6 +43,7 @@ func TestCommonJSRequire(t *testing.T) {
 		"packages/pricing/index.js":     "function quote(n) { return n * 2; }\n\nmodule.exports = { quote };\n",
 		"lib/index.js":                  "exports.helper = function () {};\nexports.other = () => 1;\n",
 		"mod.js":                        "exports.f = function () {};\nmodule.exports.g = (x) => x;\nexports.h = class {};\n",
+		"obj.js":                        "function impl() {}\n\nmodule.exports = { impl, alias: impl, m() { impl(); }, arrow: () => impl() };\n",
 		"ts/main.ts": `import m = require("../mod");
 
 export function call(): void {
@@ -54,6 +55,7 @@ const { g, h: H } = require("./mod.js");
 const lib = require("./lib");
 const { quote } = require("@shop/pricing");
 const dyn = require(process.env.MOD);
+const o = require("./obj");
 
 function run() {
   m.f();
@@ -64,6 +66,10 @@ function run() {
   dyn.f();
   const local = require("./lib");
   local.other();
+  o.impl();
+  o.alias();
+  o.m();
+  o.arrow();
 }
 `,
 	})
@@ -75,6 +81,10 @@ function run() {
 		"calls app mod:f 0.85 syntax:imported-package",
 		"calls app mod:g 0.85 syntax:imported-package",
 		"calls app mod:h 0.85 syntax:imported-package",
+		"calls app obj:alias 0.85 syntax:imported-package",
+		"calls app obj:arrow 0.85 syntax:imported-package",
+		"calls app obj:impl 0.85 syntax:imported-package",
+		"calls app obj:m 0.85 syntax:imported-package",
 		// A non-literal require binds nothing: dyn is a constant of main.js,
 		// and dyn.f a member of an unknown type. A require inside a function
 		// binds a local: local.other is not resolved either.
@@ -92,11 +102,26 @@ function run() {
 		"import 3:21 app/lib",
 		"import 4:9 @shop/pricing index:quote",
 		"import 4:27 @shop/pricing",
-		"import 14:25 app/lib",
+		"import 6:19 app/obj",
+		"import 15:25 app/lib",
 	}
 	slices.Sort(wantOccs)
 	if !slices.Equal(occs, wantOccs) {
 		t.Errorf("import occurrences of main.js:\n got %q\nwant %q", occs, wantOccs)
+	}
+	// module.exports = { … }: f: value and f() {} define f.
+	var got []string
+	for _, from := range []string{"alias", "m", "arrow"} {
+		e, _ := factsFrom(docs, "syntax javascript app obj:"+from, "", "syntax javascript ")
+		got = append(got, from+": "+strings.Join(e, "; "))
+	}
+	wantObj := []string{
+		"alias: references app obj:impl 0.90 syntax:same-file",
+		"m: calls app obj:impl 0.90 syntax:same-file",
+		"arrow: calls app obj:impl 0.90 syntax:same-file",
+	}
+	if !slices.Equal(got, wantObj) {
+		t.Errorf("edges from obj.js's exports:\n got %q\nwant %q", got, wantObj)
 	}
 	edges, occs = factsFrom(docs, "syntax typescript app ts/main:call", "ts/main.ts", "syntax ")
 	wantEdges = []string{"calls javascript app mod:f 0.85 syntax:imported-package"}
@@ -111,6 +136,7 @@ function run() {
 		"imports @shop/pricing 1.00 syntax:declaration",
 		"imports app/lib 1.00 syntax:declaration",
 		"imports app/mod 1.00 syntax:declaration",
+		"imports app/obj 1.00 syntax:declaration",
 	}
 	if !slices.Equal(edges, wantEdges) {
 		t.Errorf("edges from main.js's module:\n got %q\nwant %q", edges, wantEdges)

@@ -42,8 +42,8 @@
 //     `import * as m from "./mod"`, `const { a, b: c } = require("./mod")`
 //     binds a and c like `import { a, b as c }`, and a require with a
 //     non-literal argument is ignored. A top-level `exports.f = …` or
-//     `module.exports.f = …` defines f; `module.exports = { f, g }` refers
-//     to the file's f and g.
+//     `module.exports.f = …` defines f, and so do `f: value` and `f() {…}`
+//     in `module.exports = { … }`, where a shorthand f refers to the file's f.
 //   - Java: PACKAGE is the package declaration (the directory when there is
 //     none); DESCRIPTOR is Class, Class.member or Outer.Inner; constructors
 //     are Class.Class with kind "constructor".

@@ -529,28 +529,65 @@ func (w *walker) tsExportAssignment(st *tsState, n *node) (bool, func()) {
 	}
 	visit := func(c *node) (bool, func()) { return w.visitTS(st, c) }
 	if w.tsIsExports(left) {
-		w.walk(right, visit)
+		if w.typ(right) == "object" {
+			w.tsExportObject(st, right)
+		} else {
+			w.walk(right, visit)
+		}
 		return false, nil
 	}
 	obj, prop := left.ChildByFieldName("object"), left.ChildByFieldName("property")
 	if obj == nil || prop == nil || w.typ(prop) != "property_identifier" || !w.tsIsExports(obj) {
 		return true, nil
 	}
-	kind := "variable"
-	switch w.typ(right) {
-	case "arrow_function", "function_expression", "function", "generator_function":
-		kind = "function"
-	case "class":
-		kind = "class"
-	}
 	extent := n
 	if p := n.Parent(); p != nil && w.typ(p) == "expression_statement" {
 		extent = p
 	}
-	f := w.text(prop)
-	sym := w.define(f, f, kind, prop, extent, "")
-	leave := w.push(scope{sym: sym})
-	w.walk(right, visit)
-	leave()
+	w.tsExportDefine(st, prop, extent, right)
 	return false, nil
+}
+
+// tsExportDefine defines the exported name at for the value, with the
+// given extent, and walks the value inside it.
+func (w *walker) tsExportDefine(st *tsState, at, extent, value *node) {
+	kind := "variable"
+	switch w.typ(value) {
+	case "arrow_function", "function_expression", "function", "generator_function", "method_definition":
+		kind = "function"
+	case "class":
+		kind = "class"
+	}
+	f := w.text(at)
+	sym := w.define(f, f, kind, at, extent, "")
+	leave := w.push(scope{sym: sym})
+	w.walk(value, func(c *node) (bool, func()) { return w.visitTS(st, c) })
+	leave()
+}
+
+// tsExportObject reads `module.exports = { … }`: a shorthand f or f: f
+// refers to the file's f; f: value and a method f() {} define f, the
+// value or method walked inside it.
+func (w *walker) tsExportObject(st *tsState, obj *node) {
+	visit := func(c *node) (bool, func()) { return w.visitTS(st, c) }
+	for _, c := range w.children(obj) {
+		switch w.typ(c) {
+		case "pair":
+			k, v := c.ChildByFieldName("key"), c.ChildByFieldName("value")
+			if k == nil || v == nil || w.typ(k) != "property_identifier" ||
+				(w.typ(v) == "identifier" && w.text(v) == w.text(k)) {
+				w.walk(c, visit)
+				continue
+			}
+			w.tsExportDefine(st, k, c, v)
+		case "method_definition":
+			if name := c.ChildByFieldName("name"); name != nil && w.typ(name) == "property_identifier" {
+				w.tsExportDefine(st, name, c, c)
+				continue
+			}
+			w.walk(c, visit)
+		default:
+			w.walk(c, visit)
+		}
+	}
 }

@@ -1,9 +1,9 @@
 // A stock and shipping report, requiring the CommonJS modules.
 const stock = require("./stock.cjs");
-const { shippingFor, FREE_OVER: freeOver } = require("./shipping.cjs");
+const { label, FREE_OVER: freeOver } = require("./shipping.cjs");
 
 function report(sku, total) {
-  const note = total >= freeOver ? "free shipping" : "shipping " + shippingFor(total);
+  const note = total >= freeOver ? "free shipping" : label(total);
   return `${sku}: ${stock.inStock(sku) ? "in stock" : "restocked " + stock.restock(sku, 5)}, ${note}`;
 }
 

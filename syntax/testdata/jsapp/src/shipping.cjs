@@ -8,5 +8,9 @@ function flatRate() {
   return 490;
 }
 
-module.exports = { shippingFor, flatRate };
+module.exports = {
+  shippingFor,
+  flatRate,
+  label: (total) => (shippingFor(total) === 0 ? "free shipping" : "shipping " + flatRate()),
+};
 module.exports.FREE_OVER = 5000;
