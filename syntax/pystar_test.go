@@ -39,9 +39,16 @@ def named(): pass
 def only_c(): pass
 def _private_c(): pass
 `,
+		"p/d.py": `__all__ = ["only_d"]
+__all__ += ["also_d"]
+
+def only_d(): pass
+def also_d(): pass
+`,
 		"p/main.py": `from p.a import *
 from .b import *
 from p.c import *
+from p.d import *
 from p.a import named
 
 def own(): pass
@@ -51,6 +58,7 @@ def run():
     only_a()
     only_b()
     only_c()
+    also_d()
     _listed()
     unlisted()
     _hidden()
@@ -67,6 +75,7 @@ def run():
 		"calls p.b:both 0.85 syntax:imported-package",
 		"calls p.b:only_b 0.85 syntax:imported-package",
 		"calls p.c:only_c 0.85 syntax:imported-package",
+		"calls p.d:also_d 0.85 syntax:imported-package",
 		"calls p.main:own 0.90 syntax:same-file",
 		// Not exported: global guesses.
 		"calls p.a:unlisted 0.60 syntax:unique-global-name",
@@ -78,8 +87,9 @@ def run():
 		"import 1:6 syntax python p.a",
 		"import 2:6 syntax python p.b",
 		"import 3:6 syntax python p.c",
-		"import 4:6 syntax python p.a",
-		"import 4:17 p.a:named",
+		"import 4:6 syntax python p.d",
+		"import 5:6 syntax python p.a",
+		"import 5:17 p.a:named",
 	}
 	slices.Sort(wantOccs)
 

@@ -282,8 +282,23 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 		}
 		return true, nil
 
+	case "augmented_assignment":
+		// __all__ += […] at module level: the literal no longer lists every
+		// export.
+		if l := n.ChildByFieldName("left"); l != nil && !w.inFunction() && !w.inClassBody() && w.text(l) == "__all__" {
+			w.pyAllChanged()
+		}
+		return true, nil
+
 	case "call":
-		w.markCallee(n.ChildByFieldName("function"), "attribute", "attribute")
+		fn := n.ChildByFieldName("function")
+		w.markCallee(fn, "attribute", "attribute")
+		if fn != nil && w.typ(fn) == "attribute" && !w.inFunction() && !w.inClassBody() {
+			// __all__.append(…), __all__.extend(…) at module level.
+			if obj := fn.ChildByFieldName("object"); obj != nil && w.text(obj) == "__all__" {
+				w.pyAllChanged()
+			}
+		}
 		return true, nil
 
 	case "attribute":
@@ -478,6 +493,18 @@ func (w *walker) pyAll(id string, right *node) {
 		if w.ff.Symbols[k].ID == id {
 			w.ff.Symbols[k].Signature = sig
 			return
+		}
+	}
+}
+
+// pyAllChanged forgets the literal names of the module's __all__ when the
+// module changes it after its definition: its exports are then the names
+// without a leading underscore.
+func (w *walker) pyAllChanged() {
+	id := w.id("__all__")
+	for k := range w.ff.Symbols {
+		if w.ff.Symbols[k].ID == id {
+			w.ff.Symbols[k].Signature = ""
 		}
 	}
 }
