@@ -69,7 +69,8 @@
 //     ("syntax python shop shop.orders:Order.total"). `from m import *`
 //     makes m's exports candidates for the bare names nothing else in the
 //     file explains: the names of m's __all__ when it is a literal list or
-//     tuple of strings (kept as the Signature of m's __all__ symbol), else
+//     tuple of strings not changed later at module level (+=, append,
+//     extend; kept as the Signature of m's __all__ symbol), else
 //     m's top-level names without a leading underscore; a name that several
 //     star imports export comes from the last of them, as at run time.
 //
