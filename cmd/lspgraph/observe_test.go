@@ -82,18 +82,23 @@ func TestObserverDroppedEdits(t *testing.T) {
 		mu.Unlock()
 	}
 	c := lsptest.Proxied(lspproxy.Config{QueueSize: 16, DrainTimeout: 10 * time.Second, Observer: obs}).Connect(t)
+	var sent int64 // document events the editor sent
 	send := func(method string, params string) {
 		c.Editor.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, method, params))
 		c.Server.Recv(t)
+		sent++
 	}
 	insert := func(v int, text string) {
 		send("textDocument/didChange", fmt.Sprintf(`{"textDocument":{"uri":%q,"version":%d},"contentChanges":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"text":%q}]}`, uri, v, text))
 	}
+	// drained waits until every event sent was queued or dropped (the
+	// server may receive a message before the proxy queues its event),
+	// the queue is empty and the observer has followed what it was given.
 	drained := func() {
 		for {
 			s := c.Proxy.Stats()
 			mu.Lock()
-			done := s.Queued == 0 && int64(followed) == s.Observed
+			done := s.Observed+s.Dropped >= sent && s.Queued == 0 && int64(followed) == s.Observed
 			mu.Unlock()
 			if done {
 				return
