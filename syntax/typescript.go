@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"bytes"
+	"cmp"
 	"path"
 	"slices"
 	"strings"
@@ -70,11 +71,12 @@ func (w *walker) tsExportDefault(st *tsState, n *node) {
 	if w.inFunction() {
 		return
 	}
+	// The tree keeps no keywords: `default` is the last word before the
+	// declaration or value.
+	d, v := n.ChildByFieldName("declaration"), n.ChildByFieldName("value")
 	isDefault := false
-	for c := n.firstChild(); c != nil; c = c.nextSibling() {
-		if !c.IsNamed() && w.typ(c) == "default" {
-			isDefault = true
-		}
+	if first := cmp.Or(d, v); first != nil {
+		isDefault = bytes.HasSuffix(bytes.TrimSpace(w.src[n.StartByte():first.StartByte()]), []byte("default"))
 	}
 	if !isDefault {
 		for _, c := range w.children(n) {
@@ -90,11 +92,11 @@ func (w *walker) tsExportDefault(st *tsState, n *node) {
 		}
 		return
 	}
-	if d := n.ChildByFieldName("declaration"); d != nil {
+	if d != nil {
 		if name := d.ChildByFieldName("name"); name != nil {
 			st.defaults = append(st.defaults, tsDefault{w.text(name), markerExportDefault})
 		}
-	} else if v := n.ChildByFieldName("value"); v != nil && w.typ(v) == "identifier" {
+	} else if w.typ(v) == "identifier" {
 		st.defaults = append(st.defaults, tsDefault{w.text(v), markerExportDefault})
 	}
 }
