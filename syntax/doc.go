@@ -44,6 +44,18 @@
 //     non-literal argument is ignored. A top-level `exports.f = …` or
 //     `module.exports.f = …` defines f, and so do `f: value` and `f() {…}`
 //     in `module.exports = { … }`, where a shorthand f refers to the file's f.
+//     A module's default export is the file's top-level definition that
+//     `export default function f() {}` / `class C {}`, `export default f`,
+//     `export { f as default }` or the CommonJS `module.exports = f` names
+//     (`module.exports = function f() {}` and `= class C {}` define f and C);
+//     its Signature says so ("export default", "module.exports ="), so that
+//     re-extracting an importer alone finds it in the graph (through a
+//     [DocumentLookup]). A default import `import Y from "./x"` binds Y to
+//     it, and so does `const Y = require("./x")` when x has
+//     `module.exports = f` (Y.name still reads x as a namespace). An
+//     anonymous default export, a default that is not the file's own
+//     definition (a re-export) and default imports of packages resolve to
+//     nothing.
 //   - Java: PACKAGE is the package declaration (the directory when there is
 //     none); DESCRIPTOR is Class, Class.member or Outer.Inner; constructors
 //     are Class.Class with kind "constructor".
@@ -90,7 +102,7 @@
 //	syntax:declaration              1.0         contains: a type or class declares the member; imports: an import declaration names the package
 //	syntax:same-file                0.9         the name is defined in the same file (and not bound locally)
 //	syntax:same-package             0.85        Go, Java, Rust: the name is defined at package level in another file of the package (Rust: the module)
-//	syntax:imported-package         0.85        pkg.Name where pkg is an import (Go), a named or namespace import or a require() binding of a relative module or a workspace package (TS/JS), from x import y / import x / from x import * (Python), a use declaration or a path to the defining module (Rust, globs included)
+//	syntax:imported-package         0.85        pkg.Name where pkg is an import (Go), a named, default or namespace import or a require() binding of a relative module or a workspace package (TS/JS), from x import y / import x / from x import * (Python), a use declaration or a path to the defining module (Rust, globs included)
 //	syntax:receiver-type            0.8         recv.M inside a method of T (Go), this.m (TS/JS), self.m (Python), self.m and Self::m (Rust): a member of the enclosing type
 //	syntax:declared-type            0.8         x.M where x is a parameter or local declared with type T (Go, TS, Java, Rust, Python annotations; Go x := T{…}, TS/Java new T(), Python x = T(…), Rust T {…} and T::f(…)), or Java T.m, Rust T::f: a member of T; Go x.f.M: a member of field f's declared type
 //	syntax:unique-global-name       0.6         x.M with x of unknown type, or a bare name nothing else explains: exactly one definition of that name in the language (Rust: a name a module does not define, as re-exported by pub use, among the definitions of its crate)

@@ -10,7 +10,7 @@ const Tool = "lspgraph-syntax"
 
 // Version is the extractor's version; it changes whenever the facts a file
 // yields change, so stores built by an older extractor can be told apart.
-const Version = "0.3.0"
+const Version = "0.4.0"
 
 // SkipReason says why a file produced no facts. The empty reason means it was
 // extracted.
@@ -73,6 +73,10 @@ type Import struct {
 	// Relative is set when Module is a root-relative file path without
 	// extension (a TS/JS relative import) rather than a package name.
 	Relative bool
+	// Require is set when Local is bound to a whole CommonJS module
+	// (`const m = require("./mod")`, TypeScript `import m = require(…)`):
+	// m is the module's exports, its `module.exports = f` when it has one.
+	Require bool
 	// Range is the import's name (Go: the path literal) in the file.
 	Range textpos.Range
 }

@@ -72,6 +72,9 @@ type NameTable struct {
 	byPkgName  nameIndex[[2]string]
 	byPathName nameIndex[[2]string]
 	byID       map[string]int32 // the first symbol of each id
+	// defaults holds the TS/JS default exports by the module path of their
+	// file (its path without extension).
+	defaults map[string][]int32
 }
 
 // nameIndex finds the symbols of a NameTable that share a key, in table
@@ -138,6 +141,15 @@ func NewNameTable(files []*FileFacts) *NameTable {
 		t.byPathName.build(n, func(i int) [2]string { return [2]string{t.syms[i].Def.Path, t.syms[i].DisplayName} })
 	})
 	wg.Go(func() {
+		t.defaults = map[string][]int32{}
+		for i, s := range t.syms {
+			if isDefaultExport(s) {
+				p := stripExt(s.Def.Path)
+				t.defaults[p] = append(t.defaults[p], int32(i))
+			}
+		}
+	})
+	wg.Go(func() {
 		t.byID = make(map[string]int32, n)
 		for i := n - 1; i >= 0; i-- { // the first symbol of an id is the last written
 			t.byID[t.syms[i].ID] = int32(i)
@@ -180,6 +192,23 @@ func (l ReaderLookup) Named(ctx context.Context, name string) ([]graph.Symbol, e
 	return syms, nil
 }
 
+// DocumentLookup is a Lookup that also lists the definitions of a
+// document. Resolving a TS/JS default import needs it: the import names the
+// module, not the definition it exports.
+type DocumentLookup interface {
+	Lookup
+	Defined(ctx context.Context, path string) ([]graph.Symbol, error)
+}
+
+// Defined returns the symbols the document at path defines in the graph.
+func (l ReaderLookup) Defined(ctx context.Context, path string) ([]graph.Symbol, error) {
+	syms, err := l.Reader.DocumentSymbols(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("syntax: listing the definitions of %s in the graph: %w", path, err)
+	}
+	return syms, nil
+}
+
 // Resolver turns the uses of extracted files into occurrences and edges. It
 // is safe for concurrent use.
 type Resolver struct {
@@ -187,15 +216,17 @@ type Resolver struct {
 	paths    map[string]bool // documents being resolved: their old facts in external are stale
 	external Lookup
 
-	mu    sync.Mutex
-	cache map[string][]graph.Symbol // external lookups
+	mu       sync.Mutex
+	cache    map[string][]graph.Symbol // external lookups
+	defaults map[string][]graph.Symbol // external default exports by module
 }
 
 // NewResolver prepares the resolution of files. Their own definitions are
 // always candidates; external (nil for none) supplies the rest, minus any
 // symbol it reports as defined in one of files (an older version of them).
 func NewResolver(files []*FileFacts, external Lookup) *Resolver {
-	r := &Resolver{local: NewNameTable(files), paths: map[string]bool{}, external: external, cache: map[string][]graph.Symbol{}}
+	r := &Resolver{local: NewNameTable(files), paths: map[string]bool{}, external: external,
+		cache: map[string][]graph.Symbol{}, defaults: map[string][]graph.Symbol{}}
 	for _, f := range files {
 		if f != nil {
 			r.paths[f.Document.Path] = true
@@ -612,6 +643,10 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return global(member), nil
 	}
 	// UseBare.
+	js := lang == "typescript" || lang == "javascript"
+	if u.Import && js && (imp.Name == "default" || imp.Require) {
+		return r.defaultExport(ctx, lang, imp, u, out)
+	}
 	if u.Import {
 		if fromImport(imp, imp.Module); len(out) > 0 || lang != "rust" {
 			return out, nil
@@ -633,6 +668,9 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		}
 	}
 	if imported {
+		if js && (imp.Name == "default" || imp.Require) {
+			return r.defaultExport(ctx, lang, imp, u, out)
+		}
 		if imp.Name == "" || imp.Name == "default" {
 			return nil, nil
 		}
@@ -668,6 +706,81 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return out, nil
 	}
 	return global(notMember), nil
+}
+
+// isDefaultExport reports whether s is its TS/JS module's default export.
+func isDefaultExport(s *graph.Symbol) bool {
+	return (s.Language == "typescript" || s.Language == "javascript") &&
+		(s.Signature == markerExportDefault || s.Signature == markerModuleExports)
+}
+
+// defaultExport appends to out the default export of the module a TS/JS
+// default import (or a require() binding: only `module.exports = f`)
+// names, from the files being resolved or else from the graph when the
+// external Lookup is a DocumentLookup. Imports of packages are left out.
+func (r *Resolver) defaultExport(ctx context.Context, lang string, imp Import, u *Use, out []target) ([]target, error) {
+	if !imp.Relative {
+		return out, nil
+	}
+	accept := func(s *graph.Symbol) bool {
+		if !sameFamily(lang, s.Language) || isMember(*s) || !isDefaultExport(s) || (u.Type && !isTypeLike(*s)) {
+			return false
+		}
+		return !imp.Require || s.Signature == markerModuleExports
+	}
+	for _, p := range [...]string{imp.Module, imp.Module + "/index"} {
+		for _, i := range r.local.defaults[p] {
+			if s := r.local.syms[i]; accept(s) && !slices.ContainsFunc(out, func(t target) bool { return t.id == s.ID }) {
+				out = append(out, target{s.ID, ConfidenceImported, ReasonImported})
+			}
+		}
+	}
+	ext, err := r.externalDefaults(ctx, imp.Module)
+	if err != nil {
+		return nil, err
+	}
+	for k := range ext {
+		if s := &ext[k]; accept(s) && !slices.ContainsFunc(out, func(t target) bool { return t.id == s.ID }) {
+			out = append(out, target{s.ID, ConfidenceImported, ReasonImported})
+		}
+	}
+	return out, nil
+}
+
+// externalDefaults returns the default exports the graph records for the
+// files of a relative TS/JS module, but for the files being resolved.
+func (r *Resolver) externalDefaults(ctx context.Context, module string) ([]graph.Symbol, error) {
+	dl, ok := r.external.(DocumentLookup)
+	if !ok {
+		return nil, nil
+	}
+	r.mu.Lock()
+	ext, ok := r.defaults[module]
+	r.mu.Unlock()
+	if ok {
+		return ext, nil
+	}
+	// The files a relative module path can name.
+	for _, suffix := range [...]string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs",
+		"/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs", "/index.cjs"} {
+		p := module + suffix
+		if r.paths[p] {
+			continue
+		}
+		syms, err := dl.Defined(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range syms {
+			if !s.External && s.Def.Path == p && isDefaultExport(&s) {
+				ext = append(ext, s)
+			}
+		}
+	}
+	r.mu.Lock()
+	r.defaults[module] = ext
+	r.mu.Unlock()
+	return ext, nil
 }
 
 // starExports returns whether a symbol is the top-level definition of name

@@ -2,7 +2,9 @@ package syntax
 
 import (
 	"bytes"
+	"cmp"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -12,7 +14,22 @@ import (
 type tsState struct {
 	imports map[string]Import // by local name
 	self    string            // the module's symbol
+	// defaults are the names the module exports as its default export, in
+	// source order, each with its Signature marker.
+	defaults []tsDefault
 }
+
+// tsDefault is a top-level name a module exports as its default export.
+type tsDefault struct{ name, marker string }
+
+// The Signature of a TS/JS definition that is its module's default export:
+// `export default f` (and `export { f as default }`), or the CommonJS
+// `module.exports = f`. A default import takes either; a require() binding
+// only the CommonJS one.
+const (
+	markerExportDefault = "export default"
+	markerModuleExports = "module.exports ="
+)
 
 func (w *walker) extractTS(root *node) {
 	pkg, module := w.project.tsModule(w.ff.Document.Path)
@@ -24,6 +41,64 @@ func (w *walker) extractTS(root *node) {
 	w.ff.self = st.self
 	w.defineModule(st.self, path.Base(module), root)
 	w.walk(root, func(n *node) (bool, func()) { return w.visitTS(st, n) })
+	w.tsMarkDefaults(st)
+}
+
+// tsMarkDefaults marks the module's default export, a top-level definition
+// of the file, with its Signature marker; the last export of a kind wins,
+// as at run time. A name the file does not define (an import, a global) and
+// an anonymous default export mark nothing.
+func (w *walker) tsMarkDefaults(st *tsState) {
+	for _, d := range st.defaults {
+		id := w.id(d.name)
+		k := slices.IndexFunc(w.ff.Symbols, func(s graph.Symbol) bool { return s.ID == id })
+		if k < 0 {
+			continue
+		}
+		for j := range w.ff.Symbols {
+			if w.ff.Symbols[j].Signature == d.marker {
+				w.ff.Symbols[j].Signature = ""
+			}
+		}
+		w.ff.Symbols[k].Signature = d.marker
+	}
+}
+
+// tsExportDefault records the default export of an export statement
+// without a source: `export default function f() {}`, `export default
+// class C {}`, `export default f`, `export { f as default }`.
+func (w *walker) tsExportDefault(st *tsState, n *node) {
+	if w.inFunction() {
+		return
+	}
+	// The tree keeps no keywords: `default` is the last word before the
+	// declaration or value.
+	d, v := n.ChildByFieldName("declaration"), n.ChildByFieldName("value")
+	isDefault := false
+	if first := cmp.Or(d, v); first != nil {
+		isDefault = bytes.HasSuffix(bytes.TrimSpace(w.src[n.StartByte():first.StartByte()]), []byte("default"))
+	}
+	if !isDefault {
+		for _, c := range w.children(n) {
+			if w.typ(c) != "export_clause" {
+				continue
+			}
+			for _, s := range w.children(c) {
+				name, alias := s.ChildByFieldName("name"), s.ChildByFieldName("alias")
+				if w.typ(s) == "export_specifier" && name != nil && alias != nil && w.text(alias) == "default" {
+					st.defaults = append(st.defaults, tsDefault{w.text(name), markerExportDefault})
+				}
+			}
+		}
+		return
+	}
+	if d != nil {
+		if name := d.ChildByFieldName("name"); name != nil {
+			st.defaults = append(st.defaults, tsDefault{w.text(name), markerExportDefault})
+		}
+	} else if w.typ(v) == "identifier" {
+		st.defaults = append(st.defaults, tsDefault{w.text(v), markerExportDefault})
+	}
 }
 
 // defineModule records the symbol of a file-level module (TS/JS, Python).
@@ -80,6 +155,7 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		src := n.ChildByFieldName("source")
 		if src == nil {
 			if t == "export_statement" {
+				w.tsExportDefault(st, n)
 				return true, nil
 			}
 			for _, c := range w.children(n) {
@@ -472,9 +548,8 @@ func (w *walker) tsRequireBinding(st *tsState, name, spec *node) {
 	switch w.typ(name) {
 	case "identifier":
 		b := imp
-		b.Local = w.text(name)
-		w.bindImport(st, b, nil)
-		w.defNames.add(name.StartByte())
+		b.Local, b.Require = w.text(name), true
+		w.bindImport(st, b, name)
 	case "object_pattern":
 		for _, p := range w.children(name) {
 			var key, at *node
@@ -529,9 +604,26 @@ func (w *walker) tsExportAssignment(st *tsState, n *node) (bool, func()) {
 	}
 	visit := func(c *node) (bool, func()) { return w.visitTS(st, c) }
 	if w.tsIsExports(left) {
-		if w.typ(right) == "object" {
+		switch w.typ(right) {
+		case "object":
 			w.tsExportObject(st, right)
-		} else {
+		case "identifier": // module.exports = f: f is the module's value
+			st.defaults = append(st.defaults, tsDefault{w.text(right), markerModuleExports})
+			w.walk(right, visit)
+		case "function_expression", "function", "generator_function", "class":
+			// module.exports = function f() {} / class C {}: the name is the
+			// module's value, defined like a top-level f.
+			if name := right.ChildByFieldName("name"); name != nil {
+				extent := n
+				if p := n.Parent(); p != nil && w.typ(p) == "expression_statement" {
+					extent = p
+				}
+				w.tsExportDefine(st, name, extent, right)
+				st.defaults = append(st.defaults, tsDefault{w.text(name), markerModuleExports})
+				return false, nil
+			}
+			w.walk(right, visit)
+		default:
 			w.walk(right, visit)
 		}
 		return false, nil
