@@ -244,7 +244,7 @@ func (w *walker) satisfaction(ctx context.Context, a *Answer, t graph.Symbol, vi
 			if o.Roles&(graph.RoleDefinition|graph.RoleImport) != 0 {
 				continue
 			}
-			ok, err := w.onSameLine(ctx, o, p.iface)
+			ok, err := w.onSameLine(ctx, o, p.iface, p.concrete)
 			if err != nil {
 				return err
 			}
@@ -471,25 +471,34 @@ func isIdentByte(c byte) bool {
 
 // onSameLine reports whether o's line also references iface. The lines
 // referencing each interface are read once per computation.
-func (w *walker) onSameLine(ctx context.Context, o graph.Occurrence, iface string) (bool, error) {
+func (w *walker) onSameLine(ctx context.Context, o graph.Occurrence, iface, concrete string) (bool, error) {
 	lines, ok := w.ifaceLines[iface]
 	if !ok {
 		refs, err := w.r.References(ctx, iface, 0)
 		if err != nil {
 			return false, fmt.Errorf("impact: reading references of %q: %w", iface, err)
 		}
-		lines = map[lineKey]bool{}
+		lines = map[lineKey][]string{}
 		for _, r := range refs {
 			if r.Roles&graph.RoleDefinition == 0 {
-				lines[lineKey{r.Path, r.Range.Start.Line}] = true
+				k := lineKey{r.Path, r.Range.Start.Line}
+				lines[k] = append(lines[k], r.Enclosing)
 			}
 		}
 		if w.ifaceLines == nil {
-			w.ifaceLines = map[string]map[lineKey]bool{}
+			w.ifaceLines = map[string]map[lineKey][]string{}
 		}
 		w.ifaceLines[iface] = lines
 	}
-	return lines[lineKey{o.Path, o.Range.Start.Line}], nil
+	// A reference enclosed by the concrete type itself is its declaration
+	// naming the interface (Rust's impl Trait for Type, a class's
+	// implements list), not a use of the type as the interface.
+	for _, enclosing := range lines[lineKey{o.Path, o.Range.Start.Line}] {
+		if enclosing != concrete {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // lineKey is one line of one document.

@@ -31,8 +31,9 @@ type walker struct {
 	// document the overlay re-extracted): dependents recorded against
 	// either are dependents of both.
 	aliases map[string][]string
-	// ifaceLines caches, per interface, the lines that reference it.
-	ifaceLines map[string]map[lineKey]bool
+	// ifaceLines caches, per interface, the lines that reference it and
+	// the definitions enclosing those references.
+	ifaceLines map[string]map[lineKey][]string
 }
 
 type symEntry struct {

@@ -127,4 +127,11 @@ type Use struct {
 	// not a test document (Rust #[test] functions, #[cfg(test)] modules):
 	// its occurrences get the test role.
 	Test bool
+	// Implements is set when the use names a supertype of Enclosing (a
+	// Java or Python base class or interface, a Rust trait in `impl Trait
+	// for Type`): the type implements what it resolves to, and each of
+	// Members (methods the declaration defines) implements the target's
+	// method of the same name, when it has one.
+	Implements bool
+	Members    []string
 }

@@ -101,7 +101,20 @@ func (w *walker) visitJava(st *javaState, self string, n *node) (bool, func()) {
 			cn = w.typeNameOf(typ) + "." + cn
 		}
 		sym := w.define(cn, w.text(name), kind, name, n, container)
-		return true, w.push(scope{sym: sym, typ: sym})
+		leave := w.push(scope{sym: sym, typ: sym})
+		supers := w.javaSupertypes(n)
+		if len(supers) == 0 {
+			return true, leave
+		}
+		from := len(w.ff.Uses)
+		return true, func() {
+			var methods []string
+			if body := n.ChildByFieldName("body"); body != nil {
+				methods = w.methodNames(body)
+			}
+			w.markSupertypes(from, supers, methods)
+			leave()
+		}
 
 	case "method_declaration", "constructor_declaration", "compact_constructor_declaration":
 		typ, _ := w.innerType()
@@ -281,4 +294,32 @@ func (w *walker) javaTypeExpr(t *node) string {
 		}
 	}
 	return ""
+}
+
+// javaSupertypes returns the names of the class a declaration extends and
+// of the interfaces it implements (or, for an interface, extends).
+func (w *walker) javaSupertypes(decl *node) []*node {
+	var out []*node
+	for c := decl.firstChild(); c != nil; c = c.nextSibling() {
+		switch w.typ(c) {
+		case "superclass":
+			for t := c.firstChild(); t != nil; t = t.nextSibling() {
+				if name := w.supertypeName(t); name != nil {
+					out = append(out, name)
+				}
+			}
+		case "super_interfaces", "extends_interfaces":
+			for l := c.firstChild(); l != nil; l = l.nextSibling() {
+				if w.typ(l) != "type_list" {
+					continue
+				}
+				for t := l.firstChild(); t != nil; t = t.nextSibling() {
+					if name := w.supertypeName(t); name != nil {
+						out = append(out, name)
+					}
+				}
+			}
+		}
+	}
+	return out
 }

@@ -171,7 +171,27 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 			cn = w.typeNameOf(container) + "." + cn
 		}
 		sym := w.define(cn, w.text(name), "class", name, n, container)
-		return true, w.push(scope{sym: sym, typ: sym})
+		leave := w.push(scope{sym: sym, typ: sym})
+		var supers []*node
+		if bases := n.ChildByFieldName("superclasses"); bases != nil {
+			for b := bases.firstChild(); b != nil; b = b.nextSibling() {
+				if name := w.supertypeName(b); name != nil {
+					supers = append(supers, name)
+				}
+			}
+		}
+		if len(supers) == 0 {
+			return true, leave
+		}
+		from := len(w.ff.Uses)
+		return true, func() {
+			var methods []string
+			if body := n.ChildByFieldName("body"); body != nil {
+				methods = w.methodNames(body)
+			}
+			w.markSupertypes(from, supers, methods)
+			leave()
+		}
 
 	case "function_definition":
 		name := n.ChildByFieldName("name")

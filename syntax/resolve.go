@@ -366,6 +366,9 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 			roles |= graph.RoleCall
 			kind = graph.EdgeCalls
 		}
+		if u.Implements {
+			kind = graph.EdgeImplements
+		}
 		if u.Import {
 			roles = graph.RoleImport | testRole
 		}
@@ -387,6 +390,11 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 			}
 			addEdge(graph.Edge{From: from, To: t.id, Kind: kind, Confidence: t.confidence,
 				Source: graph.SourceSyntax, Reason: t.reason, Count: 1})
+			if u.Implements && u.Enclosing != "" {
+				if err := r.implementedMethods(ctx, u, t, b, addEdge); err != nil {
+					return graph.DocumentFacts{}, fmt.Errorf("syntax: resolving %s: %w", f.Document.Path, err)
+				}
+			}
 		}
 	}
 	df.Occurrences = mergeOccurrences(f.Occurrences, occs)
@@ -805,6 +813,26 @@ func (r *Resolver) starExports(ctx context.Context, module, name string) (func(*
 		}
 		return !strings.HasPrefix(name, "_")
 	}, nil
+}
+
+// implementedMethods adds an implements edge from each method of u.Members
+// (a method of u.Enclosing) to the method of the same name of the supertype
+// t, when t has one, with the confidence of t's resolution.
+func (r *Resolver) implementedMethods(ctx context.Context, u *Use, t target, b *resolveBuffers, addEdge func(graph.Edge)) error {
+	for _, m := range u.Members {
+		ext, err := r.externalNamed(ctx, m)
+		if err != nil {
+			return err
+		}
+		b.key = memberID(b.key[:0], t.id, m)
+		s, ok := r.symbolByID(b.key, ext)
+		if !ok || (s.Kind != "method" && s.Kind != "function") {
+			continue
+		}
+		addEdge(graph.Edge{From: u.Enclosing + "." + m, To: s.ID, Kind: graph.EdgeImplements, Confidence: t.confidence,
+			Source: graph.SourceSyntax, Reason: t.reason, Count: 1})
+	}
+	return nil
 }
 
 // memberID appends the symbol id of member name of the type typeID to dst.

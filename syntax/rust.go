@@ -305,7 +305,15 @@ func (w *walker) visitRustNode(st *rustState, n *node, t string) (bool, func()) 
 		}
 		leave := w.push(scope{sym: typ, typ: typ})
 		if trait != nil {
+			from := len(w.ff.Uses)
 			w.walk(trait, st.visit)
+			if name := w.supertypeName(trait); name != nil {
+				var methods []string
+				if body != nil {
+					methods = w.methodNames(body)
+				}
+				w.markSupertypes(from, []*node{name}, methods)
+			}
 		}
 		if body != nil {
 			saved := w.pkg

@@ -242,7 +242,11 @@ pub fn show<D: Clone + Describe>(d: &D) -> String { d.describe() }
 			"calls app::ext Describe.describe 0.80 syntax:declared-type",
 			"references app::ext Describe 0.90 syntax:same-file",
 		},
-		"syntax rust app::model Item": {"references app::ext Describe 0.90 syntax:same-file"},
+		"syntax rust app::model Item": {"implements app::ext Describe 0.90 syntax:same-file"}, // impl Describe for Item
+		"syntax rust app::model Item.describe": {
+			"implements app::ext Describe.describe 0.90 syntax:same-file",
+			"references app::model Item.n 0.80 syntax:receiver-type",
+		},
 		"syntax rust app::model::tests sizes": {
 			"calls app::model Item.new 0.80 syntax:declared-type",
 			"references app::model Item 0.90 syntax:same-file",

@@ -10,8 +10,14 @@ import (
 // it, so a test may edit and commit the fixture without touching testdata.
 func copyGoapp(t *testing.T) string {
 	t.Helper()
+	return copyFixture(t, filepath.Join("..", "..", "testdata", "goapp"))
+}
+
+// copyFixture copies the fixture directory src into a new temporary
+// directory and returns it.
+func copyFixture(t *testing.T, src string) string {
+	t.Helper()
 	root := t.TempDir()
-	src := filepath.Join("..", "..", "testdata", "goapp")
 	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
 		if err != nil {
 			return err

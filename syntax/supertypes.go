@@ -1,0 +1,72 @@
+package syntax
+
+// Supertypes: a type's declaration names the interfaces, traits or base
+// classes it implements. The generic walk makes ordinary type uses of
+// those names; markSupertypes turns them into implements uses, which
+// resolution makes into implements edges from the type to each supertype
+// and from each of the declaration's methods to the supertype's method of
+// the same name. Impact follows those edges from an interface method to
+// its implementations.
+
+// supertypeName returns the node that names a supertype as written: the
+// last identifier of a qualified name, without type arguments.
+func (w *walker) supertypeName(n *node) *node {
+	for n != nil {
+		switch w.typ(n) {
+		case "type_identifier", "identifier":
+			return n
+		case "generic_type":
+			if t := n.ChildByFieldName("type"); t != nil {
+				n = t
+			} else {
+				n = n.NamedChild(0)
+			}
+		case "scoped_type_identifier", "scoped_identifier":
+			n = n.ChildByFieldName("name")
+		case "attribute": // Python's pkg.Base
+			n = n.ChildByFieldName("attribute")
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// methodNames returns the names of the methods defined directly in a
+// class, trait-impl or interface body.
+func (w *walker) methodNames(body *node) []string {
+	var out []string
+	for c := body.firstChild(); c != nil; c = c.nextSibling() {
+		d := c
+		if w.typ(d) == "decorated_definition" { // Python
+			d = d.ChildByFieldName("definition")
+		}
+		if d == nil {
+			continue
+		}
+		switch w.typ(d) {
+		case "function_item", "function_signature_item", "method_declaration", "function_definition":
+			if name := d.ChildByFieldName("name"); name != nil {
+				out = append(out, w.text(name))
+			}
+		}
+	}
+	return out
+}
+
+// markSupertypes marks the uses made since from whose range is one of
+// names' as implements uses of the enclosing type, with members.
+func (w *walker) markSupertypes(from int, names []*node, members []string) {
+	if len(names) == 0 {
+		return
+	}
+	for i := from; i < len(w.ff.Uses); i++ {
+		u := &w.ff.Uses[i]
+		for _, n := range names {
+			if u.Range == rangeOf(n) {
+				u.Implements, u.Members = true, members
+				break
+			}
+		}
+	}
+}
