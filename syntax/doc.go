@@ -96,7 +96,12 @@
 // Extraction is precise about what a file defines; what a name used in a body
 // refers to is a guess made without types. Each resolved use becomes an edge
 // (calls for a call, references otherwise) from the enclosing definition to
-// the target, with a confidence and a reason that say how the guess was made:
+// the target, with a confidence and a reason that say how the guess was made.
+// A supertype named by a declaration (Java extends/implements, TypeScript and
+// JavaScript class heritage, a Python base class, Rust's impl Trait for Type)
+// becomes an implements edge from the type, and each method the declaration
+// defines implements the supertype's method of the same name, at the
+// confidence of the supertype's resolution:
 //
 //	reason                          confidence  rule
 //	syntax:declaration              1.0         contains: a type or class declares the member; imports: an import declaration names the package

@@ -1,7 +1,7 @@
 package syntax
 
 // Supertypes: a type's declaration names the interfaces, traits or base
-// classes it implements. The generic walk makes ordinary type uses of
+// classes it implements (Java, Python, Rust, TypeScript/JavaScript). The generic walk makes ordinary type uses of
 // those names; markSupertypes turns them into implements uses, which
 // resolution makes into implements edges from the type to each supertype
 // and from each of the declaration's methods to the supertype's method of
@@ -13,7 +13,7 @@ package syntax
 func (w *walker) supertypeName(n *node) *node {
 	for n != nil {
 		switch w.typ(n) {
-		case "type_identifier", "identifier":
+		case "type_identifier", "identifier", "property_identifier":
 			return n
 		case "generic_type":
 			if t := n.ChildByFieldName("type"); t != nil {
@@ -25,6 +25,10 @@ func (w *walker) supertypeName(n *node) *node {
 			n = n.ChildByFieldName("name")
 		case "attribute": // Python's pkg.Base
 			n = n.ChildByFieldName("attribute")
+		case "member_expression": // TS/JS pkg.Base
+			n = n.ChildByFieldName("property")
+		case "nested_type_identifier": // TS ns.Base in a type
+			n = n.ChildByFieldName("name")
 		default:
 			return nil
 		}
@@ -45,7 +49,8 @@ func (w *walker) methodNames(body *node) []string {
 			continue
 		}
 		switch w.typ(d) {
-		case "function_item", "function_signature_item", "method_declaration", "function_definition":
+		case "function_item", "function_signature_item", "method_declaration", "function_definition",
+			"method_definition", "method_signature", "abstract_method_signature":
 			if name := d.ChildByFieldName("name"); name != nil {
 				out = append(out, w.text(name))
 			}

@@ -203,7 +203,20 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		}
 		cn := w.text(name)
 		sym := w.define(cn, cn, kind, name, n, "")
-		return true, w.push(scope{sym: sym, typ: sym})
+		leave := w.push(scope{sym: sym, typ: sym})
+		supers := w.tsSupertypes(n)
+		if len(supers) == 0 {
+			return true, leave
+		}
+		from := len(w.ff.Uses)
+		return true, func() {
+			var methods []string
+			if body := n.ChildByFieldName("body"); body != nil {
+				methods = w.methodNames(body)
+			}
+			w.markSupertypes(from, supers, methods)
+			leave()
+		}
 
 	case "type_alias_declaration", "enum_declaration":
 		name := n.ChildByFieldName("name")
@@ -682,4 +695,35 @@ func (w *walker) tsExportObject(st *tsState, obj *node) {
 			w.walk(c, visit)
 		}
 	}
+}
+
+// tsSupertypes returns the names of what a class extends and implements,
+// or what an interface extends.
+func (w *walker) tsSupertypes(decl *node) []*node {
+	var out []*node
+	add := func(list *node) {
+		for t := list.firstChild(); t != nil; t = t.nextSibling() {
+			if name := w.supertypeName(t); name != nil {
+				out = append(out, name)
+			}
+		}
+	}
+	for c := decl.firstChild(); c != nil; c = c.nextSibling() {
+		switch w.typ(c) {
+		case "class_heritage":
+			for h := c.firstChild(); h != nil; h = h.nextSibling() {
+				switch w.typ(h) {
+				case "extends_clause", "implements_clause":
+					add(h)
+				default: // JavaScript: class A extends B
+					if name := w.supertypeName(h); name != nil {
+						out = append(out, name)
+					}
+				}
+			}
+		case "extends_type_clause":
+			add(c)
+		}
+	}
+	return out
 }

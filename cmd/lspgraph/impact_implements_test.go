@@ -11,8 +11,8 @@ import (
 
 // TestImpactImplementationsFromSyntax checks that a syntax-only index
 // links an interface's, trait's or base class's method to the methods
-// that implement it (Java implements, Rust impl Trait for Type, Python
-// subclasses), and that the declaration naming the supertype is not
+// that implement it (Java and TypeScript implements, Rust impl Trait for
+// Type, Python subclasses), and that the declaration naming the supertype is not
 // taken for a use of the type as that supertype.
 func TestImpactImplementationsFromSyntax(t *testing.T) {
 	for _, c := range []struct {
@@ -23,6 +23,7 @@ func TestImpactImplementationsFromSyntax(t *testing.T) {
 		{filepath.Join("..", "..", "syntax", "testdata", "rustcrate"), "Rule.name", []string{"Percent.name"}},
 		{filepath.Join("..", "..", "syntax", "testdata", "javaapp"), "Rule.apply", []string{"Percent.apply"}},
 		{filepath.Join("..", "..", "testdata", "pyproject"), "PriceRule.apply", []string{"FlatRule.apply", "PercentRule.apply"}},
+		{filepath.Join("..", "..", "testdata", "tsworkspace"), "PriceRule.apply", []string{"FlatRule.apply", "PercentRule.apply"}},
 	} {
 		t.Run(filepath.Base(c.fixture)+"/"+c.target, func(t *testing.T) {
 			root := copyFixture(t, c.fixture)
