@@ -254,6 +254,11 @@ class FlatRule(PriceRule):
         return max(0, cents - self.off_cents)
 `)
 		}},
+		{name: "rename a base-class method another module overrides", do: func(w *workspace, _ *Overlay) {
+			w.edit("shop/pricing.py", `    def apply(self, cents: int) -> int:
+        """Return the price after the rule; the base rule changes nothing."""`, `    def apply_to(self, cents: int) -> int:
+        """Return the price after the rule; the base rule changes nothing."""`)
+		}},
 		{name: "unsaved edit", do: func(w *workspace, ov *Overlay) {
 			ov.BufferChanged(orders, []byte(w.read(orders)+"\n\ndef rush(cents: int) -> int:\n    return discounted(cents) + quote(cents, 2)\n"))
 			if err := ov.Flush(context.Background()); err != nil {

@@ -762,6 +762,9 @@ func usedNames(f *syntax.FileFacts) []string {
 	set := map[string]bool{}
 	for _, u := range f.Uses {
 		set[u.Name] = true
+		for _, m := range u.Members {
+			set[m] = true // an implementing method is matched by name
+		}
 	}
 	for _, imp := range f.Imports {
 		if imp.Name != "" {

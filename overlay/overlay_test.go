@@ -197,6 +197,15 @@ func answers(t *testing.T, s *graph.Store) []string {
 		for _, e := range in {
 			lines = append(lines, fmt.Sprintf("in %s <-%s- %s count=%d conf=%.2f", id, e.Kind, e.From, e.Count, e.Confidence))
 		}
+		// Outgoing edges too: an edge left pointing at a symbol that is
+		// gone shows only here.
+		out, err := r.Outgoing(ctx, id, graph.EdgeFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range out {
+			lines = append(lines, fmt.Sprintf("out %s -%s-> %s count=%d conf=%.2f", id, e.Kind, e.To, e.Count, e.Confidence))
+		}
 		visits, _, err := r.Traverse(ctx, []string{id}, graph.TraverseOptions{Direction: graph.Upstream, MaxDepth: 3, MinConfidence: 0.7})
 		if err != nil {
 			t.Fatal(err)
