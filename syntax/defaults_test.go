@@ -120,19 +120,7 @@ function run() {
 
 	// Each importer re-extracted alone finds the default exports in the graph.
 	ctx := context.Background()
-	st, err := graph.Open("mem", graph.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := Index(ctx, st, IndexOptions{Root: root}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := indexedReader(t, root)
 	x := NewExtractor(Options{Root: root})
 	defer x.Close()
 	var alone []graph.DocumentFacts

@@ -16,6 +16,26 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // extractTree lists, extracts and resolves every file under root.
+// indexedReader indexes root into an in-memory store and returns a reader
+// of it; both are closed when the test ends.
+func indexedReader(t *testing.T, root string) *graph.Reader {
+	t.Helper()
+	st, err := graph.Open("mem", graph.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := Index(context.Background(), st, IndexOptions{Root: root}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
 func extractTree(t *testing.T, root string) ([]*FileFacts, []graph.DocumentFacts) {
 	t.Helper()
 	ctx := context.Background()

@@ -56,6 +56,22 @@ type IndexSummary struct {
 	Generation    uint64         `json:"generation,omitempty"`
 }
 
+// plan returns the files to index (opts.Files, else the listing of
+// opts.Root) and the number of parallel workers.
+func (opts IndexOptions) plan(ctx context.Context) (paths []string, workers int, err error) {
+	paths = opts.Files
+	if paths == nil {
+		if paths, err = ListFiles(ctx, opts.Root); err != nil {
+			return nil, 0, err
+		}
+	}
+	workers = opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	return paths, workers, nil
+}
+
 // FilesPerSecond is the listed files over the wall time.
 func (s IndexSummary) FilesPerSecond() float64 {
 	return float64(s.Files) / max(s.Duration.Seconds(), 1e-9)
@@ -68,18 +84,11 @@ func (s IndexSummary) FilesPerSecond() float64 {
 func Build(ctx context.Context, opts IndexOptions, put func(context.Context, graph.DocumentFacts) error) (IndexSummary, error) {
 	start := time.Now()
 	sum := IndexSummary{Skipped: map[SkipReason]int{}, EdgesByReason: map[string]int{}, Languages: map[string]int{}}
-	paths := opts.Files
-	if paths == nil {
-		var err error
-		if paths, err = ListFiles(ctx, opts.Root); err != nil {
-			return sum, err
-		}
+	paths, workers, err := opts.plan(ctx)
+	if err != nil {
+		return sum, err
 	}
 	sum.Files = len(paths)
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
 	progress := func(phase string, done int) {
 		if opts.Progress != nil {
 			opts.Progress(IndexProgress{Phase: phase, Done: done, Total: len(paths)})
@@ -90,7 +99,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	files := make([]*FileFacts, len(paths))
 	var next, done atomic.Int64
 	var unreadable, bytes atomic.Int64
-	err := parallel(ctx, workers, func(ctx context.Context) error {
+	err = parallel(ctx, workers, func(ctx context.Context) error {
 		x := NewExtractor(Options{Root: opts.Root, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
 		defer x.Close()
 		for {

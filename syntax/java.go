@@ -101,20 +101,7 @@ func (w *walker) visitJava(st *javaState, self string, n *node) (bool, func()) {
 			cn = w.typeNameOf(typ) + "." + cn
 		}
 		sym := w.define(cn, w.text(name), kind, name, n, container)
-		leave := w.push(scope{sym: sym, typ: sym})
-		supers := w.javaSupertypes(n)
-		if len(supers) == 0 {
-			return true, leave
-		}
-		from := len(w.ff.Uses)
-		return true, func() {
-			var methods []string
-			if body := n.ChildByFieldName("body"); body != nil {
-				methods = w.methodNames(body)
-			}
-			w.markSupertypes(from, supers, methods)
-			leave()
-		}
+		return true, w.leaveSupertypes(n, w.javaSupertypes(n), w.push(scope{sym: sym, typ: sym}))
 
 	case "method_declaration", "constructor_declaration", "compact_constructor_declaration":
 		typ, _ := w.innerType()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -24,21 +23,14 @@ type ParseSummary struct {
 func ParseAll(ctx context.Context, opts IndexOptions) (ParseSummary, error) {
 	start := time.Now()
 	sum := ParseSummary{Skipped: map[SkipReason]int{}}
-	paths := opts.Files
-	if paths == nil {
-		var err error
-		if paths, err = ListFiles(ctx, opts.Root); err != nil {
-			return sum, err
-		}
+	paths, workers, err := opts.plan(ctx)
+	if err != nil {
+		return sum, err
 	}
 	sum.Files = len(paths)
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
 	reasons := make([]SkipReason, len(paths))
 	var next, parsed, bytes atomic.Int64
-	err := parallel(ctx, workers, func(ctx context.Context) error {
+	err = parallel(ctx, workers, func(ctx context.Context) error {
 		x := NewExtractor(Options{Root: opts.Root, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
 		defer x.Close()
 		for {

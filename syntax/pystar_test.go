@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/lspgraph/lspgraph/graph"
 )
 
 // TestPythonStarImports checks how bare names resolve through
@@ -104,19 +102,7 @@ def run():
 
 	// Re-extracted alone against the graph.
 	ctx := context.Background()
-	st, err := graph.Open("mem", graph.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := Index(ctx, st, IndexOptions{Root: root}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := indexedReader(t, root)
 	x := NewExtractor(Options{Root: root})
 	defer x.Close()
 	src, err := os.ReadFile(filepath.Join(root, path))

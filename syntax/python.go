@@ -180,18 +180,7 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 				}
 			}
 		}
-		if len(supers) == 0 {
-			return true, leave
-		}
-		from := len(w.ff.Uses)
-		return true, func() {
-			var methods []string
-			if body := n.ChildByFieldName("body"); body != nil {
-				methods = w.methodNames(body)
-			}
-			w.markSupertypes(from, supers, methods)
-			leave()
-		}
+		return true, w.leaveSupertypes(n, supers, leave)
 
 	case "function_definition":
 		name := n.ChildByFieldName("name")

@@ -59,6 +59,25 @@ func (w *walker) methodNames(body *node) []string {
 	return out
 }
 
+// leaveSupertypes returns what leaves the type declaration decl, whose
+// supertypes are named by supers, once its descendants are walked: the
+// uses naming them are marked with the methods of decl's body, then leave
+// runs. Without supertypes it is leave itself.
+func (w *walker) leaveSupertypes(decl *node, supers []*node, leave func()) func() {
+	if len(supers) == 0 {
+		return leave
+	}
+	from := len(w.ff.Uses)
+	return func() {
+		var methods []string
+		if body := decl.ChildByFieldName("body"); body != nil {
+			methods = w.methodNames(body)
+		}
+		w.markSupertypes(from, supers, methods)
+		leave()
+	}
+}
+
 // markSupertypes marks the uses made since from whose range is one of
 // names' as implements uses of the enclosing type, with members.
 func (w *walker) markSupertypes(from int, names []*node, members []string) {

@@ -226,19 +226,7 @@ func TestReextractAgainstGraph(t *testing.T) {
 		}
 		t.Run(filepath.Base(root), func(t *testing.T) {
 			files, full := extractTree(t, root)
-			st, err := graph.Open("mem", graph.Options{InMemory: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if _, err := Index(ctx, st, IndexOptions{Root: root}); err != nil {
-				t.Fatal(err)
-			}
-			r, err := st.Reader()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
+			r := indexedReader(t, root)
 			x := NewExtractor(Options{Root: root})
 			defer x.Close()
 			for _, df := range full {

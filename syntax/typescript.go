@@ -203,20 +203,7 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		}
 		cn := w.text(name)
 		sym := w.define(cn, cn, kind, name, n, "")
-		leave := w.push(scope{sym: sym, typ: sym})
-		supers := w.tsSupertypes(n)
-		if len(supers) == 0 {
-			return true, leave
-		}
-		from := len(w.ff.Uses)
-		return true, func() {
-			var methods []string
-			if body := n.ChildByFieldName("body"); body != nil {
-				methods = w.methodNames(body)
-			}
-			w.markSupertypes(from, supers, methods)
-			leave()
-		}
+		return true, w.leaveSupertypes(n, w.tsSupertypes(n), w.push(scope{sym: sym, typ: sym}))
 
 	case "type_alias_declaration", "enum_declaration":
 		name := n.ChildByFieldName("name")
