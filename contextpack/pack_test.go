@@ -61,30 +61,11 @@ occ go:w/Target(). 1:25-1:31 ref enc=go:w/Esc().
 edge go:w/Esc(). references go:w/Target().
 `,
 	}
-	st := graphtest.Open(t)
-	ctx := context.Background()
-	gw, err := st.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
+	var facts []graph.DocumentFacts
+	for p, text := range docs {
+		facts = append(facts, graphtest.MustParseFacts(t, graph.Document{Path: p, Language: "go", Source: graph.SourceSCIP}, text))
 	}
-	for p, facts := range docs {
-		f, err := graphtest.ParseFacts(graph.Document{Path: p, Language: "go", Source: graph.SourceSCIP}, facts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := gw.PutDocument(ctx, f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := gw.Commit(ctx, graph.Manifest{Tool: "test", State: graph.StateComplete}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r, root
+	return graphtest.Base(t, graph.Manifest{Tool: "test", State: graph.StateComplete}, facts...), root
 }
 
 func buildFor(t *testing.T, r *graph.Reader, root, id string, o Options) *Pack {

@@ -84,39 +84,21 @@ edge cmd.run calls svc.Import
 // openFixture writes the fixture as a complete precise base layer.
 func openFixture(t *testing.T, source string) *graph.Reader {
 	t.Helper()
-	ctx := context.Background()
-	st := graphtest.Open(t)
-	g, err := st.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var docs []graph.DocumentFacts
 	for _, d := range fixture {
-		f, err := graphtest.ParseFacts(graph.Document{Path: d.path, Language: "go", Package: d.pkg, Source: source, Flags: d.flags}, d.facts)
-		if err != nil {
-			t.Fatalf("%s: %v", d.path, err)
-		}
+		f := graphtest.MustParseFacts(t, graph.Document{Path: d.path, Language: "go", Package: d.pkg, Source: source, Flags: d.flags}, d.facts)
 		if source == graph.SourceSyntax {
 			for i := range f.Edges {
 				f.Edges[i].Source = source
 			}
 		}
-		if err := g.PutDocument(ctx, f); err != nil {
-			t.Fatal(err)
-		}
+		docs = append(docs, f)
 	}
 	tool := "scip-go"
 	if source == graph.SourceSyntax {
 		tool = "lspgraph-syntax"
 	}
-	if err := g.Commit(ctx, graph.Manifest{Layer: graph.Base, Commit: "base1", Tool: tool, State: graph.StateComplete}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
+	return graphtest.Base(t, graph.Manifest{Layer: graph.Base, Commit: "base1", Tool: tool, State: graph.StateComplete}, docs...)
 }
 
 func compute(t *testing.T, r *graph.Reader, id string, mod func(*Options)) *Answer {

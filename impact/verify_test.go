@@ -84,28 +84,11 @@ occ U.creditFor 17:17-17:26 def enc=U
 // dependent as the walk would have made it.
 func TestVerifyImports(t *testing.T) {
 	ctx := context.Background()
-	st := graphtest.Open(t)
-	g, err := st.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var docs []graph.DocumentFacts
 	for _, d := range tsFixture {
-		f, err := graphtest.ParseFacts(graph.Document{Path: d.path, Language: "typescript", Package: d.pkg, Source: graph.SourceSCIP}, d.facts)
-		if err != nil {
-			t.Fatalf("%s: %v", d.path, err)
-		}
-		if err := g.PutDocument(ctx, f); err != nil {
-			t.Fatal(err)
-		}
+		docs = append(docs, graphtest.MustParseFacts(t, graph.Document{Path: d.path, Language: "typescript", Package: d.pkg, Source: graph.SourceSCIP}, d.facts))
 	}
-	if err := g.Commit(ctx, graph.Manifest{Layer: graph.Base, Commit: "base1", Tool: "scip-typescript", State: graph.StateComplete}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := graphtest.Base(t, graph.Manifest{Layer: graph.Base, Commit: "base1", Tool: "scip-typescript", State: graph.StateComplete}, docs...)
 	s, ok, err := r.Symbol(ctx, "P.quote")
 	if err != nil || !ok {
 		t.Fatalf("symbol P.quote: %v %v", ok, err)

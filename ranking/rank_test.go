@@ -79,34 +79,15 @@ occ p/T#Target(). 1:20-1:26 ref enc=q/Far().
 edge q/Far(). calls p/T#Target().
 `,
 	}
-	ctx := context.Background()
-	st := graphtest.Open(t)
-	gw, err := st.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for p, facts := range docs {
+	var facts []graph.DocumentFacts
+	for p, text := range docs {
 		d := graph.Document{Path: p, Language: "go", Package: "example.com/" + p[:1], Source: graph.SourceSCIP}
 		if strings.HasSuffix(p, "_test.go") {
 			d.Flags = graph.DocTest
 		}
-		f, err := graphtest.ParseFacts(d, facts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := gw.PutDocument(ctx, f); err != nil {
-			t.Fatal(err)
-		}
+		facts = append(facts, graphtest.MustParseFacts(t, d, text))
 	}
-	if err := gw.Commit(ctx, graph.Manifest{Tool: "test", State: graph.StateComplete}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
+	return graphtest.Base(t, graph.Manifest{Tool: "test", State: graph.StateComplete}, facts...)
 }
 
 func TestRankRolesAndScope(t *testing.T) {

@@ -31,12 +31,6 @@ func rng(t *testing.T, s string) textpos.Range {
 
 func openGraph(t *testing.T) *graph.Reader {
 	t.Helper()
-	ctx := context.Background()
-	st := graphtest.Open(t)
-	g, err := st.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sym := func(id, name, kind, pkg, path, def, extent string) graph.Symbol {
 		s := graph.Symbol{ID: id, DisplayName: name, Kind: kind, Package: pkg, Language: "go",
 			Def: graph.Location{Path: path, Range: rng(t, def)}}
@@ -75,20 +69,7 @@ func openGraph(t *testing.T) *graph.Reader {
 			},
 		},
 	}
-	for _, f := range docs {
-		if err := g.PutDocument(ctx, f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := g.Commit(ctx, graph.Manifest{Layer: graph.Base, Commit: "abc1234", Tool: "scip-go", State: graph.StateComplete, Root: "/w"}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
+	return graphtest.Base(t, graph.Manifest{Layer: graph.Base, Commit: "abc1234", Tool: "scip-go", State: graph.StateComplete, Root: "/w"}, docs...)
 }
 
 func TestResolve(t *testing.T) {

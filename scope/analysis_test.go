@@ -13,30 +13,11 @@ import (
 // fact syntax.
 func putDocs(t *testing.T, docs map[string]string, pkgs map[string]string) *graph.Reader {
 	t.Helper()
-	ctx := context.Background()
-	st := graphtest.Open(t)
-	gw, err := st.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
+	var facts []graph.DocumentFacts
+	for p, text := range docs {
+		facts = append(facts, graphtest.MustParseFacts(t, graph.Document{Path: p, Language: "go", Package: pkgs[p], Source: graph.SourceSCIP}, text))
 	}
-	for p, facts := range docs {
-		f, err := graphtest.ParseFacts(graph.Document{Path: p, Language: "go", Package: pkgs[p], Source: graph.SourceSCIP}, facts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := gw.PutDocument(ctx, f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := gw.Commit(ctx, graph.Manifest{Tool: "test", State: graph.StateComplete}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
+	return graphtest.Base(t, graph.Manifest{Tool: "test", State: graph.StateComplete}, facts...)
 }
 
 // TestAnalyzeWithoutWorkTree: documents outside every discovered package

@@ -1,5 +1,5 @@
 // Package graphtest helps tests use the graph store: an in-memory [Open],
-// a small text syntax for a document's facts ([ParseFacts]), and one-line
+// a base layer written in one call ([Base]), a small text syntax for a document's facts ([ParseFacts]), and one-line
 // renderings of facts for goldens ([FormatOccurrence], [FormatEdge],
 // [FormatSymbol], [FormatVisit]).
 //
@@ -14,6 +14,7 @@
 package graphtest
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -36,6 +37,43 @@ func Open(t testing.TB) *graph.Store {
 		}
 	})
 	return s
+}
+
+// Base writes docs as the base layer of a new in-memory store, committed
+// with manifest m, and returns a reader of it. Store and reader are closed
+// at the end of the test.
+func Base(t testing.TB, m graph.Manifest, docs ...graph.DocumentFacts) *graph.Reader {
+	t.Helper()
+	ctx := context.Background()
+	st := Open(t)
+	gw, err := st.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if err := gw.PutDocument(ctx, d); err != nil {
+			t.Fatalf("%s: %v", d.Document.Path, err)
+		}
+	}
+	if err := gw.Commit(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// MustParseFacts is ParseFacts failing the test on an error.
+func MustParseFacts(t testing.TB, doc graph.Document, text string) graph.DocumentFacts {
+	t.Helper()
+	f, err := ParseFacts(doc, text)
+	if err != nil {
+		t.Fatalf("%s: %v", doc.Path, err)
+	}
+	return f
 }
 
 // ParseFacts parses the fact syntax into the facts of document doc.
