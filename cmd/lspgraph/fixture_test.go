@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/lspgraph/lspgraph/graph"
 )
 
 // copyGoapp copies testdata/goapp into a new temporary directory and returns
@@ -11,6 +13,23 @@ import (
 func copyGoapp(t *testing.T) string {
 	t.Helper()
 	return copyFixture(t, filepath.Join("..", "..", "testdata", "goapp"))
+}
+
+// readStore opens the store in dir read-only and returns a reader of it;
+// both are closed when the test ends.
+func readStore(t *testing.T, dir string) *graph.Reader {
+	t.Helper()
+	st, err := graph.Open(dir, graph.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
 // copyFixture copies the fixture directory src into a new temporary

@@ -67,16 +67,7 @@ func TestSyncLiveLayerOverSCIP(t *testing.T) {
 		t.Fatalf("syncLiveLayer: %s", stderr.String())
 	}
 
-	st, err = graph.Open(dir, graph.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := readStore(t, dir)
 	if live := r.LiveDocuments(); len(live) != 1 || live[0] != "service/catalog.go" {
 		t.Errorf("live documents = %v; want only the changed service/catalog.go", live)
 	}

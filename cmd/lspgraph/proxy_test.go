@@ -191,16 +191,7 @@ func TestProxyGopls(t *testing.T) {
 		t.Errorf("proxy exit code %d after shutdown and exit", c)
 	}
 
-	s, err := graph.Open(store, graph.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r, err := s.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := readStore(t, store)
 	if live := fmt.Sprint(r.LiveDocuments()); !strings.Contains(live, "service/catalog.go") || !strings.Contains(live, "store/store.go") {
 		t.Errorf("live documents = %s, want service/catalog.go and store/store.go", live)
 	}
@@ -317,16 +308,7 @@ func TestProxyTypeScriptPremature(t *testing.T) {
 	if c := code(); c != 0 {
 		t.Errorf("exit code %d", c)
 	}
-	s, err := graph.Open(store, graph.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r, err := s.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := readStore(t, store)
 	occs, err := r.Occurrences(context.Background(), "packages/order/src/index.ts")
 	if err != nil {
 		t.Fatal(err)
