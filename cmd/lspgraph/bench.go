@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -150,9 +149,7 @@ func runBenchSCIP(ctx context.Context, e *env, args []string) error {
 	res.CPURatio = res.Phases[2].MBPerCPUSec / res.Phases[0].MBPerCPUSec
 
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(e.stdout, res)
 	}
 	fmt.Fprintf(e.stdout, "%s: %.1f MB\n", file, float64(res.Bytes)/1e6)
 	for _, p := range res.Phases {

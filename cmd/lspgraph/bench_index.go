@@ -125,9 +125,7 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 	res.ParseCPURatio = parse.CPUSeconds / max(res.Runs[0].CPUSeconds, 1e-9)
 
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(e.stdout, res)
 	}
 	fmt.Fprintf(e.stdout, "%s\n", dir)
 	for _, r := range res.Runs {

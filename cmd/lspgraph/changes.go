@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -220,9 +219,7 @@ func gitOutput(ctx context.Context, root string, args ...string) ([]byte, error)
 // writeChangesAnswer prints the changed symbols, then their impact.
 func writeChangesAnswer(w io.Writer, a *impact.Answer, asJSON bool, format string) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(a)
+		return writeJSON(w, a)
 	}
 	var b strings.Builder
 	if format == "markdown" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -76,9 +75,7 @@ func runContext(ctx context.Context, e *env, args []string) error {
 	}
 	switch {
 	case q.json:
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p)
+		return writeJSON(e.stdout, p)
 	case *format == "markdown":
 		_, err = io.WriteString(e.stdout, p.Markdown())
 		return err

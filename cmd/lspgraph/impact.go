@@ -163,9 +163,7 @@ func runImpact(ctx context.Context, e *env, args []string) error {
 // writeImpactAnswer prints an answer as JSON, text or markdown.
 func writeImpactAnswer(w io.Writer, a *impact.Answer, asJSON bool, format string) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(a)
+		return writeJSON(w, a)
 	}
 	if format == "markdown" {
 		return writeImpactMarkdown(w, a)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -83,9 +82,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("parsing %s: %w", root, err)
 		}
 		if *asJSON {
-			enc := json.NewEncoder(e.stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(struct {
+			return writeJSON(e.stdout, struct {
 				Root         string  `json:"root"`
 				DurationSecs float64 `json:"duration_seconds"`
 				syntax.ParseSummary
@@ -115,9 +112,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("indexing %s: %w", root, err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return writeJSON(e.stdout, struct {
 			Root         string  `json:"root"`
 			Store        string  `json:"store"`
 			Commit       string  `json:"commit"`

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -50,9 +49,7 @@ func runIndexLSP(ctx context.Context, e *env, root, dir string, server []string,
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return writeJSON(e.stdout, struct {
 			Root          string      `json:"root"`
 			Store         string      `json:"store"`
 			Commit        string      `json:"commit"`

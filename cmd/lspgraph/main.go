@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -131,3 +132,11 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 var _ = strings.TrimSpace
+
+// writeJSON writes v to w as indented JSON, the --json output of every
+// command.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

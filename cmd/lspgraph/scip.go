@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -84,9 +83,7 @@ func runSCIPImport(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return writeJSON(e.stdout, struct {
 			File  string `json:"file"`
 			Store string `json:"store"`
 			scip.Summary

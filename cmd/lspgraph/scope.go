@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -101,9 +100,7 @@ func runScope(ctx context.Context, e *env, args []string) error {
 		rep.Packages = append(rep.Packages, scopePackage{Package: p, Documents: a.Documents(name)})
 	}
 	if q.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(e.stdout, rep)
 	}
 	return writeScopeText(e.stdout, rep)
 }

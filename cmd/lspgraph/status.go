@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -64,9 +63,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	}
 	rep.Freshness = statusFreshness(ctx, e, dir, *root) // status_freshness.go
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(e.stdout, rep)
 	}
 	printStatus(e.stdout, rep)
 	printFreshness(e.stdout, rep.Freshness) // status_freshness.go
