@@ -84,11 +84,15 @@ func (w *walker) markSupertypes(from int, names []*node, members []string) {
 	if len(names) == 0 {
 		return
 	}
-	for i := from; i < len(w.ff.Uses); i++ {
+	// The supertypes come before the body, so their uses are among the
+	// first made since from.
+	found := 0
+	for i := from; i < len(w.ff.Uses) && found < len(names); i++ {
 		u := &w.ff.Uses[i]
 		for _, n := range names {
 			if u.Range == rangeOf(n) {
 				u.Implements, u.Members = true, members
+				found++
 				break
 			}
 		}
