@@ -26,6 +26,8 @@ type Reader struct {
 	baseGen uint64              // current base generation, 0 if none
 	live    map[string]Document // documents the live layer owns
 	layers  []layerSpace        // live first, then base when present
+	// parent is the reader whose snapshot a view (BaseView) shares.
+	parent *Reader
 }
 
 // layerSpace pairs a layer with the space holding it in this snapshot.
@@ -56,6 +58,9 @@ func (s *Store) Reader() (*Reader, error) {
 // kv returns what reads go to: the snapshot, or after Close a reader that
 // fails with ErrClosed.
 func (r *Reader) kv() kvReader {
+	if r.parent != nil {
+		return r.parent.kv()
+	}
 	if r.closed.Load() {
 		return closedKV{}
 	}
@@ -105,6 +110,9 @@ func (r *Reader) base() (layerSpace, bool) {
 // with ErrClosed.
 // Closing twice does nothing.
 func (r *Reader) Close() error {
+	if r.parent != nil {
+		return nil // a view: its parent holds the snapshot
+	}
 	r.store.readersMu.Lock()
 	defer r.store.readersMu.Unlock()
 	return r.closeLocked()
@@ -117,6 +125,18 @@ func (r *Reader) closeLocked() error {
 	}
 	delete(r.store.readers, r)
 	return r.snap.Close()
+}
+
+// BaseView returns a view of r's snapshot without the live layer: the
+// base generation as it was imported or indexed, as the graph stood before
+// the work tree and the editor's buffers changed it. It shares r's
+// snapshot, so it needs no Close, and its reads fail once r is closed.
+func (r *Reader) BaseView() *Reader {
+	v := &Reader{store: r.store, snap: r.snap, baseGen: r.baseGen, live: map[string]Document{}, parent: r}
+	if ls, ok := r.base(); ok {
+		v.layers = []layerSpace{ls}
+	}
+	return v
 }
 
 // BaseGeneration returns the base generation the reader sees, 0 if none.

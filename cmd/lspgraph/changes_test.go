@@ -15,6 +15,7 @@ import (
 	"github.com/lspgraph/lspgraph/impact"
 	"github.com/lspgraph/lspgraph/scip"
 	"github.com/lspgraph/lspgraph/syntax"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // gitRepo copies a fixture project into a new git repository with one
@@ -204,8 +205,8 @@ func testChanges(t *testing.T, base string) {
 			git(t, dir, "reset", "-q", "--hard")
 			git(t, dir, "clean", "-q", "-fd")
 			s.change()
-			a, err := computeChanges(ctx, dir, storeDir, "", false, impact.DefaultOptions())
-			if err != nil {
+			var a impact.Answer
+			if err := askSession(ctx, dir, storeDir, workspace.CommandChanges, workspace.ChangesRequest{}, &a, false); err != nil {
 				t.Fatal(err)
 			}
 			var got []string
@@ -245,7 +246,7 @@ func testChanges(t *testing.T, base string) {
 			}
 			if os.Getenv("LSPGRAPH_SHOW") != "" || t.Failed() {
 				var b strings.Builder
-				writeChangesAnswer(&b, a, false, "text")
+				writeChangesAnswer(&b, &a, false, "text")
 				fmt.Println(b.String())
 			}
 		})

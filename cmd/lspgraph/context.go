@@ -4,36 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/lspgraph/lspgraph/contextpack"
-	"github.com/lspgraph/lspgraph/freshness"
-	"github.com/lspgraph/lspgraph/graph"
-	"github.com/lspgraph/lspgraph/resolve"
-	"github.com/lspgraph/lspgraph/scope"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // queryFlags are the flags every query command shares.
 type queryFlags struct {
 	store, root string
 	json        bool
-}
-
-// openQueryReader opens the store read-only and returns a reader and a
-// function closing both.
-func openQueryReader(root, dir string) (*graph.Reader, func(), error) {
-	st, err := openQueryStore(root, dir, true)
-	if err != nil {
-		return nil, nil, err
-	}
-	r, err := st.Reader()
-	if err != nil {
-		st.Close()
-		return nil, nil, fmt.Errorf("reading the graph store %s: %w", st.Dir(), err)
-	}
-	return r, func() { r.Close(); st.Close() }, nil
 }
 
 func runContext(ctx context.Context, e *env, args []string) error {
@@ -63,73 +43,19 @@ func runContext(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	syncLiveLayer(ctx, e, root, q.store)
-	r, closeAll, err := openQueryReader(root, q.store)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	p, err := buildContext(ctx, r, root, pos[0], *budget, *scopeArg)
-	if err != nil {
+	var p contextpack.Answer
+	req := contextpack.Request{Symbol: absTarget(pos[0]), Budget: *budget, Scope: *scopeArg}
+	if err := askSession(ctx, root, q.store, workspace.CommandContext, req, &p, true); err != nil {
 		return err
 	}
 	switch {
 	case q.json:
-		return writeJSON(e.stdout, p)
+		return writeJSON(e.stdout, p.Pack)
 	case *format == "markdown":
-		_, err = io.WriteString(e.stdout, p.Markdown())
+		_, err = io.WriteString(e.stdout, p.Pack.Markdown())
 		return err
 	}
-	return writeContextText(e.stdout, p)
-}
-
-// buildContext resolves target and builds its pack, with the freshness block.
-func buildContext(ctx context.Context, r *graph.Reader, root, target string, budget int, scopeArg string) (*contextpack.Pack, error) {
-	sym, err := resolve.ResolveIn(ctx, r, root, relativeToRoot(root, target))
-	if err != nil {
-		return nil, err
-	}
-	ws, err := scope.Discover(root)
-	if err != nil {
-		return nil, err
-	}
-	a, err := scope.Analyze(ctx, ws, r)
-	if err != nil {
-		return nil, err
-	}
-	fb, err := freshness.Compute(ctx, r, root)
-	if err != nil {
-		return nil, err
-	}
-	return contextpack.Build(ctx, r, a, sym, contextpack.Options{
-		Budget: budget, Scope: scope.ParseSpec(scopeArg), Source: contextpack.Source{Root: root}, Freshness: &fb,
-	})
-}
-
-// relativeToRoot turns a FILE:LINE[:COL] target given relative to the
-// current directory into one relative to the root; other targets pass
-// through.
-func relativeToRoot(root, target string) string {
-	i := strings.Index(target, ":")
-	if i <= 0 || strings.Contains(target, " ") {
-		return target
-	}
-	file := target[:i]
-	if filepath.IsAbs(file) {
-		return target
-	}
-	if _, err := os.Stat(file); err != nil {
-		return target
-	}
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return target
-	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return target
-	}
-	return filepath.ToSlash(rel) + target[i:]
+	return writeContextText(e.stdout, p.Pack)
 }
 
 func writeContextText(w io.Writer, p *contextpack.Pack) error {

@@ -15,6 +15,7 @@ import (
 	"github.com/lspgraph/lspgraph/resolve"
 	"github.com/lspgraph/lspgraph/scip"
 	"github.com/lspgraph/lspgraph/scope"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // contextFixture imports a testdata SCIP dump into a fresh store and returns
@@ -327,7 +328,7 @@ func TestContextCommandArguments(t *testing.T) {
 func TestScopeCommand(t *testing.T) {
 	dir, root := contextStoreDir(t, "gowork.scip", "gowork")
 	out := runCommand(t, "scope", "--store", dir, "--root", root, "--json", "billing/billing.go")
-	var rep scopeReport
+	var rep workspace.ScopeReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

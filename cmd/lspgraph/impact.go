@@ -2,23 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/lspgraph/lspgraph/freshness"
-	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/impact"
-	"github.com/lspgraph/lspgraph/internal/textpos"
-	"github.com/lspgraph/lspgraph/lspproxy"
-	"github.com/lspgraph/lspgraph/resolve"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // impactFlags are the flags `impact` and `changes` share.
@@ -54,43 +46,24 @@ func (f *impactFlags) register(fs interface {
 	fs.StringVar(&f.format, "format", "text", "output format: text or markdown")
 }
 
-// options turns the flags into impact options.
-func (f *impactFlags) options() (impact.Options, error) {
-	o := impact.DefaultOptions()
-	switch f.direction {
-	case "", "up", "upstream":
-	case "down", "downstream":
-		o.Direction = graph.Downstream
-	default:
-		return o, fmt.Errorf("%w: --direction must be up or down, not %q", errUsage, f.direction)
+// request turns the flags into an impact request for target; the error is
+// a usage error.
+func (f *impactFlags) request(target string) (workspace.ImpactRequest, error) {
+	if f.format != "text" && f.format != "markdown" {
+		return workspace.ImpactRequest{}, fmt.Errorf("%w: --format must be text or markdown, not %q", errUsage, f.format)
 	}
 	if f.depth < 1 {
-		return o, fmt.Errorf("%w: --depth must be at least 1", errUsage)
+		return workspace.ImpactRequest{}, fmt.Errorf("%w: --depth must be at least 1", errUsage)
 	}
-	if f.minConfidence < 0 || f.minConfidence > 1 {
-		return o, fmt.Errorf("%w: --min-confidence must be within [0, 1]", errUsage)
+	mc := f.minConfidence
+	q := workspace.ImpactRequest{
+		Target: target, Direction: f.direction, Depth: f.depth, MinConfidence: &mc,
+		Kinds: strings.Split(f.kinds, ","), NoTests: f.noTests, Limit: f.limit,
 	}
-	if f.format != "text" && f.format != "markdown" {
-		return o, fmt.Errorf("%w: --format must be text or markdown, not %q", errUsage, f.format)
+	if _, err := q.Options(); err != nil {
+		return q, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	o.MaxDepth, o.MinConfidence, o.IncludeTests, o.LimitPerDepth = f.depth, f.minConfidence, !f.noTests, f.limit
-	o.Kinds = nil
-	known := map[graph.EdgeKind]bool{graph.EdgeReferences: true, graph.EdgeCalls: true, graph.EdgeImplements: true,
-		graph.EdgeTypeOf: true, graph.EdgeContains: true, graph.EdgeImports: true, graph.EdgeTypeDef: true}
-	for _, k := range strings.Split(f.kinds, ",") {
-		k = strings.TrimSpace(k)
-		if k == "" {
-			continue
-		}
-		if !known[graph.EdgeKind(k)] {
-			return o, fmt.Errorf("%w: unknown edge kind %q in --kinds (known: references, calls, implements, type-of, contains, imports, type-definition)", errUsage, k)
-		}
-		o.Kinds = append(o.Kinds, graph.EdgeKind(k))
-	}
-	if len(o.Kinds) == 0 {
-		return o, fmt.Errorf("%w: --kinds names no edge kind", errUsage)
-	}
-	return o, nil
+	return q, nil
 }
 
 // parseInterspersed parses flags that may follow positional arguments.
@@ -125,39 +98,19 @@ func runImpact(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: want exactly one TARGET, got %d", errUsage, len(pos))
 	}
-	o, err := f.options()
-	if err != nil {
-		return err
-	}
 	root, err := workspaceRoot(ctx, f.root)
 	if err != nil {
 		return err
 	}
-	syncLiveLayer(ctx, e, root, f.store)
-	st, err := openQueryStore(root, f.store, true)
+	q, err := f.request(absTarget(pos[0]))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	r, err := st.Reader()
-	if err != nil {
-		return fmt.Errorf("reading the store %s: %w", st.Dir(), err)
-	}
-	defer r.Close()
-	target, err := resolve.ResolveIn(ctx, r, root, pos[0])
-	if err != nil {
+	var a impact.Answer
+	if err := askSession(ctx, root, f.store, workspace.CommandImpact, q, &a, true); err != nil {
 		return err
 	}
-	fb, err := freshness.Compute(ctx, r, root)
-	if err != nil {
-		return err
-	}
-	o.Freshness = &fb
-	a, err := impact.Compute(ctx, r, target, o)
-	if err != nil {
-		return err
-	}
-	return writeImpactAnswer(e.stdout, a, f.json, f.format)
+	return writeImpactAnswer(e.stdout, &a, f.json, f.format)
 }
 
 // writeImpactAnswer prints an answer as JSON, text or markdown.
@@ -180,7 +133,7 @@ func workspaceRoot(ctx context.Context, flagRoot string) (string, error) {
 			return "", fmt.Errorf("resolving --root %s: %w", flagRoot, err)
 		}
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return "", fmt.Errorf("--root %s is not a directory", flagRoot)
+			return "", fmt.Errorf("%w: --root %s is not a directory", errUsage, flagRoot)
 		}
 		return abs, nil
 	}
@@ -188,40 +141,7 @@ func workspaceRoot(ctx context.Context, flagRoot string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("reading the current directory: %w", err)
 	}
-	out, err := exec.CommandContext(ctx, "git", "-C", cwd, "rev-parse", "--show-toplevel").Output()
-	if err == nil {
-		if top := strings.TrimSpace(string(out)); top != "" {
-			return top, nil
-		}
-	}
-	return cwd, nil
-}
-
-// openQueryStore opens the store for root (or dir) with a message that says
-// what to do when it is missing or locked.
-func openQueryStore(root, dir string, readOnly bool) (*graph.Store, error) {
-	if dir == "" {
-		d, err := graph.DefaultDir(root)
-		if err != nil {
-			return nil, fmt.Errorf("locating the store for %s: %w (pass --store)", root, err)
-		}
-		dir = d
-	}
-	if readOnly {
-		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("no graph store at %s for %s: run `lspgraph scip import INDEX.scip` or `lspgraph index` first, or pass --store", dir, root)
-		}
-	}
-	st, err := graph.Open(dir, graph.Options{ReadOnly: readOnly})
-	switch {
-	case errors.Is(err, graph.ErrLocked):
-		return nil, fmt.Errorf("%w; close the other lspgraph (an editor's proxy, an import) or pass another --store", err)
-	case errors.Is(err, graph.ErrSchema):
-		return nil, fmt.Errorf("%w; rebuild it with `lspgraph scip import` or `lspgraph index`", err)
-	case err != nil:
-		return nil, fmt.Errorf("opening the store %s: %w", dir, err)
-	}
-	return st, nil
+	return gitTopLevel(cwd), nil
 }
 
 // --- text -----------------------------------------------------------------
@@ -505,150 +425,4 @@ func impactMDRow(b *strings.Builder, depth string, d impact.Dependent) {
 
 func impactMD(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
-}
-
-// --- verification against the live server ------------------------------------
-
-// lspPos, lspRange and lspLocation are the LSP shapes the verifier reads.
-type lspPos struct {
-	Line      uint32 `json:"line"`
-	Character uint32 `json:"character"`
-}
-
-type lspRange struct {
-	Start lspPos `json:"start"`
-	End   lspPos `json:"end"`
-}
-
-type lspLocation struct {
-	URI   string   `json:"uri"`
-	Range lspRange `json:"range"`
-}
-
-// liveVerifier returns an [impact.Verifier] that asks the language server
-// behind req for the references of the symbol defined at a graph location:
-// textDocument/references (declaration excluded) united with
-// callHierarchy/incomingCalls where the server supports it (with
-// TypeScript project references, incoming calls stop at package
-// boundaries while references cross them; other servers find calls that
-// references miss). Positions are converted between the graph's UTF-8
-// columns and the session's encoding enc with the text the server has:
-// the editor's unsaved buffer where buffer (given a root-relative path
-// with forward slashes) has one, else the file under root; locations
-// outside root are dropped. buffer may be nil (no editor).
-func liveVerifier(req lspproxy.Requester, root string, enc textpos.Encoding, buffer func(rel string) ([]byte, bool)) impact.Verifier {
-	return func(ctx context.Context, def graph.Location) ([]graph.Location, error) {
-		texts := map[string]*textpos.Mapper{}
-		mapper := func(abs string) (*textpos.Mapper, error) {
-			if m, ok := texts[abs]; ok {
-				return m, nil
-			}
-			var b []byte
-			inBuffer := false
-			if rel, err := filepath.Rel(root, abs); buffer != nil && err == nil {
-				b, inBuffer = buffer(filepath.ToSlash(rel))
-			}
-			if !inBuffer {
-				var err error
-				if b, err = os.ReadFile(abs); err != nil {
-					return nil, err
-				}
-			}
-			m := textpos.NewMapper(b)
-			texts[abs] = m
-			return m, nil
-		}
-		abs := filepath.Join(root, filepath.FromSlash(def.Path))
-		m, err := mapper(abs)
-		if err != nil {
-			return nil, fmt.Errorf("verifying: reading %s: %w", def.Path, err)
-		}
-		col, err := m.ToColumn(def.Range.Start, enc)
-		if err != nil {
-			return nil, fmt.Errorf("verifying: position %s:%s: %w", def.Path, def.Range.Start, err)
-		}
-		doc := map[string]string{"uri": impactFileURI(abs)}
-		pos := lspPos{Line: def.Range.Start.Line, Character: col}
-		raw, err := req.Request(ctx, "textDocument/references", map[string]any{
-			"textDocument": doc, "position": pos, "context": map[string]bool{"includeDeclaration": false},
-		})
-		if err != nil {
-			return nil, fmt.Errorf("textDocument/references: %w", err)
-		}
-		var locs []lspLocation
-		if err := json.Unmarshal(raw, &locs); err != nil && string(raw) != "null" {
-			return nil, fmt.Errorf("textDocument/references: decoding %.200s: %w", raw, err)
-		}
-		locs = append(locs, incomingCalls(ctx, req, doc, pos)...)
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		var out []graph.Location
-		seen := map[string]bool{}
-		for _, l := range locs {
-			p, err := uriToPath(l.URI)
-			if err != nil {
-				continue
-			}
-			rel, err := filepath.Rel(root, p)
-			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				continue // outside the workspace (the standard library, dependencies)
-			}
-			m, err := mapper(p)
-			if err != nil {
-				continue
-			}
-			rg, err := m.FromRange(l.Range.Start.Line, l.Range.Start.Character, l.Range.End.Line, l.Range.End.Character, enc)
-			if err != nil {
-				continue
-			}
-			gl := graph.Location{Path: filepath.ToSlash(rel), Range: rg}
-			k := gl.Path + ":" + rg.Start.String()
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, gl)
-			}
-		}
-		return out, nil
-	}
-}
-
-// incomingCalls returns the call sites callHierarchy/incomingCalls reports
-// for the item at pos, or nothing when the server does not support it.
-func incomingCalls(ctx context.Context, req lspproxy.Requester, doc map[string]string, pos lspPos) []lspLocation {
-	raw, err := req.Request(ctx, "textDocument/prepareCallHierarchy", map[string]any{"textDocument": doc, "position": pos})
-	if err != nil {
-		return nil
-	}
-	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil {
-		return nil
-	}
-	var out []lspLocation
-	for _, item := range items {
-		raw, err := req.Request(ctx, "callHierarchy/incomingCalls", map[string]json.RawMessage{"item": item})
-		if err != nil {
-			continue
-		}
-		var calls []struct {
-			From struct {
-				URI string `json:"uri"`
-			} `json:"from"`
-			FromRanges []lspRange `json:"fromRanges"`
-		}
-		if json.Unmarshal(raw, &calls) != nil {
-			continue
-		}
-		for _, c := range calls {
-			for _, r := range c.FromRanges {
-				out = append(out, lspLocation{URI: c.From.URI, Range: r})
-			}
-		}
-	}
-	return out
-}
-
-// impactFileURI returns the file URI of an absolute path.
-func impactFileURI(p string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/syntax"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 const indexSynopsis = "index [--store DIR] [--root DIR] [--workers N] [--parse-timeout D] [--json] [DIR] [--lsp -- SERVER ARGS...]"
@@ -91,6 +94,25 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%s: parsed %d of %d files (%.1f MB) in %.2fs\n",
 			root, ps.Parsed, ps.Files, float64(ps.Bytes)/1e6, ps.Duration.Seconds())
 		return nil
+	}
+	if !*dryRun {
+		if c, err := workspace.Dial(ctx, dir, "cli", ""); err == nil {
+			// A session holds the store: it indexes, and its clients
+			// switch to the new generation when it commits.
+			defer c.Close()
+			var res workspace.IndexResult
+			if err := c.Command(ctx, workspace.CommandIndex, []json.RawMessage{mustJSON(workspace.IndexRequest{Workers: *workers, ParseTimeout: *timeout})}, 0, &res); err != nil {
+				return err
+			}
+			if *asJSON {
+				return writeJSON(e.stdout, res)
+			}
+			fmt.Fprintf(e.stdout, "%s → %s (through the session of pid %d)\n", res.Root, res.Store, c.PID())
+			writeIndexSummary(e.stdout, res.Summary, res.Commit)
+			return nil
+		} else if !errors.Is(err, workspace.ErrNoSession) {
+			return err
+		}
 	}
 	prog := newIndexProgress(e.stderr)
 	opts.Progress = prog.update

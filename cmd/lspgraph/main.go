@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strings"
 	"syscall"
 )
 
@@ -131,7 +130,14 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-var _ = strings.TrimSpace
+// mustJSON encodes a value of ours that always encodes.
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 // writeJSON writes v to w as indented JSON, the --json output of every
 // command.

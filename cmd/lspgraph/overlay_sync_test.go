@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/scip"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // TestSyncLiveLayerOverSCIP: over a precise base, a changed document is
@@ -60,11 +60,9 @@ func TestSyncLiveLayerOverSCIP(t *testing.T) {
 	if err := os.WriteFile(p, append(text, "\nfunc Added() { _ = Describe(\"a\", \"b\") }\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	e := &env{stdout: &bytes.Buffer{}, stderr: &stderr, getenv: func(string) string { return "" }}
-	syncLiveLayer(ctx, e, root, dir)
-	if stderr.Len() > 0 {
-		t.Fatalf("syncLiveLayer: %s", stderr.String())
+	// Any query syncs the live layer first.
+	if err := askSession(ctx, root, dir, workspace.CommandImpact, "Describe", nil, true); err != nil {
+		t.Fatalf("impact Describe: %v", err)
 	}
 
 	r := readStore(t, dir)

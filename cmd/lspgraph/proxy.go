@@ -10,20 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/lspgraph/lspgraph/contextpack"
-	"github.com/lspgraph/lspgraph/freshness"
-	"github.com/lspgraph/lspgraph/graph"
-	"github.com/lspgraph/lspgraph/impact"
-	"github.com/lspgraph/lspgraph/ingest"
+	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/lspgraph/lspgraph/lspproxy"
-	"github.com/lspgraph/lspgraph/overlay"
-	"github.com/lspgraph/lspgraph/resolve"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // runProxy runs in front of a language server: stdio towards the editor,
@@ -51,22 +44,22 @@ func runProxy(ctx context.Context, e *env, args []string) error {
 		defer f.Close()
 		logw = f
 	}
-	log := slog.New(slog.NewTextHandler(logw, nil)).With("pid", os.Getpid())
+	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: proxyLogLevel(e)})).With("pid", os.Getpid())
 
-	st := &proxyState{log: log, storeFlag: *storeFlag}
+	st := &proxyHost{log: log, storeFlag: *storeFlag, server: filepath.Base(server[0])}
 	if *rootFlag != "" {
 		root, err := filepath.Abs(*rootFlag)
 		if err != nil {
 			return fmt.Errorf("resolving --root %s: %w", *rootFlag, err)
 		}
-		st.open(root)
+		st.join(root)
 	}
 	defer st.close()
 
 	cmd := exec.Command(server[0], server[1:]...)
 	cmd.Stderr = logw
-	if st.root != "" {
-		cmd.Dir = st.root
+	if *rootFlag != "" {
+		cmd.Dir = *rootFlag
 	}
 	proc, err := lspproxy.StartServer(cmd)
 	if err != nil {
@@ -118,499 +111,154 @@ func (s stdio) Close() error {
 	return nil
 }
 
-// proxyState is the graph side of a proxy session: the store (or why it
-// could not be opened), the adapter writing observations into it, the
-// overlay keeping its live layer in step with the work tree and the
-// editor's buffers, and those buffers' text.
-type proxyState struct {
+// proxyLogLevel is the proxy's log level: warnings and errors by default
+// (editors show the server's stderr lines as errors), more with
+// LSPGRAPH_LOG=info or debug.
+func proxyLogLevel(e *env) slog.Level {
+	switch strings.ToLower(e.getenv("LSPGRAPH_LOG")) {
+	case "debug":
+		return slog.LevelDebug
+	case "info":
+		return slog.LevelInfo
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelWarn
+}
+
+// proxyHost connects a proxy to its workspace's session: it joins the
+// session once the root is known (from --root, else the editor's
+// initialize) and routes the proxy's observations and commands to it.
+type proxyHost struct {
 	log       *slog.Logger
 	storeFlag string
+	server    string
 
-	mu       sync.Mutex
-	root     string
-	store    *graph.Store
-	storeErr error
-	live     *ingest.Live
-	ov       *overlay.Overlay
-	buffers  *editorBuffers
-	proxy    *lspproxy.Proxy
-
-	// liveMu serializes the adapter's calls: the observer's, and the
-	// commands' that add what the live server told them.
-	liveMu sync.Mutex
-
-	// The overlay's background syncs: requests coalesce in syncReq; the
-	// loop ends when syncStop is called and closes syncDone.
-	syncReq  chan struct{}
-	syncStop context.CancelFunc
-	syncDone chan struct{}
-	lastSync syncReport
+	mu     sync.Mutex
+	member *workspace.Member
+	proxy  *lspproxy.Proxy
 }
 
-// syncReport is the outcome of the overlay's last background sync.
-type syncReport struct {
-	At    time.Time         `json:"at"`
-	Stats overlay.SyncStats `json:"stats"`
-	Error string            `json:"error,omitempty"`
-}
-
-// open opens the store of root and starts the overlay, whose first sync
-// runs in the background. A store that cannot be opened leaves the proxy
-// forwarding normally; its commands then say why.
-func (st *proxyState) open(root string) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.root != "" {
+// join joins the session of root; later calls do nothing.
+func (h *proxyHost) join(root string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.member != nil {
 		return
 	}
-	st.root = root
-	st.buffers = newEditorBuffers(root)
-	dir, err := storeDir(st.storeFlag, root)
-	if err == nil {
-		st.store, err = graph.Open(dir, graph.Options{})
+	dir := ""
+	if h.storeFlag != "" {
+		dir, _ = filepath.Abs(h.storeFlag)
 	}
-	switch {
-	case errors.Is(err, graph.ErrLocked):
-		st.storeErr = fmt.Errorf("%w; lspgraph commands are off in this window (close the other one or start this proxy with --store)", err)
-	case errors.Is(err, graph.ErrSchema):
-		st.storeErr = fmt.Errorf("%w; rebuild it with `lspgraph scip import` or `lspgraph index`", err)
-	case err != nil:
-		st.storeErr = fmt.Errorf("opening the graph store %s: %w", dir, err)
-	}
-	if st.storeErr != nil {
-		st.log.Error("graph store unavailable; forwarding only", "err", st.storeErr)
-		return
-	}
-	st.live = ingest.New(st.store, ingest.Options{Root: root, HashContent: freshness.HashContent, Logger: st.log})
-	ov, err := overlay.New(st.store, overlay.Options{
-		Root:      root,
-		StatePath: filepath.Join(st.store.Dir(), overlay.StateFile),
-		Logf:      func(format string, args ...any) { st.log.Warn(fmt.Sprintf(format, args...)) },
+	h.member = workspace.Join(workspace.MemberOptions{
+		Root: root, StoreDir: dir, Logger: h.log, ServerName: h.server, Server: editorServer{h},
 	})
-	if err != nil {
-		// The observations still go in; answers say what is stale.
-		st.log.Error("overlay unavailable: the live layer follows the language server only", "err", err)
-	} else {
-		st.ov = ov
-		ctx, stop := context.WithCancel(context.Background())
-		st.syncReq, st.syncStop, st.syncDone = make(chan struct{}, 1), stop, make(chan struct{})
-		go st.syncLoop(ctx, ov, st.syncReq, st.syncDone)
-		st.syncReq <- struct{}{} // the first sync: the work tree since the base commit
-	}
-	st.log.Info("graph store open", "store", st.store.Dir(), "root", root)
 }
 
-// syncLoop runs the overlay's full syncs (work tree and buffers) off the
-// forwarding path, one at a time, coalescing requests made meanwhile.
-func (st *proxyState) syncLoop(ctx context.Context, ov *overlay.Overlay, req <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-req:
-		}
-		start := time.Now()
-		stats, err := ov.Sync(ctx)
-		rep := syncReport{At: start, Stats: stats}
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			rep.Error = err.Error()
-			st.log.Warn("overlay sync failed; answers may be stale (see their freshness)", "err", err)
-		} else {
-			st.log.Info("overlay synced", "changed", stats.Changed, "extracted", stats.Extracted, "live", stats.Live, "took", time.Since(start).Round(time.Millisecond))
-		}
-		st.mu.Lock()
-		st.lastSync = rep
-		st.mu.Unlock()
+// ready returns the member, or why there is none yet.
+func (h *proxyHost) ready() (*workspace.Member, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.member == nil {
+		return nil, errors.New("the graph store is not open yet (it opens when the editor initializes the workspace)")
 	}
+	return h.member, nil
 }
 
-// requestSync asks for a background overlay sync (after a save, whose file
-// now differs from the base without being a dirty buffer).
-func (st *proxyState) requestSync() {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.syncReq == nil {
-		return
-	}
-	select {
-	case st.syncReq <- struct{}{}:
-	default: // one is already due
-	}
-}
-
-// close stops the overlay (a running sync is cancelled) and closes the
-// store.
-func (st *proxyState) close() {
-	st.mu.Lock()
-	s, ov, stop, done := st.store, st.ov, st.syncStop, st.syncDone
-	st.store, st.live, st.ov, st.syncReq, st.syncStop = nil, nil, nil, nil, nil
-	st.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
-	}
-	if ov != nil {
-		if err := ov.Close(); err != nil {
-			st.log.Error("closing the overlay", "err", err)
-		}
-	}
-	if s != nil {
-		if err := s.Close(); err != nil {
-			st.log.Error("closing the graph store", "err", err)
+func (h *proxyHost) close() {
+	h.mu.Lock()
+	m := h.member
+	h.mu.Unlock()
+	if m != nil {
+		if err := m.Close(); err != nil {
+			h.log.Error("leaving the workspace session", "err", err)
 		}
 	}
 }
 
-// graphSession is what the commands and the observer work with.
-type graphSession struct {
-	store   *graph.Store
-	live    *ingest.Live
-	ov      *overlay.Overlay // nil when the overlay could not start
-	buffers *editorBuffers
-	root    string
-}
-
-// ready returns the open store and its companions, or why there are none.
-func (st *proxyState) ready() (graphSession, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	switch {
-	case st.storeErr != nil:
-		return graphSession{}, st.storeErr
-	case st.store == nil && st.root != "":
-		return graphSession{}, errors.New("the graph store is closed (the proxy is shutting down)")
-	case st.store == nil:
-		return graphSession{}, errors.New("the graph store is not open yet (it opens when the editor initializes the workspace)")
-	}
-	return graphSession{store: st.store, live: st.live, ov: st.ov, buffers: st.buffers, root: st.root}, nil
-}
-
-// storeStatus is the graph part of lspgraph.status.
-type storeStatus struct {
-	Store         string           `json:"store"`
-	Root          string           `json:"root"`
-	Schema        int              `json:"schema"`
-	Layers        []layerStatus    `json:"layers"`
-	LiveDocuments int              `json:"liveDocuments"`
-	Observations  ingest.Stats     `json:"observations"`
-	Overlay       *syncReport      `json:"overlay,omitempty"` // the last background sync
-	Freshness     *freshness.Block `json:"freshness,omitempty"`
-}
-
-func (st *proxyState) status(ctx context.Context) (any, error) {
-	g, err := st.ready()
+func (h *proxyHost) status(ctx context.Context) (any, error) {
+	m, err := h.ready()
 	if err != nil {
 		return nil, err
 	}
-	r, err := g.store.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("reading the graph store %s: %w", g.store.Dir(), err)
-	}
-	defer r.Close()
-	out := storeStatus{Store: g.store.Dir(), Root: g.root, Schema: graph.SchemaVersion, LiveDocuments: len(r.LiveDocuments()), Observations: g.live.Stats()}
-	for _, l := range []graph.Layer{graph.Base, graph.Live} {
-		m, ok, err := r.Manifest(l)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out.Layers = append(out.Layers, toLayerStatus(m))
-		}
-	}
-	st.mu.Lock()
-	if !st.lastSync.At.IsZero() {
-		rep := st.lastSync
-		out.Overlay = &rep
-	}
-	st.mu.Unlock()
-	fb, err := g.freshness(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	out.Freshness = &fb
-	return out, nil
+	return m.Status(ctx)
 }
 
 // commands is the lspgraph.* table the proxy answers (lspgraph.status is
-// built into the proxy). Before reading, each syncs the overlay (the work
-// tree, and the buffer edits still waiting for the debounce), so answers
-// describe what the editor shows; each answer's freshness block lists the
-// dirty buffers.
-//
-//   - lspgraph.impact takes a target string (symbol name, FILE:LINE:COL or
-//     a symbol string) or an editor position {"textDocument":{"uri":…},
-//     "position":{…}} counted in the negotiated encoding. Before answering,
-//     the d=1 set (also an empty one) is checked against the live server,
-//     bounded in time (impact.Options.VerifyTimeout; on timeout the answer
-//     says so and its d=1 is unverified, as it is while a server that
-//     answers from a syntax-only view still loads); what the server knows and the
-//     graph lacks is then written into the live layer. "verify": false
-//     skips the check;
-//   - lspgraph.context takes {symbol | textDocument+position, budget,
-//     scope, format} (contextpack.Request), or a target string;
-//   - lspgraph.changes takes nothing or {"base": REV}: the symbols touched
-//     by `git diff REV` (default: the base layer's commit) and by the
-//     unsaved buffers, with their combined impact.
-func (st *proxyState) commands() map[string]lspproxy.CommandFunc {
-	return map[string]lspproxy.CommandFunc{
-		"lspgraph.impact": func(ctx context.Context, args []json.RawMessage, srv lspproxy.Requester) (any, error) {
-			g, r, target, err := st.query(ctx, args)
+// built into the proxy); the session answers each (workspace.Session.Command).
+func (h *proxyHost) commands() map[string]lspproxy.CommandFunc {
+	out := map[string]lspproxy.CommandFunc{}
+	for _, name := range workspace.CommandNames() {
+		if name == workspace.CommandStatus {
+			continue
+		}
+		out[name] = func(ctx context.Context, args []json.RawMessage, srv lspproxy.Requester) (any, error) {
+			m, err := h.ready()
 			if err != nil {
 				return nil, err
 			}
-			defer r.Close()
-			o := impact.DefaultOptions()
-			fb, err := g.freshness(ctx, r)
-			if err != nil {
-				return nil, err
-			}
-			o.Freshness = &fb
-			var rec *recordingRequester
-			if srv != nil && wantsVerify(args[0]) {
-				// Cross-check d=1 with the live server; what it knows and
-				// the graph lacks is learned like any observed answer.
-				rec = &recordingRequester{srv: srv, enc: st.encoding()}
-				o.Verify = liveVerifier(rec, g.root, rec.enc, g.buffers.get)
-				if !st.serverReady() {
-					// Answers from a server still loading its project
-					// (a syntax-only view) would mark real dependents
-					// graph-only and imports live-only.
-					o.Verify = func(context.Context, graph.Location) ([]graph.Location, error) {
-						return nil, errors.New("the language server is still loading its project; ask again once it has loaded to check d=1 against it")
-					}
-				}
-			}
-			a, err := impact.Compute(ctx, r, target, o)
-			if err == nil && rec != nil && len(a.LiveOnly) > 0 {
-				st.learn(ctx, g, rec.answered())
-			}
-			return a, err
-		},
-		"lspgraph.context": func(ctx context.Context, args []json.RawMessage, _ lspproxy.Requester) (any, error) {
-			return st.contextPack(ctx, args)
-		},
-		"lspgraph.changes": func(ctx context.Context, args []json.RawMessage, _ lspproxy.Requester) (any, error) {
-			return st.changes(ctx, args)
-		},
+			return m.Command(ctx, name, args, srv, h.encoding())
+		}
 	}
-}
-
-// wantsVerify reports whether an lspgraph.impact argument asks for the d=1
-// set to be checked against the live server: always, unless an argument
-// object says "verify": false.
-func wantsVerify(arg json.RawMessage) bool {
-	var v struct {
-		Verify *bool `json:"verify"`
-	}
-	if json.Unmarshal(arg, &v) != nil || v.Verify == nil {
-		return true
-	}
-	return *v.Verify
-}
-
-// serverReady reports whether the language server answers from complete
-// knowledge (see lspproxy.Proxy readiness); true before the proxy is set.
-func (st *proxyState) serverReady() bool {
-	st.mu.Lock()
-	p := st.proxy
-	st.mu.Unlock()
-	return p == nil || p.Status().ServerReady
+	return out
 }
 
 // encoding is the negotiated position encoding (UTF-16 until initialize).
-func (st *proxyState) encoding() textpos.Encoding {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.proxy != nil {
-		return st.proxy.Session().Encoding
+func (h *proxyHost) encoding() textpos.Encoding {
+	h.mu.Lock()
+	p := h.proxy
+	h.mu.Unlock()
+	if p == nil {
+		return textpos.UTF16
 	}
-	return textpos.UTF16
+	return p.Session().Encoding
 }
 
-// sync brings the live layer up to date before an answer: the work
-// tree's changes since the base (a file changed outside the editor, a
-// branch switched) and the buffer edits still waiting for the overlay's
-// debounce. A failure leaves the answer to the facts as they are; the
-// freshness block then names what is stale.
-func (g graphSession) sync(ctx context.Context, log *slog.Logger) {
-	if g.ov == nil {
-		return
+// editorServer is the proxy's live server as a session sees it.
+type editorServer struct{ h *proxyHost }
+
+func (s editorServer) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	s.h.mu.Lock()
+	p := s.h.proxy
+	s.h.mu.Unlock()
+	if p == nil {
+		return nil, lspproxy.ErrNotInitialized
 	}
-	if _, err := g.ov.Sync(ctx); err != nil {
-		log.Warn("bringing the live layer up to date before an answer", "err", err)
-	}
+	return p.Request(ctx, method, params)
 }
 
-// freshness computes the freshness block of r and lists the dirty buffers:
-// those the live layer holds as buffers, those the overlay holds as
-// buffers (also where the language server's facts answer for them), and
-// open buffers whose text differs from the file.
-func (g graphSession) freshness(ctx context.Context, r *graph.Reader) (freshness.Block, error) {
-	fb, err := freshness.Compute(ctx, r, g.root)
-	if err != nil {
-		return fb, err
-	}
-	fb.Dirty = g.dirty(fb.Dirty)
-	g.buffers.lostReasons(&fb)
-	return fb, nil
+// Ready reports whether the server answers from complete knowledge (see
+// lspproxy.Proxy readiness).
+func (s editorServer) Ready() bool {
+	s.h.mu.Lock()
+	p := s.h.proxy
+	s.h.mu.Unlock()
+	return p == nil || p.Status().ServerReady
 }
 
-// dirty adds to the buffers a freshness block lists as dirty those the
-// overlay and the editor hold, sorted.
-func (g graphSession) dirty(listed []string) []string {
-	all := append([]string{}, listed...)
-	if g.ov != nil {
-		all = append(all, g.ov.Dirty()...)
-	}
-	all = append(all, g.buffers.dirty()...)
-	slices.Sort(all)
-	return slices.Compact(all)
-}
+func (s editorServer) Encoding() textpos.Encoding { return s.h.encoding() }
 
-// query syncs the overlay, opens a reader and resolves the command's
-// target. The caller closes the reader.
-func (st *proxyState) query(ctx context.Context, args []json.RawMessage) (graphSession, *graph.Reader, graph.Symbol, error) {
-	g, err := st.ready()
-	if err != nil {
-		return g, nil, graph.Symbol{}, err
-	}
-	if len(args) != 1 {
-		return g, nil, graph.Symbol{}, fmt.Errorf("want one argument (a target or an editor position), got %d", len(args))
-	}
-	spec, err := st.targetSpec(g, args[0])
-	if err != nil {
-		return g, nil, graph.Symbol{}, err
-	}
-	g.sync(ctx, st.log)
-	r, err := g.store.Reader()
-	if err != nil {
-		return g, nil, graph.Symbol{}, fmt.Errorf("reading the graph store %s: %w", g.store.Dir(), err)
-	}
-	target, err := resolve.ResolveIn(ctx, r, g.root, spec)
-	if err != nil {
-		r.Close()
-		return g, nil, graph.Symbol{}, err
-	}
-	return g, r, target, nil
-}
-
-// targetSpec turns a command argument into a resolve spec: strings pass
-// through; an editor position becomes ABSPATH:LINE:COL (1-based, UTF-8 bytes)
-// converted from the negotiated encoding against the text the editor
-// shows (its unsaved buffer, else the file).
-func (st *proxyState) targetSpec(g graphSession, arg json.RawMessage) (string, error) {
-	var s string
-	if json.Unmarshal(arg, &s) == nil {
-		return s, nil
-	}
-	var p struct {
-		TextDocument struct {
-			URI string `json:"uri"`
-		} `json:"textDocument"`
-		Position *struct {
-			Line      uint32 `json:"line"`
-			Character uint32 `json:"character"`
-		} `json:"position"`
-	}
-	if err := json.Unmarshal(arg, &p); err != nil || p.Position == nil || p.TextDocument.URI == "" {
-		return "", fmt.Errorf("argument %s is neither a target string nor {textDocument, position}", arg)
-	}
-	path, err := uriToPath(p.TextDocument.URI)
-	if err != nil {
-		return "", err
-	}
-	text, ok := []byte(nil), false
-	if rel, in := g.buffers.rel(p.TextDocument.URI); in {
-		text, ok = g.buffers.get(rel)
-	}
-	if !ok {
-		if text, err = os.ReadFile(path); err != nil {
-			return "", fmt.Errorf("reading %s: %w", path, err)
-		}
-	}
-	pos, err := textpos.NewMapper(text).FromColumn(p.Position.Line, p.Position.Character, st.encoding())
-	if err != nil {
-		return "", fmt.Errorf("position in %s: %w", path, err)
-	}
-	return path + ":" + pos.String(), nil
-}
-
-// contextPack answers lspgraph.context with contextpack.Handle: the
-// editor's arguments as given, positions in the negotiated encoding, and
-// the unsaved buffers as the source of snippets and positions.
-func (st *proxyState) contextPack(ctx context.Context, args []json.RawMessage) (*contextpack.Answer, error) {
-	g, err := st.ready()
-	if err != nil {
-		return nil, err
-	}
-	if len(args) != 1 {
-		return nil, fmt.Errorf("want one argument {symbol | textDocument+position, budget, scope}, got %d", len(args))
-	}
-	arg := args[0]
-	var s string
-	if json.Unmarshal(arg, &s) == nil {
-		// A bare target, as lspgraph.impact takes.
-		arg, _ = json.Marshal(contextpack.Request{Symbol: s})
-	}
-	g.sync(ctx, st.log)
-	r, err := g.store.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("reading the graph store %s: %w", g.store.Dir(), err)
-	}
-	defer r.Close()
-	ans, err := contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: g.root, Overlay: g.buffers.get, Encoding: st.encoding()}, arg)
-	if err != nil {
-		return nil, err
-	}
-	if ans.Freshness != nil {
-		ans.Freshness.Dirty = g.dirty(ans.Freshness.Dirty)
-		g.buffers.lostReasons(ans.Freshness)
-	}
-	return ans, nil
-}
-
-// recordingRequester passes a command's requests to the live server and
-// keeps the answered ones as exchanges for the adapter.
-type recordingRequester struct {
-	srv lspproxy.Requester
-	enc textpos.Encoding
-
-	mu  sync.Mutex
-	got []ingest.Exchange
-}
-
-func (q *recordingRequester) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	res, err := q.srv.Request(ctx, method, params)
-	if err != nil {
-		return res, err
-	}
-	p, merr := json.Marshal(params)
-	if merr == nil {
-		q.mu.Lock()
-		q.got = append(q.got, ingest.Exchange{Method: method, Params: p, Result: res, Encoding: q.enc})
-		q.mu.Unlock()
-	}
-	return res, nil
-}
-
-func (q *recordingRequester) answered() []ingest.Exchange {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return slices.Clone(q.got)
-}
-
-// learn writes answers a command obtained from the live server into the
-// live layer, as the observer does for the editor's requests.
-func (st *proxyState) learn(ctx context.Context, g graphSession, xs []ingest.Exchange) {
-	st.liveMu.Lock()
-	defer st.liveMu.Unlock()
-	for _, x := range xs {
-		if err := g.live.Exchange(ctx, x); err != nil {
-			st.log.Debug("live server answer not recorded", "method", x.Method, "err", err)
-		}
+// observer connects the proxy's observations to the session. It runs on
+// the proxy's observer goroutine, never on the forwarding path.
+func (h *proxyHost) observer() lspproxy.Observer {
+	return lspproxy.Observer{
+		OnInitialize: func(s lspproxy.Session) {
+			root, ok := lspwire.URIPath(s.RootURI)
+			if !ok || root == "" {
+				root = defaultRoot()
+			}
+			h.join(root) // no-op when --root was given
+			h.log.Info("session", "root", s.RootURI, "encoding", s.Encoding.String(), "server", s.ServerName)
+		},
+		OnExchange: func(x lspproxy.Exchange) {
+			if m, err := h.ready(); err == nil {
+				m.Exchange(context.Background(), x)
+			}
+		},
+		OnDocument: func(d lspproxy.DocumentEvent) {
+			if m, err := h.ready(); err == nil {
+				m.Document(context.Background(), d)
+			}
+		},
 	}
 }

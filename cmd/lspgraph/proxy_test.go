@@ -240,6 +240,21 @@ func TestProxyStoreLocked(t *testing.T) {
 	if sym["error"] != nil || !strings.Contains(fmt.Sprint(sym["result"]), "Catalog") {
 		t.Errorf("workspace/symbol through a proxy without a store = %v", sym)
 	}
+	// Once the holder lets go, the proxy takes the store (it retries with
+	// backoff) and its commands answer.
+	held.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for id := 10; ; id++ {
+		st := call(t, ed, id, "workspace/executeCommand", `{"command":"lspgraph.status"}`)
+		res := st["result"].(map[string]any)
+		if _, ok := res["store"].(map[string]any); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the proxy did not take the freed store over: %v", res)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	call(t, ed, 5, "shutdown", "null")
 	ed.Send(t, `{"jsonrpc":"2.0","method":"exit"}`)
 	if c := code(); c != 0 {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,9 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/scip"
-	"golang.org/x/term"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // runSCIP dispatches `lspgraph scip SUBCOMMAND`.
@@ -59,6 +63,14 @@ func runSCIPImport(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
+	if c, err := workspace.Dial(ctx, dir, "cli", ""); err == nil {
+		// A session holds the store: it imports, and its clients switch
+		// to the new generation when it commits.
+		defer c.Close()
+		return importThroughSession(ctx, e, c, fs.Arg(0), *commit, *asJSON)
+	} else if !errors.Is(err, workspace.ErrNoSession) {
+		return err
+	}
 	in, size, name, err := openDump(e, fs.Arg(0))
 	if err != nil {
 		return err
@@ -217,4 +229,47 @@ func (p *importProgress) finish() {
 	if p.tty && p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// importThroughSession has the session import a dump: a file by its
+// absolute path, standard input through a temporary copy.
+func importThroughSession(ctx context.Context, e *env, c *workspace.Client, arg, commit string, asJSON bool) error {
+	file := arg
+	if arg == "-" {
+		f, err := os.CreateTemp("", "lspgraph-*.scip")
+		if err != nil {
+			return fmt.Errorf("buffering standard input: %w", err)
+		}
+		defer os.Remove(f.Name())
+		if _, err := io.Copy(f, e.stdin); err != nil {
+			f.Close()
+			return fmt.Errorf("buffering standard input: %w", err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("buffering standard input: %w", err)
+		}
+		file = f.Name()
+	} else {
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return fmt.Errorf("resolving %s: %w", arg, err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return fmt.Errorf("opening the dump: %w", err)
+		}
+		file = abs
+	}
+	var res workspace.ImportResult
+	if err := c.Command(ctx, workspace.CommandImport, []json.RawMessage{mustJSON(workspace.ImportRequest{File: file, Commit: commit})}, 0, &res); err != nil {
+		return fmt.Errorf("%s: %w", arg, err)
+	}
+	if asJSON {
+		return writeJSON(e.stdout, struct {
+			File  string `json:"file"`
+			Store string `json:"store"`
+			scip.Summary
+		}{arg, res.Store, res.Summary})
+	}
+	fmt.Fprintf(e.stdout, "%s → %s (through the session of pid %d)\n", arg, res.Store, c.PID())
+	return res.Summary.WriteText(e.stdout)
 }

@@ -2,31 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/lspgraph/lspgraph/scope"
+	"github.com/lspgraph/lspgraph/workspace"
 )
-
-// scopeReport is the JSON form of `lspgraph scope`.
-type scopeReport struct {
-	Root     string         `json:"root"`
-	Start    string         `json:"start"`
-	Packages []scopePackage `json:"packages"`
-	Closure  []scope.Member `json:"closure"`
-	Outside  []string       `json:"outside"`
-	Observed bool           `json:"observed"` // false: the graph was unavailable, only declared dependencies count
-	Note     string         `json:"note,omitempty"`
-	Skipped  []string       `json:"skipped,omitempty"`
-}
-
-type scopePackage struct {
-	scope.Package
-	Documents int `json:"documents"`
-}
 
 func runScope(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "scope", "scope [--store DIR] [--root DIR] [--json] [--with PKG,...] FILE|PACKAGE")
@@ -47,71 +31,43 @@ func runScope(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ws, err := scope.Discover(root)
-	if err != nil {
-		return err
-	}
-	rep := scopeReport{Root: root, Skipped: ws.Skipped, Observed: true}
-	var a *scope.Analysis
-	r, closeAll, err := openQueryReader(root, q.store)
-	if err == nil {
-		defer closeAll()
-		if a, err = scope.Analyze(ctx, ws, r); err != nil {
-			return err
-		}
-	} else {
-		// Declared dependencies still answer; say what is missing.
-		rep.Observed = false
-		rep.Note = "observed dependencies unavailable: " + err.Error()
-		if a, err = scope.Analyze(ctx, ws, nil); err != nil {
-			return err
-		}
-	}
-	arg := pos[0]
-	start, ok := a.Resolve(arg)
-	if !ok {
-		rel := rootRelative(root, arg)
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err != nil && a.Documents(a.PackageOfDocument(rel)) == 0 {
-			return fmt.Errorf("%w: %q is neither a package (%s) nor a file under %s", errUsage, arg, knownPackages(a), root)
-		}
-		start = a.PackageOfDocument(rel)
-	}
-	var extra []string
+	req := workspace.ScopeRequest{Target: rootRelative(root, pos[0])}
 	for _, x := range strings.Split(*with, ",") {
 		if x = strings.TrimSpace(x); x != "" {
-			extra = append(extra, x)
+			req.With = append(req.With, x)
 		}
 	}
-	cl, err := a.Closure(ctx, start, extra)
-	if err != nil {
+	rep, err := scopeOf(ctx, root, q.store, req)
+	if errors.Is(err, workspace.ErrBadTarget) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	rep.Start = start
-	rep.Closure = cl.Members
-	rep.Outside = []string{}
-	for _, name := range a.Packages() {
-		if !cl.Contains(name) {
-			rep.Outside = append(rep.Outside, name)
-		}
-		p, found := ws.Package(name)
-		if !found {
-			p = scope.Package{Name: name, Kind: a.Kind(name)}
-		}
-		rep.Packages = append(rep.Packages, scopePackage{Package: p, Documents: a.Documents(name)})
+	if err != nil {
+		return err
 	}
 	if q.json {
 		return writeJSON(e.stdout, rep)
 	}
-	return writeScopeText(e.stdout, rep)
+	return writeScopeText(e.stdout, *rep)
 }
 
-// knownPackages names a few packages for messages.
-func knownPackages(a *scope.Analysis) string {
-	names := a.Packages()
-	if len(names) > 8 {
-		return strings.Join(names[:8], ", ") + fmt.Sprintf(", … %d in all", len(names))
+// scopeOf asks the session for a scope; without a store, the declared
+// dependencies still answer.
+func scopeOf(ctx context.Context, root, storeFlag string, req workspace.ScopeRequest) (*workspace.ScopeReport, error) {
+	var rep workspace.ScopeReport
+	err := askSession(ctx, root, storeFlag, workspace.CommandScope, req, &rep, true)
+	if err == nil || errors.Is(err, workspace.ErrBadTarget) || strings.Contains(err.Error(), workspace.ErrBadTarget.Error()) {
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", workspace.ErrBadTarget, strings.TrimPrefix(err.Error(), workspace.ErrBadTarget.Error()+": "))
+		}
+		return &rep, nil
 	}
-	return strings.Join(names, ", ")
+	// Declared dependencies still answer; say what is missing.
+	out, serr := workspace.Scope(ctx, root, nil, req)
+	if serr != nil {
+		return nil, serr
+	}
+	out.Note = "observed dependencies unavailable: " + err.Error()
+	return out, nil
 }
 
 // rootRelative maps a path argument (relative to the current directory or
@@ -134,7 +90,7 @@ func rootRelative(root, p string) string {
 	return filepath.ToSlash(rel)
 }
 
-func writeScopeText(w io.Writer, rep scopeReport) error {
+func writeScopeText(w io.Writer, rep workspace.ScopeReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Workspace %s: %d packages\n", rep.Root, len(rep.Packages))
 	if rep.Note != "" {

@@ -10,42 +10,23 @@ import (
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
-// statusReport is what `lspgraph status --json` prints.
+// statusReport is what `lspgraph status --json` prints: the store, and
+// the session serving it when one runs.
 type statusReport struct {
-	Store         string        `json:"store"`
-	Schema        int           `json:"schema"`
-	Empty         bool          `json:"empty"`
-	DiskBytes     uint64        `json:"diskBytes,omitempty"`
-	Layers        []layerStatus `json:"layers"`
-	LiveDocuments []string      `json:"liveDocuments,omitempty"`
-	// Freshness relates the base layer to HEAD and the work tree (status_freshness.go).
+	workspace.StoreStatus
+	// Session is the running session's view (nil: none runs).
+	Session *workspace.SessionInfo `json:"session,omitempty"`
+	// Freshness relates the base layer to HEAD and the work tree.
 	Freshness *freshness.Block `json:"freshness,omitempty"`
-}
-
-// layerStatus is one layer's manifest as status reports it.
-type layerStatus struct {
-	Layer       string         `json:"layer"`
-	Generation  uint64         `json:"generation,omitempty"`
-	Commit      string         `json:"commit,omitempty"`
-	Root        string         `json:"root,omitempty"`
-	Tool        string         `json:"tool,omitempty"`
-	ToolVersion string         `json:"toolVersion,omitempty"`
-	State       string         `json:"state,omitempty"`
-	Documents   int            `json:"documents"`
-	Symbols     int            `json:"symbols"`
-	Occurrences int            `json:"occurrences"`
-	Edges       int            `json:"edges"`
-	Extra       map[string]int `json:"extra,omitempty"`
-	Started     *time.Time     `json:"started,omitempty"`
-	Finished    *time.Time     `json:"finished,omitempty"`
 }
 
 func runStatus(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "status", "status [--store DIR] [--root DIR] [--json]")
 	storeFlag := fs.String("store", "", "store directory (default: the workspace's store in the user cache)")
-	root := fs.String("root", "", "workspace root (default: the git top level of the current directory)")
+	rootFlag := fs.String("root", "", "workspace root (default: the git top level of the current directory)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -53,15 +34,24 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
-	dir, err := storeDir(*storeFlag, *root)
+	dir, err := storeDir(*storeFlag, *rootFlag)
 	if err != nil {
 		return err
 	}
-	rep, err := readStatus(ctx, dir)
-	if err != nil {
+	root := rootOrDefault(*rootFlag)
+	var rep statusReport
+	if c, err := workspace.Dial(ctx, dir, "cli", ""); err == nil {
+		defer c.Close()
+		var st workspace.Status
+		if err := c.Command(ctx, workspace.CommandStatus, nil, 0, &st); err != nil {
+			return err
+		}
+		rep = statusReport{StoreStatus: st.StoreStatus, Session: &st.Session, Freshness: st.Freshness}
+	} else if !errors.Is(err, workspace.ErrNoSession) {
+		return err
+	} else if rep, err = readStatus(ctx, dir, root); err != nil {
 		return err
 	}
-	rep.Freshness = statusFreshness(ctx, e, dir, *root) // status_freshness.go
 	if *asJSON {
 		return writeJSON(e.stdout, rep)
 	}
@@ -70,52 +60,30 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// readStatus opens the store read-only and collects its manifests. A store
-// that does not exist yet is reported empty.
-func readStatus(ctx context.Context, dir string) (statusReport, error) {
-	rep := statusReport{Store: dir, Schema: graph.SchemaVersion}
+// readStatus opens the store read-only and collects its manifests and
+// freshness. A store that does not exist yet is reported empty.
+func readStatus(ctx context.Context, dir, root string) (statusReport, error) {
+	rep := statusReport{StoreStatus: workspace.StoreStatus{Store: dir, Schema: graph.SchemaVersion, Empty: true}}
 	s, err := graph.Open(dir, graph.Options{ReadOnly: true})
 	if errors.Is(err, graph.ErrNotFound) {
-		rep.Empty = true
 		return rep, nil
 	}
 	if err != nil {
 		return rep, err
 	}
 	defer s.Close()
-	rep.DiskBytes = s.DiskUsage()
 	r, err := s.Reader()
 	if err != nil {
 		return rep, err
 	}
 	defer r.Close()
-	rep.LiveDocuments = r.LiveDocuments()
-	for _, l := range []graph.Layer{graph.Base, graph.Live} {
-		m, ok, err := r.Manifest(l)
-		if err != nil {
-			return rep, err
-		}
-		if ok {
-			rep.Layers = append(rep.Layers, toLayerStatus(m))
-		}
+	if rep.StoreStatus, err = workspace.ReadStoreStatus(s, r); err != nil {
+		return rep, err
 	}
-	rep.Empty = r.BaseGeneration() == 0 && len(rep.LiveDocuments) == 0
+	if b, err := freshness.Compute(ctx, r, root); err == nil {
+		rep.Freshness = &b
+	}
 	return rep, nil
-}
-
-func toLayerStatus(m graph.Manifest) layerStatus {
-	ls := layerStatus{
-		Layer: m.Layer.String(), Generation: m.Generation, Commit: m.Commit, Root: m.Root,
-		Tool: m.Tool, ToolVersion: m.ToolVersion, State: string(m.State),
-		Documents: m.Documents, Symbols: m.Symbols, Occurrences: m.Occurrences, Edges: m.Edges, Extra: m.Extra,
-	}
-	if !m.Started.IsZero() {
-		ls.Started = &m.Started
-	}
-	if !m.Finished.IsZero() {
-		ls.Finished = &m.Finished
-	}
-	return ls
 }
 
 func printStatus(w io.Writer, rep statusReport) {
@@ -135,9 +103,15 @@ func printStatus(w io.Writer, rep statusReport) {
 	if n := len(rep.LiveDocuments); n > 0 {
 		fmt.Fprintf(w, "live documents: %d (%s)\n", n, abbreviate(rep.LiveDocuments, 5))
 	}
+	if ss := rep.Session; ss != nil {
+		fmt.Fprintf(w, "session: pid %d, up %s, live server: %v, %d clients\n", ss.PID, time.Duration(ss.UptimeSeconds*float64(time.Second)).Round(time.Second), ss.Server, len(ss.Clients))
+		for _, c := range ss.Clients {
+			fmt.Fprintf(w, "  %s pid %d %s\n", c.Kind, c.PID, c.Server)
+		}
+	}
 }
 
-func printLayer(w io.Writer, l layerStatus) {
+func printLayer(w io.Writer, l workspace.LayerStatus) {
 	var parts []string
 	if l.Generation != 0 {
 		parts = append(parts, fmt.Sprintf("generation %d", l.Generation))

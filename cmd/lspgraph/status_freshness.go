@@ -1,37 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 
 	"github.com/lspgraph/lspgraph/freshness"
-	"github.com/lspgraph/lspgraph/graph"
 )
-
-// statusFreshness computes the freshness block of the store at dir for the
-// workspace root, or nil when the store cannot be read (readStatus has
-// already said why). It does not sync the live layer: status shows what the
-// next query would be answered from.
-func statusFreshness(ctx context.Context, e *env, dir, root string) *freshness.Block {
-	s, err := graph.Open(dir, graph.Options{ReadOnly: true})
-	if err != nil {
-		return nil
-	}
-	defer s.Close()
-	r, err := s.Reader()
-	if err != nil {
-		return nil
-	}
-	defer r.Close()
-	root = rootOrDefault(root)
-	b, err := freshness.Compute(ctx, r, root)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "warning: freshness of %s: %v\n", root, err)
-		return nil
-	}
-	return &b
-}
 
 // printFreshness adds the freshness lines to status: the base commit against
 // HEAD, what changed since, what the live layer answers for, unsaved

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
 )
@@ -26,7 +24,14 @@ func openStore(e *env, storeFlag, root string, readOnly bool) (*graph.Store, err
 // storeDir resolves the store directory from --store and --root.
 func storeDir(storeFlag, root string) (string, error) {
 	if storeFlag != "" {
-		return filepath.Abs(storeFlag)
+		abs, err := filepath.Abs(storeFlag)
+		if err != nil {
+			return "", fmt.Errorf("resolving --store %s: %w", storeFlag, err)
+		}
+		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+			return "", fmt.Errorf("%w: --store %s is a file, not a store directory", errUsage, storeFlag)
+		}
+		return abs, nil
 	}
 	if root == "" {
 		root = defaultRoot()
@@ -41,13 +46,24 @@ func defaultRoot() string {
 	if err != nil {
 		return "."
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "-C", cwd, "rev-parse", "--show-toplevel").Output()
-	if top := strings.TrimSpace(string(out)); err == nil && top != "" {
-		return top
+	return gitTopLevel(cwd)
+}
+
+// gitTopLevel returns the nearest directory at or above dir that holds a
+// .git entry (a repository's directory, or the file of a worktree or
+// submodule): the work tree's top level, found without running git. dir
+// itself when there is none.
+func gitTopLevel(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
 	}
-	return cwd
 }
 
 // rootOrDefault returns root, or defaultRoot() when it is empty.
@@ -56,4 +72,26 @@ func rootOrDefault(root string) string {
 		return root
 	}
 	return defaultRoot()
+}
+
+// absTarget makes the FILE of a FILE:LINE[:COL] target absolute when it
+// names a file relative to the current directory, as command-line
+// arguments are; other targets pass through.
+func absTarget(target string) string {
+	i := strings.Index(target, ":")
+	if i <= 0 || strings.ContainsAny(target, " #") {
+		return target
+	}
+	file := target[:i]
+	if filepath.IsAbs(file) {
+		return target
+	}
+	if fi, err := os.Stat(file); err != nil || fi.IsDir() {
+		return target
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return target
+	}
+	return abs + target[i:]
 }

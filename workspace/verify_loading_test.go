@@ -1,9 +1,8 @@
-package main
+package workspace
 
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 
@@ -17,18 +16,10 @@ import (
 // the answer says why d=1 is unverified. Once it has loaded, lspgraph.impact
 // asks it (references, then call hierarchy) before answering.
 func TestProxyVerifyWhileLoading(t *testing.T) {
-	gs, root := importFixture(t, "goapp", "goapp.scip")
-	dir := gs.Dir()
-	if err := gs.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st := &proxyState{log: slog.New(slog.DiscardHandler), storeFlag: dir}
-	st.open(root)
-	t.Cleanup(st.close) // after the proxy has stopped
-	c := lsptest.Proxied(lspproxy.Config{ServerName: "scripted", Commands: st.commands(), Observer: st.observer(), StartGated: true}).Connect(t)
-	st.mu.Lock()
-	st.proxy = c.Proxy
-	st.mu.Unlock()
+	dir, root := importFixture(t, "goapp", "goapp.scip")
+	x := &proxied{s: openSession(t, root, dir)} // closed after the proxy has stopped
+	c := lsptest.Proxied(lspproxy.Config{ServerName: "scripted", Commands: x.commands(), Observer: x.observer(), StartGated: true}).Connect(t)
+	x.setProxy(c.Proxy)
 
 	c.Editor.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"rootUri":%q,"capabilities":{}}}`, fileURI(root)))
 	c.Server.Recv(t)

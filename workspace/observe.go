@@ -1,10 +1,9 @@
-package main
+package workspace
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,51 +13,31 @@ import (
 	"github.com/lspgraph/lspgraph/lspproxy"
 )
 
-// observer connects the proxy's observations to the live layer. It runs on
-// the proxy's observer goroutine, never on the forwarding path.
-func (st *proxyState) observer() lspproxy.Observer {
-	return lspproxy.Observer{
-		OnInitialize: func(s lspproxy.Session) {
-			root := ""
-			if p, err := uriToPath(s.RootURI); err == nil {
-				root = p
-			} else {
-				root = defaultRoot()
-			}
-			st.open(root) // no-op when --root was given
-			st.log.Info("session", "root", s.RootURI, "encoding", s.Encoding.String(), "server", s.ServerName)
-		},
-		OnExchange: func(x lspproxy.Exchange) {
-			g, err := st.ready()
-			if err != nil {
-				return
-			}
-			st.liveMu.Lock()
-			defer st.liveMu.Unlock()
-			if err := g.live.Exchange(context.Background(), ingest.Exchange{
-				Method: x.Method, Params: x.Params, Result: x.Result, Encoding: x.Encoding, Premature: x.Premature,
-			}); err != nil {
-				st.log.Debug("observation not recorded", "method", x.Method, "err", err)
-			}
-		},
-		OnDocument: func(d lspproxy.DocumentEvent) {
-			g, err := st.ready()
-			if err != nil {
-				return
-			}
-			for _, d := range g.buffers.resync(d) {
-				// The adapter keeps the text the server saw, for
-				// positions and for the content hash of the facts it
-				// writes.
-				st.liveMu.Lock()
-				err = g.live.Document(d.Method, d.Params, d.Encoding)
-				st.liveMu.Unlock()
-				if err != nil {
-					st.log.Debug("document notification not applied", "method", d.Method, "err", err)
-				}
-				st.bufferEvent(g, d)
-			}
-		},
+// Exchange records one request/response pair the language server answered
+// (an editor's, observed by a proxy) into the live layer.
+func (s *Session) Exchange(ctx context.Context, x lspproxy.Exchange) {
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
+	if err := s.live.Exchange(ctx, ingest.Exchange{
+		Method: x.Method, Params: x.Params, Result: x.Result, Encoding: x.Encoding, Premature: x.Premature,
+	}); err != nil {
+		s.log.Debug("observation not recorded", "method", x.Method, "err", err)
+	}
+}
+
+// Document follows one text document notification of an editor: the
+// adapter keeps the text the server saw (for positions, and for the content
+// hash of the facts it writes), and the buffers and the overlay the text
+// the editor shows.
+func (s *Session) Document(d lspproxy.DocumentEvent) {
+	for _, d := range s.buffers.resync(d) {
+		s.liveMu.Lock()
+		err := s.live.Document(d.Method, d.Params, d.Encoding)
+		s.liveMu.Unlock()
+		if err != nil {
+			s.log.Debug("document notification not applied", "method", d.Method, "err", err)
+		}
+		s.bufferEvent(d)
 	}
 }
 
@@ -68,28 +47,28 @@ func (st *proxyState) observer() lspproxy.Observer {
 // server's facts for it: while they are equal the overlay leaves those
 // facts alone (they describe this very text), and once the buffer moves on
 // its syntax extraction replaces them.
-func (st *proxyState) bufferEvent(g graphSession, d lspproxy.DocumentEvent) {
-	err := g.buffers.follow(d.Method, d.Params, d.Encoding, func(path string, ev bufferEvent, text []byte) {
-		if g.ov == nil {
+func (s *Session) bufferEvent(d lspproxy.DocumentEvent) {
+	err := s.buffers.follow(d.Method, d.Params, d.Encoding, func(path string, ev bufferEvent, text []byte) {
+		if s.ov == nil {
 			return
 		}
 		switch ev {
 		case bufferEdited:
-			g.ov.BufferChanged(path, text)
+			s.ov.BufferChanged(path, text)
 		case bufferSaved:
 			if text != nil {
-				g.ov.BufferChanged(path, text)
+				s.ov.BufferChanged(path, text)
 			}
 			// The saved file now differs from the base as a file, not
 			// a buffer: a full sync lists it among the work tree's
 			// changes.
-			st.requestSync()
+			s.requestSync()
 		case bufferClosed:
-			g.ov.BufferClosed(path)
+			s.ov.BufferClosed(path)
 		}
 	})
 	if err != nil {
-		st.log.Warn("editor buffer out of step; answering from the file until it is reopened", "method", d.Method, "err", err)
+		s.log.Warn("editor buffer out of step; answering from the file until it is reopened", "method", d.Method, "err", err)
 	}
 }
 
@@ -111,7 +90,7 @@ func uriToPath(uri string) (string, error) {
 // document as partial) until the editor sends the whole text again, in a
 // didOpen, a didChange without a range or a didSave (whose text is the
 // one sent along, else the file's), which is then followed as a reopening.
-func (b *editorBuffers) resync(d lspproxy.DocumentEvent) []lspproxy.DocumentEvent {
+func (b *buffers) resync(d lspproxy.DocumentEvent) []lspproxy.DocumentEvent {
 	var p struct {
 		TextDocument struct {
 			URI     string `json:"uri"`
@@ -152,7 +131,7 @@ func (b *editorBuffers) resync(d lspproxy.DocumentEvent) []lspproxy.DocumentEven
 		// a later text).
 		text := p.Text
 		if text == nil {
-			if saved, ok := savedText(uri, d.Time); ok {
+			if saved, ok := b.savedText(uri, d.Time); ok {
 				text = &saved
 			}
 		}
@@ -194,24 +173,24 @@ func (b *editorBuffers) resync(d lspproxy.DocumentEvent) []lspproxy.DocumentEven
 }
 
 // savedText reads the file of a document URI saved at the time at, unless
-// it was modified after that.
-func savedText(uri string, at time.Time) (string, bool) {
-	path, err := uriToPath(uri)
+// it was modified after that or lies outside the root.
+func (b *buffers) savedText(uri string, at time.Time) (string, bool) {
+	rel, ok := b.rel(uri)
+	if !ok {
+		return "", false
+	}
+	r, err := os.OpenRoot(b.root)
 	if err != nil {
 		return "", false
 	}
-	f, err := os.Open(path)
+	defer r.Close()
+	fi, err := r.Stat(filepath.FromSlash(rel))
+	if err != nil || !fi.Mode().IsRegular() || fi.ModTime().After(at) {
+		return "", false
+	}
+	text, err := readInRoot(b.root, rel)
 	if err != nil {
 		return "", false
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || fi.ModTime().After(at) {
-		return "", false
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return "", false
-	}
-	return string(b), true
+	return string(text), true
 }

@@ -1,11 +1,10 @@
-package main
+package workspace
 
 import (
 	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,10 +15,10 @@ import (
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
-// editorBuffers follows the editor's text document notifications and keeps
+// buffers follows the editor's text document notifications and keeps
 // the text of every open buffer by root-relative path (forward slashes).
 // The observer goroutine writes; commands read from their own goroutines.
-type editorBuffers struct {
+type buffers struct {
 	root string
 
 	mu   sync.Mutex
@@ -29,12 +28,12 @@ type editorBuffers struct {
 	lost map[string]bool
 }
 
-func newEditorBuffers(root string) *editorBuffers {
-	return &editorBuffers{root: root, text: map[string][]byte{}, lost: map[string]bool{}}
+func newBuffers(root string) *buffers {
+	return &buffers{root: root, text: map[string][]byte{}, lost: map[string]bool{}}
 }
 
 // isLost reports whether the buffer of a document URI is lost.
-func (b *editorBuffers) isLost(uri string) bool {
+func (b *buffers) isLost(uri string) bool {
 	path, ok := b.rel(uri)
 	if !ok {
 		return false
@@ -45,7 +44,7 @@ func (b *editorBuffers) isLost(uri string) bool {
 }
 
 // setLost marks the buffer of a document URI lost, or found again.
-func (b *editorBuffers) setLost(uri string, lost bool) {
+func (b *buffers) setLost(uri string, lost bool) {
 	path, ok := b.rel(uri)
 	if !ok {
 		return
@@ -60,7 +59,7 @@ func (b *editorBuffers) setLost(uri string, lost bool) {
 }
 
 // lostPaths returns the lost buffers' paths, sorted.
-func (b *editorBuffers) lostPaths() []string {
+func (b *buffers) lostPaths() []string {
 	if b == nil {
 		return nil
 	}
@@ -76,7 +75,7 @@ func (b *editorBuffers) lostPaths() []string {
 
 // lostReasons adds the lost buffers to a freshness block: the answer is
 // partial, its facts for them come from the files.
-func (b *editorBuffers) lostReasons(fb *freshness.Block) {
+func (b *buffers) lostReasons(fb *freshness.Block) {
 	for _, p := range b.lostPaths() {
 		fb.Partial = true
 		fb.Reasons = append(fb.Reasons, fmt.Sprintf("edits to %s were dropped under load; facts come from disk until the editor sends its whole text again (save or reopen it)", p))
@@ -98,7 +97,7 @@ const (
 // the path it concerns, what happened and the buffer's text after it, under
 // the lock readers take: whoever reads the buffers afterwards knows that
 // handOff has seen the same state (the overlay has been told).
-func (b *editorBuffers) follow(method string, params json.RawMessage, enc textpos.Encoding, handOff func(path string, ev bufferEvent, text []byte)) error {
+func (b *buffers) follow(method string, params json.RawMessage, enc textpos.Encoding, handOff func(path string, ev bufferEvent, text []byte)) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	path, ev, text, err := b.apply(method, params, enc)
@@ -109,7 +108,7 @@ func (b *editorBuffers) follow(method string, params json.RawMessage, enc textpo
 }
 
 // apply follows one notification; the caller holds b.mu.
-func (b *editorBuffers) apply(method string, params json.RawMessage, enc textpos.Encoding) (string, bufferEvent, []byte, error) {
+func (b *buffers) apply(method string, params json.RawMessage, enc textpos.Encoding) (string, bufferEvent, []byte, error) {
 	var p struct {
 		TextDocument struct {
 			URI  string  `json:"uri"`
@@ -183,7 +182,7 @@ func (b *editorBuffers) apply(method string, params json.RawMessage, enc textpos
 }
 
 // get returns an open buffer's text (contextpack's Overlay source).
-func (b *editorBuffers) get(path string) ([]byte, bool) {
+func (b *buffers) get(path string) ([]byte, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t, ok := b.text[path]
@@ -191,16 +190,31 @@ func (b *editorBuffers) get(path string) ([]byte, bool) {
 }
 
 // rel returns a file URI's path relative to the root; false outside it.
-func (b *editorBuffers) rel(uri string) (string, bool) {
+func (b *buffers) rel(uri string) (string, bool) {
 	abs, err := uriToPath(uri)
-	if err != nil || b.root == "" {
+	if err != nil {
 		return "", false
 	}
-	r, err := filepath.Rel(b.root, abs)
+	return b.relPath(abs)
+}
+
+// relPath returns an absolute path relative to the root (forward
+// slashes); false outside it. Nothing is read.
+func (b *buffers) relPath(abs string) (string, bool) {
+	if b.root == "" || !filepath.IsAbs(abs) {
+		return "", false
+	}
+	r, err := filepath.Rel(b.root, filepath.Clean(abs))
 	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
 		return "", false
 	}
 	return filepath.ToSlash(r), true
+}
+
+// readFile reads a root-relative file, never through a symlink that
+// leaves the root.
+func (b *buffers) readFile(rel string) ([]byte, error) {
+	return readInRoot(b.root, rel)
 }
 
 // maxDiffCells bounds the table of the line diff (lines of the old middle
@@ -292,7 +306,7 @@ type openBuffer struct {
 
 // dirtyTexts returns the open buffers whose text differs from the file
 // (or whose file is gone), sorted by path.
-func (b *editorBuffers) dirtyTexts() []openBuffer {
+func (b *buffers) dirtyTexts() []openBuffer {
 	if b == nil {
 		return nil
 	}
@@ -304,7 +318,7 @@ func (b *editorBuffers) dirtyTexts() []openBuffer {
 	b.mu.Unlock()
 	var out []openBuffer
 	for _, o := range open {
-		disk, err := os.ReadFile(filepath.Join(b.root, filepath.FromSlash(o.path)))
+		disk, err := b.readFile(o.path)
 		if err != nil || !bytes.Equal(disk, o.text) {
 			out = append(out, o)
 		}
@@ -314,10 +328,22 @@ func (b *editorBuffers) dirtyTexts() []openBuffer {
 }
 
 // dirty returns the paths of the dirty buffers, sorted.
-func (b *editorBuffers) dirty() []string {
+func (b *buffers) dirty() []string {
 	var out []string
 	for _, o := range b.dirtyTexts() {
 		out = append(out, o.path)
 	}
+	return out
+}
+
+// open returns every open buffer's path and text, sorted by path.
+func (b *buffers) open() []openBuffer {
+	b.mu.Lock()
+	out := make([]openBuffer, 0, len(b.text))
+	for p, t := range b.text {
+		out = append(out, openBuffer{p, t})
+	}
+	b.mu.Unlock()
+	slices.SortFunc(out, func(x, y openBuffer) int { return strings.Compare(x.path, y.path) })
 	return out
 }

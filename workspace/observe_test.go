@@ -1,9 +1,8 @@
-package main
+package workspace
 
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,13 +29,7 @@ func TestObserverDroppedEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	uri := fileURI(filepath.Join(root, "a.go"))
-	st := &proxyState{log: slog.New(slog.DiscardHandler), storeFlag: t.TempDir()}
-	st.open(root)
-	defer st.close()
-	g, err := st.ready()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := openSession(t, root, t.TempDir())
 
 	// The editor's text after each version.
 	want := func(v int) string {
@@ -56,7 +49,7 @@ func TestObserverDroppedEdits(t *testing.T) {
 		gaps     int
 		exact    int // events after which the buffer held the editor's text
 	)
-	obs := st.observer()
+	obs := (&proxied{s: g}).observer()
 	follow := obs.OnDocument
 	obs.OnDocument = func(d lspproxy.DocumentEvent) {
 		<-block
@@ -164,7 +157,7 @@ func TestResync(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	}
-	b := newEditorBuffers(root)
+	b := newBuffers(root)
 	change := fmt.Sprintf(`{"textDocument":{"uri":%q,"version":3},"contentChanges":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"text":"a"},{"text":"whole"},{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"text":"b"}]}`, uri)
 	for _, tc := range []struct {
 		name string

@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"bufio"
@@ -69,7 +69,7 @@ func startGopls(t *testing.T, root string) *goplsConn {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	uri := impactFileURI(root)
+	uri := fileURI(root)
 	if _, err := c.Request(ctx, "initialize", map[string]any{
 		"processId": os.Getpid(), "rootUri": uri,
 		"workspaceFolders": []map[string]string{{"uri": uri, "name": "goapp"}},
@@ -176,7 +176,7 @@ func TestLiveVerifierGopls(t *testing.T) {
 	conn := startGopls(t, root)
 	verify := liveVerifier(conn, root, textpos.UTF16, nil)
 
-	st, _ := importFixture(t, "goapp", "goapp.scip")
+	st := openFixtureStore(t, "goapp", "goapp.scip")
 	run := func(target string) *impact.Answer {
 		t.Helper()
 		r, err := st.Reader()
@@ -292,9 +292,9 @@ func TestLiveVerifierBuffer(t *testing.T) {
 
 	conn := startGopls(t, root)
 	conn.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-		"uri": impactFileURI(filepath.Join(root, main)), "languageId": "go", "version": 1, "text": buf}})
+		"uri": fileURI(filepath.Join(root, main)), "languageId": "go", "version": 1, "text": buf}})
 
-	st, _ := importFixture(t, "goapp", "goapp.scip")
+	st := openFixtureStore(t, "goapp", "goapp.scip")
 	r, err := st.Reader()
 	if err != nil {
 		t.Fatal(err)
@@ -334,4 +334,17 @@ func TestLiveVerifierBuffer(t *testing.T) {
 	if fromDisk := ask(nil); at(fromDisk) {
 		t.Errorf("reading the file for a position in the buffer found %s:%s all the same: the test does not tell the two apart (%v)", main, want, fromDisk)
 	}
+}
+
+// openFixtureStore imports a fixture and opens its store, closed when the
+// test ends.
+func openFixtureStore(t *testing.T, project, dump string) *graph.Store {
+	t.Helper()
+	dir, _ := importFixture(t, project, dump)
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -1,0 +1,109 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lspwire"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+	"github.com/lspgraph/lspgraph/lspproxy"
+	"github.com/lspgraph/lspgraph/scip"
+)
+
+func fileURI(p string) string { return lspwire.FileURI(p) }
+
+// repoRoot is the repository's top directory.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	abs, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// importFixture imports testdata/scip/DUMP for the fixture project at
+// testdata/PROJECT into a store in a temporary directory, closed again;
+// it returns the store's directory and the project's root.
+func importFixture(t testing.TB, project, dump string) (string, string) {
+	t.Helper()
+	root := filepath.Join(repoRoot(t), "testdata", project)
+	dir := t.TempDir()
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "scip", dump))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := scip.Import(context.Background(), st, f, scip.Options{Root: root, Commit: "fixture"}); err != nil {
+		t.Fatalf("importing %s: %v", dump, err)
+	}
+	return dir, root
+}
+
+// openSession opens a session of the store in dir for root, closed when
+// the test ends.
+func openSession(t testing.TB, root, dir string) *Session {
+	t.Helper()
+	s, err := Open(Options{Root: root, StoreDir: dir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// proxied connects a session to an lspproxy.Proxy as a proxy does: its
+// commands answer lspgraph.*, its observer feeds the session, and the
+// proxy is the session's live server.
+type proxied struct {
+	s  *Session
+	mu sync.Mutex
+	p  *lspproxy.Proxy
+}
+
+func (x *proxied) setProxy(p *lspproxy.Proxy) {
+	x.mu.Lock()
+	x.p = p
+	x.mu.Unlock()
+	x.s.SetServer(x)
+}
+
+func (x *proxied) proxy() *lspproxy.Proxy {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.p
+}
+
+func (x *proxied) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return x.proxy().Request(ctx, method, params)
+}
+func (x *proxied) Ready() bool                { return x.proxy().Status().ServerReady }
+func (x *proxied) Encoding() textpos.Encoding { return x.proxy().Session().Encoding }
+
+func (x *proxied) commands() map[string]lspproxy.CommandFunc {
+	out := map[string]lspproxy.CommandFunc{}
+	for _, name := range CommandNames() {
+		out[name] = func(ctx context.Context, args []json.RawMessage, srv lspproxy.Requester) (any, error) {
+			return x.s.Command(ctx, name, Call{Args: args, Server: srv, Encoding: x.Encoding()})
+		}
+	}
+	return out
+}
+
+func (x *proxied) observer() lspproxy.Observer {
+	return lspproxy.Observer{
+		OnExchange: func(e lspproxy.Exchange) { x.s.Exchange(context.Background(), e) },
+		OnDocument: x.s.Document,
+	}
+}

@@ -1,0 +1,345 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/ingest"
+	"github.com/lspgraph/lspgraph/scip"
+	"github.com/lspgraph/lspgraph/scope"
+	"github.com/lspgraph/lspgraph/syntax"
+)
+
+// StoreStatus is what a store holds: its layers, generations, commits and
+// counts.
+type StoreStatus struct {
+	Store         string        `json:"store"`
+	Schema        int           `json:"schema"`
+	Empty         bool          `json:"empty"`
+	DiskBytes     uint64        `json:"diskBytes,omitempty"`
+	Layers        []LayerStatus `json:"layers"`
+	LiveDocuments []string      `json:"liveDocuments,omitempty"`
+}
+
+// LayerStatus is one layer's manifest as status reports it.
+type LayerStatus struct {
+	Layer       string         `json:"layer"`
+	Generation  uint64         `json:"generation,omitempty"`
+	Commit      string         `json:"commit,omitempty"`
+	Root        string         `json:"root,omitempty"`
+	Tool        string         `json:"tool,omitempty"`
+	ToolVersion string         `json:"toolVersion,omitempty"`
+	State       string         `json:"state,omitempty"`
+	Documents   int            `json:"documents"`
+	Symbols     int            `json:"symbols"`
+	Occurrences int            `json:"occurrences"`
+	Edges       int            `json:"edges"`
+	Extra       map[string]int `json:"extra,omitempty"`
+	Started     *time.Time     `json:"started,omitempty"`
+	Finished    *time.Time     `json:"finished,omitempty"`
+}
+
+// ReadStoreStatus collects the manifests of the store r reads.
+func ReadStoreStatus(st *graph.Store, r *graph.Reader) (StoreStatus, error) {
+	rep := StoreStatus{Store: st.Dir(), Schema: graph.SchemaVersion, DiskBytes: st.DiskUsage()}
+	rep.LiveDocuments = r.LiveDocuments()
+	for _, l := range []graph.Layer{graph.Base, graph.Live} {
+		m, ok, err := r.Manifest(l)
+		if err != nil {
+			return rep, fmt.Errorf("reading the %s manifest: %w", l, err)
+		}
+		if ok {
+			rep.Layers = append(rep.Layers, toLayerStatus(m))
+		}
+	}
+	rep.Empty = r.BaseGeneration() == 0 && len(rep.LiveDocuments) == 0
+	return rep, nil
+}
+
+func toLayerStatus(m graph.Manifest) LayerStatus {
+	ls := LayerStatus{
+		Layer: m.Layer.String(), Generation: m.Generation, Commit: m.Commit, Root: m.Root,
+		Tool: m.Tool, ToolVersion: m.ToolVersion, State: string(m.State),
+		Documents: m.Documents, Symbols: m.Symbols, Occurrences: m.Occurrences, Edges: m.Edges, Extra: m.Extra,
+	}
+	if !m.Started.IsZero() {
+		ls.Started = &m.Started
+	}
+	if !m.Finished.IsZero() {
+		ls.Finished = &m.Finished
+	}
+	return ls
+}
+
+// Status is lspgraph.status's answer from a session.
+type Status struct {
+	StoreStatus
+	Root string `json:"root"`
+	// Session describes the process that owns the store.
+	Session      SessionInfo      `json:"session"`
+	Observations ingest.Stats     `json:"observations"`
+	Overlay      *syncReport      `json:"overlay,omitempty"` // the last background sync
+	Freshness    *freshness.Block `json:"freshness,omitempty"`
+}
+
+// SessionInfo describes a session's process and who is attached to it.
+type SessionInfo struct {
+	PID           int          `json:"pid"`
+	UptimeSeconds float64      `json:"uptimeSeconds"`
+	Server        bool         `json:"liveServer"` // a live server verifies answers
+	Clients       []ClientInfo `json:"clients,omitempty"`
+}
+
+// statusCommand answers lspgraph.status: the store, the session and the
+// freshness of what the next answer would be given from (no sync first).
+func (s *Session) statusCommand(ctx context.Context, _ Call) (any, error) {
+	r, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	ss, err := ReadStoreStatus(s.store, r)
+	if err != nil {
+		return nil, err
+	}
+	out := Status{StoreStatus: ss, Root: s.root, Observations: s.live.Stats()}
+	s.mu.Lock()
+	out.Session = SessionInfo{PID: os.Getpid(), UptimeSeconds: time.Since(s.started).Seconds(), Server: s.server != nil}
+	for _, c := range s.clients {
+		out.Session.Clients = append(out.Session.Clients, c)
+	}
+	if !s.lastSync.At.IsZero() {
+		rep := s.lastSync
+		out.Overlay = &rep
+	}
+	s.mu.Unlock()
+	sortClients(out.Session.Clients)
+	fb, err := s.freshness(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out.Freshness = &fb
+	return out, nil
+}
+
+// ScopeRequest is lspgraph.scope's argument.
+type ScopeRequest struct {
+	// Target is a package name, or a file (absolute or root-relative).
+	Target string `json:"target"`
+	// With adds packages to the closure.
+	With []string `json:"with,omitempty"`
+}
+
+// ScopeReport is a package's dependency closure and why each package is
+// in it.
+type ScopeReport struct {
+	Root     string         `json:"root"`
+	Start    string         `json:"start"`
+	Packages []ScopePackage `json:"packages"`
+	Closure  []scope.Member `json:"closure"`
+	Outside  []string       `json:"outside"`
+	Observed bool           `json:"observed"` // false: the graph was unavailable, only declared dependencies count
+	Note     string         `json:"note,omitempty"`
+	Skipped  []string       `json:"skipped,omitempty"`
+}
+
+// ScopePackage is a package of the workspace and its document count.
+type ScopePackage struct {
+	scope.Package
+	Documents int `json:"documents"`
+}
+
+// ErrBadTarget marks a scope target that names no package or file.
+var ErrBadTarget = errors.New("no such package or file")
+
+// Scope computes the closure of a target's package from the declared
+// dependencies of the workspace at root and, when r is not nil, the
+// dependencies observed in the graph.
+func Scope(ctx context.Context, root string, r *graph.Reader, q ScopeRequest) (*ScopeReport, error) {
+	ws, err := scope.Discover(root)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ScopeReport{Root: root, Skipped: ws.Skipped, Observed: r != nil}
+	a, err := scope.Analyze(ctx, ws, r)
+	if err != nil {
+		return nil, err
+	}
+	start, ok := a.Resolve(q.Target)
+	if !ok {
+		rel := q.Target
+		if filepath.IsAbs(rel) {
+			if rr, err := filepath.Rel(root, rel); err == nil && !strings.HasPrefix(rr, "..") {
+				rel = rr
+			}
+		}
+		rel = filepath.ToSlash(filepath.Clean(rel))
+		if _, err := readInRootStat(root, rel); err != nil && a.Documents(a.PackageOfDocument(rel)) == 0 {
+			return nil, fmt.Errorf("%w: %q is neither a package (%s) nor a file under %s", ErrBadTarget, q.Target, knownPackages(a), root)
+		}
+		start = a.PackageOfDocument(rel)
+	}
+	cl, err := a.Closure(ctx, start, q.With)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadTarget, err)
+	}
+	rep.Start = start
+	rep.Closure = cl.Members
+	rep.Outside = []string{}
+	for _, name := range a.Packages() {
+		if !cl.Contains(name) {
+			rep.Outside = append(rep.Outside, name)
+		}
+		p, found := ws.Package(name)
+		if !found {
+			p = scope.Package{Name: name, Kind: a.Kind(name)}
+		}
+		rep.Packages = append(rep.Packages, ScopePackage{Package: p, Documents: a.Documents(name)})
+	}
+	return rep, nil
+}
+
+// knownPackages names a few packages for messages.
+func knownPackages(a *scope.Analysis) string {
+	names := a.Packages()
+	if len(names) > 8 {
+		return strings.Join(names[:8], ", ") + fmt.Sprintf(", … %d in all", len(names))
+	}
+	return strings.Join(names, ", ")
+}
+
+func (s *Session) scopeCommand(ctx context.Context, c Call) (any, error) {
+	arg, err := oneArg(c, `{"target": FILE|PACKAGE}`)
+	if err != nil {
+		return nil, err
+	}
+	var q ScopeRequest
+	if json.Unmarshal(arg, &q.Target) != nil {
+		if err := json.Unmarshal(arg, &q); err != nil || q.Target == "" {
+			return nil, fmt.Errorf("argument %.200s is not a target string or {\"target\": FILE|PACKAGE, \"with\": [...]}", arg)
+		}
+	}
+	r, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return Scope(ctx, s.root, r, q)
+}
+
+// IndexRequest is lspgraph.index's argument.
+type IndexRequest struct {
+	Workers      int           `json:"workers,omitempty"`
+	ParseTimeout time.Duration `json:"parseTimeoutNs,omitempty"`
+	AllowShrink  bool          `json:"allowShrink,omitempty"`
+}
+
+// IndexResult is lspgraph.index's answer.
+type IndexResult struct {
+	Root    string              `json:"root"`
+	Store   string              `json:"store"`
+	Commit  string              `json:"commit"`
+	Summary syntax.IndexSummary `json:"summary"`
+}
+
+// indexCommand builds a syntax-only base generation of the workspace in
+// the session's store; readers switch to it atomically when it commits,
+// and the overlay then re-syncs against it.
+func (s *Session) indexCommand(ctx context.Context, c Call) (any, error) {
+	arg, err := oneArg(c, "{workers, parseTimeoutNs}")
+	if err != nil {
+		return nil, err
+	}
+	var q IndexRequest
+	if string(arg) != "null" {
+		if err := json.Unmarshal(arg, &q); err != nil {
+			return nil, fmt.Errorf("argument %.200s is not {workers, parseTimeoutNs}: %w", arg, err)
+		}
+	}
+	commit, _ := freshness.Head(ctx, s.root)
+	opts := syntax.IndexOptions{Root: s.root, Workers: q.Workers, ParseTimeout: q.ParseTimeout, Commit: commit}
+	if opts.ParseTimeout == 0 {
+		opts.ParseTimeout = syntax.DefaultParseTimeout
+	}
+	sum, err := syntax.Index(ctx, s.store, opts)
+	if err != nil {
+		return nil, fmt.Errorf("indexing %s: %w", s.root, err)
+	}
+	s.afterNewBase(ctx)
+	return IndexResult{Root: s.root, Store: s.store.Dir(), Commit: commit, Summary: sum}, nil
+}
+
+// ImportRequest is lspgraph.scipImport's argument.
+type ImportRequest struct {
+	// File is the dump's absolute path.
+	File string `json:"file"`
+	// Commit is the commit the dump was built from (default: HEAD).
+	Commit      string `json:"commit,omitempty"`
+	AllowShrink bool   `json:"allowShrink,omitempty"`
+}
+
+// ImportResult is lspgraph.scipImport's answer.
+type ImportResult struct {
+	File    string       `json:"file"`
+	Store   string       `json:"store"`
+	Summary scip.Summary `json:"summary"`
+}
+
+// importCommand imports a SCIP dump as the new base generation of the
+// session's store.
+func (s *Session) importCommand(ctx context.Context, c Call) (any, error) {
+	arg, err := oneArg(c, `{"file": PATH}`)
+	if err != nil {
+		return nil, err
+	}
+	var q ImportRequest
+	if err := json.Unmarshal(arg, &q); err != nil || q.File == "" || !filepath.IsAbs(q.File) {
+		return nil, fmt.Errorf("argument %.200s is not {\"file\": ABSOLUTE PATH, \"commit\": SHA}", arg)
+	}
+	if q.Commit == "" {
+		q.Commit, _ = freshness.Head(ctx, s.root)
+	}
+	f, err := os.Open(q.File)
+	if err != nil {
+		return nil, fmt.Errorf("opening the dump: %w", err)
+	}
+	defer f.Close()
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	sum, err := scip.Import(ctx, s.store, f, scip.Options{Root: s.root, Commit: q.Commit, Size: size})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", q.File, err)
+	}
+	s.afterNewBase(ctx)
+	return ImportResult{File: q.File, Store: s.store.Dir(), Summary: sum}, nil
+}
+
+// afterNewBase brings the live layer in step with a base generation that
+// just replaced the previous one.
+func (s *Session) afterNewBase(ctx context.Context) {
+	if s.syncReq != nil {
+		s.requestSync()
+		return
+	}
+	s.sync(ctx)
+}
+
+// readInRootStat stats a root-relative path without leaving the root.
+func readInRootStat(root, rel string) (os.FileInfo, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Stat(filepath.FromSlash(rel))
+}

@@ -1,0 +1,389 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/ingest"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+	"github.com/lspgraph/lspgraph/lspproxy"
+	"github.com/lspgraph/lspgraph/overlay"
+	"github.com/lspgraph/lspgraph/resolve"
+)
+
+// Options configure Open.
+type Options struct {
+	// Root is the workspace root (made absolute).
+	Root string
+	// StoreDir is the graph store's directory; empty means the default
+	// store of Root (graph.DefaultDir).
+	StoreDir string
+	// Logger receives the session's log; nil discards it.
+	Logger *slog.Logger
+	// Background keeps the live layer in step between answers: the
+	// overlay's syncs run on their own goroutine after buffer saves and
+	// imports (a proxy's session). A one-shot session (a command line run
+	// without a running session) leaves it false: each answer syncs first
+	// anyway.
+	Background bool
+}
+
+// Server is the live language server a session verifies answers with: a
+// proxy's view of the server it fronts.
+type Server interface {
+	lspproxy.Requester
+	// Ready reports whether the server answers from complete knowledge
+	// (a server that answers from a syntax-only view until its project
+	// has loaded is not ready before then).
+	Ready() bool
+	// Encoding is the position encoding the editor and the server
+	// negotiated.
+	Encoding() textpos.Encoding
+}
+
+// Session is one workspace's live state: the store, the live-layer adapter
+// that records what the language server answered, the overlay that keeps
+// the live layer in step with the work tree and the editor's buffers, those
+// buffers' text, the live server to verify with and the command table.
+// Its methods are safe for concurrent use.
+type Session struct {
+	root    string
+	log     *slog.Logger
+	store   *graph.Store
+	live    *ingest.Live
+	ov      *overlay.Overlay // nil when the overlay could not start
+	buffers *buffers
+	started time.Time
+
+	// liveMu serializes the adapter's calls: the observer's, and the
+	// commands' that add what the live server told them.
+	liveMu sync.Mutex
+
+	mu       sync.Mutex
+	server   Server
+	clients  map[string]ClientInfo // attached clients by id (socket.go)
+	closed   bool
+	lastSync syncReport
+
+	// The overlay's background syncs: requests coalesce in syncReq; the
+	// loop ends when syncStop is called and closes syncDone.
+	syncReq  chan struct{}
+	syncStop context.CancelFunc
+	syncDone chan struct{}
+}
+
+// syncReport is the outcome of the overlay's last background sync.
+type syncReport struct {
+	At    time.Time         `json:"at"`
+	Stats overlay.SyncStats `json:"stats"`
+	Error string            `json:"error,omitempty"`
+}
+
+// Open opens the store of a workspace for writing and starts its overlay.
+// A store another process holds yields an error wrapping graph.ErrLocked
+// that names the holder; the caller decides whether to wait, attach to the
+// holder's session (Dial) or give up.
+func Open(opts Options) (*Session, error) {
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("resolving the workspace root %s: %w", opts.Root, err)
+	}
+	dir := opts.StoreDir
+	if dir == "" {
+		if dir, err = graph.DefaultDir(root); err != nil {
+			return nil, fmt.Errorf("locating the store of %s: %w (pass --store)", root, err)
+		}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	store, err := graph.Open(dir, graph.Options{})
+	switch {
+	case errors.Is(err, graph.ErrSchema):
+		return nil, fmt.Errorf("%w; rebuild it with `lspgraph scip import` or `lspgraph index`", err)
+	case err != nil && !errors.Is(err, graph.ErrLocked):
+		return nil, fmt.Errorf("opening the graph store %s: %w", dir, err)
+	case err != nil:
+		return nil, err
+	}
+	s := &Session{
+		root:    root,
+		log:     log,
+		store:   store,
+		buffers: newBuffers(root),
+		started: time.Now(),
+		clients: map[string]ClientInfo{},
+	}
+	s.live = ingest.New(store, ingest.Options{Root: root, HashContent: freshness.HashContent, Logger: log})
+	ov, err := overlay.New(store, overlay.Options{
+		Root:      root,
+		StatePath: filepath.Join(store.Dir(), overlay.StateFile),
+		Logf:      func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) },
+	})
+	if err != nil {
+		// The observations still go in; answers say what is stale.
+		log.Error("overlay unavailable: the live layer follows the language server only", "err", err)
+	} else {
+		s.ov = ov
+	}
+	if s.ov != nil && opts.Background {
+		ctx, stop := context.WithCancel(context.Background())
+		s.syncReq, s.syncStop, s.syncDone = make(chan struct{}, 1), stop, make(chan struct{})
+		go s.syncLoop(ctx, s.syncReq, s.syncDone)
+		s.syncReq <- struct{}{} // the first sync: the work tree since the base commit
+	}
+	log.Info("graph store open", "store", store.Dir(), "root", root)
+	return s, nil
+}
+
+// Root is the workspace root.
+func (s *Session) Root() string { return s.root }
+
+// StoreDir is the store's directory.
+func (s *Session) StoreDir() string { return s.store.Dir() }
+
+// SetServer sets the live server commands verify with (nil: none).
+func (s *Session) SetServer(srv Server) {
+	s.mu.Lock()
+	s.server = srv
+	s.mu.Unlock()
+}
+
+// liveServer returns the session's live server, or nil.
+func (s *Session) liveServer() Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.server
+}
+
+// syncLoop runs the overlay's full syncs (work tree and buffers) off the
+// forwarding path, one at a time, coalescing requests made meanwhile.
+func (s *Session) syncLoop(ctx context.Context, req <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-req:
+		}
+		start := time.Now()
+		stats, err := s.ov.Sync(ctx)
+		rep := syncReport{At: start, Stats: stats}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			rep.Error = err.Error()
+			s.log.Warn("overlay sync failed; answers may be stale (see their freshness)", "err", err)
+		} else {
+			s.log.Info("overlay synced", "changed", stats.Changed, "extracted", stats.Extracted, "live", stats.Live, "took", time.Since(start).Round(time.Millisecond))
+		}
+		s.mu.Lock()
+		s.lastSync = rep
+		s.mu.Unlock()
+	}
+}
+
+// requestSync asks for a background overlay sync (after a save, whose file
+// now differs from the base without being a dirty buffer, or a new base).
+func (s *Session) requestSync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.syncReq == nil || s.closed {
+		return
+	}
+	select {
+	case s.syncReq <- struct{}{}:
+	default: // one is already due
+	}
+}
+
+// Close stops the overlay (a running sync is cancelled) and closes the
+// store.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	stop, done := s.syncStop, s.syncDone
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+	var errs []error
+	if s.ov != nil {
+		if err := s.ov.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("closing the overlay: %w", err))
+		}
+	}
+	if err := s.store.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("closing the graph store: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// sync brings the live layer up to date before an answer: the work
+// tree's changes since the base (a file changed outside the editor, a
+// branch switched) and the buffer edits still waiting for the overlay's
+// debounce. A failure leaves the answer to the facts as they are; the
+// freshness block then names what is stale.
+func (s *Session) sync(ctx context.Context) {
+	if s.ov == nil {
+		return
+	}
+	if _, err := s.ov.Sync(ctx); err != nil {
+		s.log.Warn("bringing the live layer up to date before an answer", "err", err)
+	}
+}
+
+// reader opens a reader of the store.
+func (s *Session) reader() (*graph.Reader, error) {
+	r, err := s.store.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("reading the graph store %s: %w", s.store.Dir(), err)
+	}
+	return r, nil
+}
+
+// freshness computes the freshness block of r and lists the dirty buffers:
+// those the live layer holds as buffers, those the overlay holds as
+// buffers (also where the language server's facts answer for them), and
+// open buffers whose text differs from the file.
+func (s *Session) freshness(ctx context.Context, r *graph.Reader) (freshness.Block, error) {
+	fb, err := freshness.Compute(ctx, r, s.root)
+	if err != nil {
+		return fb, err
+	}
+	s.completeFreshness(&fb)
+	return fb, nil
+}
+
+// completeFreshness adds what the session knows and the store does not to
+// a freshness block: the dirty buffers, and those whose edits were lost.
+func (s *Session) completeFreshness(fb *freshness.Block) {
+	fb.Dirty = s.dirty(fb.Dirty)
+	s.buffers.lostReasons(fb)
+}
+
+// dirty adds to the buffers a freshness block lists as dirty those the
+// overlay and the editor hold, sorted.
+func (s *Session) dirty(listed []string) []string {
+	all := append([]string{}, listed...)
+	if s.ov != nil {
+		all = append(all, s.ov.Dirty()...)
+	}
+	all = append(all, s.buffers.dirty()...)
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+// query syncs the overlay, opens a reader and resolves a target spec. The
+// caller closes the reader.
+func (s *Session) query(ctx context.Context, spec string) (*graph.Reader, graph.Symbol, error) {
+	s.sync(ctx)
+	r, err := s.reader()
+	if err != nil {
+		return nil, graph.Symbol{}, err
+	}
+	target, err := resolve.ResolveIn(ctx, r, s.root, spec)
+	if err != nil {
+		r.Close()
+		return nil, graph.Symbol{}, err
+	}
+	return r, target, nil
+}
+
+// recordingRequester passes a command's requests to the live server and
+// keeps the answered ones as exchanges for the adapter.
+type recordingRequester struct {
+	srv lspproxy.Requester
+	enc textpos.Encoding
+
+	mu  sync.Mutex
+	got []ingest.Exchange
+}
+
+func (q *recordingRequester) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	res, err := q.srv.Request(ctx, method, params)
+	if err != nil {
+		return res, err
+	}
+	p, merr := json.Marshal(params)
+	if merr == nil {
+		q.mu.Lock()
+		q.got = append(q.got, ingest.Exchange{Method: method, Params: p, Result: res, Encoding: q.enc})
+		q.mu.Unlock()
+	}
+	return res, nil
+}
+
+func (q *recordingRequester) answered() []ingest.Exchange {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.got)
+}
+
+// learn writes answers a command obtained from the live server into the
+// live layer, as the observer does for the editor's requests.
+func (s *Session) learn(ctx context.Context, xs []ingest.Exchange) {
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
+	for _, x := range xs {
+		if err := s.live.Exchange(ctx, x); err != nil {
+			s.log.Debug("live server answer not recorded", "method", x.Method, "err", err)
+		}
+	}
+}
+
+// verifier returns the d=1 verifier of an impact answer asked with srv
+// (the requesting editor's server, else the session's), and the recorder
+// whose answers are learned afterwards; nil when there is no server.
+func (s *Session) verifier(srv lspproxy.Requester, enc textpos.Encoding) (impact.Verifier, *recordingRequester) {
+	ready := true
+	if srv == nil {
+		ls := s.liveServer()
+		if ls == nil {
+			return nil, nil
+		}
+		srv, enc, ready = ls, ls.Encoding(), ls.Ready()
+	} else if ls := s.liveServer(); ls != nil {
+		ready = ls.Ready()
+	}
+	rec := &recordingRequester{srv: srv, enc: enc}
+	if !ready {
+		// Answers from a server still loading its project (a syntax-only
+		// view) would mark real dependents graph-only and imports
+		// live-only.
+		return func(context.Context, graph.Location) ([]graph.Location, error) {
+			return nil, errors.New("the language server is still loading its project; ask again once it has loaded to check d=1 against it")
+		}, nil
+	}
+	return liveVerifier(rec, s.root, enc, s.buffers.get), rec
+}
+
+// readWorkspaceFile reads a file the editor named by absolute path: an
+// open buffer's text, else the file, and only inside the root.
+func (s *Session) readWorkspaceFile(abs string) ([]byte, error) {
+	rel, ok := s.buffers.relPath(abs)
+	if !ok {
+		return nil, fmt.Errorf("%s is outside the workspace root %s", abs, s.root)
+	}
+	if text, ok := s.buffers.get(rel); ok {
+		return text, nil
+	}
+	return s.buffers.readFile(rel)
+}
