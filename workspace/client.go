@@ -50,6 +50,8 @@ func Dial(ctx context.Context, storeDir, kind, server string) (*Client, error) {
 	c := &Client{conn: conn}
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	hctx, stop := whileOpen(hctx, conn)
+	defer stop()
 	if _, err := conn.Call(hctx, methodHello, hello{Client: ClientInfo{Kind: kind, Server: server}, PID: os.Getpid()}, &c.remote); err != nil {
 		conn.Close()
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
@@ -70,6 +72,8 @@ func (c *Client) PID() int { return c.remote.PID }
 // (a pointer; nil discards it). enc counts the columns of editor positions
 // in args.
 func (c *Client) Command(ctx context.Context, name string, args []json.RawMessage, enc textpos.Encoding, out any) error {
+	ctx, stop := whileOpen(ctx, c.conn)
+	defer stop()
 	var raw json.RawMessage
 	if _, err := c.conn.Call(ctx, methodCommand, commandParams{Command: name, Arguments: args, Encoding: enc}, &raw); err != nil {
 		return c.callError(err)
@@ -86,6 +90,8 @@ func (c *Client) Command(ctx context.Context, name string, args []json.RawMessag
 // Exchange sends an observed request/response pair to the session and
 // waits until it is recorded.
 func (c *Client) Exchange(ctx context.Context, x lspproxy.Exchange) error {
+	ctx, stop := whileOpen(ctx, c.conn)
+	defer stop()
 	_, err := c.conn.Call(ctx, methodExchange, x, nil)
 	return c.callError(err)
 }
@@ -93,6 +99,8 @@ func (c *Client) Exchange(ctx context.Context, x lspproxy.Exchange) error {
 // Document sends an editor's text document notification to the session
 // and waits until it is followed.
 func (c *Client) Document(ctx context.Context, d lspproxy.DocumentEvent) error {
+	ctx, stop := whileOpen(ctx, c.conn)
+	defer stop()
 	_, err := c.conn.Call(ctx, methodDocument, d, nil)
 	return c.callError(err)
 }
@@ -122,4 +130,19 @@ func (c *Client) callError(err error) error {
 	default:
 	}
 	return err
+}
+
+// whileOpen returns a context that ends with ctx or when conn closes: a
+// call on a connection that died (its peer exited while accepting it)
+// must not wait for an answer that cannot come.
+func whileOpen(ctx context.Context, conn jsonrpc2.Conn) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-conn.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }

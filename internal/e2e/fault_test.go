@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -103,55 +104,100 @@ func TestProxyServerDies(t *testing.T) {
 }
 
 // TestTwoProxiesOneStore opens two editor windows on one workspace: the
-// first proxy holds the store; the second forwards to its own gopls as usual
-// and its commands say the store is in use by another process.
+// first proxy owns the session, the second attaches to it (its own gopls
+// still answers its editor) and both answer lspgraph.impact from the one
+// store. When the owner is killed (SIGKILL, no cleanup), the second takes
+// the store over within 2 s and keeps answering, and the command line
+// works after that.
 func TestTwoProxiesOneStore(t *testing.T) {
 	gopls := goplsPath(t)
 	root := fixture(t, "goapp")
 	dir := t.TempDir()
 	store := filepath.Join(dir, "store")
+	importSCIP(t, store, root, "goapp.scip")
 	logA, logB := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
 	logOnFailure(t, "first proxy log", logA)
 	logOnFailure(t, "second proxy log", logB)
 
 	const cat = "service/catalog.go"
-	status := func(c *lspClient) proxyStatus {
+	type memberStatus struct {
+		Role    string `json:"role"`
+		Session struct {
+			PID int `json:"pid"`
+		} `json:"session"`
+	}
+	status := func(c *lspClient) (proxyStatus, memberStatus) {
+		raw := c.mustCall("workspace/executeCommand", map[string]any{"command": "lspgraph.status"})
 		var st proxyStatus
-		if err := json.Unmarshal(c.mustCall("workspace/executeCommand", map[string]any{"command": "lspgraph.status"}), &st); err != nil {
+		if err := json.Unmarshal(raw, &st); err != nil {
 			t.Fatal(err)
 		}
-		return st
+		var ms memberStatus
+		if len(st.Store) > 0 {
+			_ = json.Unmarshal(st.Store, &ms)
+		}
+		return st, ms
+	}
+	waitRole := func(c *lspClient, role string, within time.Duration) memberStatus {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for {
+			st, ms := status(c)
+			if st.StoreError == "" && ms.Role == role {
+				return ms
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no %s session within %s: %q %+v", c.name, role, within, st.StoreError, ms)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	impactOf := func(c *lspClient) impactAnswer {
+		t.Helper()
+		raw, err := c.call("workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{map[string]any{"target": "Catalog.Save", "verify": false}}})
+		if err != nil {
+			t.Fatalf("lspgraph.impact through %s: %v", c.name, err)
+		}
+		var a impactAnswer
+		if err := json.Unmarshal(raw, &a); err != nil {
+			t.Fatal(err)
+		}
+		return a
 	}
 	a := startClient(t, "first lspgraph proxy -- gopls", root, proxyArgv(t, store, logA, []string{gopls})...)
 	a.initialize(nil)
-	// The proxy opens the store once the editor has initialized the workspace.
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		st := status(a)
-		if st.StoreError == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("first proxy has no store: %s", st.StoreError)
-		}
-	}
+	owner := waitRole(a, "owner", 15*time.Second)
 
 	b := startClient(t, "second lspgraph proxy -- gopls", root, proxyArgv(t, store, logB, []string{gopls})...)
 	b.initialize(nil)
 	b.open(cat, "go")
 	def := b.mustCall("textDocument/definition", b.docPos(cat, posOf(t, root, cat, 30, "Put")))
 	wantSites(t, "definition through the second proxy", sites(root, locations(t, def)), "store/store.go:17")
-	st := status(b)
-	if !strings.Contains(st.StoreError, "in use by process") {
-		t.Errorf("second proxy's storeError = %q; want it to name the process holding the store", st.StoreError)
+	if ms := waitRole(b, "attached", 15*time.Second); ms.Session.PID != owner.Session.PID {
+		t.Errorf("second proxy attached to pid %d; want the owner %d", ms.Session.PID, owner.Session.PID)
 	}
-	if _, err := b.call("workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{"Catalog.Save"}}); err == nil || !strings.Contains(err.Error(), "in use") {
-		t.Errorf("lspgraph.impact in the second proxy: error %v; want one saying the store is in use", err)
+	for _, c := range []*lspClient{a, b} {
+		if got := impactOf(c); got.Target == nil || len(got.Depths) == 0 || len(got.Depths[0].Dependents) == 0 {
+			t.Errorf("lspgraph.impact Catalog.Save through %s: %+v; want its d=1 dependents", c.name, got)
+		}
+	}
+
+	// Kill the owner outright; the second takes over.
+	if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-a.waited
+	killed := time.Now()
+	waitRole(b, "owner", 5*time.Second)
+	if took := time.Since(killed); took > 2*time.Second {
+		t.Errorf("the second proxy took %s to take the store over; want at most 2s", took)
+	}
+	if got := impactOf(b); got.Target == nil || len(got.Depths) == 0 || len(got.Depths[0].Dependents) == 0 {
+		t.Errorf("lspgraph.impact after the takeover: %+v", got)
+	}
+	out, err := exec.Command(lspgraphBin(t), "impact", "--store", store, "--root", root, "--json", "Catalog.Save").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Catalog.Import") {
+		t.Errorf("lspgraph impact from the command line after the takeover: %v\n%s", err, out)
 	}
 	b.shutdown()
-
-	// The first window is unaffected.
-	if st := status(a); st.StoreError != "" || st.Proxy.Stats.FromServer == 0 {
-		t.Errorf("first proxy after the second came and went: storeError %q, %d frames from gopls", st.StoreError, st.Proxy.Stats.FromServer)
-	}
-	a.shutdown()
 }
