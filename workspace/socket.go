@@ -233,7 +233,13 @@ func (cl *socketClient) handle(ctx context.Context, reply jsonrpc2.Replier, req 
 		if err != nil {
 			return reply(ctx, nil, err)
 		}
-		return reply(ctx, res, nil)
+		// Encoded here with encoding/json, as every command-line answer
+		// is: the transport's encoder writes some types differently.
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return reply(ctx, nil, fmt.Errorf("encoding the answer to %s: %w", p.Command, err))
+		}
+		return reply(ctx, json.RawMessage(raw), nil)
 	case methodExchange:
 		var x lspproxy.Exchange
 		if err := json.Unmarshal(req.Params(), &x); err != nil {

@@ -15,8 +15,24 @@ import (
 // nvimRequest is one request the Lua client sends from the opened buffer.
 type nvimRequest struct {
 	Name   string `json:"name"`
-	Method string `json:"method"`
-	Params any    `json:"params"`
+	Method string `json:"method,omitempty"`
+	Params any    `json:"params,omitempty"`
+	// Edit inserts Text before Line (1-based) without saving.
+	Edit *nvimEdit `json:"edit,omitempty"`
+	// Shell runs a command while the editor stays attached.
+	Shell []string `json:"shell,omitempty"`
+}
+
+// nvimEdit is an unsaved insertion into the opened buffer.
+type nvimEdit struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// shellResult is a shell step's result.
+type shellResult struct {
+	Out  string `json:"out"`
+	Code int    `json:"code"`
 }
 
 // nvimResult is what testdata/nvim_client.lua writes.
@@ -149,13 +165,13 @@ func TestNeovimProxyGopls(t *testing.T) {
 	// knows the definition, and records nothing.)
 	refs["context"] = map[string]bool{"includeDeclaration": true}
 	res := runNvim(t, proxyArgv(t, store, logFile, []string{gopls}), root, cat, []nvimRequest{
-		{"definition", "textDocument/definition", at(30, "Put")},
-		{"references", "textDocument/references", refs},
-		{"status", "workspace/executeCommand", map[string]any{"command": "lspgraph.status"}},
-		{"impact", "workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{verify(at(29, "Save"))}}},
+		{Name: "definition", Method: "textDocument/definition", Params: at(30, "Put")},
+		{Name: "references", Method: "textDocument/references", Params: refs},
+		{Name: "status", Method: "workspace/executeCommand", Params: map[string]any{"command": "lspgraph.status"}},
+		{Name: "impact", Method: "workspace/executeCommand", Params: map[string]any{"command": "lspgraph.impact", "arguments": []any{verify(at(29, "Save"))}}},
 		// Version after "café ☕ 𝄞 ": UTF-16 column 30, UTF-8 byte 35.
-		{"impact Version", "workspace/executeCommand", map[string]any{"command": "lspgraph.impact", "arguments": []any{at(16, "Version")}}},
-		{"context", "workspace/executeCommand", map[string]any{"command": "lspgraph.context", "arguments": []any{at(29, "Save")}}},
+		{Name: "impact Version", Method: "workspace/executeCommand", Params: map[string]any{"command": "lspgraph.impact", "arguments": []any{at(16, "Version")}}},
+		{Name: "context", Method: "workspace/executeCommand", Params: map[string]any{"command": "lspgraph.context", "arguments": []any{at(29, "Save")}}},
 	})
 
 	for _, c := range []string{"lspgraph.status", "gopls.tidy"} {

@@ -274,8 +274,12 @@ type impactAnswer struct {
 		GraphOnly int    `json:"graphOnly"`
 		LiveOnly  int    `json:"liveOnly"`
 	} `json:"verification"`
-	LiveOnly []json.RawMessage `json:"liveOnly"`
-	Partial  bool              `json:"partial"`
+	LiveOnly  []json.RawMessage `json:"liveOnly"`
+	Partial   bool              `json:"partial"`
+	Freshness struct {
+		BaseTool string   `json:"baseTool"`
+		Dirty    []string `json:"dirty"`
+	} `json:"freshness"`
 }
 
 type dependent struct {

@@ -9,7 +9,12 @@
 --   timeout_ms  bound of every wait
 --   out         where to write the results
 --   requests    list of {name, method, params}; params may use the string
---               "$URI" for the opened buffer's URI (textDocument.uri)
+--               "$URI" for the opened buffer's URI (textDocument.uri).
+--               A step with "edit" = {line, text} inserts text before the
+--               1-based line of the buffer without saving it and waits
+--               until the client has sent the change; one with "shell" =
+--               argv runs a command while the editor stays attached and
+--               records {out, code}.
 local cfg = vim.fn.json_decode(table.concat(vim.fn.readfile(vim.env.LSPGRAPH_E2E_CONFIG), "\n"))
 local res = { steps = {} }
 
@@ -47,6 +52,20 @@ local function run()
   local uri = vim.uri_from_bufnr(buf)
   for _, r in ipairs(cfg.requests) do
     local t0 = vim.loop.hrtime()
+    if r.edit then
+      local tick = vim.api.nvim_buf_get_changedtick(buf)
+      vim.api.nvim_buf_set_lines(buf, r.edit.line - 1, r.edit.line - 1, false, vim.split(r.edit.text, "\n"))
+      assert(vim.api.nvim_buf_get_changedtick(buf) > tick, "the edit did not change the buffer")
+      -- The client sends didChange after its debounce; wait past it.
+      vim.wait(600, function() return false end, 20)
+      res.steps[r.name] = { ms = (vim.loop.hrtime() - t0) / 1e6, result = { modified = vim.bo[buf].modified } }
+      goto continue
+    end
+    if r.shell then
+      local out = vim.fn.system(r.shell)
+      res.steps[r.name] = { ms = (vim.loop.hrtime() - t0) / 1e6, result = { out = out, code = vim.v.shell_error } }
+      goto continue
+    end
     local answers, err = vim.lsp.buf_request_sync(buf, r.method, replace_uri(r.params, uri), cfg.timeout_ms)
     local step = { ms = (vim.loop.hrtime() - t0) / 1e6 }
     if not answers then
@@ -57,6 +76,7 @@ local function run()
       step.result, step.error = answers[id].result, answers[id].err
     end
     res.steps[r.name] = step
+    ::continue::
   end
   local t0 = vim.loop.hrtime()
   client.stop()

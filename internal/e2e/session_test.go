@@ -1,0 +1,160 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNeovimSessionCLI: Neovim holds `lspgraph proxy -- gopls` with an
+// unsaved edit (a new caller of Catalog.Save). The command line, run while
+// the editor stays attached, answers through the editor's session: impact,
+// context and changes see the unsaved caller, status lists the dirty
+// buffer and the session. `lspgraph index` and `lspgraph scip import` run
+// inside the session, and the editor's next lspgraph.impact answers from
+// the new generation.
+func TestNeovimSessionCLI(t *testing.T) {
+	gopls := goplsPath(t)
+	needTool(t, "nvim")
+	root := fixture(t, "goapp")
+	dir := t.TempDir()
+	store, logFile := filepath.Join(dir, "store"), filepath.Join(dir, "proxy.log")
+	logOnFailure(t, "lspgraph proxy log", logFile)
+	// A repository, so that changes have a base commit to diff against.
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base"}} {
+		c := exec.Command("git", append([]string{"-C", root}, args...)...)
+		c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := strings.TrimSpace(string(head))
+	mod, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := lspgraphBin(t)
+	dump := filepath.Join(mod, "testdata", "scip", "goapp.scip")
+	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", commit, dump).CombinedOutput(); err != nil {
+		t.Fatalf("lspgraph scip import: %v\n%s", err, out)
+	}
+	cli := func(args ...string) []string {
+		n := 1
+		if args[0] == "scip" {
+			n = 2 // scip import
+		}
+		return append(append(append([]string{bin}, args[:n]...), "--store", store, "--root", root), args[n:]...)
+	}
+	const cat = "service/catalog.go"
+	impactCmd := map[string]any{"command": "lspgraph.impact", "arguments": []any{map[string]any{"target": "Catalog.Save", "verify": false}}}
+	res := runNvim(t, proxyArgv(t, store, logFile, []string{gopls}), root, cat, []nvimRequest{
+		// Before line 36 ("// Import saves…"): a new method calling Save.
+		{Name: "edit", Edit: &nvimEdit{Line: 36, Text: "// SaveDefault saves a product under its SKU.\nfunc (c *Catalog) SaveDefault(sku string) error {\n\treturn c.Save(sku, sku)\n}\n"}},
+		{Name: "cli impact", Shell: cli("impact", "--json", "Catalog.Save")},
+		{Name: "cli context", Shell: cli("context", "--json", "--scope", "repo", "Catalog.Save")},
+		{Name: "cli changes", Shell: cli("changes", "--json")},
+		{Name: "cli status", Shell: cli("status", "--json")},
+		{Name: "cli index", Shell: cli("index", "--json")},
+		{Name: "impact after index", Method: "workspace/executeCommand", Params: impactCmd},
+		{Name: "cli scip import", Shell: cli("scip", "import", "--commit", commit, "--json", dump)},
+		{Name: "impact after import", Method: "workspace/executeCommand", Params: impactCmd},
+	})
+	shell := func(name string) string {
+		t.Helper()
+		var r shellResult
+		if err := json.Unmarshal(res.step(t, name), &r); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if r.Code != 0 {
+			t.Errorf("%s exited %d:\n%s", name, r.Code, r.Out)
+		}
+		return r.Out
+	}
+	var edit struct{ Modified bool }
+	if json.Unmarshal(res.step(t, "edit"), &edit); !edit.Modified {
+		t.Fatalf("the buffer is not modified after the edit")
+	}
+	var imp impactAnswer
+	if err := json.Unmarshal([]byte(shell("cli impact")), &imp); err != nil {
+		t.Fatalf("cli impact: %v", err)
+	}
+	if !dependsOn(imp, "Catalog.SaveDefault") || !contains(imp.Freshness.Dirty, cat) {
+		t.Errorf("cli impact through the session: d=1 %v, dirty %v; want the unsaved caller Catalog.SaveDefault and %s dirty", names(imp), imp.Freshness.Dirty, cat)
+	}
+	if out := shell("cli context"); !strings.Contains(out, "SaveDefault") {
+		t.Errorf("cli context through the session lacks the unsaved caller:\n%.2000s", out)
+	}
+	var ch struct {
+		Changes []struct{ Change, Name string } `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(shell("cli changes")), &ch); err != nil {
+		t.Fatal(err)
+	}
+	added := false
+	for _, c := range ch.Changes {
+		added = added || c.Change == "added" && strings.HasSuffix(c.Name, "SaveDefault")
+	}
+	if !added {
+		t.Errorf("cli changes through the session: %+v; want SaveDefault added (unsaved)", ch.Changes)
+	}
+	var st struct {
+		Session *struct {
+			PID     int `json:"pid"`
+			Clients []struct{ Kind string }
+		} `json:"session"`
+		Freshness struct{ Dirty []string } `json:"freshness"`
+	}
+	if err := json.Unmarshal([]byte(shell("cli status")), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Session == nil || st.Session.PID == 0 || !contains(st.Freshness.Dirty, cat) {
+		t.Errorf("cli status: session %+v, dirty %v; want the proxy's session and %s dirty", st.Session, st.Freshness.Dirty, cat)
+	}
+	if out := shell("cli index"); !strings.Contains(out, `"indexed"`) {
+		t.Errorf("cli index through the session:\n%s", out)
+	}
+	var after impactAnswer
+	if err := json.Unmarshal(res.step(t, "impact after index"), &after); err != nil {
+		t.Fatal(err)
+	}
+	if after.Freshness.BaseTool != "lspgraph-syntax" && !strings.Contains(after.Freshness.BaseTool, "syntax") {
+		t.Errorf("lspgraph.impact after `lspgraph index`: base tool %q; want the new syntax generation", after.Freshness.BaseTool)
+	}
+	if out := shell("cli scip import"); !strings.Contains(out, `"documents"`) {
+		t.Errorf("cli scip import through the session:\n%s", out)
+	}
+	if err := json.Unmarshal(res.step(t, "impact after import"), &after); err != nil {
+		t.Fatal(err)
+	}
+	if after.Freshness.BaseTool != "scip-go" || !dependsOn(after, "Catalog.Import") {
+		t.Errorf("lspgraph.impact after `lspgraph scip import`: base tool %q, d=1 %v; want scip-go with Catalog.Import", after.Freshness.BaseTool, names(after))
+	}
+}
+
+// dependsOn reports whether a d=1 dependent of an answer has the name.
+func dependsOn(a impactAnswer, name string) bool {
+	for _, n := range names(a) {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// names lists an answer's d=1 dependents.
+func names(a impactAnswer) []string {
+	var out []string
+	if len(a.Depths) > 0 {
+		for _, d := range a.Depths[0].Dependents {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
