@@ -69,7 +69,6 @@ func runBenchSCIP(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
 		return fmt.Errorf("%w: want one dump file", errUsage)
 	}
 	file := fs.Arg(0)

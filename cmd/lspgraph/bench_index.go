@@ -51,7 +51,6 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
 		return fmt.Errorf("%w: want one directory", errUsage)
 	}
 	dir, err := filepath.Abs(fs.Arg(0))

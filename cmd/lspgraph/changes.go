@@ -22,7 +22,6 @@ func runChanges(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 0 {
-		fs.Usage()
 		return fmt.Errorf("%w: changes takes no arguments, got %q", errUsage, pos)
 	}
 	q, err := f.request("")

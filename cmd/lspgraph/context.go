@@ -30,7 +30,6 @@ func runContext(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
 		return fmt.Errorf("%w: give one TARGET (symbol name, Type.Method, FILE:LINE:COL or a symbol string)", errUsage)
 	}
 	if *format != "text" && *format != "markdown" {

@@ -95,7 +95,6 @@ func runImpact(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
 		return fmt.Errorf("%w: want exactly one TARGET, got %d", errUsage, len(pos))
 	}
 	root, err := workspaceRoot(ctx, f.root)

@@ -49,7 +49,6 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 1 {
-		fs.Usage()
 		return fmt.Errorf("%w: want at most one directory", errUsage)
 	}
 	rootArg := *rootFlag

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"syscall"
 )
@@ -42,6 +43,7 @@ func commands() []command {
 		{"bench", "measure throughput (bench scip FILE: decode-only vs full import)", runBench},
 		{"scope", "show a file's or package's dependency closure and why each package is in it", runScope},
 		{"context", "build a ranked, budgeted context pack for a symbol", runContext},
+		{"version", "print the version (also --version)", nil},
 	}
 }
 
@@ -57,16 +59,21 @@ func main() {
 }
 
 func run(ctx context.Context, e *env, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		fmt.Fprintln(e.stderr, "lspgraph: usage: name a command (see lspgraph --help)")
+		return 2
+	}
+	switch args[0] {
+	case "-h", "--help", "-help", "help":
 		usage(e.stdout)
-		if len(args) == 0 {
-			return 2
-		}
+		return 0
+	case "--version", "-version", "version":
+		fmt.Fprintln(e.stdout, version())
 		return 0
 	}
 	name := args[0]
 	for _, c := range commands() {
-		if c.name != name {
+		if c.name != name || c.run == nil {
 			continue
 		}
 		err := c.run(ctx, e, args[1:])
@@ -109,15 +116,38 @@ Run 'lspgraph COMMAND --help' for a command's flags.
 `)
 }
 
-// newFlagSet returns a flag set whose usage names the command and its synopsis.
-func newFlagSet(e *env, name, synopsis string) *flag.FlagSet {
+// flagSet is a command's flags. Its Parse reports wrong flags as usage
+// errors (exit 2, one line); --help prints the flags on standard output.
+type flagSet struct {
+	*flag.FlagSet
+	help func()
+}
+
+// newFlagSet returns a flag set whose help names the command and its
+// synopsis.
+func newFlagSet(e *env, name, synopsis string) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: lspgraph %s\n\nFlags:\n", synopsis)
+	fs.SetOutput(io.Discard) // errors are returned; help is printed by Parse
+	fs.Usage = func() {}
+	return &flagSet{FlagSet: fs, help: func() {
+		fs.SetOutput(e.stdout)
+		fmt.Fprintf(e.stdout, "Usage: lspgraph %s\n\nFlags:\n", synopsis)
 		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}}
+}
+
+// Parse parses args; a wrong flag is a usage error.
+func (fs *flagSet) Parse(args []string) error {
+	err := fs.FlagSet.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.help()
+		return err
 	}
-	return fs
+	if err != nil {
+		return fmt.Errorf("%w: %v (see lspgraph %s --help)", errUsage, err, fs.Name())
+	}
+	return err
 }
 
 // sortedKeys returns m's keys in order.
@@ -145,4 +175,33 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// version names the build: the module version (or "devel" for a build
+// from a checkout), the commit it was built from and the Go toolchain.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "lspgraph (unknown build)"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	out := "lspgraph " + v
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		out += " " + shortCommit(rev) + modified
+	}
+	return out + " " + bi.GoVersion
 }

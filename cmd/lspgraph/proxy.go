@@ -32,7 +32,6 @@ func runProxy(ctx context.Context, e *env, args []string) error {
 	}
 	server := fs.Args()
 	if len(server) == 0 {
-		fs.Usage()
 		return fmt.Errorf("%w: name the language server after --, e.g. lspgraph proxy -- gopls", errUsage)
 	}
 	logw := e.stderr

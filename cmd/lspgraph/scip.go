@@ -46,7 +46,6 @@ func runSCIPImport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
 		return fmt.Errorf("%w: want exactly one dump file (or - for standard input)", errUsage)
 	}
 	root, err := scipResolveRoot(*rootFlag)

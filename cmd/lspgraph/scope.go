@@ -24,7 +24,6 @@ func runScope(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
 		return fmt.Errorf("%w: give one FILE or PACKAGE", errUsage)
 	}
 	root, err := workspaceRoot(ctx, q.root)
