@@ -74,21 +74,23 @@ func (r *Root) Close() error {
 // ReadFile returns the content of the regular file at rel, a root-relative
 // slash-separated path, following symbolic links that stay inside the root.
 func (r *Root) ReadFile(rel string) ([]byte, error) {
-	real, fi, err := r.resolve(rel)
+	res, err := r.resolve(rel)
 	if err != nil {
 		return nil, err
 	}
-	if err := regular(rel, fi); err != nil {
+	defer res.close()
+	if err := regular(rel, res.fi); err != nil {
 		return nil, err
 	}
 	// openFlags never block on a named pipe swapped in since resolve
 	// looked, and the opened file's own mode has the last word.
-	f, err := r.root.OpenFile(filepath.FromSlash(real), openFlags, 0)
+	f, err := res.dir.OpenFile(res.name, openFlags, 0)
 	if err != nil {
 		return nil, openError(rel, err)
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, fmt.Errorf("rootfs: %s: %w", rel, underlying(err))
 	}
 	if err := regular(rel, fi); err != nil {
@@ -102,18 +104,26 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 }
 
 // Stat describes what rel reaches, following symbolic links that stay
-// inside the root. It opens nothing.
+// inside the root. It reads no file.
 func (r *Root) Stat(rel string) (fs.FileInfo, error) {
-	_, fi, err := r.resolve(rel)
-	return fi, err
+	res, err := r.resolve(rel)
+	if err != nil {
+		return nil, err
+	}
+	res.close()
+	return res.fi, nil
 }
 
 // RealPath returns the root-relative slash path rel reaches after
 // following its symbolic links ("." for the root itself). It fails with
 // an error wrapping ErrOutside when one of them leaves the root.
 func (r *Root) RealPath(rel string) (string, error) {
-	real, _, err := r.resolve(rel)
-	return real, err
+	res, err := r.resolve(rel)
+	if err != nil {
+		return "", err
+	}
+	res.close()
+	return res.real, nil
 }
 
 // Rel returns the root-relative slash path of an absolute path, "." for
@@ -148,20 +158,47 @@ func (r *Root) ReadAbs(abs string) (rel string, data []byte, err error) {
 	return rel, data, err
 }
 
+// resolved is where a path led: its real root-relative path, what it
+// names, and an open handle on its directory to reach it without walking
+// again.
+type resolved struct {
+	real string
+	fi   fs.FileInfo
+	dir  *os.Root // the real path's directory (r.root or a root below it)
+	name string   // the last element inside dir, "." for dir itself
+	own  bool     // dir is ours to close
+}
+
+func (res *resolved) close() {
+	if res.own {
+		_ = res.dir.Close()
+	}
+}
+
 // resolve follows rel's symbolic links component by component, inside the
-// root, and returns the real root-relative path and what it names. A
-// target outside the root is refused from the link's text alone: nothing
-// outside is ever looked at.
-func (r *Root) resolve(rel string) (real string, fi fs.FileInfo, err error) {
+// root, and returns where it leads; the caller closes it. A target outside
+// the root is refused from the link's text alone: nothing outside is ever
+// looked at. Each directory is opened once on the way down, relative to
+// the one above it.
+func (r *Root) resolve(rel string) (*resolved, error) {
 	c, err := r.clean(rel)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	var todo []string
 	if c != "." {
 		todo = strings.Split(c, "/")
 	}
-	done, links := "", 0 // done: the real path so far, no links in it
+	res := &resolved{dir: r.root}
+	done, links := "", 0 // done: the real path of res.dir, no links in it
+	enter := func(d *os.Root, path string) {
+		res.close()
+		res.dir, res.own, done = d, d != r.root, path
+	}
+	fail := func(err error) (*resolved, error) {
+		res.close()
+		return nil, err
+	}
 	for len(todo) > 0 {
 		el := todo[0]
 		todo = todo[1:]
@@ -170,28 +207,36 @@ func (r *Root) resolve(rel string) (real string, fi fs.FileInfo, err error) {
 			continue
 		case "..":
 			if done == "" {
-				return "", nil, outside(rel)
+				return fail(outside(rel))
 			}
-			if done = path.Dir(done); done == "." {
-				done = ""
+			up := path.Dir(done)
+			if up == "." {
+				enter(r.root, "")
+				continue
 			}
-			fi = nil
+			d, err := r.root.OpenRoot(filepath.FromSlash(up))
+			if err != nil {
+				return fail(fmt.Errorf("rootfs: %s: %w", rel, underlying(err)))
+			}
+			enter(d, up)
 			continue
 		}
 		next := el
 		if done != "" {
 			next = done + "/" + el
 		}
-		if fi, err = r.root.Lstat(filepath.FromSlash(next)); err != nil {
-			return "", nil, fmt.Errorf("rootfs: %s: %w", rel, underlying(err))
+		fi, err := res.dir.Lstat(el)
+		if err != nil {
+			return fail(fmt.Errorf("rootfs: %s: %w", rel, underlying(err)))
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
 			if links++; links > maxLinks {
-				return "", nil, fmt.Errorf("rootfs: %s: too many levels of symbolic links", rel)
+				return fail(fmt.Errorf("rootfs: %s: too many levels of symbolic links", rel))
 			}
-			target, err := r.root.Readlink(filepath.FromSlash(next))
+			target, err := res.dir.Readlink(el)
 			if err != nil {
-				return "", nil, fmt.Errorf("rootfs: %s: %w", rel, underlying(err))
+				return fail(fmt.Errorf("rootfs: %s: %w", rel, underlying(err)))
 			}
 			abs := filepath.Clean(target)
 			if !filepath.IsAbs(target) {
@@ -202,28 +247,35 @@ func (r *Root) resolve(rel string) (real string, fi fs.FileInfo, err error) {
 				in, ok = within(r.dir, abs)
 			}
 			if !ok {
-				return "", nil, outside(rel)
+				return fail(outside(rel))
 			}
 			if in != "." {
 				todo = append(strings.Split(in, "/"), todo...)
 			}
-			done, fi = "", nil
-			continue
+			enter(r.root, "")
+		case len(todo) == 0:
+			res.real, res.fi, res.name = next, fi, el
+			return res, nil
+		case !fi.IsDir():
+			return fail(fmt.Errorf("rootfs: %s: %s is not a directory", rel, next))
+		default:
+			d, err := res.dir.OpenRoot(el)
+			if err != nil {
+				return fail(fmt.Errorf("rootfs: %s: %w", rel, underlying(err)))
+			}
+			enter(d, next)
 		}
-		if len(todo) > 0 && !fi.IsDir() {
-			return "", nil, fmt.Errorf("rootfs: %s: %s is not a directory", rel, next)
-		}
-		done = next
 	}
+	// The path ends at a directory (the root, a link to one, or "..").
+	fi, err := res.dir.Lstat(".")
+	if err != nil {
+		return fail(fmt.Errorf("rootfs: %s: %w", rel, underlying(err)))
+	}
+	res.real, res.fi, res.name = done, fi, "."
 	if done == "" {
-		done = "."
+		res.real = "."
 	}
-	if fi == nil {
-		if fi, err = r.root.Lstat(filepath.FromSlash(done)); err != nil {
-			return "", nil, fmt.Errorf("rootfs: %s: %w", rel, underlying(err))
-		}
-	}
-	return done, fi, nil
+	return res, nil
 }
 
 // clean checks a root-relative path and cleans it lexically.
