@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"lspproxy":         {"internal/textpos", "lspproxy/lsptest"},
 	"lspproxy/lsptest": {"lspproxy", "internal/textpos"},
 	"scip":             {"graph", "internal/textpos", "graph/graphtest"},
-	"syntax":           {"graph", "internal/textpos", "graph/graphtest"},
+	"syntax":           {"graph", "internal/textpos", "internal/rootfs", "graph/graphtest"},
 	"resolve":          {"graph", "internal/textpos", "graph/graphtest"},
 	"freshness":        {"graph", "internal/textpos", "graph/graphtest"},
 	"impact":           {"graph", "resolve", "freshness", "internal/textpos", "graph/graphtest"},
