@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	"scope":            {"graph", "internal/textpos", "graph/graphtest"},
 	"ranking":          {"graph", "resolve", "scope", "freshness", "internal/textpos", "graph/graphtest"},
 	"contextpack":      {"graph", "resolve", "scope", "ranking", "freshness", "internal/textpos", "internal/rootfs", "graph/graphtest"},
-	"ingest":           {"graph", "internal/textpos", "internal/lspwire", "graph/graphtest"},
+	"ingest":           {"graph", "internal/textpos", "internal/lspwire", "internal/rootfs", "graph/graphtest"},
 	"overlay":          {"graph", "syntax", "freshness", "internal/textpos", "internal/rootfs", "graph/graphtest"},
 	"crawl":            {"graph", "internal/textpos", "internal/lspwire", "graph/graphtest"},
 	"cmd/lspgraph":     {"*"},

@@ -246,12 +246,15 @@ func (st *proxyState) requestSync() {
 // store.
 func (st *proxyState) close() {
 	st.mu.Lock()
-	s, ov, stop, done := st.store, st.ov, st.syncStop, st.syncDone
+	s, live, ov, stop, done := st.store, st.live, st.ov, st.syncStop, st.syncDone
 	st.store, st.live, st.ov, st.syncReq, st.syncStop = nil, nil, nil, nil, nil
 	st.mu.Unlock()
 	if stop != nil {
 		stop()
 		<-done
+	}
+	if live != nil {
+		_ = live.Close()
 	}
 	if ov != nil {
 		if err := ov.Close(); err != nil {
