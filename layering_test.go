@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"contextpack":      {"graph", "resolve", "scope", "ranking", "freshness", "internal/textpos", "internal/rootfs", "graph/graphtest"},
 	"ingest":           {"graph", "internal/textpos", "internal/lspwire", "internal/rootfs", "graph/graphtest"},
 	"overlay":          {"graph", "syntax", "freshness", "internal/textpos", "internal/rootfs", "graph/graphtest"},
-	"crawl":            {"graph", "internal/textpos", "internal/lspwire", "graph/graphtest"},
+	"crawl":            {"graph", "internal/textpos", "internal/lspwire", "internal/rootfs", "graph/graphtest"},
 	"cmd/lspgraph":     {"*"},
 	"internal/e2e":     {"*"},
 	".":                {"*"}, // this test
