@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"resolve":          {"graph", "internal/textpos", "graph/graphtest"},
 	"freshness":        {"graph", "internal/textpos", "internal/rootfs", "graph/graphtest"},
 	"impact":           {"graph", "resolve", "freshness", "internal/textpos", "graph/graphtest"},
-	"scope":            {"graph", "internal/textpos", "graph/graphtest"},
+	"scope":            {"graph", "internal/textpos", "internal/rootfs", "graph/graphtest"},
 	"ranking":          {"graph", "resolve", "scope", "freshness", "internal/textpos", "graph/graphtest"},
 	"contextpack":      {"graph", "resolve", "scope", "ranking", "freshness", "internal/textpos", "internal/rootfs", "graph/graphtest"},
 	"ingest":           {"graph", "internal/textpos", "internal/lspwire", "internal/rootfs", "graph/graphtest"},
