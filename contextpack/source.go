@@ -3,11 +3,11 @@ package contextpack
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // ErrEscapes marks a document path that leads outside the workspace root.
@@ -58,42 +58,19 @@ func (s Source) Read(p string) ([]byte, error) {
 	if s.Root == "" {
 		return nil, fmt.Errorf("%w: %s (no work tree)", ErrAbsent, p)
 	}
-	root, err := filepath.EvalSymlinks(s.Root)
+	// The root refuses a symbolic link out of it (without saying where it
+	// leads) and anything but a regular file.
+	fsys, err := rootfs.Open(s.Root)
 	if err != nil {
-		return nil, fmt.Errorf("%w: workspace root %s: %v", ErrAbsent, s.Root, err)
+		return nil, fmt.Errorf("%w: %w", ErrAbsent, err)
 	}
-	root, err = filepath.Abs(root)
-	if err != nil {
-		return nil, fmt.Errorf("%w: workspace root %s: %v", ErrAbsent, s.Root, err)
-	}
-	full := filepath.Join(root, filepath.FromSlash(p))
-	real, err := filepath.EvalSymlinks(full)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s", ErrAbsent, p)
-		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrAbsent, p, err)
-	}
-	if real != root && !strings.HasPrefix(real, root+string(filepath.Separator)) {
-		return nil, fmt.Errorf("%w: %s resolves to %s, outside %s", ErrEscapes, p, real, root)
-	}
-	// Read through os.Root as well: it refuses to follow a symlink out of
-	// the root even if one appears between the check above and the read.
-	rt, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, fmt.Errorf("%w: opening workspace root %s: %v", ErrAbsent, root, err)
-	}
-	defer rt.Close()
-	fi, err := rt.Stat(filepath.FromSlash(p))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrAbsent, p, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a regular file", ErrAbsent, p)
-	}
-	b, err := rt.ReadFile(filepath.FromSlash(p))
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading %s: %v", ErrAbsent, p, err)
+	defer fsys.Close()
+	b, err := fsys.ReadFile(p)
+	switch {
+	case errors.Is(err, rootfs.ErrOutside):
+		return nil, fmt.Errorf("%w: %w", ErrEscapes, err)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrAbsent, err)
 	}
 	return b, nil
 }

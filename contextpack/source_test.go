@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +24,7 @@ func TestSourceRead(t *testing.T) {
 	writeFile(t, filepath.Join(root, "a", "a.go"), "package a\n")
 	writeFile(t, filepath.Join(base, "secret.txt"), "SECRET\n")
 	writeFile(t, filepath.Join(base, "outdir", "b.go"), "package b\n")
+	writeFile(t, filepath.Join(base, "ws-evil", "c.go"), "package evil // SECRET\n")
 	must := func(err error) {
 		if err != nil {
 			t.Fatal(err)
@@ -32,6 +34,8 @@ func TestSourceRead(t *testing.T) {
 	must(os.Symlink("a/a.go", filepath.Join(root, "alias.go")))
 	must(os.Symlink(filepath.Join(base, "outdir"), filepath.Join(root, "outlink")))
 	must(os.Symlink("../../secret.txt", filepath.Join(root, "a", "rel.go")))
+	must(os.Symlink("../ws-evil/c.go", filepath.Join(root, "sibling.go")))
+	must(os.Symlink(filepath.Join(base, "nowhere.go"), filepath.Join(root, "dangling.go")))
 
 	src := Source{Root: root}
 	for _, tc := range []struct {
@@ -44,6 +48,8 @@ func TestSourceRead(t *testing.T) {
 		{"leak.go", "", ErrEscapes},      // absolute symlink out of the root
 		{"a/rel.go", "", ErrEscapes},     // relative symlink out of the root
 		{"outlink/b.go", "", ErrEscapes}, // a directory symlink out of the root
+		{"sibling.go", "", ErrEscapes},   // a symlink into a sibling named like the root plus a suffix
+		{"dangling.go", "", ErrEscapes},  // out of the root, whether or not the target exists
 		{"../secret.txt", "", ErrEscapes},
 		{"a/../../secret.txt", "", ErrEscapes},
 		{filepath.Join(base, "secret.txt"), "", ErrEscapes},
@@ -59,6 +65,9 @@ func TestSourceRead(t *testing.T) {
 			}
 			if len(b) != 0 {
 				t.Errorf("Read(%q) returned text with an error", tc.path)
+			}
+			if msg := err.Error(); strings.Contains(msg, "SECRET") || strings.Contains(msg, "secret.txt") && !strings.Contains(tc.path, "secret.txt") || strings.Contains(msg, base+string(filepath.Separator)) && !filepath.IsAbs(tc.path) {
+				t.Errorf("Read(%q) error %q tells where the link leads", tc.path, msg)
 			}
 			continue
 		}

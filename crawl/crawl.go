@@ -18,6 +18,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/lspwire"
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -135,8 +136,9 @@ type symbol struct {
 // crawler holds one crawl's state.
 type crawler struct {
 	opts   Options
-	root   string   // absolute root
-	roots  []string // root and its symlink-resolved form, for URIs
+	root   string       // absolute root
+	fs     *rootfs.Root // every file is read through it
+	roots  []string     // root and its symlink-resolved form, for URIs
 	c      *client
 	enc    textpos.Encoding
 	calls  bool
@@ -192,7 +194,12 @@ func Crawl(ctx context.Context, opts Options) (*Result, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("crawl: no documents to crawl under %s", root)
 	}
-	cr := &crawler{opts: opts, root: root, roots: []string{root}, docs: map[string]*document{}, extern: map[string]*document{}}
+	fsys, err := rootfs.Open(root)
+	if err != nil {
+		return nil, fmt.Errorf("crawl: %w", err)
+	}
+	defer fsys.Close()
+	cr := &crawler{opts: opts, root: root, fs: fsys, roots: []string{root}, docs: map[string]*document{}, extern: map[string]*document{}}
 	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
 		cr.roots = append(cr.roots, real)
 	}
@@ -305,7 +312,7 @@ func provided(raw json.RawMessage) bool {
 func (cr *crawler) run(ctx context.Context, files []string) error {
 	// Phase 1: open every document and list its symbols.
 	for _, p := range files {
-		text, err := os.ReadFile(filepath.Join(cr.root, filepath.FromSlash(p)))
+		text, err := cr.fs.ReadFile(p)
 		if err != nil {
 			cr.res.Stats.SkippedDocuments++
 			cr.noteError(fmt.Errorf("reading %s: %w", p, err))
@@ -638,7 +645,7 @@ func (cr *crawler) docFor(path string) *document {
 		return d
 	}
 	var d *document
-	if text, err := os.ReadFile(filepath.Join(cr.root, filepath.FromSlash(path))); err == nil {
+	if text, err := cr.fs.ReadFile(path); err == nil {
 		d = &document{path: path, lang: lspwire.LanguageID(path), text: text, mapper: textpos.NewMapper(text)}
 	}
 	cr.extern[path] = d
@@ -756,7 +763,7 @@ func (cr *crawler) assemble() {
 		}
 	}
 	byPath := map[string]*graph.DocumentFacts{}
-	pkgs := &goPackages{root: cr.root, modules: map[string]goModule{}}
+	pkgs := &goPackages{fs: cr.fs, modules: map[string]goModule{}}
 	for _, d := range cr.order {
 		pkg := ""
 		if d.lang == "go" {

@@ -5,12 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // Extensions returns the file extensions a language server handles, guessed
@@ -31,10 +32,18 @@ func Extensions(server string) []string {
 
 // ListFiles lists the documents under root with one of exts, relative and
 // sorted. In a git work tree it asks `git ls-files -co --exclude-standard`;
-// elsewhere it walks the tree. Either way it skips vendor/, node_modules/,
-// testdata/ and directories starting with "." or "_", which Go and
-// JavaScript tooling do not treat as part of the workspace's packages.
+// elsewhere it walks the tree (never descending a symbolic link). Either
+// way it skips vendor/, node_modules/, testdata/ and directories starting
+// with "." or "_", which Go and JavaScript tooling do not treat as part of
+// the workspace's packages. A listed symbolic link to a file inside the
+// root is replaced by that file's own path (listed once); one leading
+// outside the root is left out, never read.
 func ListFiles(ctx context.Context, root string, exts []string) ([]string, error) {
+	fsys, err := rootfs.Open(root)
+	if err != nil {
+		return nil, fmt.Errorf("crawl: %w", err)
+	}
+	defer fsys.Close()
 	want := map[string]bool{}
 	for _, e := range exts {
 		want[strings.ToLower(e)] = true
@@ -52,7 +61,7 @@ func ListFiles(ctx context.Context, root string, exts []string) ([]string, error
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() {
+			if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 {
 				rel, err := filepath.Rel(root, p)
 				if err != nil {
 					return err
@@ -65,15 +74,24 @@ func ListFiles(ctx context.Context, root string, exts []string) ([]string, error
 			return nil, fmt.Errorf("crawl: listing files of %s: %w", root, err)
 		}
 	}
+	keep := func(p string) bool { return want[strings.ToLower(path.Ext(p))] && !skipped(p) }
 	var files []string
+	seen := map[string]bool{}
 	for _, p := range all {
-		if !want[strings.ToLower(path.Ext(p))] || skipped(p) {
+		if !keep(p) {
 			continue
 		}
-		if fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p))); err != nil || !fi.Mode().IsRegular() {
-			continue // deleted in the work tree, or a symlink
+		// Deleted in the work tree, not a regular file, or a link
+		// leading out of the root: left out.
+		real, err := fsys.RealPath(p)
+		if err != nil || real != p && !keep(real) || seen[real] {
+			continue
 		}
-		files = append(files, p)
+		if fi, err := fsys.Stat(real); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		seen[real] = true
+		files = append(files, real)
 	}
 	sort.Strings(files)
 	return files, nil
@@ -93,7 +111,7 @@ func skipped(p string) bool {
 // goPackages finds Go package paths: the module path of the nearest go.mod
 // plus the directory. It caches go.mod lookups per directory.
 type goPackages struct {
-	root    string
+	fs      *rootfs.Root
 	modules map[string]goModule // directory -> nearest module
 }
 
@@ -122,7 +140,7 @@ func (g *goPackages) module(dir string) goModule {
 		return m
 	}
 	var m goModule
-	if data, err := os.ReadFile(filepath.Join(g.root, filepath.FromSlash(dir), "go.mod")); err == nil {
+	if data, err := g.fs.ReadFile(path.Join(dir, "go.mod")); err == nil {
 		m = goModule{dir: dir, path: modulePath(data)}
 	} else if dir != "." {
 		m = g.module(path.Dir(dir))

@@ -6,13 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // FarChanges is the number of changed documents beyond which HEAD counts as
@@ -143,12 +142,17 @@ func Compute(ctx context.Context, r *graph.Reader, root string) (Block, error) {
 	if err != nil {
 		return b, err
 	}
-	b.addChanges(root, base.Commit, changes, live)
+	// A root that cannot be opened reads nothing: its changed documents
+	// count as uncovered.
+	fsys, _ := rootfs.Open(root)
+	defer fsys.Close()
+	b.addChanges(fsys, base.Commit, changes, live)
 	return b, nil
 }
 
-// addChanges records the changed documents and the reasons they give.
-func (b *Block) addChanges(root, baseCommit string, changes []Change, live map[string]graph.Document) {
+// addChanges records the changed documents and the reasons they give,
+// reading the work tree through fsys.
+func (b *Block) addChanges(fsys *rootfs.Root, baseCommit string, changes []Change, live map[string]graph.Document) {
 	var manifests, uncovered []string
 	fromSyntax := 0
 	seen := map[string]bool{}
@@ -162,14 +166,14 @@ func (b *Block) addChanges(root, baseCommit string, changes []Change, live map[s
 		add(c.Path)
 		if c.OldPath != "" {
 			add(c.OldPath)
-			if !covered(root, c.OldPath, true, live) {
+			if !covered(fsys, c.OldPath, true, live) {
 				uncovered = append(uncovered, c.OldPath)
 			}
 		}
 		if IsDependencyManifest(c.Path) {
 			manifests = append(manifests, c.Path)
 		}
-		if !covered(root, c.Path, c.Status == "D", live) {
+		if !covered(fsys, c.Path, c.Status == "D" || isLink(fsys, c.Path), live) {
 			uncovered = append(uncovered, c.Path)
 		} else if d := live[c.Path]; d.Source == graph.SourceSyntax {
 			fromSyntax++
@@ -191,7 +195,7 @@ func (b *Block) addChanges(root, baseCommit string, changes []Change, live map[s
 		}
 		// A live document derived from a file that no longer differs
 		// from the base, or has changed again since.
-		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		text, err := fsys.ReadFile(p)
 		if err != nil || d.Digest != DigestDisk+HashContent(text) {
 			uncovered = append(uncovered, p)
 		}
@@ -207,10 +211,18 @@ func (b *Block) addChanges(root, baseCommit string, changes []Change, live map[s
 	}
 }
 
+// isLink reports whether a changed path is a symbolic link (leading inside
+// the root or out of it). The overlay hides it like a deleted file: a link
+// inside is indexed under its target's own path, one outside never read.
+func isLink(fsys *rootfs.Root, p string) bool {
+	real, err := fsys.RealPath(p)
+	return errors.Is(err, rootfs.ErrOutside) || err == nil && real != p
+}
+
 // covered reports whether the live layer answers for a changed document as
 // it is now: a tombstone for a deleted one, facts derived from the current
 // text (or from an editor buffer, or from the language server) otherwise.
-func covered(root, p string, deleted bool, live map[string]graph.Document) bool {
+func covered(fsys *rootfs.Root, p string, deleted bool, live map[string]graph.Document) bool {
 	d, ok := live[p]
 	if !ok {
 		return false
@@ -222,7 +234,7 @@ func covered(root, p string, deleted bool, live map[string]graph.Document) bool 
 	case strings.HasPrefix(d.Digest, DigestBuffer), d.Source == graph.SourceLSP:
 		return true
 	case strings.HasPrefix(d.Digest, DigestDisk):
-		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		text, err := fsys.ReadFile(p)
 		return err == nil && d.Digest == DigestDisk+HashContent(text)
 	}
 	return false

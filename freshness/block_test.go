@@ -3,11 +3,14 @@ package freshness
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 func TestIsDependencyManifest(t *testing.T) {
@@ -42,10 +45,11 @@ func TestAddChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	aText := []byte(body("a") + "func A() {}\n")
+	fsys := openRoot(t, r.root)
 
 	t.Run("nothing live", func(t *testing.T) {
 		var b Block
-		b.addChanges(r.root, base, changes, nil)
+		b.addChanges(fsys, base, changes, nil)
 		if !reflect.DeepEqual(b.Changed, []string{"a.go", "b.go", "c.go", "d.go"}) {
 			t.Errorf("Changed = %v", b.Changed)
 		}
@@ -61,7 +65,7 @@ func TestAddChanges(t *testing.T) {
 			"d.go": {Path: "d.go", Source: graph.SourceSyntax, Digest: DigestBuffer + HashContent([]byte("unsaved"))},
 		}
 		var b Block
-		b.addChanges(r.root, base, changes, live)
+		b.addChanges(fsys, base, changes, live)
 		if b.Partial {
 			t.Errorf("Partial with every change covered: %q", b.Reasons)
 		}
@@ -80,7 +84,7 @@ func TestAddChanges(t *testing.T) {
 			"go.mod": {Path: "go.mod", Source: graph.SourceSyntax, Digest: DigestDisk + HashContent([]byte("module other\n"))},
 		}
 		var b Block
-		b.addChanges(r.root, base, changes, live)
+		b.addChanges(fsys, base, changes, live)
 		if !b.Partial || len(b.Reasons) != 1 || !strings.Contains(b.Reasons[0], "2 documents changed since base "+short(base)+" are answered from stale facts (a.go, go.mod)") {
 			t.Errorf("Partial = %v, Reasons = %q", b.Partial, b.Reasons)
 		}
@@ -93,7 +97,7 @@ func TestAddChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b Block
-		b.addChanges(r.root, base, changes, nil)
+		b.addChanges(fsys, base, changes, nil)
 		want := fmt.Sprintf("dependencies changed since the base %s (go.mod): run `lspgraph scip import` or `lspgraph index`", short(base))
 		if !b.Partial || !contains(b.Reasons, want) {
 			t.Errorf("Reasons = %q; want %q among them", b.Reasons, want)
@@ -105,12 +109,75 @@ func TestAddChanges(t *testing.T) {
 			many[i] = Change{Status: "?", Path: fmt.Sprintf("gen/f%03d.go", i)}
 		}
 		var b Block
-		b.addChanges(r.root, base, many, nil)
+		b.addChanges(fsys, base, many, nil)
 		want := fmt.Sprintf("HEAD moved %d files from the base %s (more than %d): run `lspgraph scip import` or `lspgraph index`", FarChanges+1, short(base), FarChanges)
 		if !b.Partial || !contains(b.Reasons, want) {
 			t.Errorf("Reasons = %q; want %q among them", b.Reasons, want)
 		}
 	})
+}
+
+// TestAddChangesLinks: a changed path that is a symbolic link is covered
+// by a tombstone, as the overlay writes one, and freshness never reads a
+// link's target outside the root to compare it with a live digest.
+func TestAddChangesLinks(t *testing.T) {
+	ctx := context.Background()
+	r := newRepo(t)
+	r.write("a.go", body("a"))
+	base := r.commit("base")
+	outside := filepath.Join(t.TempDir(), "evil.go")
+	evil := "package evil\n// CANARY\nfunc Leak() {}\n"
+	if err := os.WriteFile(outside, []byte(evil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"evil.go": outside, "in.go": "a.go"} {
+		if err := os.Symlink(target, filepath.Join(r.root, name)); err != nil {
+			t.Skip(err)
+		}
+	}
+	changes, err := Changes(ctx, r.root, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := openRoot(t, r.root)
+	tests := []struct {
+		name    string
+		live    map[string]graph.Document
+		partial bool
+		promise string
+	}{
+		{"tombstones", map[string]graph.Document{
+			"evil.go": {Path: "evil.go", Digest: DigestDeleted},
+			"in.go":   {Path: "in.go", Digest: DigestDeleted},
+		}, false, "links hidden like deleted files are covered"},
+		{"outside text", map[string]graph.Document{
+			"evil.go": {Path: "evil.go", Source: graph.SourceSyntax, Digest: DigestDisk + HashContent([]byte(evil))},
+			"in.go":   {Path: "in.go", Digest: DigestDeleted},
+		}, true, "a digest of the outside file's text is not confirmed by reading it"},
+		{"inside text", map[string]graph.Document{
+			"evil.go": {Path: "evil.go", Digest: DigestDeleted},
+			"in.go":   {Path: "in.go", Source: graph.SourceSyntax, Digest: DigestDisk + HashContent([]byte(body("a")))},
+		}, true, "a link inside is not a document of its own"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b Block
+			b.addChanges(fsys, base, changes, tt.live)
+			if b.Partial != tt.partial {
+				t.Errorf("Partial = %v (%q); want %v: %s", b.Partial, b.Reasons, tt.partial, tt.promise)
+			}
+		})
+	}
+}
+
+func openRoot(t *testing.T, dir string) *rootfs.Root {
+	t.Helper()
+	fsys, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fsys.Close() })
+	return fsys
 }
 
 func contains(list []string, s string) bool {

@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/lspwire"
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -46,12 +46,16 @@ type Stats struct {
 }
 
 // Live writes observations into the live layer. Its methods must be called
-// from one goroutine (the proxy's observer); Stats may be read from any.
+// from one goroutine (the proxy's observer); Stats and Close may be called
+// from any.
 type Live struct {
 	store   *graph.Store
 	opts    Options
 	log     *slog.Logger
 	buffers map[string][]byte // open editor buffers by workspace path
+
+	fsMu sync.Mutex
+	fs   *rootfs.Root // reads the files under opts.Root; nil until there is one
 
 	exchanges, premature, documents, failed atomic.Int64
 }
@@ -62,7 +66,34 @@ func New(store *graph.Store, opts Options) *Live {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Live{store: store, opts: opts, log: log, buffers: map[string][]byte{}}
+	l := &Live{store: store, opts: opts, log: log, buffers: map[string][]byte{}}
+	l.openRoot()
+	return l
+}
+
+// openRoot opens opts.Root for reading; files cannot be read without it.
+func (l *Live) openRoot() {
+	if l.opts.Root == "" {
+		return
+	}
+	fsys, err := rootfs.Open(l.opts.Root)
+	if err != nil {
+		l.log.Warn("workspace root unavailable: observations about files without an open buffer are not used", "err", err)
+	}
+	l.fsMu.Lock()
+	defer l.fsMu.Unlock()
+	_ = l.fs.Close()
+	l.fs = fsys
+}
+
+// Close releases the workspace root. Observations after it cannot read
+// files.
+func (l *Live) Close() error {
+	l.fsMu.Lock()
+	defer l.fsMu.Unlock()
+	err := l.fs.Close()
+	l.fs = nil
+	return err
 }
 
 // SetRoot sets the workspace root from the editor's root URI unless
@@ -73,6 +104,7 @@ func (l *Live) SetRoot(rootURI string) {
 	}
 	if p, ok := lspwire.URIPath(rootURI); ok {
 		l.opts.Root = p
+		l.openRoot()
 	}
 }
 
@@ -183,10 +215,14 @@ func (l *Live) Exchange(ctx context.Context, e Exchange) error {
 }
 
 // text returns the text the server saw for path: the open buffer, else
-// the file.
+// the file, read through the workspace root (never through a symbolic
+// link leading out of it).
 func (l *Live) text(path string) ([]byte, error) {
 	if t, ok := l.buffers[path]; ok {
 		return t, nil
 	}
-	return os.ReadFile(filepath.Join(l.opts.Root, filepath.FromSlash(path)))
+	l.fsMu.Lock()
+	fsys := l.fs
+	l.fsMu.Unlock()
+	return fsys.ReadFile(path)
 }

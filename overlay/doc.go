@@ -19,7 +19,11 @@
 //     the new path inherits the old path's base identities, so references
 //     to the moved definitions keep their targets;
 //   - a document that no longer differs from the base leaves the live layer,
-//     and its base facts return.
+//     and its base facts return;
+//   - a changed path that is a symbolic link gets a tombstone too: the index
+//     records a link to a file inside the root under that file's own path,
+//     and a link leading outside is never read (SyncStats.Outside counts
+//     those). Every work-tree read goes through a [rootfs.Root].
 //
 // [Overlay.BufferChanged] and [Overlay.BufferClosed] do the same for unsaved
 // editor buffers: a buffer is extracted (after a debounce, 200 ms by

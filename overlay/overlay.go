@@ -15,6 +15,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 	"github.com/lspgraph/lspgraph/syntax"
 )
 
@@ -42,6 +43,7 @@ type Options struct {
 type Overlay struct {
 	store *graph.Store
 	opts  Options
+	fs    *rootfs.Root // every work-tree read goes through it
 
 	ctx    context.Context // for debounced syncs; cancelled by Close
 	cancel context.CancelFunc
@@ -97,17 +99,19 @@ type SyncStats struct {
 	Live       int `json:"live"`       // documents the overlay owns after the sync
 	Extracted  int `json:"extracted"`  // documents (re-)extracted and resolved
 	Dependents int `json:"dependents"` // unchanged documents re-resolved because names they use changed
-	Tombstones int `json:"tombstones"` // deleted documents hidden
+	Tombstones int `json:"tombstones"` // deleted documents hidden (symbolic links included)
+	Outside    int `json:"outside"`    // changed paths that are symbolic links leading outside the root: never read, hidden
 	Returned   int `json:"returned"`   // documents given back to the base layer
 	Kept       int `json:"kept"`       // documents left as they were
 }
 
 // New returns an overlay on store. Call Close when done.
 func New(store *graph.Store, opts Options) (*Overlay, error) {
-	root, err := filepath.Abs(opts.Root)
+	fsys, err := rootfs.Open(opts.Root)
 	if err != nil {
-		return nil, fmt.Errorf("overlay: root %s: %w", opts.Root, err)
+		return nil, fmt.Errorf("overlay: %w", err)
 	}
+	root := fsys.Dir()
 	opts.Root = root
 	if opts.Debounce <= 0 {
 		opts.Debounce = DefaultDebounce
@@ -116,9 +120,10 @@ func New(store *graph.Store, opts Options) (*Overlay, error) {
 	o := &Overlay{
 		store:   store,
 		opts:    opts,
+		fs:      fsys,
 		ctx:     ctx,
 		cancel:  cancel,
-		x:       syntax.NewExtractor(syntax.Options{Root: root}),
+		x:       syntax.NewExtractor(syntax.Options{Root: root, FS: fsys}),
 		buffers: map[string][]byte{},
 		pending: map[string]bool{},
 	}
@@ -128,7 +133,7 @@ func New(store *graph.Store, opts Options) (*Overlay, error) {
 	return o, nil
 }
 
-// Close stops pending buffer syncs and releases the parsers.
+// Close stops pending buffer syncs and releases the parsers and the root.
 func (o *Overlay) Close() error {
 	o.cancel()
 	o.mu.Lock()
@@ -136,7 +141,11 @@ func (o *Overlay) Close() error {
 	if o.timer != nil {
 		o.timer.Stop()
 	}
-	o.x.Close()
+	if o.x != nil {
+		o.x.Close()
+		o.x = nil
+		return o.fs.Close()
+	}
 	return nil
 }
 
@@ -276,7 +285,7 @@ func (o *Overlay) sync(ctx context.Context, refresh bool) (SyncStats, error) {
 		}
 		o.synced = true
 	}
-	wants, err := o.wanted()
+	wants, err := o.wanted(&st)
 	if err != nil {
 		return st, err
 	}
@@ -327,16 +336,22 @@ func (o *Overlay) resetLive(ctx context.Context, keepLSP bool) error {
 }
 
 // wanted lists the documents that differ from the base now, with their text.
-// Only documents a syntax grammar handles take part.
-func (o *Overlay) wanted() (map[string]*want, error) {
+// Only documents a syntax grammar handles take part. A changed path that is
+// a symbolic link is hidden like a deleted file: the index records a link
+// to a file inside the root under that file's own path, and never reads
+// one that leads outside (counted in st.Outside).
+func (o *Overlay) wanted(st *SyncStats) (map[string]*want, error) {
 	wants := map[string]*want{}
 	read := func(p string) *want {
 		if text, ok := o.buffers[p]; ok {
-			disk, err := os.ReadFile(o.abs(p))
+			disk, err := o.readDisk(p)
 			return &want{text: text, hash: freshness.HashContent(text), buffer: err != nil || !bytes.Equal(disk, text)}
 		}
-		text, err := os.ReadFile(o.abs(p))
+		text, err := o.readDisk(p)
 		if err != nil {
+			if errors.Is(err, rootfs.ErrOutside) {
+				st.Outside++
+			}
 			return &want{deleted: true}
 		}
 		return &want{text: text, hash: freshness.HashContent(text)}
@@ -369,7 +384,23 @@ func (o *Overlay) wanted() (map[string]*want, error) {
 	return wants, nil
 }
 
-func (o *Overlay) abs(p string) string { return filepath.Join(o.opts.Root, filepath.FromSlash(p)) }
+// errLink refuses a changed path that is a symbolic link to a file inside
+// the root: that file is a document of its own.
+var errLink = errors.New("overlay: a symbolic link, not a document")
+
+// readDisk returns the text of a work-tree document: a regular file
+// reached without a symbolic link. Errors wrap rootfs.ErrOutside for a
+// link leading outside the root.
+func (o *Overlay) readDisk(p string) ([]byte, error) {
+	real, err := o.fs.RealPath(p)
+	if err != nil {
+		return nil, err
+	}
+	if real != p {
+		return nil, fmt.Errorf("%w: %s", errLink, p)
+	}
+	return o.fs.ReadFile(p)
+}
 
 // apply brings the live layer to wants. The caller holds o.mu.
 func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[string]*want, st *SyncStats) error {
@@ -548,7 +579,7 @@ func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[stri
 			st.Kept++
 			continue
 		}
-		text, err := os.ReadFile(o.abs(p))
+		text, err := o.fs.ReadFile(p)
 		if err != nil {
 			return fmt.Errorf("overlay: reading dependent %s: %w", p, err)
 		}
@@ -696,7 +727,7 @@ func (o *Overlay) useIndex(ctx context.Context) (map[string][]string, error) {
 				continue // not in the base
 			}
 			text = out
-		} else if text, err = os.ReadFile(o.abs(p)); err != nil {
+		} else if text, err = o.fs.ReadFile(p); err != nil {
 			continue
 		}
 		f, err := o.x.File(ctx, p, text)

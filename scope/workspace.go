@@ -3,11 +3,12 @@ package scope
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // Kind tells what declares a workspace package.
@@ -72,6 +73,8 @@ type Workspace struct {
 	deps map[string]map[string][]Why
 	// Skipped lists manifests that could not be read or parsed, with the reason.
 	Skipped []string
+	// fs reads the manifests and sources during Discover.
+	fs *rootfs.Root
 }
 
 // skipDir reports directories discovery never enters (below the root).
@@ -89,7 +92,13 @@ func Discover(root string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scope: resolving root %q: %w", root, err)
 	}
-	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}}
+	fsys, err := rootfs.Open(abs)
+	if err != nil {
+		return nil, fmt.Errorf("scope: %w", err)
+	}
+	defer fsys.Close()
+	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}, fs: fsys}
+	defer func() { w.fs = nil }()
 	var goMods, goFiles, pkgJSONs, tsconfigs, tsFiles, pyprojects []string
 	var goWork, pnpmWS string
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
@@ -150,7 +159,7 @@ func Discover(root string) (*Workspace, error) {
 }
 
 func (w *Workspace) readFile(rel string) ([]byte, bool) {
-	b, err := os.ReadFile(filepath.Join(w.Root, filepath.FromSlash(rel)))
+	b, err := w.fs.ReadFile(rel)
 	if err != nil {
 		w.Skipped = append(w.Skipped, fmt.Sprintf("%s: %v", rel, err))
 		return nil, false

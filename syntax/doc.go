@@ -132,7 +132,16 @@
 // [ListFiles] lists a tree's source files: in a git work tree it asks
 // `git ls-files -co --exclude-standard` (so .gitignore is respected);
 // elsewhere it walks the tree. Either way, files under vendor/,
-// node_modules/ or a hidden directory are left out. [Extractor.File] skips a file, with a [SkipReason] and no
+// node_modules/ or a hidden directory are left out.
+//
+// Every file, project files (go.mod, package.json, …) included, is read
+// through a [rootfs.Root] on the workspace root, so nothing outside it is
+// ever read. A listed symbolic link to a file inside the root is indexed
+// under that file's own path, once (the link counts as skipped, symlink); one
+// leading outside the root is never read (outside-root), and a walk never
+// descends a directory link.
+//
+// [Extractor.File] skips a file, with a [SkipReason] and no
 // facts, when it is a Go file under a testdata directory (testdata: the go
 // tool ignores those, they are fixtures in no package), when it is larger
 // than 1 MB (huge), starts with a generated-code

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // Defaults for Options.
@@ -26,6 +27,9 @@ type Options struct {
 	// to it. Project files (go.mod, package.json, pyproject.toml,
 	// Cargo.toml) are looked up between a file's directory and Root.
 	Root string
+	// FS, when set, reads Root's project files and must be opened on Root;
+	// otherwise NewExtractor opens Root itself and Close releases it.
+	FS *rootfs.Root
 	// ParseTimeout bounds the parse of one file (DefaultParseTimeout if zero).
 	ParseTimeout time.Duration
 	// MaxFileSize is the largest file extracted, in bytes (DefaultMaxFileSize if zero).
@@ -38,7 +42,8 @@ type Extractor struct {
 	opts    Options
 	langs   map[string]*grammar
 	project *project
-	flat    flat // the last parsed tree, its parse memory reused from file to file
+	flat    flat         // the last parsed tree, its parse memory reused from file to file
+	ownFS   *rootfs.Root // opened by NewExtractor, closed by Close
 	closed  bool
 }
 
@@ -50,16 +55,23 @@ func NewExtractor(opts Options) *Extractor {
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
-	return &Extractor{
-		opts:    opts,
-		langs:   map[string]*grammar{},
-		project: newProject(opts.Root),
+	x := &Extractor{opts: opts, langs: map[string]*grammar{}}
+	fsys := opts.FS
+	if fsys == nil && opts.Root != "" {
+		// A root that cannot be opened reads no project files.
+		fsys, _ = rootfs.Open(opts.Root)
+		x.ownFS = fsys
 	}
+	x.project = newProject(opts.Root, fsys)
+	return x
 }
 
 // Close releases the parse memory. The Extractor is unusable afterwards.
 func (x *Extractor) Close() {
 	x.flat.free()
+	if !x.closed {
+		_ = x.ownFS.Close()
+	}
 	x.closed = true
 }
 

@@ -18,13 +18,15 @@ type SkipReason string
 
 const (
 	SkipNone        SkipReason = ""
-	SkipHuge        SkipReason = "huge"        // larger than Options.MaxFileSize
-	SkipGenerated   SkipReason = "generated"   // a generated-code marker in the header
-	SkipMinified    SkipReason = "minified"    // minified JavaScript (very long lines)
-	SkipTimeout     SkipReason = "timeout"     // parsing took longer than Options.ParseTimeout
-	SkipUnsupported SkipReason = "unsupported" // no grammar for the file's extension
-	SkipFailed      SkipReason = "failed"      // the extractor broke on the file (a bug: FileFacts.Failure says how)
-	SkipTestdata    SkipReason = "testdata"    // a Go file under a testdata directory: a fixture, in no package
+	SkipHuge        SkipReason = "huge"         // larger than Options.MaxFileSize
+	SkipGenerated   SkipReason = "generated"    // a generated-code marker in the header
+	SkipMinified    SkipReason = "minified"     // minified JavaScript (very long lines)
+	SkipTimeout     SkipReason = "timeout"      // parsing took longer than Options.ParseTimeout
+	SkipUnsupported SkipReason = "unsupported"  // no grammar for the file's extension
+	SkipFailed      SkipReason = "failed"       // the extractor broke on the file (a bug: FileFacts.Failure says how)
+	SkipTestdata    SkipReason = "testdata"     // a Go file under a testdata directory: a fixture, in no package
+	SkipOutside     SkipReason = "outside-root" // a symbolic link leading outside the workspace root: never read
+	SkipLink        SkipReason = "symlink"      // a symbolic link to a file inside the root: that file is indexed under its own path (or left out with it)
 )
 
 // FileFacts is what one file yields before name resolution: its document,

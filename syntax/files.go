@@ -3,6 +3,7 @@ package syntax
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // ListFiles returns the source files under root that have a grammar, as
@@ -18,8 +21,66 @@ import (
 // files, minus what .gitignore excludes); otherwise the tree is walked. In
 // both cases paths inside vendor/, node_modules/ or a hidden directory are
 // left out, and a walk also leaves out directories tagged as caches
-// (holding a CACHEDIR.TAG file, like Cargo's target/).
+// (holding a CACHEDIR.TAG file, like Cargo's target/) and never descends
+// a symbolic link. A listed symbolic link to a file inside the root is
+// replaced by that file's own path (listed once); one leading outside the
+// root is left out.
 func ListFiles(ctx context.Context, root string) ([]string, error) {
+	listed, err := listFiles(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := rootfs.Open(root)
+	if err != nil {
+		return nil, fmt.Errorf("syntax: %w", err)
+	}
+	defer fsys.Close()
+	files, _ := realFiles(fsys, listed)
+	return files, nil
+}
+
+// realFiles turns listed paths into the files to read, sorted, each once:
+// a symbolic link to a file inside the root becomes the file's own path
+// (skipped as SkipLink when that path is listed already, dropped when the
+// listing would leave that path out), and one that leads outside the root
+// is skipped as SkipOutside. A path that cannot be resolved otherwise
+// (gone since the listing) is kept for its read to report.
+func realFiles(fsys *rootfs.Root, listed []string) ([]string, map[SkipReason]int) {
+	skipped := map[SkipReason]int{}
+	seen := make(map[string]bool, len(listed))
+	files := make([]string, 0, len(listed))
+	add := func(p string) bool {
+		if seen[p] {
+			return false
+		}
+		seen[p] = true
+		files = append(files, p)
+		return true
+	}
+	var links [][2]string // listed link, real path
+	for _, p := range listed {
+		real, err := fsys.RealPath(p)
+		switch {
+		case errors.Is(err, rootfs.ErrOutside):
+			skipped[SkipOutside]++
+		case err != nil || real == p:
+			add(p)
+		default:
+			links = append(links, [2]string{p, real})
+		}
+	}
+	// Links last, so that a file listed under its own path keeps it.
+	for _, l := range links {
+		if !keepPath(l[1]) || !add(l[1]) {
+			skipped[SkipLink]++
+		}
+	}
+	sort.Strings(files)
+	return files, skipped
+}
+
+// listFiles lists root as ListFiles describes, symbolic links unresolved.
+func listFiles(ctx context.Context, root string) ([]string, error) {
 	var files []string
 	if isGitWorkTree(ctx, root) {
 		cmd := exec.CommandContext(ctx, "git", "ls-files", "-z", "-co", "--exclude-standard")
@@ -54,7 +115,7 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 				}
 				return nil
 			}
-			if d.Type().IsRegular() && keepPath(rel) {
+			if (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) && keepPath(rel) {
 				files = append(files, rel)
 			}
 			return nil

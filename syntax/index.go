@@ -3,8 +3,7 @@ package syntax
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
+	"maps"
 	"runtime"
 	"sort"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // IndexOptions configure Build and Index.
@@ -19,7 +19,9 @@ type IndexOptions struct {
 	// Root is the absolute workspace root.
 	Root string
 	// Files overrides the listing (root-relative slash paths); nil lists
-	// the root with ListFiles.
+	// the root with ListFiles. Either way files are read through a
+	// [rootfs.Root] on Root, and symbolic links are treated as ListFiles
+	// says (counted in IndexSummary.Skipped as SkipLink and SkipOutside).
 	Files []string
 	// Workers is the number of parallel extractors (runtime.NumCPU() if zero).
 	Workers      int
@@ -56,20 +58,37 @@ type IndexSummary struct {
 	Generation    uint64         `json:"generation,omitempty"`
 }
 
-// plan returns the files to index (opts.Files, else the listing of
-// opts.Root) and the number of parallel workers.
-func (opts IndexOptions) plan(ctx context.Context) (paths []string, workers int, err error) {
-	paths = opts.Files
-	if paths == nil {
-		if paths, err = ListFiles(ctx, opts.Root); err != nil {
-			return nil, 0, err
+// indexPlan is what an index reads, and how.
+type indexPlan struct {
+	fs      *rootfs.Root       // the root every file is read through; closed by the caller
+	paths   []string           // real root-relative paths to read, sorted, each once
+	listed  int                // paths listed (opts.Files, or the listing)
+	skipped map[SkipReason]int // listed paths left out before reading: symbolic links
+	workers int                // parallel workers
+}
+
+// plan opens opts.Root and returns the files to index (opts.Files, else
+// the listing of opts.Root, with symbolic links resolved) and the number
+// of parallel workers. The caller closes plan.fs.
+func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
+	var p indexPlan
+	listed := opts.Files
+	if listed == nil {
+		var err error
+		if listed, err = listFiles(ctx, opts.Root); err != nil {
+			return p, err
 		}
 	}
-	workers = opts.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
+	fsys, err := rootfs.Open(opts.Root)
+	if err != nil {
+		return p, fmt.Errorf("syntax: %w", err)
 	}
-	return paths, workers, nil
+	p.fs, p.listed = fsys, len(listed)
+	p.paths, p.skipped = realFiles(fsys, listed)
+	if p.workers = opts.Workers; p.workers <= 0 {
+		p.workers = runtime.NumCPU()
+	}
+	return p, nil
 }
 
 // FilesPerSecond is the listed files over the wall time.
@@ -84,11 +103,14 @@ func (s IndexSummary) FilesPerSecond() float64 {
 func Build(ctx context.Context, opts IndexOptions, put func(context.Context, graph.DocumentFacts) error) (IndexSummary, error) {
 	start := time.Now()
 	sum := IndexSummary{Skipped: map[SkipReason]int{}, EdgesByReason: map[string]int{}, Languages: map[string]int{}}
-	paths, workers, err := opts.plan(ctx)
+	plan, err := opts.plan(ctx)
 	if err != nil {
 		return sum, err
 	}
-	sum.Files = len(paths)
+	defer plan.fs.Close()
+	paths, workers := plan.paths, plan.workers
+	sum.Files = plan.listed
+	maps.Copy(sum.Skipped, plan.skipped)
 	progress := func(phase string, done int) {
 		if opts.Progress != nil {
 			opts.Progress(IndexProgress{Phase: phase, Done: done, Total: len(paths)})
@@ -100,14 +122,14 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	var next, done atomic.Int64
 	var unreadable, bytes atomic.Int64
 	err = parallel(ctx, workers, func(ctx context.Context) error {
-		x := NewExtractor(Options{Root: opts.Root, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
+		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
 		defer x.Close()
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(paths) {
 				return nil
 			}
-			src, err := os.ReadFile(filepath.Join(opts.Root, filepath.FromSlash(paths[i])))
+			src, err := plan.fs.ReadFile(paths[i])
 			if err != nil {
 				unreadable.Add(1) // deleted since listing, or not a regular file
 			} else {

@@ -2,8 +2,7 @@ package syntax
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"maps"
 	"sync/atomic"
 	"time"
 )
@@ -23,22 +22,25 @@ type ParseSummary struct {
 func ParseAll(ctx context.Context, opts IndexOptions) (ParseSummary, error) {
 	start := time.Now()
 	sum := ParseSummary{Skipped: map[SkipReason]int{}}
-	paths, workers, err := opts.plan(ctx)
+	plan, err := opts.plan(ctx)
 	if err != nil {
 		return sum, err
 	}
-	sum.Files = len(paths)
+	defer plan.fs.Close()
+	paths, workers := plan.paths, plan.workers
+	sum.Files = plan.listed
+	maps.Copy(sum.Skipped, plan.skipped)
 	reasons := make([]SkipReason, len(paths))
 	var next, parsed, bytes atomic.Int64
 	err = parallel(ctx, workers, func(ctx context.Context) error {
-		x := NewExtractor(Options{Root: opts.Root, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
+		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
 		defer x.Close()
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(paths) {
 				return nil
 			}
-			src, err := os.ReadFile(filepath.Join(opts.Root, filepath.FromSlash(paths[i])))
+			src, err := plan.fs.ReadFile(paths[i])
 			if err != nil {
 				continue // deleted since listing, or not a regular file
 			}

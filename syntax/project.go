@@ -4,22 +4,23 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // project finds the package and module a file belongs to from the project
 // files between its directory and the workspace root. Results are cached
 // per directory.
 type project struct {
-	root     string
-	goMod    map[string]goModule // dir → nearest go.mod
-	npm      map[string]npmPackage
-	pyRoots  map[string]string
-	cargo    map[string]rustCrate
-	readFile func(string) ([]byte, error)
+	root    string
+	fs      *rootfs.Root        // reads the project files under root; nil reads none
+	goMod   map[string]goModule // dir → nearest go.mod
+	npm     map[string]npmPackage
+	pyRoots map[string]string
+	cargo   map[string]rustCrate
 	// walk is the scratch memory of the walks of this project's files
 	// (one at a time: an Extractor is not used concurrently).
 	walk walkBuffers
@@ -35,23 +36,37 @@ type npmPackage struct {
 	name string
 }
 
-func newProject(root string) *project {
+func newProject(root string, fsys *rootfs.Root) *project {
 	return &project{
-		root:     root,
-		goMod:    map[string]goModule{},
-		npm:      map[string]npmPackage{},
-		pyRoots:  map[string]string{},
-		cargo:    map[string]rustCrate{},
-		readFile: os.ReadFile,
+		root:    root,
+		fs:      fsys,
+		goMod:   map[string]goModule{},
+		npm:     map[string]npmPackage{},
+		pyRoots: map[string]string{},
+		cargo:   map[string]rustCrate{},
 	}
 }
 
+// read returns a project file under the root, through fs: never one a
+// symbolic link leads to outside the root.
 func (p *project) read(rel string) ([]byte, bool) {
 	if p.root == "" {
 		return nil, false
 	}
-	b, err := p.readFile(filepath.Join(p.root, filepath.FromSlash(rel)))
+	b, err := p.fs.ReadFile(rel)
 	return b, err == nil
+}
+
+// readAbove returns the go.mod of a directory above the root, confined to
+// that directory (a go.mod there that is a symbolic link leading out of it,
+// or not a regular file, is not read).
+func readAbove(dir string) ([]byte, error) {
+	d, err := rootfs.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadFile("go.mod")
 }
 
 // parentDir returns the parent of a root-relative directory, "" for the root.
@@ -126,7 +141,7 @@ func (p *project) outerGoModule() goModule {
 		return goModule{}
 	}
 	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
-		if b, err := p.readFile(filepath.Join(d, "go.mod")); err == nil {
+		if b, err := readAbove(d); err == nil {
 			rel, err := filepath.Rel(d, abs)
 			if err != nil {
 				return goModule{}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 func TestCargoCrateName(t *testing.T) {
@@ -40,7 +41,12 @@ func TestRustModulePaths(t *testing.T) {
 		"core/src/nested.rs":  "",
 		"core/src/a/b/mod.rs": "",
 	})
-	p := newProject(root)
+	fsys, err := rootfs.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	p := newProject(root, fsys)
 	for _, c := range []struct{ file, crate, module string }{
 		{"core/src/lib.rs", "shop_core", "shop_core"},
 		{"core/src/main.rs", "shop_core", "shop_core"},

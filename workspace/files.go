@@ -2,28 +2,30 @@ package workspace
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
+
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // readInRoot reads a regular file by its root-relative path (forward
-// slashes) through os.Root: a symlink that leaves the root is refused, and
-// so is anything but a regular file. The error names the path only.
+// slashes) through the root-confined reader: a symlink that leaves the
+// root is refused, and so is anything but a regular file. The error names
+// the path only.
 func readInRoot(root, rel string) ([]byte, error) {
-	r, err := os.OpenRoot(root)
+	r, err := rootfs.Open(root)
 	if err != nil {
 		return nil, fmt.Errorf("opening the workspace root: %w", err)
 	}
 	defer r.Close()
-	f, err := r.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|nonBlock, 0)
+	return r.ReadFile(rel)
+}
+
+// statInRoot stats a root-relative path without leaving the root.
+func statInRoot(root, rel string) (fs.FileInfo, error) {
+	r, err := rootfs.Open(root)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: not a readable file inside the workspace root", rel)
+		return nil, fmt.Errorf("opening the workspace root: %w", err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("reading %s: not a regular file", rel)
-	}
-	return io.ReadAll(f)
+	defer r.Close()
+	return r.Stat(rel)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -179,12 +178,7 @@ func (b *buffers) savedText(uri string, at time.Time) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	r, err := os.OpenRoot(b.root)
-	if err != nil {
-		return "", false
-	}
-	defer r.Close()
-	fi, err := r.Stat(filepath.FromSlash(rel))
+	fi, err := statInRoot(b.root, rel)
 	if err != nil || !fi.Mode().IsRegular() || fi.ModTime().After(at) {
 		return "", false
 	}

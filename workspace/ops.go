@@ -182,7 +182,7 @@ func Scope(ctx context.Context, root string, r *graph.Reader, q ScopeRequest) (*
 			}
 		}
 		rel = filepath.ToSlash(filepath.Clean(rel))
-		if _, err := readInRootStat(root, rel); err != nil && a.Documents(a.PackageOfDocument(rel)) == 0 {
+		if _, err := statInRoot(root, rel); err != nil && a.Documents(a.PackageOfDocument(rel)) == 0 {
 			return nil, fmt.Errorf("%w: %q is neither a package (%s) nor a file under %s", ErrBadTarget, q.Target, knownPackages(a), root)
 		}
 		start = a.PackageOfDocument(rel)
@@ -332,14 +332,4 @@ func (s *Session) afterNewBase(ctx context.Context) {
 		return
 	}
 	s.sync(ctx)
-}
-
-// readInRootStat stats a root-relative path without leaving the root.
-func readInRootStat(root, rel string) (os.FileInfo, error) {
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return r.Stat(filepath.FromSlash(rel))
 }

@@ -225,6 +225,9 @@ func (s *Session) Close() error {
 		<-done
 	}
 	var errs []error
+	if err := s.live.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("closing the live adapter: %w", err))
+	}
 	if s.ov != nil {
 		if err := s.ov.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("closing the overlay: %w", err))

@@ -1,7 +1,8 @@
 // Package graphtest helps tests use the graph store: an in-memory [Open],
 // a base layer written in one call ([Base]), a small text syntax for a document's facts ([ParseFacts]), and one-line
 // renderings of facts for goldens ([FormatOccurrence], [FormatEdge],
-// [FormatSymbol], [FormatVisit]).
+// [FormatSymbol], [FormatVisit]), and [EachRecord], every raw key and value
+// of a closed store.
 //
 // The fact syntax has one fact per line; ranges are 1-based "L:C-L:C" as
 // textpos.Range prints them, roles as graph.Role prints them:
@@ -19,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/textpos"
@@ -65,6 +68,40 @@ func Base(t testing.TB, m graph.Manifest, docs ...graph.DocumentFacts) *graph.Re
 	t.Cleanup(func() { r.Close() })
 	return r
 }
+
+// EachRecord calls fn with every key and value of the closed on-disk store
+// in dir, as Pebble holds them (nothing decoded), for tests that a byte
+// string is stored nowhere.
+func EachRecord(t testing.TB, dir string, fn func(key, value []byte)) {
+	t.Helper()
+	db, err := pebble.Open(dir, &pebble.Options{ReadOnly: true, Logger: testLogger{t}})
+	if err != nil {
+		t.Fatalf("opening the store %s raw: %v", dir, err)
+	}
+	defer db.Close()
+	it, err := db.NewIter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(it.Key(), v)
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testLogger drops Pebble's informational messages and fails the test on
+// its errors.
+type testLogger struct{ t testing.TB }
+
+func (testLogger) Infof(string, ...any)                {}
+func (l testLogger) Errorf(format string, args ...any) { l.t.Errorf("pebble: "+format, args...) }
+func (l testLogger) Fatalf(format string, args ...any) { l.t.Errorf("pebble: "+format, args...) }
 
 // MustParseFacts is ParseFacts failing the test on an error.
 func MustParseFacts(t testing.TB, doc graph.Document, text string) graph.DocumentFacts {

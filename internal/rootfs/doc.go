@@ -1,0 +1,25 @@
+// Package rootfs reads the files of one workspace root and nothing outside
+// it. Every read of a project file (the source files an index extracts, the
+// manifests it consults, the texts snippets and freshness compare) goes
+// through a [Root], so that a symbolic link in the work tree, tracked or
+// not, can never make lspgraph read, store or show a file elsewhere.
+//
+// Its principal type is [Root], opened on a directory with [Open]. Paths
+// given to it are root-relative and slash-separated; [Root.Rel] turns an
+// absolute path into one, refusing (lexically, without touching the disk)
+// anything outside the root, a sibling directory sharing the root's name as
+// a prefix included.
+//
+// The rules:
+//   - A symbolic link whose target stays inside the root is followed, and
+//     [Root.RealPath] names the file it reaches. One that leaves the root is
+//     refused with an error wrapping [ErrOutside]. The error names the path
+//     asked for and says nothing about the target: not where it points,
+//     whether it exists, nor its size or content.
+//   - Only regular files are read: a directory, named pipe, device or socket
+//     is refused with an error wrapping [ErrNotRegular], and a named pipe is
+//     never opened in a way that could block.
+//   - A nil or unopened Root reads nothing (errors wrap [ErrNoRoot]).
+//
+// A Root holds one [os.Root] and is safe for concurrent use.
+package rootfs

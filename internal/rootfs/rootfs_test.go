@@ -1,0 +1,309 @@
+package rootfs
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// layout is a workspace root with links inside and out of it, a canary
+// file outside that no read may return, and a sibling directory whose name
+// starts with the root's.
+type layout struct {
+	base, root, outside, sibling string
+	canary                       string
+}
+
+func newLayout(t *testing.T) layout {
+	t.Helper()
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	l := layout{
+		base:    base,
+		root:    filepath.Join(base, "repo"),
+		outside: filepath.Join(base, "outside"),
+		sibling: filepath.Join(base, "repo-evil"),
+		canary:  "CANARY-" + hex.EncodeToString(b),
+	}
+	files := map[string]string{
+		"repo/a.go":          "package a\n",
+		"repo/sub/b.go":      "package sub\n",
+		"outside/evil.go":    "package evil\n// " + l.canary + "\nfunc Leak() {}\n",
+		"repo-evil/c.go":     "package evil\n// " + l.canary + "\nfunc Leak() {}\n",
+		"repo/.keep":         "",
+		"outside/.keep":      "",
+		"repo-evil/sub/d.go": "package sub\n// " + l.canary + "\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(base, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"link.go":       "a.go",
+		"abslink.go":    filepath.Join(l.root, "sub", "b.go"),
+		"chain.go":      "link.go",
+		"updown.go":     "../repo/a.go",
+		"sublink":       "sub",
+		"sub/uplink.go": "../a.go",
+		"rootlink":      ".",
+		"evil.go":       filepath.Join(l.outside, "evil.go"),
+		"relevil.go":    "../outside/evil.go",
+		"sibling.go":    "../repo-evil/c.go",
+		"abssibling.go": filepath.Join(l.sibling, "c.go"),
+		"outdir":        l.outside,
+		"siblingdir":    "../repo-evil/sub",
+		"missing.go":    filepath.Join(l.base, "nowhere", "x.go"),
+		"dev.go":        "/dev/zero",
+		"sub/escape.go": "../../outside/evil.go",
+		"loop.go":       "loop.go",
+		"dangling.go":   "absent.go",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(l.root, filepath.FromSlash(name))); err != nil {
+			t.Skipf("symbolic links unavailable: %v", err)
+		}
+	}
+	return l
+}
+
+func open(t *testing.T, dir string) *Root {
+	t.Helper()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+func TestReadFile(t *testing.T) {
+	l := newLayout(t)
+	r := open(t, l.root)
+	tests := []struct {
+		rel     string
+		want    string // content, when the read succeeds
+		real    string // RealPath, when it succeeds
+		wantErr error
+		promise string
+	}{
+		{"a.go", "package a\n", "a.go", nil, "a regular file is read"},
+		{"sub/b.go", "package sub\n", "sub/b.go", nil, "a file in a subdirectory is read"},
+		{"./sub/../a.go", "package a\n", "a.go", nil, "a path is cleaned lexically"},
+		{"link.go", "package a\n", "a.go", nil, "a relative link inside is followed to its real path"},
+		{"abslink.go", "package sub\n", "sub/b.go", nil, "an absolute link inside is followed"},
+		{"chain.go", "package a\n", "a.go", nil, "a chain of links inside is followed"},
+		{"updown.go", "package a\n", "a.go", nil, "a link that climbs out and comes back is inside"},
+		{"sublink/b.go", "package sub\n", "sub/b.go", nil, "a directory link inside is followed"},
+		{"sub/uplink.go", "package a\n", "a.go", nil, "a link is resolved from its own directory"},
+		{"rootlink/a.go", "package a\n", "a.go", nil, "a link to the root itself is inside"},
+		{"evil.go", "", "", ErrOutside, "an absolute file link out is refused"},
+		{"relevil.go", "", "", ErrOutside, "a relative file link out is refused"},
+		{"sibling.go", "", "", ErrOutside, "a link into a prefix sibling is refused"},
+		{"abssibling.go", "", "", ErrOutside, "an absolute link into a prefix sibling is refused"},
+		{"outdir/evil.go", "", "", ErrOutside, "a directory link out is refused"},
+		{"siblingdir/d.go", "", "", ErrOutside, "a directory link into a prefix sibling is refused"},
+		{"missing.go", "", "", ErrOutside, "a dangling link out is refused like any other"},
+		{"dev.go", "", "", ErrOutside, "a link to a device outside is refused without opening it"},
+		{"sub/escape.go", "", "", ErrOutside, "a link climbing out from a subdirectory is refused"},
+		{"../outside/evil.go", "", "", ErrOutside, "a path climbing out is refused"},
+		{"sub/../../outside/evil.go", "", "", ErrOutside, "a path climbing out through a directory is refused"},
+		{filepath.Join(l.outside, "evil.go"), "", "", ErrOutside, "an absolute path is refused"},
+		{"sub", "", "sub", ErrNotRegular, "a directory is not read"},
+		{"sublink", "", "sub", ErrNotRegular, "a link to a directory is not read"},
+		{"absent.go", "", "", fs.ErrNotExist, "a missing file is not found"},
+		{"dangling.go", "", "", fs.ErrNotExist, "a dangling link inside is not found"},
+		{"a.go/x", "", "", nil, "a file is not a directory"},
+		{"loop.go", "", "", nil, "a link loop stops"},
+		{"", "", "", fs.ErrInvalid, "an empty path is refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rel, func(t *testing.T) {
+			got, err := r.ReadFile(tt.rel)
+			failing := tt.want == ""
+			switch {
+			case !failing && err != nil:
+				t.Fatalf("ReadFile(%q) = %v; want it read (%s)", tt.rel, err, tt.promise)
+			case !failing && string(got) != tt.want:
+				t.Fatalf("ReadFile(%q) = %q; want %q (%s)", tt.rel, got, tt.want, tt.promise)
+			case failing && err == nil:
+				t.Fatalf("ReadFile(%q) = %q; want an error (%s)", tt.rel, got, tt.promise)
+			case failing && tt.wantErr != nil && !errors.Is(err, tt.wantErr):
+				t.Fatalf("ReadFile(%q) error = %v; want %v (%s)", tt.rel, err, tt.wantErr, tt.promise)
+			}
+			if failing && strings.Contains(string(got), l.canary) {
+				t.Fatalf("ReadFile(%q) returned the canary (%s)", tt.rel, tt.promise)
+			}
+			real, err := r.RealPath(tt.rel)
+			switch {
+			case tt.real != "" && (err != nil || real != tt.real):
+				t.Errorf("RealPath(%q) = %q, %v; want %q (%s)", tt.rel, real, err, tt.real, tt.promise)
+			case errors.Is(tt.wantErr, ErrOutside) && !errors.Is(err, ErrOutside):
+				t.Errorf("RealPath(%q) error = %v; want ErrOutside (%s)", tt.rel, err, tt.promise)
+			}
+			if _, err := r.Stat(tt.rel); errors.Is(tt.wantErr, ErrOutside) && !errors.Is(err, ErrOutside) {
+				t.Errorf("Stat(%q) error = %v; want ErrOutside (%s)", tt.rel, err, tt.promise)
+			}
+		})
+	}
+}
+
+// TestOutsideErrorsTellNothing: a refusal names the path asked for and
+// says nothing about the target: not where it points, whether it exists,
+// what kind of file it is, its size or its content.
+func TestOutsideErrorsTellNothing(t *testing.T) {
+	l := newLayout(t)
+	r := open(t, l.root)
+	links := []string{"evil.go", "relevil.go", "sibling.go", "abssibling.go", "missing.go", "dev.go", "sub/escape.go", "outdir/evil.go", "siblingdir/d.go"}
+	var shape string
+	for _, rel := range links {
+		_, rerr := r.ReadFile(rel)
+		_, serr := r.Stat(rel)
+		_, perr := r.RealPath(rel)
+		for _, err := range []error{rerr, serr, perr} {
+			if !errors.Is(err, ErrOutside) {
+				t.Fatalf("%s: error = %v; want ErrOutside", rel, err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, rel) {
+				t.Errorf("%s: error %q does not name the path asked for", rel, msg)
+			}
+			for _, secret := range []string{l.canary, l.outside, l.sibling, "repo-evil", "outside/", "nowhere", "/dev", "zero", "exist", "such file", "Leak", "package"} {
+				if strings.Contains(msg, secret) {
+					t.Errorf("%s: error %q reveals %q about the target", rel, msg, secret)
+				}
+			}
+			// One shape for every target, existing or not.
+			if s := strings.Replace(msg, rel, "PATH", 1); shape == "" {
+				shape = s
+			} else if s != shape {
+				t.Errorf("%s: error %q differs in shape from %q", rel, s, shape)
+			}
+		}
+	}
+}
+
+func TestRel(t *testing.T) {
+	l := newLayout(t)
+	r := open(t, l.root)
+	tests := []struct {
+		abs     string
+		want    string
+		promise string
+	}{
+		{l.root, ".", "the root itself"},
+		{l.root + string(filepath.Separator), ".", "the root with a trailing separator"},
+		{filepath.Join(l.root, "a.go"), "a.go", "a file inside"},
+		{filepath.Join(l.root, "never", "made.go"), "never/made.go", "lexical: a path that does not exist"},
+		{l.root + "/sub/../a.go", "a.go", "cleaned first"},
+		{filepath.Join(l.root, "evil.go"), "evil.go", "lexical: a link is not looked at"},
+		{filepath.Join(l.sibling, "c.go"), "", "a prefix sibling is outside"},
+		{l.sibling, "", "the prefix sibling itself is outside"},
+		{l.root + "/../repo-evil/c.go", "", "climbing into a prefix sibling is outside"},
+		{filepath.Join(l.outside, "evil.go"), "", "another directory is outside"},
+		{l.base, "", "the root's parent is outside"},
+		{"a.go", "", "a relative path is refused"},
+		{"", "", "an empty path is refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.abs, func(t *testing.T) {
+			got, err := r.Rel(tt.abs)
+			if tt.want == "" {
+				if !errors.Is(err, ErrOutside) {
+					t.Fatalf("Rel(%q) = %q, %v; want ErrOutside (%s)", tt.abs, got, err, tt.promise)
+				}
+				if _, data, err := r.ReadAbs(tt.abs); !errors.Is(err, ErrOutside) || data != nil {
+					t.Fatalf("ReadAbs(%q) = %q, %v; want ErrOutside (%s)", tt.abs, data, err, tt.promise)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("Rel(%q) = %q, %v; want %q (%s)", tt.abs, got, err, tt.want, tt.promise)
+			}
+		})
+	}
+	rel, data, err := r.ReadAbs(filepath.Join(l.root, "link.go"))
+	if err != nil || rel != "link.go" || string(data) != "package a\n" {
+		t.Errorf("ReadAbs(root/link.go) = %q, %q, %v; want link.go and a.go's text", rel, data, err)
+	}
+}
+
+// TestOpenRelative: a relative directory is made absolute and cleaned.
+func TestOpenRelative(t *testing.T) {
+	l := newLayout(t)
+	t.Chdir(l.base)
+	r := open(t, "./repo/sub/..")
+	if r.Dir() != l.root {
+		t.Errorf("Dir() = %q; want %q", r.Dir(), l.root)
+	}
+	if b, err := r.ReadFile("a.go"); err != nil || string(b) != "package a\n" {
+		t.Errorf("ReadFile(a.go) = %q, %v", b, err)
+	}
+}
+
+// TestRootThroughLink: a root opened through a symbolic link accepts
+// absolute paths in both its forms and still refuses what leaves it.
+func TestRootThroughLink(t *testing.T) {
+	l := newLayout(t)
+	via := filepath.Join(l.base, "via")
+	if err := os.Symlink(l.root, via); err != nil {
+		t.Skip(err)
+	}
+	r := open(t, via)
+	for _, abs := range []string{filepath.Join(via, "a.go"), filepath.Join(l.root, "a.go")} {
+		if rel, err := r.Rel(abs); err != nil || rel != "a.go" {
+			t.Errorf("Rel(%q) = %q, %v; want a.go", abs, rel, err)
+		}
+	}
+	if b, err := r.ReadFile("abslink.go"); err != nil || string(b) != "package sub\n" {
+		t.Errorf("ReadFile(abslink.go) = %q, %v; want sub/b.go's text", b, err)
+	}
+	if _, err := r.ReadFile("sibling.go"); !errors.Is(err, ErrOutside) {
+		t.Errorf("ReadFile(sibling.go) error = %v; want ErrOutside", err)
+	}
+}
+
+// TestNoRoot: a nil Root, or one never opened, reads nothing.
+func TestNoRoot(t *testing.T) {
+	if _, err := Open(""); !errors.Is(err, ErrNoRoot) {
+		t.Errorf("Open(\"\") error = %v; want ErrNoRoot", err)
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "absent")); err == nil {
+		t.Error("Open of a missing directory succeeded")
+	}
+	for name, r := range map[string]*Root{"nil": nil, "zero": {}} {
+		if b, err := r.ReadFile("a.go"); !errors.Is(err, ErrNoRoot) || b != nil {
+			t.Errorf("%s: ReadFile = %q, %v; want ErrNoRoot", name, b, err)
+		}
+		if _, err := r.Stat("a.go"); !errors.Is(err, ErrNoRoot) {
+			t.Errorf("%s: Stat error = %v; want ErrNoRoot", name, err)
+		}
+		if _, err := r.RealPath("a.go"); !errors.Is(err, ErrNoRoot) {
+			t.Errorf("%s: RealPath error = %v; want ErrNoRoot", name, err)
+		}
+		if _, err := r.Rel("/a.go"); !errors.Is(err, ErrNoRoot) {
+			t.Errorf("%s: Rel error = %v; want ErrNoRoot", name, err)
+		}
+		if _, _, err := r.ReadAbs("/etc/passwd"); !errors.Is(err, ErrNoRoot) {
+			t.Errorf("%s: ReadAbs error = %v; want ErrNoRoot", name, err)
+		}
+		if err := r.Close(); err != nil {
+			t.Errorf("%s: Close = %v", name, err)
+		}
+	}
+	if d := (*Root)(nil).Dir(); d != "" {
+		t.Errorf("nil Dir() = %q", d)
+	}
+}
