@@ -24,6 +24,16 @@
 // it sees the old or the new generation, never a mix. Open removes the
 // remains of a load that did not commit.
 //
+// No silent shrink: a producer that calls [GenerationWriter.RefuseShrink]
+// has Commit refuse a generation that keeps fewer than half the documents
+// of the one it replaces, when both come from the same tool for the same
+// root ([CheckShrink]; the error wraps [ErrShrink] and says "documents
+// before → after"). A dump cut at a record boundary, which a crashed
+// indexer leaves, decodes cleanly; without the rule it would replace a
+// whole index with its first documents. The previous generation stays
+// current. The SCIP importer and the syntax indexer guard every
+// generation unless their AllowShrink option (--allow-shrink) is set.
+//
 // Layers: the live layer ([Live]) owns documents changed since the base
 // was built or unsaved in an editor; for such a document the base layer's
 // ([Base]) facts are not served. Deleting the live document reveals them
