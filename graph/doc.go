@@ -46,9 +46,12 @@
 // document's doc-first records are accompanied by the index records derived
 // from them (references and definitions by symbol, edges both ways, names,
 // packages). A store of another [SchemaVersion] is refused with [ErrSchema];
-// one held by another process with [ErrLocked] naming its pid. Pebble locks
-// a store exclusively, so even a read-only [Open] fails while another
-// process holds it.
+// one held by another process with [ErrLocked] naming its pid. The store's
+// directory is mode 0700 and every file in it 0600 (Pebble's, through a
+// filesystem wrapper, the pid file, the generation writer's run files,
+// and [WritePrivateFile]'s), whatever the umask: the graph describes the
+// code it indexes. Pebble locks a store exclusively, so even a read-only
+// [Open] fails while another process holds it.
 //
 // Live-layer writes are Pebble batches, one per document. A generation is
 // written without the write-ahead log or the memtable: its records are
