@@ -24,6 +24,16 @@
 // it sees the old or the new generation, never a mix. Open removes the
 // remains of a load that did not commit.
 //
+// No silent shrink: a producer that calls [GenerationWriter.RefuseShrink]
+// has Commit refuse a generation that keeps fewer than half the documents
+// of the one it replaces, when both come from the same tool for the same
+// root ([CheckShrink]; the error wraps [ErrShrink] and says "documents
+// before → after"). A dump cut at a record boundary, which a crashed
+// indexer leaves, decodes cleanly; without the rule it would replace a
+// whole index with its first documents. The previous generation stays
+// current. The SCIP importer and the syntax indexer guard every
+// generation unless their AllowShrink option (--allow-shrink) is set.
+//
 // Layers: the live layer ([Live]) owns documents changed since the base
 // was built or unsaved in an editor; for such a document the base layer's
 // ([Base]) facts are not served. Deleting the live document reveals them
@@ -36,9 +46,12 @@
 // document's doc-first records are accompanied by the index records derived
 // from them (references and definitions by symbol, edges both ways, names,
 // packages). A store of another [SchemaVersion] is refused with [ErrSchema];
-// one held by another process with [ErrLocked] naming its pid. Pebble locks
-// a store exclusively, so even a read-only [Open] fails while another
-// process holds it.
+// one held by another process with [ErrLocked] naming its pid. The store's
+// directory is mode 0700 and every file in it 0600 (Pebble's, through a
+// filesystem wrapper, the pid file, the generation writer's run files,
+// and [WritePrivateFile]'s), whatever the umask: the graph describes the
+// code it indexes. Pebble locks a store exclusively, so even a read-only
+// [Open] fails while another process holds it.
 //
 // Live-layer writes are Pebble batches, one per document. A generation is
 // written without the write-ahead log or the memtable: its records are

@@ -30,6 +30,7 @@ type GenerationWriter struct {
 	written map[string]struct{} // paths written, to replace duplicates
 	counts  genCounts
 	done    bool
+	guard   bool // Commit applies CheckShrink
 
 	// Full chunks are written to their run files outside mu, so that
 	// producers go on meanwhile; flush and finish wait for them.
@@ -336,14 +337,28 @@ func (g *GenerationWriter) ReuseDocument(ctx context.Context, path string) error
 	return nil
 }
 
+// RefuseShrink makes Commit refuse, with an error wrapping ErrShrink, a
+// generation that [CheckShrink] refuses against the current base
+// generation's manifest. The writer is then left uncommitted, for the
+// caller to Abort; readers go on seeing the previous generation.
+func (g *GenerationWriter) RefuseShrink() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.guard = true
+}
+
 // Commit records m and switches readers to the new generation atomically,
 // then removes the previous generation with a range deletion. m's Layer and
 // Generation are set by the writer; zero counts, State and times are filled
-// from what was written.
+// from what was written. After RefuseShrink, a generation that loses most
+// of the previous one's documents is refused (see CheckShrink).
 func (g *GenerationWriter) Commit(ctx context.Context, m Manifest) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.usable(); err != nil {
+		return err
+	}
+	if err := g.checkShrink(g.fillManifest(m)); err != nil {
 		return err
 	}
 	if err := g.flush(); err != nil {
@@ -362,6 +377,22 @@ func (g *GenerationWriter) Commit(ctx context.Context, m Manifest) error {
 		}
 	}
 	return nil
+}
+
+// checkShrink applies CheckShrink to m when the writer guards against
+// shrinking and replaces a generation. The caller holds g.mu.
+func (g *GenerationWriter) checkShrink(m Manifest) error {
+	if !g.guard || g.prev == 0 {
+		return nil
+	}
+	prev, ok, err := readManifest(g.s.db, Base)
+	if err != nil {
+		return err
+	}
+	if !ok || genSpaceOrZero(prev.Generation) != g.prev {
+		return nil // a manifest that does not describe the generation replaced
+	}
+	return CheckShrink(prev, m)
 }
 
 // switchTo writes the manifest, the current-generation pointer and the end

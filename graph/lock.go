@@ -38,7 +38,7 @@ func lockDir(dir string, fs vfs.FS, opts Options) (*dirLock, error) {
 	if !opts.InMemory && !opts.ReadOnly {
 		d.pidPath = filepath.Join(dir, pidFile)
 		// The pid file only improves a message; failing to write it is not fatal.
-		_ = os.WriteFile(d.pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+		_ = writePrivate(d.pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"))
 	}
 	return d, nil
 }

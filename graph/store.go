@@ -72,12 +72,14 @@ func DefaultDir(root string) (string, error) {
 	return filepath.Join(cache, "lspgraph", hex.EncodeToString(sum[:])[:16]), nil
 }
 
-// Open opens (creating when absent, mode 0700) the store in dir.
+// Open opens (creating when absent) the store in dir. The directory is
+// made mode 0700, also when it exists with a wider mode, and every file
+// the store creates in it is mode 0600, whatever the umask.
 // A store locked by another process yields an error wrapping ErrLocked that
 // names the path and the holder's pid; a schema mismatch wraps ErrSchema.
 // A read-only Open of a store that does not exist wraps ErrNotFound.
 func Open(dir string, opts Options) (*Store, error) {
-	fs := vfs.Default
+	var fs vfs.FS = privateFS{vfs.Default}
 	if opts.InMemory {
 		fs = vfs.NewMem()
 	} else {
@@ -105,8 +107,8 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// prepareDir makes dir absolute and creates it (mode 0700) unless readOnly,
-// in which case it must exist.
+// prepareDir makes dir absolute and creates it, or narrows its mode, to
+// 0700 unless readOnly, in which case it must exist.
 func prepareDir(dir string, readOnly bool) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -122,8 +124,11 @@ func prepareDir(dir string, readOnly bool) (string, error) {
 		}
 		return abs, nil
 	}
-	if err := os.MkdirAll(abs, 0o700); err != nil {
+	if err := os.MkdirAll(abs, dirPerm); err != nil {
 		return "", fmt.Errorf("graph: creating store directory: %w", err)
+	}
+	if err := restrictDir(abs); err != nil {
+		return "", fmt.Errorf("graph: making the store directory private: %w", err)
 	}
 	return abs, nil
 }

@@ -2,7 +2,9 @@ package overlay
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -177,6 +179,11 @@ func replay(t *testing.T, fixture, mode string, script []step) {
 	defer func() { ov.Close() }()
 	if st, err := ov.Sync(ctx); err != nil || st.Live != 0 {
 		t.Fatalf("sync at the base: %+v, %v", st, err)
+	}
+	if fi, err := os.Stat(state); err != nil {
+		t.Fatalf("no record after a sync: %v", err)
+	} else if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("record %s is mode %v, want 0600", state, fi.Mode().Perm())
 	}
 	for i, s := range script {
 		if mode == "cli" && s.buffers != nil {

@@ -831,17 +831,13 @@ func loadRecord(path string) *record {
 	return &rec
 }
 
-// saveRecord writes a record atomically.
+// saveRecord writes a record atomically, mode 0600 like the store's files.
 func saveRecord(path string, rec *record) error {
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(rec); err != nil {
 		return fmt.Errorf("overlay: encoding the record: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o600); err != nil {
-		return fmt.Errorf("overlay: writing the record: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := graph.WritePrivateFile(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("overlay: writing the record: %w", err)
 	}
 	return nil

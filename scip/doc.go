@@ -13,7 +13,14 @@
 //     documents whose payload did not change; it returns a [Summary].
 //     One goroutine decodes; one worker per processor (at most four)
 //     converts and writes; a bounded queue between them bounds memory by
-//     the largest documents, not by the dump.
+//     the largest documents, not by the dump. An import that would keep
+//     fewer than half the documents of the previous generation from the
+//     same tool and root is refused unless [Options].AllowShrink is set
+//     ([graph.CheckShrink]): a dump cut at a record boundary, as a crashed
+//     indexer leaves it, decodes cleanly and would otherwise replace the
+//     index with its first documents. A dump cut inside a record is
+//     corrupt ([ErrCorrupt]) either way. The [Summary] states the
+//     documents before and after.
 //
 // Positions are converted to the graph's encoding (UTF-8 byte columns, see
 // package textpos). scip-go counts UTF-8 bytes; scip-typescript and

@@ -43,6 +43,14 @@ type Options struct {
 	// Queue is how many decoded documents may wait for conversion
 	// (default 8); it bounds memory.
 	Queue int
+	// AllowShrink accepts a new generation that keeps fewer than half the
+	// documents of the previous one from the same tool and root. Without
+	// it such an import is refused (an error wrapping graph.ErrShrink)
+	// and the previous generation stays current: a dump cut at a record
+	// boundary, as a crashed indexer leaves it, decodes without error
+	// and would otherwise replace the index with its first documents.
+	// See graph.CheckShrink.
+	AllowShrink bool
 }
 
 // Progress reports how far an import got.
@@ -80,7 +88,8 @@ type Summary struct {
 	Commit      string   `json:"commit,omitempty"`
 	Generation  uint64   `json:"generation"`
 
-	Documents           int    `json:"documents"` // in the new generation: converted + reused
+	DocumentsBefore     int    `json:"documents_before"` // in the generation replaced, 0 if none
+	Documents           int    `json:"documents"`        // in the new generation: converted + reused
 	Converted           int    `json:"converted_documents"`
 	Reused              int    `json:"reused_documents"`
 	Occurrences         int    `json:"occurrences"`
@@ -108,6 +117,10 @@ type ImportError struct {
 
 func (e *ImportError) Error() string {
 	prev := "the store has no previous index"
+	failed := fmt.Sprintf("import failed at byte %d", e.Offset)
+	if errors.Is(e.Err, graph.ErrShrink) {
+		failed = "import refused"
+	}
 	if p := e.Previous; p != nil {
 		commit := p.Commit
 		if commit == "" {
@@ -115,7 +128,7 @@ func (e *ImportError) Error() string {
 		}
 		prev = fmt.Sprintf("the previous index (commit %s, imported %s) is still in use", commit, p.Finished.Format(time.RFC3339))
 	}
-	return fmt.Sprintf("import failed at byte %d: %v; %s", e.Offset, e.Err, prev)
+	return fmt.Sprintf("%s: %v; %s", failed, e.Err, prev)
 }
 
 func (e *ImportError) Unwrap() error { return e.Err }
@@ -149,11 +162,17 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 			gw.Abort()
 		}
 	}()
+	if !opts.AllowShrink {
+		gw.RefuseShrink()
+	}
 	sum, off, err := stream(ctx, r, opts, sink{
 		previousDigest: gw.PreviousDigest,
 		reuse:          gw.ReuseDocument,
 		put:            gw.PutDocument,
 	})
+	if prev != nil {
+		sum.DocumentsBefore = prev.Documents
+	}
 	if err != nil {
 		return sum, &ImportError{Offset: off, Err: err, Previous: prev}
 	}
@@ -181,7 +200,10 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 		Finished: time.Now(),
 	}
 	if err := gw.Commit(ctx, m); err != nil {
-		return sum, &ImportError{Offset: sum.Bytes, Err: fmt.Errorf("scip: switching to the new generation: %w", err), Previous: prev}
+		if !errors.Is(err, graph.ErrShrink) {
+			err = fmt.Errorf("scip: switching to the new generation: %w", err)
+		}
+		return sum, &ImportError{Offset: sum.Bytes, Err: err, Previous: prev}
 	}
 	committed = true
 	sum.Generation = gw.Generation()

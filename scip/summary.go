@@ -21,7 +21,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, ", commit %s", shortCommit(s.Commit))
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  documents    %s (%s converted, %s reused unchanged)\n", num(s.Documents), num(s.Converted), num(s.Reused))
+	fmt.Fprintf(&b, "  documents    %s → %s (%s converted, %s reused unchanged)\n", num(s.DocumentsBefore), num(s.Documents), num(s.Converted), num(s.Reused))
 	fmt.Fprintf(&b, "  occurrences  %s\n", num(s.Occurrences))
 	fmt.Fprintf(&b, "  symbols      %s (%s from the external symbols section)\n", num(s.Symbols), num(s.ExternalSymbols))
 	fmt.Fprintf(&b, "  edges        %s\n", num(s.Edges))

@@ -126,6 +126,11 @@
 // [NameTable] of every definition, resolution in parallel, one
 // PutDocument per file, and a manifest (commit, tool "lspgraph-syntax",
 // counts, skipped files by reason). [Build] is the same without a store.
+// Like the SCIP importer, Index refuses a generation that keeps fewer than
+// half the documents of the previous syntax index of the same root unless
+// [IndexOptions].AllowShrink is set ([graph.CheckShrink]): listing a tree
+// that was half checked out, or the wrong directory under the same root
+// name, should not silently replace a whole index.
 //
 // # Files indexed and skipped
 //

@@ -29,6 +29,13 @@ type IndexOptions struct {
 	MaxFileSize  int
 	// Commit is recorded in the manifest (Index only).
 	Commit string
+	// AllowShrink accepts a generation that keeps fewer than half the
+	// documents of the previous syntax index of the same root (Index
+	// only). Without it such an index is refused (an error wrapping
+	// graph.ErrShrink) and the previous generation stays current, so
+	// that a listing gone wrong never silently replaces a whole index.
+	// See graph.CheckShrink.
+	AllowShrink bool
 	// Progress, when set, is called from several goroutines as files are
 	// extracted and written.
 	Progress func(IndexProgress)
@@ -208,6 +215,9 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 	if err != nil {
 		return IndexSummary{}, fmt.Errorf("syntax: starting a generation: %w", err)
 	}
+	if !opts.AllowShrink {
+		gw.RefuseShrink()
+	}
 	started := time.Now().UTC()
 	sum, err := Build(ctx, opts, gw.PutDocument)
 	if err != nil {
@@ -229,6 +239,7 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 		Started:     started,
 	}
 	if err := gw.Commit(ctx, m); err != nil {
+		_ = gw.Abort()
 		return sum, fmt.Errorf("syntax: committing the generation: %w", err)
 	}
 	sum.Generation = gw.Generation()

@@ -21,7 +21,7 @@ import (
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
-const indexSynopsis = "index [--store DIR] [--root DIR] [--workers N] [--parse-timeout D] [--json] [DIR] [--lsp -- SERVER ARGS...]"
+const indexSynopsis = "index [--store DIR] [--root DIR] [--workers N] [--parse-timeout D] [--allow-shrink] [--json] [DIR] [--lsp -- SERVER ARGS...]"
 
 // runIndex builds a syntax-only base generation of a repository: every
 // source file is parsed with tree-sitter, names are resolved with the
@@ -41,6 +41,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	rootFlag := fs.String("root", "", "repository root (default: DIR, else the git top level of the current directory, else the current directory)")
 	workers := fs.Int("workers", 0, "parallel parsers (default: the number of CPUs)")
 	timeout := fs.Duration("parse-timeout", syntax.DefaultParseTimeout, "longest parse of one file before it is skipped")
+	allowShrink := fs.Bool("allow-shrink", false, "accept an index that keeps fewer than half the documents of the previous one of the root (refused by default)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	useLSP := fs.Bool("lsp", false, "crawl a language server (after --) instead of parsing with tree-sitter")
 	dryRun := fs.Bool("dry-run", false, "extract and resolve, but write nothing (measures the extractor alone)")
@@ -77,6 +78,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		Workers:      *workers,
 		ParseTimeout: *timeout,
 		Commit:       gitHead(ctx, root),
+		AllowShrink:  *allowShrink,
 	}
 	if *parseOnly {
 		ps, err := syntax.ParseAll(ctx, opts)

@@ -23,7 +23,7 @@ import (
 // runSCIP dispatches `lspgraph scip SUBCOMMAND`.
 func runSCIP(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(e.stderr, "Usage: lspgraph scip import [--store DIR] [--root DIR] [--commit SHA] [--json] FILE|-\n")
+		fmt.Fprint(e.stderr, "Usage: lspgraph scip import [--store DIR] [--root DIR] [--commit SHA] [--allow-shrink] [--json] FILE|-\n")
 		if len(args) == 0 {
 			return fmt.Errorf("%w: missing subcommand (import)", errUsage)
 		}
@@ -37,10 +37,11 @@ func runSCIP(ctx context.Context, e *env, args []string) error {
 }
 
 func runSCIPImport(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "scip import", "scip import [--store DIR] [--root DIR] [--commit SHA] [--json] FILE|-")
+	fs := newFlagSet(e, "scip import", "scip import [--store DIR] [--root DIR] [--commit SHA] [--allow-shrink] [--json] FILE|-")
 	storeDir := fs.String("store", "", "graph store directory (default: the user cache directory for the root)")
 	rootFlag := fs.String("root", "", "workspace root the dump was built from (default: the git top level of the current directory, else the current directory)")
 	commit := fs.String("commit", "", "source commit the dump was built from (default: git rev-parse HEAD in the root)")
+	allowShrink := fs.Bool("allow-shrink", false, "accept a dump that keeps fewer than half the documents of the previous import of the same tool and root (refused by default: a dump cut short by a crashed indexer looks like that)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -84,10 +85,11 @@ func runSCIPImport(ctx context.Context, e *env, args []string) error {
 
 	prog := newImportProgress(e.stderr, name)
 	sum, err := scip.Import(ctx, store, in, scip.Options{
-		Root:     root,
-		Commit:   *commit,
-		Size:     size,
-		Progress: prog.update,
+		Root:        root,
+		Commit:      *commit,
+		Size:        size,
+		Progress:    prog.update,
+		AllowShrink: *allowShrink,
 	})
 	prog.finish()
 	if err != nil {
