@@ -265,7 +265,7 @@ func (s *Session) indexCommand(ctx context.Context, c Call) (any, error) {
 		}
 	}
 	commit, _ := freshness.Head(ctx, s.root)
-	opts := syntax.IndexOptions{Root: s.root, Workers: q.Workers, ParseTimeout: q.ParseTimeout, Commit: commit}
+	opts := syntax.IndexOptions{Root: s.root, Workers: q.Workers, ParseTimeout: q.ParseTimeout, Commit: commit, AllowShrink: q.AllowShrink}
 	if opts.ParseTimeout == 0 {
 		opts.ParseTimeout = syntax.DefaultParseTimeout
 	}
@@ -316,7 +316,7 @@ func (s *Session) importCommand(ctx context.Context, c Call) (any, error) {
 	if fi, err := f.Stat(); err == nil {
 		size = fi.Size()
 	}
-	sum, err := scip.Import(ctx, s.store, f, scip.Options{Root: s.root, Commit: q.Commit, Size: size})
+	sum, err := scip.Import(ctx, s.store, f, scip.Options{Root: s.root, Commit: q.Commit, Size: size, AllowShrink: q.AllowShrink})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", q.File, err)
 	}

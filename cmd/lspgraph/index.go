@@ -102,7 +102,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			// switch to the new generation when it commits.
 			defer c.Close()
 			var res workspace.IndexResult
-			if err := c.Command(ctx, workspace.CommandIndex, []json.RawMessage{mustJSON(workspace.IndexRequest{Workers: *workers, ParseTimeout: *timeout})}, 0, &res); err != nil {
+			if err := c.Command(ctx, workspace.CommandIndex, []json.RawMessage{mustJSON(workspace.IndexRequest{Workers: *workers, ParseTimeout: *timeout, AllowShrink: *allowShrink})}, 0, &res); err != nil {
 				return err
 			}
 			if *asJSON {

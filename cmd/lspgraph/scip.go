@@ -67,7 +67,7 @@ func runSCIPImport(ctx context.Context, e *env, args []string) error {
 		// A session holds the store: it imports, and its clients switch
 		// to the new generation when it commits.
 		defer c.Close()
-		return importThroughSession(ctx, e, c, fs.Arg(0), *commit, *asJSON)
+		return importThroughSession(ctx, e, c, fs.Arg(0), workspace.ImportRequest{Commit: *commit, AllowShrink: *allowShrink}, *asJSON)
 	} else if !errors.Is(err, workspace.ErrNoSession) {
 		return err
 	}
@@ -234,7 +234,7 @@ func (p *importProgress) finish() {
 
 // importThroughSession has the session import a dump: a file by its
 // absolute path, standard input through a temporary copy.
-func importThroughSession(ctx context.Context, e *env, c *workspace.Client, arg, commit string, asJSON bool) error {
+func importThroughSession(ctx context.Context, e *env, c *workspace.Client, arg string, req workspace.ImportRequest, asJSON bool) error {
 	file := arg
 	if arg == "-" {
 		f, err := os.CreateTemp("", "lspgraph-*.scip")
@@ -261,7 +261,7 @@ func importThroughSession(ctx context.Context, e *env, c *workspace.Client, arg,
 		file = abs
 	}
 	var res workspace.ImportResult
-	if err := c.Command(ctx, workspace.CommandImport, []json.RawMessage{mustJSON(workspace.ImportRequest{File: file, Commit: commit})}, 0, &res); err != nil {
+	if err := c.Command(ctx, workspace.CommandImport, []json.RawMessage{mustJSON(workspace.ImportRequest{File: file, Commit: req.Commit, AllowShrink: req.AllowShrink})}, 0, &res); err != nil {
 		return fmt.Errorf("%s: %w", arg, err)
 	}
 	if asJSON {
