@@ -468,7 +468,10 @@ func (g *GenerationWriter) Abort() error {
 	g.finish()
 	b := g.s.db.NewBatch()
 	defer b.Close()
-	if err := b.DeleteRange(spaceStart(g.space), spaceStart(g.space+1), nil); err != nil {
+	// Records reach the store when they are ingested; a generation aborted
+	// before any were leaves no range deletion behind, which every read of
+	// the memtable would otherwise have to step over.
+	if err := deleteRangeIfAny(g.s.db, b, spaceStart(g.space), spaceStart(g.space+1)); err != nil {
 		return err
 	}
 	if err := b.Delete(appendPendingKey(nil, g.gen), nil); err != nil {

@@ -254,3 +254,29 @@ func TestCloseDuringGeneration(t *testing.T) {
 		t.Errorf("Abort after Store.Close = %v", err)
 	}
 }
+
+func TestAbortRemovesIngestedRecords(t *testing.T) {
+	ctx := context.Background()
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	for _, flush := range []bool{false, true} {
+		g, err := s.BeginGeneration(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.PutDocument(ctx, DocumentFacts{Document: Document{Path: "a.go"}}); err != nil {
+			t.Fatal(err)
+		}
+		if flush {
+			if err := g.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := g.Abort(); err != nil {
+			t.Fatal(err)
+		}
+		if empty, err := s.isEmptyRange(spaceStart(firstGenSpace), nil); err != nil || !empty {
+			t.Errorf("flushed %v: generation space not empty after Abort (%v)", flush, err)
+		}
+	}
+}

@@ -58,7 +58,7 @@ type DecodeStats struct {
 // progress, when not nil, is called with the bytes consumed after each
 // record.
 func Decode(ctx context.Context, r io.Reader, size int64, v Visitor, progress func(int64)) (DecodeStats, error) {
-	fr := &frameReader{br: bufio.NewReaderSize(r, 1<<20), size: size, hash: sha256.New()}
+	fr := &frameReader{br: bufio.NewReaderSize(r, readBufferSize(size)), size: size, hash: sha256.New()}
 	record := func() Record {
 		rec := Record{Offset: fr.recStart, End: fr.off}
 		fr.hash.Sum(rec.Digest[:0])
@@ -285,6 +285,17 @@ func (f *frameReader) nextRecord() error {
 }
 
 const binaryMaxVarint = 10
+
+// readBufferSize is the input buffer's size: 1 MB, or less for an input
+// known to be smaller, so that decoding a small dump does not allocate
+// (and clear) a megabyte.
+func readBufferSize(size int64) int {
+	const most, least = 1 << 20, 4 << 10 // least holds a record's head (peekHead)
+	if size <= 0 || size >= most {
+		return most
+	}
+	return int(max(size, least))
+}
 
 // peekHead returns up to 20 bytes (a tag and a length) at the read
 // position without consuming them; io.EOF when the input is exhausted.

@@ -13,31 +13,60 @@ import (
 )
 
 // FuzzImport feeds mutated dumps to the importer over a store that already
-// serves a generation. The importer must never panic, and a failed import
-// must leave readers seeing exactly the previous generation. The seed
-// corpus (small fixture dumps, their truncations and corruptions) lives in
-// testdata/fuzz/FuzzImport and runs under plain go test.
+// serves a generation. The importer must never panic, a failed (or
+// refused) import must leave readers seeing exactly the previous
+// generation, and a successful one must serve what its summary counts.
+// The seed corpus (a compact dump, its truncations and corruptions) lives
+// in testdata/fuzz/FuzzImport and runs under plain go test.
+//
+// The fuzzer minimises every input that finds new coverage, running it
+// thousands of times (the subset pass is quadratic in its size), before
+// it fuzzes on. Two things made that take the whole budget: each run
+// opened a store and imported the base generation before the import under
+// test (milliseconds), and the seeds were kilobyte fixture dumps. Now each
+// fuzzing process keeps one store, importing the base again only after an
+// input that imports, and the seeds are a few hundred bytes.
 func FuzzImport(f *testing.F) {
-	for _, name := range []string{"gowork-user", "gowork-pricing"} {
-		b := readDump(f, name)
-		f.Add(b)
-		f.Add(b[:len(b)/2])
-	}
-	base := readDump(f, "gowork-user")
+	seed := compactIndex(f)
+	f.Add(seed)
+	f.Add(seed[:len(seed)/2])
+	// The generation every input is imported over: the seed's documents
+	// and a third, so that an input keeping only one is refused as a
+	// shrink, and one keeping the seed's reuses their facts.
+	idx := parseIndex(f, seed)
+	idx.Documents = append(idx.Documents, &scip.Document{RelativePath: "c"})
+	base := marshalIndex(f, idx)
+	var (
+		store   *graph.Store
+		before  string // what readers see of the base generation
+		commits int    // generations committed since store was opened
+	)
+	f.Cleanup(func() {
+		if store != nil {
+			store.Close()
+		}
+	})
 	f.Fuzz(func(t *testing.T, in []byte) {
-		store, err := graph.Open("fuzz", graph.Options{InMemory: true})
-		if err != nil {
-			t.Fatal(err)
+		// A fresh store now and then: every commit leaves a range deletion
+		// of the generation it replaced in the memtable, which every read
+		// steps over.
+		if store == nil || commits >= 100 {
+			if store != nil {
+				store.Close()
+			}
+			var err error
+			if store, err = graph.Open("fuzz", graph.Options{InMemory: true}); err != nil {
+				t.Fatal(err)
+			}
+			commits = 0
+			if _, err := importBytes(store, base, Options{Commit: "base"}); err != nil {
+				t.Fatal(err)
+			}
+			before = fingerprint(t, store)
 		}
-		defer store.Close()
-		if _, err := importBytes(store, base, Options{Commit: "base"}); err != nil {
-			t.Fatal(err)
-		}
-		before := fingerprint(t, store)
 		sum, err := importBytes(store, in, Options{Commit: "fuzz"})
-		after := fingerprint(t, store)
 		if err != nil {
-			if after != before {
+			if after := fingerprint(t, store); after != before {
 				t.Fatalf("import failed (%v) but readers no longer see the previous generation:\nbefore:\n%s\nafter:\n%s", err, before, after)
 			}
 			if !strings.Contains(err.Error(), "the previous index (commit base,") {
@@ -49,7 +78,6 @@ func FuzzImport(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer r.Close()
 		m, ok, err := r.Manifest(graph.Base)
 		if err != nil || !ok || m.Commit != "fuzz" || m.State != graph.StateComplete {
 			t.Fatalf("after a successful import the manifest is %+v (found %v, %v)", m, ok, err)
@@ -63,10 +91,55 @@ func FuzzImport(f *testing.F) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		r.Close()
 		if docs != sum.Documents {
 			t.Errorf("readers see %d documents, the summary says %d", docs, sum.Documents)
 		}
+		// Serve the base again for the next input.
+		commits += 2
+		if _, err := importBytes(store, base, Options{Commit: "base", AllowShrink: true}); err != nil {
+			t.Fatal(err)
+		}
+		before = fingerprint(t, store)
 	})
+}
+
+// compactIndex is a dump of about 250 bytes with what the fixtures
+// spread over kilobytes: two documents, one in UTF-16 columns with its
+// text and one in scip-go's UTF-8 by default, an escaped descriptor,
+// definitions with and without an enclosing range,
+// references, a local, an import, a relationship and an external symbol.
+func compactIndex(t testing.TB) []byte {
+	const (
+		f = "s m p 1 `a.b`/f()."
+		g = "s m p 1 a/g()."
+		i = "s m p 1 a/I#"
+		x = "s m q 1 x/X()."
+	)
+	def := int32(scip.SymbolRole_Definition)
+	idx := &scip.Index{
+		Metadata: &scip.Metadata{ToolInfo: &scip.ToolInfo{Name: "scip-go"}},
+		Documents: []*scip.Document{{
+			RelativePath:     "a",
+			PositionEncoding: scip.PositionEncoding_UTF16CodeUnitOffsetFromLineStart,
+			Text:             "é f(){g()}\ng(){}\n",
+			Occurrences: []*scip.Occurrence{
+				{Range: []int32{0, 2, 3}, Symbol: f, SymbolRoles: def, EnclosingRange: []int32{0, 2, 10}},
+				{Range: []int32{0, 6, 7}, Symbol: g},
+				{Range: []int32{0, 8, 9}, Symbol: "local 0"},
+				{Range: []int32{1, 0, 1}, Symbol: g, SymbolRoles: def},
+			},
+			Symbols: []*scip.SymbolInformation{{Symbol: f, Relationships: []*scip.Relationship{{Symbol: i, IsImplementation: true}}}},
+		}, {
+			RelativePath: "b",
+			Occurrences: []*scip.Occurrence{
+				{Range: []int32{0, 0, 1}, Symbol: i, SymbolRoles: def},
+				{Range: []int32{1, 0, 1}, Symbol: x, SymbolRoles: int32(scip.SymbolRole_Import)},
+			},
+		}},
+		ExternalSymbols: []*scip.SymbolInformation{{Symbol: x, Documentation: []string{"d"}}},
+	}
+	return marshalIndex(t, idx)
 }
 
 // FuzzSymbol checks the symbol helpers against the bindings' parser: they
@@ -141,13 +214,13 @@ func FuzzSymbol(f *testing.F) {
 }
 
 // TestWriteFuzzSeeds writes the committed seed corpus of FuzzImport when
-// run with -update: truncations of a fixture dump at every record boundary
+// run with -update: truncations of the compact dump at record boundaries
 // and inside records, and corruptions of its framing.
 func TestWriteFuzzSeeds(t *testing.T) {
 	if !*update {
 		t.Skip("run with -update to rewrite testdata/fuzz/FuzzImport")
 	}
-	b := readDump(t, "gowork-pricing")
+	b := compactIndex(t)
 	seeds := map[string][]byte{
 		"truncated-tag-only":      b[:1],
 		"truncated-in-length":     b[:2],
