@@ -37,6 +37,16 @@
 // gets window/showMessage naming the server and its exit status, and Serve
 // returns an error wrapping [ErrServerExited].
 //
+// Unanswered requests: the proxy never makes up a result for a request the
+// server holds, except shutdown. A request the editor cancelled is answered
+// with the error RequestCancelled after [Config.CancelGrace]. A shutdown the
+// server has not answered after [Config.ShutdownTimeout] is answered with a
+// null result, as a server would, so the editor can go on to exit; the
+// server is then stopped (input closed, killed after [Config.ExitTimeout]),
+// requests it still held get errors, later ones are refused, and the
+// editor's exit ends Serve without error. Either way the server's late
+// answer is dropped, so the editor never sees two answers to one request.
+//
 // The package imports nothing of lspgraph but internal/textpos; the graph is
 // reached only through the injected Observer and command table.
 package lspproxy

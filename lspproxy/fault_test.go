@@ -193,6 +193,42 @@ func TestServerDiesEditorGone(t *testing.T) {
 	}
 }
 
+// TestServerClosesConnection: a server connection (not a process) that
+// ends fails every pending request, whatever its id, and the editor is
+// told.
+func TestServerClosesConnection(t *testing.T) {
+	c := lsptest.Proxied(testConfig()).Connect(t)
+	initialize(t, c, `{}`)
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":2,"method":"textDocument/definition","params":{}}`)
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":"three","method":"textDocument/references","params":{}}`)
+	c.Server.Recv(t)
+	c.Server.Recv(t)
+	c.Server.Close()
+	answered := map[string]bool{}
+	message := ""
+	for len(answered) < 2 || message == "" {
+		m := c.Editor.Recv(t)
+		switch {
+		case field(t, m, "method") == "window/showMessage":
+			message = fmt.Sprint(field(t, m, "params", "message"))
+		case field(t, m, "error", "code") == json.Number("-32803"):
+			answered[fmt.Sprint(field(t, m, "id"))] = true
+		default:
+			t.Fatalf("unexpected %s", m)
+		}
+	}
+	if !answered["2"] || !answered["three"] {
+		t.Errorf("answered %v, want 2 and three", answered)
+	}
+	if !strings.Contains(message, "closed its connection") {
+		t.Errorf("showMessage %q does not say the server closed its connection", message)
+	}
+	c.Editor.Send(t, `{"jsonrpc":"2.0","method":"exit"}`)
+	if err := c.Wait(t, lsptest.Timeout); !errors.Is(err, lspproxy.ErrServerExited) {
+		t.Fatalf("Serve = %v, want ErrServerExited", err)
+	}
+}
+
 func TestCancelUnansweredRequest(t *testing.T) {
 	cfg := testConfig()
 	cfg.CancelGrace = 50 * time.Millisecond

@@ -71,9 +71,21 @@ func (p *Proxy) editorCall(env *envelope, body []byte) {
 		}
 		return
 	}
+	if p.shutdownLapsed {
+		p.mu.Unlock()
+		if env.method == "shutdown" {
+			p.replyResult(env.id, []byte("null"))
+		} else {
+			p.replyError(env.id, codeInvalidRequest, fmt.Sprintf("%s is shut down", p.cfg.ServerName))
+		}
+		return
+	}
 	pc.premature = !p.ready.isReady()
 	p.pending[key] = pc
 	p.mu.Unlock()
+	if env.method == "shutdown" {
+		p.watchShutdown(key, pc)
+	}
 	p.forwardToServer(body)
 }
 
@@ -204,15 +216,21 @@ func (p *Proxy) serverResponse(env *envelope, body []byte) {
 
 // serverEnded runs once the server connection is over. Unless the editor
 // asked the server to exit, every pending request gets an error, the
-// editor is told, and Serve will fail.
+// editor is told, and Serve will fail. A server the proxy stopped because
+// it did not answer shutdown fails its pending requests too, but quietly.
 func (p *Proxy) serverEnded(readErr error) {
 	p.mu.Lock()
 	expected := p.exitSent || p.stopping
+	lapsed := p.shutdownLapsed && !p.exitSent
 	proc := p.proc
 	p.mu.Unlock()
 	if expected {
 		close(p.serverGone)
-		p.failPending(fmt.Errorf("lspproxy: %s exited", p.cfg.ServerName), false)
+		if lapsed {
+			p.failPending(fmt.Errorf("lspproxy: %s was stopped after it did not answer shutdown", p.cfg.ServerName), true)
+		} else {
+			p.failPending(fmt.Errorf("lspproxy: %s exited", p.cfg.ServerName), false)
+		}
 		return
 	}
 	var reason string

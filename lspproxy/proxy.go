@@ -35,6 +35,13 @@ type Config struct {
 	// editor's exit notification or disconnection before it is killed
 	// (default 5s).
 	ExitTimeout time.Duration
+	// ShutdownTimeout bounds the wait for the server's answer to the
+	// editor's shutdown request (default 3s). Past it the proxy answers
+	// shutdown itself with a null result, as a server would, and stops
+	// the server: its input is closed and after ExitTimeout it is killed
+	// (a connection is closed). The server's late answer is dropped; the
+	// editor's exit then ends Serve as after an orderly shutdown.
+	ShutdownTimeout time.Duration
 	// CancelGrace is how long the server has to answer a request the
 	// editor cancelled before the proxy answers it with RequestCancelled
 	// itself (default 5s).
@@ -116,6 +123,13 @@ type Proxy struct {
 	serverErr error
 	proc      *ServerProcess
 	nextID    int64
+
+	// server is the server connection (under mu). shutdownLapsed says the
+	// proxy answered the editor's shutdown itself because the server did
+	// not; stopped is closed once the server it then stopped has ended.
+	server         io.ReadWriteCloser
+	shutdownLapsed bool
+	stopped        chan struct{}
 }
 
 // pendingCall is an editor request forwarded to the server.
@@ -135,6 +149,9 @@ func New(cfg Config) *Proxy {
 	}
 	if cfg.ExitTimeout <= 0 {
 		cfg.ExitTimeout = 5 * time.Second
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = 3 * time.Second
 	}
 	if cfg.CancelGrace <= 0 {
 		cfg.CancelGrace = 5 * time.Second
@@ -182,7 +199,7 @@ func (p *Proxy) Serve(ctx context.Context, editor, server io.ReadWriteCloser) er
 
 func (p *Proxy) serve(ctx context.Context, editor, server io.ReadWriteCloser, proc *ServerProcess) error {
 	p.mu.Lock()
-	p.proc = proc
+	p.server, p.proc = server, proc
 	p.mu.Unlock()
 	p.editorW = frameWriter{w: editor}
 	p.serverW = frameWriter{w: server}
@@ -218,8 +235,16 @@ func (p *Proxy) serve(ctx context.Context, editor, server io.ReadWriteCloser, pr
 
 	p.mu.Lock()
 	p.stopping = true
+	stopped := p.stopped
 	p.mu.Unlock()
-	status := p.stopServer(server, proc)
+	var status error
+	if stopped != nil {
+		// The proxy is already stopping a server that did not answer
+		// shutdown; how that server ends is no failure of the session.
+		<-stopped
+	} else {
+		status = p.stopServer(server, proc)
+	}
 	editor.Close()
 
 	close(stopDrain)
@@ -307,11 +332,13 @@ func (p *Proxy) drainUntil(stop, abandon <-chan struct{}) {
 
 // stopServer ends the server: after exit it waits for the server to leave
 // on its own; otherwise it closes the server's input first. After
-// ExitTimeout the process is killed (or the connection closed). It returns
-// the process's exit error, if any.
+// ExitTimeout the process is killed (or the connection closed; at once
+// unless exit was sent or shutdown lapsed). It returns the process's exit
+// error, if any.
 func (p *Proxy) stopServer(server io.ReadWriteCloser, proc *ServerProcess) error {
 	p.mu.Lock()
 	exited := p.exitSent
+	lapsed := p.shutdownLapsed
 	p.mu.Unlock()
 	if proc != nil {
 		if !exited {
@@ -327,7 +354,7 @@ func (p *Proxy) stopServer(server io.ReadWriteCloser, proc *ServerProcess) error
 		<-p.serverGone
 		return err
 	}
-	if exited {
+	if exited || lapsed {
 		select {
 		case <-p.serverGone:
 		case <-time.After(p.cfg.ExitTimeout):

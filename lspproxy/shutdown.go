@@ -1,0 +1,37 @@
+package lspproxy
+
+import "time"
+
+// watchShutdown bounds the server's answer to the editor's shutdown by
+// Config.ShutdownTimeout.
+func (p *Proxy) watchShutdown(key string, pc *pendingCall) {
+	time.AfterFunc(p.cfg.ShutdownTimeout, func() { p.shutdownOverdue(key, pc) })
+}
+
+// shutdownOverdue answers a shutdown the server still holds with a null
+// result, as a server would, so the editor can go on to exit, and stops
+// the server in the background. The server's late answer finds nothing
+// pending and is dropped; later requests are refused (see editorCall).
+func (p *Proxy) shutdownOverdue(key string, pc *pendingCall) {
+	p.mu.Lock()
+	if p.pending[key] != pc || p.stopping {
+		p.mu.Unlock()
+		return
+	}
+	delete(p.pending, key)
+	p.shutdownLapsed = true
+	p.stopping = true
+	stopped := make(chan struct{})
+	p.stopped = stopped
+	server, proc := p.server, p.proc
+	p.mu.Unlock()
+	p.log.Warn("language server did not answer shutdown in time; answering it and stopping the server",
+		"server", p.cfg.ServerName, "id", string(pc.id), "timeout", p.cfg.ShutdownTimeout)
+	p.replyResult(pc.id, []byte("null"))
+	go func() {
+		defer close(stopped)
+		if err := p.stopServer(server, proc); err != nil {
+			p.log.Info("language server stopped after shutdown lapsed", "server", p.cfg.ServerName, "status", err)
+		}
+	}()
+}
