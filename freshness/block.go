@@ -88,28 +88,42 @@ func IsDependencyManifest(p string) bool {
 // workspace at root. Conditions that make answers partial are reported in
 // the block, not as errors; an error means the store could not be read.
 func Compute(ctx context.Context, r *graph.Reader, root string) (Block, error) {
+	return ComputeWith(ctx, r, root, nil)
+}
+
+// ComputeWith is Compute with a look at the work tree already taken (Look
+// with the base layer's commit); nil takes one.
+func ComputeWith(ctx context.Context, r *graph.Reader, root string, w *WorkTree) (Block, error) {
 	var b Block
 	base, haveBase, err := r.Manifest(graph.Base)
 	if err != nil {
 		return b, fmt.Errorf("freshness: reading the base manifest: %w", err)
 	}
 	live := map[string]graph.Document{}
-	err = r.Documents(ctx, func(d graph.Document) error {
-		if d.Layer == graph.Live {
-			live[d.Path] = d
-			b.Live = append(b.Live, d.Path)
-			if strings.HasPrefix(d.Digest, DigestBuffer) {
-				b.Dirty = append(b.Dirty, d.Path)
-			}
+	for _, p := range r.LiveDocuments() {
+		d, ok, err := r.Document(ctx, p)
+		if err != nil {
+			return b, fmt.Errorf("freshness: reading live document %s: %w", p, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return b, fmt.Errorf("freshness: listing live documents: %w", err)
+		if !ok || d.Layer != graph.Live {
+			continue
+		}
+		live[d.Path] = d
+		b.Live = append(b.Live, d.Path)
+		if strings.HasPrefix(d.Digest, DigestBuffer) {
+			b.Dirty = append(b.Dirty, d.Path)
+		}
 	}
-	if b.Head, err = Head(ctx, root); err != nil {
-		return b, fmt.Errorf("freshness: reading HEAD of %s: %w", root, err)
+	if w == nil || (haveBase && w.Base != base.Commit) {
+		commit := ""
+		if haveBase {
+			commit = base.Commit
+		}
+		if w, err = Look(ctx, root, commit); err != nil {
+			return b, fmt.Errorf("freshness: reading the state of %s: %w", root, err)
+		}
 	}
+	b.Head = w.Head
 	if !haveBase {
 		b.Partial = true
 		b.Reasons = append(b.Reasons, "no base layer: run `lspgraph scip import INDEX.scip` or `lspgraph index`")
@@ -123,7 +137,7 @@ func Compute(ctx context.Context, r *graph.Reader, root string) (Block, error) {
 		b.Partial = true
 		b.Reasons = append(b.Reasons, fmt.Sprintf("the base layer from %s is partial (the import or index did not finish): run it again", toolName(base)))
 	}
-	if !insideWorkTree(ctx, root) {
+	if !w.Git {
 		b.Partial = true
 		b.Reasons = append(b.Reasons, fmt.Sprintf("%s is not a git work tree: documents changed since the base cannot be listed", root))
 		return b, nil
@@ -133,20 +147,16 @@ func Compute(ctx context.Context, r *graph.Reader, root string) (Block, error) {
 		b.Reasons = append(b.Reasons, "the base layer records no commit: documents changed since it cannot be listed; rebuild it inside the git work tree")
 		return b, nil
 	}
-	changes, err := Changes(ctx, root, base.Commit)
-	if errors.Is(err, ErrUnknownBase) {
+	if errors.Is(w.BaseErr, ErrUnknownBase) {
 		b.Partial = true
 		b.Reasons = append(b.Reasons, fmt.Sprintf("base commit %s is not in this repository: fetch it, or rebuild the base with `lspgraph scip import` or `lspgraph index`", short(base.Commit)))
 		return b, nil
-	}
-	if err != nil {
-		return b, err
 	}
 	// A root that cannot be opened reads nothing: its changed documents
 	// count as uncovered.
 	fsys, _ := rootfs.Open(root)
 	defer fsys.Close()
-	b.addChanges(fsys, base.Commit, changes, live)
+	b.addChanges(fsys, base.Commit, w.Changes, live)
 	return b, nil
 }
 

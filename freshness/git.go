@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -43,10 +45,131 @@ func git(ctx context.Context, root string, args ...string) ([]byte, error) {
 	return stdout.Bytes(), nil
 }
 
-// insideWorkTree reports whether root lies inside a git work tree.
-func insideWorkTree(ctx context.Context, root string) bool {
-	out, err := git(ctx, root, "rev-parse", "--is-inside-work-tree")
-	return err == nil && strings.TrimSpace(string(out)) == "true"
+// WorkTree is one look at a workspace's git state: whether it is a work
+// tree, the commit checked out and the documents changed since a base, as
+// of the moment Look ran. One look serves a whole answer (the overlay's
+// sync and the freshness block), so that both see the same state.
+type WorkTree struct {
+	Root string
+	// Git is false when root lies in no git work tree.
+	Git bool
+	// Head is the commit checked out ("" before the first commit).
+	Head string
+	// Base is the commit Changes compare with.
+	Base string
+	// Changes are the documents that differ between Base and the work
+	// tree, untracked ones included (see [Changes]), sorted by path.
+	Changes []Change
+	// BaseErr is ErrUnknownBase when Base is not in the repository
+	// (Changes then lists only the untracked files).
+	BaseErr error
+}
+
+// Look takes a look at root's git state with at most two git processes:
+// `git status --porcelain=v2 --branch` (HEAD and the untracked files) and
+// `git diff --name-status -M BASE` (what changed since base in tracked
+// files). An empty base compares with HEAD. Outside any git work tree (no
+// .git above root) it runs no process at all.
+func Look(ctx context.Context, root, base string) (*WorkTree, error) {
+	w := &WorkTree{Root: root, Base: base}
+	top, ok := gitTop(root)
+	if !ok {
+		return w, nil
+	}
+	prefix := ""
+	if rel, err := filepath.Rel(top, root); err == nil && rel != "." {
+		prefix = filepath.ToSlash(rel) + "/"
+	}
+	out, err := git(ctx, root, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=all", "--", ".")
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if strings.Contains(err.Error(), "not a git repository") {
+			return w, nil
+		}
+		return nil, fmt.Errorf("freshness: reading the state of %s: %w", root, err)
+	}
+	w.Git = true
+	var untracked []Change
+	fields := splitZ(out)
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		switch {
+		case strings.HasPrefix(f, "# branch.oid "):
+			if oid := strings.TrimPrefix(f, "# branch.oid "); oid != "(initial)" {
+				w.Head = oid
+			}
+		case strings.HasPrefix(f, "? "):
+			if p, ok := strings.CutPrefix(f[2:], prefix); ok {
+				untracked = append(untracked, Change{Status: "?", Path: p})
+			}
+		case strings.HasPrefix(f, "2 "):
+			i++ // a rename's original path follows in its own field
+		}
+	}
+	if w.Base == "" {
+		w.Base = w.Head
+	}
+	if w.Base != "" {
+		out, err := git(ctx, root, "diff", "--name-status", "-z", "-M", "--relative", "--no-ext-diff", w.Base, "--")
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil && isUnknownRevision(err):
+			w.BaseErr = ErrUnknownBase
+		case err != nil:
+			return nil, fmt.Errorf("freshness: listing changes since %s: %w", short(w.Base), err)
+		default:
+			if w.Changes, err = parseNameStatus(out); err != nil {
+				return nil, fmt.Errorf("freshness: listing changes since %s: %w", short(w.Base), err)
+			}
+		}
+	} else {
+		// No commit yet: every tracked file is new.
+		out, err := git(ctx, root, "ls-files", "-z", "--cached")
+		if err != nil {
+			return nil, fmt.Errorf("freshness: listing files of %s: %w", root, err)
+		}
+		for _, p := range splitZ(out) {
+			w.Changes = append(w.Changes, Change{Status: "A", Path: p})
+		}
+	}
+	w.Changes = append(w.Changes, untracked...)
+	sort.Slice(w.Changes, func(i, j int) bool {
+		if w.Changes[i].Path != w.Changes[j].Path {
+			return w.Changes[i].Path < w.Changes[j].Path
+		}
+		return w.Changes[i].Status < w.Changes[j].Status
+	})
+	return w, nil
+}
+
+// isUnknownRevision reports whether a git error says a revision is not in
+// the repository.
+func isUnknownRevision(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "unknown revision") || strings.Contains(msg, "bad revision") ||
+		strings.Contains(msg, "bad object") || strings.Contains(msg, "ambiguous argument")
+}
+
+// gitTop returns the nearest directory at or above dir holding a .git
+// entry (a repository, or a worktree's or submodule's .git file), found
+// without running git; false when there is none (and GIT_DIR is unset).
+func gitTop(dir string) (string, bool) {
+	if os.Getenv("GIT_DIR") != "" {
+		return dir, true
+	}
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
 }
 
 // Head returns the commit checked out in root. It returns "" and no error when
@@ -55,7 +178,7 @@ func Head(ctx context.Context, root string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if !insideWorkTree(ctx, root) {
+	if _, ok := gitTop(root); !ok {
 		return "", nil
 	}
 	out, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
@@ -63,7 +186,7 @@ func Head(ctx context.Context, root string) (string, error) {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		// Unborn branch: a repository without commits.
+		// Not a work tree after all, or an unborn branch.
 		return "", nil
 	}
 	return strings.TrimSpace(string(out)), nil
@@ -76,59 +199,23 @@ func Head(ctx context.Context, root string) (string, error) {
 // An empty base compares with HEAD. Paths are relative to root, and only
 // documents under root are listed. The result is sorted by path.
 func Changes(ctx context.Context, root, base string) ([]Change, error) {
-	if !insideWorkTree(ctx, root) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("freshness: listing changes in %s: %w", root, ErrNotGit)
-	}
-	if base == "" {
-		head, err := Head(ctx, root)
-		if err != nil {
-			return nil, err
-		}
-		base = head
-	}
-	var changes []Change
-	if base != "" {
-		if _, err := git(ctx, root, "cat-file", "-e", base+"^{commit}"); err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, fmt.Errorf("freshness: base %s in %s: %w", base, root, ErrUnknownBase)
-		}
-		out, err := git(ctx, root, "diff", "--name-status", "-z", "-M", "--relative", "--no-ext-diff", base, "--")
-		if err != nil {
-			return nil, fmt.Errorf("freshness: listing changes since %s: %w", short(base), err)
-		}
-		changes, err = parseNameStatus(out)
-		if err != nil {
-			return nil, fmt.Errorf("freshness: listing changes since %s: %w", short(base), err)
-		}
-	} else {
-		// No commit yet: every tracked file is new.
-		out, err := git(ctx, root, "ls-files", "-z", "--cached")
-		if err != nil {
-			return nil, fmt.Errorf("freshness: listing files of %s: %w", root, err)
-		}
-		for _, p := range splitZ(out) {
-			changes = append(changes, Change{Status: "A", Path: p})
-		}
-	}
-	out, err := git(ctx, root, "ls-files", "-z", "--others", "--exclude-standard")
+	w, err := Look(ctx, root, base)
 	if err != nil {
-		return nil, fmt.Errorf("freshness: listing untracked files of %s: %w", root, err)
+		return nil, err
 	}
-	for _, p := range splitZ(out) {
-		changes = append(changes, Change{Status: "?", Path: p})
+	return w.Result()
+}
+
+// Result returns the look's changes as Changes does, or why there are
+// none (ErrNotGit, ErrUnknownBase).
+func (w *WorkTree) Result() ([]Change, error) {
+	if !w.Git {
+		return nil, fmt.Errorf("freshness: listing changes in %s: %w", w.Root, ErrNotGit)
 	}
-	sort.Slice(changes, func(i, j int) bool {
-		if changes[i].Path != changes[j].Path {
-			return changes[i].Path < changes[j].Path
-		}
-		return changes[i].Status < changes[j].Status
-	})
-	return changes, nil
+	if w.BaseErr != nil {
+		return nil, fmt.Errorf("freshness: base %s in %s: %w", w.Base, w.Root, w.BaseErr)
+	}
+	return w.Changes, nil
 }
 
 // parseNameStatus parses `git diff --name-status -z` output: a status field,

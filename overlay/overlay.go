@@ -51,10 +51,11 @@ type Overlay struct {
 	mu      sync.Mutex // serializes syncs; guards everything below
 	x       *syntax.Extractor
 	rec     *record
-	changes []freshness.Change // from the last full Sync
-	synced  bool               // changes is valid
-	buffers map[string][]byte  // open editor buffers
-	pending map[string]bool    // buffers edited since their last extraction
+	changes []freshness.Change  // from the last full Sync
+	synced  bool                // changes is valid
+	look    *freshness.WorkTree // the look SyncWith was given, during it
+	buffers map[string][]byte   // open editor buffers
+	pending map[string]bool     // buffers edited since their last extraction
 	timer   *time.Timer
 }
 
@@ -163,11 +164,20 @@ func Sync(ctx context.Context, store *graph.Store, root string) (SyncStats, erro
 // Sync lists the work tree's changes since the base commit and brings the
 // live layer up to date with them and with the open buffers.
 func (o *Overlay) Sync(ctx context.Context) (SyncStats, error) {
+	return o.SyncWith(ctx, nil)
+}
+
+// SyncWith is Sync with a look at the work tree already taken
+// (freshness.Look with the base layer's commit), so that an answer's sync
+// and its freshness block share one; nil takes one.
+func (o *Overlay) SyncWith(ctx context.Context, w *freshness.WorkTree) (SyncStats, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.ctx.Err() != nil {
 		return SyncStats{}, errors.New("overlay: closed")
 	}
+	o.look = w
+	defer func() { o.look = nil }()
 	return o.sync(ctx, true)
 }
 
@@ -273,7 +283,7 @@ func (o *Overlay) sync(ctx context.Context, refresh bool) (SyncStats, error) {
 	if refresh {
 		o.changes = nil
 		if base.Commit != "" {
-			ch, err := freshness.Changes(ctx, o.opts.Root, base.Commit)
+			ch, err := o.changesSince(ctx, base.Commit)
 			switch {
 			case errors.Is(err, freshness.ErrNotGit), errors.Is(err, freshness.ErrUnknownBase):
 				// Only buffers can be overlaid; freshness says why.
@@ -672,9 +682,11 @@ func (o *Overlay) resolve(ctx context.Context, jobs []resolveJob, extract func(s
 
 // setLiveManifest records the live layer's manifest.
 func (o *Overlay) setLiveManifest(ctx context.Context, st *SyncStats) error {
-	head, err := freshness.Head(ctx, o.opts.Root)
-	if err != nil {
-		head = ""
+	var head string
+	if o.look != nil {
+		head = o.look.Head
+	} else if h, err := freshness.Head(ctx, o.opts.Root); err == nil {
+		head = h
 	}
 	extra := map[string]int{"dependents": st.Dependents, "tombstones": st.Tombstones}
 	buffers := 0
@@ -857,4 +869,13 @@ func inWorkspace(p string) bool {
 		}
 	}
 	return true
+}
+
+// changesSince lists the work tree's changes since base: from the look
+// SyncWith was given when it was taken for that base, else with a new one.
+func (o *Overlay) changesSince(ctx context.Context, base string) ([]freshness.Change, error) {
+	if w := o.look; w != nil && w.Base == base {
+		return w.Result()
+	}
+	return freshness.Changes(ctx, o.opts.Root, base)
 }

@@ -45,9 +45,10 @@ func (s *Session) changesCommand(ctx context.Context, c Call) (any, error) {
 		dirty = nil // the index, not what the editor shows
 	}
 	var notes []string
+	w := s.look(ctx)
 	if s.ov == nil {
 		notes = append(notes, "the overlay is not running: symbols added in changed files and unsaved buffers are unknown")
-	} else if _, err := s.ov.Sync(ctx); err != nil {
+	} else if _, err := s.ov.SyncWith(ctx, w); err != nil {
 		notes = append(notes, fmt.Sprintf("the live layer could not be brought up to date (%v): symbols added in changed files are unknown", err))
 	}
 	r, err := s.reader()
@@ -78,7 +79,7 @@ func (s *Session) changesCommand(ctx context.Context, c Call) (any, error) {
 	if req.Staged {
 		notes = append(notes, "staged: the live layer reflects the work tree, which may differ from the index")
 	}
-	fb, err := s.freshness(ctx, r)
+	fb, err := s.freshness(ctx, r, w)
 	if err != nil {
 		return nil, err
 	}

@@ -228,12 +228,12 @@ func (s *Session) impactCommand(ctx context.Context, c Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, target, err := s.query(ctx, spec)
+	r, target, w, err := s.query(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	fb, err := s.freshness(ctx, r)
+	fb, err := s.freshness(ctx, r, w)
 	if err != nil {
 		return nil, err
 	}
@@ -271,18 +271,20 @@ func (s *Session) contextCommand(ctx context.Context, c Call) (any, error) {
 			return nil, fmt.Errorf("%s is outside the workspace root %s", p, s.root)
 		}
 	}
-	s.sync(ctx)
+	w := s.sync(ctx)
 	r, err := s.reader()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	ans, err := contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Encoding: c.Encoding}, arg)
+	ans, err := contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Encoding: c.Encoding, NoFreshness: true}, arg)
 	if err != nil {
 		return nil, err
 	}
-	if ans.Freshness != nil {
-		s.completeFreshness(ans.Freshness)
+	fb, err := s.freshness(ctx, r, w)
+	if err != nil {
+		return nil, err
 	}
+	ans.Freshness = &fb
 	return ans, nil
 }

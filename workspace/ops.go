@@ -122,7 +122,7 @@ func (s *Session) statusCommand(ctx context.Context, _ Call) (any, error) {
 	}
 	s.mu.Unlock()
 	sortClients(out.Session.Clients)
-	fb, err := s.freshness(ctx, r)
+	fb, err := s.freshness(ctx, r, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -242,15 +242,37 @@ func (s *Session) Close() error {
 // sync brings the live layer up to date before an answer: the work
 // tree's changes since the base (a file changed outside the editor, a
 // branch switched) and the buffer edits still waiting for the overlay's
-// debounce. A failure leaves the answer to the facts as they are; the
-// freshness block then names what is stale.
-func (s *Session) sync(ctx context.Context) {
+// debounce. It returns the look at the work tree it took, for the answer's
+// freshness block: one look (two git processes) serves the whole answer. A
+// failure leaves the answer to the facts as they are; the freshness block
+// then names what is stale.
+func (s *Session) sync(ctx context.Context) *freshness.WorkTree {
+	w := s.look(ctx)
 	if s.ov == nil {
-		return
+		return w
 	}
-	if _, err := s.ov.Sync(ctx); err != nil {
+	if _, err := s.ov.SyncWith(ctx, w); err != nil {
 		s.log.Warn("bringing the live layer up to date before an answer", "err", err)
 	}
+	return w
+}
+
+// look takes a look at the work tree against the base layer's commit; nil
+// when git fails (freshness then takes its own look and says what failed).
+func (s *Session) look(ctx context.Context) *freshness.WorkTree {
+	base := ""
+	if r, err := s.store.Reader(); err == nil {
+		if m, ok, err := r.Manifest(graph.Base); err == nil && ok {
+			base = m.Commit
+		}
+		r.Close()
+	}
+	w, err := freshness.Look(ctx, s.root, base)
+	if err != nil {
+		s.log.Warn("reading the work tree's state before an answer", "err", err)
+		return nil
+	}
+	return w
 }
 
 // reader opens a reader of the store.
@@ -266,8 +288,8 @@ func (s *Session) reader() (*graph.Reader, error) {
 // those the live layer holds as buffers, those the overlay holds as
 // buffers (also where the language server's facts answer for them), and
 // open buffers whose text differs from the file.
-func (s *Session) freshness(ctx context.Context, r *graph.Reader) (freshness.Block, error) {
-	fb, err := freshness.Compute(ctx, r, s.root)
+func (s *Session) freshness(ctx context.Context, r *graph.Reader, w *freshness.WorkTree) (freshness.Block, error) {
+	fb, err := freshness.ComputeWith(ctx, r, s.root, w)
 	if err != nil {
 		return fb, err
 	}
@@ -294,20 +316,21 @@ func (s *Session) dirty(listed []string) []string {
 	return slices.Compact(all)
 }
 
-// query syncs the overlay, opens a reader and resolves a target spec. The
-// caller closes the reader.
-func (s *Session) query(ctx context.Context, spec string) (*graph.Reader, graph.Symbol, error) {
-	s.sync(ctx)
+// query syncs the overlay, opens a reader and resolves a target spec; it
+// returns the look at the work tree the sync took. The caller closes the
+// reader.
+func (s *Session) query(ctx context.Context, spec string) (*graph.Reader, graph.Symbol, *freshness.WorkTree, error) {
+	w := s.sync(ctx)
 	r, err := s.reader()
 	if err != nil {
-		return nil, graph.Symbol{}, err
+		return nil, graph.Symbol{}, nil, err
 	}
 	target, err := resolve.ResolveIn(ctx, r, s.root, spec)
 	if err != nil {
 		r.Close()
-		return nil, graph.Symbol{}, err
+		return nil, graph.Symbol{}, nil, err
 	}
-	return r, target, nil
+	return r, target, w, nil
 }
 
 // recordingRequester passes a command's requests to the live server and
