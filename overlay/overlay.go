@@ -15,6 +15,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 	"github.com/lspgraph/lspgraph/syntax"
 )
@@ -532,7 +533,7 @@ func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[stri
 			continue
 		}
 		if prev := rec.Docs[p]; prev == nil || !prev.Deleted {
-			tomb := graph.DocumentFacts{Document: graph.Document{Path: p, Language: syntax.LanguageOf(p), Source: graph.SourceSyntax, Digest: freshness.DigestDeleted}}
+			tomb := graph.DocumentFacts{Document: graph.Document{Path: p, Language: lang.Of(p), Source: graph.SourceSyntax, Digest: freshness.DigestDeleted}}
 			if err := o.store.PutDocument(ctx, graph.Live, tomb); err != nil {
 				return fmt.Errorf("overlay: hiding deleted %s: %w", p, err)
 			}
@@ -844,10 +845,11 @@ func saveRecord(path string, rec *record) error {
 }
 
 // inWorkspace reports whether a changed path is one the syntax index
-// covers (syntax.ListFiles leaves out vendor/, node_modules/ and hidden
-// directories).
+// covers: a file of a language lspgraph knows (each has a grammar) outside
+// the directories syntax.ListFiles leaves out (vendor/, node_modules/,
+// hidden ones).
 func inWorkspace(p string) bool {
-	if syntax.LanguageOf(p) == "" {
+	if lang.Of(p) == "" {
 		return false
 	}
 	parts := strings.Split(p, "/")
