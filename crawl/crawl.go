@@ -2,8 +2,6 @@ package crawl
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -769,7 +767,7 @@ func (cr *crawler) assemble() {
 			Path:        d.path,
 			Language:    lang.Of(d.path),
 			Package:     pkg,
-			ContentHash: contentHash(d.text),
+			ContentHash: lang.HashContent(d.text),
 			Source:      graph.SourceLSP,
 		}}
 		for _, s := range d.symbols {
@@ -822,13 +820,6 @@ func (cr *crawler) assemble() {
 		cr.res.Stats.Occurrences += len(f.Occurrences)
 		cr.res.Stats.Edges += len(f.Edges)
 	}
-}
-
-// contentHash is the document content hash, in the form the overlay records
-// ("sha256:" and the first 16 bytes in hex).
-func contentHash(text []byte) string {
-	sum := sha256.Sum256(text)
-	return "sha256:" + hex.EncodeToString(sum[:16])
 }
 
 // WriteOptions describe the base generation Write records.

@@ -175,9 +175,7 @@ func (b *batch) merged(d *docFacts) (graph.DocumentFacts, error) {
 	doc.Layer = 0
 	doc.Source = graph.SourceLSP
 	doc.Digest = ""
-	if b.l.opts.HashContent != nil {
-		doc.ContentHash = b.l.opts.HashContent(d.text)
-	}
+	doc.ContentHash = lang.HashContent(d.text)
 	f.Document = doc
 
 	occs, err := b.r.Occurrences(b.ctx, d.path)

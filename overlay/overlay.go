@@ -346,7 +346,7 @@ func (o *Overlay) wanted(st *SyncStats) (map[string]*want, error) {
 	read := func(p string) *want {
 		if text, ok := o.buffers[p]; ok {
 			disk, err := o.readDisk(p)
-			return &want{text: text, hash: freshness.HashContent(text), buffer: err != nil || !bytes.Equal(disk, text)}
+			return &want{text: text, hash: lang.HashContent(text), buffer: err != nil || !bytes.Equal(disk, text)}
 		}
 		text, err := o.readDisk(p)
 		if err != nil {
@@ -355,7 +355,7 @@ func (o *Overlay) wanted(st *SyncStats) (map[string]*want, error) {
 			}
 			return &want{deleted: true}
 		}
-		return &want{text: text, hash: freshness.HashContent(text)}
+		return &want{text: text, hash: lang.HashContent(text)}
 	}
 	for _, c := range o.changes {
 		if c.OldPath != "" && inWorkspace(c.OldPath) {
@@ -584,7 +584,7 @@ func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[stri
 		if err != nil {
 			return fmt.Errorf("overlay: reading dependent %s: %w", p, err)
 		}
-		ns := &docState{Dependent: true, Hash: freshness.HashContent(text)}
+		ns := &docState{Dependent: true, Hash: lang.HashContent(text)}
 		jobs = append(jobs, resolveJob{p, ns, text})
 	}
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].path < jobs[j].path })

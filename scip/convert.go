@@ -2,8 +2,6 @@ package scip
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"slices"
 	"strings"
 
@@ -202,8 +200,7 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 		},
 	}
 	if text != nil {
-		sum := sha256.Sum256(text)
-		facts.Document.ContentHash = hex.EncodeToString(sum[:])
+		facts.Document.ContentHash = lang.HashContent(text)
 	}
 	if st.Unverified {
 		facts.Document.Flags |= graph.DocPositionsUnverified

@@ -3,8 +3,6 @@ package syntax
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -91,7 +89,7 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 	ff := &FileFacts{Document: graph.Document{
 		Path:        p,
 		Language:    lang.Of(p),
-		ContentHash: contentHash(src),
+		ContentHash: lang.HashContent(src),
 		Source:      graph.SourceSyntax,
 	}}
 	if gname == "" {
@@ -190,11 +188,6 @@ func (x *Extractor) grammar(gname, language string) *grammar {
 		x.langs[gname] = g
 	}
 	return g
-}
-
-func contentHash(src []byte) string {
-	h := sha256.Sum256(src)
-	return "sha256:" + hex.EncodeToString(h[:12])
 }
 
 // skipReason applies the testdata, size, generated-code and minified rules.
