@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -33,25 +34,26 @@ const (
 	maxScanLines      = 2000
 )
 
-// language returns the fence label for a document path.
+// language returns the fence label for a document path: the short name of
+// its languageId ([lang.LanguageID]) for TypeScript and JavaScript, the
+// languageId itself for the other languages lspgraph knows. C and C++,
+// which lspgraph does not index but SCIP dumps may bring, are labelled by
+// their extensions.
 func language(p string) string {
-	switch path.Ext(p) {
-	case ".go":
-		return "go"
-	case ".ts", ".mts", ".cts":
+	switch id := lang.LanguageID(p); id {
+	case "typescript":
 		return "ts"
-	case ".tsx":
+	case "typescriptreact":
 		return "tsx"
-	case ".js", ".mjs", ".cjs":
+	case "javascript":
 		return "js"
-	case ".jsx":
+	case "javascriptreact":
 		return "jsx"
-	case ".py", ".pyi":
-		return "python"
-	case ".rs":
-		return "rust"
-	case ".java":
-		return "java"
+	case "plaintext":
+	default:
+		return id
+	}
+	switch path.Ext(p) {
 	case ".c", ".h":
 		return "c"
 	case ".cc", ".cpp", ".hpp":

@@ -93,3 +93,15 @@ func TestFence(t *testing.T) {
 		t.Errorf("fence = %q", got)
 	}
 }
+
+func TestFenceLabels(t *testing.T) {
+	for p, want := range map[string]string{
+		"a.go": "go", "a.ts": "ts", "a.d.ts": "ts", "a.mts": "ts", "a.tsx": "tsx", "a.js": "js", "a.cjs": "js",
+		"a.jsx": "jsx", "a.py": "python", "a.pyi": "python", "a.rs": "rust", "A.java": "java",
+		"a.c": "c", "a.h": "c", "a.cc": "cpp", "a.hpp": "cpp", "README.md": "", "Makefile": "",
+	} {
+		if got := language(p); got != want {
+			t.Errorf("language(%q) = %q, want %q", p, got, want)
+		}
+	}
+}

@@ -2,8 +2,6 @@ package crawl
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 	"github.com/lspgraph/lspgraph/internal/textpos"
@@ -117,10 +116,10 @@ func serverVersion(v string) string {
 
 // document is one crawled file.
 type document struct {
-	path, uri, lang string
-	text            []byte
-	mapper          *textpos.Mapper
-	symbols         []*symbol // crawled symbols of this document, in documentSymbol order
+	path, uri, languageID string
+	text                  []byte
+	mapper                *textpos.Mapper
+	symbols               []*symbol // crawled symbols of this document, in documentSymbol order
 }
 
 // symbol is one documentSymbol worth crawling.
@@ -318,7 +317,7 @@ func (cr *crawler) run(ctx context.Context, files []string) error {
 			cr.noteError(fmt.Errorf("reading %s: %w", p, err))
 			continue
 		}
-		d := &document{path: p, uri: lspwire.FileURI(filepath.Join(cr.root, filepath.FromSlash(p))), lang: lspwire.LanguageID(p), text: text, mapper: textpos.NewMapper(text)}
+		d := &document{path: p, uri: lspwire.FileURI(filepath.Join(cr.root, filepath.FromSlash(p))), languageID: lang.LanguageID(p), text: text, mapper: textpos.NewMapper(text)}
 		cr.docs[p] = d
 		cr.order = append(cr.order, d)
 	}
@@ -478,7 +477,7 @@ func (cr *crawler) noteError(err error) {
 // documentSymbols opens d and lists its symbols.
 func (cr *crawler) documentSymbols(ctx context.Context, d *document) error {
 	open := map[string]any{"textDocument": map[string]any{
-		"uri": d.uri, "languageId": d.lang, "version": 1, "text": string(d.text),
+		"uri": d.uri, "languageId": d.languageID, "version": 1, "text": string(d.text),
 	}}
 	if err := cr.c.notify(ctx, "textDocument/didOpen", open); err != nil {
 		return fmt.Errorf("crawl: opening %s: %w", d.path, err)
@@ -525,10 +524,10 @@ func (cr *crawler) addSymbols(d *document, raw []lspwire.DocumentSymbol, inBody 
 			kind:     ds.Kind,
 			selStart: sel.Start,
 			facts: graph.Symbol{
-				ID:          symbolID(d.path, selR.Start),
+				ID:          lang.LSPSymbolID(d.path, selR.Start),
 				DisplayName: ds.Name,
 				Kind:        kindName(ds.Kind),
-				Language:    lspwire.GraphLanguage(d.lang),
+				Language:    lang.Of(d.path),
 				Signature:   ds.Detail,
 				Def:         graph.Location{Path: d.path, Range: selR},
 				DefExtent:   extR,
@@ -544,11 +543,6 @@ func (cr *crawler) addSymbols(d *document, raw []lspwire.DocumentSymbol, inBody 
 func notInBuild(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "no package metadata") || strings.Contains(msg, "no package for file")
-}
-
-// symbolID names a symbol by its definition location.
-func symbolID(path string, start textpos.Position) string {
-	return "lsp " + path + ":" + start.String()
 }
 
 // convert turns a server range into a graph range against d's text.
@@ -646,7 +640,7 @@ func (cr *crawler) docFor(path string) *document {
 	}
 	var d *document
 	if text, err := cr.fs.ReadFile(path); err == nil {
-		d = &document{path: path, lang: lspwire.LanguageID(path), text: text, mapper: textpos.NewMapper(text)}
+		d = &document{path: path, languageID: lang.LanguageID(path), text: text, mapper: textpos.NewMapper(text)}
 	}
 	cr.extern[path] = d
 	return d
@@ -766,14 +760,14 @@ func (cr *crawler) assemble() {
 	pkgs := &goPackages{fs: cr.fs, modules: map[string]goModule{}}
 	for _, d := range cr.order {
 		pkg := ""
-		if d.lang == "go" {
+		if d.languageID == "go" {
 			pkg = pkgs.of(d.path)
 		}
 		f := &graph.DocumentFacts{Document: graph.Document{
 			Path:        d.path,
-			Language:    lspwire.GraphLanguage(d.lang),
+			Language:    lang.Of(d.path),
 			Package:     pkg,
-			ContentHash: contentHash(d.text),
+			ContentHash: lang.HashContent(d.text),
 			Source:      graph.SourceLSP,
 		}}
 		for _, s := range d.symbols {
@@ -826,13 +820,6 @@ func (cr *crawler) assemble() {
 		cr.res.Stats.Occurrences += len(f.Occurrences)
 		cr.res.Stats.Edges += len(f.Edges)
 	}
-}
-
-// contentHash is the document content hash, in the form the overlay records
-// ("sha256:" and the first 16 bytes in hex).
-func contentHash(text []byte) string {
-	sum := sha256.Sum256(text)
-	return "sha256:" + hex.EncodeToString(sum[:16])
 }
 
 // WriteOptions describe the base generation Write records.

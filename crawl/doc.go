@@ -15,10 +15,10 @@
 // # Identities
 //
 // A language server names nothing: a symbol is its definition location.
-// Symbols are "lsp PATH:LINE:COL", the start of documentSymbol's
-// selectionRange, 1-based, with the column in UTF-8 bytes. Display name and
-// kind come from documentSymbol (SymbolKind), Def is the selectionRange and
-// DefExtent the range.
+// Symbols are "lsp PATH:LINE:COL" ([lang.LSPSymbolID]), the start of
+// documentSymbol's selectionRange, 1-based, with the column in UTF-8 bytes.
+// Display name and kind come from documentSymbol (SymbolKind), Def is the
+// selectionRange and DefExtent the range.
 //
 // # What is asked
 //

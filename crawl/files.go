@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
@@ -21,10 +22,11 @@ func Extensions(server string) []string {
 	name := strings.TrimSuffix(filepath.Base(server), ".exe")
 	switch {
 	case name == "gopls":
-		return []string{".go"}
+		return lang.Extensions("go")
 	case strings.Contains(name, "typescript-language-server"), name == "vtsls", name == "tsserver":
-		return []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}
+		return lang.Extensions("typescript", "javascript")
 	case strings.Contains(name, "pyright"), name == "pylsp", name == "jedi-language-server", name == "pyrefly", name == "ty":
+		// Not the stubs (.pyi): they declare again what the sources define.
 		return []string{".py"}
 	}
 	return nil

@@ -2,8 +2,6 @@ package freshness
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"path"
@@ -11,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
@@ -24,20 +23,14 @@ const FarChanges = 200
 // [graph.Document].Digest, so that any reader can tell what a live document
 // was derived from.
 const (
-	// DigestDisk + [HashContent] of the file on disk.
+	// DigestDisk + [lang.HashContent] of the file on disk.
 	DigestDisk = "disk:"
-	// DigestBuffer + [HashContent] of an unsaved editor buffer.
+	// DigestBuffer + [lang.HashContent] of an unsaved editor buffer.
 	DigestBuffer = "buffer:"
 	// DigestDeleted marks a tombstone: the document is gone from the work
 	// tree, so the live layer owns it with no facts and hides its base facts.
 	DigestDeleted = "deleted"
 )
-
-// HashContent returns the content hash the overlay records for a text.
-func HashContent(text []byte) string {
-	sum := sha256.Sum256(text)
-	return "sha256:" + hex.EncodeToString(sum[:16])
-}
 
 // Block is the freshness of an answer: which commit the base layer was built
 // from, where the work tree is now, and which documents were answered from
@@ -206,7 +199,7 @@ func (b *Block) addChanges(fsys *rootfs.Root, baseCommit string, changes []Chang
 		// A live document derived from a file that no longer differs
 		// from the base, or has changed again since.
 		text, err := fsys.ReadFile(p)
-		if err != nil || d.Digest != DigestDisk+HashContent(text) {
+		if err != nil || d.Digest != DigestDisk+lang.HashContent(text) {
 			uncovered = append(uncovered, p)
 		}
 	}
@@ -245,7 +238,7 @@ func covered(fsys *rootfs.Root, p string, deleted bool, live map[string]graph.Do
 		return true
 	case strings.HasPrefix(d.Digest, DigestDisk):
 		text, err := fsys.ReadFile(p)
-		return err == nil && d.Digest == DigestDisk+HashContent(text)
+		return err == nil && d.Digest == DigestDisk+lang.HashContent(text)
 	}
 	return false
 }

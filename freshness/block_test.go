@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
@@ -59,10 +60,10 @@ func TestAddChanges(t *testing.T) {
 	})
 	t.Run("all covered", func(t *testing.T) {
 		live := map[string]graph.Document{
-			"a.go": {Path: "a.go", Source: graph.SourceSyntax, Digest: DigestDisk + HashContent(aText)},
+			"a.go": {Path: "a.go", Source: graph.SourceSyntax, Digest: DigestDisk + lang.HashContent(aText)},
 			"b.go": {Path: "b.go", Source: graph.SourceLSP},
 			"c.go": {Path: "c.go", Source: graph.SourceSyntax, Digest: DigestDeleted},
-			"d.go": {Path: "d.go", Source: graph.SourceSyntax, Digest: DigestBuffer + HashContent([]byte("unsaved"))},
+			"d.go": {Path: "d.go", Source: graph.SourceSyntax, Digest: DigestBuffer + lang.HashContent([]byte("unsaved"))},
 		}
 		var b Block
 		b.addChanges(fsys, base, changes, live)
@@ -76,12 +77,12 @@ func TestAddChanges(t *testing.T) {
 	t.Run("stale live", func(t *testing.T) {
 		live := map[string]graph.Document{
 			// Derived from an older text of a.go.
-			"a.go": {Path: "a.go", Source: graph.SourceSyntax, Digest: DigestDisk + HashContent([]byte(body("a")))},
+			"a.go": {Path: "a.go", Source: graph.SourceSyntax, Digest: DigestDisk + lang.HashContent([]byte(body("a")))},
 			"b.go": {Path: "b.go", Source: graph.SourceLSP},
 			"c.go": {Path: "c.go", Source: graph.SourceSyntax, Digest: DigestDeleted},
 			"d.go": {Path: "d.go", Source: graph.SourceLSP},
 			// go.mod no longer differs from the base, but the live layer still owns it.
-			"go.mod": {Path: "go.mod", Source: graph.SourceSyntax, Digest: DigestDisk + HashContent([]byte("module other\n"))},
+			"go.mod": {Path: "go.mod", Source: graph.SourceSyntax, Digest: DigestDisk + lang.HashContent([]byte("module other\n"))},
 		}
 		var b Block
 		b.addChanges(fsys, base, changes, live)
@@ -151,12 +152,12 @@ func TestAddChangesLinks(t *testing.T) {
 			"in.go":   {Path: "in.go", Digest: DigestDeleted},
 		}, false, "links hidden like deleted files are covered"},
 		{"outside text", map[string]graph.Document{
-			"evil.go": {Path: "evil.go", Source: graph.SourceSyntax, Digest: DigestDisk + HashContent([]byte(evil))},
+			"evil.go": {Path: "evil.go", Source: graph.SourceSyntax, Digest: DigestDisk + lang.HashContent([]byte(evil))},
 			"in.go":   {Path: "in.go", Digest: DigestDeleted},
 		}, true, "a digest of the outside file's text is not confirmed by reading it"},
 		{"inside text", map[string]graph.Document{
 			"evil.go": {Path: "evil.go", Digest: DigestDeleted},
-			"in.go":   {Path: "in.go", Source: graph.SourceSyntax, Digest: DigestDisk + HashContent([]byte(body("a")))},
+			"in.go":   {Path: "in.go", Source: graph.SourceSyntax, Digest: DigestDisk + lang.HashContent([]byte(body("a")))},
 		}, true, "a link inside is not a document of its own"},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/graph/graphtest"
+	"github.com/lspgraph/lspgraph/internal/lang"
 )
 
 func reader(t *testing.T, s *graph.Store) *graph.Reader {
@@ -70,7 +71,7 @@ func TestCompute(t *testing.T) {
 	}
 
 	// The live layer covers it, from an unsaved buffer.
-	live := graph.DocumentFacts{Document: graph.Document{Path: "a.go", Language: "go", Source: graph.SourceSyntax, Digest: DigestBuffer + HashContent([]byte("unsaved"))}}
+	live := graph.DocumentFacts{Document: graph.Document{Path: "a.go", Language: "go", Source: graph.SourceSyntax, Digest: DigestBuffer + lang.HashContent([]byte("unsaved"))}}
 	if err := s.PutDocument(ctx, graph.Live, live); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/lspgraph/lspgraph/resolve"
 )
@@ -167,7 +168,7 @@ func (c *changeSet) collect(ctx context.Context) error {
 			}
 			switch {
 			case !ok:
-				if languageOf(f.OldPath) != "" {
+				if lang.Of(f.OldPath) != "" {
 					c.notef("%s is not in the graph: its old symbols are unknown", f.OldPath)
 				}
 			case doc.Layer == graph.Live && c.in.Old == c.in.New:
@@ -192,7 +193,7 @@ func (c *changeSet) collect(ctx context.Context) error {
 			fresh := ok && (doc.Layer == graph.Live || f.Status == "A" || c.in.Old != c.in.New && doc.Layer == graph.Live)
 			switch {
 			case !ok:
-				if languageOf(f.Path) != "" && len(f.Added) > 0 {
+				if lang.Of(f.Path) != "" && len(f.Added) > 0 {
 					c.notef("%s is not in the graph: symbols added there are unknown (run lspgraph index or sync the overlay)", f.Path)
 				}
 			case !fresh:

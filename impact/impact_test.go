@@ -300,20 +300,6 @@ func TestVerify(t *testing.T) {
 	check(t, "error", a.Verification.Error, "server exited")
 }
 
-func TestIsTestPath(t *testing.T) {
-	for p, want := range map[string]bool{
-		"a/b_test.go": true, "a/b.go": false, "a/test.go": false,
-		"src/x.test.ts": true, "src/x.spec.tsx": true, "src/__tests__/x.ts": true, "src/x.ts": false, "src/latest.ts": false,
-		"tests/test_orders.py": true, "shop/test_x.py": true, "shop/x_test.py": true, "shop/orders.py": false, "pkg/tests/helpers.py": true,
-		"src/test/java/shop/OrderTest.java": true, "src/main/java/shop/Order.java": false, "src/main/java/shop/Latest.java": false,
-		"crates/shop/tests/checkout.rs": true, "crates/shop/src/order.rs": false, "src/tests.rs": false,
-	} {
-		if got := IsTestPath(p); got != want {
-			t.Errorf("IsTestPath(%q) = %v; want %v", p, got, want)
-		}
-	}
-}
-
 func TestSplitSignature(t *testing.T) {
 	for _, tc := range []struct{ sig, params, results string }{
 		{"func New() *Mem", "", " *Mem"},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 )
 
 // Risk thresholds. "Breaking" counts the d=1 dependents plus the
@@ -166,17 +167,17 @@ func (w *walker) completeness(ctx context.Context, a *Answer, targets []graph.Sy
 	}
 	langs := map[string]bool{}
 	for _, t := range targets {
-		lang := languageOf(t.Def.Path)
-		if lang == "" {
-			lang = strings.ToLower(t.Language)
+		language := lang.Of(t.Def.Path)
+		if language == "" {
+			language = lang.Normalize(t.Language)
 		}
 		if t.Def.Path == "" {
 			// An external symbol: its callers are anywhere in the workspace.
 			if haveBase && isSyntaxTool(base.Tool) {
 				addf("the base index is syntax-only (%s): references are name-based", toolOr(base.Tool))
 			}
-			if lang != "" {
-				langs[lang] = true
+			if language != "" {
+				langs[language] = true
 			}
 			continue
 		}
@@ -184,7 +185,7 @@ func (w *walker) completeness(ctx context.Context, a *Answer, targets []graph.Sy
 		if err != nil {
 			return nil, err
 		}
-		langs[lang] = true
+		langs[language] = true
 		switch {
 		case !ok:
 			addf("%s is not indexed", t.Def.Path)
@@ -223,7 +224,7 @@ func (w *walker) completeness(ctx context.Context, a *Answer, targets []graph.Sy
 				continue
 			}
 			seen[p] = true
-			if l := languageOf(p); l == "" || (!langs[l] && len(langs) > 0) {
+			if l := lang.Of(p); l == "" || (!langs[l] && len(langs) > 0) {
 				continue
 			}
 			d, ok, err := w.document(ctx, p)
@@ -276,23 +277,4 @@ func shortCommit(c string) string {
 		return c[:12]
 	}
 	return c
-}
-
-// languageOf names a path's language by extension, "" when not source.
-func languageOf(p string) string {
-	switch path.Ext(p) {
-	case ".go":
-		return "go"
-	case ".ts", ".tsx", ".mts", ".cts":
-		return "typescript"
-	case ".js", ".jsx", ".mjs", ".cjs":
-		return "javascript"
-	case ".py", ".pyi":
-		return "python"
-	case ".java":
-		return "java"
-	case ".rs":
-		return "rust"
-	}
-	return ""
 }

@@ -3,11 +3,11 @@ package impact
 import (
 	"context"
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/resolve"
 )
 
@@ -124,7 +124,7 @@ func (w *walker) isTest(ctx context.Context, p string) (bool, error) {
 	if p == "" {
 		return false, nil
 	}
-	if IsTestPath(p) {
+	if lang.IsTestPath(p, lang.Of(p)) {
 		return true, nil
 	}
 	d, ok, err := w.document(ctx, p)
@@ -132,33 +132,6 @@ func (w *walker) isTest(ctx context.Context, p string) (bool, error) {
 		return false, err
 	}
 	return d.Flags&graph.DocTest != 0, nil
-}
-
-// IsTestPath reports whether a path is a test file by convention: Go
-// `_test.go`; TypeScript/JavaScript `*.test.*`, `*.spec.*` or under
-// `__tests__/`; Python `test_*.py`, `*_test.py` or under `tests/` or `test/`;
-// Java `*Test.java`, `*Tests.java` or under `src/test/`; Rust `*_test.rs` or
-// under a crate's `tests/`.
-func IsTestPath(p string) bool {
-	base := path.Base(p)
-	switch ext := path.Ext(base); ext {
-	case ".go":
-		return strings.HasSuffix(base, "_test.go")
-	case ".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs":
-		stem := strings.TrimSuffix(base, ext)
-		return strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") ||
-			strings.Contains("/"+p, "/__tests__/")
-	case ".py":
-		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
-			strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/") ||
-			strings.HasPrefix(p, "test/") || strings.Contains(p, "/test/") || base == "conftest.py"
-	case ".java":
-		return strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java") ||
-			strings.Contains("/"+p, "/src/test/")
-	case ".rs":
-		return strings.HasSuffix(base, "_test.rs") || strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/")
-	}
-	return false
 }
 
 // cand is a dependent found from one node before it is placed in the answer.
@@ -369,7 +342,7 @@ func isContainerKind(k string) bool {
 // also references a module. Importing a name does not break when its
 // signature changes, and the uses that do are listed on their own.
 func (w *walker) isImportLine(ctx context.Context, o graph.Occurrence) (bool, error) {
-	switch languageOf(o.Path) {
+	switch lang.Of(o.Path) {
 	case "typescript", "javascript", "python":
 	default:
 		return false, nil

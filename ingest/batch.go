@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
@@ -81,7 +82,7 @@ func (d *docFacts) defID(rng textpos.Range) string {
 			}
 		}
 	}
-	return symbolID(d.path, rng.Start)
+	return lang.LSPSymbolID(d.path, rng.Start)
 }
 
 // symbol returns a known symbol of d by id.
@@ -123,7 +124,7 @@ func (d *docFacts) define(rng, extent textpos.Range, name, kind string) string {
 		name = rangeText(d.m, rng)
 	}
 	d.syms = append(d.syms, graph.Symbol{
-		ID: id, DisplayName: name, Kind: kind, Language: language(d.path),
+		ID: id, DisplayName: name, Kind: kind, Language: lang.Of(d.path),
 		Def: graph.Location{Path: d.path, Range: rng}, DefExtent: extent,
 	})
 	d.occs = append(d.occs, graph.Occurrence{Range: rng, Symbol: id, Roles: graph.RoleDefinition, Enclosing: d.enclosing(rng)})
@@ -169,14 +170,12 @@ func (b *batch) merged(d *docFacts) (graph.DocumentFacts, error) {
 		return f, errorf("reading document %q: %w", d.path, err)
 	}
 	if !ok {
-		doc = graph.Document{Path: d.path, Language: language(d.path)}
+		doc = graph.Document{Path: d.path, Language: lang.Of(d.path)}
 	}
 	doc.Layer = 0
 	doc.Source = graph.SourceLSP
 	doc.Digest = ""
-	if b.l.opts.HashContent != nil {
-		doc.ContentHash = b.l.opts.HashContent(d.text)
-	}
+	doc.ContentHash = lang.HashContent(d.text)
 	f.Document = doc
 
 	occs, err := b.r.Occurrences(b.ctx, d.path)

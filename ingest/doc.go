@@ -27,8 +27,9 @@
 //
 // A language server names nothing; a symbol is its definition location. A
 // location the graph already knows as some symbol's Def gets that symbol's
-// id; otherwise the id is "lsp PATH:LINE:COL", the 1-based start of the
-// name with the column in UTF-8 bytes (the same ids a headless crawl makes).
+// id; otherwise the id is "lsp PATH:LINE:COL" ([lang.LSPSymbolID]), the
+// 1-based start of the name with the column in UTF-8 bytes (the same ids a
+// headless crawl makes).
 //
 // # Merging
 //

@@ -20,9 +20,6 @@ type Options struct {
 	// Root is the absolute workspace root; when empty, [Live.SetRoot]
 	// sets it from the editor's initialize.
 	Root string
-	// HashContent hashes the text a document's facts were derived from
-	// into Document.ContentHash; nil leaves it empty.
-	HashContent func([]byte) string
 	// Logger receives one line per observation that could not be used;
 	// nil discards them.
 	Logger *slog.Logger

@@ -14,6 +14,7 @@ import (
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/graph/graphtest"
 	"github.com/lspgraph/lspgraph/ingest"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -105,7 +106,7 @@ func facts(t *testing.T, s *graph.Store, paths ...string) string {
 func TestLive(t *testing.T) {
 	root := workspace(t)
 	s := graphtest.Open(t)
-	l := ingest.New(s, ingest.Options{Root: root, HashContent: func(b []byte) string { return fmt.Sprintf("len:%d", len(b)) }})
+	l := ingest.New(s, ingest.Options{Root: root})
 	a, b := uri(root, "a/a.go"), uri(root, "b/b.go")
 	doc := func(u string) string { return `{"textDocument":{"uri":"` + u + `"}}` }
 	at := func(u string, line, char int) string {
@@ -147,7 +148,7 @@ occ b/b.go 4:6-4:9 lsp b/b.go:4:6 def
 	r, _ := s.Reader()
 	defer r.Close()
 	d, ok, err := r.Document(context.Background(), "a/a.go")
-	if err != nil || !ok || d.Source != graph.SourceLSP || d.ContentHash != fmt.Sprintf("len:%d", len(files["a/a.go"])) || d.Layer != graph.Live {
+	if err != nil || !ok || d.Source != graph.SourceLSP || d.ContentHash != lang.HashContent([]byte(files["a/a.go"])) || d.Layer != graph.Live {
 		t.Errorf("document a/a.go = %+v, %v, %v", d, ok, err)
 	}
 	if live := r.LiveDocuments(); !slices.Equal(live, []string{"a/a.go", "b/b.go"}) {

@@ -6,23 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
-
-// language returns the graph's language name of a path, by extension, or
-// "" for a language lspgraph does not know.
-func language(p string) string {
-	if id := lspwire.LanguageID(p); id != "plaintext" {
-		return lspwire.GraphLanguage(id)
-	}
-	return ""
-}
-
-// symbolID makes the id of a symbol known only by its definition location.
-func symbolID(path string, start textpos.Position) string {
-	return "lsp " + path + ":" + start.String()
-}
 
 // wordAt returns the identifier around p in m's text, or false when p is
 // not on an identifier.

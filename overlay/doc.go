@@ -91,7 +91,7 @@
 //
 // The proxy writes live documents with source "lsp" from what the real
 // server answers. Such a document is left alone while its ContentHash (set
-// by the writer with [freshness.HashContent] of the text the server saw)
+// by the writer with [lang.HashContent] of the text the server saw)
 // equals the hash of the document's current text; once the text changes,
 // syntax re-extraction replaces it.
 package overlay

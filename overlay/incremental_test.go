@@ -11,6 +11,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 )
 
 // step is one change to the workspace, made by the script.
@@ -454,7 +455,7 @@ func TestLanguageServerFactsTakePrecedence(t *testing.T) {
 	const p = "service/catalog.go"
 	w.write(p, w.read(p)+"\nfunc Extra() {}\n")
 	lsp := graph.DocumentFacts{
-		Document: graph.Document{Path: p, Language: "go", Source: graph.SourceLSP, ContentHash: freshness.HashContent([]byte(w.read(p)))},
+		Document: graph.Document{Path: p, Language: "go", Source: graph.SourceLSP, ContentHash: lang.HashContent([]byte(w.read(p)))},
 		Symbols:  []graph.Symbol{{ID: "lsp service/catalog.go:67:6", DisplayName: "Extra", Kind: "function", Def: graph.Location{Path: p}}},
 	}
 	if err := store.PutDocument(ctx, graph.Live, lsp); err != nil {

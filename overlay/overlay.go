@@ -15,6 +15,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 	"github.com/lspgraph/lspgraph/syntax"
 )
@@ -355,7 +356,7 @@ func (o *Overlay) wanted(st *SyncStats) (map[string]*want, error) {
 	read := func(p string) *want {
 		if text, ok := o.buffers[p]; ok {
 			disk, err := o.readDisk(p)
-			return &want{text: text, hash: freshness.HashContent(text), buffer: err != nil || !bytes.Equal(disk, text)}
+			return &want{text: text, hash: lang.HashContent(text), buffer: err != nil || !bytes.Equal(disk, text)}
 		}
 		text, err := o.readDisk(p)
 		if err != nil {
@@ -364,7 +365,7 @@ func (o *Overlay) wanted(st *SyncStats) (map[string]*want, error) {
 			}
 			return &want{deleted: true}
 		}
-		return &want{text: text, hash: freshness.HashContent(text)}
+		return &want{text: text, hash: lang.HashContent(text)}
 	}
 	for _, c := range o.changes {
 		if c.OldPath != "" && inWorkspace(c.OldPath) {
@@ -542,7 +543,7 @@ func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[stri
 			continue
 		}
 		if prev := rec.Docs[p]; prev == nil || !prev.Deleted {
-			tomb := graph.DocumentFacts{Document: graph.Document{Path: p, Language: syntax.LanguageOf(p), Source: graph.SourceSyntax, Digest: freshness.DigestDeleted}}
+			tomb := graph.DocumentFacts{Document: graph.Document{Path: p, Language: lang.Of(p), Source: graph.SourceSyntax, Digest: freshness.DigestDeleted}}
 			if err := o.store.PutDocument(ctx, graph.Live, tomb); err != nil {
 				return fmt.Errorf("overlay: hiding deleted %s: %w", p, err)
 			}
@@ -593,7 +594,7 @@ func (o *Overlay) apply(ctx context.Context, base graph.Manifest, wants map[stri
 		if err != nil {
 			return fmt.Errorf("overlay: reading dependent %s: %w", p, err)
 		}
-		ns := &docState{Dependent: true, Hash: freshness.HashContent(text)}
+		ns := &docState{Dependent: true, Hash: lang.HashContent(text)}
 		jobs = append(jobs, resolveJob{p, ns, text})
 	}
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].path < jobs[j].path })
@@ -856,10 +857,11 @@ func saveRecord(path string, rec *record) error {
 }
 
 // inWorkspace reports whether a changed path is one the syntax index
-// covers (syntax.ListFiles leaves out vendor/, node_modules/ and hidden
-// directories).
+// covers: a file of a language lspgraph knows (each has a grammar) outside
+// the directories syntax.ListFiles leaves out (vendor/, node_modules/,
+// hidden ones).
 func inWorkspace(p string) bool {
-	if syntax.LanguageOf(p) == "" {
+	if lang.Of(p) == "" {
 		return false
 	}
 	parts := strings.Split(p, "/")

@@ -2,13 +2,11 @@ package scip
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"path"
 	"slices"
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/scip-code/scip/bindings/go/scip"
 )
@@ -88,12 +86,12 @@ type candidate struct {
 // only for documents whose columns are not UTF-8.
 func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (graph.DocumentFacts, DocStats) {
 	var st DocStats
-	lang := documentLanguage(d.Language, relPath)
+	language := documentLanguage(d.Language, relPath)
 	enc := c.Encoding(d)
 	st.Encoding = enc
 	conv := newRangeConverter(enc, text)
 
-	isTest := isTestPath(relPath, lang)
+	isTest := lang.IsTestPath(relPath, language)
 	docRoles := graph.Role(0)
 	if isTest {
 		docRoles = graph.RoleTest
@@ -186,7 +184,7 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 			ownPkg = packageIdentity(sym)
 		}
 		if docPkg == "" || symbolSuffix(sym) == sufNamespace {
-			docPkg = describe(sym, nil, lang).Package
+			docPkg = describe(sym, nil, language).Package
 			if symbolSuffix(sym) == sufNamespace {
 				break
 			}
@@ -196,14 +194,13 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 	facts := graph.DocumentFacts{
 		Document: graph.Document{
 			Path:     relPath,
-			Language: lang,
+			Language: language,
 			Package:  docPkg,
 			Source:   graph.SourceSCIP,
 		},
 	}
 	if text != nil {
-		sum := sha256.Sum256(text)
-		facts.Document.ContentHash = hex.EncodeToString(sum[:])
+		facts.Document.ContentHash = lang.HashContent(text)
 	}
 	if st.Unverified {
 		facts.Document.Flags |= graph.DocPositionsUnverified
@@ -221,12 +218,12 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 			return
 		}
 		described[sym] = true
-		desc := describe(sym, info, lang)
+		desc := describe(sym, info, language)
 		s := graph.Symbol{
 			ID:          id(sym),
 			DisplayName: desc.DisplayName,
 			Kind:        desc.Kind,
-			Language:    lang,
+			Language:    language,
 			Package:     desc.Package,
 			Signature:   desc.Signature,
 			Doc:         desc.Doc,
@@ -282,12 +279,12 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 		}
 		if !described[o.raw] && !scip.IsLocalSymbol(o.raw) && (ownPkg == "" || packageIdentity(o.raw) != ownPkg) {
 			described[o.raw] = true
-			desc := describe(o.raw, nil, lang)
+			desc := describe(o.raw, nil, language)
 			facts.Symbols = append(facts.Symbols, graph.Symbol{
 				ID:          o.raw,
 				DisplayName: desc.DisplayName,
 				Kind:        desc.Kind,
-				Language:    lang,
+				Language:    language,
 				Package:     desc.Package,
 				External:    true,
 			})
@@ -563,49 +560,13 @@ func (s *edgeSet) add(from string, kind graph.EdgeKind, to, reason string, once 
 
 func (s *edgeSet) list() []graph.Edge { return s.edges }
 
-// documentLanguage returns the document's declared language in lower case,
-// else the language its extension names.
+// documentLanguage returns the graph's name of the document's declared
+// language, else the language its extension names.
 func documentLanguage(declared, p string) string {
 	if declared != "" {
-		return strings.ToLower(declared)
+		return lang.Normalize(declared)
 	}
-	switch path.Ext(p) {
-	case ".go":
-		return "go"
-	case ".ts", ".tsx", ".mts", ".cts":
-		return "typescript"
-	case ".js", ".jsx", ".mjs", ".cjs":
-		return "javascript"
-	case ".py", ".pyi":
-		return "python"
-	case ".java":
-		return "java"
-	case ".rs":
-		return "rust"
-	}
-	return ""
-}
-
-// isTestPath reports whether a document is a test file by its language's
-// convention.
-func isTestPath(p, lang string) bool {
-	base := path.Base(p)
-	switch lang {
-	case "go":
-		return strings.HasSuffix(base, "_test.go")
-	case "typescript", "javascript":
-		return strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
-			strings.Contains("/"+p, "/__tests__/")
-	case "python":
-		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
-			base == "conftest.py" || strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/")
-	case "java":
-		return strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java") ||
-			strings.Contains("/"+p, "/src/test/")
-	case "rust":
-		return strings.HasSuffix(base, "_test.rs") || strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/")
-	}
-	return false
+	return lang.Of(p)
 }
 
 // isModuleLevel reports whether sym is a namespace or a module (a Go

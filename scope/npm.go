@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/lspgraph/lspgraph/internal/lang"
 )
 
 type packageJSON struct {
@@ -35,15 +37,14 @@ func (p packageJSON) workspaceGlobs() []string {
 	return nil
 }
 
+// isTSFile reports whether a file is TypeScript or JavaScript source whose
+// imports count, declaration files (.d.ts) left out.
 func isTSFile(name string) bool {
 	if strings.HasSuffix(name, ".d.ts") {
 		return false
 	}
-	switch path.Ext(name) {
-	case ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs":
-		return true
-	}
-	return false
+	l := lang.Of(name)
+	return l == "typescript" || l == "javascript"
 }
 
 // parsePnpmWorkspace reads the `packages:` list of a pnpm-workspace.yaml,

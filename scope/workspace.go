@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
@@ -136,7 +137,7 @@ func Discover(root string) (*Workspace, error) {
 			tsconfigs = append(tsconfigs, rel)
 		case name == "pyproject.toml":
 			pyprojects = append(pyprojects, rel)
-		case strings.HasSuffix(name, ".go"):
+		case lang.Of(name) == "go":
 			goFiles = append(goFiles, rel)
 		case isTSFile(name):
 			tsFiles = append(tsFiles, rel)

@@ -3,15 +3,13 @@ package syntax
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
@@ -75,15 +73,6 @@ func (x *Extractor) Close() {
 	x.closed = true
 }
 
-// LanguageOf returns the graph language of a path by its extension, or ""
-// when no grammar handles it.
-func LanguageOf(p string) string {
-	if g := grammarFor(p); g != "" {
-		return languageOfGrammar(g)
-	}
-	return ""
-}
-
 // ErrClosed is returned by File after Close.
 var ErrClosed = errors.New("syntax: extractor is closed")
 
@@ -99,15 +88,15 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 	gname := grammarFor(p)
 	ff := &FileFacts{Document: graph.Document{
 		Path:        p,
-		Language:    languageOfGrammar(gname),
-		ContentHash: contentHash(src),
+		Language:    lang.Of(p),
+		ContentHash: lang.HashContent(src),
 		Source:      graph.SourceSyntax,
 	}}
 	if gname == "" {
 		ff.Skipped = SkipUnsupported
 		return ff, nil
 	}
-	if isTestPath(p, ff.Document.Language) {
+	if lang.IsTestPath(p, ff.Document.Language) {
 		ff.Document.Flags |= graph.DocTest
 	}
 	if reason := x.skipReason(p, src); reason != SkipNone {
@@ -120,7 +109,7 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("syntax: parsing %s: %w", p, err)
 	}
-	g := x.grammar(gname)
+	g := x.grammar(gname, ff.Document.Language)
 	// The timeout is tree-sitter's own (ts_parser_set_timeout_micros).
 	if err := x.flat.parse(g, src, x.opts.ParseTimeout); err != nil {
 		if errors.Is(err, errParseTimeout) {
@@ -154,7 +143,7 @@ func (x *Extractor) Parse(ctx context.Context, p string, src []byte) (SkipReason
 	if err := ctx.Err(); err != nil {
 		return SkipNone, fmt.Errorf("syntax: parsing %s: %w", p, err)
 	}
-	switch err := x.flat.parseAndCopy(x.grammar(gname), src, x.opts.ParseTimeout, false); {
+	switch err := x.flat.parseAndCopy(x.grammar(gname, lang.Of(p)), src, x.opts.ParseTimeout, false); {
 	case errors.Is(err, errParseTimeout):
 		return SkipTimeout, nil
 	case err != nil:
@@ -190,24 +179,20 @@ func (x *Extractor) walk(g *grammar, src []byte, ff *FileFacts) (failure string)
 	return ""
 }
 
-// grammar returns the grammar tables for gname, creating them on first use.
-func (x *Extractor) grammar(gname string) *grammar {
+// grammar returns the grammar tables for gname, creating them on first use
+// for documents of the graph language language.
+func (x *Extractor) grammar(gname, language string) *grammar {
 	g, ok := x.langs[gname]
 	if !ok {
-		g = newGrammar(gname)
+		g = newGrammar(gname, language)
 		x.langs[gname] = g
 	}
 	return g
 }
 
-func contentHash(src []byte) string {
-	h := sha256.Sum256(src)
-	return "sha256:" + hex.EncodeToString(h[:12])
-}
-
 // skipReason applies the testdata, size, generated-code and minified rules.
 func (x *Extractor) skipReason(p string, src []byte) SkipReason {
-	if path.Ext(p) == ".go" && inTestdata(p) {
+	if lang.Of(p) == "go" && inTestdata(p) {
 		return SkipTestdata
 	}
 	if len(src) > x.opts.MaxFileSize {
@@ -216,11 +201,8 @@ func (x *Extractor) skipReason(p string, src []byte) SkipReason {
 	if IsGenerated(src) {
 		return SkipGenerated
 	}
-	switch path.Ext(p) {
-	case ".js", ".mjs", ".cjs", ".jsx":
-		if IsMinified(src) {
-			return SkipMinified
-		}
+	if lang.Of(p) == "javascript" && IsMinified(src) {
+		return SkipMinified
 	}
 	return SkipNone
 }
@@ -286,27 +268,4 @@ func IsMinified(src []byte) bool {
 		return false
 	}
 	return longest > minifiedMaxLine || len(src)/lines > minifiedAverageLine
-}
-
-// isTestPath applies each language's test-file convention.
-func isTestPath(p, lang string) bool {
-	base := path.Base(p)
-	switch lang {
-	case "go":
-		return strings.HasSuffix(base, "_test.go")
-	case "typescript", "javascript":
-		for _, s := range []string{".test.", ".spec."} {
-			if strings.Contains(base, s) {
-				return true
-			}
-		}
-		return strings.Contains("/"+p, "/__tests__/")
-	case "python":
-		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py"
-	case "java":
-		return strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java") || strings.Contains("/"+p, "/src/test/")
-	case "rust":
-		return strings.HasSuffix(base, "_test.rs") || strings.Contains("/"+p, "/tests/")
-	}
-	return false
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 )
 
 // goPredeclared are Go's predeclared identifiers; bare uses of them are not
@@ -62,7 +63,7 @@ func (w *walker) extractGo(root *node) {
 		pkgIdent = clause.NamedChild(0)
 		pkgName = w.text(pkgIdent)
 	}
-	if strings.HasSuffix(pkgName, "_test") && strings.HasSuffix(w.ff.Document.Path, "_test.go") {
+	if strings.HasSuffix(pkgName, "_test") && lang.IsTestPath(w.ff.Document.Path, "go") {
 		pkgPath += "_test"
 	}
 	w.pkg, w.idPkg = pkgPath, pkgPath

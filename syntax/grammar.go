@@ -1,8 +1,6 @@
 package syntax
 
 import (
-	"path"
-
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/golang"
 	"github.com/smacker/go-tree-sitter/java"
@@ -11,44 +9,20 @@ import (
 	"github.com/smacker/go-tree-sitter/rust"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
+
+	"github.com/lspgraph/lspgraph/internal/lang"
 )
 
-// grammarFor maps a file extension to a bundled grammar name, or "".
+// grammarFor returns the bundled grammar that parses a path's file type
+// (its LSP languageId, see [lang.LanguageID]), or "".
 func grammarFor(p string) string {
-	switch path.Ext(p) {
-	case ".go":
-		return "go"
-	case ".ts", ".mts", ".cts": // declaration files (.d.ts) included
-		return "typescript"
-	case ".tsx":
+	switch id := lang.LanguageID(p); id {
+	case "go", "typescript", "python", "java", "rust": // typescript: declaration files (.d.ts) included
+		return id
+	case "typescriptreact":
 		return "tsx"
-	case ".js", ".mjs", ".cjs", ".jsx":
+	case "javascript", "javascriptreact":
 		return "javascript"
-	case ".py", ".pyi":
-		return "python"
-	case ".java":
-		return "java"
-	case ".rs":
-		return "rust"
-	}
-	return ""
-}
-
-// languageOfGrammar maps a grammar name to the graph's language name.
-func languageOfGrammar(g string) string {
-	switch g {
-	case "go":
-		return "go"
-	case "typescript", "tsx":
-		return "typescript"
-	case "javascript":
-		return "javascript"
-	case "python":
-		return "python"
-	case "java":
-		return "java"
-	case "rust":
-		return "rust"
 	}
 	return ""
 }
@@ -63,7 +37,8 @@ type grammar struct {
 	fields []string // field names by field id (0: no field)
 }
 
-func newGrammar(name string) *grammar {
+// newGrammar loads grammar name for documents of the graph language language.
+func newGrammar(name, language string) *grammar {
 	var l *sitter.Language
 	switch name {
 	case "go":
@@ -81,7 +56,7 @@ func newGrammar(name string) *grammar {
 	case "rust":
 		l = rust.GetLanguage()
 	}
-	g := &grammar{name: name, lang: languageOfGrammar(name), ts: l}
+	g := &grammar{name: name, lang: language, ts: l}
 	n := l.SymbolCount()
 	g.names = make([]string, n)
 	for i := uint32(0); i < n; i++ {

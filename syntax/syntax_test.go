@@ -49,6 +49,8 @@ func TestSkipRules(t *testing.T) {
 		{"minified js: long average line", "web/app.js", longLines, Options{}, SkipMinified, 0},
 		{"long lines in typescript are kept", "web/app.ts", longLines, Options{}, SkipNone, 0},
 		{"test file", "p/a_test.go", "package p\n", Options{}, SkipNone, graph.DocTest},
+		{"python under tests/ is a test", "tests/h.py", "x = 1\n", Options{}, SkipNone, graph.DocTest},
+		{"python conftest is a test", "shop/conftest.py", "x = 1\n", Options{}, SkipNone, graph.DocTest},
 		{"unsupported", "README.md", "# hi\n", Options{}, SkipUnsupported, 0},
 		{"go testdata", "p/testdata/fixture.go", "package fixture\n", Options{}, SkipTestdata, 0},
 		{"go testdata at the root", "testdata/a.go", "package a\n", Options{}, SkipTestdata, 0},

@@ -125,7 +125,7 @@ func Open(opts Options) (*Session, error) {
 		started: time.Now(),
 		clients: map[string]ClientInfo{},
 	}
-	s.live = ingest.New(store, ingest.Options{Root: root, HashContent: freshness.HashContent, Logger: log})
+	s.live = ingest.New(store, ingest.Options{Root: root, Logger: log})
 	ov, err := overlay.New(store, overlay.Options{
 		Root:      root,
 		StatePath: filepath.Join(store.Dir(), overlay.StateFile),

@@ -55,38 +55,3 @@ func WorkspacePath(uri string, roots ...string) (string, bool) {
 	}
 	return "", false
 }
-
-// LanguageID returns the LSP languageId of a document by its extension,
-// "plaintext" for one lspgraph does not know.
-func LanguageID(p string) string {
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".go":
-		return "go"
-	case ".ts", ".mts", ".cts":
-		return "typescript"
-	case ".tsx":
-		return "typescriptreact"
-	case ".js", ".mjs", ".cjs":
-		return "javascript"
-	case ".jsx":
-		return "javascriptreact"
-	case ".py", ".pyi":
-		return "python"
-	case ".java":
-		return "java"
-	case ".rs":
-		return "rust"
-	}
-	return "plaintext"
-}
-
-// GraphLanguage returns the graph's language name for a languageId.
-func GraphLanguage(id string) string {
-	switch id {
-	case "typescriptreact":
-		return "typescript"
-	case "javascriptreact":
-		return "javascript"
-	}
-	return id
-}

@@ -97,14 +97,5 @@ func TestNames(t *testing.T) {
 			t.Errorf("KindName(%d) = %q, want %q", k, got, want)
 		}
 	}
-	for p, want := range map[string][2]string{
-		"a.go": {"go", "go"}, "b.TSX": {"typescriptreact", "typescript"}, "c.mjs": {"javascript", "javascript"},
-		"d.jsx": {"javascriptreact", "javascript"}, "e.pyi": {"python", "python"}, "f.txt": {"plaintext", "plaintext"},
-		"g/Order.java": {"java", "java"}, "h.rs": {"rust", "rust"},
-	} {
-		id := LanguageID(p)
-		if id != want[0] || GraphLanguage(id) != want[1] {
-			t.Errorf("%s: languageId %q, graph language %q; want %q", p, id, GraphLanguage(id), want)
-		}
-	}
+
 }
