@@ -59,6 +59,13 @@ type Member struct {
 
 	wake chan struct{} // a lost connection or Close
 	done chan struct{} // the join loop has ended
+	// tried is closed after the first attempt to join, successful or not:
+	// commands sent while the proxy starts wait for it.
+	tried     chan struct{}
+	triedOnce sync.Once
+	// up is closed while the member is in a session; a new one replaces
+	// it when the session is lost. Under mu.
+	up chan struct{}
 	// sendMu keeps events in order across reconnects.
 	sendMu sync.Mutex
 }
@@ -81,6 +88,8 @@ func Join(opts MemberOptions) *Member {
 		err:     errors.New("the graph store is opening"),
 		wake:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
+		tried:   make(chan struct{}),
+		up:      make(chan struct{}),
 	}
 	go m.loop()
 	return m
@@ -108,13 +117,16 @@ func (m *Member) loop() {
 				m.mu.Lock()
 				m.remote = nil
 				m.err = errors.New("the workspace session ended; reconnecting")
+				m.up = make(chan struct{})
 				m.mu.Unlock()
 				backoff = 50 * time.Millisecond
 			case <-m.wake:
 			}
 			continue
 		}
-		if err := m.join(); err != nil {
+		err := m.join()
+		m.triedOnce.Do(func() { close(m.tried) })
+		if err != nil {
 			m.mu.Lock()
 			m.err = err
 			m.mu.Unlock()
@@ -143,6 +155,7 @@ func (m *Member) join() error {
 		}
 		m.mu.Lock()
 		m.remote, m.err = c, nil
+		close(m.up)
 		m.mu.Unlock()
 		m.log.Info("attached to the workspace session", "session_pid", c.PID())
 		return nil
@@ -168,6 +181,7 @@ func (m *Member) join() error {
 	_ = m.replay(ctx, func(x lspproxy.Exchange) error { s.Exchange(ctx, x); return nil }, func(d lspproxy.DocumentEvent) error { s.Document(d); return nil })
 	m.mu.Lock()
 	m.own, m.ln, m.err = s, ln, nil
+	close(m.up)
 	m.mu.Unlock()
 	return nil
 }
@@ -269,6 +283,7 @@ func (m *Member) lost(c *Client, err error) {
 // Command runs a command in the session. srv is the asking editor's live
 // server and enc its encoding.
 func (m *Member) Command(ctx context.Context, name string, args []json.RawMessage, srv lspproxy.Requester, enc textpos.Encoding) (any, error) {
+	m.waitTried(ctx)
 	m.mu.Lock()
 	own, remote, err := m.own, m.remote, m.err
 	m.mu.Unlock()
@@ -285,6 +300,30 @@ func (m *Member) Command(ctx context.Context, name string, args []json.RawMessag
 	return nil, err
 }
 
+// waitTried waits, up to a few seconds, until the member has tried to join
+// its session once: a command sent right after initialize is answered
+// rather than told the store is still opening.
+func (m *Member) waitTried(ctx context.Context) {
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+	select {
+	case <-m.tried:
+	case <-ctx.Done():
+		return
+	case <-t.C:
+		return
+	}
+	// Between sessions (the owner just exited), wait for the takeover.
+	m.mu.Lock()
+	up := m.up
+	m.mu.Unlock()
+	select {
+	case <-up:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
 // MemberStatus is the session part of a proxy's lspgraph.status: the
 // session's status, and whether this process owns it.
 type MemberStatus struct {
@@ -297,6 +336,7 @@ type MemberStatus struct {
 
 // Status answers the session part of lspgraph.status.
 func (m *Member) Status(ctx context.Context) (any, error) {
+	m.waitTried(ctx)
 	m.mu.Lock()
 	own, remote, ln, err := m.own, m.remote, m.ln, m.err
 	m.mu.Unlock()

@@ -109,9 +109,10 @@ s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.settimeout(5)
 s.connect(sys.argv[1])
 body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session/hello", "params": {"client": {"kind": "cli"}}}).encode()
-s.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 data = b""
 try:
+    # A refused connection may be closed before the hello is written.
+    s.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
     while True:
         chunk = s.recv(4096)
         if not chunk:

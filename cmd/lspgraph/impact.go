@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -105,11 +106,18 @@ func runImpact(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var a impact.Answer
-	if err := askSession(ctx, root, f.store, workspace.CommandImpact, q, &a, true); err != nil {
+	var raw json.RawMessage
+	if err := askSession(ctx, root, f.store, workspace.CommandImpact, q, &raw, true); err != nil {
 		return err
 	}
-	return writeImpactAnswer(e.stdout, &a, f.json, f.format)
+	if f.json {
+		return writeRawJSON(e.stdout, raw) // as the session wrote it
+	}
+	var a impact.Answer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return fmt.Errorf("decoding the answer: %w", err)
+	}
+	return writeImpactAnswer(e.stdout, &a, false, f.format)
 }
 
 // writeImpactAnswer prints an answer as JSON, text or markdown.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/internal/textpos"
@@ -45,7 +46,7 @@ func runProxy(ctx context.Context, e *env, args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: proxyLogLevel(e)})).With("pid", os.Getpid())
 
-	st := &proxyHost{log: log, storeFlag: *storeFlag, server: filepath.Base(server[0])}
+	st := &proxyHost{log: log, storeFlag: *storeFlag, server: filepath.Base(server[0]), joined: make(chan struct{})}
 	if *rootFlag != "" {
 		root, err := filepath.Abs(*rootFlag)
 		if err != nil {
@@ -136,6 +137,11 @@ type proxyHost struct {
 	mu     sync.Mutex
 	member *workspace.Member
 	proxy  *lspproxy.Proxy
+	// joined is closed once member is set: the observer sets it when the
+	// editor's initialize passes, which may be just after the editor's
+	// first command.
+	joined     chan struct{}
+	joinedOnce sync.Once
 }
 
 // join joins the session of root; later calls do nothing.
@@ -152,10 +158,17 @@ func (h *proxyHost) join(root string) {
 	h.member = workspace.Join(workspace.MemberOptions{
 		Root: root, StoreDir: dir, Logger: h.log, ServerName: h.server, Server: editorServer{h},
 	})
+	h.joinedOnce.Do(func() { close(h.joined) })
 }
 
 // ready returns the member, or why there is none yet.
 func (h *proxyHost) ready() (*workspace.Member, error) {
+	t := time.NewTimer(2 * time.Second)
+	select {
+	case <-h.joined:
+	case <-t.C:
+	}
+	t.Stop()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.member == nil {

@@ -21,6 +21,8 @@ type nvimRequest struct {
 	Edit *nvimEdit `json:"edit,omitempty"`
 	// Shell runs a command while the editor stays attached.
 	Shell []string `json:"shell,omitempty"`
+	// WaitFile waits (bounded) until the file exists.
+	WaitFile string `json:"wait_file,omitempty"`
 }
 
 // nvimEdit is an unsaved insertion into the opened buffer.
@@ -56,6 +58,13 @@ type nvimResult struct {
 // test log gets Neovim's messages, output and LSP log.
 func runNvim(t *testing.T, cmd []string, root, file string, requests []nvimRequest) nvimResult {
 	t.Helper()
+	return startNvim(t, cmd, root, file, requests)()
+}
+
+// startNvim starts Neovim as runNvim does and returns a function that
+// waits for it and returns its result.
+func startNvim(t *testing.T, cmd []string, root, file string, requests []nvimRequest) func() nvimResult {
+	t.Helper()
 	nvim := needTool(t, "nvim")
 	mod, err := moduleRoot()
 	if err != nil {
@@ -78,7 +87,6 @@ func runNvim(t *testing.T, cmd []string, root, file string, requests []nvimReque
 	script := filepath.Join(mod, "internal", "e2e", "testdata", "nvim_client.lua")
 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
-	defer cancel()
 	c := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-u", "NONE", "-c", "luafile "+script)
 	c.Dir = root
 	// Keep Neovim's state (the LSP log among it) inside the test.
@@ -88,38 +96,46 @@ func runNvim(t *testing.T, cmd []string, root, file string, requests []nvimReque
 	var output bytes.Buffer
 	c.Stdout, c.Stderr = &output, &output
 	c.WaitDelay = 5 * time.Second
-	runErr := c.Run()
+	if err := c.Start(); err != nil {
+		cancel()
+		t.Fatalf("starting nvim: %v", err)
+	}
+	return func() nvimResult {
+		t.Helper()
+		defer cancel()
+		runErr := c.Wait()
 
-	var res nvimResult
-	data, readErr := os.ReadFile(out)
-	if readErr == nil {
-		if readErr = json.Unmarshal(data, &res); readErr != nil {
-			readErr = fmt.Errorf("%w in %s", readErr, data)
+		var res nvimResult
+		data, readErr := os.ReadFile(out)
+		if readErr == nil {
+			if readErr = json.Unmarshal(data, &res); readErr != nil {
+				readErr = fmt.Errorf("%w in %s", readErr, data)
+			}
 		}
+		t.Cleanup(func() {
+			if !t.Failed() {
+				return
+			}
+			t.Logf("nvim output:\n%s", tail(output.String(), 4000))
+			t.Logf("nvim messages:\n%s", res.Messages)
+			if log, err := os.ReadFile(filepath.Join(dir, "cache", "nvim", "lsp.log")); err == nil {
+				t.Logf("nvim lsp.log (last 6000 bytes):\n%s", tail(string(log), 6000))
+			}
+		})
+		switch {
+		case ctx.Err() != nil:
+			t.Fatalf("nvim did not finish within %s (killed)", timeout+30*time.Second)
+		case runErr != nil:
+			t.Fatalf("nvim: %v", runErr)
+		case readErr != nil:
+			t.Fatalf("nvim wrote no result: %v", readErr)
+		case !res.OK:
+			t.Fatalf("the Neovim client failed: %s", res.Error)
+		case !res.Stopped:
+			t.Errorf("Neovim's client.stop() did not stop the server within %s", timeout)
+		}
+		return res
 	}
-	t.Cleanup(func() {
-		if !t.Failed() {
-			return
-		}
-		t.Logf("nvim output:\n%s", tail(output.String(), 4000))
-		t.Logf("nvim messages:\n%s", res.Messages)
-		if log, err := os.ReadFile(filepath.Join(dir, "cache", "nvim", "lsp.log")); err == nil {
-			t.Logf("nvim lsp.log (last 6000 bytes):\n%s", tail(string(log), 6000))
-		}
-	})
-	switch {
-	case ctx.Err() != nil:
-		t.Fatalf("nvim did not finish within %s (killed)", timeout+30*time.Second)
-	case runErr != nil:
-		t.Fatalf("nvim: %v", runErr)
-	case readErr != nil:
-		t.Fatalf("nvim wrote no result: %v", readErr)
-	case !res.OK:
-		t.Fatalf("the Neovim client failed: %s", res.Error)
-	case !res.Stopped:
-		t.Errorf("Neovim's client.stop() did not stop the server within %s", timeout)
-	}
-	return res
 }
 
 // step returns a request's result, failing the test when it has none.

@@ -5,8 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestNeovimSessionCLI: Neovim holds `lspgraph proxy -- gopls` with an
@@ -157,4 +161,137 @@ func names(a impactAnswer) []string {
 		}
 	}
 	return out
+}
+
+// TestNeovimTwoInstances: two Neovim instances hold `lspgraph proxy --
+// gopls` on one workspace; both answer lspgraph.impact from the one
+// session (the second attaches to the first's). The owner proxy is killed
+// with SIGKILL; the second instance's next lspgraph.impact answers within
+// 2 s, and the command line still works afterwards.
+func TestNeovimTwoInstances(t *testing.T) {
+	gopls := goplsPath(t)
+	needTool(t, "nvim")
+	root := fixture(t, "goapp")
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	logA, logB := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
+	logOnFailure(t, "first proxy log", logA)
+	logOnFailure(t, "second proxy log", logB)
+	importSCIP(t, store, root, "goapp.scip")
+	const cat = "service/catalog.go"
+	flag := func(name string) string { return filepath.Join(dir, name) }
+	touch := func(name string) []string { return []string{"touch", flag(name)} }
+	impactCmd := map[string]any{"command": "lspgraph.impact", "arguments": []any{map[string]any{"target": "Catalog.Save", "verify": false}}}
+	statusCmd := map[string]any{"command": "lspgraph.status"}
+
+	waitA := startNvim(t, proxyArgv(t, store, logA, []string{gopls}), root, cat, []nvimRequest{
+		{Name: "impact", Method: "workspace/executeCommand", Params: impactCmd},
+		{Name: "status", Method: "workspace/executeCommand", Params: statusCmd},
+		{Name: "ready", Shell: touch("a-ready")},
+		{Name: "hold", WaitFile: flag("done")},
+	})
+	waitFor(t, flag("a-ready"))
+	waitB := startNvim(t, proxyArgv(t, store, logB, []string{gopls}), root, cat, []nvimRequest{
+		{Name: "impact", Method: "workspace/executeCommand", Params: impactCmd},
+		{Name: "status", Method: "workspace/executeCommand", Params: statusCmd},
+		{Name: "ready", Shell: touch("b-ready")},
+		{Name: "wait kill", WaitFile: flag("killed")},
+		{Name: "impact after kill", Method: "workspace/executeCommand", Params: impactCmd},
+		{Name: "status after kill", Method: "workspace/executeCommand", Params: statusCmd},
+	})
+	waitFor(t, flag("b-ready"))
+
+	// The owner is the first instance's proxy.
+	owner := proxyPIDs(t, logA)
+	if err := syscall.Kill(owner, syscall.SIGKILL); err != nil {
+		t.Fatalf("killing the owner proxy %d: %v", owner, err)
+	}
+	if err := os.WriteFile(flag("killed"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resB := waitB()
+	if err := os.WriteFile(flag("done"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resA := waitA()
+
+	type memberStatus struct {
+		Store struct {
+			Role    string `json:"role"`
+			Session struct {
+				PID int `json:"pid"`
+			} `json:"session"`
+		} `json:"store"`
+	}
+	roleOf := func(res nvimResult, step string) memberStatus {
+		var ms memberStatus
+		if err := json.Unmarshal(res.step(t, step), &ms); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		return ms
+	}
+	if a, b := roleOf(resA, "status"), roleOf(resB, "status"); a.Store.Role != "owner" || b.Store.Role != "attached" || b.Store.Session.PID != owner {
+		t.Errorf("roles before the kill: first %+v, second %+v; want owner %d and attached to it", a.Store, b.Store, owner)
+	}
+	for name, res := range map[string]nvimResult{"first": resA, "second": resB} {
+		var a impactAnswer
+		if err := json.Unmarshal(res.step(t, "impact"), &a); err != nil || !dependsOn(a, "Catalog.Import") {
+			t.Errorf("lspgraph.impact in the %s instance: %v, d=1 %v; want Catalog.Import", name, err, names(a))
+		}
+	}
+	var after impactAnswer
+	if err := json.Unmarshal(resB.step(t, "impact after kill"), &after); err != nil || !dependsOn(after, "Catalog.Import") {
+		t.Errorf("lspgraph.impact after the owner's SIGKILL: %v, d=1 %v", err, names(after))
+	}
+	if ms := resB.Steps["impact after kill"].MS; ms > 2000 {
+		t.Errorf("lspgraph.impact after the owner's SIGKILL took %.0f ms; want at most 2 s", ms)
+	}
+	if b := roleOf(resB, "status after kill"); b.Store.Role != "owner" {
+		t.Errorf("the second instance after the kill: %+v; want it to own the session", b.Store)
+	}
+	out, err := exec.Command(lspgraphBin(t), "impact", "--store", store, "--root", root, "--json", "Catalog.Save").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Catalog.Import") {
+		t.Errorf("lspgraph impact from the command line after the takeover: %v\n%s", err, out)
+	}
+}
+
+// waitFor waits until a file exists.
+func waitFor(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear within 90s", path)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// proxyPIDs returns the pid of the proxy started with --log logFile,
+// found in /proc by its command line.
+func proxyPIDs(t *testing.T, logFile string) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) > 1 && args[1] == "proxy" && slices.Contains(args, logFile) {
+			return pid
+		}
+	}
+	t.Fatalf("no proxy process with --log %s", logFile)
+	return 0
 }

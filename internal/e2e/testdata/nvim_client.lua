@@ -14,7 +14,8 @@
 --               1-based line of the buffer without saving it and waits
 --               until the client has sent the change; one with "shell" =
 --               argv runs a command while the editor stays attached and
---               records {out, code}.
+--               records {out, code}; one with "wait_file" = PATH waits until
+--               the file exists.
 local cfg = vim.fn.json_decode(table.concat(vim.fn.readfile(vim.env.LSPGRAPH_E2E_CONFIG), "\n"))
 local res = { steps = {} }
 
@@ -59,6 +60,13 @@ local function run()
       -- The client sends didChange after its debounce; wait past it.
       vim.wait(600, function() return false end, 20)
       res.steps[r.name] = { ms = (vim.loop.hrtime() - t0) / 1e6, result = { modified = vim.bo[buf].modified } }
+      goto continue
+    end
+    if r.wait_file then
+      local ok = vim.wait(cfg.timeout_ms, function()
+        return vim.loop.fs_stat(r.wait_file) ~= nil
+      end, 20)
+      res.steps[r.name] = { ms = (vim.loop.hrtime() - t0) / 1e6, result = { ok = ok } }
       goto continue
     end
     if r.shell then
