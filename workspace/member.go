@@ -283,6 +283,12 @@ func (m *Member) lost(c *Client, err error) {
 // Command runs a command in the session. srv is the asking editor's live
 // server and enc its encoding.
 func (m *Member) Command(ctx context.Context, name string, args []json.RawMessage, srv lspproxy.Requester, enc textpos.Encoding) (any, error) {
+	return m.command(ctx, name, args, srv, enc, true)
+}
+
+// command runs a command; retry asks the next session once when the
+// current one goes away during the call.
+func (m *Member) command(ctx context.Context, name string, args []json.RawMessage, srv lspproxy.Requester, enc textpos.Encoding, retry bool) (any, error) {
 	m.waitTried(ctx)
 	m.mu.Lock()
 	own, remote, err := m.own, m.remote, m.err
@@ -292,12 +298,36 @@ func (m *Member) Command(ctx context.Context, name string, args []json.RawMessag
 		return own.Command(ctx, name, Call{Args: args, Encoding: enc, Server: srv})
 	case remote != nil:
 		var raw json.RawMessage
-		if err := remote.Command(ctx, name, args, enc, &raw); err != nil {
+		err := remote.Command(ctx, name, args, enc, &raw)
+		if errors.Is(err, ErrSessionGone) && retry {
+			// The owner went away under the call: ask whoever takes over.
+			m.lost(remote, err)
+			m.waitDown(ctx, remote)
+			return m.command(ctx, name, args, srv, enc, false)
+		}
+		if err != nil {
 			return nil, err
 		}
 		return raw, nil
 	}
+	if err == nil {
+		err = errors.New("no workspace session right now (reconnecting)")
+	}
 	return nil, err
+}
+
+// waitDown waits until the member has let go of a lost session.
+func (m *Member) waitDown(ctx context.Context, c *Client) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		m.mu.Lock()
+		still := m.remote == c
+		m.mu.Unlock()
+		if !still {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // waitTried waits, up to a few seconds, until the member has tried to join

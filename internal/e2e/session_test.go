@@ -241,7 +241,7 @@ func TestNeovimTwoInstances(t *testing.T) {
 	}
 	var after impactAnswer
 	if err := json.Unmarshal(resB.step(t, "impact after kill"), &after); err != nil || !dependsOn(after, "Catalog.Import") {
-		t.Errorf("lspgraph.impact after the owner's SIGKILL: %v, d=1 %v", err, names(after))
+		t.Errorf("lspgraph.impact after the owner's SIGKILL: %v, d=1 %v (error %s)", err, names(after), resB.Steps["impact after kill"].Error)
 	}
 	if ms := resB.Steps["impact after kill"].MS; ms > 2000 {
 		t.Errorf("lspgraph.impact after the owner's SIGKILL took %.0f ms; want at most 2 s", ms)
