@@ -209,7 +209,9 @@ func (h *proxyHost) commands() map[string]lspproxy.CommandFunc {
 			if err != nil {
 				return nil, err
 			}
-			return m.Command(ctx, name, args, srv, h.encoding())
+			res, err := m.Command(ctx, name, args, srv, h.encoding())
+			h.log.Debug("command answered", "command", name, "err", err)
+			return res, err
 		}
 	}
 	return out
