@@ -260,8 +260,9 @@ func TestFaultMatrix(t *testing.T) {
 	if storeFiles == 0 {
 		t.Errorf("no store file was read for the canary check")
 	}
-	t.Logf("fault matrix: %d faults tried, %d survived (%d skipped); canary found %d times in %d stores (%d files), %d logs, %d outputs",
-		tried, survived, skipped, found, len(env.stores), storeFiles, logs, len(env.outputs))
+	t.Logf("fault matrix: %d skipped as known; %d store files read", skipped, storeFiles)
+	t.Logf("fault matrix: %d faults tried, %d survived; canary found %d times in %d stores, %d logs, %d outputs",
+		tried, survived, found, len(env.stores), logs, len(env.outputs))
 }
 
 func faultRows() []faultRow {
@@ -602,20 +603,46 @@ func faultRows() []faultRow {
 					t.Fatal(err)
 				}
 				done := make(chan error, 1)
+				got := &lockedBuffer{}
 				go func() {
-					var got bytes.Buffer
-					io.Copy(&got, out)
+					io.Copy(got, out)
 					env.output(got.String())
 					done <- cmd.Wait()
 				}()
 				frame := func(body string) string {
 					return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
 				}
-				// Not JSON, then a truncated object, then an id of the
-				// wrong type, then a length that is no number, then one
-				// larger than what follows.
+				// A body that is not JSON, then a good initialize: the
+				// proxy either answers it (it kept forwarding) or has
+				// exited.
+				initialize := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":%d,"rootUri":%q,"capabilities":{}}}`, os.Getpid(), fileURI(root))
+				if _, err := io.WriteString(in, frame("this is not json")+frame(initialize)); err != nil {
+					t.Logf("writing the first frames: %v", err)
+				}
+				exited := false
+				for deadline := time.Now().Add(callTimeout); ; time.Sleep(50 * time.Millisecond) {
+					if strings.Contains(got.String(), `"id":1`) {
+						t.Logf("the proxy answered initialize after a body that is not JSON")
+						break
+					}
+					select {
+					case err := <-done:
+						done <- err
+						exited = true
+						t.Logf("the proxy exited after a body that is not JSON: %v", err)
+					default:
+					}
+					if exited {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("the proxy neither answered initialize nor exited within %s of a body that is not JSON", callTimeout)
+					}
+				}
+				// Then a truncated object, an id of the wrong type, an
+				// array, a length that is no number, a negative one and
+				// one larger than what follows.
 				for _, f := range []string{
-					frame("this is not json"),
 					frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":`),
 					frame(`{"jsonrpc":"2.0","id":{"x":1},"method":"initialize","params":null}`),
 					frame(`[1,2,3]`),
