@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -199,7 +201,9 @@ func (b *buffers) rel(uri string) (string, bool) {
 }
 
 // relPath returns an absolute path relative to the root (forward
-// slashes); false outside it. Nothing is read.
+// slashes); false outside it, also when the path is a symlink (or lies
+// under one) that leads out of the root. A path that does not exist yet
+// (a new, unsaved buffer) is inside when its name is.
 func (b *buffers) relPath(abs string) (string, bool) {
 	if b.root == "" || !filepath.IsAbs(abs) {
 		return "", false
@@ -208,7 +212,15 @@ func (b *buffers) relPath(abs string) (string, bool) {
 	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
 		return "", false
 	}
-	return filepath.ToSlash(r), true
+	rel := filepath.ToSlash(r)
+	if fsys, err := rootfs.Open(b.root); err == nil {
+		_, err := fsys.RealPath(rel)
+		fsys.Close()
+		if errors.Is(err, rootfs.ErrOutside) {
+			return "", false
+		}
+	}
+	return rel, true
 }
 
 // readFile reads a root-relative file, never through a symlink that
