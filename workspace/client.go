@@ -72,11 +72,11 @@ func (c *Client) PID() int { return c.remote.PID }
 // (a pointer; nil discards it). enc counts the columns of editor positions
 // in args.
 func (c *Client) Command(ctx context.Context, name string, args []json.RawMessage, enc textpos.Encoding, out any) error {
-	ctx, stop := whileOpen(ctx, c.conn)
+	cctx, stop := whileOpen(ctx, c.conn)
 	defer stop()
 	var raw json.RawMessage
-	if _, err := c.conn.Call(ctx, methodCommand, commandParams{Command: name, Arguments: args, Encoding: enc}, &raw); err != nil {
-		return c.callError(err)
+	if _, err := c.conn.Call(cctx, methodCommand, commandParams{Command: name, Arguments: args, Encoding: enc}, &raw); err != nil {
+		return c.callError(ctx, err)
 	}
 	if out == nil {
 		return nil
@@ -90,19 +90,19 @@ func (c *Client) Command(ctx context.Context, name string, args []json.RawMessag
 // Exchange sends an observed request/response pair to the session and
 // waits until it is recorded.
 func (c *Client) Exchange(ctx context.Context, x lspproxy.Exchange) error {
-	ctx, stop := whileOpen(ctx, c.conn)
+	cctx, stop := whileOpen(ctx, c.conn)
 	defer stop()
-	_, err := c.conn.Call(ctx, methodExchange, x, nil)
-	return c.callError(err)
+	_, err := c.conn.Call(cctx, methodExchange, x, nil)
+	return c.callError(ctx, err)
 }
 
 // Document sends an editor's text document notification to the session
 // and waits until it is followed.
 func (c *Client) Document(ctx context.Context, d lspproxy.DocumentEvent) error {
-	ctx, stop := whileOpen(ctx, c.conn)
+	cctx, stop := whileOpen(ctx, c.conn)
 	defer stop()
-	_, err := c.conn.Call(ctx, methodDocument, d, nil)
-	return c.callError(err)
+	_, err := c.conn.Call(cctx, methodDocument, d, nil)
+	return c.callError(ctx, err)
 }
 
 // Done is closed when the connection ends (the session's process exited).
@@ -115,8 +115,10 @@ func (c *Client) Close() error { return c.conn.Close() }
 var ErrSessionGone = errors.New("the lspgraph session ended")
 
 // callError tells a session's error answer (its message is the command's
-// error) from a lost connection.
-func (c *Client) callError(err error) error {
+// error) from a failed transport: any other error of a call on a
+// connection whose caller has not given up means the session is gone (a
+// write to a peer that died fails before the read side notices).
+func (c *Client) callError(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -124,12 +126,14 @@ func (c *Client) callError(err error) error {
 	if errors.As(err, &je) {
 		return errors.New(je.Message)
 	}
-	select {
-	case <-c.conn.Done():
-		return fmt.Errorf("%w: %v", ErrSessionGone, err)
-	default:
+	if ctx.Err() != nil {
+		select {
+		case <-c.conn.Done():
+		default:
+			return err // the caller gave up, the session is still there
+		}
 	}
-	return err
+	return fmt.Errorf("%w: %v", ErrSessionGone, err)
 }
 
 // whileOpen returns a context that ends with ctx or when conn closes: a

@@ -37,8 +37,20 @@ func askSession(ctx context.Context, root, storeFlag, name string, arg any, out 
 		return err
 	}
 	if c != nil {
-		defer c.Close()
-		return c.Command(ctx, name, args, 0, out)
+		err := c.Command(ctx, name, args, 0, out)
+		c.Close()
+		if !errors.Is(err, workspace.ErrSessionGone) {
+			return err
+		}
+		// The session's process exited during the call: ask whoever
+		// holds the store now, or open it here.
+		if c, s, err = connect(ctx, root, dir); err != nil {
+			return err
+		}
+		if c != nil {
+			defer c.Close()
+			return c.Command(ctx, name, args, 0, out)
+		}
 	}
 	defer s.Close()
 	res, err := s.Command(ctx, name, workspace.Call{Args: args})
