@@ -71,7 +71,7 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 	if err := b.Set(appendPendingKey(nil, gen), nil, nil); err != nil {
 		return nil, err
 	}
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := s.commit(b, pebble.Sync); err != nil {
 		return nil, fmt.Errorf("graph: starting generation %d: %w", gen, err)
 	}
 	g := &GenerationWriter{
@@ -258,7 +258,7 @@ func (g *GenerationWriter) deleteWritten(ctx context.Context, path string) (Docu
 	if err != nil {
 		return old, err
 	}
-	return old, b.Commit(pebble.NoSync)
+	return old, g.s.commit(b, pebble.NoSync)
 }
 
 // Flush writes the documents put so far to disk (durably, still invisible
@@ -375,6 +375,7 @@ func (g *GenerationWriter) Commit(ctx context.Context, m Manifest) error {
 		if err != nil {
 			return fmt.Errorf("graph: removing the previous generation: %w", err)
 		}
+		g.s.version.Add(1)
 	}
 	return nil
 }
@@ -409,7 +410,7 @@ func (g *GenerationWriter) switchTo(m Manifest) error {
 	if err := b.Delete(appendPendingKey(nil, g.gen), nil); err != nil {
 		return err
 	}
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := g.s.commit(b, pebble.Sync); err != nil {
 		return fmt.Errorf("graph: switching to generation %d: %w", g.gen, err)
 	}
 	return nil
@@ -477,7 +478,7 @@ func (g *GenerationWriter) Abort() error {
 	if err := b.Delete(appendPendingKey(nil, g.gen), nil); err != nil {
 		return err
 	}
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := g.s.commit(b, pebble.Sync); err != nil {
 		return fmt.Errorf("graph: aborting generation %d: %w", g.gen, err)
 	}
 	return nil

@@ -27,8 +27,13 @@ type Reader struct {
 	live    map[string]Document // documents the live layer owns
 	layers  []layerSpace        // live first, then base when present
 	// parent is the reader whose snapshot a view (BaseView) shares.
-	parent *Reader
+	parent  *Reader
+	version uint64 // the store's Version when the reader was opened
 }
+
+// Version is the store's Version when the reader was opened: readers of
+// one version see the same facts.
+func (r *Reader) Version() uint64 { return r.version }
 
 // layerSpace pairs a layer with the space holding it in this snapshot.
 type layerSpace struct {
@@ -46,7 +51,10 @@ func (s *Store) Reader() (*Reader, error) {
 	if s.closed.Load() {
 		return nil, ErrClosed
 	}
-	r := &Reader{store: s, snap: s.db.NewSnapshot(), live: map[string]Document{}}
+	// The version before the snapshot: the snapshot holds at least the
+	// writes it counts (a write counts itself after it commits).
+	version := s.version.Load()
+	r := &Reader{store: s, snap: s.db.NewSnapshot(), live: map[string]Document{}, version: version}
 	if err := r.load(); err != nil {
 		_ = r.snap.Close()
 		return nil, fmt.Errorf("graph: opening a reader on %s: %w", s.dir, err)
@@ -132,7 +140,7 @@ func (r *Reader) closeLocked() error {
 // the work tree and the editor's buffers changed it. It shares r's
 // snapshot, so it needs no Close, and its reads fail once r is closed.
 func (r *Reader) BaseView() *Reader {
-	v := &Reader{store: r.store, snap: r.snap, baseGen: r.baseGen, live: map[string]Document{}, parent: r}
+	v := &Reader{store: r.store, snap: r.snap, baseGen: r.baseGen, live: map[string]Document{}, parent: r, version: r.version}
 	if ls, ok := r.base(); ok {
 		v.layers = []layerSpace{ls}
 	}

@@ -55,6 +55,24 @@ type Store struct {
 
 	readersMu sync.Mutex
 	readers   map[*Reader]struct{} // open readers, closed by Close
+
+	// version counts the writes committed so far (see Version).
+	version atomic.Uint64
+}
+
+// Version counts the writes committed to the store since it was opened. A
+// reader's Version is the store's when the reader was opened: two readers
+// of the same version see the same facts, so an answer computed from one
+// holds for the other.
+func (s *Store) Version() uint64 { return s.version.Load() }
+
+// commit commits a batch and counts the write.
+func (s *Store) commit(b *pebble.Batch, opts *pebble.WriteOptions) error {
+	if err := b.Commit(opts); err != nil {
+		return err
+	}
+	s.version.Add(1)
+	return nil
 }
 
 // DefaultDir returns os.UserCacheDir()/lspgraph/<first 16 hex digits of the
@@ -267,7 +285,7 @@ func (s *Store) removeLeftovers() error {
 	if b.Empty() {
 		return nil
 	}
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := s.commit(b, pebble.Sync); err != nil {
 		return fmt.Errorf("graph: removing unfinished generations from %s: %w", s.dir, err)
 	}
 	return nil

@@ -34,7 +34,7 @@ func (s *Store) PutDocument(ctx context.Context, layer Layer, f DocumentFacts) e
 	if err := emitRecords(space, &nf, setInto(b)); err != nil {
 		return err
 	}
-	return commitDoc(b, layer, nf.Document.Path)
+	return s.commitDoc(b, layer, nf.Document.Path)
 }
 
 // DeleteDocument removes everything a document contributed to a layer.
@@ -51,7 +51,7 @@ func (s *Store) DeleteDocument(ctx context.Context, layer Layer, path string) er
 	if _, err := deleteDocument(ctx, s.db, b, space, path); err != nil {
 		return fmt.Errorf("graph: deleting %s document %q: %w", layer, path, err)
 	}
-	return commitDoc(b, layer, path)
+	return s.commitDoc(b, layer, path)
 }
 
 // RenameDocument moves a document's facts to a new path within a layer,
@@ -91,7 +91,7 @@ func (s *Store) RenameDocument(ctx context.Context, layer Layer, from, to string
 	if err := emitRecords(space, &nf, setInto(b)); err != nil {
 		return err
 	}
-	return commitDoc(b, layer, to)
+	return s.commitDoc(b, layer, to)
 }
 
 // moveFacts changes a document's path, and the definition locations of its
@@ -118,6 +118,7 @@ func (s *Store) ClearLayer(ctx context.Context, layer Layer) error {
 	if err := s.db.DeleteRange(spaceStart(spaceLive), spaceStart(spaceLive+1), pebble.Sync); err != nil {
 		return fmt.Errorf("graph: clearing the live layer: %w", err)
 	}
+	s.version.Add(1)
 	return nil
 }
 
@@ -144,7 +145,7 @@ func (s *Store) SetManifest(ctx context.Context, m Manifest) error {
 	if err := putManifest(b, m); err != nil {
 		return err
 	}
-	return b.Commit(pebble.Sync)
+	return s.commit(b, pebble.Sync)
 }
 
 func putManifest(b *pebble.Batch, m Manifest) error {
@@ -198,7 +199,7 @@ func (s *Store) startPartialBase() (uint64, error) {
 	if err := b.Set(appendMetaKey(nil, kindCurrent), binary.BigEndian.AppendUint64(nil, gen), nil); err != nil {
 		return 0, err
 	}
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := s.commit(b, pebble.Sync); err != nil {
 		return 0, fmt.Errorf("graph: starting a base generation: %w", err)
 	}
 	return genSpace(gen), nil
@@ -237,8 +238,8 @@ func deleteFrom(b *pebble.Batch) recordSink {
 	return func(k, v []byte) error { return b.Delete(k, nil) }
 }
 
-func commitDoc(b *pebble.Batch, layer Layer, path string) error {
-	if err := b.Commit(pebble.NoSync); err != nil {
+func (s *Store) commitDoc(b *pebble.Batch, layer Layer, path string) error {
+	if err := s.commit(b, pebble.NoSync); err != nil {
 		return fmt.Errorf("graph: writing %s document %q: %w", layer, path, err)
 	}
 	return nil

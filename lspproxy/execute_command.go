@@ -96,9 +96,12 @@ type ProxyStatus struct {
 	Encoding      string   `json:"positionEncoding"`
 	UptimeSeconds float64  `json:"uptimeSeconds"`
 	ServerReady   bool     `json:"serverReady"`
-	ServerError   string   `json:"serverError,omitempty"`
-	Commands      []string `json:"commands"`
-	Stats         Stats    `json:"stats"`
+	// Initialized is set once the editor and the server completed
+	// initialize: before that the proxy's own requests are refused.
+	Initialized bool     `json:"initialized"`
+	ServerError string   `json:"serverError,omitempty"`
+	Commands    []string `json:"commands"`
+	Stats       Stats    `json:"stats"`
 }
 
 // Status reports the proxy's state.
@@ -111,6 +114,7 @@ func (p *Proxy) Status() ProxyStatus {
 		Encoding:      p.session.Encoding.String(),
 		UptimeSeconds: time.Since(p.start).Round(time.Millisecond).Seconds(),
 		ServerReady:   p.ready.isReady(),
+		Initialized:   p.haveInit && p.initDone,
 	}
 	if p.proc != nil {
 		st.PID = p.proc.Pid()

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -55,6 +57,7 @@ type Overlay struct {
 	changes []freshness.Change  // from the last full Sync
 	synced  bool                // changes is valid
 	look    *freshness.WorkTree // the look SyncWith was given, during it
+	saved   []byte              // a digest of the record as last written to StatePath
 	buffers map[string][]byte   // open editor buffers
 	pending map[string]bool     // buffers edited since their last extraction
 	timer   *time.Timer
@@ -306,9 +309,11 @@ func (o *Overlay) sync(ctx context.Context, refresh bool) (SyncStats, error) {
 		return st, err
 	}
 	if o.opts.StatePath != "" {
-		if err := saveRecord(o.opts.StatePath, o.rec); err != nil {
+		saved, err := saveRecord(o.opts.StatePath, o.rec, o.saved)
+		if err != nil {
 			return st, err
 		}
+		o.saved = saved
 	}
 	return st, nil
 }
@@ -710,10 +715,29 @@ func (o *Overlay) setLiveManifest(ctx context.Context, st *SyncStats) error {
 		Started:     now,
 		Finished:    now,
 	}
+	if o.manifestUnchanged(m) {
+		return nil // a sync that changed nothing writes nothing
+	}
 	if err := o.store.SetManifest(ctx, m); err != nil {
 		return fmt.Errorf("overlay: recording the live manifest: %w", err)
 	}
 	return nil
+}
+
+// manifestUnchanged reports whether the live layer's manifest already says
+// what m says, its times aside.
+func (o *Overlay) manifestUnchanged(m graph.Manifest) bool {
+	r, err := o.store.Reader()
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	old, ok, err := r.Manifest(graph.Live)
+	if err != nil || !ok {
+		return false
+	}
+	return old.Commit == m.Commit && old.Root == m.Root && old.Tool == m.Tool && old.ToolVersion == m.ToolVersion &&
+		old.State == m.State && old.Documents == m.Documents && maps.Equal(old.Extra, m.Extra)
 }
 
 // useIndex returns, for every workspace document, the names it uses at its
@@ -845,15 +869,24 @@ func loadRecord(path string) *record {
 }
 
 // saveRecord writes a record atomically, mode 0600 like the store's files.
-func saveRecord(path string, rec *record) error {
+func saveRecord(path string, rec *record, last []byte) ([]byte, error) {
+	// JSON orders map keys, so equal records have equal digests (gob
+	// writes maps in iteration order).
+	digest, err := json.Marshal(rec)
+	if err != nil {
+		return last, fmt.Errorf("overlay: encoding the record: %w", err)
+	}
+	if bytes.Equal(digest, last) {
+		return last, nil // written already
+	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(rec); err != nil {
-		return fmt.Errorf("overlay: encoding the record: %w", err)
+		return last, fmt.Errorf("overlay: encoding the record: %w", err)
 	}
 	if err := graph.WritePrivateFile(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("overlay: writing the record: %w", err)
+		return last, fmt.Errorf("overlay: writing the record: %w", err)
 	}
-	return nil
+	return digest, nil
 }
 
 // inWorkspace reports whether a changed path is one the syntax index

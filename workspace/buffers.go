@@ -25,6 +25,9 @@ type buffers struct {
 
 	mu   sync.Mutex
 	text map[string][]byte
+	// version counts the notifications followed and the buffers lost or
+	// found again: answers computed at one version saw the same buffers.
+	version uint64
 	// lost holds the open buffers whose notifications were dropped: their
 	// text is unknown until the editor sends it whole again (see resync).
 	lost map[string]bool
@@ -53,6 +56,7 @@ func (b *buffers) setLost(uri string, lost bool) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.version++
 	if lost {
 		b.lost[path] = true
 	} else {
@@ -102,6 +106,7 @@ const (
 func (b *buffers) follow(method string, params json.RawMessage, enc textpos.Encoding, handOff func(path string, ev bufferEvent, text []byte)) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.version++
 	path, ev, text, err := b.apply(method, params, enc)
 	if ev != bufferNone {
 		handOff(path, ev, text)
@@ -358,4 +363,11 @@ func (b *buffers) open() []openBuffer {
 	b.mu.Unlock()
 	slices.SortFunc(out, func(x, y openBuffer) int { return strings.Compare(x.path, y.path) })
 	return out
+}
+
+// currentVersion returns the buffers' version.
+func (b *buffers) currentVersion() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.version
 }

@@ -96,6 +96,10 @@ type SessionInfo struct {
 	UptimeSeconds float64      `json:"uptimeSeconds"`
 	Server        bool         `json:"liveServer"` // a live server verifies answers
 	Clients       []ClientInfo `json:"clients,omitempty"`
+	// CachedAnswers and ComputedAnswers count the impact answers reused
+	// from the same state and those computed afresh.
+	CachedAnswers   int `json:"cachedAnswers"`
+	ComputedAnswers int `json:"computedAnswers"`
 }
 
 // statusCommand answers lspgraph.status: the store, the session and the
@@ -122,6 +126,7 @@ func (s *Session) statusCommand(ctx context.Context, _ Call) (any, error) {
 	}
 	s.mu.Unlock()
 	sortClients(out.Session.Clients)
+	out.Session.CachedAnswers, out.Session.ComputedAnswers = s.cache.stats()
 	fb, err := s.freshness(ctx, r, nil)
 	if err != nil {
 		return nil, err

@@ -64,6 +64,7 @@ type Session struct {
 	ov      *overlay.Overlay // nil when the overlay could not start
 	buffers *buffers
 	started time.Time
+	cache   answerCache // encoded answers of a warm session
 
 	// liveMu serializes the adapter's calls: the observer's, and the
 	// commands' that add what the live server told them.
@@ -395,7 +396,7 @@ func (s *Session) verifier(srv lspproxy.Requester, enc textpos.Encoding) (impact
 		// view) would mark real dependents graph-only and imports
 		// live-only.
 		return func(context.Context, graph.Location) ([]graph.Location, error) {
-			return nil, errors.New("the language server is still loading its project; ask again once it has loaded to check d=1 against it")
+			return nil, errors.New("the language server is not ready (still initializing, or still loading its project); ask again once it has loaded to check d=1 against it")
 		}, nil
 	}
 	return liveVerifier(rec, s.root, enc, s.buffers.get), rec

@@ -241,13 +241,17 @@ func (s editorServer) Request(ctx context.Context, method string, params any) (j
 	return p.Request(ctx, method, params)
 }
 
-// Ready reports whether the server answers from complete knowledge (see
-// lspproxy.Proxy readiness).
+// Ready reports whether the server has been initialized by the editor and
+// answers from complete knowledge (see lspproxy.Proxy readiness).
 func (s editorServer) Ready() bool {
 	s.h.mu.Lock()
 	p := s.h.proxy
 	s.h.mu.Unlock()
-	return p == nil || p.Status().ServerReady
+	if p == nil {
+		return false
+	}
+	st := p.Status()
+	return st.Initialized && st.ServerReady
 }
 
 func (s editorServer) Encoding() textpos.Encoding { return s.h.encoding() }

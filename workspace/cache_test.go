@@ -1,0 +1,69 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/lspproxy"
+)
+
+// TestAnswerCache: asked twice in the same state, impact is computed once;
+// an editor's buffer edit (or any write to the store) computes it again,
+// and the new answer sees the edit.
+func TestAnswerCache(t *testing.T) {
+	dir, root := importFixture(t, "goapp", "goapp.scip")
+	s := openSession(t, root, dir)
+	ctx := context.Background()
+	ask := func() []string {
+		t.Helper()
+		res, err := s.Command(ctx, CommandImpact, Call{Args: []json.RawMessage{json.RawMessage(`"Catalog.Save"`)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res)
+		var a struct {
+			Depths []struct {
+				Dependents []struct{ Name string } `json:"dependents"`
+			} `json:"depths"`
+		}
+		if err := json.Unmarshal(b, &a); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, d := range a.Depths[0].Dependents {
+			names = append(names, d.Name)
+		}
+		return names
+	}
+	first := ask()
+	second := ask()
+	if hits, misses := s.cache.stats(); hits != 1 || misses != 1 {
+		t.Errorf("after two identical asks: %d cached, %d computed; want 1 and 1", hits, misses)
+	}
+	if fmt.Sprint(first) != fmt.Sprint(second) {
+		t.Errorf("the cached answer differs: %v vs %v", first, second)
+	}
+	// An unsaved caller in the editor.
+	path := filepath.Join(root, "service", "catalog.go")
+	text, err := readInRoot(root, "service/catalog.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := string(text) + "\nfunc (c *Catalog) SaveTwice(sku string) error { return c.Save(sku, sku) }\n"
+	open, _ := json.Marshal(map[string]any{"textDocument": map[string]any{"uri": fileURI(path), "text": edited, "version": 1}})
+	s.Document(lspproxy.DocumentEvent{Method: "textDocument/didOpen", Params: open})
+	third := ask()
+	if hits, misses := s.cache.stats(); hits != 1 || misses != 2 {
+		t.Errorf("after a buffer edit: %d cached, %d computed; want 1 and 2", hits, misses)
+	}
+	found := false
+	for _, n := range third {
+		found = found || n == "Catalog.SaveTwice"
+	}
+	if !found {
+		t.Errorf("d=1 after the edit = %v; want the unsaved caller Catalog.SaveTwice", third)
+	}
+}
