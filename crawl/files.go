@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/lspgraph/lspgraph/internal/gitcmd"
 	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
@@ -51,8 +51,7 @@ func ListFiles(ctx context.Context, root string, exts []string) ([]string, error
 		want[strings.ToLower(e)] = true
 	}
 	var all []string
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "-z", "-co", "--exclude-standard")
-	if out, err := cmd.Output(); err == nil {
+	if out, err := gitcmd.Run(ctx, root, "ls-files", "-z", "-co", "--exclude-standard"); err == nil {
 		for _, p := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
 			if p != "" {
 				all = append(all, p)

@@ -1,15 +1,14 @@
 package freshness
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/lspgraph/lspgraph/internal/gitcmd"
 )
 
 // Change is one document that differs between the base commit and the work
@@ -31,18 +30,7 @@ var ErrUnknownBase = errors.New("freshness: base commit not in the repository")
 
 // git runs git in root and returns its standard output.
 func git(ctx context.Context, root string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
-		}
-		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, msg)
-	}
-	return stdout.Bytes(), nil
+	return gitcmd.Run(ctx, root, args...)
 }
 
 // WorkTree is one look at a workspace's git state: whether it is a work
@@ -153,24 +141,9 @@ func isUnknownRevision(err error) bool {
 		strings.Contains(msg, "bad object") || strings.Contains(msg, "ambiguous argument")
 }
 
-// gitTop returns the nearest directory at or above dir holding a .git
-// entry (a repository, or a worktree's or submodule's .git file), found
-// without running git; false when there is none (and GIT_DIR is unset).
-func gitTop(dir string) (string, bool) {
-	if os.Getenv("GIT_DIR") != "" {
-		return dir, true
-	}
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", false
-		}
-		d = parent
-	}
-}
+// gitTop returns the top of the work tree above dir, found without running
+// git; false when there is none.
+func gitTop(dir string) (string, bool) { return gitcmd.TopLevel(dir) }
 
 // Head returns the commit checked out in root. It returns "" and no error when
 // root is not a git work tree or the repository has no commit yet.

@@ -1,17 +1,16 @@
 package syntax
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/lspgraph/lspgraph/internal/gitcmd"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
@@ -83,13 +82,9 @@ func realFiles(fsys *rootfs.Root, listed []string) ([]string, map[SkipReason]int
 func listFiles(ctx context.Context, root string) ([]string, error) {
 	var files []string
 	if isGitWorkTree(ctx, root) {
-		cmd := exec.CommandContext(ctx, "git", "ls-files", "-z", "-co", "--exclude-standard")
-		cmd.Dir = root
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
+		out, err := gitcmd.Run(ctx, root, "ls-files", "-z", "-co", "--exclude-standard")
 		if err != nil {
-			return nil, fmt.Errorf("syntax: listing files with git ls-files in %s: %w: %s", root, err, strings.TrimSpace(stderr.String()))
+			return nil, fmt.Errorf("syntax: listing files in %s: %w", root, err)
 		}
 		for _, p := range strings.Split(string(out), "\x00") {
 			if p != "" && keepPath(p) {
@@ -129,9 +124,10 @@ func listFiles(ctx context.Context, root string) ([]string, error) {
 }
 
 func isGitWorkTree(ctx context.Context, root string) bool {
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--is-inside-work-tree")
-	cmd.Dir = root
-	out, err := cmd.Output()
+	if _, ok := gitcmd.TopLevel(root); !ok {
+		return false
+	}
+	out, err := gitcmd.Run(ctx, root, "rev-parse", "--is-inside-work-tree")
 	return err == nil && strings.TrimSpace(string(out)) == "true"
 }
 

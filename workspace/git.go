@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 
 	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/internal/gitcmd"
 )
 
 // sameRev reports whether two revisions name the same commit.
@@ -64,18 +64,7 @@ func gitChanges(ctx context.Context, root, base string, staged bool) ([]impact.F
 // gitOutput runs git in root and returns its standard output; the error
 // carries git's standard error.
 func gitOutput(ctx context.Context, root string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-	}
-	return out, nil
+	return gitcmd.Run(ctx, root, args...)
 }
 
 // shortRev abbreviates a commit for messages.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/scip"
 	"github.com/lspgraph/lspgraph/workspace"
@@ -144,22 +144,16 @@ func scipResolveRoot(flagValue string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("finding the current directory: %w", err)
 	}
-	out, err := exec.Command("git", "-C", wd, "rev-parse", "--show-toplevel").Output()
-	if err == nil {
-		if top := strings.TrimSpace(string(out)); top != "" {
-			return top, nil
-		}
-	}
-	return wd, nil
+	return gitTopLevel(wd), nil
 }
 
 // gitHead returns HEAD's commit when root is a git work tree, else "".
 func gitHead(ctx context.Context, root string) string {
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "HEAD").Output()
+	head, err := freshness.Head(ctx, root)
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	return head
 }
 
 // importProgress shows how far an import got: a bar redrawn in place on a

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/gitcmd"
 )
 
 // openStore opens the store of a command: storeFlag when set, else the
@@ -54,16 +55,10 @@ func defaultRoot() string {
 // submodule): the work tree's top level, found without running git. dir
 // itself when there is none.
 func gitTopLevel(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
+	if top, ok := gitcmd.TopLevel(dir); ok {
+		return top
 	}
+	return dir
 }
 
 // rootOrDefault returns root, or defaultRoot() when it is empty.
