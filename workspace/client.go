@@ -74,6 +74,13 @@ func (c *Client) PID() int { return c.remote.PID }
 func (c *Client) Command(ctx context.Context, name string, args []json.RawMessage, enc textpos.Encoding, out any) error {
 	cctx, stop := whileOpen(ctx, c.conn)
 	defer stop()
+	if rawOut, ok := out.(*json.RawMessage); ok {
+		// The answer as the session encoded it, decoded once.
+		if _, err := c.conn.Call(cctx, methodCommand, commandParams{Command: name, Arguments: args, Encoding: enc}, rawOut); err != nil {
+			return c.callError(ctx, err)
+		}
+		return nil
+	}
 	var raw json.RawMessage
 	if _, err := c.conn.Call(cctx, methodCommand, commandParams{Command: name, Arguments: args, Encoding: enc}, &raw); err != nil {
 		return c.callError(ctx, err)

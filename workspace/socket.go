@@ -235,11 +235,13 @@ func (cl *socketClient) handle(ctx context.Context, reply jsonrpc2.Replier, req 
 		}
 		// Encoded here with encoding/json, as every command-line answer
 		// is: the transport's encoder writes some types differently.
-		raw, err := json.Marshal(res)
-		if err != nil {
-			return reply(ctx, nil, fmt.Errorf("encoding the answer to %s: %w", p.Command, err))
+		raw, ok := res.(json.RawMessage)
+		if !ok {
+			if raw, err = json.Marshal(res); err != nil {
+				return reply(ctx, nil, fmt.Errorf("encoding the answer to %s: %w", p.Command, err))
+			}
 		}
-		return reply(ctx, json.RawMessage(raw), nil)
+		return reply(ctx, raw, nil)
 	case methodExchange:
 		var x lspproxy.Exchange
 		if err := json.Unmarshal(req.Params(), &x); err != nil {
