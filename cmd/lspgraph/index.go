@@ -37,7 +37,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	fs := newFlagSet(e, "index", indexSynopsis)
-	storeDir := fs.String("store", "", "graph store directory (default: the user cache directory for the root)")
+	storeFlag := fs.String("store", "", "graph store directory (default: the user cache directory for the root)")
 	rootFlag := fs.String("root", "", "repository root (default: DIR, else the git top level of the current directory, else the current directory)")
 	workers := fs.Int("workers", 0, "parallel parsers (default: the number of CPUs)")
 	timeout := fs.Duration("parse-timeout", syntax.DefaultParseTimeout, "longest parse of one file before it is skipped")
@@ -60,11 +60,9 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	dir := *storeDir
-	if dir == "" {
-		if dir, err = graph.DefaultDir(root); err != nil {
-			return fmt.Errorf("choosing the store directory: %w (pass --store)", err)
-		}
+	dir, err := storeDir(*storeFlag, root)
+	if err != nil {
+		return err
 	}
 	if *useLSP {
 		return runIndexLSP(ctx, e, root, dir, serverArgs, *asJSON) // index_lsp.go

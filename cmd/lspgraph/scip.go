@@ -38,7 +38,7 @@ func runSCIP(ctx context.Context, e *env, args []string) error {
 
 func runSCIPImport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "scip import", "scip import [--store DIR] [--root DIR] [--commit SHA] [--allow-shrink] [--json] FILE|-")
-	storeDir := fs.String("store", "", "graph store directory (default: the user cache directory for the root)")
+	storeFlag := fs.String("store", "", "graph store directory (default: the user cache directory for the root)")
 	rootFlag := fs.String("root", "", "workspace root the dump was built from (default: the git top level of the current directory, else the current directory)")
 	commit := fs.String("commit", "", "source commit the dump was built from (default: git rev-parse HEAD in the root)")
 	allowShrink := fs.Bool("allow-shrink", false, "accept a dump that keeps fewer than half the documents of the previous import of the same tool and root (refused by default: a dump cut short by a crashed indexer looks like that)")
@@ -56,11 +56,9 @@ func runSCIPImport(ctx context.Context, e *env, args []string) error {
 	if *commit == "" {
 		*commit = gitHead(ctx, root)
 	}
-	dir := *storeDir
-	if dir == "" {
-		if dir, err = graph.DefaultDir(root); err != nil {
-			return fmt.Errorf("choosing the store directory: %w (pass --store)", err)
-		}
+	dir, err := storeDir(*storeFlag, root)
+	if err != nil {
+		return err
 	}
 
 	if c, err := workspace.Dial(ctx, dir, "cli", ""); err == nil {
