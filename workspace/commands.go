@@ -261,7 +261,9 @@ func (s *Session) impactCommand(ctx context.Context, c Call) (any, error) {
 	if !cacheable {
 		return a, nil
 	}
-	raw, err := json.Marshal(a)
+	// Indented as the command line prints it, so that it can pass the
+	// bytes on as they are.
+	raw, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encoding the answer: %w", err)
 	}

@@ -164,6 +164,14 @@ func sortedKeys[V any](m map[string]V) []string {
 // writeRawJSON writes an answer already encoded as JSON the way writeJSON
 // writes values: indented, with a final newline.
 func writeRawJSON(w io.Writer, raw json.RawMessage) error {
+	if bytes.HasPrefix(raw, []byte("{\n  \"")) {
+		// Indented by the session already.
+		if _, err := w.Write(raw); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
 	var b bytes.Buffer
 	if err := json.Indent(&b, raw, "", "  "); err != nil {
 		return fmt.Errorf("formatting the answer: %w", err)
