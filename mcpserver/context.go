@@ -207,7 +207,10 @@ type ChangedFile struct {
 
 // ChangedSymbol is a symbol a diff touched.
 type ChangedSymbol struct {
-	Symbol
+	Name     string `json:"name"`
+	Kind     string `json:"kind,omitempty"`
+	Package  string `json:"package,omitempty"`
+	Location string `json:"location,omitempty"`
 	// Change is added, deleted, modified, …
 	Change string `json:"change"`
 }
@@ -256,7 +259,8 @@ func (s *server) changes(ctx context.Context, in ChangesIn) (shaped, error) {
 		out.Files = append(out.Files, ChangedFile{Status: f.Status, Path: f.Path, OldPath: f.OldPath, Added: lineCount(f.Added), Removed: lineCount(f.Removed)})
 	}
 	for _, c := range a.Changes {
-		out.Changes = append(out.Changes, ChangedSymbol{Symbol: refOf(c.Ref), Change: c.Change})
+		r := refOf(c.Ref)
+		out.Changes = append(out.Changes, ChangedSymbol{Name: r.Name, Kind: r.Kind, Package: r.Package, Location: r.Location, Change: c.Change})
 	}
 	return out, nil
 }
@@ -279,12 +283,6 @@ func (o *ChangesOut) trim() bool {
 		o.Omitted = noteCount(o.Omitted, "changed files not listed: ", o.FileCount-len(o.Files))
 		return true
 	}
-	for i := range o.Changes {
-		if o.Changes[i].Symbol.Symbol != "" {
-			o.Changes[i].Symbol.Symbol = ""
-			return true
-		}
-	}
 	if o.Freshness.shrink() {
 		o.Omitted = append(o.Omitted, "freshness lists cut to their counts")
 		return true
@@ -306,7 +304,7 @@ func (o *ChangesOut) markdown() string {
 		b.WriteString("\n### Changed symbols\n")
 		for _, c := range o.Changes {
 			fmt.Fprintf(&b, "- %s `%s`", c.Change, c.Name)
-			writeSymbolTail(&b, c.Symbol)
+			writeSymbolTail(&b, Symbol{Kind: c.Kind, Package: c.Package, Location: c.Location})
 			b.WriteString("\n")
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -106,7 +107,13 @@ func addTool[In any, Out shaped](ms *mcp.Server, s *server, t *mcp.Tool, tweak f
 	if err != nil {
 		panic(fmt.Errorf("tool %s: input schema: %w", t.Name, err))
 	}
-	out, err := jsonschema.For[Out](nil)
+	// The answers are pointers; their schema is the struct's (an object,
+	// never null).
+	ot := reflect.TypeFor[Out]()
+	if ot.Kind() == reflect.Pointer {
+		ot = ot.Elem()
+	}
+	out, err := jsonschema.ForType(ot, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -53,7 +54,19 @@ func goapp(t *testing.T) *sessionAsker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := filepath.Join(repo, "testdata", "goapp")
+	// A copy in a repository of its own, so that changes has a base
+	// commit and edits touch nothing else.
+	root := filepath.Join(t.TempDir(), "goapp")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join(repo, "testdata", "goapp"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base"}} {
+		c := exec.Command("git", append([]string{"-C", root}, args...)...)
+		c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
 	dir := t.TempDir()
 	st, err := graph.Open(dir, graph.Options{})
 	if err != nil {
@@ -147,6 +160,9 @@ func TestToolsList(t *testing.T) {
 		if tool.Description == "" || tool.OutputSchema == nil {
 			t.Errorf("%s: no description or output schema", tool.Name)
 		}
+		if b, _ := json.Marshal(tool.OutputSchema); !strings.HasPrefix(string(b), `{`) || !strings.Contains(string(b), `"type":"object"`) {
+			t.Errorf("%s: output schema %s is not an object's", tool.Name, b)
+		}
 		var in struct {
 			Properties map[string]json.RawMessage `json:"properties"`
 			Required   []string                   `json:"required"`
@@ -174,9 +190,50 @@ func TestToolsList(t *testing.T) {
 	}
 }
 
+// outputSchemas resolves each tool's output schema.
+func outputSchemas(t *testing.T, cs *mcp.ClientSession) map[string]*jsonschema.Resolved {
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*jsonschema.Resolved{}
+	for _, tool := range res.Tools {
+		b, _ := json.Marshal(tool.OutputSchema)
+		var s jsonschema.Schema
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: output schema: %v", tool.Name, err)
+		}
+		out[tool.Name] = r
+	}
+	return out
+}
+
+// conforms checks an answer's structured content against its tool's
+// output schema, as clients do.
+func conforms(t *testing.T, schemas map[string]*jsonschema.Resolved, tool string, r *mcp.CallToolResult) {
+	t.Helper()
+	b, _ := json.Marshal(r.StructuredContent)
+	var v any
+	json.Unmarshal(b, &v)
+	if err := schemas[tool].Validate(v); err != nil {
+		t.Errorf("%s: structured content does not match the output schema: %v\n%s", tool, err, b)
+	}
+}
+
 func TestTools(t *testing.T) {
 	a := goapp(t)
 	cs := connect(t, a, Options{Root: a.root})
+	schemas := outputSchemas(t, cs)
+	// A function added after the base, for changes.
+	cat := filepath.Join(a.root, "service", "catalog.go")
+	orig, err := os.ReadFile(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -187,8 +244,11 @@ func TestTools(t *testing.T) {
 		{"impact", map[string]any{"target": "Catalog.Save"}, []string{"## Impact of `Catalog.Save`", "Risk **", "d=1 will break", "**Freshness:**"}},
 		{"impact", map[string]any{"target": "Catalog.Save", "direction": "downstream", "depth": 1}, []string{"## Dependencies of"}},
 		{"context", map[string]any{"target": "Catalog.Save", "budget": 2000}, []string{"## Context for", "```go", "**Freshness:**"}},
-		{"changes", map[string]any{}, []string{"## Changes since", "**Freshness:**"}},
+		{"changes", map[string]any{}, []string{"## Changes since", "service/catalog.go", "added `Extra`", "**Freshness:**"}},
 	} {
+		if c.tool == "changes" {
+			os.WriteFile(cat, append(append([]byte{}, orig...), "\nfunc Extra() int { return 1 }\n"...), 0o644)
+		}
 		res, err := call(t, cs, c.tool, c.args)
 		if err != nil {
 			t.Fatalf("%s %v: %v", c.tool, c.args, err)
@@ -203,6 +263,7 @@ func TestTools(t *testing.T) {
 				t.Errorf("%s %v: %q not in\n%s", c.tool, c.args, w, txt)
 			}
 		}
+		conforms(t, schemas, c.tool, res)
 		var sc struct {
 			Freshness *Freshness `json:"freshness"`
 		}
@@ -307,6 +368,7 @@ func TestInvalidParams(t *testing.T) {
 func TestCap(t *testing.T) {
 	a := goapp(t)
 	cs := connect(t, a, Options{Root: a.root, MaxTokens: MinMaxTokens})
+	schemas := outputSchemas(t, cs)
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -322,6 +384,7 @@ func TestCap(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("%s: %v %s", c.tool, err, text(res))
 		}
+		conforms(t, schemas, c.tool, res)
 		if n := answerTokens(t, res); n > MinMaxTokens {
 			t.Errorf("%s %v: %d tokens over the cap of %d:\n%s", c.tool, c.args, n, MinMaxTokens, text(res))
 		}
