@@ -53,6 +53,7 @@ var commandTable = map[string]command{
 	CommandScope:   (*Session).scopeCommand,
 	CommandIndex:   (*Session).indexCommand,
 	CommandImport:  (*Session).importCommand,
+	CommandSymbols: (*Session).symbolsCommand,
 }
 
 // CommandNames lists the commands a session answers, sorted.

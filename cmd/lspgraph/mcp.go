@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lspgraph/lspgraph/mcpserver"
+)
+
+// mcpAsker runs the MCP tools' workspace commands as the command line
+// does: in the session serving the workspace's store, else in a one-shot
+// session of this process. The --store flag applies to the --root
+// workspace; other roots use their default stores.
+type mcpAsker struct {
+	root, store string
+}
+
+func (a mcpAsker) Ask(ctx context.Context, root, command string, arg any, out any) error {
+	store := ""
+	if root == a.root {
+		store = a.store
+	}
+	return askSession(ctx, root, store, command, arg, out, true)
+}
+
+func runMCP(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "mcp", "mcp [--root DIR] [--store DIR] [--max-tokens N]\n\n"+
+		"Serves the Model Context Protocol on standard input and output: the tools status, symbols, impact,\n"+
+		"context and changes, answered by the session of the editor's proxy when one runs for the workspace,\n"+
+		"else from the store directly.")
+	root := fs.String("root", "", "workspace root `DIR` a call without root answers for (default: the git top level of the current directory)")
+	store := fs.String("store", "", "graph store `DIR` of the --root workspace (default: the user cache directory for the root)")
+	maxTokens := fs.Int("max-tokens", mcpserver.DefaultMaxTokens, fmt.Sprintf("cap every answer at `N` tokens (estimated as bytes/4; %d-%d)", mcpserver.MinMaxTokens, mcpserver.HardMaxTokens))
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %s (starting a language server with -- SERVER is not supported yet)", errUsage, strings.Join(fs.Args(), " "))
+	}
+	if *maxTokens < mcpserver.MinMaxTokens || *maxTokens > mcpserver.HardMaxTokens {
+		return fmt.Errorf("%w: --max-tokens must be within %d-%d", errUsage, mcpserver.MinMaxTokens, mcpserver.HardMaxTokens)
+	}
+	r, err := workspaceRoot(ctx, *root)
+	if err != nil {
+		return err
+	}
+	srv := mcpserver.New(mcpAsker{root: r, store: *store}, mcpserver.Options{Root: r, MaxTokens: *maxTokens, Version: version()})
+	err = srv.Run(ctx, &mcp.IOTransport{Reader: nopReadCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
+	}
+	return err
+}
+
+// nopReadCloser and nopWriteCloser leave the process's standard streams
+// open when the transport closes.
+type nopReadCloser struct{ r io.Reader }
+
+func (n nopReadCloser) Read(p []byte) (int, error) { return n.r.Read(p) }
+func (nopReadCloser) Close() error                 { return nil }
+
+type nopWriteCloser struct{ w io.Writer }
+
+func (n nopWriteCloser) Write(p []byte) (int, error) { return n.w.Write(p) }
+func (nopWriteCloser) Close() error                  { return nil }
