@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -182,7 +183,13 @@ func peerCred(c *net.UnixConn) (uid, pid int, err error) {
 // serve answers one client until it disconnects. What a proxy client's
 // editor had open is closed with it: its unsaved buffers go with it.
 func (l *Listener) serve(nc net.Conn, pid int) {
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(nc))
+	br := bufio.NewReader(nc)
+	if prefix, err := br.Peek(len(askPrefix)); err == nil && string(prefix) == askPrefix {
+		l.servePlain(nc, br)
+		nc.Close()
+		return
+	}
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(bufferedConn{Conn: nc, r: br}))
 	l.mu.Lock()
 	l.conns[conn] = struct{}{}
 	l.mu.Unlock()

@@ -15,8 +15,9 @@ import (
 // askSession runs a command of the workspace at root: in the session that
 // serves its store (an editor's proxy), which answers with the editor's
 // unsaved buffers and its live server; else in a one-shot session of this
-// process, which opens the store itself. The answer is decoded into out.
-// mustExist refuses to create a store that does not exist yet.
+// process, which opens the store itself. The answer is decoded into out
+// (a *json.RawMessage receives it as the session encoded it). mustExist
+// refuses to create a store that does not exist yet.
 func askSession(ctx context.Context, root, storeFlag, name string, arg any, out any, mustExist bool) error {
 	dir, err := storeDir(storeFlag, root)
 	if err != nil {
@@ -32,39 +33,18 @@ func askSession(ctx context.Context, root, storeFlag, name string, arg any, out 
 			return fmt.Errorf("no graph store at %s for %s: run `lspgraph scip import INDEX.scip` or `lspgraph index` first, or pass --store", dir, root)
 		}
 	}
-	c, s, err := connect(ctx, root, dir)
-	if err != nil {
-		return err
-	}
-	if c != nil {
-		err := c.Command(ctx, name, args, 0, out)
-		c.Close()
-		if !errors.Is(err, workspace.ErrSessionGone) {
-			return err
-		}
-		// The session's process exited during the call: ask whoever
-		// holds the store now, or open it here.
-		if c, s, err = connect(ctx, root, dir); err != nil {
-			return err
-		}
-		if c != nil {
-			defer c.Close()
-			return c.Command(ctx, name, args, 0, out)
-		}
-	}
-	defer s.Close()
-	res, err := s.Command(ctx, name, workspace.Call{Args: args})
+	answer, err := ask(ctx, root, dir, name, args)
 	if err != nil {
 		return err
 	}
 	if out == nil {
 		return nil
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return fmt.Errorf("encoding the answer: %w", err)
+	if rawOut, ok := out.(*json.RawMessage); ok {
+		*rawOut = answer
+		return nil
 	}
-	return json.Unmarshal(b, out)
+	return json.Unmarshal(answer, out)
 }
 
 // holderWait bounds how long a command line waits for a store that another
@@ -72,31 +52,49 @@ func askSession(ctx context.Context, root, storeFlag, name string, arg any, out 
 // line), or whose session is still starting.
 const holderWait = 3 * time.Second
 
-// connect reaches the session serving the store in dir, or opens a
-// one-shot session of this process when none serves it.
-func connect(ctx context.Context, root, dir string) (*workspace.Client, *workspace.Session, error) {
+// ask runs a command in the session serving the store in dir, or in a
+// one-shot session of this process when none serves it, and returns the
+// answer's JSON. A session that goes away during the call is asked again
+// of whoever holds the store then.
+func ask(ctx context.Context, root, dir, name string, args []json.RawMessage) (json.RawMessage, error) {
 	deadline := time.Now().Add(holderWait)
+	retried := false
 	for {
-		c, err := workspace.Dial(ctx, dir, "cli", "")
-		if err == nil {
-			return c, nil, nil
-		}
-		if !errors.Is(err, workspace.ErrNoSession) {
-			return nil, nil, err
+		answer, _, err := workspace.Ask(ctx, dir, name, args, 0)
+		switch {
+		case err == nil:
+			return answer, nil
+		case errors.Is(err, workspace.ErrSessionGone) && !retried:
+			retried = true
+			continue
+		case !errors.Is(err, workspace.ErrNoSession):
+			return nil, err
 		}
 		s, err := workspace.Open(workspace.Options{Root: root, StoreDir: dir})
 		if err == nil {
-			return nil, s, nil
+			defer s.Close()
+			res, err := s.Command(ctx, name, workspace.Call{Args: args})
+			if err != nil {
+				return nil, err
+			}
+			if raw, ok := res.(json.RawMessage); ok {
+				return raw, nil
+			}
+			b, err := json.Marshal(res)
+			if err != nil {
+				return nil, fmt.Errorf("encoding the answer: %w", err)
+			}
+			return b, nil
 		}
 		if !errors.Is(err, graph.ErrLocked) {
-			return nil, nil, err
+			return nil, err
 		}
 		if time.Now().After(deadline) {
-			return nil, nil, fmt.Errorf("%w; it serves no session to ask through: wait for it to finish, or pass another --store", err)
+			return nil, fmt.Errorf("%w; it serves no session to ask through: wait for it to finish, or pass another --store", err)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, nil, ctx.Err()
+			return nil, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,11 +41,10 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	}
 	root := rootOrDefault(*rootFlag)
 	var rep statusReport
-	if c, err := workspace.Dial(ctx, dir, "cli", ""); err == nil {
-		defer c.Close()
+	if raw, _, err := workspace.Ask(ctx, dir, workspace.CommandStatus, nil, 0); err == nil {
 		var st workspace.Status
-		if err := c.Command(ctx, workspace.CommandStatus, nil, 0, &st); err != nil {
-			return err
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return fmt.Errorf("decoding the session's status: %w", err)
 		}
 		rep = statusReport{StoreStatus: st.StoreStatus, Session: &st.Session, Freshness: st.Freshness}
 	} else if !errors.Is(err, workspace.ErrNoSession) {

@@ -1,0 +1,146 @@
+package workspace
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+// askPrefix opens a plain request on the session socket: one command per
+// connection, for clients that ask once and leave (the command line). The
+// request is the prefix and a JSON object on one line; the answer is a JSON
+// header line ({"pid", "size"} or {"error"}) and then size bytes of the
+// answer's JSON, after which the session closes the connection. Other
+// connections speak JSON-RPC (Dial).
+const askPrefix = "lspgraph-ask/1 "
+
+// askRequest is a plain request.
+type askRequest struct {
+	Command   string            `json:"command"`
+	Arguments []json.RawMessage `json:"arguments,omitempty"`
+	Encoding  textpos.Encoding  `json:"encoding,omitempty"`
+}
+
+// askHeader heads a plain answer.
+type askHeader struct {
+	PID   int    `json:"pid,omitempty"`
+	Size  int    `json:"size,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Ask runs one command in the session serving the store in storeDir and
+// returns its answer as the session encoded it, and the session's pid. It
+// returns an error wrapping ErrNoSession when nothing listens there, one
+// wrapping ErrSessionGone when the session went away before answering, and
+// the command's own error otherwise.
+func Ask(ctx context.Context, storeDir, name string, args []json.RawMessage, enc textpos.Encoding) (json.RawMessage, int, error) {
+	path := SocketPath(storeDir)
+	d := net.Dialer{Timeout: 2 * time.Second}
+	nc, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+			return nil, 0, fmt.Errorf("%w (%s)", ErrNoSession, path)
+		}
+		return nil, 0, fmt.Errorf("connecting to the session at %s: %w", path, err)
+	}
+	defer nc.Close()
+	if uid, pid, err := peerCred(nc.(*net.UnixConn)); err != nil || uid != os.Geteuid() {
+		return nil, 0, fmt.Errorf("the session socket %s belongs to another user (uid %d, pid %d): refusing it", path, uid, pid)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		nc.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Now()) })
+	defer stop()
+	req, err := json.Marshal(askRequest{Command: name, Arguments: args, Encoding: enc})
+	if err != nil {
+		return nil, 0, fmt.Errorf("encoding the %s request: %w", name, err)
+	}
+	if _, err := nc.Write(append(append([]byte(askPrefix), req...), '\n')); err != nil {
+		return nil, 0, gone(ctx, err)
+	}
+	br := bufio.NewReaderSize(nc, 64<<10)
+	line, err := br.ReadBytes('\n')
+	if err != nil {
+		return nil, 0, gone(ctx, err)
+	}
+	var h askHeader
+	if err := json.Unmarshal(line, &h); err != nil {
+		return nil, 0, fmt.Errorf("the session at %s answered %.100q: %w", path, line, err)
+	}
+	if h.Error != "" {
+		return nil, h.PID, errors.New(h.Error)
+	}
+	raw := make([]byte, h.Size)
+	if _, err := io.ReadFull(br, raw); err != nil {
+		return nil, h.PID, gone(ctx, err)
+	}
+	return raw, h.PID, nil
+}
+
+// gone is the error of a plain request whose connection failed: the
+// caller's if it gave up, else the session went away.
+func gone(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("%w: %v", ErrSessionGone, err)
+}
+
+// servePlain answers one plain request on a connection whose reader has
+// the prefix still unread.
+func (l *Listener) servePlain(nc net.Conn, br *bufio.Reader) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	write := func(h askHeader, body []byte) {
+		h.PID = os.Getpid()
+		head, _ := json.Marshal(h)
+		var b bytes.Buffer
+		b.Grow(len(head) + 1 + len(body))
+		b.Write(head)
+		b.WriteByte('\n')
+		b.Write(body)
+		nc.Write(b.Bytes())
+	}
+	line, err := br.ReadBytes('\n')
+	if err != nil {
+		return
+	}
+	var req askRequest
+	if err := json.Unmarshal(bytes.TrimPrefix(line, []byte(askPrefix)), &req); err != nil {
+		write(askHeader{Error: fmt.Sprintf("decoding the request: %v", err)}, nil)
+		return
+	}
+	res, err := l.s.Command(ctx, req.Command, Call{Args: req.Arguments, Encoding: req.Encoding})
+	if err != nil {
+		write(askHeader{Error: err.Error()}, nil)
+		return
+	}
+	raw, ok := res.(json.RawMessage)
+	if !ok {
+		if raw, err = json.Marshal(res); err != nil {
+			write(askHeader{Error: fmt.Sprintf("encoding the answer to %s: %v", req.Command, err)}, nil)
+			return
+		}
+	}
+	write(askHeader{Size: len(raw)}, raw)
+}
+
+// bufferedConn is a connection whose reads go through a bufio.Reader that
+// has looked ahead.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
