@@ -25,7 +25,7 @@ func (a mcpAsker) Ask(ctx context.Context, root, command string, arg any, out an
 	if root == a.root {
 		store = a.store
 	}
-	return askSession(ctx, root, store, command, arg, out, true)
+	return askSession(ctx, "mcp", root, store, command, arg, out, true)
 }
 
 func runMCP(ctx context.Context, e *env, args []string) error {

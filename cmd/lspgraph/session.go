@@ -16,8 +16,9 @@ import (
 // serves its store (an editor's proxy), which answers with the editor's
 // unsaved buffers and its live server; else in a one-shot session of this
 // process, which opens the store itself. The answer is decoded into out.
-// mustExist refuses to create a store that does not exist yet.
-func askSession(ctx context.Context, root, storeFlag, name string, arg any, out any, mustExist bool) error {
+// mustExist refuses to create a store that does not exist yet. kind is
+// what this process is to the session ("cli", "mcp").
+func askSession(ctx context.Context, kind, root, storeFlag, name string, arg any, out any, mustExist bool) error {
 	dir, err := storeDir(storeFlag, root)
 	if err != nil {
 		return err
@@ -32,7 +33,7 @@ func askSession(ctx context.Context, root, storeFlag, name string, arg any, out 
 			return fmt.Errorf("no graph store at %s for %s: run `lspgraph scip import INDEX.scip` or `lspgraph index` first, or pass --store", dir, root)
 		}
 	}
-	c, s, err := connect(ctx, root, dir)
+	c, s, err := connect(ctx, kind, root, dir)
 	if err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func askSession(ctx context.Context, root, storeFlag, name string, arg any, out 
 		}
 		// The session's process exited during the call: ask whoever
 		// holds the store now, or open it here.
-		if c, s, err = connect(ctx, root, dir); err != nil {
+		if c, s, err = connect(ctx, kind, root, dir); err != nil {
 			return err
 		}
 		if c != nil {
@@ -73,11 +74,12 @@ func askSession(ctx context.Context, root, storeFlag, name string, arg any, out 
 const holderWait = 3 * time.Second
 
 // connect reaches the session serving the store in dir, or opens a
-// one-shot session of this process when none serves it.
-func connect(ctx context.Context, root, dir string) (*workspace.Client, *workspace.Session, error) {
+// one-shot session of this process when none serves it. kind is what this
+// process is to the session ("cli", "mcp").
+func connect(ctx context.Context, kind, root, dir string) (*workspace.Client, *workspace.Session, error) {
 	deadline := time.Now().Add(holderWait)
 	for {
-		c, err := workspace.Dial(ctx, dir, "cli", "")
+		c, err := workspace.Dial(ctx, dir, kind, "")
 		if err == nil {
 			return c, nil, nil
 		}
