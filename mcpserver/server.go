@@ -40,12 +40,17 @@ type Options struct {
 	MaxTokens int
 	// Version is the server version announced at initialize.
 	Version string
+	// IndexWhenEmpty builds the syntax index (lspgraph.index) of a
+	// workspace whose store has no base layer, in the background from its
+	// first tool call; until it is done the tools answer partial.
+	IndexWhenEmpty bool
 }
 
 // server answers the tools.
 type server struct {
-	ask Asker
-	o   Options
+	ask   Asker
+	o     Options
+	index indexer
 }
 
 // New returns an MCP server whose tools answer through ask.
@@ -57,7 +62,7 @@ func New(ask Asker, o Options) *mcp.Server {
 	if o.Version == "" {
 		o.Version = "devel"
 	}
-	s := &server{ask: ask, o: o}
+	s := &server{ask: ask, o: o, index: indexer{runs: map[string]*indexRun{}}}
 	ms := mcp.NewServer(&mcp.Implementation{Name: "lspgraph", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 	})
@@ -132,6 +137,23 @@ func addTool[In any, Out shaped](ms *mcp.Server, s *server, t *mcp.Tool, tweak f
 		if len(req.Params.Arguments) > 0 {
 			if err := json.Unmarshal(req.Params.Arguments, &v); err != nil {
 				return nil, invalidParams("%s: invalid arguments: %v", t.Name, err)
+			}
+		}
+		if s.o.IndexWhenEmpty {
+			r, _ := args["root"].(string)
+			if root, err := s.root(r); err == nil {
+				reason, err := s.index.pending(ctx, s.ask, root)
+				if err != nil {
+					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: capText(err.Error(), s.o.MaxTokens)}}}, nil
+				}
+				if reason != "" {
+					raw, err := json.Marshal(pendingOut(ot, reason))
+					if err != nil {
+						panic(err) // our own types always encode
+					}
+					text := fmt.Sprintf("**Partial answer**: %s.\n\n**Freshness:** base none yet. **Partial**.\n", reason)
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(raw)}, nil
+				}
 			}
 		}
 		a, err := h(s, ctx, v)

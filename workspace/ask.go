@@ -3,6 +3,7 @@ package workspace
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -26,6 +28,9 @@ const askPrefix = "lspgraph-ask/1 "
 
 // askRequest is a plain request.
 type askRequest struct {
+	// Kind is what the client is (cli, mcp): status lists it while its
+	// request runs.
+	Kind      string            `json:"kind,omitempty"`
 	Command   string            `json:"command"`
 	Arguments []json.RawMessage `json:"arguments,omitempty"`
 	Encoding  textpos.Encoding  `json:"encoding,omitempty"`
@@ -43,7 +48,7 @@ type askHeader struct {
 // returns an error wrapping ErrNoSession when nothing listens there, one
 // wrapping ErrSessionGone when the session went away before answering, and
 // the command's own error otherwise.
-func Ask(ctx context.Context, storeDir, name string, args []json.RawMessage, enc textpos.Encoding) (json.RawMessage, int, error) {
+func Ask(ctx context.Context, storeDir, kind, name string, args []json.RawMessage, enc textpos.Encoding) (json.RawMessage, int, error) {
 	path := SocketPath(storeDir)
 	d := net.Dialer{Timeout: 2 * time.Second}
 	nc, err := d.DialContext(ctx, "unix", path)
@@ -62,7 +67,7 @@ func Ask(ctx context.Context, storeDir, name string, args []json.RawMessage, enc
 	}
 	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Now()) })
 	defer stop()
-	req, err := json.Marshal(askRequest{Command: name, Arguments: args, Encoding: enc})
+	req, err := json.Marshal(askRequest{Kind: kind, Command: name, Arguments: args, Encoding: enc})
 	if err != nil {
 		return nil, 0, fmt.Errorf("encoding the %s request: %w", name, err)
 	}
@@ -97,9 +102,10 @@ func gone(ctx context.Context, err error) error {
 	return fmt.Errorf("%w: %v", ErrSessionGone, err)
 }
 
-// servePlain answers one plain request on a connection whose reader has
-// the prefix still unread.
-func (l *Listener) servePlain(nc net.Conn, br *bufio.Reader) {
+// servePlain answers one plain request of the client pid on a connection
+// whose reader has the prefix still unread; the client is listed while its
+// request runs.
+func (l *Listener) servePlain(nc net.Conn, br *bufio.Reader, pid int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	write := func(h askHeader, body []byte) {
@@ -121,6 +127,15 @@ func (l *Listener) servePlain(nc net.Conn, br *bufio.Reader) {
 		write(askHeader{Error: fmt.Sprintf("decoding the request: %v", err)}, nil)
 		return
 	}
+	id := "q" + strconv.FormatInt(l.ids.Add(1), 10)
+	l.s.mu.Lock()
+	l.s.clients[id] = ClientInfo{ID: id, Kind: cmp.Or(req.Kind, "cli"), PID: pid, Since: time.Now()}
+	l.s.mu.Unlock()
+	defer func() {
+		l.s.mu.Lock()
+		delete(l.s.clients, id)
+		l.s.mu.Unlock()
+	}()
 	res, err := l.s.Command(ctx, req.Command, Call{Args: req.Arguments, Encoding: req.Encoding})
 	if err != nil {
 		write(askHeader{Error: err.Error()}, nil)

@@ -15,7 +15,7 @@ import (
 func TestAsk(t *testing.T) {
 	dir, root := importFixture(t, "goapp", "goapp.scip")
 	ctx := context.Background()
-	if _, _, err := Ask(ctx, dir, CommandStatus, nil, 0); !errors.Is(err, ErrNoSession) {
+	if _, _, err := Ask(ctx, dir, "cli", CommandStatus, nil, 0); !errors.Is(err, ErrNoSession) {
 		t.Fatalf("Ask with no session: %v; want ErrNoSession", err)
 	}
 	s := openSession(t, root, dir)
@@ -24,7 +24,7 @@ func TestAsk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	raw, _, err := Ask(ctx, dir, CommandImpact, []json.RawMessage{json.RawMessage(`"Catalog.Save"`)}, 0)
+	raw, _, err := Ask(ctx, dir, "cli", CommandImpact, []json.RawMessage{json.RawMessage(`"Catalog.Save"`)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestAsk(t *testing.T) {
 	if a.String() != b.String() || !strings.Contains(a.String(), "Catalog.Import") {
 		t.Errorf("plain and JSON-RPC answers differ or lack Catalog.Import:\n%.300s\n%.300s", raw, viaRPC)
 	}
-	_, pid, err := Ask(ctx, dir, CommandImpact, []json.RawMessage{json.RawMessage(`"NoSuchSymbolAnywhere"`)}, 0)
+	_, pid, err := Ask(ctx, dir, "cli", CommandImpact, []json.RawMessage{json.RawMessage(`"NoSuchSymbolAnywhere"`)}, 0)
 	if err == nil || !strings.Contains(err.Error(), "NoSuchSymbolAnywhere") || pid == 0 {
 		t.Errorf("Ask for an unknown symbol: %v (pid %d); want the command's error naming it", err, pid)
 	}

@@ -185,7 +185,7 @@ func peerCred(c *net.UnixConn) (uid, pid int, err error) {
 func (l *Listener) serve(nc net.Conn, pid int) {
 	br := bufio.NewReader(nc)
 	if prefix, err := br.Peek(len(askPrefix)); err == nil && string(prefix) == askPrefix {
-		l.servePlain(nc, br)
+		l.servePlain(nc, br, pid)
 		nc.Close()
 		return
 	}

@@ -21,9 +21,9 @@ import (
 // runBench dispatches `lspgraph bench SUBJECT`.
 func runBench(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(e.stderr, "Usage: lspgraph bench scip [--root DIR] [--json] FILE\n       lspgraph bench index [--ctags PATH] [--workers N] [--json] DIR\n")
+		fmt.Fprint(e.stderr, "Usage: lspgraph bench scip [--root DIR] [--json] FILE\n       lspgraph bench index [--ctags PATH] [--workers N] [--json] DIR\n       lspgraph bench mcp [--targets N] [--depth D] [--cli-targets N] [--cli-runs N] [--json] FILE\n")
 		if len(args) == 0 {
-			return fmt.Errorf("%w: missing subject (scip, index)", errUsage)
+			return fmt.Errorf("%w: missing subject (scip, index, mcp)", errUsage)
 		}
 		return nil
 	}
@@ -32,8 +32,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return runBenchSCIP(ctx, e, args[1:])
 	case "index":
 		return runBenchIndex(ctx, e, args[1:])
+	case "mcp":
+		return runBenchMCP(ctx, e, args[1:])
 	}
-	return fmt.Errorf("%w: unknown bench subject %q (want scip or index)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown bench subject %q (want scip, index or mcp)", errUsage, args[0])
 }
 
 // benchPhase is one measured pass over a dump.

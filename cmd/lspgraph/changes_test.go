@@ -206,7 +206,7 @@ func testChanges(t *testing.T, base string) {
 			git(t, dir, "clean", "-q", "-fd")
 			s.change()
 			var a impact.Answer
-			if err := askSession(ctx, dir, storeDir, workspace.CommandChanges, workspace.ChangesRequest{}, &a, false); err != nil {
+			if err := askSession(ctx, "cli", dir, storeDir, workspace.CommandChanges, workspace.ChangesRequest{}, &a, false); err != nil {
 				t.Fatal(err)
 			}
 			var got []string

@@ -44,7 +44,7 @@ func runContext(ctx context.Context, e *env, args []string) error {
 	}
 	var p contextpack.Answer
 	req := contextpack.Request{Symbol: absTarget(pos[0]), Budget: *budget, Scope: *scopeArg}
-	if err := askSession(ctx, root, q.store, workspace.CommandContext, req, &p, true); err != nil {
+	if err := askSession(ctx, "cli", root, q.store, workspace.CommandContext, req, &p, true); err != nil {
 		return err
 	}
 	switch {

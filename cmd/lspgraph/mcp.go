@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lspgraph/lspgraph/mcpserver"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // mcpAsker runs the MCP tools' workspace commands as the command line
@@ -25,14 +26,16 @@ func (a mcpAsker) Ask(ctx context.Context, root, command string, arg any, out an
 	if root == a.root {
 		store = a.store
 	}
-	return askSession(ctx, root, store, command, arg, out, true)
+	// Only the background index may create the store.
+	return askSession(ctx, "mcp", root, store, command, arg, out, command != workspace.CommandIndex)
 }
 
 func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "mcp", "mcp [--root DIR] [--store DIR] [--max-tokens N]\n\n"+
 		"Serves the Model Context Protocol on standard input and output: the tools status, symbols, impact,\n"+
 		"context and changes, answered by the session of the editor's proxy when one runs for the workspace,\n"+
-		"else from the store directly.")
+		"else from the store directly. A workspace whose store has no index gets its syntax index built in the\n"+
+		"background from the first call; until it is done the tools answer partial.")
 	root := fs.String("root", "", "workspace root `DIR` a call without root answers for (default: the git top level of the current directory)")
 	store := fs.String("store", "", "graph store `DIR` of the --root workspace (default: the user cache directory for the root)")
 	maxTokens := fs.Int("max-tokens", mcpserver.DefaultMaxTokens, fmt.Sprintf("cap every answer at `N` tokens (estimated as bytes/4; %d-%d)", mcpserver.MinMaxTokens, mcpserver.HardMaxTokens))
@@ -49,7 +52,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := mcpserver.New(mcpAsker{root: r, store: *store}, mcpserver.Options{Root: r, MaxTokens: *maxTokens, Version: version()})
+	srv := mcpserver.New(mcpAsker{root: r, store: *store}, mcpserver.Options{Root: r, MaxTokens: *maxTokens, Version: version(), IndexWhenEmpty: true})
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: nopReadCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil

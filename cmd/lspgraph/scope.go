@@ -53,7 +53,7 @@ func runScope(ctx context.Context, e *env, args []string) error {
 // dependencies still answer.
 func scopeOf(ctx context.Context, root, storeFlag string, req workspace.ScopeRequest) (*workspace.ScopeReport, error) {
 	var rep workspace.ScopeReport
-	err := askSession(ctx, root, storeFlag, workspace.CommandScope, req, &rep, true)
+	err := askSession(ctx, "cli", root, storeFlag, workspace.CommandScope, req, &rep, true)
 	if err == nil || errors.Is(err, workspace.ErrBadTarget) || strings.Contains(err.Error(), workspace.ErrBadTarget.Error()) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", workspace.ErrBadTarget, strings.TrimPrefix(err.Error(), workspace.ErrBadTarget.Error()+": "))

@@ -12,13 +12,14 @@ import (
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
-// askSession runs a command of the workspace at root: in the session that
+// askSession runs a command of the workspace at root, as a client of the
+// given kind ("cli", "mcp"): in the session that
 // serves its store (an editor's proxy), which answers with the editor's
 // unsaved buffers and its live server; else in a one-shot session of this
 // process, which opens the store itself. The answer is decoded into out
 // (a *json.RawMessage receives it as the session encoded it). mustExist
 // refuses to create a store that does not exist yet.
-func askSession(ctx context.Context, root, storeFlag, name string, arg any, out any, mustExist bool) error {
+func askSession(ctx context.Context, kind, root, storeFlag, name string, arg any, out any, mustExist bool) error {
 	dir, err := storeDir(storeFlag, root)
 	if err != nil {
 		return err
@@ -33,7 +34,7 @@ func askSession(ctx context.Context, root, storeFlag, name string, arg any, out 
 			return fmt.Errorf("no graph store at %s for %s: run `lspgraph scip import INDEX.scip` or `lspgraph index` first, or pass --store", dir, root)
 		}
 	}
-	answer, err := ask(ctx, root, dir, name, args)
+	answer, err := ask(ctx, kind, root, dir, name, args)
 	if err != nil {
 		return err
 	}
@@ -56,11 +57,11 @@ const holderWait = 3 * time.Second
 // one-shot session of this process when none serves it, and returns the
 // answer's JSON. A session that goes away during the call is asked again
 // of whoever holds the store then.
-func ask(ctx context.Context, root, dir, name string, args []json.RawMessage) (json.RawMessage, error) {
+func ask(ctx context.Context, kind, root, dir, name string, args []json.RawMessage) (json.RawMessage, error) {
 	deadline := time.Now().Add(holderWait)
 	retried := false
 	for {
-		answer, _, err := workspace.Ask(ctx, dir, name, args, 0)
+		answer, _, err := workspace.Ask(ctx, dir, kind, name, args, 0)
 		switch {
 		case err == nil:
 			return answer, nil

@@ -41,7 +41,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	}
 	root := rootOrDefault(*rootFlag)
 	var rep statusReport
-	if raw, _, err := workspace.Ask(ctx, dir, workspace.CommandStatus, nil, 0); err == nil {
+	if raw, _, err := workspace.Ask(ctx, dir, "cli", workspace.CommandStatus, nil, 0); err == nil {
 		var st workspace.Status
 		if err := json.Unmarshal(raw, &st); err != nil {
 			return fmt.Errorf("decoding the session's status: %w", err)

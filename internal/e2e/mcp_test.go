@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +78,154 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "all checks passed") {
 		t.Fatal("the TypeScript client did not finish its checks")
+	}
+}
+
+// TestNeovimMCP: Neovim holds `lspgraph proxy -- gopls` with an unsaved
+// edit (a new caller of Catalog.Save). While the editor stays attached, the
+// TypeScript SDK client (testdata/mcp_impact.cjs) calls the impact tool of
+// `lspgraph mcp` in another process: the answer comes from the editor's
+// session, lists the unsaved caller at d=1, carries gopls's verification
+// marks, and no second gopls runs for the workspace.
+func TestNeovimMCP(t *testing.T) {
+	gopls := goplsPath(t)
+	needTool(t, "nvim")
+	node := needTool(t, "node")
+	modules := mcpSDKPath(t)
+	root := fixture(t, "goapp")
+	dir := t.TempDir()
+	store, logFile := filepath.Join(dir, "store"), filepath.Join(dir, "proxy.log")
+	logOnFailure(t, "lspgraph proxy log", logFile)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base"}} {
+		c := exec.Command("git", append([]string{"-C", root}, args...)...)
+		c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := lspgraphBin(t)
+	dump := filepath.Join(mod, "testdata", "scip", "goapp.scip")
+	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", strings.TrimSpace(string(head)), dump).CombinedOutput(); err != nil {
+		t.Fatalf("lspgraph scip import: %v\n%s", err, out)
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "mcp_impact.cjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cat = "service/catalog.go"
+	refs := map[string]any{"textDocument": map[string]string{"uri": "$URI"}, "position": posOf(t, root, cat, 29, "Save"),
+		"context": map[string]bool{"includeDeclaration": true}}
+	res := runNvim(t, proxyArgv(t, store, logFile, []string{gopls}), root, cat, []nvimRequest{
+		// Answered once gopls has loaded the module, so that it can verify.
+		{Name: "references", Method: "textDocument/references", Params: refs},
+		// Before line 36 ("// Import saves…"): a new method calling Save.
+		{Name: "edit", Edit: &nvimEdit{Line: 36, Text: "// SaveDefault saves a product under its SKU.\nfunc (c *Catalog) SaveDefault(sku string) error {\n\treturn c.Save(sku, sku)\n}\n"}},
+		{Name: "mcp impact", Shell: []string{"env", "NODE_PATH=" + modules, node, script, bin, root, store, "Catalog.Save"}},
+	})
+	var edit struct{ Modified bool }
+	if json.Unmarshal(res.step(t, "edit"), &edit); !edit.Modified {
+		t.Fatalf("the buffer is not modified after the edit")
+	}
+	var sh shellResult
+	if err := json.Unmarshal(res.step(t, "mcp impact"), &sh); err != nil {
+		t.Fatal(err)
+	}
+	line := ""
+	for _, l := range strings.Split(sh.Out, "\n") {
+		if rest, ok := strings.CutPrefix(l, "RESULT "); ok {
+			line = rest
+		}
+	}
+	if sh.Code != 0 || line == "" {
+		t.Fatalf("mcp_impact.cjs exited %d:\n%s", sh.Code, sh.Out)
+	}
+	type proc struct {
+		PID       int    `json:"pid"`
+		Parent    string `json:"parent"`
+		Workspace bool   `json:"workspace"`
+	}
+	var r struct {
+		Before, Connected, After []proc
+		During                   int
+		MS                       float64
+		IsError                  bool
+		Text                     string
+		Status                   struct {
+			Session struct {
+				PID        int      `json:"pid"`
+				LiveServer bool     `json:"liveServer"`
+				Clients    []string `json:"clients"`
+			} `json:"session"`
+		}
+		Impact struct {
+			Depths []struct {
+				Depth      int `json:"depth"`
+				Dependents []struct {
+					Name         string `json:"name"`
+					Verification string `json:"verification"`
+				} `json:"dependents"`
+			} `json:"depths"`
+			Verification string `json:"verification"`
+			Freshness    struct {
+				Dirty []string `json:"dirty"`
+			} `json:"freshness"`
+		}
+	}
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatalf("decoding mcp_impact.cjs's result: %v\n%s", err, line)
+	}
+	t.Logf("MCP impact in %.1f ms:\n%s", r.MS, r.Text)
+	if r.IsError {
+		t.Fatalf("the impact tool answered an error:\n%s", r.Text)
+	}
+	// The answering session is the editor's proxy, with gopls, and lists
+	// this MCP server among its clients.
+	if s := r.Status.Session; s.PID == 0 || !s.LiveServer || !slices.Contains(s.Clients, "mcp") {
+		t.Errorf("status through MCP: session %+v; want the proxy's session with its live server and an mcp client", s)
+	}
+	if !slices.Contains(r.Impact.Freshness.Dirty, cat) {
+		t.Errorf("impact through MCP: dirty %v; want %s", r.Impact.Freshness.Dirty, cat)
+	}
+	if len(r.Impact.Depths) == 0 || r.Impact.Depths[0].Depth != 1 {
+		t.Fatalf("impact through MCP has no d=1: %+v", r.Impact.Depths)
+	}
+	marks := map[string]string{}
+	for _, d := range r.Impact.Depths[0].Dependents {
+		marks[d.Name] = d.Verification
+		if !slices.Contains([]string{"verified", "graph-only", "live-only"}, d.Verification) {
+			t.Errorf("impact through MCP: d=1 %s has verification %q; want verified, graph-only or live-only", d.Name, d.Verification)
+		}
+	}
+	// gopls sees the unsaved buffer too, so it confirms the new caller.
+	if marks["Catalog.SaveDefault"] != "verified" || marks["Catalog.Import"] != "verified" {
+		t.Errorf("impact through MCP: d=1 marks %v; want the unsaved Catalog.SaveDefault and Catalog.Import verified", marks)
+	}
+	if !strings.Contains(r.Impact.Verification, "checked against the live server") {
+		t.Errorf("impact through MCP: verification %q; want d=1 checked against the live server", r.Impact.Verification)
+	}
+	// One gopls for the workspace, the editor's, before, during and after.
+	count := func(ps []proc) (n int) {
+		for _, p := range ps {
+			if p.Workspace {
+				n++
+				if !strings.Contains(p.Parent, " proxy ") {
+					t.Errorf("gopls %d runs under %q; want the editor's lspgraph proxy", p.PID, p.Parent)
+				}
+			}
+		}
+		return n
+	}
+	b, c, d, a := count(r.Before), count(r.Connected), r.During, count(r.After)
+	t.Logf("gopls processes in the workspace: %d before, %d connected, %d during, %d after (%d on the machine)", b, c, d, a, len(r.After))
+	if b != 1 || c != 1 || d != 1 || a != 1 {
+		t.Errorf("gopls processes in the workspace: %d before, %d with lspgraph mcp connected, at most %d during the call, %d after; want exactly 1 throughout\n%+v", b, c, d, a, r.After)
 	}
 }

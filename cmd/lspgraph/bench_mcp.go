@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/mcpserver"
+	"github.com/lspgraph/lspgraph/scip"
+	"github.com/lspgraph/lspgraph/workspace"
+)
+
+// sessionAsker answers the MCP tools from one session of this process.
+type sessionAsker struct {
+	root string
+	s    *workspace.Session
+}
+
+func (a sessionAsker) Ask(ctx context.Context, root, command string, arg any, out any) error {
+	if root != a.root {
+		return fmt.Errorf("no graph store for %s", root)
+	}
+	raw, err := json.Marshal(arg)
+	if err != nil {
+		return err
+	}
+	res, err := a.s.Command(ctx, command, workspace.Call{Args: []json.RawMessage{raw}})
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+// latency summarises a set of timings in milliseconds.
+type latency struct {
+	N   int     `json:"n"`
+	P50 float64 `json:"p50_ms"`
+	P99 float64 `json:"p99_ms"`
+	Max float64 `json:"max_ms"`
+}
+
+func latencyOf(ds []time.Duration) latency {
+	if len(ds) == 0 {
+		return latency{}
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	q := func(p float64) float64 { return ms(s[min(len(s)-1, int(p*float64(len(s))))]) }
+	return latency{N: len(s), P50: q(0.5), P99: q(0.99), Max: ms(s[len(s)-1])}
+}
+
+type benchMCPResult struct {
+	File          string  `json:"file"`
+	ImportSeconds float64 `json:"import_seconds"`
+	Depth         int     `json:"depth"`
+	MaxTokens     int     `json:"max_tokens"`
+	Candidates    int     `json:"candidates"` // function and method symbols found
+	// MCP is the impact tool through the SDK's in-memory transport and a
+	// real client, each target once; MCPRepeat the same targets again (the
+	// session's answer cache).
+	MCP       latency `json:"mcp"`
+	MCPRepeat latency `json:"mcp_repeat"`
+	// Tokens is ceil(bytes/4) of text + structured content, as the cap
+	// counts.
+	TokensMedian int `json:"tokens_median"`
+	TokensMax    int `json:"tokens_max"`
+	Capped       int `json:"capped"` // answers that left something out to fit the cap
+	Errors       int `json:"errors"`
+	// CLI is `lspgraph impact --json` as a process through the session's
+	// socket; Socket the same command through the socket in this process.
+	CLITargets []string `json:"cli_targets"`
+	CLI        latency  `json:"cli"`
+	Socket     latency  `json:"socket"`
+}
+
+func runBenchMCP(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "bench mcp", "bench mcp [--targets N] [--depth D] [--cli-targets N] [--cli-runs N] [--json] FILE\n\n"+
+		"Imports a SCIP dump into a temporary store (with an empty root), opens a warm session over it and\n"+
+		"times the MCP impact tool on N function and method symbols, beside `lspgraph impact --json`.")
+	nTargets := fs.Int("targets", 200, "how many function and method symbols to ask about")
+	depth := fs.Int("depth", 3, "impact depth (1-3)")
+	cliTargets := fs.Int("cli-targets", 5, "how many of the targets the command line asks about")
+	cliRuns := fs.Int("cli-runs", 30, "command-line runs per target")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: want one dump file", errUsage)
+	}
+	file := fs.Arg(0)
+	tmp, err := os.MkdirTemp("", "lspgraph-bench-mcp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	root, storeDir := filepath.Join(tmp, "root"), filepath.Join(tmp, "store")
+	if err := os.Mkdir(root, 0o700); err != nil {
+		return err
+	}
+	res := benchMCPResult{File: file, Depth: *depth, MaxTokens: mcpserver.DefaultMaxTokens}
+
+	t0 := time.Now()
+	st, err := graph.Open(storeDir, graph.Options{})
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		st.Close()
+		return fmt.Errorf("opening the dump: %w", err)
+	}
+	_, err = scip.Import(ctx, st, f, scip.Options{Root: root})
+	f.Close()
+	st.Close()
+	if err != nil {
+		return fmt.Errorf("importing %s: %w", file, err)
+	}
+	res.ImportSeconds = time.Since(t0).Seconds()
+
+	s, err := workspace.Open(workspace.Options{Root: root, StoreDir: storeDir})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ln, err := s.Listen()
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	ask := sessionAsker{root: root, s: s}
+
+	targets, err := mcpBenchTargets(ctx, ask, root, *nTargets)
+	if err != nil {
+		return err
+	}
+	res.Candidates = len(targets.all)
+
+	st2, ct := mcp.NewInMemoryTransports()
+	ss, err := mcpserver.New(ask, mcpserver.Options{Root: root}).Connect(ctx, st2, nil)
+	if err != nil {
+		return err
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "lspgraph-bench"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	// One call to settle the session (overlay sync, freshness) before timing.
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "status", Arguments: map[string]any{}}); err != nil {
+		return err
+	}
+	var times, again []time.Duration
+	var toks []int
+	for pass := range 2 {
+		for _, target := range targets.picked {
+			t := time.Now()
+			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "impact", Arguments: map[string]any{"target": target, "depth": *depth}})
+			d := time.Since(t)
+			if err != nil {
+				return fmt.Errorf("impact %s: %w", target, err)
+			}
+			if pass == 1 {
+				again = append(again, d)
+				continue
+			}
+			times = append(times, d)
+			if r.IsError {
+				res.Errors++
+			}
+			n, capped := answerSize(r)
+			toks = append(toks, n)
+			if capped {
+				res.Capped++
+			}
+		}
+	}
+	res.MCP, res.MCPRepeat = latencyOf(times), latencyOf(again)
+	slices.Sort(toks)
+	if len(toks) > 0 {
+		res.TokensMedian, res.TokensMax = toks[len(toks)/2], toks[len(toks)-1]
+	}
+
+	// The command line, through the same warm session.
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	step := max(1, len(targets.picked)/max(1, *cliTargets))
+	for i := 0; i < len(targets.picked) && len(res.CLITargets) < *cliTargets; i += step {
+		res.CLITargets = append(res.CLITargets, targets.picked[i])
+	}
+	var cli, sock []time.Duration
+	for _, target := range res.CLITargets {
+		q, _ := json.Marshal(workspace.ImpactRequest{Target: target, Depth: *depth})
+		for range *cliRuns {
+			t := time.Now()
+			out, err := exec.CommandContext(ctx, self, "impact", "--store", storeDir, "--root", root, "--depth", fmt.Sprint(*depth), "--json", target).CombinedOutput()
+			cli = append(cli, time.Since(t))
+			if err != nil {
+				return fmt.Errorf("lspgraph impact %s: %v\n%s", target, err, out)
+			}
+			t = time.Now()
+			c, err := workspace.Dial(ctx, storeDir, "cli", "")
+			if err != nil {
+				return err
+			}
+			var raw json.RawMessage
+			err = c.Command(ctx, workspace.CommandImpact, []json.RawMessage{q}, 0, &raw)
+			c.Close()
+			sock = append(sock, time.Since(t))
+			if err != nil {
+				return fmt.Errorf("impact %s through the socket: %w", target, err)
+			}
+		}
+	}
+	res.CLI, res.Socket = latencyOf(cli), latencyOf(sock)
+
+	if *asJSON {
+		return writeJSON(e.stdout, res)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "%s: imported in %.1f s; %d function and method symbols, %d asked (depth %d, cap %d tokens)\n",
+		file, res.ImportSeconds, res.Candidates, res.MCP.N, res.Depth, res.MaxTokens)
+	fmt.Fprintf(w, "MCP impact:        p50 %.2f ms  p99 %.2f ms  max %.2f ms  (n=%d, %d tool errors)\n", res.MCP.P50, res.MCP.P99, res.MCP.Max, res.MCP.N, res.Errors)
+	fmt.Fprintf(w, "MCP impact again:  p50 %.2f ms  p99 %.2f ms  max %.2f ms  (answer cache)\n", res.MCPRepeat.P50, res.MCPRepeat.P99, res.MCPRepeat.Max)
+	fmt.Fprintf(w, "answer size:       median %d tokens, max %d, %d capped\n", res.TokensMedian, res.TokensMax, res.Capped)
+	fmt.Fprintf(w, "CLI impact --json: p50 %.2f ms  p99 %.2f ms  (process through the session socket; %d runs over %s)\n", res.CLI.P50, res.CLI.P99, res.CLI.N, strings.Join(res.CLITargets, ", "))
+	fmt.Fprintf(w, "socket impact:     p50 %.2f ms  p99 %.2f ms  (the same request in process)\n", res.Socket.P50, res.Socket.P99)
+	return nil
+}
+
+// answerSize is an answer's size in tokens as the cap counts it, and
+// whether it left something out to fit.
+func answerSize(r *mcp.CallToolResult) (int, bool) {
+	n := 0
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			n += len(tc.Text)
+		}
+	}
+	raw, _ := json.Marshal(r.StructuredContent)
+	n += len(raw)
+	capped := false
+	if m, ok := r.StructuredContent.(map[string]any); ok {
+		o, _ := m["omitted"].([]any)
+		capped = len(o) > 0
+	}
+	return (n + 3) / 4, capped
+}
+
+type mcpTargetSet struct {
+	all, picked []string
+}
+
+// mcpBenchTargets collects the function and method symbols that symbols finds
+// for every initial letter, sorted, and picks n of them evenly spread.
+func mcpBenchTargets(ctx context.Context, ask sessionAsker, root string, n int) (mcpTargetSet, error) {
+	seen := map[string]bool{}
+	var all []string
+	for _, kind := range []string{"function", "method"} {
+		for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_" {
+			var a workspace.SymbolsAnswer
+			if err := ask.Ask(ctx, root, workspace.CommandSymbols, workspace.SymbolsRequest{Query: string(c), Kind: kind, Limit: 200}, &a); err != nil {
+				return mcpTargetSet{}, err
+			}
+			for _, h := range a.Symbols {
+				if !h.External && !seen[h.Target] {
+					seen[h.Target] = true
+					all = append(all, h.Target)
+				}
+			}
+		}
+	}
+	slices.Sort(all)
+	if len(all) == 0 {
+		return mcpTargetSet{}, fmt.Errorf("no function or method symbols in the dump")
+	}
+	picked := all
+	if len(all) > n {
+		picked = make([]string, 0, n)
+		for i := range n {
+			picked = append(picked, all[i*len(all)/n])
+		}
+	}
+	return mcpTargetSet{all: all, picked: picked}, nil
+}
