@@ -47,6 +47,10 @@ func formatValue(k, v []byte) string {
 		if len(v) == 8 {
 			f.add("gen", binary.BigEndian.Uint64(v))
 		}
+	case kindVersion:
+		if len(v) == 8 {
+			f.add("writes", binary.BigEndian.Uint64(v))
+		}
 	case kindManifest:
 		var m Manifest
 		if err := json.Unmarshal(v, &m); err != nil {

@@ -375,7 +375,6 @@ func (g *GenerationWriter) Commit(ctx context.Context, m Manifest) error {
 		if err != nil {
 			return fmt.Errorf("graph: removing the previous generation: %w", err)
 		}
-		g.s.version.Add(1)
 	}
 	return nil
 }

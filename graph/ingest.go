@@ -454,7 +454,6 @@ func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, siz
 	if err := s.db.Ingest(ctx, ingest); err != nil {
 		return fmt.Errorf("graph: ingesting %d sstables: %w", len(ingest), err)
 	}
-	s.version.Add(1)
 	return nil
 }
 

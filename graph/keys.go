@@ -65,6 +65,7 @@ const (
 	kindManifest kind = 'M' // layer (1 byte) → JSON Manifest
 	kindAlloc    kind = 'A' // → uint64 last generation allocated
 	kindPending  kind = 'W' // generation (uint64) → ""; a generation being written
+	kindVersion  kind = 'U' // → uint64 count of the writes readers can see (Store.Version)
 )
 
 // Data space kinds: doc-first records.
@@ -114,6 +115,8 @@ func layoutOf(k kind) (keyLayout, bool) {
 		return keyLayout{"alloc", "", nil}, true
 	case kindPending:
 		return keyLayout{"pending", "g", []string{"gen"}}, true
+	case kindVersion:
+		return keyLayout{"version", "", nil}, true
 	case kindDoc:
 		return keyLayout{"doc", "s", []string{"path"}}, true
 	case kindDocSym:

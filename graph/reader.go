@@ -28,11 +28,11 @@ type Reader struct {
 	layers  []layerSpace        // live first, then base when present
 	// parent is the reader whose snapshot a view (BaseView) shares.
 	parent  *Reader
-	version uint64 // the store's Version when the reader was opened
+	version uint64 // the store's Version in the snapshot
 }
 
-// Version is the store's Version when the reader was opened: readers of
-// one version see the same facts.
+// Version is the store's Version in the reader's snapshot: readers of one
+// version, in any process, see the same facts.
 func (r *Reader) Version() uint64 { return r.version }
 
 // layerSpace pairs a layer with the space holding it in this snapshot.
@@ -51,10 +51,7 @@ func (s *Store) Reader() (*Reader, error) {
 	if s.closed.Load() {
 		return nil, ErrClosed
 	}
-	// The version before the snapshot: the snapshot holds at least the
-	// writes it counts (a write counts itself after it commits).
-	version := s.version.Load()
-	r := &Reader{store: s, snap: s.db.NewSnapshot(), live: map[string]Document{}, version: version}
+	r := &Reader{store: s, snap: s.db.NewSnapshot(), live: map[string]Document{}}
 	if err := r.load(); err != nil {
 		_ = r.snap.Close()
 		return nil, fmt.Errorf("graph: opening a reader on %s: %w", s.dir, err)
@@ -88,6 +85,9 @@ func (r *Reader) load() error {
 		return err
 	}
 	r.baseGen = gen
+	if r.version, err = readVersion(r.kv()); err != nil {
+		return err
+	}
 	prefix := appendPrefix(nil, spaceLive, kindDoc)
 	err = scanPrefix(context.Background(), r.kv(), prefix, func(k, v []byte) error {
 		d, err := decodeDocValue(string(k[len(prefix):]), v)

@@ -56,23 +56,43 @@ type Store struct {
 	readersMu sync.Mutex
 	readers   map[*Reader]struct{} // open readers, closed by Close
 
-	// version counts the writes committed so far (see Version).
-	version atomic.Uint64
+	// commitMu orders the commits, so that the version each writes is
+	// one more than the last; version is the last one written.
+	commitMu sync.Mutex
+	version  atomic.Uint64
 }
 
-// Version counts the writes committed to the store since it was opened. A
-// reader's Version is the store's when the reader was opened: two readers
-// of the same version see the same facts, so an answer computed from one
-// holds for the other.
+// Version counts the writes readers can see, over the store's life: it is
+// kept in the store, each write raising it in the same atomic batch. Two
+// readers of one version, in this process or another, see the same facts,
+// so an answer computed from one holds for the other.
 func (s *Store) Version() uint64 { return s.version.Load() }
 
-// commit commits a batch and counts the write.
+// commit commits a batch with the next version in it.
 func (s *Store) commit(b *pebble.Batch, opts *pebble.WriteOptions) error {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	next := s.version.Load() + 1
+	if err := b.Set(appendMetaKey(nil, kindVersion), binary.BigEndian.AppendUint64(nil, next), nil); err != nil {
+		return err
+	}
 	if err := b.Commit(opts); err != nil {
 		return err
 	}
-	s.version.Add(1)
+	s.version.Store(next)
 	return nil
+}
+
+// readVersion returns the version a snapshot (or the store) holds.
+func readVersion(r kvReader) (uint64, error) {
+	v, ok, err := get(r, appendMetaKey(nil, kindVersion))
+	if err != nil || !ok {
+		return 0, err
+	}
+	if len(v) != 8 {
+		return 0, fmt.Errorf("%w: version", errBadValue)
+	}
+	return binary.BigEndian.Uint64(v), nil
 }
 
 // DefaultDir returns os.UserCacheDir()/lspgraph/<first 16 hex digits of the
@@ -122,6 +142,12 @@ func Open(dir string, opts Options) (*Store, error) {
 		_ = s.Close()
 		return nil, err
 	}
+	v, err := readVersion(db)
+	if err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("graph: reading the version of %s: %w", dir, err)
+	}
+	s.version.Store(v)
 	return s, nil
 }
 

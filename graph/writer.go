@@ -115,10 +115,14 @@ func (s *Store) ClearLayer(ctx context.Context, layer Layer) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	if err := s.db.DeleteRange(spaceStart(spaceLive), spaceStart(spaceLive+1), pebble.Sync); err != nil {
+	b := s.db.NewBatch()
+	defer b.Close()
+	if err := b.DeleteRange(spaceStart(spaceLive), spaceStart(spaceLive+1), nil); err != nil {
 		return fmt.Errorf("graph: clearing the live layer: %w", err)
 	}
-	s.version.Add(1)
+	if err := s.commit(b, pebble.Sync); err != nil {
+		return fmt.Errorf("graph: clearing the live layer: %w", err)
+	}
 	return nil
 }
 

@@ -371,3 +371,10 @@ func (b *buffers) currentVersion() uint64 {
 	defer b.mu.Unlock()
 	return b.version
 }
+
+// none reports whether no buffer is open and none is lost.
+func (b *buffers) none() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.text) == 0 && len(b.lost) == 0
+}

@@ -1,8 +1,13 @@
 package workspace
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"hash/fnv"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 
@@ -20,6 +25,11 @@ const maxCachedAnswers = 256
 // version). Answers that asked the live server are never cached: what it
 // knows changes without the store noticing.
 type answerCache struct {
+	// dir, when set, keeps answers on disk as well (in the store's
+	// directory), so that a later process finds them: a command line run
+	// without a session answers from there while nothing changed.
+	dir string
+
 	mu           sync.Mutex
 	entries      map[string]cachedAnswer
 	hits, misses int
@@ -30,27 +40,78 @@ type cachedAnswer struct {
 	raw   json.RawMessage
 }
 
-// get returns the answer cached for key in state.
-func (c *answerCache) get(key, state string) (json.RawMessage, bool) {
+// get returns the answer cached for key in state; durable allows the
+// answers kept on disk.
+func (c *answerCache) get(key, state string, durable bool) (json.RawMessage, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok || e.state != state {
-		c.misses++
-		return nil, false
+	if e, ok := c.entries[key]; ok && e.state == state {
+		c.hits++
+		return e.raw, true
 	}
-	c.hits++
-	return e.raw, true
+	if durable && c.dir != "" {
+		if raw, ok := c.read(key, state); ok {
+			c.hits++
+			return raw, true
+		}
+	}
+	c.misses++
+	return nil, false
 }
 
-// put caches an answer for key in state.
-func (c *answerCache) put(key, state string, raw json.RawMessage) {
+// put caches an answer for key in state; durable keeps it on disk too.
+func (c *answerCache) put(key, state string, raw json.RawMessage, durable bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil || len(c.entries) >= maxCachedAnswers {
 		c.entries = map[string]cachedAnswer{}
 	}
 	c.entries[key] = cachedAnswer{state: state, raw: raw}
+	if durable && c.dir != "" {
+		c.write(key, state, raw)
+	}
+}
+
+// file is where an answer's key is kept on disk.
+func (c *answerCache) file(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return filepath.Join(c.dir, hex.EncodeToString(sum[:16]))
+}
+
+// read returns the answer kept on disk for key in state.
+func (c *answerCache) read(key, state string) (json.RawMessage, bool) {
+	b, err := os.ReadFile(c.file(key))
+	if err != nil {
+		return nil, false
+	}
+	head, body, ok := bytes.Cut(b, []byte("\n"))
+	if !ok || string(head) != state+"\x00"+strconv.Itoa(len(key)) {
+		return nil, false
+	}
+	return body, true
+}
+
+// write keeps an answer on disk, best effort: the directory is emptied
+// when it holds more than maxCachedAnswers files.
+func (c *answerCache) write(key, state string, raw json.RawMessage) {
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return
+	}
+	if ents, err := os.ReadDir(c.dir); err == nil && len(ents) > maxCachedAnswers {
+		for _, e := range ents {
+			os.Remove(filepath.Join(c.dir, e.Name()))
+		}
+	}
+	head := state + "\x00" + strconv.Itoa(len(key)) + "\n"
+	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(append([]byte(head), raw...))
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), c.file(key)) != nil {
+		os.Remove(tmp.Name())
+	}
 }
 
 // cacheState names the state an answer is computed from: the reader's

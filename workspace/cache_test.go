@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/lspproxy"
 )
 
@@ -65,5 +66,52 @@ func TestAnswerCache(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("d=1 after the edit = %v; want the unsaved caller Catalog.SaveTwice", third)
+	}
+}
+
+// TestAnswerCacheDurable: a session that opens the store after another
+// closed it reuses the answer the first kept on disk while nothing changed,
+// and computes it again once the store changes.
+func TestAnswerCacheDurable(t *testing.T) {
+	dir, root := importFixture(t, "goapp", "goapp.scip")
+	ctx := context.Background()
+	args := Call{Args: []json.RawMessage{json.RawMessage(`"Catalog.Save"`)}}
+	answer := func() (string, int, int) {
+		t.Helper()
+		s, err := Open(Options{Root: root, StoreDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		res, err := s.Command(ctx, CommandImpact, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res)
+		hits, misses := s.cache.stats()
+		return string(b), hits, misses
+	}
+	first, hits, misses := answer()
+	if hits != 0 || misses != 1 {
+		t.Errorf("first process: %d cached, %d computed; want 0 and 1", hits, misses)
+	}
+	second, hits, misses := answer()
+	if hits != 1 || misses != 0 {
+		t.Errorf("second process, nothing changed: %d cached, %d computed; want 1 and 0", hits, misses)
+	}
+	if first != second {
+		t.Errorf("the answer kept on disk differs from the one computed")
+	}
+	// Any write to the store moves its version.
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetManifest(ctx, graph.Manifest{Layer: graph.Live, Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, hits, misses = answer(); hits != 0 || misses != 1 {
+		t.Errorf("after a write to the store: %d cached, %d computed; want 0 and 1", hits, misses)
 	}
 }

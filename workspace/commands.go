@@ -242,8 +242,11 @@ func (s *Session) impactCommand(ctx context.Context, c Call) (any, error) {
 	key := cacheKey(CommandImpact, c) + "\x00" + target.ID
 	state, cacheable := cacheState(r.Version(), s.buffers.currentVersion(), w)
 	cacheable = cacheable && rec == nil
+	// With no editor buffers open, the answer holds for any process that
+	// sees the same store and work tree: it may be kept on disk.
+	durable := s.buffers.none()
 	if cacheable {
-		if raw, ok := s.cache.get(key, state); ok {
+		if raw, ok := s.cache.get(key, state, durable); ok {
 			return raw, nil
 		}
 	}
@@ -268,7 +271,7 @@ func (s *Session) impactCommand(ctx context.Context, c Call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding the answer: %w", err)
 	}
-	s.cache.put(key, state, raw)
+	s.cache.put(key, state, raw, durable)
 	return json.RawMessage(raw), nil
 }
 

@@ -125,6 +125,7 @@ func Open(opts Options) (*Session, error) {
 		buffers: newBuffers(root),
 		started: time.Now(),
 		clients: map[string]ClientInfo{},
+		cache:   answerCache{dir: filepath.Join(store.Dir(), "answers")},
 	}
 	s.live = ingest.New(store, ingest.Options{Root: root, Logger: log})
 	ov, err := overlay.New(store, overlay.Options{
