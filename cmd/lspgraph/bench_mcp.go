@@ -7,11 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/mcpserver"
@@ -44,47 +41,17 @@ func (a sessionAsker) Ask(ctx context.Context, root, command string, arg any, ou
 	return json.Unmarshal(b, out)
 }
 
-// latency summarises a set of timings in milliseconds.
-type latency struct {
-	N   int     `json:"n"`
-	P50 float64 `json:"p50_ms"`
-	P99 float64 `json:"p99_ms"`
-	Max float64 `json:"max_ms"`
-}
-
-func latencyOf(ds []time.Duration) latency {
-	if len(ds) == 0 {
-		return latency{}
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	q := func(p float64) float64 { return ms(s[min(len(s)-1, int(p*float64(len(s))))]) }
-	return latency{N: len(s), P50: q(0.5), P99: q(0.99), Max: ms(s[len(s)-1])}
-}
-
 type benchMCPResult struct {
 	File          string  `json:"file"`
 	ImportSeconds float64 `json:"import_seconds"`
 	Depth         int     `json:"depth"`
 	MaxTokens     int     `json:"max_tokens"`
-	Candidates    int     `json:"candidates"` // function and method symbols found
-	// MCP is the impact tool through the SDK's in-memory transport and a
-	// real client, each target once; MCPRepeat the same targets again (the
-	// session's answer cache).
-	MCP       latency `json:"mcp"`
-	MCPRepeat latency `json:"mcp_repeat"`
-	// Tokens is ceil(bytes/4) of text + structured content, as the cap
-	// counts.
-	TokensMedian int `json:"tokens_median"`
-	TokensMax    int `json:"tokens_max"`
-	Capped       int `json:"capped"` // answers that left something out to fit the cap
-	Errors       int `json:"errors"`
+	mcpserver.BenchResult
 	// CLI is `lspgraph impact --json` as a process through the session's
 	// socket; Socket the same command through the socket in this process.
-	CLITargets []string `json:"cli_targets"`
-	CLI        latency  `json:"cli"`
-	Socket     latency  `json:"socket"`
+	CLITargets []string          `json:"cli_targets"`
+	CLI        mcpserver.Latency `json:"cli"`
+	Socket     mcpserver.Latency `json:"socket"`
 }
 
 func runBenchMCP(ctx context.Context, e *env, args []string) error {
@@ -144,66 +111,19 @@ func runBenchMCP(ctx context.Context, e *env, args []string) error {
 	defer ln.Close()
 	ask := sessionAsker{root: root, s: s}
 
-	targets, err := mcpBenchTargets(ctx, ask, root, *nTargets)
-	if err != nil {
+	if res.BenchResult, err = mcpserver.Bench(ctx, ask, root, *nTargets, *depth); err != nil {
 		return err
 	}
-	res.Candidates = len(targets.all)
-
-	st2, ct := mcp.NewInMemoryTransports()
-	ss, err := mcpserver.New(ask, mcpserver.Options{Root: root}).Connect(ctx, st2, nil)
-	if err != nil {
-		return err
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "lspgraph-bench"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		return err
-	}
-	defer cs.Close()
-	// One call to settle the session (overlay sync, freshness) before timing.
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "status", Arguments: map[string]any{}}); err != nil {
-		return err
-	}
-	var times, again []time.Duration
-	var toks []int
-	for pass := range 2 {
-		for _, target := range targets.picked {
-			t := time.Now()
-			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "impact", Arguments: map[string]any{"target": target, "depth": *depth}})
-			d := time.Since(t)
-			if err != nil {
-				return fmt.Errorf("impact %s: %w", target, err)
-			}
-			if pass == 1 {
-				again = append(again, d)
-				continue
-			}
-			times = append(times, d)
-			if r.IsError {
-				res.Errors++
-			}
-			n, capped := answerSize(r)
-			toks = append(toks, n)
-			if capped {
-				res.Capped++
-			}
-		}
-	}
-	res.MCP, res.MCPRepeat = latencyOf(times), latencyOf(again)
-	slices.Sort(toks)
-	if len(toks) > 0 {
-		res.TokensMedian, res.TokensMax = toks[len(toks)/2], toks[len(toks)-1]
-	}
+	picked := res.Targets
 
 	// The command line, through the same warm session.
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	step := max(1, len(targets.picked)/max(1, *cliTargets))
-	for i := 0; i < len(targets.picked) && len(res.CLITargets) < *cliTargets; i += step {
-		res.CLITargets = append(res.CLITargets, targets.picked[i])
+	step := max(1, len(picked)/max(1, *cliTargets))
+	for i := 0; i < len(picked) && len(res.CLITargets) < *cliTargets; i += step {
+		res.CLITargets = append(res.CLITargets, picked[i])
 	}
 	var cli, sock []time.Duration
 	for _, target := range res.CLITargets {
@@ -229,7 +149,7 @@ func runBenchMCP(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	res.CLI, res.Socket = latencyOf(cli), latencyOf(sock)
+	res.CLI, res.Socket = mcpserver.LatencyOf(cli), mcpserver.LatencyOf(sock)
 
 	if *asJSON {
 		return writeJSON(e.stdout, res)
@@ -243,60 +163,4 @@ func runBenchMCP(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "CLI impact --json: p50 %.2f ms  p99 %.2f ms  (process through the session socket; %d runs over %s)\n", res.CLI.P50, res.CLI.P99, res.CLI.N, strings.Join(res.CLITargets, ", "))
 	fmt.Fprintf(w, "socket impact:     p50 %.2f ms  p99 %.2f ms  (the same request in process)\n", res.Socket.P50, res.Socket.P99)
 	return nil
-}
-
-// answerSize is an answer's size in tokens as the cap counts it, and
-// whether it left something out to fit.
-func answerSize(r *mcp.CallToolResult) (int, bool) {
-	n := 0
-	for _, c := range r.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			n += len(tc.Text)
-		}
-	}
-	raw, _ := json.Marshal(r.StructuredContent)
-	n += len(raw)
-	capped := false
-	if m, ok := r.StructuredContent.(map[string]any); ok {
-		o, _ := m["omitted"].([]any)
-		capped = len(o) > 0
-	}
-	return (n + 3) / 4, capped
-}
-
-type mcpTargetSet struct {
-	all, picked []string
-}
-
-// mcpBenchTargets collects the function and method symbols that symbols finds
-// for every initial letter, sorted, and picks n of them evenly spread.
-func mcpBenchTargets(ctx context.Context, ask sessionAsker, root string, n int) (mcpTargetSet, error) {
-	seen := map[string]bool{}
-	var all []string
-	for _, kind := range []string{"function", "method"} {
-		for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_" {
-			var a workspace.SymbolsAnswer
-			if err := ask.Ask(ctx, root, workspace.CommandSymbols, workspace.SymbolsRequest{Query: string(c), Kind: kind, Limit: 200}, &a); err != nil {
-				return mcpTargetSet{}, err
-			}
-			for _, h := range a.Symbols {
-				if !h.External && !seen[h.Target] {
-					seen[h.Target] = true
-					all = append(all, h.Target)
-				}
-			}
-		}
-	}
-	slices.Sort(all)
-	if len(all) == 0 {
-		return mcpTargetSet{}, fmt.Errorf("no function or method symbols in the dump")
-	}
-	picked := all
-	if len(all) > n {
-		picked = make([]string, 0, n)
-		for i := range n {
-			picked = append(picked, all[i*len(all)/n])
-		}
-	}
-	return mcpTargetSet{all: all, picked: picked}, nil
 }
