@@ -1,10 +1,11 @@
 // Package ingest turns what the proxy observed between an editor and its
 // language server into live-layer facts of the graph.
 //
-// Its principal type is [Live]. [Live.Document] follows the editor's text
-// notifications so positions can be read against the text the server saw;
-// [Live.Exchange] turns one answered request into facts with source "lsp"
-// and confidence 1.0:
+// Its principal type is [Live]. Positions are read against the text the
+// server saw: an open editor buffer as its owner gives it
+// ([Options.Buffer]; the workspace session follows the editor's
+// notifications), else the file. [Live.Exchange] turns one answered request
+// into facts with source "lsp" and confidence 1.0:
 //
 //   - definition and declaration: the definition (a symbol with Def and a
 //     definition occurrence in the target document) and, at the requested

@@ -1,11 +1,9 @@
 package ingest
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -23,6 +21,11 @@ type Options struct {
 	// Logger receives one line per observation that could not be used;
 	// nil discards them.
 	Logger *slog.Logger
+	// Buffer returns the text of an open editor buffer by root-relative
+	// path (forward slashes): positions in the server's answers about it
+	// are read against that text. The editor's buffers are followed by
+	// their owner (the workspace session), not here; nil means none.
+	Buffer func(path string) ([]byte, bool)
 }
 
 // Exchange is one answered request, as the proxy observed it.
@@ -46,10 +49,9 @@ type Stats struct {
 // from one goroutine (the proxy's observer); Stats and Close may be called
 // from any.
 type Live struct {
-	store   *graph.Store
-	opts    Options
-	log     *slog.Logger
-	buffers map[string][]byte // open editor buffers by workspace path
+	store *graph.Store
+	opts  Options
+	log   *slog.Logger
 
 	fsMu sync.Mutex
 	fs   *rootfs.Root // reads the files under opts.Root; nil until there is one
@@ -63,7 +65,7 @@ func New(store *graph.Store, opts Options) *Live {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	l := &Live{store: store, opts: opts, log: log, buffers: map[string][]byte{}}
+	l := &Live{store: store, opts: opts, log: log}
 	l.openRoot()
 	return l
 }
@@ -122,67 +124,6 @@ func (l *Live) path(uri string) (string, bool) {
 	return lspwire.WorkspacePath(uri, l.opts.Root)
 }
 
-// Document follows a text document notification (didOpen, didChange,
-// didSave, didClose), keeping the text of open buffers.
-func (l *Live) Document(method string, params json.RawMessage, enc textpos.Encoding) error {
-	var p struct {
-		TextDocument struct {
-			URI  string  `json:"uri"`
-			Text *string `json:"text"`
-		} `json:"textDocument"`
-		Text           *string `json:"text"`
-		ContentChanges []struct {
-			Range *lspwire.Range `json:"range"`
-			Text  string         `json:"text"`
-		} `json:"contentChanges"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil {
-		return errorf("%s params: %w", method, err)
-	}
-	path, ok := l.path(p.TextDocument.URI)
-	if !ok {
-		return nil
-	}
-	switch method {
-	case "textDocument/didOpen":
-		if p.TextDocument.Text != nil {
-			l.buffers[path] = []byte(*p.TextDocument.Text)
-		}
-	case "textDocument/didSave":
-		if p.Text != nil {
-			l.buffers[path] = []byte(*p.Text)
-		}
-	case "textDocument/didClose":
-		delete(l.buffers, path)
-	case "textDocument/didChange":
-		text, ok := l.buffers[path]
-		if !ok {
-			return nil // never opened: nothing to apply the change to
-		}
-		for _, c := range p.ContentChanges {
-			if c.Range == nil {
-				text = []byte(c.Text)
-				continue
-			}
-			m := textpos.NewMapper(text)
-			r, err := m.FromRange(c.Range.Start.Line, c.Range.Start.Character, c.Range.End.Line, c.Range.End.Character, enc)
-			if err != nil {
-				delete(l.buffers, path) // out of step: fall back to the file
-				return errorf("applying a change to %s: %w", path, err)
-			}
-			from, err1 := m.Offset(r.Start)
-			to, err2 := m.Offset(r.End)
-			if err := cmp.Or(err1, err2); err != nil || from > to {
-				delete(l.buffers, path)
-				return errorf("applying a change to %s: bad range %s", path, r)
-			}
-			text = slices.Concat(text[:from], []byte(c.Text), text[to:])
-		}
-		l.buffers[path] = text
-	}
-	return nil
-}
-
 // Exchange turns one answered request into live facts.
 func (l *Live) Exchange(ctx context.Context, e Exchange) error {
 	if e.Premature {
@@ -215,8 +156,10 @@ func (l *Live) Exchange(ctx context.Context, e Exchange) error {
 // the file, read through the workspace root (never through a symbolic
 // link leading out of it).
 func (l *Live) text(path string) ([]byte, error) {
-	if t, ok := l.buffers[path]; ok {
-		return t, nil
+	if l.opts.Buffer != nil {
+		if t, ok := l.opts.Buffer(path); ok {
+			return t, nil
+		}
 	}
 	l.fsMu.Lock()
 	fsys := l.fs

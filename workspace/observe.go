@@ -25,17 +25,11 @@ func (s *Session) Exchange(ctx context.Context, x lspproxy.Exchange) {
 }
 
 // Document follows one text document notification of an editor: the
-// adapter keeps the text the server saw (for positions, and for the content
-// hash of the facts it writes), and the buffers and the overlay the text
-// the editor shows.
+// buffers keep the text the editor shows, which is the text the server saw
+// (the live adapter reads positions and content hashes against it), and the
+// overlay re-extracts it.
 func (s *Session) Document(d lspproxy.DocumentEvent) {
 	for _, d := range s.buffers.resync(d) {
-		s.liveMu.Lock()
-		err := s.live.Document(d.Method, d.Params, d.Encoding)
-		s.liveMu.Unlock()
-		if err != nil {
-			s.log.Debug("document notification not applied", "method", d.Method, "err", err)
-		}
 		s.bufferEvent(d)
 	}
 }

@@ -127,7 +127,9 @@ func Open(opts Options) (*Session, error) {
 		clients: map[string]ClientInfo{},
 		cache:   answerCache{dir: filepath.Join(store.Dir(), "answers")},
 	}
-	s.live = ingest.New(store, ingest.Options{Root: root, Logger: log})
+	// The live adapter reads the editor's text from the session's buffers:
+	// one copy, followed in one place.
+	s.live = ingest.New(store, ingest.Options{Root: root, Logger: log, Buffer: s.buffers.get})
 	ov, err := overlay.New(store, overlay.Options{
 		Root:      root,
 		StatePath: filepath.Join(store.Dir(), overlay.StateFile),
