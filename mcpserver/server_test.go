@@ -21,34 +21,9 @@ import (
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
-// sessionAsker answers from a one-shot session of the goapp fixture.
-type sessionAsker struct {
-	root string
-	s    *workspace.Session
-}
-
-func (a *sessionAsker) Ask(ctx context.Context, root, command string, arg any, out any) error {
-	if root != a.root {
-		return fmt.Errorf("no graph store for %s", root)
-	}
-	raw, err := json.Marshal(arg)
-	if err != nil {
-		return err
-	}
-	res, err := a.s.Command(ctx, command, workspace.Call{Args: []json.RawMessage{raw}})
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, out)
-}
-
 // goapp opens a session over testdata/scip/goapp.scip imported into a
 // temporary store.
-func goapp(t *testing.T) *sessionAsker {
+func goapp(t *testing.T) SessionAsker {
 	t.Helper()
 	repo, err := filepath.Abs("..")
 	if err != nil {
@@ -90,7 +65,7 @@ func goapp(t *testing.T) *sessionAsker {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return &sessionAsker{root: root, s: s}
+	return SessionAsker{Root: root, Session: s}
 }
 
 // connect runs a server in process and returns a connected client.
@@ -226,10 +201,10 @@ func conforms(t *testing.T, schemas map[string]*jsonschema.Resolved, tool string
 
 func TestTools(t *testing.T) {
 	a := goapp(t)
-	cs := connect(t, a, Options{Root: a.root})
+	cs := connect(t, a, Options{Root: a.Root})
 	schemas := outputSchemas(t, cs)
 	// A function added after the base, for changes.
-	cat := filepath.Join(a.root, "service", "catalog.go")
+	cat := filepath.Join(a.Root, "service", "catalog.go")
 	orig, err := os.ReadFile(cat)
 	if err != nil {
 		t.Fatal(err)
@@ -279,8 +254,8 @@ func TestTools(t *testing.T) {
 
 func TestImpactStructured(t *testing.T) {
 	a := goapp(t)
-	cs := connect(t, a, Options{Root: a.root})
-	res, err := call(t, cs, "impact", map[string]any{"target": "Catalog.Save", "include_tests": false, "root": a.root})
+	cs := connect(t, a, Options{Root: a.Root})
+	res, err := call(t, cs, "impact", map[string]any{"target": "Catalog.Save", "include_tests": false, "root": a.Root})
 	if err != nil || res.IsError {
 		t.Fatalf("%v %s", err, text(res))
 	}
@@ -303,7 +278,7 @@ func TestImpactStructured(t *testing.T) {
 
 func TestTargetErrors(t *testing.T) {
 	a := goapp(t)
-	cs := connect(t, a, Options{Root: a.root})
+	cs := connect(t, a, Options{Root: a.Root})
 	for _, c := range []struct {
 		tool   string
 		target string
@@ -338,7 +313,7 @@ func TestTargetErrors(t *testing.T) {
 
 func TestInvalidParams(t *testing.T) {
 	a := goapp(t)
-	cs := connect(t, a, Options{Root: a.root})
+	cs := connect(t, a, Options{Root: a.Root})
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -367,7 +342,7 @@ func TestInvalidParams(t *testing.T) {
 
 func TestCap(t *testing.T) {
 	a := goapp(t)
-	cs := connect(t, a, Options{Root: a.root, MaxTokens: MinMaxTokens})
+	cs := connect(t, a, Options{Root: a.Root, MaxTokens: MinMaxTokens})
 	schemas := outputSchemas(t, cs)
 	for _, c := range []struct {
 		tool string

@@ -16,31 +16,6 @@ import (
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
-// sessionAsker answers the MCP tools from one session of this process.
-type sessionAsker struct {
-	root string
-	s    *workspace.Session
-}
-
-func (a sessionAsker) Ask(ctx context.Context, root, command string, arg any, out any) error {
-	if root != a.root {
-		return fmt.Errorf("no graph store for %s", root)
-	}
-	raw, err := json.Marshal(arg)
-	if err != nil {
-		return err
-	}
-	res, err := a.s.Command(ctx, command, workspace.Call{Args: []json.RawMessage{raw}})
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, out)
-}
-
 type benchMCPResult struct {
 	File          string  `json:"file"`
 	ImportSeconds float64 `json:"import_seconds"`
@@ -109,7 +84,7 @@ func runBenchMCP(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ln.Close()
-	ask := sessionAsker{root: root, s: s}
+	ask := mcpserver.SessionAsker{Root: root, Session: s}
 
 	if res.BenchResult, err = mcpserver.Bench(ctx, ask, root, *nTargets, *depth); err != nil {
 		return err
