@@ -104,18 +104,6 @@ func (e *faultEnv) evilGo() string {
 	return "package evil\n// " + e.marker + "\nfunc Leak() {}\n"
 }
 
-// gitCommitAll makes root a repository with everything in one commit.
-func gitCommitAll(t *testing.T, root string) {
-	t.Helper()
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base"}} {
-		c := exec.Command("git", append([]string{"-C", root}, args...)...)
-		c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-}
-
 // indexSkipsOutside indexes root into store, checks the index succeeds and
 // reports how many listed paths it skipped as outside-root.
 func (e *faultEnv) indexSkipsOutside(t *testing.T, store, root string) int {
@@ -276,7 +264,7 @@ func faultRows() []faultRow {
 				if err := os.Symlink(filepath.Join(env.canary, "evil.go"), filepath.Join(root, "service", "leak.go")); err != nil {
 					t.Fatal(err)
 				}
-				gitCommitAll(t, root)
+				gitRepo(t, root)
 				store := env.newStore(t)
 				n := env.indexSkipsOutside(t, store, root)
 				env.noSymbol(t, store, root, "Leak")
@@ -292,7 +280,7 @@ func faultRows() []faultRow {
 				if err := os.Symlink(env.canary, filepath.Join(root, "evil")); err != nil {
 					t.Fatal(err)
 				}
-				gitCommitAll(t, root)
+				gitRepo(t, root)
 				store := env.newStore(t)
 				n := env.indexSkipsOutside(t, store, root)
 				env.noSymbol(t, store, root, "Leak")
@@ -319,7 +307,7 @@ func faultRows() []faultRow {
 				if err := os.Symlink(filepath.Join("..", filepath.Base(sibling), "x.go"), filepath.Join(root, "x.go")); err != nil {
 					t.Fatal(err)
 				}
-				gitCommitAll(t, root)
+				gitRepo(t, root)
 				store := env.newStore(t)
 				n := env.indexSkipsOutside(t, store, root)
 				env.noSymbol(t, store, root, "Leak")
@@ -332,7 +320,7 @@ func faultRows() []faultRow {
 			run: func(t *testing.T, env *faultEnv) {
 				t.Parallel()
 				root := fixture(t, "goapp")
-				gitCommitAll(t, root)
+				gitRepo(t, root)
 				store := env.newStore(t)
 				if out, errOut, code := env.lspgraph(t, root, "index", "--store", store, "--root", root); code != 0 {
 					t.Fatalf("lspgraph index exited %d:\n%s%s", code, out, errOut)

@@ -41,18 +41,8 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	node := needTool(t, "node")
 	modules := mcpSDKPath(t)
 	root := fixture(t, "goapp")
-	// A repository, so that changes has a base commit to diff against.
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base"}} {
-		c := exec.Command("git", append([]string{"-C", root}, args...)...)
-		c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A repository, so that changes have a base commit to diff against.
+	head := gitRepo(t, root)
 	mod, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +50,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	bin := lspgraphBin(t)
 	store := filepath.Join(t.TempDir(), "store")
 	dump := filepath.Join(mod, "testdata", "scip", "goapp.scip")
-	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", strings.TrimSpace(string(head)), dump).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", head, dump).CombinedOutput(); err != nil {
 		t.Fatalf("lspgraph scip import: %v\n%s", err, out)
 	}
 	script, err := filepath.Abs(filepath.Join("testdata", "mcp_client.cjs"))
@@ -96,24 +86,15 @@ func TestNeovimMCP(t *testing.T) {
 	dir := t.TempDir()
 	store, logFile := filepath.Join(dir, "store"), filepath.Join(dir, "proxy.log")
 	logOnFailure(t, "lspgraph proxy log", logFile)
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base"}} {
-		c := exec.Command("git", append([]string{"-C", root}, args...)...)
-		c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A repository, so that changes have a base commit to diff against.
+	head := gitRepo(t, root)
 	mod, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := lspgraphBin(t)
 	dump := filepath.Join(mod, "testdata", "scip", "goapp.scip")
-	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", strings.TrimSpace(string(head)), dump).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", head, dump).CombinedOutput(); err != nil {
 		t.Fatalf("lspgraph scip import: %v\n%s", err, out)
 	}
 	script, err := filepath.Abs(filepath.Join("testdata", "mcp_impact.cjs"))

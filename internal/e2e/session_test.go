@@ -28,18 +28,7 @@ func TestNeovimSessionCLI(t *testing.T) {
 	store, logFile := filepath.Join(dir, "store"), filepath.Join(dir, "proxy.log")
 	logOnFailure(t, "lspgraph proxy log", logFile)
 	// A repository, so that changes have a base commit to diff against.
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base"}} {
-		c := exec.Command("git", append([]string{"-C", root}, args...)...)
-		c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	commit := strings.TrimSpace(string(head))
+	commit := gitRepo(t, root)
 	mod, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
