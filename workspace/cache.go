@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,9 @@ import (
 	"sync"
 
 	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+	"github.com/lspgraph/lspgraph/resolve"
 )
 
 // maxCachedAnswers bounds the answer cache; a full cache starts again.
@@ -152,4 +156,56 @@ func (c *answerCache) stats() (hits, misses int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.hits, c.misses
+}
+
+// impactCacheKey names an impact call on a resolved target.
+func impactCacheKey(c Call, targetID string) string {
+	return cacheKey(CommandImpact, c) + "\x00" + targetID
+}
+
+// Cached returns the impact answer a session kept on disk for this call
+// (args as Command takes them) in the store's current state, opening the
+// store read-only and taking a look at the work tree, or false. It is the
+// command line's way to answer without opening the store for writing: an
+// answer is kept only when it was computed after a sync with the same
+// look over the same store version, so a sync now would change nothing.
+func Cached(ctx context.Context, root, storeDir string, args []json.RawMessage) (json.RawMessage, bool) {
+	if len(args) != 1 {
+		return nil, false
+	}
+	q, err := decodeImpactRequest(args[0])
+	if err != nil || q.Target == "" {
+		return nil, false // editor positions need the editor's buffers
+	}
+	if _, err := os.Stat(filepath.Join(storeDir, "answers")); err != nil {
+		return nil, false // nothing kept yet
+	}
+	st, err := graph.Open(storeDir, graph.Options{ReadOnly: true})
+	if err != nil {
+		return nil, false
+	}
+	defer st.Close()
+	r, err := st.Reader()
+	if err != nil {
+		return nil, false
+	}
+	defer r.Close()
+	base := ""
+	if m, ok, err := r.Manifest(graph.Base); err == nil && ok {
+		base = m.Commit
+	}
+	w, err := freshness.Look(ctx, root, base)
+	if err != nil {
+		return nil, false
+	}
+	target, err := resolve.ResolveIn(ctx, r, root, q.Target)
+	if err != nil {
+		return nil, false
+	}
+	state, ok := cacheState(r.Version(), 0, w)
+	if !ok {
+		return nil, false
+	}
+	c := answerCache{dir: filepath.Join(st.Dir(), "answers")}
+	return c.read(impactCacheKey(Call{Args: args, Encoding: textpos.UTF16}, target.ID), state)
 }

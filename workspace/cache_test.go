@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -113,5 +114,48 @@ func TestAnswerCacheDurable(t *testing.T) {
 	st.Close()
 	if _, hits, misses = answer(); hits != 0 || misses != 1 {
 		t.Errorf("after a write to the store: %d cached, %d computed; want 0 and 1", hits, misses)
+	}
+}
+
+// TestCachedReadOnly: the answer a session kept on disk is found without
+// opening the store for writing, equal to the one computed, and not after
+// the store changed.
+func TestCachedReadOnly(t *testing.T) {
+	dir, root := importFixture(t, "goapp", "goapp.scip")
+	ctx := context.Background()
+	args := []json.RawMessage{json.RawMessage(`{"target":"Catalog.Save","depth":3}`)}
+	if _, ok := Cached(ctx, root, dir, args); ok {
+		t.Fatalf("an answer kept before any was computed")
+	}
+	s, err := Open(Options{Root: root, StoreDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Command(ctx, CommandImpact, Call{Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	computed, _ := json.Marshal(res)
+	s.Close()
+	kept, ok := Cached(ctx, root, dir, args)
+	if !ok {
+		t.Fatalf("no answer kept on disk after a session computed one")
+	}
+	var a, b bytes.Buffer
+	json.Compact(&a, computed)
+	json.Compact(&b, kept)
+	if a.String() != b.String() {
+		t.Errorf("the kept answer differs from the computed one")
+	}
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetManifest(ctx, graph.Manifest{Layer: graph.Live, Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, ok := Cached(ctx, root, dir, args); ok {
+		t.Errorf("an answer kept across a write to the store")
 	}
 }

@@ -239,12 +239,17 @@ func (s *Session) impactCommand(ctx context.Context, c Call) (any, error) {
 		o.Verify, rec = s.verifier(c.Server, c.Encoding)
 	}
 	// Without a live server to ask, the same state gives the same answer.
-	key := cacheKey(CommandImpact, c) + "\x00" + target.ID
-	state, cacheable := cacheState(r.Version(), s.buffers.currentVersion(), w)
-	cacheable = cacheable && rec == nil
 	// With no editor buffers open, the answer holds for any process that
-	// sees the same store and work tree: it may be kept on disk.
+	// sees the same store and work tree: it may be kept on disk, and its
+	// state leaves the buffers out.
 	durable := s.buffers.none()
+	bufferVersion := uint64(0)
+	if !durable {
+		bufferVersion = s.buffers.currentVersion()
+	}
+	key := impactCacheKey(c, target.ID)
+	state, cacheable := cacheState(r.Version(), bufferVersion, w)
+	cacheable = cacheable && rec == nil
 	if cacheable {
 		if raw, ok := s.cache.get(key, state, durable); ok {
 			return raw, nil

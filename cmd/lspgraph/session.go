@@ -71,6 +71,13 @@ func ask(ctx context.Context, kind, root, dir, name string, args []json.RawMessa
 		case !errors.Is(err, workspace.ErrNoSession):
 			return nil, err
 		}
+		if name == workspace.CommandImpact {
+			// Asked again with nothing changed: the answer kept on disk,
+			// without opening the store for writing.
+			if raw, ok := workspace.Cached(ctx, root, dir, args); ok {
+				return raw, nil
+			}
+		}
 		s, err := workspace.Open(workspace.Options{Root: root, StoreDir: dir})
 		if err == nil {
 			defer s.Close()
