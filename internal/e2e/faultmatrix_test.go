@@ -104,6 +104,24 @@ func (e *faultEnv) evilGo() string {
 	return "package evil\n// " + e.marker + "\nfunc Leak() {}\n"
 }
 
+// indexWithLink makes a fixture repository holding the link that link
+// returns (its target, and where it goes), indexes it, checks that Leak
+// (the canary's function) is no symbol, and returns how many paths the
+// index skipped as outside-root.
+func (e *faultEnv) indexWithLink(t *testing.T, link func(root string) (target, path string)) int {
+	t.Helper()
+	root := fixture(t, "goapp")
+	target, path := link(root)
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	gitRepo(t, root)
+	store := e.newStore(t)
+	n := e.indexSkipsOutside(t, store, root)
+	e.noSymbol(t, store, root, "Leak")
+	return n
+}
+
 // indexSkipsOutside indexes root into store, checks the index succeeds and
 // reports how many listed paths it skipped as outside-root.
 func (e *faultEnv) indexSkipsOutside(t *testing.T, store, root string) int {
@@ -260,15 +278,9 @@ func faultRows() []faultRow {
 			promise: "A tracked file linking outside the root is skipped as outside-root and none of its symbols or text reach the store.",
 			run: func(t *testing.T, env *faultEnv) {
 				t.Parallel()
-				root := fixture(t, "goapp")
-				if err := os.Symlink(filepath.Join(env.canary, "evil.go"), filepath.Join(root, "service", "leak.go")); err != nil {
-					t.Fatal(err)
-				}
-				gitRepo(t, root)
-				store := env.newStore(t)
-				n := env.indexSkipsOutside(t, store, root)
-				env.noSymbol(t, store, root, "Leak")
-				wantOutsideCounted(t, n)
+				wantOutsideCounted(t, env.indexWithLink(t, func(root string) (string, string) {
+					return filepath.Join(env.canary, "evil.go"), filepath.Join(root, "service", "leak.go")
+				}))
 			},
 		},
 		{
@@ -276,14 +288,7 @@ func faultRows() []faultRow {
 			promise: "A tracked directory link leading outside the root is never walked into and none of its symbols or text reach the store.",
 			run: func(t *testing.T, env *faultEnv) {
 				t.Parallel()
-				root := fixture(t, "goapp")
-				if err := os.Symlink(env.canary, filepath.Join(root, "evil")); err != nil {
-					t.Fatal(err)
-				}
-				gitRepo(t, root)
-				store := env.newStore(t)
-				n := env.indexSkipsOutside(t, store, root)
-				env.noSymbol(t, store, root, "Leak")
+				n := env.indexWithLink(t, func(root string) (string, string) { return env.canary, filepath.Join(root, "evil") })
 				// The canary check after the rows covers the text. git
 				// lists the link as "evil", which has no source extension:
 				// it is dropped before it is resolved, so the summary need
@@ -296,22 +301,16 @@ func faultRows() []faultRow {
 			promise: "A link into a sibling directory whose name starts with the root's name is outside the root, skipped, and not read.",
 			run: func(t *testing.T, env *faultEnv) {
 				t.Parallel()
-				root := fixture(t, "goapp")
-				sibling := root + "-evil"
-				if err := os.MkdirAll(sibling, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(sibling, "x.go"), []byte(env.evilGo()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink(filepath.Join("..", filepath.Base(sibling), "x.go"), filepath.Join(root, "x.go")); err != nil {
-					t.Fatal(err)
-				}
-				gitRepo(t, root)
-				store := env.newStore(t)
-				n := env.indexSkipsOutside(t, store, root)
-				env.noSymbol(t, store, root, "Leak")
-				wantOutsideCounted(t, n)
+				wantOutsideCounted(t, env.indexWithLink(t, func(root string) (string, string) {
+					sibling := root + "-evil"
+					if err := os.MkdirAll(sibling, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(sibling, "x.go"), []byte(env.evilGo()), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return filepath.Join("..", filepath.Base(sibling), "x.go"), filepath.Join(root, "x.go")
+				}))
 			},
 		},
 		{
