@@ -38,9 +38,25 @@ func mcpSDKPath(t *testing.T) string {
 // tools/list with the schemas, every tool on the goapp fixture, an
 // unknown target, bad arguments, a cancelled call and the size cap.
 func TestMCPTypeScriptClient(t *testing.T) {
+	runMCPClient(t, "goapp", "goapp.scip", "mcp_client.cjs")
+}
+
+// TestMCPTypeScriptClientTSFixture runs every tool through the same client
+// SDK on the tsworkspace fixture with its scip-typescript dump
+// (testdata/mcp_ts_client.cjs): the answers name its TypeScript symbols
+// (Order.linePrice's callers up to checkout and the test, pricing's quote
+// called across packages, the ambiguous quote, a function added since the
+// base).
+func TestMCPTypeScriptClientTSFixture(t *testing.T) {
+	runMCPClient(t, "tsworkspace", "tsworkspace.scip", "mcp_ts_client.cjs")
+}
+
+// runMCPClient imports the fixture's dump at its base commit and runs the
+// node client script against `lspgraph mcp` on it.
+func runMCPClient(t *testing.T, name, dumpName, scriptName string) {
 	node := needTool(t, "node")
 	modules := mcpSDKPath(t)
-	root := fixture(t, "goapp")
+	root := fixture(t, name)
 	// A repository, so that changes have a base commit to diff against.
 	head := gitRepo(t, root)
 	mod, err := moduleRoot()
@@ -49,11 +65,11 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	bin := lspgraphBin(t)
 	store := filepath.Join(t.TempDir(), "store")
-	dump := filepath.Join(mod, "testdata", "scip", "goapp.scip")
+	dump := filepath.Join(mod, "testdata", "scip", dumpName)
 	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", head, dump).CombinedOutput(); err != nil {
 		t.Fatalf("lspgraph scip import: %v\n%s", err, out)
 	}
-	script, err := filepath.Abs(filepath.Join("testdata", "mcp_client.cjs"))
+	script, err := filepath.Abs(filepath.Join("testdata", scriptName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +78,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	cmd := exec.CommandContext(ctx, node, script, bin, root, store)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
 	out, err := cmd.CombinedOutput()
-	t.Logf("mcp_client.cjs:\n%s", out)
+	t.Logf("%s:\n%s", scriptName, out)
 	if err != nil {
 		t.Fatalf("the TypeScript client's checks failed: %v", err)
 	}
