@@ -148,14 +148,8 @@ type crawler struct {
 	extern map[string]*document // documents read on demand (referenced, not crawled)
 }
 
-// Crawl runs the language server over the workspace and collects its
-// answers. The server is shut down before Crawl returns.
-func Crawl(ctx context.Context, opts Options) (*Result, error) {
-	root, err := filepath.Abs(opts.Root)
-	if err != nil {
-		return nil, fmt.Errorf("crawl: root %s: %w", opts.Root, err)
-	}
-	opts.Root = root
+// defaults fills in the options left zero.
+func (opts *Options) defaults() {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 4
 	}
@@ -174,6 +168,17 @@ func Crawl(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
+}
+
+// Crawl runs the language server over the workspace and collects its
+// answers. The server is shut down before Crawl returns.
+func Crawl(ctx context.Context, opts Options) (*Result, error) {
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("crawl: root %s: %w", opts.Root, err)
+	}
+	opts.Root = root
+	opts.defaults()
 	if len(opts.Server) == 0 {
 		return nil, errors.New("crawl: no language server command (lspgraph index --lsp -- SERVER ARGS...)")
 	}

@@ -11,6 +11,10 @@
 // Its principal types are [Options], which names the server and the
 // documents, and [Result], the facts per document. [Crawl] runs the server
 // and collects a Result; [Write] stores it as a new base generation.
+// [StartServer] starts the same client and keeps the server running as a
+// [Server] that answers live questions (the verification of `lspgraph mcp
+// -- SERVER`), opening each document it is asked about with its text on
+// disk.
 //
 // # Identities
 //

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,7 +48,19 @@ type BenchResult struct {
 	TokensMax    int `json:"tokens_max"`
 	Capped       int `json:"capped"` // answers that left something out to fit the cap
 	Errors       int `json:"errors"`
+	// Slowest are the first pass's slowest targets, slowest first.
+	Slowest []TargetTime `json:"slowest"`
 }
+
+// TargetTime is one target's first impact call.
+type TargetTime struct {
+	Target string  `json:"target"`
+	MS     float64 `json:"ms"`
+	Tokens int     `json:"tokens"`
+}
+
+// slowestKept is how many of the slowest targets a BenchResult names.
+const slowestKept = 5
 
 // Bench times the impact tool (at depth) over n function and method symbols
 // of the workspace at root, picked evenly from those the symbols command
@@ -94,12 +107,15 @@ func Bench(ctx context.Context, ask Asker, root string, n, depth int) (BenchResu
 			}
 			n, capped := answerSize(r)
 			toks = append(toks, n)
+			res.Slowest = append(res.Slowest, TargetTime{Target: target, MS: float64(d.Microseconds()) / 1000, Tokens: n})
 			if capped {
 				res.Capped++
 			}
 		}
 	}
 	res.MCP, res.MCPRepeat = LatencyOf(times), LatencyOf(again)
+	slices.SortFunc(res.Slowest, func(a, b TargetTime) int { return cmp.Compare(b.MS, a.MS) })
+	res.Slowest = res.Slowest[:min(len(res.Slowest), slowestKept)]
 	slices.Sort(toks)
 	if len(toks) > 0 {
 		res.TokensMedian, res.TokensMax = toks[len(toks)/2], toks[len(toks)-1]

@@ -270,9 +270,10 @@ func (s *Session) impactCommand(ctx context.Context, c Call) (any, error) {
 	if !cacheable {
 		return a, nil
 	}
-	// Indented as the command line prints it, so that it can pass the
-	// bytes on as they are.
-	raw, err := json.MarshalIndent(a, "", "  ")
+	// Compact: indenting a large answer costs four times the encoding and
+	// half as many bytes again for every reader to scan (the MCP server
+	// decodes it whole); the command line indents what it prints.
+	raw, err := json.Marshal(a)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the answer: %w", err)
 	}

@@ -38,9 +38,25 @@ func mcpSDKPath(t *testing.T) string {
 // tools/list with the schemas, every tool on the goapp fixture, an
 // unknown target, bad arguments, a cancelled call and the size cap.
 func TestMCPTypeScriptClient(t *testing.T) {
+	runMCPClient(t, "goapp", "goapp.scip", "mcp_client.cjs")
+}
+
+// TestMCPTypeScriptClientTSFixture runs every tool through the same client
+// SDK on the tsworkspace fixture with its scip-typescript dump
+// (testdata/mcp_ts_client.cjs): the answers name its TypeScript symbols
+// (Order.linePrice's callers up to checkout and the test, pricing's quote
+// called across packages, the ambiguous quote, a function added since the
+// base).
+func TestMCPTypeScriptClientTSFixture(t *testing.T) {
+	runMCPClient(t, "tsworkspace", "tsworkspace.scip", "mcp_ts_client.cjs")
+}
+
+// runMCPClient imports the fixture's dump at its base commit and runs the
+// node client script against `lspgraph mcp` on it.
+func runMCPClient(t *testing.T, name, dumpName, scriptName string) {
 	node := needTool(t, "node")
 	modules := mcpSDKPath(t)
-	root := fixture(t, "goapp")
+	root := fixture(t, name)
 	// A repository, so that changes have a base commit to diff against.
 	head := gitRepo(t, root)
 	mod, err := moduleRoot()
@@ -49,11 +65,11 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	bin := lspgraphBin(t)
 	store := filepath.Join(t.TempDir(), "store")
-	dump := filepath.Join(mod, "testdata", "scip", "goapp.scip")
+	dump := filepath.Join(mod, "testdata", "scip", dumpName)
 	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", head, dump).CombinedOutput(); err != nil {
 		t.Fatalf("lspgraph scip import: %v\n%s", err, out)
 	}
-	script, err := filepath.Abs(filepath.Join("testdata", "mcp_client.cjs"))
+	script, err := filepath.Abs(filepath.Join("testdata", scriptName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +78,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	cmd := exec.CommandContext(ctx, node, script, bin, root, store)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
 	out, err := cmd.CombinedOutput()
-	t.Logf("mcp_client.cjs:\n%s", out)
+	t.Logf("%s:\n%s", scriptName, out)
 	if err != nil {
 		t.Fatalf("the TypeScript client's checks failed: %v", err)
 	}
@@ -76,7 +92,8 @@ func TestMCPTypeScriptClient(t *testing.T) {
 // TypeScript SDK client (testdata/mcp_impact.cjs) calls the impact tool of
 // `lspgraph mcp` in another process: the answer comes from the editor's
 // session, lists the unsaved caller at d=1, carries gopls's verification
-// marks, and no second gopls runs for the workspace.
+// marks, and no second gopls runs for the workspace, although the MCP
+// server is given `-- gopls` to start when no session serves it.
 func TestNeovimMCP(t *testing.T) {
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
@@ -109,7 +126,8 @@ func TestNeovimMCP(t *testing.T) {
 		{Name: "references", Method: "textDocument/references", Params: refs},
 		// Before line 36 ("// Import saves…"): a new method calling Save.
 		{Name: "edit", Edit: &nvimEdit{Line: 36, Text: "// SaveDefault saves a product under its SKU.\nfunc (c *Catalog) SaveDefault(sku string) error {\n\treturn c.Save(sku, sku)\n}\n"}},
-		{Name: "mcp impact", Shell: []string{"env", "NODE_PATH=" + modules, node, script, bin, root, store, "Catalog.Save"}},
+		// With a server to start: the editor's session is there, so none is.
+		{Name: "mcp impact", Shell: []string{"env", "NODE_PATH=" + modules, node, script, bin, root, store, "Catalog.Save", "--", gopls}},
 	})
 	var edit struct{ Modified bool }
 	if json.Unmarshal(res.step(t, "edit"), &edit); !edit.Modified {
@@ -134,12 +152,12 @@ func TestNeovimMCP(t *testing.T) {
 		Workspace bool   `json:"workspace"`
 	}
 	var r struct {
-		Before, Connected, After []proc
-		During                   int
-		MS                       float64
-		IsError                  bool
-		Text                     string
-		Status                   struct {
+		Before, Connected, After, Exited []proc
+		During                           int
+		MS                               float64
+		IsError                          bool
+		Text                             string
+		Status                           struct {
 			Session struct {
 				PID        int      `json:"pid"`
 				LiveServer bool     `json:"liveServer"`
@@ -204,9 +222,127 @@ func TestNeovimMCP(t *testing.T) {
 		}
 		return n
 	}
-	b, c, d, a := count(r.Before), count(r.Connected), r.During, count(r.After)
-	t.Logf("gopls processes in the workspace: %d before, %d connected, %d during, %d after (%d on the machine)", b, c, d, a, len(r.After))
-	if b != 1 || c != 1 || d != 1 || a != 1 {
-		t.Errorf("gopls processes in the workspace: %d before, %d with lspgraph mcp connected, at most %d during the call, %d after; want exactly 1 throughout\n%+v", b, c, d, a, r.After)
+	b, c, d, a, x := count(r.Before), count(r.Connected), r.During, count(r.After), count(r.Exited)
+	t.Logf("gopls processes in the workspace: %d before, %d connected, %d during, %d after, %d once mcp exited (%d on the machine)", b, c, d, a, x, len(r.After))
+	if b != 1 || c != 1 || d != 1 || a != 1 || x != 1 {
+		t.Errorf("gopls processes in the workspace: %d before, %d with lspgraph mcp connected, at most %d during the call, %d after, %d once it exited; want exactly 1 throughout\n%+v", b, c, d, a, x, r.After)
+	}
+}
+
+// TestMCPStartsServer: with no editor's session for the workspace,
+// `lspgraph mcp -- gopls` starts gopls itself and serves the session with
+// it: impact's d=1 dependents carry gopls's verification marks (a caller
+// added to the work tree after the base included), and once the MCP
+// client closes, no gopls is left running in the workspace.
+func TestMCPStartsServer(t *testing.T) {
+	gopls := goplsPath(t)
+	node := needTool(t, "node")
+	modules := mcpSDKPath(t)
+	root := fixture(t, "goapp")
+	head := gitRepo(t, root)
+	mod, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := lspgraphBin(t)
+	store := filepath.Join(t.TempDir(), "store")
+	dump := filepath.Join(mod, "testdata", "scip", "goapp.scip")
+	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", head, dump).CombinedOutput(); err != nil {
+		t.Fatalf("lspgraph scip import: %v\n%s", err, out)
+	}
+	// A new caller of Catalog.Save in the work tree, not in the base.
+	cat := filepath.Join(root, "service", "catalog.go")
+	src, err := os.ReadFile(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = append(src, "\n// SaveDefault saves a product under its SKU.\nfunc (c *Catalog) SaveDefault(sku string) error {\n\treturn c.Save(sku, sku)\n}\n"...)
+	if err := os.WriteFile(cat, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "mcp_impact.cjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, bin, root, store, "Catalog.Save", "--", gopls)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	line := ""
+	for _, l := range strings.Split(string(out), "\n") {
+		if rest, ok := strings.CutPrefix(l, "RESULT "); ok {
+			line = rest
+		}
+	}
+	if err != nil || line == "" {
+		t.Fatalf("mcp_impact.cjs: %v\n%s", err, out)
+	}
+	type proc struct {
+		PID       int    `json:"pid"`
+		Parent    string `json:"parent"`
+		Workspace bool   `json:"workspace"`
+	}
+	var r struct {
+		Before, Connected, After, Exited []proc
+		During                           int
+		IsError                          bool
+		Text                             string
+		Status                           struct {
+			Session struct {
+				PID        int  `json:"pid"`
+				LiveServer bool `json:"liveServer"`
+			} `json:"session"`
+		}
+		Impact struct {
+			Depths []struct {
+				Depth      int `json:"depth"`
+				Dependents []struct {
+					Name         string `json:"name"`
+					Verification string `json:"verification"`
+				} `json:"dependents"`
+			} `json:"depths"`
+			Verification string `json:"verification"`
+		}
+	}
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatalf("decoding mcp_impact.cjs's result: %v\n%s", err, line)
+	}
+	t.Logf("MCP impact:\n%s", r.Text)
+	if r.IsError {
+		t.Fatalf("the impact tool answered an error:\n%s", r.Text)
+	}
+	if s := r.Status.Session; s.PID == 0 || !s.LiveServer {
+		t.Errorf("status through MCP: session %+v; want the MCP server's own session with its live server", s)
+	}
+	if len(r.Impact.Depths) == 0 || r.Impact.Depths[0].Depth != 1 {
+		t.Fatalf("impact through MCP has no d=1: %+v", r.Impact.Depths)
+	}
+	marks := map[string]string{}
+	for _, d := range r.Impact.Depths[0].Dependents {
+		marks[d.Name] = d.Verification
+	}
+	if len(marks) != 2 || marks["Catalog.SaveDefault"] != "verified" || marks["Catalog.Import"] != "verified" {
+		t.Errorf("impact through MCP: d=1 marks %v; want Catalog.Import and the work tree's Catalog.SaveDefault, both verified", marks)
+	}
+	if !strings.Contains(r.Impact.Verification, "checked against the live server") {
+		t.Errorf("impact through MCP: verification %q; want d=1 checked against the live server", r.Impact.Verification)
+	}
+	count := func(ps []proc) (n int) {
+		for _, p := range ps {
+			if p.Workspace {
+				n++
+				if !strings.Contains(p.Parent, " mcp ") {
+					t.Errorf("gopls %d runs under %q; want lspgraph mcp", p.PID, p.Parent)
+				}
+			}
+		}
+		return n
+	}
+	b, c, a, x := count(r.Before), count(r.Connected), count(r.After), count(r.Exited)
+	t.Logf("gopls processes in the workspace: %d before, %d connected, %d during, %d after, %d once mcp exited", b, c, r.During, a, x)
+	if b != 0 || c != 1 || r.During != 1 || a != 1 || x != 0 {
+		t.Errorf("gopls processes in the workspace: %d before, %d with lspgraph mcp connected, %d during the call, %d after, %d once it exited; want 0, 1, 1, 1, 0\n%+v", b, c, r.During, a, x, r.Exited)
 	}
 }

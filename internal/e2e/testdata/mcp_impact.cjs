@@ -1,7 +1,8 @@
 // Calls the impact tool of `lspgraph mcp` once with the official TypeScript
 // SDK client, counting the workspace's gopls processes before, during and
-// after the call. Usage:
-//   node mcp_impact.cjs LSPGRAPH ROOT STORE TARGET
+// after the call, and once `lspgraph mcp` has exited. Usage:
+//   node mcp_impact.cjs LSPGRAPH ROOT STORE TARGET [MCP ARGS...]
+// (MCP ARGS, such as `-- gopls`, are passed on to `lspgraph mcp`.)
 // Prints one line "RESULT {json}": the status and impact tools' structured
 // content and the gopls counts.
 const fs = require("fs");
@@ -9,7 +10,7 @@ const path = require("path");
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 
-const [bin, root, store, target] = process.argv.slice(2);
+const [bin, root, store, target, ...extra] = process.argv.slice(2);
 const realRoot = fs.realpathSync(root);
 
 // gopls lists the processes whose executable is named gopls, with their
@@ -37,7 +38,7 @@ const inWorkspace = (ps) => ps.filter((p) => p.workspace).length;
 async function main() {
   const res = { before: gopls() };
   const transport = new StdioClientTransport({
-    command: bin, args: ["mcp", "--root", root, "--store", store], cwd: root, stderr: "pipe",
+    command: bin, args: ["mcp", "--root", root, "--store", store, ...extra], cwd: root, stderr: "pipe",
   });
   const client = new Client({ name: "lspgraph-e2e", version: "1.0.0" });
   await client.connect(transport);
@@ -57,6 +58,10 @@ async function main() {
   res.text = (r.content || []).filter((c) => c.type === "text").map((c) => c.text).join("");
   res.impact = r.structuredContent;
   await client.close();
+  // The server `lspgraph mcp` started, if any, goes with it.
+  const deadline = Date.now() + 10000;
+  while (inWorkspace(gopls()) > inWorkspace(res.before) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  res.exited = gopls();
   console.log("RESULT " + JSON.stringify(res));
 }
 
