@@ -23,6 +23,8 @@ type nvimRequest struct {
 	Shell []string `json:"shell,omitempty"`
 	// WaitFile waits (bounded) until the file exists.
 	WaitFile string `json:"wait_file,omitempty"`
+	// Lua runs a chunk in the opened buffer and records its messages.
+	Lua string `json:"lua,omitempty"`
 }
 
 // nvimEdit is an unsaved insertion into the opened buffer.

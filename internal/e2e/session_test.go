@@ -284,3 +284,52 @@ func proxyPIDs(t *testing.T, logFile string) int {
 	t.Fatalf("no proxy process with --log %s", logFile)
 	return 0
 }
+
+// TestNeovimREADMEHelper runs the README's Neovim helper, extracted from
+// README.md as written, in Neovim 0.7 holding `lspgraph proxy -- gopls`: it
+// prints lspgraph.status's answer, and for an unknown symbol it shows the
+// proxy's reason instead of nothing.
+func TestNeovimREADMEHelper(t *testing.T) {
+	gopls := goplsPath(t)
+	needTool(t, "nvim")
+	mod, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(mod, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := strings.Index(string(readme), "local function lspgraph(command, arguments)")
+	end := strings.Index(string(readme), "vim.keymap.set(\"n\", \"<leader>ls\"")
+	if start < 0 || end < start {
+		t.Fatal("README.md has no Neovim helper `local function lspgraph(command, arguments)` before its keymaps")
+	}
+	helper := string(readme)[start:end]
+	root := fixture(t, "goapp")
+	dir := t.TempDir()
+	store, logFile := filepath.Join(dir, "store"), filepath.Join(dir, "proxy.log")
+	logOnFailure(t, "lspgraph proxy log", logFile)
+	importSCIP(t, store, root, "goapp.scip")
+	res := runNvim(t, proxyArgv(t, store, logFile, []string{gopls}), root, "service/catalog.go", []nvimRequest{
+		{Name: "status", Lua: helper + "\nlspgraph(\"lspgraph.status\")\n"},
+		{Name: "unknown", Lua: helper + "\nlspgraph(\"lspgraph.impact\", { \"NoSuchSymbolAnywhere\" })\n"},
+	})
+	var st, unknown struct {
+		OK       bool
+		Err      string
+		Messages string
+	}
+	if err := json.Unmarshal(res.step(t, "status"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(res.step(t, "unknown"), &unknown); err != nil {
+		t.Fatal(err)
+	}
+	if !st.OK || !strings.Contains(st.Messages, "proxy") || !strings.Contains(st.Messages, "gopls") {
+		t.Errorf("the README helper on lspgraph.status: ok %v err %q, messages:\n%s\nwant the proxy's status printed", st.OK, st.Err, st.Messages)
+	}
+	if !unknown.OK || !strings.Contains(unknown.Messages, "NoSuchSymbolAnywhere") {
+		t.Errorf("the README helper on an unknown symbol: ok %v err %q, messages:\n%s\nwant the proxy's reason naming it", unknown.OK, unknown.Err, unknown.Messages)
+	}
+}

@@ -15,7 +15,8 @@
 --               until the client has sent the change; one with "shell" =
 --               argv runs a command while the editor stays attached and
 --               records {out, code}; one with "wait_file" = PATH waits until
---               the file exists.
+--               the file exists; one with "lua" = CHUNK runs the chunk in the
+--               buffer and records {ok, err, messages}.
 local cfg = vim.fn.json_decode(table.concat(vim.fn.readfile(vim.env.LSPGRAPH_E2E_CONFIG), "\n"))
 local res = { steps = {} }
 
@@ -62,6 +63,17 @@ local function run()
       res.steps[r.name] = { ms = (vim.loop.hrtime() - t0) / 1e6, result = { modified = vim.bo[buf].modified } }
       goto continue
     end
+    if r.lua then
+      -- A chunk run in the opened buffer; its messages are recorded.
+      vim.cmd("messages clear")
+      local chunk, lerr = loadstring(r.lua)
+      local ok, e = false, lerr
+      if chunk then
+        ok, e = pcall(chunk)
+      end
+      res.steps[r.name] = { ms = (vim.loop.hrtime() - t0) / 1e6, result = { ok = ok, err = e and tostring(e) or "", messages = vim.fn.execute("messages") } }
+      goto continue
+    end
     if r.wait_file then
       local ok = vim.wait(cfg.timeout_ms, function()
         return vim.loop.fs_stat(r.wait_file) ~= nil
@@ -81,7 +93,7 @@ local function run()
     elseif not answers[id] then
       step.error = { message = "the client sent no " .. r.method .. " (server capability missing?)" }
     else
-      step.result, step.error = answers[id].result, answers[id].err
+      step.result, step.error = answers[id].result, answers[id].err or answers[id].error -- Neovim 0.7: error
     end
     res.steps[r.name] = step
     ::continue::
