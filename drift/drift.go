@@ -90,7 +90,10 @@ type SymbolStat struct {
 	F1        float64  `json:"f1"`
 	Missing   []string `json:"missing,omitempty"` // the server's sites the graph lacks
 	Extra     []string `json:"extra,omitempty"`   // the graph's sites the server does not report
-	Error     string   `json:"error,omitempty"`
+	// ViaInterface counts the matched sites the graph records as calls
+	// through an interface method this method implements.
+	ViaInterface int    `json:"viaInterface,omitempty"`
+	Error        string `json:"error,omitempty"`
 }
 
 // LayerState is a layer's freshness.
@@ -305,6 +308,30 @@ func compare(ctx context.Context, r *graph.Reader, refs impact.Verifier, c candi
 		}
 		g[site(o.Path, o.Range.Start.Line)] = true
 	}
+	// Calls through an interface the method implements: gopls counts them
+	// as the method's references, other servers do not. The graph's
+	// sites of the interface methods count where the server reports them
+	// and are not extra where it does not.
+	via := map[string]bool{}
+	if s.Kind == "method" {
+		es, err := r.Outgoing(ctx, s.ID, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImplements}})
+		if err != nil {
+			st.Error = err.Error()
+			return st
+		}
+		for _, e := range es {
+			occs, err := r.References(ctx, e.To, 0)
+			if err != nil {
+				st.Error = err.Error()
+				return st
+			}
+			for _, o := range occs {
+				if o.Roles&(graph.RoleDefinition|graph.RoleForwardDefinition) == 0 {
+					via[site(o.Path, o.Range.Start.Line)] = true
+				}
+			}
+		}
+	}
 	locs, err := refs(ctx, s.Def)
 	if err != nil {
 		st.Error = err.Error()
@@ -316,6 +343,12 @@ func compare(ctx context.Context, r *graph.Reader, refs impact.Verifier, c candi
 	}
 	delete(sv, st.Def) // the definition's own line is not a reference site
 	delete(g, st.Def)
+	for k := range via {
+		if sv[k] && !g[k] {
+			g[k] = true
+			st.ViaInterface++
+		}
+	}
 	for k := range sv {
 		if g[k] {
 			st.Matched++
@@ -352,7 +385,7 @@ func layers(ctx context.Context, r *graph.Reader, o Options, rep *Report) error 
 	} else if ok {
 		base.Documents = m.Documents
 	}
-	base.Stale = base.Commit != base.Head || base.Changed > 0
+	base.Stale = base.Head != "" && (base.Commit != base.Head || base.Changed > 0)
 	rep.Layers = append(rep.Layers, base)
 	if !o.BaseOnly {
 		rep.Layers = append(rep.Layers, LayerState{Layer: "live", Head: b.Head, Documents: len(b.Live), Dirty: len(b.Dirty)})
