@@ -101,3 +101,33 @@ func TestDrawDeterministic(t *testing.T) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// TestAuditInterfaceCalls: a call through the interface method I.M is the
+// concrete method C.M's reference where the server says so (gopls), and
+// not an extra site where it does not.
+func TestAuditInterfaceCalls(t *testing.T) {
+	a := graphtest.MustParseFacts(t, graph.Document{Path: "a.go", Language: "go", Source: graph.SourceSCIP}, `
+sym I.M name=M kind=method def=a.go@1:6-1:7
+sym C.M name=M kind=method def=a.go@3:6-3:7
+occ I.M 1:6-1:7 def
+occ C.M 3:6-3:7 def
+occ I.M 8:2-8:3 ref
+edge C.M implements I.M
+`)
+	r := graphtest.Base(t, graph.Manifest{Tool: "test", State: graph.StateComplete}, a)
+	for _, withDispatch := range []bool{true, false} {
+		refs := func(_ context.Context, def graph.Location) ([]graph.Location, error) {
+			if def.Range.Start.Line == 2 && !withDispatch {
+				return nil, nil
+			}
+			return []graph.Location{{Path: "a.go", Range: textpos.Range{Start: textpos.Position{Line: 7}}}}, nil
+		}
+		rep, err := Audit(context.Background(), r, refs, Options{Root: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Compared != 2 || rep.Drift != 0 || len(rep.Worst) != 0 {
+			t.Errorf("server reports dispatch %v: compared %d, drift %v, worst %+v; want 2, 0, none", withDispatch, rep.Compared, rep.Drift, rep.Worst)
+		}
+	}
+}
