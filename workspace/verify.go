@@ -26,6 +26,15 @@ import (
 // a symlink leaving it); locations outside root are dropped. buffer may be
 // nil (no editor).
 func liveVerifier(req lspproxy.Requester, root string, enc textpos.Encoding, buffer func(rel string) ([]byte, bool)) impact.Verifier {
+	return ServerReferences(req, root, enc, buffer, true)
+}
+
+// ServerReferences returns an [impact.Verifier] that asks the language
+// server behind req for textDocument/references (declaration excluded) of
+// the symbol defined at a graph location, united with
+// callHierarchy/incomingCalls when calls is set, converting positions as
+// liveVerifier says. The locations are root-relative and deduplicated.
+func ServerReferences(req lspproxy.Requester, root string, enc textpos.Encoding, buffer func(rel string) ([]byte, bool), calls bool) impact.Verifier {
 	return func(ctx context.Context, def graph.Location) ([]graph.Location, error) {
 		texts := map[string]*textpos.Mapper{}
 		mapper := func(rel string) (*textpos.Mapper, error) {
@@ -67,7 +76,9 @@ func liveVerifier(req lspproxy.Requester, root string, enc textpos.Encoding, buf
 		if err := json.Unmarshal(raw, &locs); err != nil && string(raw) != "null" {
 			return nil, fmt.Errorf("textDocument/references: decoding %.200s: %w", raw, err)
 		}
-		locs = append(locs, incomingCalls(ctx, req, doc, pos)...)
+		if calls {
+			locs = append(locs, incomingCalls(ctx, req, doc, pos)...)
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -44,6 +44,7 @@ func commands() []command {
 		{"bench", "measure throughput (bench scip FILE: decode-only vs full import)", runBench},
 		{"scope", "show a file's or package's dependency closure and why each package is in it", runScope},
 		{"context", "build a ranked, budgeted context pack for a symbol", runContext},
+		{"verify", "audit the graph against a language server (verify -- SERVER ARGS...): precision, recall and drift per source; exit 1 over --max-drift", runVerify},
 		{"mcp", "serve the Model Context Protocol on stdio for AI agents: status, symbols, impact, context, changes", runMCP},
 		{"version", "print the version (also --version)", nil},
 	}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lspgraph/lspgraph/crawl"
+	"github.com/lspgraph/lspgraph/drift"
+	"github.com/lspgraph/lspgraph/workspace"
+)
+
+// errDrift is the failure of an audit over --max-drift (exit code 1).
+var errDrift = errors.New("drift over the limit")
+
+func runVerify(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "verify", "verify [--root DIR] [--store DIR] [--sample N] [--seed S] [--max-drift X] [--layer base|all] [--json] -- SERVER ARGS...\n\n"+
+		"Audits the graph against the real language server: starts SERVER in the root, samples N functions,\n"+
+		"methods and types defined inside the root (stratified by layer and source: scip, lsp, syntax; the\n"+
+		"same seed samples the same symbols), and compares each one's reference sites in the graph (file:line,\n"+
+		"definition excluded) with the server's textDocument/references (declaration excluded). It reports\n"+
+		"precision (graph sites the server confirms) and recall (server sites the graph has) per source, the\n"+
+		"worst symbols with their missing and extra sites, and each layer's freshness.\n\n"+
+		"drift = 1 - recall-weighted F1: the mean of the symbols' F1 scores, each weighted by the number of\n"+
+		"sites the server reports for it (at least 1). 0 means the graph agrees with the server everywhere.\n"+
+		"Exit status: 0 when drift <= --max-drift, 1 when it is over (or the audit fails), 2 for usage errors.")
+	root := fs.String("root", "", "workspace root `DIR` (default: the git top level of the current directory)")
+	store := fs.String("store", "", "graph store `DIR` (default: the user cache directory for the root)")
+	sample := fs.Int("sample", drift.DefaultSample, "number of symbols to compare (`N`)")
+	seed := fs.Uint64("seed", 0, "seed `S` of the sample")
+	maxDrift := fs.Float64("max-drift", 0.1, "fail (exit 1) when drift is over `X` (0-1)")
+	layer := fs.String("layer", "all", "`LAYER` to audit: base (the base layer alone, as CI asks after an import) or all (base and live)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	server := fs.Args()
+	if len(server) == 0 || !slices.Contains(args, "--") {
+		return fmt.Errorf("%w: name the language server after -- (lspgraph verify -- gopls)", errUsage)
+	}
+	if *sample <= 0 {
+		return fmt.Errorf("%w: --sample must be positive", errUsage)
+	}
+	if *maxDrift < 0 || *maxDrift > 1 {
+		return fmt.Errorf("%w: --max-drift must be within 0-1", errUsage)
+	}
+	if *layer != "base" && *layer != "all" {
+		return fmt.Errorf("%w: --layer must be base or all, not %q", errUsage, *layer)
+	}
+	r, err := workspaceRoot(ctx, *root)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(e, *store, r, true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rd, err := st.Reader()
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+
+	srv, err := crawl.StartServer(ctx, crawl.Options{Root: r, Server: server, Stderr: e.stderr})
+	if err != nil {
+		return err
+	}
+	defer srv.Shutdown(context.WithoutCancel(ctx), 5*time.Second)
+	if !srv.WaitReady(ctx) {
+		return ctx.Err()
+	}
+	refs := workspace.ServerReferences(srv, r, srv.Encoding(), nil, false)
+	rep, err := drift.Audit(ctx, rd, refs, drift.Options{Root: r, Sample: *sample, Seed: *seed, BaseOnly: *layer == "base"})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		err = writeJSON(e.stdout, struct {
+			*drift.Report
+			Server   string  `json:"server"`
+			MaxDrift float64 `json:"maxDrift"`
+		}{rep, srv.Name(), *maxDrift})
+	} else {
+		err = writeVerifyText(e.stdout, rep, srv.Name(), *maxDrift)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Drift > *maxDrift {
+		return fmt.Errorf("%w: drift %.3f > --max-drift %.3f", errDrift, rep.Drift, *maxDrift)
+	}
+	return nil
+}
+
+func writeVerifyText(w io.Writer, rep *drift.Report, server string, maxDrift float64) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "verify: %d of %d symbols compared against %s (layer %s, seed %d)", rep.Compared, rep.Candidates, server, rep.Layer, rep.Seed)
+	if rep.Failed > 0 {
+		fmt.Fprintf(&b, ", %d failed", rep.Failed)
+	}
+	verdict := "ok"
+	if rep.Drift > maxDrift {
+		verdict = "OVER"
+	}
+	fmt.Fprintf(&b, "\ndrift %.3f (max %.3f): %s; precision %.3f, recall %.3f\n\n", rep.Drift, maxDrift, verdict, rep.Precision, rep.Recall)
+	fmt.Fprintf(&b, "%-14s %8s %10s %10s %7s %7s %7s\n", "source", "symbols", "precision", "recall", "graph", "server", "matched")
+	for _, s := range rep.Sources {
+		fmt.Fprintf(&b, "%-14s %8d %10.3f %10.3f %7d %7d %7d\n", s.Layer+"/"+s.Source, s.Symbols, s.Precision, s.Recall, s.Graph, s.Server, s.Matched)
+	}
+	if len(rep.Worst) > 0 {
+		b.WriteString("\nworst symbols:\n")
+		for _, s := range rep.Worst {
+			fmt.Fprintf(&b, "  F1 %.3f  %s (%s) %s [%s/%s] precision %.3f recall %.3f\n", s.F1, s.Name, s.Kind, s.Def, s.Layer, s.Source, s.Precision, s.Recall)
+			for _, m := range s.Missing {
+				fmt.Fprintf(&b, "    missing %s\n", m)
+			}
+			for _, x := range s.Extra {
+				fmt.Fprintf(&b, "    extra   %s\n", x)
+			}
+		}
+	}
+	b.WriteString("\nlayers:\n")
+	for _, l := range rep.Layers {
+		switch l.Layer {
+		case "base":
+			state := "fresh"
+			switch {
+			case l.Head == "":
+				state = "unknown"
+			case l.Stale:
+				state = "stale"
+			}
+			fmt.Fprintf(&b, "  base  %d documents from %s at %s; HEAD %s; %d changed since: %s\n",
+				l.Documents, orDash(l.Tool), orDash(impactShortRev(l.Commit)), orDash(impactShortRev(l.Head)), l.Changed, state)
+			for _, r := range l.Reasons {
+				fmt.Fprintf(&b, "        %s\n", r)
+			}
+		default:
+			fmt.Fprintf(&b, "  %-5s %d documents, %d unsaved\n", l.Layer, l.Documents, l.Dirty)
+		}
+	}
+	for _, e := range rep.Errors {
+		fmt.Fprintf(&b, "error: %s\n", e)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,403 @@
+// Package drift audits the graph against a live language server: it
+// samples defined symbols, compares the graph's reference sites with the
+// server's textDocument/references, and reports precision and recall per
+// source, the worst symbols and the freshness of each layer.
+package drift
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/impact"
+)
+
+// DefaultSample is the number of symbols audited when Options.Sample is 0.
+const DefaultSample = 50
+
+// DefaultWorst is the number of worst symbols a report lists.
+const DefaultWorst = 10
+
+// Options says what to audit.
+type Options struct {
+	// Root is the workspace root (absolute).
+	Root string
+	// Sample is the number of symbols to compare (DefaultSample when 0).
+	Sample int
+	// Seed makes the sample: the same seed on the same graph samples the
+	// same symbols.
+	Seed uint64
+	// BaseOnly audits the base layer alone (the reader's BaseView).
+	BaseOnly bool
+	// Worst is the number of worst symbols listed (DefaultWorst when 0).
+	Worst int
+}
+
+// Report is the result of an audit.
+type Report struct {
+	Root  string `json:"root"`
+	Layer string `json:"layer"` // "base" or "all"
+	Seed  uint64 `json:"seed"`
+	// Candidates is the number of symbols the sample was drawn from.
+	Candidates int `json:"candidates"`
+	// Compared is the number of symbols compared with the server.
+	Compared int `json:"compared"`
+	// Failed counts the symbols the server could not answer for.
+	Failed int `json:"failed,omitempty"`
+	// Precision and Recall pool the sites of every compared symbol.
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	// Drift is 1 − the recall-weighted F1 (see [Drift]).
+	Drift   float64      `json:"drift"`
+	Sources []SourceStat `json:"sources"`
+	Worst   []SymbolStat `json:"worst"`
+	Layers  []LayerState `json:"layers"`
+	Errors  []string     `json:"errors,omitempty"`
+}
+
+// SourceStat is the agreement of the symbols of one stratum: a layer and
+// the source of the documents that define them.
+type SourceStat struct {
+	Layer     string  `json:"layer"`
+	Source    string  `json:"source"`
+	Symbols   int     `json:"symbols"`
+	Candidate int     `json:"candidates"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	Matched   int     `json:"matched"`
+	Graph     int     `json:"graphSites"`
+	Server    int     `json:"serverSites"`
+}
+
+// SymbolStat is the comparison of one symbol's reference sites (file:line).
+type SymbolStat struct {
+	Symbol    string   `json:"symbol"`
+	Name      string   `json:"name"`
+	Kind      string   `json:"kind"`
+	Def       string   `json:"def"` // path:line
+	Layer     string   `json:"layer"`
+	Source    string   `json:"source"`
+	Graph     int      `json:"graphSites"`
+	Server    int      `json:"serverSites"`
+	Matched   int      `json:"matched"`
+	Precision float64  `json:"precision"`
+	Recall    float64  `json:"recall"`
+	F1        float64  `json:"f1"`
+	Missing   []string `json:"missing,omitempty"` // the server's sites the graph lacks
+	Extra     []string `json:"extra,omitempty"`   // the graph's sites the server does not report
+	// ViaInterface counts the matched sites the graph records as calls
+	// through an interface method this method implements.
+	ViaInterface int    `json:"viaInterface,omitempty"`
+	Error        string `json:"error,omitempty"`
+}
+
+// LayerState is a layer's freshness.
+type LayerState struct {
+	Layer     string   `json:"layer"`
+	Commit    string   `json:"commit,omitempty"`
+	Head      string   `json:"head,omitempty"`
+	Tool      string   `json:"tool,omitempty"`
+	State     string   `json:"state,omitempty"`
+	Documents int      `json:"documents"`
+	Changed   int      `json:"changed"` // documents changed since the base commit (base layer)
+	Stale     bool     `json:"stale"`   // the base commit is not HEAD or documents changed since
+	Dirty     int      `json:"dirty,omitempty"`
+	Partial   bool     `json:"partial,omitempty"`
+	Reasons   []string `json:"reasons,omitempty"`
+}
+
+// kinds are the symbol kinds audited: functions, methods and types.
+var kinds = map[string]bool{
+	"function": true, "method": true, "type": true, "struct": true, "interface": true, "class": true,
+}
+
+// candidate is a symbol that may be sampled.
+type candidate struct {
+	sym    graph.Symbol
+	layer  string
+	source string
+}
+
+// Audit compares a sample of the symbols r defines inside the root with
+// what refs (the server's references of a definition) answers.
+func Audit(ctx context.Context, r *graph.Reader, refs impact.Verifier, o Options) (*Report, error) {
+	if o.Sample <= 0 {
+		o.Sample = DefaultSample
+	}
+	if o.Worst <= 0 {
+		o.Worst = DefaultWorst
+	}
+	rep := &Report{Root: o.Root, Layer: "all", Seed: o.Seed}
+	view := r
+	if o.BaseOnly {
+		view = r.BaseView()
+		rep.Layer = "base"
+	}
+	if err := layers(ctx, r, o, rep); err != nil {
+		return nil, err
+	}
+	strata, err := candidates(ctx, view)
+	if err != nil {
+		return nil, err
+	}
+	sample := draw(strata, o.Sample, o.Seed)
+	stats := map[string]*SourceStat{}
+	var keys []string
+	for _, k := range sortedKeys(strata) {
+		c := strata[k][0]
+		stats[k] = &SourceStat{Layer: c.layer, Source: c.source, Candidate: len(strata[k])}
+		keys = append(keys, k)
+		rep.Candidates += len(strata[k])
+	}
+	var compared []SymbolStat
+	var tp, ng, ns int
+	for _, c := range sample {
+		st := compare(ctx, view, refs, c)
+		if st.Error != "" {
+			rep.Failed++
+			rep.Errors = append(rep.Errors, st.Symbol+": "+st.Error)
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		s := stats[c.layer+"/"+c.source]
+		s.Symbols++
+		s.Matched += st.Matched
+		s.Graph += st.Graph
+		s.Server += st.Server
+		tp, ng, ns = tp+st.Matched, ng+st.Graph, ns+st.Server
+		compared = append(compared, st)
+	}
+	for _, k := range keys {
+		s := stats[k]
+		s.Precision, s.Recall = ratio(s.Matched, s.Graph), ratio(s.Matched, s.Server)
+		rep.Sources = append(rep.Sources, *s)
+	}
+	rep.Compared = len(compared)
+	rep.Precision, rep.Recall = ratio(tp, ng), ratio(tp, ns)
+	rep.Drift = Drift(compared)
+	worst := slices.Clone(compared)
+	slices.SortStableFunc(worst, func(a, b SymbolStat) int {
+		return cmp.Or(cmp.Compare(a.F1, b.F1), cmp.Compare(len(b.Missing)+len(b.Extra), len(a.Missing)+len(a.Extra)), strings.Compare(a.Symbol, b.Symbol))
+	})
+	for _, s := range worst {
+		if s.F1 >= 1 || len(rep.Worst) == o.Worst {
+			break
+		}
+		rep.Worst = append(rep.Worst, s)
+	}
+	return rep, nil
+}
+
+// Drift is 1 − the recall-weighted F1 of the compared symbols: the mean of
+// their F1 scores, each weighted by the number of sites the server reports
+// for it (at least 1), so that a symbol with many true references weighs
+// more and a symbol with none still counts. 0 when nothing was compared.
+func Drift(stats []SymbolStat) float64 {
+	var sum, weight float64
+	for _, s := range stats {
+		w := float64(max(s.Server, 1))
+		sum += w * s.F1
+		weight += w
+	}
+	if weight == 0 {
+		return 0
+	}
+	return 1 - sum/weight
+}
+
+// ratio is n/d, 1 when d is 0 (nothing to find, nothing wrong).
+func ratio(n, d int) float64 {
+	if d == 0 {
+		return 1
+	}
+	return float64(n) / float64(d)
+}
+
+// f1 is the harmonic mean of precision and recall.
+func f1(p, r float64) float64 {
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+// candidates returns the functions, methods and types defined in the
+// documents r reads (all inside the root: graph paths are root-relative),
+// by stratum (layer/source), each sorted by id.
+func candidates(ctx context.Context, r *graph.Reader) (map[string][]candidate, error) {
+	out := map[string][]candidate{}
+	err := r.Documents(ctx, func(d graph.Document) error {
+		syms, err := r.DocumentSymbols(ctx, d.Path)
+		if err != nil {
+			return err
+		}
+		source := d.Source
+		if source == "" {
+			source = "unknown"
+		}
+		for _, s := range syms {
+			if s.External || !kinds[s.Kind] || s.Def.Path != d.Path {
+				continue
+			}
+			k := d.Layer.String() + "/" + source
+			out[k] = append(out[k], candidate{sym: s, layer: d.Layer.String(), source: source})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("drift: listing symbols: %w", err)
+	}
+	for k, cs := range out {
+		slices.SortFunc(cs, func(a, b candidate) int { return strings.Compare(a.sym.ID, b.sym.ID) })
+		out[k] = slices.CompactFunc(cs, func(a, b candidate) bool { return a.sym.ID == b.sym.ID })
+	}
+	return out, nil
+}
+
+// draw samples n candidates: each stratum is shuffled with the seed, then
+// the strata are taken from in turn (in key order) until n are drawn or
+// all are, so that a small stratum is represented beside a large one.
+func draw(strata map[string][]candidate, n int, seed uint64) []candidate {
+	rng := rand.New(rand.NewPCG(seed, 0x6c7370677261706b))
+	var lists [][]candidate
+	for _, k := range sortedKeys(strata) {
+		cs := slices.Clone(strata[k])
+		rng.Shuffle(len(cs), func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
+		lists = append(lists, cs)
+	}
+	var out []candidate
+	for len(out) < n {
+		took := false
+		for i := range lists {
+			if len(lists[i]) == 0 || len(out) == n {
+				continue
+			}
+			out = append(out, lists[i][0])
+			lists[i] = lists[i][1:]
+			took = true
+		}
+		if !took {
+			break
+		}
+	}
+	return out
+}
+
+// compare compares one symbol's reference sites in the graph with the
+// server's.
+func compare(ctx context.Context, r *graph.Reader, refs impact.Verifier, c candidate) SymbolStat {
+	s := c.sym
+	st := SymbolStat{Symbol: s.ID, Name: s.DisplayName, Kind: s.Kind, Layer: c.layer, Source: c.source,
+		Def: site(s.Def.Path, s.Def.Range.Start.Line)}
+	occs, err := r.References(ctx, s.ID, 0)
+	if err != nil {
+		st.Error = err.Error()
+		return st
+	}
+	g := map[string]bool{}
+	for _, o := range occs {
+		if o.Roles&(graph.RoleDefinition|graph.RoleForwardDefinition) != 0 {
+			continue
+		}
+		g[site(o.Path, o.Range.Start.Line)] = true
+	}
+	// Calls through an interface the method implements: gopls counts them
+	// as the method's references, other servers do not. The graph's
+	// sites of the interface methods count where the server reports them
+	// and are not extra where it does not.
+	via := map[string]bool{}
+	if s.Kind == "method" {
+		es, err := r.Outgoing(ctx, s.ID, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImplements}})
+		if err != nil {
+			st.Error = err.Error()
+			return st
+		}
+		for _, e := range es {
+			occs, err := r.References(ctx, e.To, 0)
+			if err != nil {
+				st.Error = err.Error()
+				return st
+			}
+			for _, o := range occs {
+				if o.Roles&(graph.RoleDefinition|graph.RoleForwardDefinition) == 0 {
+					via[site(o.Path, o.Range.Start.Line)] = true
+				}
+			}
+		}
+	}
+	locs, err := refs(ctx, s.Def)
+	if err != nil {
+		st.Error = err.Error()
+		return st
+	}
+	sv := map[string]bool{}
+	for _, l := range locs {
+		sv[site(l.Path, l.Range.Start.Line)] = true
+	}
+	delete(sv, st.Def) // the definition's own line is not a reference site
+	delete(g, st.Def)
+	for k := range via {
+		if sv[k] && !g[k] {
+			g[k] = true
+			st.ViaInterface++
+		}
+	}
+	for k := range sv {
+		if g[k] {
+			st.Matched++
+		} else {
+			st.Missing = append(st.Missing, k)
+		}
+	}
+	for k := range g {
+		if !sv[k] {
+			st.Extra = append(st.Extra, k)
+		}
+	}
+	slices.Sort(st.Missing)
+	slices.Sort(st.Extra)
+	st.Graph, st.Server = len(g), len(sv)
+	st.Precision, st.Recall = ratio(st.Matched, st.Graph), ratio(st.Matched, st.Server)
+	st.F1 = f1(st.Precision, st.Recall)
+	return st
+}
+
+// site names a line of a document, 1-based: path:line.
+func site(path string, line0 uint32) string { return fmt.Sprintf("%s:%d", path, line0+1) }
+
+// layers records the freshness of the base layer and of the live layer.
+func layers(ctx context.Context, r *graph.Reader, o Options, rep *Report) error {
+	b, err := freshness.ComputeWith(ctx, r, o.Root, nil)
+	if err != nil {
+		return fmt.Errorf("drift: %w", err)
+	}
+	base := LayerState{Layer: "base", Commit: b.BaseCommit, Head: b.Head, Tool: b.BaseTool, State: b.BaseState,
+		Changed: len(b.Changed), Partial: b.Partial, Reasons: b.Reasons}
+	if m, ok, err := r.Manifest(graph.Base); err != nil {
+		return fmt.Errorf("drift: %w", err)
+	} else if ok {
+		base.Documents = m.Documents
+	}
+	base.Stale = base.Head != "" && (base.Commit != base.Head || base.Changed > 0)
+	rep.Layers = append(rep.Layers, base)
+	if !o.BaseOnly {
+		rep.Layers = append(rep.Layers, LayerState{Layer: "live", Head: b.Head, Documents: len(b.Live), Dirty: len(b.Dirty)})
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
