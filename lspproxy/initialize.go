@@ -47,7 +47,8 @@ func (p *Proxy) rewriteInitialize(env *envelope, body []byte) []byte {
 	if env.result == nil {
 		return body
 	}
-	result, enc, info, err := extendInitializeResult(env.result, p.commandNames())
+	addLens := p.lensesOn()
+	result, enc, info, lensAdded, err := extendInitializeResult(env.result, p.commandNames(), addLens)
 	if err != nil {
 		p.log.Warn("initialize result not understood; forwarding it unchanged (lspgraph commands will not be advertised)", "err", err)
 	}
@@ -55,6 +56,7 @@ func (p *Proxy) rewriteInitialize(env *envelope, body []byte) []byte {
 	p.session.Encoding = enc
 	p.session.ServerName, p.session.ServerVersion = info.Name, info.Version
 	p.haveInit = true
+	p.ownLenses = err == nil && lensAdded
 	s := p.session
 	s.WorkspaceFolders = append([]string(nil), s.WorkspaceFolders...)
 	p.mu.Unlock()
@@ -77,12 +79,14 @@ type serverInfo struct {
 
 // extendInitializeResult merges commands into
 // capabilities.executeCommandProvider.commands (creating the provider when
-// absent, keeping the server's names first and each name once). Members are
+// absent, keeping the server's names first and each name once) and, when
+// addLens is set and the server has none, adds codeLensProvider
+// {"resolveProvider": false}, reporting whether it did. Members are
 // decoded only down to the list they change; all other values stay raw.
-func extendInitializeResult(result []byte, commands []string) ([]byte, textpos.Encoding, serverInfo, error) {
+func extendInitializeResult(result []byte, commands []string, addLens bool) ([]byte, textpos.Encoding, serverInfo, bool, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(result, &top); err != nil {
-		return nil, textpos.UTF16, serverInfo{}, err
+		return nil, textpos.UTF16, serverInfo{}, false, err
 	}
 	var info serverInfo
 	if raw, ok := top["serverInfo"]; ok {
@@ -94,7 +98,7 @@ func extendInitializeResult(result []byte, commands []string) ([]byte, textpos.E
 	caps := map[string]json.RawMessage{}
 	if raw, ok := top["capabilities"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &caps); err != nil {
-			return nil, textpos.UTF16, info, err
+			return nil, textpos.UTF16, info, false, err
 		}
 	}
 	enc := textpos.UTF16
@@ -109,13 +113,13 @@ func extendInitializeResult(result []byte, commands []string) ([]byte, textpos.E
 	provider := map[string]json.RawMessage{}
 	if raw, ok := caps["executeCommandProvider"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &provider); err != nil {
-			return nil, enc, info, err
+			return nil, enc, info, false, err
 		}
 	}
 	var names []string
 	if raw, ok := provider["commands"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &names); err != nil {
-			return nil, enc, info, err
+			return nil, enc, info, false, err
 		}
 	}
 	seen := make(map[string]bool, len(names))
@@ -132,16 +136,21 @@ func extendInitializeResult(result []byte, commands []string) ([]byte, textpos.E
 	}
 	var err error
 	if provider["commands"], err = json.Marshal(names); err != nil {
-		return nil, enc, info, err
+		return nil, enc, info, false, err
 	}
 	if caps["executeCommandProvider"], err = json.Marshal(provider); err != nil {
-		return nil, enc, info, err
+		return nil, enc, info, false, err
+	}
+	lensAdded := false
+	if raw, ok := caps["codeLensProvider"]; addLens && (!ok || string(raw) == "null") {
+		caps["codeLensProvider"] = json.RawMessage(`{"resolveProvider":false}`)
+		lensAdded = true
 	}
 	if top["capabilities"], err = json.Marshal(caps); err != nil {
-		return nil, enc, info, err
+		return nil, enc, info, false, err
 	}
 	out, err := json.Marshal(top)
-	return out, enc, info, err
+	return out, enc, info, lensAdded, err
 }
 
 // encoding returns the negotiated position encoding.

@@ -1,6 +1,7 @@
 package lspproxy
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,8 +55,26 @@ func (p *Proxy) editorCall(env *envelope, body []byte) {
 		}
 	case "initialize":
 		p.noteInitializeParams(env.params)
+		p.noteLensOption(env.params)
+	case "codeLens/resolve":
+		if p.cfg.Lenses != nil && ownLens(env.params) {
+			p.replyResult(env.id, env.params)
+			return
+		}
 	}
 	pc := &pendingCall{method: env.method, id: env.id, sent: time.Now()}
+	if env.method == "textDocument/codeLens" && p.lensesOn() {
+		if uri, ok := lensURI(env.params); ok {
+			p.mu.Lock()
+			own := p.ownLenses
+			p.mu.Unlock()
+			if own {
+				p.answerLenses(env, uri)
+				return
+			}
+			pc.lens = p.startLenses(context.Background(), uri, p.cfg.LensBudget)
+		}
+	}
 	if env.method == "initialize" || observedRequest(env.method) {
 		pc.params = env.params
 	}
@@ -195,6 +214,10 @@ func (p *Proxy) serverResponse(env *envelope, body []byte) {
 	}
 	if pc.method == "initialize" {
 		p.writeEditor(p.rewriteInitialize(env, body))
+		return
+	}
+	if pc.lens != nil {
+		p.mergeLenses(env, body, pc.lens)
 		return
 	}
 	// The editor first, the observer after: its goroutine must not be

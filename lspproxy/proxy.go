@@ -25,6 +25,18 @@ type Config struct {
 	// Status, when set, adds to lspgraph.status's answer (store state,
 	// layers). Its error is reported in the answer, not as a failure.
 	Status func(ctx context.Context) (any, error)
+	// Lenses, when set, computes the proxy's code lenses for a document.
+	// They are appended to the server's textDocument/codeLens answer when
+	// ready within LensBudget (else the server's answer goes alone); a
+	// server without codeLensProvider gets one advertised and the proxy
+	// answers textDocument/codeLens itself. codeLens/resolve for the
+	// proxy's lenses (data.lspgraph) is answered with the lens unchanged.
+	// The editor turns them off with initializationOptions
+	// {"lspgraph.lenses": false}.
+	Lenses LensesFunc
+	// LensBudget bounds how long the server's codeLens answer may wait
+	// for the proxy's lenses, from the request (default 200ms).
+	LensBudget time.Duration
 	// Observer receives observations through a bounded queue.
 	Observer Observer
 	// QueueSize bounds the observation queue (default 4096).
@@ -110,15 +122,19 @@ type Proxy struct {
 	// exitSeen is closed when the editor sent exit.
 	exitSeen chan struct{}
 
-	mu        sync.Mutex
-	pending   map[string]*pendingCall       // editor requests awaiting the server
-	own       map[string]chan ownResponse   // the proxy's requests awaiting the server
-	running   map[string]context.CancelFunc // lspgraph.* commands by editor id
-	ready     readiness
-	session   Session
-	haveInit  bool // the server answered initialize
-	initDone  bool // the editor sent initialized
-	exitSent  bool
+	mu       sync.Mutex
+	pending  map[string]*pendingCall       // editor requests awaiting the server
+	own      map[string]chan ownResponse   // the proxy's requests awaiting the server
+	running  map[string]context.CancelFunc // lspgraph.* commands by editor id
+	ready    readiness
+	session  Session
+	haveInit bool // the server answered initialize
+	initDone bool // the editor sent initialized
+	exitSent bool
+	// lensesOff: the editor turned the proxy's lenses off. ownLenses:
+	// the server has no codeLensProvider, so the proxy answers codeLens.
+	lensesOff bool
+	ownLenses bool
 	stopping  bool // Serve is ending the server; its end is expected
 	serverErr error
 	proc      *ServerProcess
@@ -140,6 +156,7 @@ type pendingCall struct {
 	sent      time.Time
 	premature bool
 	cancelled bool
+	lens      *lensJob // the proxy's lenses for a textDocument/codeLens
 }
 
 // New returns a proxy for one session.
@@ -158,6 +175,9 @@ func New(cfg Config) *Proxy {
 	}
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = 2 * time.Second
+	}
+	if cfg.LensBudget <= 0 {
+		cfg.LensBudget = 200 * time.Millisecond
 	}
 	if cfg.ServerName == "" {
 		cfg.ServerName = "language server"
