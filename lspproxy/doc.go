@@ -1,5 +1,5 @@
 // Package lspproxy sits between an editor and a language server and
-// forwards every message both ways, unchanged.
+// forwards every message both ways, unchanged except as noted below.
 //
 // Its principal type is [Proxy]: [Proxy.Serve] forwards between two
 // connections and [Proxy.ServeProcess] also owns a server started with
@@ -10,6 +10,13 @@
 // names (merged with the server's), and workspace/executeCommand calls
 // whose command starts with [CommandPrefix], which it answers from the
 // injected [Config.Commands] table ([CommandFunc]) instead of forwarding.
+//
+// With [Config.Lenses] set it also adds code lenses: the server's
+// textDocument/codeLens answer gets the proxy's lenses appended (tagged
+// data.lspgraph) when they are ready within [Config.LensBudget], else it
+// goes as it came; a server without codeLensProvider gets one advertised
+// and the proxy answers textDocument/codeLens itself; codeLens/resolve of
+// the proxy's lenses is answered with the lens unchanged.
 //
 // The proxy reaches the server on its own behalf through [Requester]
 // (implemented by [Proxy]), with string ids in a namespace editors are
