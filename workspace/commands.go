@@ -54,6 +54,7 @@ var commandTable = map[string]command{
 	CommandIndex:   (*Session).indexCommand,
 	CommandImport:  (*Session).importCommand,
 	CommandSymbols: (*Session).symbolsCommand,
+	CommandLenses:  (*Session).lensesCommand,
 }
 
 // CommandNames lists the commands a session answers, sorted.

@@ -27,6 +27,7 @@ func runProxy(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "proxy", "proxy [--store DIR] [--root DIR] [--log FILE] -- SERVER [ARGS...]")
 	storeFlag := fs.String("store", "", "graph store `DIR` (default: the workspace's store in the user cache)")
 	rootFlag := fs.String("root", "", "workspace root `DIR` (default: the editor's root, else the git top level of the current directory)")
+	lensesFlag := fs.Bool("lenses", true, "add blast-radius code lenses (callers, tests, risk) to the server's")
 	logFile := fs.String("log", "", "append the proxy's log and the server's stderr to `FILE` (default: stderr)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -65,7 +66,12 @@ func runProxy(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var lenses lspproxy.LensesFunc
+	if *lensesFlag {
+		lenses = st.lenses
+	}
 	p := lspproxy.New(lspproxy.Config{
+		Lenses:     lenses,
 		ServerName: filepath.Base(server[0]),
 		Commands:   st.commands(),
 		Status:     st.status,
@@ -215,6 +221,33 @@ func (h *proxyHost) commands() map[string]lspproxy.CommandFunc {
 		}
 	}
 	return out
+}
+
+// lenses computes a document's code lenses in the session.
+func (h *proxyHost) lenses(ctx context.Context, uri string) ([]json.RawMessage, error) {
+	m, err := h.ready()
+	if err != nil {
+		return nil, err
+	}
+	arg, err := json.Marshal(workspace.LensesRequest{URI: uri})
+	if err != nil {
+		return nil, err
+	}
+	res, err := m.Command(ctx, workspace.CommandLenses, []json.RawMessage{arg}, nil, h.encoding())
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := res.(json.RawMessage)
+	if !ok {
+		if raw, err = json.Marshal(res); err != nil {
+			return nil, err
+		}
+	}
+	var out []json.RawMessage
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("lenses answer: %w", err)
+	}
+	return out, nil
 }
 
 // encoding is the negotiated position encoding (UTF-16 until initialize).
