@@ -77,7 +77,10 @@ func (s *Session) lensesCommand(ctx context.Context, c Call) (any, error) {
 		if err != nil {
 			continue // the buffer moved past the graph's facts
 		}
-		o := impact.Options{MaxDepth: 1, IncludeTests: true, Freshness: &fb}
+		// The defaults of lspgraph impact (edge kinds, the confidence
+		// threshold), at depth 1.
+		o := impact.DefaultOptions()
+		o.MaxDepth, o.IncludeTests, o.Freshness = 1, true, &fb
 		a, err := impact.Compute(ctx, r, sym, o)
 		if err != nil {
 			return nil, err
