@@ -29,6 +29,9 @@ function gopls() {
     const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
     let parent = "";
     try { parent = fs.readFileSync(`/proc/${ppid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" "); } catch (e) {}
+    // gopls starts helpers of its own (its crash monitor re-runs the
+    // binary): a gopls under a gopls is not another language server.
+    if (path.basename(parent.split(" ")[0] || "") === "gopls") continue;
     out.push({ pid: Number(pid), ppid, parent, workspace: cwd === realRoot });
   }
   return out;
