@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -159,3 +160,66 @@ type bufferedConn struct {
 }
 
 func (c bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// holderWait bounds how long a command line waits for a store that another
+// process holds without serving a session (an import, another command
+// line), or whose session is still starting.
+const holderWait = 3 * time.Second
+
+// AskOrOpen runs a command, as a client of the given kind, in the session
+// serving the store in dir, or in a one-shot session of this process when
+// none serves it, and returns the answer's JSON. A session that goes away
+// during the call is asked again of whoever holds the store then; an
+// impact answer kept on disk is used without opening the store for
+// writing; a store another process holds without serving a session is
+// waited for a little.
+func AskOrOpen(ctx context.Context, kind, root, dir, name string, args []json.RawMessage) (json.RawMessage, error) {
+	deadline := time.Now().Add(holderWait)
+	retried := false
+	for {
+		answer, _, err := Ask(ctx, dir, kind, name, args, 0)
+		switch {
+		case err == nil:
+			return answer, nil
+		case errors.Is(err, ErrSessionGone) && !retried:
+			retried = true
+			continue
+		case !errors.Is(err, ErrNoSession):
+			return nil, err
+		}
+		if name == CommandImpact {
+			// Asked again with nothing changed: the answer kept on disk,
+			// without opening the store for writing.
+			if raw, ok := Cached(ctx, root, dir, args); ok {
+				return raw, nil
+			}
+		}
+		s, err := Open(Options{Root: root, StoreDir: dir})
+		if err == nil {
+			defer s.Close()
+			res, err := s.Command(ctx, name, Call{Args: args})
+			if err != nil {
+				return nil, err
+			}
+			if raw, ok := res.(json.RawMessage); ok {
+				return raw, nil
+			}
+			b, err := json.Marshal(res)
+			if err != nil {
+				return nil, fmt.Errorf("encoding the answer: %w", err)
+			}
+			return b, nil
+		}
+		if !errors.Is(err, graph.ErrLocked) {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w; it serves no session to ask through: wait for it to finish, or pass another --store", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

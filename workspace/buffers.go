@@ -22,6 +22,9 @@ import (
 // The observer goroutine writes; commands read from their own goroutines.
 type buffers struct {
 	root string
+	// fs reads the files under root, one open root for every read; nil
+	// when root could not be opened (every read then fails).
+	fs *rootfs.Root
 
 	mu   sync.Mutex
 	text map[string][]byte
@@ -34,7 +37,18 @@ type buffers struct {
 }
 
 func newBuffers(root string) *buffers {
-	return &buffers{root: root, text: map[string][]byte{}, lost: map[string]bool{}}
+	b := &buffers{root: root, text: map[string][]byte{}, lost: map[string]bool{}}
+	if root != "" {
+		b.fs, _ = rootfs.Open(root)
+	}
+	return b
+}
+
+// close releases the open root.
+func (b *buffers) close() {
+	if b.fs != nil {
+		b.fs.Close()
+	}
 }
 
 // isLost reports whether the buffer of a document URI is lost.
@@ -218,12 +232,8 @@ func (b *buffers) relPath(abs string) (string, bool) {
 		return "", false
 	}
 	rel := filepath.ToSlash(r)
-	if fsys, err := rootfs.Open(b.root); err == nil {
-		_, err := fsys.RealPath(rel)
-		fsys.Close()
-		if errors.Is(err, rootfs.ErrOutside) {
-			return "", false
-		}
+	if _, err := b.fs.RealPath(rel); errors.Is(err, rootfs.ErrOutside) {
+		return "", false
 	}
 	return rel, true
 }
@@ -231,7 +241,7 @@ func (b *buffers) relPath(abs string) (string, bool) {
 // readFile reads a root-relative file, never through a symlink that
 // leaves the root.
 func (b *buffers) readFile(rel string) ([]byte, error) {
-	return readInRoot(b.root, rel)
+	return b.fs.ReadFile(rel)
 }
 
 // maxDiffCells bounds the table of the line diff (lines of the old middle

@@ -407,6 +407,7 @@ func (m *Member) Close() error {
 	default:
 	}
 	<-m.done
+	defer m.buffers.close()
 	var errs []error
 	if ln != nil {
 		errs = append(errs, ln.Close())

@@ -172,11 +172,11 @@ func (b *buffers) savedText(uri string, at time.Time) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	fi, err := statInRoot(b.root, rel)
+	fi, err := b.fs.Stat(rel)
 	if err != nil || !fi.Mode().IsRegular() || fi.ModTime().After(at) {
 		return "", false
 	}
-	text, err := readInRoot(b.root, rel)
+	text, err := b.fs.ReadFile(rel)
 	if err != nil {
 		return "", false
 	}

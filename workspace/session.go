@@ -240,6 +240,7 @@ func (s *Session) Close() error {
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("closing the graph store: %w", err))
 	}
+	s.buffers.close()
 	return errors.Join(errs...)
 }
 

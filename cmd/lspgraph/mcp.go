@@ -7,12 +7,10 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lspgraph/lspgraph/crawl"
-	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/mcpserver"
 	"github.com/lspgraph/lspgraph/workspace"
 )
@@ -61,12 +59,24 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	}
 	var asker mcpserver.Asker = mcpAsker{root: r, store: *store}
 	if len(server) > 0 {
-		own, err := ownSession(ctx, e, r, *store, server)
+		dir, err := storeDir(*store, r)
+		if err != nil {
+			return err
+		}
+		start := func() (mcpserver.LiveServer, error) {
+			return crawl.StartServer(ctx, crawl.Options{Root: r, Server: server, Stderr: e.stderr})
+		}
+		logf := func(format string, args ...any) { fmt.Fprintf(e.stderr, "lspgraph mcp: "+format+"\n", args...) }
+		own, err := mcpserver.Own(ctx, r, dir, asker, start, logf)
 		if err != nil {
 			return err
 		}
 		if own != nil {
-			defer own.close(e)
+			defer func() {
+				if err := own.Close(); err != nil {
+					logf("%v", err)
+				}
+			}()
 			asker = own
 		}
 	}
@@ -76,89 +86,6 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	return err
-}
-
-// ownedSession is the --root workspace's session served by `lspgraph mcp
-// -- SERVER` itself, verifying with the language server it started.
-// Other roots are asked as without a server.
-type ownedSession struct {
-	mcpserver.SessionAsker
-	others mcpAsker
-	ln     *workspace.Listener
-	srv    *crawl.Server
-}
-
-func (o *ownedSession) Ask(ctx context.Context, root, command string, arg any, out any) error {
-	if root != o.Root {
-		return o.others.Ask(ctx, root, command, arg, out)
-	}
-	if command == workspace.CommandImpact && !o.srv.Ready() {
-		// The server was started with this process: an agent's first
-		// question usually comes while it still loads the project. Wait a
-		// while for it so that d=1 is checked; past that the answer says it
-		// was not.
-		wctx, cancel := context.WithTimeout(ctx, mcpServerReadyWait)
-		o.srv.WaitReady(wctx)
-		cancel()
-	}
-	return o.SessionAsker.Ask(ctx, root, command, arg, out)
-}
-
-// mcpServerReadyWait bounds how long an impact call waits for the server
-// `lspgraph mcp -- SERVER` started to load its project.
-const mcpServerReadyWait = 30 * time.Second
-
-// close stops serving the session, closes the store and shuts the server
-// down.
-func (o *ownedSession) close(e *env) {
-	if o.ln != nil {
-		_ = o.ln.Close()
-	}
-	if err := o.Session.Close(); err != nil {
-		fmt.Fprintf(e.stderr, "lspgraph mcp: closing the session: %v\n", err)
-	}
-	if err := o.srv.Shutdown(context.Background(), 5*time.Second); err != nil {
-		fmt.Fprintf(e.stderr, "lspgraph mcp: %v\n", err)
-	}
-}
-
-// ownSession starts the language server and serves the workspace's
-// session with it, unless a session already serves the store (an
-// editor's proxy, whose server verifies instead): then it returns nil and
-// starts nothing. A store held by a process that serves no session is
-// left to the one-shot sessions of each call, also without the server.
-func ownSession(ctx context.Context, e *env, root, storeFlag string, server []string) (*ownedSession, error) {
-	dir, err := storeDir(storeFlag, root)
-	if err != nil {
-		return nil, err
-	}
-	if c, err := workspace.Dial(ctx, dir, "mcp", ""); err == nil {
-		c.Close()
-		fmt.Fprintf(e.stderr, "lspgraph mcp: a session serves %s; verifying with its server, not starting %s\n", root, server[0])
-		return nil, nil
-	} else if !errors.Is(err, workspace.ErrNoSession) {
-		return nil, err
-	}
-	s, err := workspace.Open(workspace.Options{Root: root, StoreDir: dir, Background: true})
-	if errors.Is(err, graph.ErrLocked) {
-		fmt.Fprintf(e.stderr, "lspgraph mcp: %v; answering without starting %s\n", err, server[0])
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	srv, err := crawl.StartServer(ctx, crawl.Options{Root: root, Server: server, Stderr: e.stderr})
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	s.SetServer(srv)
-	o := &ownedSession{SessionAsker: mcpserver.SessionAsker{Root: root, Session: s}, others: mcpAsker{root: root}, srv: srv}
-	if o.ln, err = s.Listen(); err != nil {
-		// Still this process's session; other clients cannot reach it.
-		fmt.Fprintf(e.stderr, "lspgraph mcp: serving the session to other clients: %v\n", err)
-	}
-	return o, nil
 }
 
 // nopReadCloser and nopWriteCloser leave the process's standard streams

@@ -146,11 +146,6 @@ func TestNeovimMCP(t *testing.T) {
 	if sh.Code != 0 || line == "" {
 		t.Fatalf("mcp_impact.cjs exited %d:\n%s", sh.Code, sh.Out)
 	}
-	type proc struct {
-		PID       int    `json:"pid"`
-		Parent    string `json:"parent"`
-		Workspace bool   `json:"workspace"`
-	}
 	var r struct {
 		Before, Connected, After, Exited []proc
 		During                           int
@@ -211,17 +206,7 @@ func TestNeovimMCP(t *testing.T) {
 		t.Errorf("impact through MCP: verification %q; want d=1 checked against the live server", r.Impact.Verification)
 	}
 	// One gopls for the workspace, the editor's, before, during and after.
-	count := func(ps []proc) (n int) {
-		for _, p := range ps {
-			if p.Workspace {
-				n++
-				if !strings.Contains(p.Parent, " proxy ") {
-					t.Errorf("gopls %d runs under %q; want the editor's lspgraph proxy", p.PID, p.Parent)
-				}
-			}
-		}
-		return n
-	}
+	count := func(ps []proc) int { return workspaceGopls(t, ps, " proxy ", "the editor's lspgraph proxy") }
 	b, c, d, a, x := count(r.Before), count(r.Connected), r.During, count(r.After), count(r.Exited)
 	t.Logf("gopls processes in the workspace: %d before, %d connected, %d during, %d after, %d once mcp exited (%d on the machine)", b, c, d, a, x, len(r.After))
 	if b != 1 || c != 1 || d != 1 || a != 1 || x != 1 {
@@ -279,11 +264,6 @@ func TestMCPStartsServer(t *testing.T) {
 	if err != nil || line == "" {
 		t.Fatalf("mcp_impact.cjs: %v\n%s", err, out)
 	}
-	type proc struct {
-		PID       int    `json:"pid"`
-		Parent    string `json:"parent"`
-		Workspace bool   `json:"workspace"`
-	}
 	var r struct {
 		Before, Connected, After, Exited []proc
 		During                           int
@@ -329,20 +309,33 @@ func TestMCPStartsServer(t *testing.T) {
 	if !strings.Contains(r.Impact.Verification, "checked against the live server") {
 		t.Errorf("impact through MCP: verification %q; want d=1 checked against the live server", r.Impact.Verification)
 	}
-	count := func(ps []proc) (n int) {
-		for _, p := range ps {
-			if p.Workspace {
-				n++
-				if !strings.Contains(p.Parent, " mcp ") {
-					t.Errorf("gopls %d runs under %q; want lspgraph mcp", p.PID, p.Parent)
-				}
-			}
-		}
-		return n
-	}
+	count := func(ps []proc) int { return workspaceGopls(t, ps, " mcp ", "lspgraph mcp") }
 	b, c, a, x := count(r.Before), count(r.Connected), count(r.After), count(r.Exited)
 	t.Logf("gopls processes in the workspace: %d before, %d connected, %d during, %d after, %d once mcp exited", b, c, r.During, a, x)
 	if b != 0 || c != 1 || r.During != 1 || a != 1 || x != 0 {
 		t.Errorf("gopls processes in the workspace: %d before, %d with lspgraph mcp connected, %d during the call, %d after, %d once it exited; want 0, 1, 1, 1, 0\n%+v", b, c, r.During, a, x, r.Exited)
 	}
+}
+
+// proc is a gopls process as testdata/mcp_impact.cjs lists it.
+type proc struct {
+	PID       int    `json:"pid"`
+	Parent    string `json:"parent"`
+	Workspace bool   `json:"workspace"`
+}
+
+// workspaceGopls counts the gopls processes running in the workspace and
+// checks that each one's parent command line holds parent (described as
+// want in errors).
+func workspaceGopls(t *testing.T, ps []proc, parent, want string) (n int) {
+	t.Helper()
+	for _, p := range ps {
+		if p.Workspace {
+			n++
+			if !strings.Contains(p.Parent, parent) {
+				t.Errorf("gopls %d runs under %q; want %s", p.PID, p.Parent, want)
+			}
+		}
+	}
+	return n
 }
