@@ -205,6 +205,7 @@ func TestContextMarkdown(t *testing.T) {
 // scope), and that with a tiny budget the definition survives as a location
 // while the manifest lists what was dropped, with scores.
 func TestContextBudgets(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct{ dump, fixture, target string }{
 		{"tsworkspace.scip", "tsworkspace", "packages/order/src/index.ts:28:3"},

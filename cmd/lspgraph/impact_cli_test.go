@@ -23,6 +23,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestImpactCommand(t *testing.T) {
+	t.Parallel()
 	st, root := importFixture(t, "goapp", "goapp.scip")
 	dir := st.Dir()
 	if err := st.Close(); err != nil {

@@ -16,6 +16,7 @@ import (
 // server: definition is forwarded to gopls, and lspgraph.impact and
 // lspgraph.status are answered by the proxy over the fixture's SCIP base.
 func TestEmacsEglot(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	emacs := needTool(t, "emacs")
 	mod, err := moduleRoot()

@@ -13,6 +13,7 @@ import (
 // first and unchanged, the proxy's follow, among them one above Save
 // (called by Import alone), and resolve of ours comes back unchanged.
 func TestProxyLensesWithGopls(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	root := fixture(t, "goapp")
 	dir := t.TempDir()

@@ -162,6 +162,7 @@ func (r nvimResult) step(t *testing.T, name string) json.RawMessage {
 // service/catalog.go, then lspgraph.status and lspgraph.impact on
 // (*Catalog).Save.
 func TestNeovimProxyGopls(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
 	root := fixture(t, "goapp")

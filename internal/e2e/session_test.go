@@ -21,6 +21,7 @@ import (
 // inside the session, and the editor's next lspgraph.impact answers from
 // the new generation.
 func TestNeovimSessionCLI(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
 	root := fixture(t, "goapp")
@@ -158,6 +159,7 @@ func names(a impactAnswer) []string {
 // with SIGKILL; the second instance's next lspgraph.impact answers within
 // 2 s, and the command line still works afterwards.
 func TestNeovimTwoInstances(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
 	root := fixture(t, "goapp")
@@ -290,6 +292,7 @@ func proxyPIDs(t *testing.T, logFile string) int {
 // prints lspgraph.status's answer, and for an unknown symbol it shows the
 // proxy's reason instead of nothing.
 func TestNeovimREADMEHelper(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
 	mod, err := moduleRoot()

@@ -68,6 +68,7 @@ func runVerify(t *testing.T, root, store, gopls string, args ...string) (verifyR
 // base layer does not know: `verify --layer base --max-drift 0` exits 1
 // and names NewCatalog with the new site missing.
 func TestVerifyGoapp(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	root := fixture(t, "goapp")
 	store := filepath.Join(t.TempDir(), "store")
