@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -20,10 +21,100 @@ const LensesOption = "lspgraph.lenses"
 // textDocument/codeLens itself (the server advertised no provider).
 const ownLensTimeout = 2 * time.Second
 
+// lateLensTimeout bounds a computation that goes on past its answer's
+// budget, for the cache and, when the editor supports it, a refresh.
+const lateLensTimeout = 30 * time.Second
+
 // lensJob is one computation of the proxy's lenses for a request.
 type lensJob struct {
-	deadline time.Time
+	uri      string
+	edits    uint64                 // the document's edit count when it started
+	deadline time.Time              // the answer waits for it no later than this
 	done     chan []json.RawMessage // receives once; nil lenses on failure
+}
+
+// lensCache keeps, per document, the proxy's last lenses and the edit
+// count of the text they were computed for (under Proxy.mu). A lens
+// answer that misses its budget carries the cached ones while the
+// document is unchanged; a computation that finishes late and finds
+// something new asks the editor to refresh (workspace/codeLens/refresh).
+type lensCache struct {
+	edits   map[string]uint64 // didOpen, didChange and didClose per URI
+	entries map[string]lensEntry
+}
+
+type lensEntry struct {
+	edits  uint64
+	lenses []json.RawMessage
+}
+
+// noteDocumentEdit counts an edit of a document, so cached lenses of an
+// older text are not used.
+func (p *Proxy) noteDocumentEdit(method string, params []byte) {
+	uri, ok := lensURI(params)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if method == "textDocument/didClose" {
+		delete(p.lenses.edits, uri)
+		delete(p.lenses.entries, uri)
+		return
+	}
+	p.lenses.edits[uri]++
+}
+
+// cachedLenses returns the lenses kept for uri if its text is the one
+// they were computed for.
+func (p *Proxy) cachedLenses(uri string) []json.RawMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, ok := p.lenses.entries[uri]
+	if !ok || e.edits != p.lenses.edits[uri] {
+		return nil
+	}
+	return e.lenses
+}
+
+// keepLenses caches a job's lenses unless the document changed since it
+// started; it reports whether they were kept.
+func (p *Proxy) keepLenses(job *lensJob, lenses []json.RawMessage) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if lenses == nil || p.lenses.edits[job.uri] != job.edits {
+		return false
+	}
+	p.lenses.entries[job.uri] = lensEntry{edits: job.edits, lenses: lenses}
+	return true
+}
+
+// canRefreshLenses reports whether the editor advertised
+// workspace.codeLens.refreshSupport.
+func (p *Proxy) canRefreshLenses() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lensRefresh
+}
+
+// noteLensRefresh reads workspace.codeLens.refreshSupport from the
+// editor's initialize params.
+func (p *Proxy) noteLensRefresh(params []byte) {
+	var ip struct {
+		Capabilities struct {
+			Workspace struct {
+				CodeLens struct {
+					RefreshSupport bool `json:"refreshSupport"`
+				} `json:"codeLens"`
+			} `json:"workspace"`
+		} `json:"capabilities"`
+	}
+	if json.Unmarshal(params, &ip) != nil {
+		return
+	}
+	p.mu.Lock()
+	p.lensRefresh = ip.Capabilities.Workspace.CodeLens.RefreshSupport
+	p.mu.Unlock()
 }
 
 // lensesOn reports whether the proxy adds lenses in this session.
@@ -75,15 +166,62 @@ func lensURI(params []byte) (string, bool) {
 	return cp.TextDocument.URI, true
 }
 
-// startLenses begins computing the proxy's lenses for uri within timeout.
-func (p *Proxy) startLenses(ctx context.Context, uri string, timeout time.Duration) *lensJob {
-	job := &lensJob{deadline: time.Now().Add(timeout), done: make(chan []json.RawMessage, 1)}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// startLenses begins computing the proxy's lenses for uri; the answer
+// waits for them up to budget, the computation goes on up to
+// lateLensTimeout. Lenses computed for the document's current text are
+// cached.
+func (p *Proxy) startLenses(ctx context.Context, uri string, budget time.Duration) *lensJob {
+	p.mu.Lock()
+	job := &lensJob{uri: uri, edits: p.lenses.edits[uri], deadline: time.Now().Add(budget), done: make(chan []json.RawMessage, 1)}
+	p.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, max(budget, lateLensTimeout))
 	go func() {
 		defer cancel()
-		job.done <- p.computeLenses(ctx, uri)
+		lenses := p.computeLenses(ctx, uri)
+		p.keepLenses(job, lenses)
+		job.done <- lenses
 	}()
 	return job
+}
+
+// lateLenses runs after an answer went without the job's lenses (sent
+// stands for what it carried instead): once they are computed, if they
+// differ from what was sent and the document is unchanged, the editor is
+// asked to refresh its lenses, and its next codeLens request gets them
+// from the cache.
+func (p *Proxy) lateLenses(job *lensJob, sent []json.RawMessage) {
+	if !p.canRefreshLenses() {
+		return
+	}
+	go func() {
+		lenses := <-job.done
+		if lenses == nil || sameLenses(lenses, sent) || p.cachedLenses(job.uri) == nil {
+			return
+		}
+		p.requestEditor("workspace/codeLens/refresh")
+	}()
+}
+
+func sameLenses(a, b []json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// requestEditor sends a request without params to the editor in the
+// proxy's id space; the editor's answer is dropped when it comes back.
+func (p *Proxy) requestEditor(method string) {
+	p.mu.Lock()
+	p.nextID++
+	id := ownIDPrefix + strconv.FormatInt(p.nextID, 10) + `"`
+	p.mu.Unlock()
+	p.writeEditor([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"}`))
 }
 
 // computeLenses runs Config.Lenses and tags the lenses; failures are
@@ -142,7 +280,8 @@ func ownLens(params []byte) bool {
 }
 
 // answerLenses answers textDocument/codeLens itself, for a server without
-// a codeLensProvider. A cancel from the editor stops it.
+// a codeLensProvider, within ownLensTimeout (past it with the cached
+// lenses, then a refresh). A cancel from the editor ends the wait.
 func (p *Proxy) answerLenses(env *envelope, uri string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	key := env.idKey()
@@ -150,9 +289,21 @@ func (p *Proxy) answerLenses(env *envelope, uri string) {
 	p.running[key] = cancel
 	p.mu.Unlock()
 	id := env.id
+	// The computation outlives a cancelled or late answer (bounded by its
+	// own timeout), so that its lenses can be cached.
+	job := p.startLenses(context.Background(), uri, ownLensTimeout)
 	go func() {
 		defer cancel()
-		lenses := <-p.startLenses(ctx, uri, ownLensTimeout).done
+		t := time.NewTimer(time.Until(job.deadline))
+		defer t.Stop()
+		var lenses []json.RawMessage
+		late := false
+		select {
+		case lenses = <-job.done:
+		case <-t.C:
+			lenses, late = p.cachedLenses(uri), true
+		case <-ctx.Done():
+		}
 		p.mu.Lock()
 		delete(p.running, key)
 		p.mu.Unlock()
@@ -161,6 +312,9 @@ func (p *Proxy) answerLenses(env *envelope, uri string) {
 			return
 		}
 		p.replyResult(id, appendLenses([]byte("null"), lenses))
+		if late {
+			p.lateLenses(job, lenses)
+		}
 	}()
 }
 
@@ -190,8 +344,10 @@ func (p *Proxy) mergeLenses(env *envelope, body []byte, job *lensJob) {
 		case lenses := <-job.done:
 			p.sendMerged(id, result, body, lenses)
 		case <-t.C:
-			p.log.Debug("lenses not ready within the budget; sending the server's alone", "id", string(id))
-			p.writeEditor(body)
+			cached := p.cachedLenses(job.uri)
+			p.log.Debug("lenses not ready within the budget; sending the server's with the cached ones", "id", string(id), "cached", len(cached))
+			p.sendMerged(id, result, body, cached)
+			p.lateLenses(job, cached)
 		}
 	}()
 }
