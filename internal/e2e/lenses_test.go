@@ -398,3 +398,193 @@ func lensSet(lenses []codeLens) []string {
 	slices.Sort(out)
 	return out
 }
+
+// readmeBlock returns the fenced code block of README.md that contains
+// needle, as written there (without its fences).
+func readmeBlock(t *testing.T, needle string) string {
+	t.Helper()
+	mod, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(mod, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i := strings.Index(s, needle)
+	if i < 0 {
+		t.Fatalf("README.md has no %q", needle)
+	}
+	start := strings.LastIndex(s[:i], "```")
+	end := strings.Index(s[i:], "```")
+	if start < 0 || end < 0 {
+		t.Fatalf("README.md's %q is not inside a code block", needle)
+	}
+	block := s[start : i+end]
+	return block[strings.Index(block, "\n")+1:]
+}
+
+// nvimLuaStep is what a "lua" step of the Neovim client records.
+type nvimLuaStep struct {
+	OK       bool            `json:"ok"`
+	Err      string          `json:"err"`
+	Value    json.RawMessage `json:"value"`
+	Messages string          `json:"messages"`
+}
+
+func luaStep(t *testing.T, res nvimResult, name string, value any) nvimLuaStep {
+	t.Helper()
+	var s nvimLuaStep
+	if err := json.Unmarshal(res.step(t, name), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.OK {
+		t.Fatalf("Neovim step %s failed: %s\nmessages:\n%s", name, s.Err, s.Messages)
+	}
+	if err := json.Unmarshal(s.Value, value); err != nil {
+		t.Fatalf("Neovim step %s returned %s: %v", name, s.Value, err)
+	}
+	return s
+}
+
+// TestNeovimLenses: Neovim 0.7 with `lspgraph proxy -- gopls` and the
+// README's lens snippet, run as written: after vim.lsp.codelens.refresh(),
+// vim.lsp.codelens.get shows gopls's lenses and the proxy's, both drawn
+// as virtual text; vim.lsp.codelens.run() on Save's line runs the proxy's
+// lens through the README's vim.lsp.commands["lspgraph.impact"], which
+// fills the quickfix list with Save's dependents.
+func TestNeovimLenses(t *testing.T) {
+	gopls := goplsPath(t)
+	needTool(t, "nvim")
+	snippet := readmeBlock(t, `vim.lsp.commands["lspgraph.impact"]`)
+	root := fixture(t, "goapp")
+	const cat = "service/catalog.go"
+	// A //go:generate line at the end of catalog.go (so the positions of
+	// the SCIP base stay true) gives gopls lenses of its own there.
+	f, err := os.OpenFile(filepath.Join(root, cat), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("\n//go:generate echo lspgraph\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	dir := t.TempDir()
+	store, logFile := filepath.Join(dir, "store"), filepath.Join(dir, "proxy.log")
+	logOnFailure(t, "lspgraph proxy log", logFile)
+	importSCIP(t, store, root, "goapp.scip")
+	save := posOf(t, root, cat, 29, "Save")
+
+	show := snippet + `
+local buf = vim.api.nvim_get_current_buf()
+local client = vim.lsp.buf_get_clients(buf)
+local id = next(client)
+local function kinds()
+  local ours, theirs = 0, 0
+  for _, l in ipairs(vim.lsp.codelens.get(buf)) do
+    if l.data and l.data.lspgraph then ours = ours + 1 else theirs = theirs + 1 end
+  end
+  return ours, theirs
+end
+-- The first answers may come before gopls has loaded or before the
+-- proxy's session has its store; ask again until both kinds show.
+local ready = vim.wait(90000, function()
+  local ours, theirs = kinds()
+  if ours > 0 and theirs > 0 then return true end
+  vim.lsp.codelens.refresh()
+  return false
+end, 500)
+-- Drawn once every lens is resolved.
+vim.wait(10000, function()
+  return #vim.api.nvim_buf_get_extmarks(buf, vim.lsp.codelens.__namespaces[id], 0, -1, {}) > 0
+end, 50)
+local lenses, drawn = {}, {}
+for _, l in ipairs(vim.lsp.codelens.get(buf)) do
+  table.insert(lenses, { line = l.range.start.line, title = l.command and l.command.title or "",
+    command = l.command and l.command.command or "", ours = (l.data and l.data.lspgraph) == true })
+end
+for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, vim.lsp.codelens.__namespaces[id], 0, -1, { details = true })) do
+  local text = ""
+  for _, chunk in ipairs(m[4].virt_text or {}) do text = text .. chunk[1] end
+  table.insert(drawn, { line = m[2], text = text })
+end
+return { ready = ready, lenses = lenses, drawn = drawn }
+`
+	run := fmt.Sprintf(`
+vim.fn.setqflist({}, "r")
+vim.api.nvim_win_set_cursor(0, { %d, 0 })
+vim.lsp.codelens.run()
+local ok = vim.wait(60000, function() return #vim.fn.getqflist() > 0 end, 50)
+local items = {}
+for _, it in ipairs(vim.fn.getqflist()) do
+  table.insert(items, { file = vim.api.nvim_buf_get_name(it.bufnr), lnum = it.lnum, col = it.col, text = it.text })
+end
+return { ok = ok, title = vim.fn.getqflist({ title = 1 }).title, items = items }
+`, save.Line+1)
+	res := runNvim(t, proxyArgv(t, store, logFile, []string{gopls}), root, cat, []nvimRequest{
+		{Name: "show", Lua: show},
+		{Name: "run", Lua: run},
+	})
+
+	var shown struct {
+		Ready  bool `json:"ready"`
+		Lenses []struct {
+			Line           int
+			Title, Command string
+			Ours           bool
+		} `json:"lenses"`
+		Drawn []struct {
+			Line int
+			Text string
+		} `json:"drawn"`
+	}
+	luaStep(t, res, "show", &shown)
+	if !shown.Ready {
+		t.Fatalf("vim.lsp.codelens.get never held both gopls's lenses and the proxy's: %+v", shown.Lenses)
+	}
+	saveTitle, generate := "", false
+	for _, l := range shown.Lenses {
+		if l.Ours && l.Line == save.Line {
+			saveTitle = l.Title
+		}
+		generate = generate || !l.Ours && l.Command == "gopls.generate"
+	}
+	if !strings.HasPrefix(saveTitle, "1 caller · 0 tests") || !generate {
+		t.Errorf("vim.lsp.codelens.get: the proxy's lens on Save %q (want \"1 caller · 0 tests…\"), gopls's generate lens %v; all: %+v", saveTitle, generate, shown.Lenses)
+	}
+	drawnSave := false
+	for _, d := range shown.Drawn {
+		drawnSave = drawnSave || d.Line == save.Line && strings.Contains(d.Text, saveTitle)
+	}
+	if !drawnSave {
+		t.Errorf("the proxy's lens on Save is not drawn as virtual text on line %d: %+v", save.Line+1, shown.Drawn)
+	}
+
+	var ran struct {
+		OK    bool   `json:"ok"`
+		Title string `json:"title"`
+		Items []struct {
+			File string `json:"file"`
+			Lnum int    `json:"lnum"`
+			Col  int    `json:"col"`
+			Text string `json:"text"`
+		} `json:"items"`
+	}
+	luaStep(t, res, "run", &ran)
+	var items []string
+	for _, it := range ran.Items {
+		items = append(items, fmt.Sprintf("%s:%d %s", relPath(root, fileURI(it.File)), it.Lnum, it.Text))
+	}
+	sortStrings(items)
+	want := []string{
+		"cmd/goapp/main.go:12 d=3 main (calls)",
+		"cmd/goapp/main.go:19 d=2 run (calls)",
+		"service/catalog.go:37 d=1 Catalog.Import (calls)",
+		"service/catalog_test.go:9 d=2 TestImport (calls)",
+	}
+	t.Logf("Neovim: lenses %+v; drawn %+v; quickfix %q %q", shown.Lenses, shown.Drawn, ran.Title, items)
+	if !ran.OK || ran.Title != "lspgraph.impact Catalog.Save" || !slices.Equal(items, want) {
+		t.Errorf("vim.lsp.codelens.run() on Save's lens: quickfix %q %q; want %q", ran.Title, items, want)
+	}
+}
