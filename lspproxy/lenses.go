@@ -25,12 +25,22 @@ const ownLensTimeout = 2 * time.Second
 // budget, for the cache and, when the editor supports it, a refresh.
 const lateLensTimeout = 30 * time.Second
 
-// lensJob is one computation of the proxy's lenses for a request.
+// lensRun is one computation of the proxy's lenses for one text of a
+// document; requests for the same text while it runs share it.
+type lensRun struct {
+	uri    string
+	edits  uint64        // the document's edit count when it started
+	done   chan struct{} // closed once lenses is set
+	lenses []json.RawMessage
+	// refreshed: the editor was asked to refresh for these lenses
+	// (under Proxy.mu).
+	refreshed bool
+}
+
+// lensJob is one request's wait for a run.
 type lensJob struct {
-	uri      string
-	edits    uint64                 // the document's edit count when it started
-	deadline time.Time              // the answer waits for it no later than this
-	done     chan []json.RawMessage // receives once; nil lenses on failure
+	run      *lensRun
+	deadline time.Time // the answer waits for it no later than this
 }
 
 // lensCache keeps, per document, the proxy's last lenses and the edit
@@ -41,6 +51,7 @@ type lensJob struct {
 type lensCache struct {
 	edits   map[string]uint64 // didOpen, didChange and didClose per URI
 	entries map[string]lensEntry
+	running map[string]*lensRun
 }
 
 type lensEntry struct {
@@ -77,16 +88,19 @@ func (p *Proxy) cachedLenses(uri string) []json.RawMessage {
 	return e.lenses
 }
 
-// keepLenses caches a job's lenses unless the document changed since it
-// started; it reports whether they were kept.
-func (p *Proxy) keepLenses(job *lensJob, lenses []json.RawMessage) bool {
+// finishRun records a run's lenses, caching them unless the document
+// changed since it started, and releases its waiters.
+func (p *Proxy) finishRun(r *lensRun, lenses []json.RawMessage) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if lenses == nil || p.lenses.edits[job.uri] != job.edits {
-		return false
+	if p.lenses.running[r.uri] == r {
+		delete(p.lenses.running, r.uri)
 	}
-	p.lenses.entries[job.uri] = lensEntry{edits: job.edits, lenses: lenses}
-	return true
+	if lenses != nil && p.lenses.edits[r.uri] == r.edits {
+		p.lenses.entries[r.uri] = lensEntry{edits: r.edits, lenses: lenses}
+	}
+	r.lenses = lenses
+	p.mu.Unlock()
+	close(r.done)
 }
 
 // canRefreshLenses reports whether the editor advertised
@@ -166,20 +180,26 @@ func lensURI(params []byte) (string, bool) {
 	return cp.TextDocument.URI, true
 }
 
-// startLenses begins computing the proxy's lenses for uri; the answer
-// waits for them up to budget, the computation goes on up to
-// lateLensTimeout. Lenses computed for the document's current text are
-// cached.
-func (p *Proxy) startLenses(ctx context.Context, uri string, budget time.Duration) *lensJob {
+// startLenses begins computing the proxy's lenses for uri, or joins the
+// computation running for the document's current text; the answer waits
+// for them up to budget, the computation goes on up to lateLensTimeout.
+// Lenses computed for the document's current text are cached.
+func (p *Proxy) startLenses(uri string, budget time.Duration) *lensJob {
+	job := &lensJob{deadline: time.Now().Add(budget)}
 	p.mu.Lock()
-	job := &lensJob{uri: uri, edits: p.lenses.edits[uri], deadline: time.Now().Add(budget), done: make(chan []json.RawMessage, 1)}
+	edits := p.lenses.edits[uri]
+	if r := p.lenses.running[uri]; r != nil && r.edits == edits {
+		job.run = r
+		p.mu.Unlock()
+		return job
+	}
+	job.run = &lensRun{uri: uri, edits: edits, done: make(chan struct{})}
+	p.lenses.running[uri] = job.run
 	p.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, max(budget, lateLensTimeout))
+	ctx, cancel := context.WithTimeout(context.Background(), max(budget, lateLensTimeout))
 	go func() {
 		defer cancel()
-		lenses := p.computeLenses(ctx, uri)
-		p.keepLenses(job, lenses)
-		job.done <- lenses
+		p.finishRun(job.run, p.computeLenses(ctx, uri))
 	}()
 	return job
 }
@@ -193,12 +213,19 @@ func (p *Proxy) lateLenses(job *lensJob, sent []json.RawMessage) {
 	if !p.canRefreshLenses() {
 		return
 	}
+	r := job.run
 	go func() {
-		lenses := <-job.done
-		if lenses == nil || sameLenses(lenses, sent) || p.cachedLenses(job.uri) == nil {
+		<-r.done
+		if r.lenses == nil || sameLenses(r.lenses, sent) || p.cachedLenses(r.uri) == nil {
 			return
 		}
-		p.requestEditor("workspace/codeLens/refresh")
+		p.mu.Lock()
+		first := !r.refreshed
+		r.refreshed = true
+		p.mu.Unlock()
+		if first {
+			p.requestEditor("workspace/codeLens/refresh")
+		}
 	}()
 }
 
@@ -291,7 +318,7 @@ func (p *Proxy) answerLenses(env *envelope, uri string) {
 	id := env.id
 	// The computation outlives a cancelled or late answer (bounded by its
 	// own timeout), so that its lenses can be cached.
-	job := p.startLenses(context.Background(), uri, ownLensTimeout)
+	job := p.startLenses(uri, ownLensTimeout)
 	go func() {
 		defer cancel()
 		t := time.NewTimer(time.Until(job.deadline))
@@ -299,7 +326,8 @@ func (p *Proxy) answerLenses(env *envelope, uri string) {
 		var lenses []json.RawMessage
 		late := false
 		select {
-		case lenses = <-job.done:
+		case <-job.run.done:
+			lenses = job.run.lenses
 		case <-t.C:
 			lenses, late = p.cachedLenses(uri), true
 		case <-ctx.Done():
@@ -327,8 +355,8 @@ func (p *Proxy) mergeLenses(env *envelope, body []byte, job *lensJob) {
 		return
 	}
 	select {
-	case lenses := <-job.done:
-		p.sendMerged(env.id, env.result, body, lenses)
+	case <-job.run.done:
+		p.sendMerged(env.id, env.result, body, job.run.lenses)
 		return
 	default:
 	}
@@ -341,10 +369,10 @@ func (p *Proxy) mergeLenses(env *envelope, body []byte, job *lensJob) {
 		t := time.NewTimer(time.Until(job.deadline))
 		defer t.Stop()
 		select {
-		case lenses := <-job.done:
-			p.sendMerged(id, result, body, lenses)
+		case <-job.run.done:
+			p.sendMerged(id, result, body, job.run.lenses)
 		case <-t.C:
-			cached := p.cachedLenses(job.uri)
+			cached := p.cachedLenses(job.run.uri)
 			p.log.Debug("lenses not ready within the budget; sending the server's with the cached ones", "id", string(id), "cached", len(cached))
 			p.sendMerged(id, result, body, cached)
 			p.lateLenses(job, cached)

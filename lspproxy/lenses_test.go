@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -281,4 +282,43 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestLensesShareRun: codeLens requests for the same text of a document
+// while its lenses are being computed share that computation, and its
+// late lenses bring one refresh, not one per answer.
+func TestLensesShareRun(t *testing.T) {
+	slow := make(slowLenses)
+	var calls atomic.Int32
+	cfg := lensConfig(func(ctx context.Context, uri string) ([]json.RawMessage, error) {
+		calls.Add(1)
+		return slow.lenses(ctx, uri)
+	})
+	cfg.LensBudget = 50 * time.Millisecond
+	c := lsptest.Proxied(cfg).Connect(t)
+	initializeRefresh(t, c, true)
+	serverLens := `{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":7}}}`
+	for _, id := range []string{`1`, `2`, `3`} {
+		expect(t, lensRound(t, c, id, serverLens), `{"jsonrpc":"2.0","id":`+id+`,"result":[`+serverLens+`]}`)
+	}
+	slow <- []json.RawMessage{json.RawMessage(ourLens)}
+	if m := c.Editor.Recv(t); field(t, m, "method") != "workspace/codeLens/refresh" {
+		t.Fatalf("after late lenses the editor got %s; want workspace/codeLens/refresh", m)
+	}
+	// The cached lenses, in time or not, with the next answer.
+	expect(t, lensRound(t, c, `4`, serverLens), `{"jsonrpc":"2.0","id":4,"result":[`+serverLens+`,`+taggedLens+`]}`)
+	if n := calls.Load(); n > 2 {
+		t.Errorf("the lenses were computed %d times for 4 requests on one text; want the first 3 to share one computation", n)
+	}
+	go func() { slow <- []json.RawMessage{json.RawMessage(ourLens)} }() // a 4th request's computation, if any
+	shutdown(t, c)
+	refreshes := 0
+	for _, m := range c.Editor.Received() {
+		if field(t, m, "method") == "workspace/codeLens/refresh" {
+			refreshes++
+		}
+	}
+	if refreshes != 1 {
+		t.Errorf("the editor was sent %d refreshes for one late computation shared by 3 answers; want 1", refreshes)
+	}
 }

@@ -1,7 +1,6 @@
 package lspproxy
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,7 +78,7 @@ func (p *Proxy) editorCall(env *envelope, body []byte) {
 				p.answerLenses(env, uri)
 				return
 			}
-			pc.lens = p.startLenses(context.Background(), uri, p.cfg.LensBudget)
+			pc.lens = p.startLenses(uri, p.cfg.LensBudget)
 		}
 	}
 	if env.method == "initialize" || observedRequest(env.method) {

@@ -202,7 +202,7 @@ func New(cfg Config) *Proxy {
 		pending:    make(map[string]*pendingCall),
 		own:        make(map[string]chan ownResponse),
 		running:    make(map[string]context.CancelFunc),
-		lenses:     lensCache{edits: make(map[string]uint64), entries: make(map[string]lensEntry)},
+		lenses:     lensCache{edits: make(map[string]uint64), entries: make(map[string]lensEntry), running: make(map[string]*lensRun)},
 	}
 	p.ready.gated = cfg.StartGated
 	return p

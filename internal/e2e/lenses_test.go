@@ -351,7 +351,9 @@ func testLensesMerged(t *testing.T, lc lensCase) {
 		}
 	}
 
-	lensLatency(t, direct, proxied, lc.serverFile)
+	for _, f := range files {
+		lensLatency(t, direct, proxied, f)
+	}
 	if slices.Contains(proxied.requestsFromServer(), "workspace/codeLens/refresh") {
 		t.Logf("the proxy sent workspace/codeLens/refresh (lenses that missed their budget came later)")
 	}
