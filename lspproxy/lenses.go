@@ -68,12 +68,12 @@ func (p *Proxy) noteDocumentEdit(method string, params []byte) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if method == "textDocument/didClose" {
-		delete(p.lenses.edits, uri)
-		delete(p.lenses.entries, uri)
-		return
-	}
+	// The count only grows, so a computation started before a close and
+	// reopen never matches the new text.
 	p.lenses.edits[uri]++
+	if method == "textDocument/didClose" {
+		delete(p.lenses.entries, uri)
+	}
 }
 
 // cachedLenses returns the lenses kept for uri if its text is the one

@@ -590,3 +590,47 @@ return { ok = ok, title = vim.fn.getqflist({ title = 1 }).title, items = items }
 		t.Errorf("vim.lsp.codelens.run() on Save's lens: quickfix %q %q; want %q", ran.Title, items, want)
 	}
 }
+
+// TestProxyLensesLarge times codeLens through the proxy on a large real
+// file, net/http/server.go of GOROOT (about 130 KB, over 200 functions
+// and methods, so the proxy's lenses stop at their cap of 200), over a
+// syntax index of GOROOT/src, beside gopls alone on the same file. It
+// indexes GOROOT/src first (a minute or two), so it runs only with
+// LSPGRAPH_LENS_LARGE=1.
+func TestProxyLensesLarge(t *testing.T) {
+	if os.Getenv("LSPGRAPH_LENS_LARGE") != "1" {
+		t.Skip("set LSPGRAPH_LENS_LARGE=1 to index GOROOT/src and time code lenses on net/http/server.go")
+	}
+	gopls := goplsPath(t)
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.EvalSymlinks(filepath.Join(strings.TrimSpace(string(out)), "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	store, logFile := filepath.Join(dir, "store"), filepath.Join(dir, "proxy.log")
+	logOnFailure(t, "lspgraph proxy log", logFile)
+	start := time.Now()
+	if out, err := exec.Command(lspgraphBin(t), "index", "--store", store, "--root", root, root).CombinedOutput(); err != nil {
+		t.Fatalf("lspgraph index %s: %v\n%s", root, err, tail(string(out), 2000))
+	}
+	t.Logf("indexed %s in %v", root, time.Since(start).Round(time.Second))
+	const file = "net/http/server.go"
+	direct := startClient(t, "gopls", root, gopls)
+	proxied := startClient(t, "lspgraph proxy -- gopls", root, proxyArgv(t, store, logFile, []string{gopls})...)
+	for _, c := range []*lspClient{direct, proxied} {
+		c.lenses = true
+		c.initialize(nil)
+		c.open(file, "go")
+	}
+	// Warm: the proxy's lenses once (the session opens its store, gopls
+	// loads the package).
+	_, ours := waitLenses(t, proxied, file, 180*time.Second, func(_, o []codeLens) bool { return len(o) > 0 })
+	t.Logf("%s: %d lenses from the proxy", file, len(ours))
+	lensLatency(t, direct, proxied, file)
+	direct.shutdown()
+	proxied.shutdown()
+}
