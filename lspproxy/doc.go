@@ -13,8 +13,8 @@
 //
 // With [Config.Lenses] set it also adds code lenses: the server's
 // textDocument/codeLens answer gets the proxy's lenses appended (tagged
-// data.lspgraph) when they are ready within [Config.LensBudget], else the
-// lenses last computed for the same text of the document (or none); a
+// data.lspgraph): those computed within [Config.LensBudget], or at once
+// the lenses last computed for the same text of the document, or none; a
 // server without codeLensProvider gets one advertised and the proxy
 // answers textDocument/codeLens itself; codeLens/resolve of the proxy's
 // lenses is answered with the lens unchanged. Lenses that miss the budget

@@ -307,8 +307,9 @@ func ownLens(params []byte) bool {
 }
 
 // answerLenses answers textDocument/codeLens itself, for a server without
-// a codeLensProvider, within ownLensTimeout (past it with the cached
-// lenses, then a refresh). A cancel from the editor ends the wait.
+// a codeLensProvider, within ownLensTimeout, or at once with the lenses
+// cached for the same text (then, when new ones differ, a refresh). A
+// cancel from the editor ends the wait.
 func (p *Proxy) answerLenses(env *envelope, uri string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	key := env.idKey()
@@ -321,7 +322,11 @@ func (p *Proxy) answerLenses(env *envelope, uri string) {
 	job := p.startLenses(uri, ownLensTimeout)
 	go func() {
 		defer cancel()
-		t := time.NewTimer(time.Until(job.deadline))
+		deadline := job.deadline
+		if p.cachedLenses(uri) != nil {
+			deadline = time.Now() // no wait for what is known
+		}
+		t := time.NewTimer(time.Until(deadline))
 		defer t.Stop()
 		var lenses []json.RawMessage
 		late := false
@@ -347,8 +352,9 @@ func (p *Proxy) answerLenses(env *envelope, uri string) {
 }
 
 // mergeLenses writes the server's codeLens answer to the editor with the
-// proxy's lenses appended, waiting for them no later than the job's
-// deadline; past it the server's answer goes as it came.
+// proxy's lenses appended: those of the job if it is done, else those
+// cached for the same text, else the job's once done but no later than
+// its deadline; past it the server's answer goes as it came.
 func (p *Proxy) mergeLenses(env *envelope, body []byte, job *lensJob) {
 	if env.err != nil || env.result == nil {
 		p.writeEditor(body)
@@ -359,6 +365,13 @@ func (p *Proxy) mergeLenses(env *envelope, body []byte, job *lensJob) {
 		p.sendMerged(env.id, env.result, body, job.run.lenses)
 		return
 	default:
+	}
+	if cached := p.cachedLenses(job.run.uri); cached != nil {
+		// The lenses of this very text are known: no wait; new ones,
+		// if they differ, come with a refresh or the next request.
+		p.sendMerged(env.id, env.result, body, cached)
+		p.lateLenses(job, cached)
+		return
 	}
 	// Not ready: wait aside so the server loop goes on. The envelope's
 	// slices point into body, which is kept whole.

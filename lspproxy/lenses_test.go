@@ -322,3 +322,33 @@ func TestLensesShareRun(t *testing.T) {
 		t.Errorf("the editor was sent %d refreshes for one late computation shared by 3 answers; want 1", refreshes)
 	}
 }
+
+// TestLensesCachedAnswerAtOnce: with lenses cached for the document's
+// text the answer does not wait for new ones (the budget here is an
+// hour); new ones that differ come with a refresh.
+func TestLensesCachedAnswerAtOnce(t *testing.T) {
+	slow := make(slowLenses)
+	cfg := lensConfig(slow.lenses)
+	cfg.LensBudget = time.Hour
+	c := lsptest.Proxied(cfg).Connect(t)
+	initializeRefresh(t, c, true)
+	serverLens := `{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":7}}}`
+	c.Editor.Send(t, lensReq(`1`))
+	expect(t, c.Server.Recv(t), lensReq(`1`))
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":1,"result":[`+serverLens+`]}`)
+	slow <- []json.RawMessage{json.RawMessage(ourLens)} // the answer waits for these
+	expect(t, c.Editor.Recv(t), `{"jsonrpc":"2.0","id":1,"result":[`+serverLens+`,`+taggedLens+`]}`)
+
+	expect(t, lensRound(t, c, `2`, serverLens), `{"jsonrpc":"2.0","id":2,"result":[`+serverLens+`,`+taggedLens+`]}`)
+	moved := strings.Replace(ourLens, `"line":3`, `"line":2`, 2)
+	slow <- []json.RawMessage{json.RawMessage(moved)}
+	if m := c.Editor.Recv(t); field(t, m, "method") != "workspace/codeLens/refresh" {
+		t.Fatalf("after new lenses the editor got %s; want workspace/codeLens/refresh", m)
+	}
+	go func() { slow <- []json.RawMessage{json.RawMessage(moved)} }()
+	got := lensRound(t, c, `3`, serverLens)
+	if l := field(t, got, "result").([]any); len(l) != 2 || !strings.Contains(string(got), `"line":2`) {
+		t.Fatalf("after the refresh: %s; want the new lens", got)
+	}
+	shutdown(t, c)
+}

@@ -27,9 +27,9 @@ type Config struct {
 	Status func(ctx context.Context) (any, error)
 	// Lenses, when set, computes the proxy's code lenses for a document.
 	// They are appended to the server's textDocument/codeLens answer when
-	// ready within LensBudget (else the cached lenses of the same text
-	// are, and the editor is sent workspace/codeLens/refresh once the
-	// late ones are ready, if it supports it); a
+	// ready within LensBudget, or at once the cached lenses of the same
+	// text are (the editor is sent workspace/codeLens/refresh when the
+	// new ones differ, if it supports it); a
 	// server without codeLensProvider gets one advertised and the proxy
 	// answers textDocument/codeLens itself. codeLens/resolve for the
 	// proxy's lenses (data.lspgraph) is answered with the lens unchanged.

@@ -43,7 +43,7 @@ func TestEmacsEglot(t *testing.T) {
 	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second) // connect (60 s), lenses (90 s), requests
 	defer cancel()
 	c := exec.CommandContext(ctx, emacs, "--batch", "-l", filepath.Join(mod, "internal", "e2e", "testdata", "eglot_client.el"))
 	c.Dir = root
