@@ -231,13 +231,7 @@ func TestLensesRefreshWhenLate(t *testing.T) {
 		t.Fatalf("codeLens answer with lenses in time: %s; want the server's and ours", got)
 	}
 	shutdown(t, c)
-	refreshes := 0
-	for _, m := range c.Editor.Received() {
-		if field(t, m, "method") == "workspace/codeLens/refresh" {
-			refreshes++
-		}
-	}
-	if refreshes != 2 {
+	if refreshes := refreshesSent(t, c); refreshes != 2 {
 		t.Errorf("the editor was sent %d refreshes; want 2 (none for lenses equal to those it had)", refreshes)
 	}
 }
@@ -268,11 +262,22 @@ func TestLensesLateWithoutRefreshSupport(t *testing.T) {
 		}
 	}
 	shutdown(t, c)
+	if n := refreshesSent(t, c); n != 0 {
+		t.Errorf("an editor without refreshSupport was sent %d workspace/codeLens/refresh", n)
+	}
+}
+
+// refreshesSent counts the workspace/codeLens/refresh requests the editor
+// received.
+func refreshesSent(t *testing.T, c *lsptest.Connection) int {
+	t.Helper()
+	n := 0
 	for _, m := range c.Editor.Received() {
 		if field(t, m, "method") == "workspace/codeLens/refresh" {
-			t.Errorf("an editor without refreshSupport was sent %s", m)
+			n++
 		}
 	}
+	return n
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -312,13 +317,7 @@ func TestLensesShareRun(t *testing.T) {
 	}
 	go func() { slow <- []json.RawMessage{json.RawMessage(ourLens)} }() // a 4th request's computation, if any
 	shutdown(t, c)
-	refreshes := 0
-	for _, m := range c.Editor.Received() {
-		if field(t, m, "method") == "workspace/codeLens/refresh" {
-			refreshes++
-		}
-	}
-	if refreshes != 1 {
+	if refreshes := refreshesSent(t, c); refreshes != 1 {
 		t.Errorf("the editor was sent %d refreshes for one late computation shared by 3 answers; want 1", refreshes)
 	}
 }

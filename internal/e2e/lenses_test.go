@@ -405,15 +405,7 @@ func lensSet(lenses []codeLens) []string {
 // needle, as written there (without its fences).
 func readmeBlock(t *testing.T, needle string) string {
 	t.Helper()
-	mod, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(mod, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(readme)
+	s := readmeText(t)
 	i := strings.Index(s, needle)
 	if i < 0 {
 		t.Fatalf("README.md has no %q", needle)
@@ -425,6 +417,20 @@ func readmeBlock(t *testing.T, needle string) string {
 	}
 	block := s[start : i+end]
 	return block[strings.Index(block, "\n")+1:]
+}
+
+// readmeText returns README.md of the module.
+func readmeText(t *testing.T) string {
+	t.Helper()
+	mod, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(mod, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(readme)
 }
 
 // nvimLuaStep is what a "lua" step of the Neovim client records.
