@@ -39,6 +39,10 @@ type lspClient struct {
 	waited chan struct{} // closed when the process has ended
 	werr   error
 
+	// lenses declares code lens support in initialize
+	// (textDocument.codeLens, workspace.codeLens.refreshSupport).
+	lenses bool
+
 	mu             sync.Mutex
 	serverRequests []string       // methods of server→client requests
 	notifications  []notification // the server's notifications
@@ -234,6 +238,11 @@ func (c *lspClient) initialize(initOptions any) json.RawMessage {
 			},
 			"window": map[string]any{"workDoneProgress": true},
 		},
+	}
+	if c.lenses {
+		caps := params["capabilities"].(map[string]any)
+		caps["workspace"].(map[string]any)["codeLens"] = map[string]any{"refreshSupport": true}
+		caps["textDocument"].(map[string]any)["codeLens"] = map[string]any{}
 	}
 	res := c.mustCall("initialize", params)
 	c.notify("initialized", map[string]any{})

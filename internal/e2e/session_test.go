@@ -295,20 +295,13 @@ func TestNeovimREADMEHelper(t *testing.T) {
 	t.Parallel()
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
-	mod, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(mod, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := strings.Index(string(readme), "local function lspgraph(command, arguments)")
-	end := strings.Index(string(readme), "vim.keymap.set(\"n\", \"<leader>ls\"")
+	readme := readmeText(t)
+	start := strings.Index(readme, "local function lspgraph(command, arguments)")
+	end := strings.Index(readme, "vim.keymap.set(\"n\", \"<leader>ls\"")
 	if start < 0 || end < start {
 		t.Fatal("README.md has no Neovim helper `local function lspgraph(command, arguments)` before its keymaps")
 	}
-	helper := string(readme)[start:end]
+	helper := readme[start:end]
 	root := fixture(t, "goapp")
 	dir := t.TempDir()
 	store, logFile := filepath.Join(dir, "store"), filepath.Join(dir, "proxy.log")
