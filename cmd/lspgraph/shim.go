@@ -83,7 +83,14 @@ func shimGopls(ctx context.Context, e *env, args []string) error {
 		v = goplsshim.Classify(args, goplsshim.KnownFlags.Merge(goplsshim.ParseHelpFlags(help)))
 	}
 	if v.Kind == goplsshim.Serve {
-		return serveProxy(ctx, e, proxyOptions{lenses: true, env: env}, append([]string{real}, args...))
+		err := serveProxy(ctx, e, proxyOptions{lenses: true, env: env}, append([]string{real}, args...))
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() > 0 {
+			// Logged by the proxy; exit as gopls did (gopls -remote exits
+			// 2 after a clean shutdown and exit).
+			return exitStatus(ee.ExitCode())
+		}
+		return err
 	}
 	slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: proxyLogLevel(e)})).
 		Debug("shim: running gopls unchanged", "gopls", real, "args", args, "why", v.Reason)
