@@ -20,6 +20,9 @@ import (
 // DefaultSample is the number of symbols audited when Options.Sample is 0.
 const DefaultSample = 50
 
+// DefaultMaxDrift is the drift over which an audit fails.
+const DefaultMaxDrift = 0.1
+
 // DefaultWorst is the number of worst symbols a report lists.
 const DefaultWorst = 10
 
@@ -36,6 +39,51 @@ type Options struct {
 	BaseOnly bool
 	// Worst is the number of worst symbols listed (DefaultWorst when 0).
 	Worst int
+	// Callers, when set, also compares each sampled function's and
+	// method's callers with the server's call hierarchy.
+	Callers Callers
+}
+
+// Callers returns the definitions of the callers of the function or
+// method defined at def, as the server's callHierarchy/incomingCalls
+// reports them (each caller's name position), root-relative. ok is false
+// when the server has no call hierarchy item there (no support, or not a
+// callable it knows).
+type Callers func(ctx context.Context, def graph.Location) (callers []graph.Location, ok bool, err error)
+
+// CallerStat pools the caller comparisons of a stratum or of a report:
+// callers are compared by their definition (path:line).
+type CallerStat struct {
+	// Symbols counts the symbols whose callers were compared (the server
+	// had a call hierarchy item for them).
+	Symbols   int     `json:"symbols"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	Matched   int     `json:"matched"`
+	Graph     int     `json:"graphCallers"`
+	Server    int     `json:"serverCallers"`
+}
+
+// add pools one symbol's caller comparison.
+func (c *CallerStat) add(s *SymbolCallers) {
+	c.Symbols++
+	c.Matched += s.Matched
+	c.Graph += s.Graph
+	c.Server += s.Server
+	c.Precision, c.Recall = ratio(c.Matched, c.Graph), ratio(c.Matched, c.Server)
+}
+
+// SymbolCallers is one symbol's callers in the graph (incoming calls
+// edges) compared with the server's incoming calls, by the callers'
+// definitions (path:line).
+type SymbolCallers struct {
+	Graph     int      `json:"graphCallers"`
+	Server    int      `json:"serverCallers"`
+	Matched   int      `json:"matched"`
+	Precision float64  `json:"precision"`
+	Recall    float64  `json:"recall"`
+	Missing   []string `json:"missing,omitempty"`
+	Extra     []string `json:"extra,omitempty"`
 }
 
 // Report is the result of an audit.
@@ -52,12 +100,30 @@ type Report struct {
 	// Precision and Recall pool the sites of every compared symbol.
 	Precision float64 `json:"precision"`
 	Recall    float64 `json:"recall"`
-	// Drift is 1 − the recall-weighted F1 (see [Drift]).
-	Drift   float64      `json:"drift"`
+	// Drift is 1 − the recall-weighted F1 (see [Drift]) of the reference
+	// sites; callers do not count in it.
+	Drift float64 `json:"drift"`
+	// Callers pools the caller comparisons (nil when not asked).
+	Callers *CallerStat  `json:"callers,omitempty"`
 	Sources []SourceStat `json:"sources"`
 	Worst   []SymbolStat `json:"worst"`
 	Layers  []LayerState `json:"layers"`
 	Errors  []string     `json:"errors,omitempty"`
+}
+
+// Result is an audit as `lspgraph verify --json` prints it and the
+// lspgraph.verify command answers: the report, the server it was compared
+// with, the limit, and whether drift is over it.
+type Result struct {
+	*Report
+	Server   string  `json:"server"`
+	MaxDrift float64 `json:"maxDrift"`
+	Over     bool    `json:"over"`
+}
+
+// NewResult judges rep against maxDrift.
+func NewResult(rep *Report, server string, maxDrift float64) Result {
+	return Result{Report: rep, Server: server, MaxDrift: maxDrift, Over: rep.Drift > maxDrift}
 }
 
 // SourceStat is the agreement of the symbols of one stratum: a layer and
@@ -72,6 +138,8 @@ type SourceStat struct {
 	Matched   int     `json:"matched"`
 	Graph     int     `json:"graphSites"`
 	Server    int     `json:"serverSites"`
+	// Callers pools the stratum's caller comparisons (nil when none ran).
+	Callers *CallerStat `json:"callers,omitempty"`
 }
 
 // SymbolStat is the comparison of one symbol's reference sites (file:line).
@@ -92,8 +160,10 @@ type SymbolStat struct {
 	Extra     []string `json:"extra,omitempty"`   // the graph's sites the server does not report
 	// ViaInterface counts the matched sites the graph records as calls
 	// through an interface method this method implements.
-	ViaInterface int    `json:"viaInterface,omitempty"`
-	Error        string `json:"error,omitempty"`
+	ViaInterface int `json:"viaInterface,omitempty"`
+	// Callers compares the symbol's callers (nil when not compared).
+	Callers *SymbolCallers `json:"callers,omitempty"`
+	Error   string         `json:"error,omitempty"`
 }
 
 // LayerState is a layer's freshness.
@@ -115,6 +185,9 @@ type LayerState struct {
 var kinds = map[string]bool{
 	"function": true, "method": true, "type": true, "struct": true, "interface": true, "class": true,
 }
+
+// callable are the kinds whose callers are compared.
+var callable = map[string]bool{"function": true, "method": true}
 
 // candidate is a symbol that may be sampled.
 type candidate struct {
@@ -158,6 +231,13 @@ func Audit(ctx context.Context, r *graph.Reader, refs impact.Verifier, o Options
 	var tp, ng, ns int
 	for _, c := range sample {
 		st := compare(ctx, view, refs, c)
+		if st.Error == "" && o.Callers != nil && callable[c.sym.Kind] {
+			// A failed caller comparison leaves the references compared.
+			var cerr string
+			if st.Callers, cerr = compareCallers(ctx, view, o.Callers, c.sym); cerr != "" {
+				rep.Errors = append(rep.Errors, st.Symbol+": callers: "+cerr)
+			}
+		}
 		if st.Error != "" {
 			rep.Failed++
 			rep.Errors = append(rep.Errors, st.Symbol+": "+st.Error)
@@ -172,6 +252,16 @@ func Audit(ctx context.Context, r *graph.Reader, refs impact.Verifier, o Options
 		s.Graph += st.Graph
 		s.Server += st.Server
 		tp, ng, ns = tp+st.Matched, ng+st.Graph, ns+st.Server
+		if st.Callers != nil {
+			if s.Callers == nil {
+				s.Callers = &CallerStat{}
+			}
+			if rep.Callers == nil {
+				rep.Callers = &CallerStat{}
+			}
+			s.Callers.add(st.Callers)
+			rep.Callers.add(st.Callers)
+		}
 		compared = append(compared, st)
 	}
 	for _, k := range keys {
@@ -187,8 +277,8 @@ func Audit(ctx context.Context, r *graph.Reader, refs impact.Verifier, o Options
 		return cmp.Or(cmp.Compare(a.F1, b.F1), cmp.Compare(len(b.Missing)+len(b.Extra), len(a.Missing)+len(a.Extra)), strings.Compare(a.Symbol, b.Symbol))
 	})
 	for _, s := range worst {
-		if s.F1 >= 1 || len(rep.Worst) == o.Worst {
-			break
+		if (s.F1 >= 1 && !s.Callers.differ()) || len(rep.Worst) == o.Worst {
+			continue
 		}
 		rep.Worst = append(rep.Worst, s)
 	}
@@ -368,6 +458,85 @@ func compare(ctx context.Context, r *graph.Reader, refs impact.Verifier, c candi
 	st.F1 = f1(st.Precision, st.Recall)
 	return st
 }
+
+// compareCallers compares the callers of a function or method in the
+// graph (the symbols with a calls edge to it, and, for a method, to the
+// interface methods it implements where the server reports them too)
+// with the server's incoming calls; nil when the server has no call
+// hierarchy item for it.
+func compareCallers(ctx context.Context, r *graph.Reader, callers Callers, s graph.Symbol) (*SymbolCallers, string) {
+	locs, ok, err := callers(ctx, s.Def)
+	if err != nil {
+		return nil, "incoming calls: " + err.Error()
+	}
+	if !ok {
+		return nil, ""
+	}
+	sv := map[string]bool{}
+	for _, l := range locs {
+		sv[site(l.Path, l.Range.Start.Line)] = true
+	}
+	graphCallers := func(id string) (map[string]bool, error) {
+		es, err := r.Incoming(ctx, id, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeCalls}})
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]bool{}
+		for _, e := range es {
+			from, found, err := r.Symbol(ctx, e.From)
+			if err != nil {
+				return nil, err
+			}
+			if found && from.Def.Path != "" {
+				out[site(from.Def.Path, from.Def.Range.Start.Line)] = true
+			}
+		}
+		return out, nil
+	}
+	g, err := graphCallers(s.ID)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if s.Kind == "method" {
+		es, err := r.Outgoing(ctx, s.ID, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImplements}})
+		if err != nil {
+			return nil, err.Error()
+		}
+		for _, e := range es {
+			via, err := graphCallers(e.To)
+			if err != nil {
+				return nil, err.Error()
+			}
+			for k := range via {
+				if sv[k] {
+					g[k] = true
+				}
+			}
+		}
+	}
+	c := &SymbolCallers{}
+	for k := range sv {
+		if g[k] {
+			c.Matched++
+		} else {
+			c.Missing = append(c.Missing, k)
+		}
+	}
+	for k := range g {
+		if !sv[k] {
+			c.Extra = append(c.Extra, k)
+		}
+	}
+	slices.Sort(c.Missing)
+	slices.Sort(c.Extra)
+	c.Graph, c.Server = len(g), len(sv)
+	c.Precision, c.Recall = ratio(c.Matched, c.Graph), ratio(c.Matched, c.Server)
+	return c, ""
+}
+
+// differ reports whether the callers compared disagree (false when not
+// compared).
+func (c *SymbolCallers) differ() bool { return c != nil && (len(c.Missing) > 0 || len(c.Extra) > 0) }
 
 // site names a line of a document, 1-based: path:line.
 func site(path string, line0 uint32) string { return fmt.Sprintf("%s:%d", path, line0+1) }
