@@ -158,9 +158,10 @@ type SymbolStat struct {
 	F1        float64  `json:"f1"`
 	Missing   []string `json:"missing,omitempty"` // the server's sites the graph lacks
 	Extra     []string `json:"extra,omitempty"`   // the graph's sites the server does not report
-	// ViaInterface counts the matched sites the graph records as calls
-	// through an interface method this method implements.
-	ViaInterface int `json:"viaInterface,omitempty"`
+	// ViaRelated counts the matched sites the graph records under a
+	// related symbol (see related): an interface method the method
+	// implements, the class of a constructor, the constructor of a class.
+	ViaRelated int `json:"viaRelated,omitempty"`
 	// Callers compares the symbol's callers (nil when not compared).
 	Callers *SymbolCallers `json:"callers,omitempty"`
 	Error   string         `json:"error,omitempty"`
@@ -398,29 +399,10 @@ func compare(ctx context.Context, r *graph.Reader, refs impact.Verifier, c candi
 		}
 		g[site(o.Path, o.Range.Start.Line)] = true
 	}
-	// Calls through an interface the method implements: gopls counts them
-	// as the method's references, other servers do not. The graph's
-	// sites of the interface methods count where the server reports them
-	// and are not extra where it does not.
-	via := map[string]bool{}
-	if s.Kind == "method" {
-		es, err := r.Outgoing(ctx, s.ID, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImplements}})
-		if err != nil {
-			st.Error = err.Error()
-			return st
-		}
-		for _, e := range es {
-			occs, err := r.References(ctx, e.To, 0)
-			if err != nil {
-				st.Error = err.Error()
-				return st
-			}
-			for _, o := range occs {
-				if o.Roles&(graph.RoleDefinition|graph.RoleForwardDefinition) == 0 {
-					via[site(o.Path, o.Range.Start.Line)] = true
-				}
-			}
-		}
+	via, hierarchy, err := related(ctx, r, s)
+	if err != nil {
+		st.Error = err.Error()
+		return st
 	}
 	locs, err := refs(ctx, s.Def)
 	if err != nil {
@@ -433,10 +415,14 @@ func compare(ctx context.Context, r *graph.Reader, refs impact.Verifier, c candi
 	}
 	delete(sv, st.Def) // the definition's own line is not a reference site
 	delete(g, st.Def)
+	for k := range hierarchy {
+		delete(sv, k)
+		delete(g, k)
+	}
 	for k := range via {
 		if sv[k] && !g[k] {
 			g[k] = true
-			st.ViaInterface++
+			st.ViaRelated++
 		}
 	}
 	for k := range sv {
@@ -459,9 +445,107 @@ func compare(ctx context.Context, r *graph.Reader, refs impact.Verifier, c candi
 	return st
 }
 
+// related returns what the servers disagree on by design around a symbol:
+//
+//   - via: sites of related symbols that count as the symbol's where the
+//     server reports them, and are not extra where it does not. A method
+//     gets the calls through the interface methods it implements (gopls
+//     reports them as its references, tsserver does not). A class gets
+//     its constructors' sites and a constructor its class's: SCIP indexers
+//     record `new C()` as a reference of C's constructor, tsserver as one
+//     of C, and at a constructor it reports the class's references (an
+//     export line among them).
+//   - hierarchy: the definition lines of the methods linked to a method
+//     by implements (the interface methods it implements, the other
+//     implementations of those, its own implementations), which tsserver
+//     lists among a method's references. They are no reference sites.
+func related(ctx context.Context, r *graph.Reader, s graph.Symbol) (via, hierarchy map[string]bool, err error) {
+	via, hierarchy = map[string]bool{}, map[string]bool{}
+	addRefs := func(id string) error {
+		occs, err := r.References(ctx, id, 0)
+		if err != nil {
+			return err
+		}
+		for _, o := range occs {
+			if o.Roles&(graph.RoleDefinition|graph.RoleForwardDefinition) == 0 {
+				via[site(o.Path, o.Range.Start.Line)] = true
+			}
+		}
+		return nil
+	}
+	addDef := func(id string) error {
+		if id == s.ID {
+			return nil
+		}
+		d, ok, err := r.Symbol(ctx, id)
+		if err != nil || !ok || d.Def.Path == "" {
+			return err
+		}
+		hierarchy[site(d.Def.Path, d.Def.Range.Start.Line)] = true
+		return nil
+	}
+	implements := graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImplements}}
+	switch {
+	case s.DisplayName == constructorName:
+		if i := strings.LastIndexByte(s.ID, '#'); i > 0 {
+			if err := addRefs(s.ID[:i+1]); err != nil {
+				return nil, nil, err
+			}
+		}
+	case s.Kind == "method":
+		up, err := r.Outgoing(ctx, s.ID, implements)
+		if err != nil {
+			return nil, nil, err
+		}
+		down, err := r.Incoming(ctx, s.ID, implements)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range up {
+			if err := addRefs(e.To); err != nil {
+				return nil, nil, err
+			}
+			if err := addDef(e.To); err != nil {
+				return nil, nil, err
+			}
+			siblings, err := r.Incoming(ctx, e.To, implements)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, sib := range siblings {
+				if err := addDef(sib.From); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		for _, e := range down {
+			if err := addDef(e.From); err != nil {
+				return nil, nil, err
+			}
+		}
+	case kinds[s.Kind]:
+		syms, err := r.DocumentSymbols(ctx, s.Def.Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range syms {
+			if m.DisplayName == constructorName && strings.HasPrefix(m.ID, s.ID) {
+				if err := addRefs(m.ID); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
+	return via, hierarchy, nil
+}
+
+// constructorName is the display name SCIP indexers give a constructor.
+const constructorName = "<constructor>"
+
 // compareCallers compares the callers of a function or method in the
-// graph (the symbols with a calls edge to it, and, for a method, to the
-// interface methods it implements where the server reports them too)
+// graph (the symbols with a calls edge to it, and, for a method, those
+// with a calls or references edge to the interface methods it implements,
+// where the server reports them too)
 // with the server's incoming calls; nil when the server has no call
 // hierarchy item for it.
 func compareCallers(ctx context.Context, r *graph.Reader, callers Callers, s graph.Symbol) (*SymbolCallers, string) {
@@ -476,8 +560,8 @@ func compareCallers(ctx context.Context, r *graph.Reader, callers Callers, s gra
 	for _, l := range locs {
 		sv[site(l.Path, l.Range.Start.Line)] = true
 	}
-	graphCallers := func(id string) (map[string]bool, error) {
-		es, err := r.Incoming(ctx, id, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeCalls}})
+	graphCallers := func(id string, kinds ...graph.EdgeKind) (map[string]bool, error) {
+		es, err := r.Incoming(ctx, id, graph.EdgeFilter{Kinds: kinds})
 		if err != nil {
 			return nil, err
 		}
@@ -493,7 +577,7 @@ func compareCallers(ctx context.Context, r *graph.Reader, callers Callers, s gra
 		}
 		return out, nil
 	}
-	g, err := graphCallers(s.ID)
+	g, err := graphCallers(s.ID, graph.EdgeCalls)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -503,7 +587,10 @@ func compareCallers(ctx context.Context, r *graph.Reader, callers Callers, s gra
 			return nil, err.Error()
 		}
 		for _, e := range es {
-			via, err := graphCallers(e.To)
+			// SCIP names an interface method as a term, not a method,
+			// so its uses are references edges; impact counts them as
+			// calls through the interface too.
+			via, err := graphCallers(e.To, graph.EdgeCalls, graph.EdgeReferences)
 			if err != nil {
 				return nil, err.Error()
 			}

@@ -95,7 +95,8 @@ func ServerReferences(req lspproxy.Requester, root string, enc textpos.Encoding,
 // behind req for the callers of the function or method defined at a graph
 // location: textDocument/prepareCallHierarchy, then
 // callHierarchy/incomingCalls of each item, each caller named by the start
-// of its selection range (its name). Positions are converted as
+// of its selection range (its name); callers that are a file or module
+// (top-level code) are left out, as the graph records none. Positions are converted as
 // liveVerifier says; callers outside root are dropped. ok is false when
 // the server answers no item (or does not support call hierarchy).
 func ServerCallers(req lspproxy.Requester, root string, enc textpos.Encoding, buffer func(rel string) ([]byte, bool)) drift.Callers {
@@ -134,6 +135,12 @@ func ServerCallers(req lspproxy.Requester, root string, enc textpos.Encoding, bu
 				return nil, false, fmt.Errorf("callHierarchy/incomingCalls: decoding %.200s: %w", raw, err)
 			}
 			for _, c := range calls {
+				if c.From.Kind == symbolKindFile || c.From.Kind == symbolKindModule {
+					// Code at the top of a file (tsserver names the
+					// file, pyright the module): the graph records no
+					// caller for it.
+					continue
+				}
 				rel, ok := lspwire.WorkspacePath(c.From.URI, root)
 				if !ok {
 					continue
@@ -152,6 +159,12 @@ func ServerCallers(req lspproxy.Requester, root string, enc textpos.Encoding, bu
 		return out, true, nil
 	}
 }
+
+// The LSP SymbolKinds of a caller that is a whole file or module.
+const (
+	symbolKindFile   = 1
+	symbolKindModule = 2
+)
 
 // textsOf returns a reader of the texts positions are converted against:
 // the editor's unsaved buffer where buffer has one, else the file under

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/lspgraph/lspgraph/crawl"
 	"github.com/lspgraph/lspgraph/drift"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
@@ -76,6 +79,9 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	defer srv.Shutdown(context.WithoutCancel(ctx), 5*time.Second)
 	if !srv.WaitReady(ctx) {
 		return ctx.Err()
+	}
+	if err := openDocuments(ctx, srv, rd, r); err != nil {
+		return err
 	}
 	o, _, _ := q.Options(r)
 	if q.WithCallers() {
@@ -173,4 +179,36 @@ func callerColumns(c *drift.CallerStat) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d %.3f %.3f", c.Symbols, c.Precision, c.Recall)
+}
+
+// maxOpenDocuments caps the documents opened before an audit.
+const maxOpenDocuments = 2000
+
+// openDocuments opens the graph's documents in the server before the
+// audit (a documentSymbol request each, which the client precedes with
+// didOpen), so that a server that loads a project only when one of its
+// files opens (tsserver, for each package of a TypeScript workspace)
+// answers references from every project that holds them, and not only
+// from those of the symbols asked so far. Documents the server cannot read
+// are skipped; it only fails when ctx ends.
+func openDocuments(ctx context.Context, srv *crawl.Server, rd *graph.Reader, root string) error {
+	var paths []string
+	err := rd.Documents(ctx, func(d graph.Document) error {
+		if len(paths) < maxOpenDocuments {
+			paths = append(paths, d.Path)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		uri := lspwire.FileURI(filepath.Join(root, filepath.FromSlash(p)))
+		if _, err := srv.Request(ctx, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": uri}}); ctx.Err() != nil {
+			return ctx.Err()
+		} else if err != nil {
+			continue
+		}
+	}
+	return nil
 }
