@@ -131,7 +131,8 @@ func ServerCallers(req lspproxy.Requester, root string, enc textpos.Encoding, bu
 				return nil, false, fmt.Errorf("callHierarchy/incomingCalls: %w", err)
 			}
 			var calls []lspwire.CallHierarchyCall
-			if err := json.Unmarshal(raw, &calls); err != nil && string(raw) != "null" {
+			// pyright answers no callers with an empty result.
+			if err := json.Unmarshal(raw, &calls); err != nil && len(raw) > 0 && string(raw) != "null" {
 				return nil, false, fmt.Errorf("callHierarchy/incomingCalls: decoding %.200s: %w", raw, err)
 			}
 			for _, c := range calls {

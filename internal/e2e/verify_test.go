@@ -23,7 +23,18 @@ type verifyReport struct {
 		Layer, Source string
 		Symbols       int
 	} `json:"sources"`
-	Worst []worstSymbol `json:"worst"`
+	Worst   []worstSymbol `json:"worst"`
+	Callers *callerStat   `json:"callers"`
+	Errors  []string      `json:"errors"`
+	Server  string        `json:"server"`
+	Over    bool          `json:"over"`
+}
+
+// callerStat is a verify report's pooled caller comparison.
+type callerStat struct {
+	Symbols   int     `json:"symbols"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
 }
 
 // worstSymbol is one of the worst symbols of a verify report.
@@ -32,14 +43,18 @@ type worstSymbol struct {
 	Def     string   `json:"def"`
 	Missing []string `json:"missing"`
 	Extra   []string `json:"extra"`
+	Callers *struct {
+		Missing []string `json:"missing"`
+		Extra   []string `json:"extra"`
+	} `json:"callers"`
 }
 
-// runVerify runs `lspgraph verify --json ARGS -- gopls` and returns its
+// runVerify runs `lspgraph verify --json ARGS -- SERVER` and returns its
 // report and exit code.
-func runVerify(t *testing.T, root, store, gopls string, args ...string) (verifyReport, int) {
+func runVerify(t *testing.T, root, store string, server []string, args ...string) (verifyReport, int) {
 	t.Helper()
 	argv := append([]string{"verify", "--json", "--root", root, "--store", store}, args...)
-	cmd := exec.Command(lspgraphBin(t), append(argv, "--", gopls)...)
+	cmd := exec.Command(lspgraphBin(t), append(append(argv, "--"), server...)...)
 	cmd.Dir = root
 	var stderr []byte
 	out, err := cmd.Output()
@@ -68,7 +83,7 @@ func runVerify(t *testing.T, root, store, gopls string, args ...string) (verifyR
 // base layer does not know: `verify --layer base --max-drift 0` exits 1
 // and names NewCatalog with the new site missing.
 func TestVerifyGoapp(t *testing.T) {
-	gopls := goplsPath(t)
+	gopls := []string{goplsPath(t)}
 	root := fixture(t, "goapp")
 	store := filepath.Join(t.TempDir(), "store")
 	importSCIP(t, store, root, "goapp.scip")
@@ -79,6 +94,12 @@ func TestVerifyGoapp(t *testing.T) {
 	}
 	if len(rep.Sources) != 1 || rep.Sources[0].Layer != "base" || rep.Sources[0].Source != "scip" || rep.Sources[0].Symbols != rep.Compared {
 		t.Errorf("sources %+v; want base/scip alone with all %d symbols", rep.Sources, rep.Compared)
+	}
+	// gopls's incoming calls of a concrete method include the calls
+	// through the interface (Catalog.Save calls c.st.Put), which the graph
+	// records on store.Store's Put.
+	if c := rep.Callers; c == nil || c.Symbols == 0 || c.Precision != 1 || c.Recall != 1 || len(rep.Errors) != 0 {
+		t.Errorf("callers %+v, errors %v; want callers compared with precision and recall 1, no errors", c, rep.Errors)
 	}
 
 	// Appended, so no site the graph knows moves.
@@ -100,5 +121,97 @@ func TestVerifyGoapp(t *testing.T) {
 	i := slices.IndexFunc(rep.Worst, func(w worstSymbol) bool { return w.Name == "NewCatalog" })
 	if i < 0 || !slices.Contains(rep.Worst[i].Missing, newSite) || len(rep.Worst[i].Extra) != 0 {
 		t.Fatalf("worst symbols %+v; want NewCatalog missing %s and nothing extra", rep.Worst, newSite)
+	}
+}
+
+// TestVerifyServers audits the SCIP imports of the TypeScript and Python
+// fixtures against typescript-language-server and pyright, then makes each
+// import stale on purpose: a new caller of quote appended on disk, which
+// `--layer base --max-drift 0` must report (exit 1, the site missing).
+//
+// The fresh TypeScript import agrees on every reference site once verify
+// accounts for what tsserver and scip-typescript disagree on by design
+// (drift.related): `new C()` is C's reference for tsserver and C's
+// constructor's for the indexer (at a constructor tsserver answers the
+// class's references, the export line of pricing/src/index.ts among
+// them), and tsserver lists the definitions of the methods of an
+// implements hierarchy (PriceRule.apply, FlatRule.apply,
+// PercentRule.apply) among each one's references. Its callers differ in
+// two places, both calls from package order into package pricing:
+// tsserver's incoming calls stay inside the project of the item, so
+// Order.linePrice (calling quote) and checkout (calling new PercentRule)
+// are graph callers the server does not report. pyright agrees on both.
+func TestVerifyServers(t *testing.T) {
+	for _, c := range []struct {
+		name, fixture, dump string
+		server              func(t *testing.T) []string
+		// edit is appended to file: a new caller of quote on the line
+		// before the last.
+		file, edit string
+		// extraCallers are the graph callers the server does not report.
+		extraCallers []string
+	}{
+		{
+			name: "typescript-language-server", fixture: "tsworkspace", dump: "tsworkspace.scip",
+			server: func(t *testing.T) []string {
+				return []string{needTool(t, "typescript-language-server"), "--stdio"}
+			},
+			file: "packages/order/src/index.ts", edit: "\nexport function again(): number {\n  return quote(1, 2);\n}\n",
+			extraCallers: []string{"packages/order/src/index.ts:28", "packages/order/src/index.ts:44"},
+		},
+		{
+			name: "pyright", fixture: "pyproject", dump: "pyproject.scip",
+			server: func(t *testing.T) []string {
+				return []string{needTool(t, "pyright-langserver"), "--stdio"}
+			},
+			file: "shop/orders.py", edit: "\n\ndef again() -> int:\n    return pricing.quote(1, 2)\n\n",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			server := c.server(t)
+			root := fixture(t, c.fixture)
+			store := filepath.Join(t.TempDir(), "store")
+			importSCIP(t, store, root, c.dump)
+
+			rep, code := runVerify(t, root, store, server)
+			if code != 0 || rep.Compared == 0 || rep.Failed != 0 || rep.Precision != 1 || rep.Recall != 1 || rep.Drift != 0 || len(rep.Errors) != 0 {
+				t.Fatalf("verify of the fresh import: exit %d, %+v; want exit 0, precision and recall 1, drift 0, no errors", code, rep)
+			}
+			var extra []string
+			for _, w := range rep.Worst {
+				if len(w.Missing)+len(w.Extra) > 0 {
+					t.Errorf("worst symbol %+v has reference sites in disagreement", w)
+				}
+				if w.Callers != nil {
+					if len(w.Callers.Missing) > 0 {
+						t.Errorf("%s %s: callers the graph lacks: %v", w.Name, w.Def, w.Callers.Missing)
+					}
+					extra = append(extra, w.Callers.Extra...)
+				}
+			}
+			slices.Sort(extra)
+			if rep.Callers == nil || rep.Callers.Symbols == 0 || !slices.Equal(extra, c.extraCallers) {
+				t.Errorf("callers %+v with extra callers %v; want them compared, extra exactly %v", rep.Callers, extra, c.extraCallers)
+			}
+
+			path := filepath.Join(root, filepath.FromSlash(c.file))
+			text, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text = append(text, c.edit...)
+			if err := os.WriteFile(path, text, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			newSite := c.file + ":" + strconv.Itoa(bytes.Count(text, []byte("\n"))-1)
+			rep, code = runVerify(t, root, store, server, "--layer", "base", "--max-drift", "0")
+			if code != 1 || rep.Drift <= 0 || !rep.Over {
+				t.Fatalf("verify after adding a caller: exit %d, drift %v, over %v; want exit 1 and drift > 0", code, rep.Drift, rep.Over)
+			}
+			i := slices.IndexFunc(rep.Worst, func(w worstSymbol) bool { return w.Name == "quote" })
+			if i < 0 || !slices.Contains(rep.Worst[i].Missing, newSite) || len(rep.Worst[i].Extra) != 0 {
+				t.Fatalf("worst symbols %+v; want quote missing %s and nothing extra", rep.Worst, newSite)
+			}
+		})
 	}
 }
