@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // verifyReport is the part of `lspgraph verify --json` the test checks.
@@ -214,4 +216,80 @@ func TestVerifyServers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// askVerify sends lspgraph.verify with arg through the proxy, asking again
+// while gopls is still loading (the session refuses to audit a server
+// that is not ready) and until done accepts the report.
+func askVerify(t *testing.T, c *lspClient, arg any, done func(verifyReport) bool) verifyReport {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		raw, err := c.call("workspace/executeCommand", map[string]any{"command": "lspgraph.verify", "arguments": []any{arg}})
+		var rep verifyReport
+		if err == nil {
+			if err := json.Unmarshal(raw, &rep); err != nil {
+				t.Fatalf("decoding lspgraph.verify's answer %.500s: %v", raw, err)
+			}
+			if done(rep) {
+				return rep
+			}
+		} else if !strings.Contains(err.Error(), "not ready") {
+			t.Fatalf("lspgraph.verify %v: %v", arg, err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("lspgraph.verify %v: no accepted answer within 2 minutes; last %+v, %v", arg, rep, err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// TestProxyVerifyGopls asks lspgraph.verify inside `lspgraph proxy --
+// gopls` on goapp's SCIP import: the audit runs against the editor's warm
+// gopls and answers what `lspgraph verify --json` prints. The fresh
+// import agrees everywhere (references and callers). Then a caller of
+// NewCatalog is written on disk and gopls is told (as an editor's file
+// watcher does): the base layer lacks it, so {"layer": "base",
+// "maxDrift": 0} is over, with the new site missing.
+func TestProxyVerifyGopls(t *testing.T) {
+	gopls := goplsPath(t)
+	root := fixture(t, "goapp")
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	importSCIP(t, store, root, "goapp.scip")
+	logFile := filepath.Join(dir, "proxy.log")
+	logOnFailure(t, "lspgraph proxy log", logFile)
+	c := startClient(t, "lspgraph proxy -- gopls", root, proxyArgv(t, store, logFile, []string{gopls})...)
+	c.initialize(nil)
+	c.open("service/catalog.go", "go")
+
+	rep := askVerify(t, c, map[string]any{}, func(verifyReport) bool { return true })
+	if rep.Server != "gopls" || rep.Compared == 0 || rep.Failed != 0 || rep.Precision != 1 || rep.Recall != 1 || rep.Drift != 0 || rep.Over || len(rep.Worst) != 0 || len(rep.Errors) != 0 {
+		t.Fatalf("lspgraph.verify of the fresh import: %+v; want gopls, precision and recall 1, drift 0, no worst symbols", rep)
+	}
+	if cs := rep.Callers; cs == nil || cs.Symbols == 0 || cs.Precision != 1 || cs.Recall != 1 {
+		t.Errorf("lspgraph.verify callers %+v; want compared, precision and recall 1", cs)
+	}
+
+	main := filepath.Join(root, "cmd", "goapp", "main.go")
+	text, err := os.ReadFile(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = append(text, "\nfunc another() *service.Catalog {\n\treturn service.NewCatalog(memstore.New())\n}\n"...)
+	if err := os.WriteFile(main, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": c.uri("cmd/goapp/main.go"), "type": 2}}})
+	newSite := "cmd/goapp/main.go:" + strconv.Itoa(bytes.Count(text, []byte("\n"))-1)
+	missing := func(r verifyReport) bool {
+		i := slices.IndexFunc(r.Worst, func(w worstSymbol) bool { return w.Name == "NewCatalog" })
+		return i >= 0 && slices.Contains(r.Worst[i].Missing, newSite)
+	}
+	// gopls reads the change in its own time.
+	rep = askVerify(t, c, map[string]any{"layer": "base", "maxDrift": 0}, missing)
+	if !rep.Over || rep.Drift <= 0 {
+		t.Errorf("lspgraph.verify of the base layer after a new caller: over %v, drift %v; want over, drift > 0", rep.Over, rep.Drift)
+	}
+	c.shutdown()
 }
