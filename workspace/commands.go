@@ -55,6 +55,7 @@ var commandTable = map[string]command{
 	CommandImport:  (*Session).importCommand,
 	CommandSymbols: (*Session).symbolsCommand,
 	CommandLenses:  (*Session).lensesCommand,
+	CommandVerify:  (*Session).verifyCommand,
 }
 
 // CommandNames lists the commands a session answers, sorted.

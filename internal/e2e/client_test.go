@@ -90,8 +90,16 @@ func (s stdio) Close() error {
 // stderr is logged.
 func startClient(t testing.TB, name, root string, argv ...string) *lspClient {
 	t.Helper()
+	return startClientEnv(t, name, root, nil, argv...)
+}
+
+// startClientEnv is startClient with the process's environment (nil: the
+// test's).
+func startClientEnv(t testing.TB, name, root string, env []string, argv ...string) *lspClient {
+	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = root
+	cmd.Env = env
 	c := &lspClient{t: t, name: name, root: root, cmd: cmd, logs: &lockedBuffer{}, waited: make(chan struct{}), notified: make(chan struct{})}
 	cmd.Stderr = c.logs
 	in, err := cmd.StdinPipe()
