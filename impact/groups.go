@@ -26,7 +26,7 @@ func (w *walker) groups(ctx context.Context, a *Answer, t graph.Symbol, visited 
 	}
 	for _, e := range impls {
 		c := &cand{id: e.From, via: e, count: max(e.Count, 1)}
-		d, err := w.dependent(ctx, c, 1)
+		d, err := w.dependent(ctx, c, 0)
 		if err != nil {
 			return err
 		}
@@ -64,7 +64,7 @@ func (w *walker) groups(ctx context.Context, a *Answer, t graph.Symbol, visited 
 				continue
 			}
 			seen[c.key()] = true
-			d, err := w.dependent(ctx, c, 1)
+			d, err := w.dependent(ctx, c, 0)
 			if err != nil {
 				return err
 			}
@@ -517,14 +517,14 @@ func (w *walker) addSatisfaction(ctx context.Context, a *Answer, c *cand, concre
 	} else if ok {
 		c.via.Source, c.via.Layer = d.Source, d.Layer
 	}
-	d, err := w.dependent(ctx, c, 1)
+	d, err := w.dependent(ctx, c, 0)
 	if err != nil {
 		return err
 	}
 	if d.Test && !w.o.IncludeTests {
 		return nil
 	}
-	d.Group = GroupSatisfaction
+	d.Group, d.Breaks = GroupSatisfaction, true
 	d.Via.Reason = reason()
 	a.Satisfaction = append(a.Satisfaction, d)
 	return nil

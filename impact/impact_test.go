@@ -2,6 +2,7 @@ package impact
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -188,6 +189,50 @@ func TestConcreteMethodGroups(t *testing.T) {
 			}
 		}
 	}
+	checkGroupJSON(t, a)
+}
+
+// checkGroupJSON checks that no group entry carries a depth in the JSON
+// (a consumer would read "depth": 1 as "will break") and that "breaks"
+// is set exactly on d=1 and satisfaction entries.
+func checkGroupJSON(t *testing.T, a *Answer) {
+	t.Helper()
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Depths []struct {
+			Depth      int                      `json:"depth"`
+			Dependents []map[string]interface{} `json:"dependents"`
+		} `json:"depths"`
+		Dispatch        []map[string]interface{} `json:"dispatch"`
+		Satisfaction    []map[string]interface{} `json:"satisfaction"`
+		Implementations []map[string]interface{} `json:"implementations"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for name, g := range map[string][]map[string]interface{}{GroupDispatch: raw.Dispatch, GroupSatisfaction: raw.Satisfaction, GroupImplementation: raw.Implementations} {
+		for _, d := range g {
+			if _, ok := d["depth"]; ok {
+				t.Errorf("%s entry %v carries a depth: %v", name, d["name"], d["depth"])
+			}
+			if d["group"] != name {
+				t.Errorf("%s entry %v has group %v", name, d["name"], d["group"])
+			}
+			if got, want := d["breaks"] == true, name == GroupSatisfaction; got != want {
+				t.Errorf("%s entry %v: breaks %v, want %v", name, d["name"], got, want)
+			}
+		}
+	}
+	for _, g := range raw.Depths {
+		for _, d := range g.Dependents {
+			if got, want := d["breaks"] == true, g.Depth == 1; got != want {
+				t.Errorf("d=%d entry %v: breaks %v, want %v", g.Depth, d["name"], got, want)
+			}
+		}
+	}
 }
 
 func TestInterfaceMethod(t *testing.T) {
@@ -198,6 +243,7 @@ func TestInterfaceMethod(t *testing.T) {
 	check(t, "implementations", names(a.Implementations), []string{"Put@mem/mem.go:7"})
 	check(t, "satisfaction", names(a.Satisfaction), []string{"(top level of mem/mem.go)@mem/mem.go:3"})
 	check(t, "dispatch", len(a.Dispatch), 0)
+	checkGroupJSON(t, a)
 }
 
 func TestRiskUnknownVersusLow(t *testing.T) {

@@ -85,7 +85,7 @@ var impactFixtures = []struct {
 	{"scip", "goapp", "goapp.scip", []impactCase{
 		{name: "catalog-save", target: "Catalog.Save", json: true, md: true},                   // d=1 Import, d=2 run + TestImport, d=3 main
 		{name: "store-put", target: "store.Store.Put"},                                         // interface method: implementations, satisfaction
-		{name: "mem-put", target: "Mem.Put"},                                                   // dispatch through Store.Put, satisfaction
+		{name: "mem-put", target: "Mem.Put", json: true},                                       // dispatch through Store.Put, satisfaction
 		{name: "normalize-sku", target: "normalizeSKU"},                                        // only a test calls it
 		{name: "describe", target: "Describe"},                                                 // no callers, complete precise layer: LOW
 		{name: "describe-changed", target: "Describe", changed: []string{"cmd/goapp/main.go"}}, // UNKNOWN
