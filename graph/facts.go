@@ -42,7 +42,22 @@ const (
 	RoleTest // the occurrence lies in a test document
 	RoleGenerated
 	RoleForwardDefinition
+	// RoleConversion: the occurrence is a place where a concrete type
+	// becomes an interface value that needs the occurrence's symbol, a
+	// ConversionSymbol (recorded from the type checker).
+	RoleConversion
 )
+
+// ConversionSymbol is the symbol id that a conversion site needs: the
+// method name of type typ in package pkg (a Go package path), whatever the
+// producer of the document's other facts calls it. A conversion site is an
+// occurrence of it with RoleConversion; the method's dependents that break
+// through the conversion are the declarations enclosing those occurrences.
+// The ids of this family start with "conversion " and contain spaces, so no
+// SCIP symbol or syntax id takes that form.
+func ConversionSymbol(pkg, typ, name string) string {
+	return "conversion " + pkg + " " + typ + "." + name
+}
 
 // EdgeKind names a relation between two symbols. Values are stored on disk.
 type EdgeKind string
