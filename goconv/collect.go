@@ -51,8 +51,8 @@ type Site struct {
 
 // Result is what Collect found.
 type Result struct {
-	Packages int              // packages type-checked
-	Errors   []string         // load and type errors (first few)
+	Packages int               // packages type-checked
+	Errors   []string          // load and type errors (first few)
 	Sites    map[string][]Site // by document path
 }
 

@@ -55,6 +55,9 @@ const (
 // through the conversion are the declarations enclosing those occurrences.
 // The ids of this family start with "conversion " and contain spaces, so no
 // SCIP symbol or syntax id takes that form.
+//
+// A base layer that records conversion sites says how many packages the
+// type checker saw in its manifest's Extra under ManifestConversionPackages.
 func ConversionSymbol(pkg, typ, name string) string {
 	return "conversion " + pkg + " " + typ + "." + name
 }
@@ -191,3 +194,8 @@ type Manifest struct {
 	Started     time.Time
 	Finished    time.Time
 }
+
+// ManifestConversionPackages is the manifest Extra key counting the
+// packages whose conversion sites a layer records; absent when it records
+// none.
+const ManifestConversionPackages = "conversion_packages"

@@ -93,13 +93,24 @@ func openFixture(t *testing.T, source string) *graph.Reader {
 				f.Edges[i].Source = source
 			}
 		}
+		if d.path == "mem/mem.go" {
+			// `var _ store.I = M{}`: the type checker's conversion site,
+			// needing M.Put, at the reference to mem.M.
+			for _, o := range f.Occurrences {
+				if o.Symbol == "mem.M" && o.Roles&graph.RoleDefinition == 0 {
+					f.Occurrences = append(f.Occurrences, graph.Occurrence{Path: d.path, Range: o.Range,
+						Symbol: graph.ConversionSymbol("mem", "M", "Put"), Roles: graph.RoleReference | graph.RoleConversion, Enclosing: o.Enclosing})
+				}
+			}
+		}
 		docs = append(docs, f)
 	}
 	tool := "scip-go"
 	if source == graph.SourceSyntax {
 		tool = "lspgraph-syntax"
 	}
-	return graphtest.Base(t, graph.Manifest{Layer: graph.Base, Commit: "base1", Tool: tool, State: graph.StateComplete}, docs...)
+	return graphtest.Base(t, graph.Manifest{Layer: graph.Base, Commit: "base1", Tool: tool, State: graph.StateComplete,
+		Extra: map[string]int{graph.ManifestConversionPackages: 5}}, docs...)
 }
 
 func compute(t *testing.T, r *graph.Reader, id string, mod func(*Options)) *Answer {

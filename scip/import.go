@@ -155,11 +155,6 @@ func (e *ImportError) Error() string {
 
 func (e *ImportError) Unwrap() error { return e.Err }
 
-// ManifestConversionPackages is the manifest's Extra key holding how many
-// packages the conversion producer type-checked for the import; absent
-// when no conversion sites were recorded.
-const ManifestConversionPackages = "conversion_packages"
-
 // ErrEmpty is returned for a dump without documents.
 var ErrEmpty = errors.New("scip: the index has no documents (empty or not a SCIP index)")
 
@@ -227,7 +222,7 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 		Finished: time.Now(),
 	}
 	if opts.Conversions != nil {
-		m.Extra[ManifestConversionPackages] = opts.ConversionPackages
+		m.Extra[graph.ManifestConversionPackages] = opts.ConversionPackages
 	}
 	if err := gw.Commit(ctx, m); err != nil {
 		if !errors.Is(err, graph.ErrShrink) {
