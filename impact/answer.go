@@ -205,7 +205,11 @@ type CrossEdge struct {
 // Risk is the level and the rule that produced it.
 type Risk struct {
 	Level string `json:"level"`
-	Rule  string `json:"rule"`
+	// AtLeast is set when Level is a lower bound: the graph cannot vouch
+	// for completeness (syntax-only or partial facts, changed documents, a
+	// group it could not compute).
+	AtLeast bool   `json:"atLeast,omitempty"`
+	Rule    string `json:"rule"`
 	// Breaking is the number of d=1 and satisfaction dependents.
 	Breaking int `json:"breaking"`
 	// Packages is the number of packages other than the target's reached.

@@ -309,7 +309,40 @@ func TestOnlyTestsAndFilters(t *testing.T) {
 	check(t, "only a test breaks", a.Risk.Level, RiskMedium) // the satisfaction site is not a test
 	a = compute(t, r, "mem.M.Put", func(o *Options) { o.Kinds = []graph.EdgeKind{graph.EdgeReferences, graph.EdgeCalls} })
 	check(t, "without implements", []int{len(a.Dispatch), len(a.Satisfaction)}, []int{0, 0})
-	check(t, "only tests", a.Risk.Level, RiskLow)
+	// A test breaks: never LOW, whoever breaks.
+	check(t, "only tests", a.Risk.Level, RiskMedium)
+	check(t, "only tests rule", strings.Contains(a.Risk.Rule, "only tests break"), true)
+}
+
+// TestRiskRule checks the rule's parts: something breaking is never LOW; no
+// test reaching the target raises the level; an incomplete graph makes the
+// level a lower bound.
+func TestRiskRule(t *testing.T) {
+	w := &walker{}
+	ref := func(name, pkg string, test bool) Dependent {
+		return Dependent{Ref: Ref{Name: name, Package: pkg, Location: &Loc{Path: name + ".go", Line: 1}}, Test: test}
+	}
+	for _, c := range []struct {
+		name    string
+		d1      []Dependent
+		unknown []string
+		groups  []UnknownGroup
+		level   string
+		atLeast bool
+	}{
+		{name: "nothing", level: RiskLow},
+		{name: "nothing, unvouched", unknown: []string{"syntax only"}, level: RiskUnknown},
+		{name: "one caller, tested", d1: []Dependent{ref("a", "p", false), ref("t", "p", true)}, level: RiskMedium},
+		{name: "one caller, untested", d1: []Dependent{ref("a", "p", false)}, level: RiskHigh},
+		{name: "one caller, syntax only", d1: []Dependent{ref("a", "p", false), ref("t", "p", true)}, unknown: []string{"syntax only"}, level: RiskMedium, atLeast: true},
+		{name: "satisfaction unknown", d1: []Dependent{ref("t", "p", true)}, groups: []UnknownGroup{{GroupSatisfaction, "no facts"}}, level: RiskMedium, atLeast: true},
+	} {
+		a := &Answer{Targets: []Ref{{Package: "p"}}, Depths: []DepthGroup{{Depth: 1, Dependents: c.d1}}, UnknownGroups: c.groups}
+		r := w.risk(a, c.unknown)
+		if r.Level != c.level || r.AtLeast != c.atLeast {
+			t.Errorf("%s: %s (at least %v), want %s (at least %v): %s", c.name, r.Level, r.AtLeast, c.level, c.atLeast, r.Rule)
+		}
+	}
 }
 
 func loc(p string, line, col uint32) graph.Location {

@@ -74,11 +74,14 @@ type Package struct {
 // Blast is a blast radius: risk, dependents by depth, groups, tests and
 // packages.
 type Blast struct {
-	Direction string  `json:"direction"`
-	Risk      string  `json:"risk"`
-	RiskRule  string  `json:"riskRule"`
-	Depths    []Depth `json:"depths"`
-	Groups    []Group `json:"groups"`
+	Direction string `json:"direction"`
+	Risk      string `json:"risk"`
+	// RiskAtLeast is set when Risk is a lower bound (the graph cannot
+	// vouch for completeness).
+	RiskAtLeast bool    `json:"riskAtLeast,omitempty"`
+	RiskRule    string  `json:"riskRule"`
+	Depths      []Depth `json:"depths"`
+	Groups      []Group `json:"groups"`
 	// Tests counts the dependents in test files.
 	Tests    int       `json:"tests"`
 	Packages []Package `json:"packages"`
@@ -127,7 +130,7 @@ func dependentsOf(ds []impact.Dependent) []Dependent {
 }
 
 func blastOf(a *impact.Answer) Blast {
-	b := Blast{Direction: a.Direction, Risk: a.Risk.Level, RiskRule: a.Risk.Rule, Depths: []Depth{}, Groups: []Group{},
+	b := Blast{Direction: a.Direction, Risk: a.Risk.Level, RiskAtLeast: a.Risk.AtLeast, RiskRule: a.Risk.Rule, Depths: []Depth{}, Groups: []Group{},
 		Tests: len(a.Tests), Packages: []Package{}, PackageCount: len(a.Packages),
 		Partial: a.Partial, PartialReasons: a.PartialReasons}
 	for _, g := range a.Depths {
@@ -265,7 +268,11 @@ func writeSymbolTail(b *strings.Builder, s Symbol) {
 
 func (x *Blast) markdown(b *strings.Builder) {
 	if x.Risk != "" {
-		fmt.Fprintf(b, "Risk **%s**: %s\n", x.Risk, x.RiskRule)
+		level := x.Risk
+		if x.RiskAtLeast {
+			level = "at least " + level
+		}
+		fmt.Fprintf(b, "Risk **%s**: %s\n", level, x.RiskRule)
 	}
 	var counts []string
 	for _, g := range x.Depths {

@@ -167,7 +167,7 @@ func writeImpactText(w io.Writer, a *impact.Answer) error {
 		fmt.Fprintf(&b, "%s %s\n", verb, impactRefLine(t))
 	}
 	if a.Risk.Level != "" {
-		fmt.Fprintf(&b, "risk: %s\n  %s\n", a.Risk.Level, a.Risk.Rule)
+		fmt.Fprintf(&b, "risk: %s\n  %s\n", riskLevel(a.Risk), a.Risk.Rule)
 	}
 	b.WriteString(impactFreshnessLine(a) + "\n")
 	var counts []string
@@ -239,6 +239,14 @@ func writeImpactText(w io.Writer, a *impact.Answer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// riskLevel prints a level, "at least" when it is a lower bound.
+func riskLevel(r impact.Risk) string {
+	if r.AtLeast {
+		return "at least " + r.Level
+	}
+	return r.Level
 }
 
 func writeImpactTree(b *strings.Builder, children map[string][]impact.Dependent, ds []impact.Dependent, indent string) {
@@ -367,7 +375,7 @@ func writeImpactMarkdown(w io.Writer, a *impact.Answer) error {
 	if len(names) > 8 {
 		names = append(names[:8], fmt.Sprintf("and %d more", len(names)-8))
 	}
-	level := a.Risk.Level
+	level := riskLevel(a.Risk)
 	if level == "" {
 		level = "n/a"
 	}
