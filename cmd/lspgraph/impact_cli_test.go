@@ -24,7 +24,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 
 func TestImpactCommand(t *testing.T) {
 	t.Parallel()
-	st, root := importFixture(t, "goapp", "goapp.scip")
+	st, root := importFixture(t, "goapp", "goapp.scip", true)
 	dir := st.Dir()
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
