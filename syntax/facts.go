@@ -98,7 +98,8 @@ const (
 	// an unknown type.
 	UseSelector
 	// UseTyped is `x.Name` where x is a parameter or local variable declared
-	// with a type: Qualifier is the type as written ("T" or "pkg.T").
+	// with a type: Qualifier is the type as written ("T" or "pkg.T"); in Go,
+	// the type of any expression x the walk could follow (see goinfer.go).
 	UseTyped
 )
 
@@ -110,9 +111,6 @@ type Use struct {
 	// enclosing type's symbol for UseMember, and the declared type as
 	// written for UseTyped.
 	Qualifier string
-	// Via, for UseMember and UseTyped, names a field in between: the use
-	// is x.Via.Name and Name is a member of Via's declared type (Go).
-	Via string
 	// Enclosing is the innermost enclosing definition's symbol, or "".
 	Enclosing string
 	Kind      UseKind
