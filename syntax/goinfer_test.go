@@ -110,7 +110,7 @@ func TestGoInference(t *testing.T) {
 		"calls db Base.Flush 0.80 syntax:promoted-member",         // d.Flush(): DB embeds Base
 		"calls db DB.Iters 0.80 syntax:inferred-type",             // d from db.Open's first result
 		"calls db DB.NewIter 0.80 syntax:inferred-type",           //
-		"calls db Inner.Deep 0.80 syntax:inferred-type",           // d.inner (promoted field) .Deep()
+		"calls db Inner.Deep 0.80 syntax:promoted-member",         // d.inner (promoted field) .Deep()
 		"calls db Iter.Close 0.80 syntax:inferred-type",           // range over d.Iters()
 		"calls db Iter.Next 0.80 syntax:inferred-type",            // it := d.NewIter(); d.Iters()[0]; rc.Get()
 		"calls db Key 0.85 syntax:imported-package",               // the conversion db.Key(…)
