@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -78,11 +79,14 @@ type Report struct {
 	TruthCalls int    `json:"truth_calls"`
 	// UnmatchedEdges are syntax call edges with an end that matches no
 	// precise definition (left out of the table).
-	UnmatchedEdges int       `json:"unmatched_edges"`
-	Rules          []Rule    `json:"rules"`
-	Curve          []Point   `json:"curve"`
-	Threshold      float64   `json:"threshold"`
-	Callers        []Callers `json:"callers"`
+	UnmatchedEdges int `json:"unmatched_edges"`
+	// UnjudgedEdges are syntax call edges at sites where the precise
+	// index resolved nothing (left out of the table).
+	UnjudgedEdges int       `json:"unjudged_edges"`
+	Rules         []Rule    `json:"rules"`
+	Curve         []Point   `json:"curve"`
+	Threshold     float64   `json:"threshold"`
+	Callers       []Callers `json:"callers"`
 }
 
 // defKey is where a definition's name starts.
@@ -141,6 +145,27 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	rep.TruthCalls = len(truth)
 
+	// An edge is judged where the precise index resolved a use at one of
+	// its sites to a global symbol: where it resolved none (an import it
+	// could not follow), it has no say. Edges without sites (ambiguous guesses record no
+	// occurrence) are always judged.
+	sites := map[pair][]defKey{}
+	for _, df := range docs {
+		for _, o := range df.Occurrences {
+			if o.Roles&graph.RoleDefinition == 0 && o.Enclosing != "" {
+				k := pair{o.Enclosing, o.Symbol}
+				sites[k] = append(sites[k], defKey{o.Path, o.Range.Start})
+			}
+		}
+	}
+	judged := func(e graph.Edge) bool {
+		ss := sites[pair{e.From, e.To}]
+		if len(ss) == 0 {
+			return true
+		}
+		return slices.ContainsFunc(ss, func(k defKey) bool { return precise.occurs[k] })
+	}
+
 	// Each syntax call edge, mapped; one pair keeps its strongest edge.
 	type ruleKey struct{ lang, reason string }
 	type mapped struct {
@@ -158,6 +183,10 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 			to, ok2 := match[e.To]
 			if !ok1 || !ok2 {
 				rep.UnmatchedEdges++
+				continue
+			}
+			if !judged(e) {
+				rep.UnjudgedEdges++
 				continue
 			}
 			pr := pair{from, to}
@@ -213,7 +242,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		pt.Precision, pt.Recall = ratio(correct, pt.Edges), ratio(found, len(truth))
 		rep.Curve = append(rep.Curve, pt)
 	}
-	rep.Callers = sampleCallers(precise, match, docs, truth, opts)
+	rep.Callers = sampleCallers(precise, match, docs, judged, opts)
 	return rep, nil
 }
 
@@ -221,7 +250,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 // functions and methods that have callers in the precise index: the
 // precise index's referencing definitions against the syntax graph's
 // calls and references edges at or above the threshold.
-func sampleCallers(precise *preciseIndex, match map[string]string, docs []graph.DocumentFacts, truth map[pair]bool, opts Options) []Callers {
+func sampleCallers(precise *preciseIndex, match map[string]string, docs []graph.DocumentFacts, judged func(graph.Edge) bool, opts Options) []Callers {
 	truthCallers := map[string]map[string]bool{}
 	for pr := range precise.refs {
 		if _, ok := precise.kind[pr.to]; !ok {
@@ -239,7 +268,7 @@ func sampleCallers(precise *preciseIndex, match map[string]string, docs []graph.
 	synCallers := map[string]map[string]bool{}
 	for _, df := range docs {
 		for _, e := range df.Edges {
-			if (e.Kind != graph.EdgeCalls && e.Kind != graph.EdgeReferences) || e.Confidence < opts.Threshold {
+			if (e.Kind != graph.EdgeCalls && e.Kind != graph.EdgeReferences) || e.Confidence < opts.Threshold || !judged(e) {
 				continue
 			}
 			from, ok1 := match[e.From]
@@ -314,6 +343,7 @@ type preciseIndex struct {
 	defs      map[defKey]string // definition position → symbol
 	kind      map[string]string // callable symbols → "function" or "method"
 	refs      map[pair]bool     // definition → symbol it references
+	occurs    map[defKey]bool   // where the index resolved a use to a global symbol
 	calls     map[pair]bool     // the refs whose target is callable
 }
 
@@ -343,7 +373,7 @@ func loadPrecise(ctx context.Context, opts Options) (*preciseIndex, error) {
 	}
 	defer r.Close()
 	p := &preciseIndex{tool: sum.Tool, defs: map[defKey]string{}, kind: map[string]string{},
-		refs: map[pair]bool{}, calls: map[pair]bool{}}
+		refs: map[pair]bool{}, calls: map[pair]bool{}, occurs: map[defKey]bool{}}
 	var paths []string
 	if err := r.Documents(ctx, func(d graph.Document) error {
 		paths = append(paths, d.Path)
@@ -366,6 +396,18 @@ func loadPrecise(ctx context.Context, opts Options) (*preciseIndex, error) {
 			switch s.Kind {
 			case "function", "method":
 				p.kind[s.ID] = s.Kind
+			}
+		}
+		occs, err := r.Occurrences(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: reading %s: %w", path, err)
+		}
+		for _, o := range occs {
+			// A local symbol where a name is used but not bound in the
+			// function is the indexer's own "unresolved" (scip-python
+			// binds an import it cannot find to a local).
+			if o.Roles&graph.RoleDefinition == 0 && !strings.HasPrefix(o.Symbol, "local ") {
+				p.occurs[defKey{path, o.Range.Start}] = true
 			}
 		}
 		es, err := r.BaseDocumentEdges(ctx, path)

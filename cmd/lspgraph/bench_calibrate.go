@@ -45,8 +45,8 @@ func runBenchCalibrate(ctx context.Context, e *env, args []string) error {
 
 // printCalibration writes a report as markdown tables.
 func printCalibration(w io.Writer, rep calibrate.Report) {
-	fmt.Fprintf(w, "%s (%s, %d documents): %d syntax definitions matched, %d not; %d precise calls between them; %d syntax call edges with an unmatched end\n\n",
-		filepath.Base(rep.Dump), rep.Tool, rep.Documents, rep.Matched, rep.Unmatched, rep.TruthCalls, rep.UnmatchedEdges)
+	fmt.Fprintf(w, "%s (%s, %d documents): %d syntax definitions matched, %d not; %d precise calls between them; %d syntax call edges with an unmatched end, %d at sites the precise index left unresolved\n\n",
+		filepath.Base(rep.Dump), rep.Tool, rep.Documents, rep.Matched, rep.Unmatched, rep.TruthCalls, rep.UnmatchedEdges, rep.UnjudgedEdges)
 	fmt.Fprintln(w, "| language | rule | confidence | call edges | precision | recall |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|")
 	for _, r := range rep.Rules {
