@@ -163,17 +163,28 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		if len(ss) == 0 {
 			return true
 		}
-		return slices.ContainsFunc(ss, func(k defKey) bool { return precise.occurs[k] })
+		return slices.ContainsFunc(ss, func(k defKey) bool { return len(precise.occurs[k]) > 0 })
+	}
+	// An edge is right when the precise index resolves one of its sites
+	// to its target (so that where each side draws the enclosing
+	// definition, nested functions for one, does not matter), or, without
+	// sites, when the precise index has the same edge.
+	correct := func(e graph.Edge, pr pair) bool {
+		ss := sites[pair{e.From, e.To}]
+		if len(ss) == 0 {
+			return precise.refs[pr]
+		}
+		return slices.ContainsFunc(ss, func(k defKey) bool { return slices.Contains(precise.occurs[k], pr.to) })
 	}
 
 	// Each syntax call edge, mapped; one pair keeps its strongest edge.
 	type ruleKey struct{ lang, reason string }
 	type mapped struct {
-		conf float64
-		rule ruleKey
+		conf  float64
+		right bool
 	}
 	best := map[pair]mapped{}
-	perRule := map[ruleKey]map[pair]bool{}
+	perRule := map[ruleKey]map[pair]bool{} // → right
 	for _, df := range docs {
 		for _, e := range df.Edges {
 			if e.Kind != graph.EdgeCalls {
@@ -190,13 +201,17 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 				continue
 			}
 			pr := pair{from, to}
+			if from == to {
+				continue // recursion: a precise index keeps no edge from a symbol to itself
+			}
+			right := correct(e, pr)
 			k := ruleKey{df.Document.Language, e.Reason}
 			if perRule[k] == nil {
 				perRule[k] = map[pair]bool{}
 			}
-			perRule[k][pr] = true
+			perRule[k][pr] = perRule[k][pr] || right
 			if b, ok := best[pr]; !ok || e.Confidence > b.conf {
-				best[pr] = mapped{e.Confidence, k}
+				best[pr] = mapped{e.Confidence, right}
 			}
 		}
 	}
@@ -206,8 +221,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	for k, prs := range perRule {
 		r := Rule{Language: k.lang, Reason: k.reason, Confidence: conf[k.reason], Edges: len(prs)}
-		for pr := range prs {
-			if precise.refs[pr] {
+		for _, right := range prs {
+			if right {
 				r.Correct++
 			}
 		}
@@ -232,7 +247,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 				continue
 			}
 			pt.Edges++
-			if precise.refs[pr] {
+			if m.right {
 				correct++
 			}
 			if truth[pr] {
@@ -343,7 +358,7 @@ type preciseIndex struct {
 	defs      map[defKey]string // definition position → symbol
 	kind      map[string]string // callable symbols → "function" or "method"
 	refs      map[pair]bool     // definition → symbol it references
-	occurs    map[defKey]bool   // where the index resolved a use to a global symbol
+	occurs    map[defKey][]string // the global symbols a use resolves to, by position
 	calls     map[pair]bool     // the refs whose target is callable
 }
 
@@ -373,7 +388,7 @@ func loadPrecise(ctx context.Context, opts Options) (*preciseIndex, error) {
 	}
 	defer r.Close()
 	p := &preciseIndex{tool: sum.Tool, defs: map[defKey]string{}, kind: map[string]string{},
-		refs: map[pair]bool{}, calls: map[pair]bool{}, occurs: map[defKey]bool{}}
+		refs: map[pair]bool{}, calls: map[pair]bool{}, occurs: map[defKey][]string{}}
 	var paths []string
 	if err := r.Documents(ctx, func(d graph.Document) error {
 		paths = append(paths, d.Path)
@@ -407,7 +422,8 @@ func loadPrecise(ctx context.Context, opts Options) (*preciseIndex, error) {
 			// function is the indexer's own "unresolved" (scip-python
 			// binds an import it cannot find to a local).
 			if o.Roles&graph.RoleDefinition == 0 && !strings.HasPrefix(o.Symbol, "local ") {
-				p.occurs[defKey{path, o.Range.Start}] = true
+				k := defKey{path, o.Range.Start}
+				p.occurs[k] = append(p.occurs[k], o.Symbol)
 			}
 		}
 		es, err := r.BaseDocumentEdges(ctx, path)
