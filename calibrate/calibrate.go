@@ -36,7 +36,8 @@ type Options struct {
 type Rule struct {
 	Language string `json:"language"`
 	Reason   string `json:"reason"`
-	// Confidence is the rule's confidence in package syntax now.
+	// Confidence is the rule's confidence in package syntax now, in this
+	// language.
 	Confidence float64 `json:"confidence"`
 	// Edges are the rule's call edges whose two ends both match a
 	// precise definition; Correct of them are in the precise index.
@@ -215,12 +216,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 			}
 		}
 	}
-	conf := map[string]float64{}
-	for _, r := range syntax.Rules() {
-		conf[r.Reason] = r.Confidence
-	}
 	for k, prs := range perRule {
-		r := Rule{Language: k.lang, Reason: k.reason, Confidence: conf[k.reason], Edges: len(prs)}
+		r := Rule{Language: k.lang, Reason: k.reason, Confidence: syntax.RuleConfidence(k.lang, k.reason), Edges: len(prs)}
 		for _, right := range prs {
 			if right {
 				r.Correct++

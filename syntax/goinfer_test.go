@@ -106,27 +106,27 @@ func TestGoInference(t *testing.T) {
 	_, docs := extractTree(t, root)
 	got := edgesFrom(docs, "syntax go example.com/m/app Use", "syntax go example.com/m/")
 	want := []string{
-		"calls app local.Run 0.80 syntax:declared-type",           // new(local), &local{}
-		"calls db Base.Flush 0.80 syntax:promoted-member",         // d.Flush(): DB embeds Base
-		"calls db DB.Iters 0.80 syntax:inferred-type",             // d from db.Open's first result
-		"calls db DB.NewIter 0.80 syntax:inferred-type",           //
-		"calls db Inner.Deep 0.80 syntax:promoted-member",         // d.inner (promoted field) .Deep()
-		"calls db Iter.Close 0.80 syntax:inferred-type",           // range over d.Iters()
-		"calls db Iter.Next 0.80 syntax:inferred-type",            // it := d.NewIter(); d.Iters()[0]; rc.Get()
-		"calls db Key 0.85 syntax:imported-package",               // the conversion db.Key(…)
-		"calls db Key.UserKey 0.80 syntax:inferred-type",          // d.Bounds.Smallest.UserKey(), c := db.Key(…)
-		"calls db Open 0.85 syntax:imported-package",              //
-		"calls db ReadCloser.Close 0.80 syntax:declared-type",     // rc's parameter type
-		"calls db Reader.Get 0.80 syntax:promoted-member",         // ReadCloser embeds Reader
-		"references app local 0.90 syntax:same-file",              //
-		"references db Alias 0.85 syntax:imported-package",        //
-		"references db Base.inner 0.80 syntax:promoted-member",    //
-		"references db Bounds.Smallest 0.80 syntax:inferred-type", //
-		"references db DB.Bounds 0.80 syntax:inferred-type",       //
-		"references db DB.NewIter 0.80 syntax:inferred-type",      // the method value f := d.NewIter
-		"references db Iter 0.85 syntax:imported-package",         //
-		"references db Key 0.85 syntax:imported-package",          //
-		"references db ReadCloser 0.85 syntax:imported-package",   //
+		"calls app local.Run 0.99 syntax:declared-type",           // new(local), &local{}
+		"calls db Base.Flush 0.99 syntax:promoted-member",         // d.Flush(): DB embeds Base
+		"calls db DB.Iters 0.99 syntax:inferred-type",             // d from db.Open's first result
+		"calls db DB.NewIter 0.99 syntax:inferred-type",           //
+		"calls db Inner.Deep 0.99 syntax:promoted-member",         // d.inner (promoted field) .Deep()
+		"calls db Iter.Close 0.99 syntax:inferred-type",           // range over d.Iters()
+		"calls db Iter.Next 0.99 syntax:inferred-type",            // it := d.NewIter(); d.Iters()[0]; rc.Get()
+		"calls db Key 0.99 syntax:imported-package",               // the conversion db.Key(…)
+		"calls db Key.UserKey 0.99 syntax:inferred-type",          // d.Bounds.Smallest.UserKey(), c := db.Key(…)
+		"calls db Open 0.99 syntax:imported-package",              //
+		"calls db ReadCloser.Close 0.99 syntax:declared-type",     // rc's parameter type
+		"calls db Reader.Get 0.99 syntax:promoted-member",         // ReadCloser embeds Reader
+		"references app local 0.99 syntax:same-file",              //
+		"references db Alias 0.99 syntax:imported-package",        //
+		"references db Base.inner 0.99 syntax:promoted-member",    //
+		"references db Bounds.Smallest 0.99 syntax:inferred-type", //
+		"references db DB.Bounds 0.99 syntax:inferred-type",       //
+		"references db DB.NewIter 0.99 syntax:inferred-type",      // the method value f := d.NewIter
+		"references db Iter 0.99 syntax:imported-package",         //
+		"references db Key 0.99 syntax:imported-package",          //
+		"references db ReadCloser 0.99 syntax:imported-package",   //
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("edges from Use:\n got %q\nwant %q", got, want)

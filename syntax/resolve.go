@@ -11,8 +11,11 @@ import (
 )
 
 // The confidence table. Every edge the package makes carries one of these
-// (confidence, reason) pairs; the package documentation explains each rule.
-// Global-name guesses stay below the default impact threshold (0.7).
+// reasons; the package documentation explains each rule. The confidences
+// here are the defaults: an edge gets its rule's measured confidence in
+// its document's language where there is one (calibration.go), these
+// otherwise. Global-name guesses stay below the default impact threshold
+// (0.7) either way.
 const (
 	ConfidenceDeclaration  = 1.0
 	ConfidenceSameFile     = 0.9
@@ -346,6 +349,7 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 	for _, e := range f.Edges {
 		addEdge(e)
 	}
+	measured := calibrated[f.Document.Language]
 	var testRole graph.Role
 	if f.Document.Flags&graph.DocTest != 0 {
 		testRole = graph.RoleTest
@@ -388,6 +392,9 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 			from = f.self
 		}
 		for _, t := range targets {
+			if c, ok := measured[t.reason]; ok {
+				t.confidence = c
+			}
 			if t.reason != ReasonAmbiguous {
 				occs = append(occs, graph.Occurrence{
 					Path: f.Document.Path, Range: u.Range, Symbol: t.id, Roles: roles, Enclosing: u.Enclosing,
