@@ -236,7 +236,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	slices.SortFunc(rep.Rules, func(a, b Rule) int {
 		return cmp.Or(cmp.Compare(a.Language, b.Language), cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(a.Reason, b.Reason))
 	})
-	for _, t := range []float64{0.3, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9} {
+	for _, t := range []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99} {
 		pt := Point{Threshold: t}
 		correct, found := 0, 0
 		for pr, m := range best {
