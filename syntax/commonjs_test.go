@@ -124,7 +124,7 @@ function run() {
 		t.Errorf("edges from obj.js's exports:\n got %q\nwant %q", got, wantObj)
 	}
 	edges, occs = factsFrom(docs, "syntax typescript app ts/main:call", "ts/main.ts", "syntax ")
-	wantEdges = []string{"calls javascript app mod:f 0.85 syntax:imported-package"}
+	wantEdges = []string{"calls javascript app mod:f 0.98 syntax:imported-package"}
 	if !slices.Equal(edges, wantEdges) {
 		t.Errorf("edges from call in ts/main.ts:\n got %q\nwant %q", edges, wantEdges)
 	}

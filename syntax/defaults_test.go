@@ -65,14 +65,14 @@ function run() {
 	})
 	_, docs := extractTree(t, root)
 	wantTS := []string{
-		"calls javascript app value:value 0.85 syntax:imported-package",
-		"calls typescript app clause:inner 0.85 syntax:imported-package",
-		"calls typescript app decl:Decl 0.85 syntax:imported-package",
-		"calls typescript app later:later 0.85 syntax:imported-package",
-		"calls typescript app lib/index:fromIndex 0.85 syntax:imported-package",
+		"calls javascript app value:value 0.98 syntax:imported-package",
+		"calls typescript app clause:inner 0.98 syntax:imported-package",
+		"calls typescript app decl:Decl 0.98 syntax:imported-package",
+		"calls typescript app later:later 0.98 syntax:imported-package",
+		"calls typescript app lib/index:fromIndex 0.98 syntax:imported-package",
 		// The type of d: a type use of the default import.
-		"references typescript app decl:Decl 0.85 syntax:imported-package",
-		"references typescript app clause:other 0.85 syntax:imported-package",
+		"references typescript app decl:Decl 0.98 syntax:imported-package",
+		"references typescript app clause:other 0.98 syntax:imported-package",
 		// anon has no definition, and reexport's default is not its own.
 	}
 	wantTSImports := []string{

@@ -10,7 +10,7 @@ const Tool = "lspgraph-syntax"
 
 // Version is the extractor's version; it changes whenever the facts a file
 // yields change, so stores built by an older extractor can be told apart.
-const Version = "0.5.0"
+const Version = "0.6.0"
 
 // SkipReason says why a file produced no facts. The empty reason means it was
 // extracted.
@@ -98,7 +98,8 @@ const (
 	// an unknown type.
 	UseSelector
 	// UseTyped is `x.Name` where x is a parameter or local variable declared
-	// with a type: Qualifier is the type as written ("T" or "pkg.T").
+	// with a type: Qualifier is the type as written ("T" or "pkg.T"); in Go,
+	// the type of any expression x the walk could follow (see goinfer.go).
 	UseTyped
 )
 
@@ -110,9 +111,6 @@ type Use struct {
 	// enclosing type's symbol for UseMember, and the declared type as
 	// written for UseTyped.
 	Qualifier string
-	// Via, for UseMember and UseTyped, names a field in between: the use
-	// is x.Via.Name and Name is a member of Via's declared type (Go).
-	Via string
 	// Enclosing is the innermost enclosing definition's symbol, or "".
 	Enclosing string
 	Kind      UseKind

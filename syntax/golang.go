@@ -163,6 +163,7 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		sym := ""
 		if fn != "_" {
 			sym = w.define(desc, fn, "function", name, n, "")
+			w.setSignature(sym, w.goResults(st, fn, n))
 		}
 		return true, w.push(scope{sym: sym, fn: true})
 
@@ -179,6 +180,7 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		typeID := w.id(typeName)
 		m := w.text(name)
 		sym := w.define(typeName+"."+m, m, "method", name, n, typeID)
+		w.setSignature(sym, w.goResults(st, m, n))
 		leave := w.push(scope{sym: sym, fn: true, typ: typeID, recv: recvName})
 		return true, leave
 
@@ -202,13 +204,21 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		}
 		tn := w.text(name)
 		sym := w.define(tn, tn, kind, name, w.soleSpec(n), "")
+		if w.typ(n) == "type_alias" {
+			// An alias has its target's members: read like an embedding.
+			w.addEmbedded(sym, w.goQualify(st, w.goTypeExpr(st, n.ChildByFieldName("type"))))
+		}
 		return true, w.push(scope{sym: sym, typ: sym})
 
 	case "field_declaration":
 		typ, _ := w.innerType()
 		names := w.childrenOfField(n, "name")
-		if typ == "" || len(names) == 0 || w.inFunction() {
-			return true, nil // embedded field: its type is a use
+		if typ == "" || w.inFunction() {
+			return true, nil
+		}
+		if len(names) == 0 { // embedded field: its type is a use, and its members are promoted
+			w.addEmbedded(typ, w.goQualify(st, w.goTypeExpr(st, n.ChildByFieldName("type"))))
+			return true, nil
 		}
 		typeName := w.typeNameOf(typ)
 		qualified := w.goQualify(st, w.goTypeExpr(st, n.ChildByFieldName("type")))
@@ -225,6 +235,13 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		}
 		return true, w.push(scope{sym: first})
 
+	case "type_elem":
+		// An interface embedding another: its methods are promoted.
+		if typ, _ := w.innerType(); typ != "" && !w.inFunction() && n.NamedChildCount() == 1 {
+			w.addEmbedded(typ, w.goQualify(st, w.goTypeExpr(st, n.NamedChild(0))))
+		}
+		return true, nil
+
 	case "method_elem", "method_spec":
 		typ, _ := w.innerType()
 		name := n.ChildByFieldName("name")
@@ -233,15 +250,24 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		}
 		m := w.text(name)
 		sym := w.define(w.typeNameOf(typ)+"."+m, m, "method", name, n, typ)
+		w.setSignature(sym, w.goResults(st, m, n))
 		return true, w.push(scope{sym: sym, fn: true})
 
 	case "const_spec", "var_spec":
 		names := w.childrenOfField(n, "name")
 		if w.inFunction() {
-			typ := w.goTypeExpr(st, n.ChildByFieldName("type"))
-			for _, nm := range names {
-				w.bindLocalTyped(nm, typ)
+			if t := n.ChildByFieldName("type"); t != nil {
+				typ := w.goTypeExpr(st, t)
+				for _, nm := range names {
+					w.bindLocalTyped(nm, typ)
+				}
+				return true, nil
 			}
+			var values []*node
+			if v := n.ChildByFieldName("value"); v != nil {
+				values = w.children(v)
+			}
+			w.bindGoValues(st, names, values)
 			return true, nil
 		}
 		kind := "variable"
@@ -267,21 +293,33 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		if left == nil {
 			return true, nil
 		}
+		names := w.children(left)
+		right := n.ChildByFieldName("right")
+		if w.typ(n) == "range_clause" {
+			// for k, v := range xs: v is an element of xs.
+			elem := ""
+			if right != nil && len(names) == 2 {
+				if et := w.goExprType(st, right); et != "" {
+					elem = et + stepElem
+				}
+			}
+			for i, c := range names {
+				if w.typ(c) != "identifier" {
+					continue
+				}
+				if i == 1 {
+					w.bindLocalTyped(c, elem)
+				} else {
+					w.bindLocalTyped(c, "")
+				}
+			}
+			return true, nil
+		}
 		var values []*node
-		if right := n.ChildByFieldName("right"); right != nil && w.typ(n) == "short_var_declaration" {
+		if right != nil {
 			values = w.children(right)
 		}
-		names := w.children(left)
-		for i, c := range names {
-			if w.typ(c) != "identifier" {
-				continue
-			}
-			typ := ""
-			if len(values) == len(names) {
-				typ = w.goLiteralType(st, values[i])
-			}
-			w.bindLocalTyped(c, typ)
-		}
+		w.bindGoValues(st, names, values)
 		return true, nil
 
 	case "parameter_declaration":
@@ -291,7 +329,17 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		}
 		return true, nil
 
-	case "variadic_parameter_declaration", "type_parameter_declaration":
+	case "variadic_parameter_declaration":
+		typ := w.goTypeExpr(st, n.ChildByFieldName("type"))
+		if typ != "" {
+			typ = wrapSlice + typ
+		}
+		for _, nm := range w.childrenOfField(n, "name") {
+			w.bindLocalTyped(nm, typ)
+		}
+		return true, nil
+
+	case "type_parameter_declaration":
 		for _, nm := range w.childrenOfField(n, "name") {
 			w.bindLocal(nm)
 		}
@@ -343,36 +391,25 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 		}
 		operand, field := n.NamedChild(0), n.NamedChild(1)
 		call := w.callee.has(field.StartByte())
-		if w.typ(operand) == "identifier" {
+		isIdent := w.typ(operand) == "identifier"
+		if isIdent {
 			q := w.text(operand)
 			typ, recv := w.innerType()
-			lt, local := w.localType(q)
+			_, local := w.localType(q)
 			switch {
 			case recv != "" && q == recv:
 				w.use(field, UseMember, typ, call, false)
-				return false, nil
-			case lt != "":
-				w.use(field, UseTyped, lt, call, false)
 				return false, nil
 			case st.imports[q] && !local:
 				w.use(field, UseQualified, q, call, false)
 				return false, nil
 			}
 		}
-		// x.f.Name where x is the receiver or a typed local: Name is a
-		// member of f's declared type.
-		if w.typ(operand) == "selector_expression" && operand.NamedChildCount() == 2 && w.typ(operand.NamedChild(0)) == "identifier" {
-			q, via := w.text(operand.NamedChild(0)), w.text(operand.NamedChild(1))
-			typ, recv := w.innerType()
-			lt, _ := w.localType(q)
-			switch {
-			case recv != "" && q == recv:
-				w.useVia(field, UseMember, typ, via, call)
-				return true, nil
-			case lt != "":
-				w.useVia(field, UseTyped, lt, via, call)
-				return true, nil
-			}
+		// x.Name where the type of x is declared or inferred: Name is a
+		// member of that type.
+		if et := w.goExprType(st, operand); et != "" {
+			w.use(field, UseTyped, et, call, false)
+			return !isIdent, nil
 		}
 		w.use(field, UseSelector, "", call, false)
 		return true, nil
@@ -458,12 +495,20 @@ func (w *walker) soleSpec(spec *node) *node {
 
 // goTypeExpr returns a declared type as the resolver reads it: "T" for a
 // package-level type of this package, "pkg.T" for an imported one, through
-// pointers and generic instantiations; "" for any other type.
+// pointers and generic instantiations, with "[]" in front for a slice or
+// array of it and "map[]" for a map to it; "" for any other type.
 func (w *walker) goTypeExpr(st *goState, t *node) string {
+	prefix := ""
 	for t != nil {
 		switch w.typ(t) {
 		case "pointer_type", "parenthesized_type":
 			t = t.NamedChild(0)
+		case "slice_type", "array_type", "implicit_length_array_type":
+			prefix += wrapSlice
+			t = t.ChildByFieldName("element")
+		case "map_type":
+			prefix += wrapMap
+			t = t.ChildByFieldName("value")
 		case "generic_type":
 			t = t.ChildByFieldName("type")
 		case "type_identifier":
@@ -471,7 +516,7 @@ func (w *walker) goTypeExpr(st *goState, t *node) string {
 			if goPredeclared[name] || w.isLocal(name) { // a type parameter
 				return ""
 			}
-			return name
+			return prefix + name
 		case "qualified_type":
 			if t.NamedChildCount() != 2 {
 				return ""
@@ -480,7 +525,7 @@ func (w *walker) goTypeExpr(st *goState, t *node) string {
 			if !st.imports[pkg] {
 				return ""
 			}
-			return pkg + "." + w.text(t.NamedChild(1))
+			return prefix + pkg + "." + w.text(t.NamedChild(1))
 		default:
 			return ""
 		}
@@ -488,55 +533,18 @@ func (w *walker) goTypeExpr(st *goState, t *node) string {
 	return ""
 }
 
-// goLiteralType returns the type of a composite literal value (T{…} or
-// &T{…}), or "".
-func (w *walker) goLiteralType(st *goState, v *node) string {
-	if w.typ(v) == "unary_expression" && v.NamedChildCount() == 1 {
-		v = v.NamedChild(0)
-	}
-	if w.typ(v) != "composite_literal" {
-		return ""
-	}
-	return w.goTypeExpr(st, v.ChildByFieldName("type"))
-}
-
-// goQualify turns a type as goTypeExpr writes it into "PKGPATH.T".
+// goQualify turns a type as goTypeExpr writes it into "PKGPATH.T" (its
+// collection prefix kept).
 func (w *walker) goQualify(st *goState, te string) string {
 	if te == "" {
 		return ""
 	}
+	wrap, te := splitWrap(te)
 	if pkg, name, ok := strings.Cut(te, "."); ok {
 		if p, ok := st.paths[pkg]; ok {
-			return p + "." + name
+			return wrap + p + "." + name
 		}
 		return ""
 	}
-	return w.pkg + "." + te
-}
-
-// useVia records x.via.Name: the member Name of the declared type of the
-// field via of x's type (qualifier as for UseMember or UseTyped).
-func (w *walker) useVia(n *node, kind UseKind, qualifier, via string, call bool) {
-	w.ff.Uses = append(w.ff.Uses, Use{
-		Range: rangeOf(n), Name: w.text(n), Kind: kind, Qualifier: qualifier, Via: via,
-		Call: call, Enclosing: w.enclosing(),
-	})
-}
-
-// appendGoFieldType reads the declared type of a Go field from its
-// Signature ("name PKGPATH.T") and appends the type's symbol to dst.
-func appendGoFieldType(dst []byte, sig string) ([]byte, bool) {
-	i := strings.LastIndexByte(sig, ' ')
-	if i < 0 {
-		return dst, false
-	}
-	te := sig[i+1:]
-	j := strings.LastIndexByte(te, '.')
-	if j <= 0 {
-		return dst, false
-	}
-	dst = append(dst, "syntax go "...)
-	dst = append(dst, te[:j]...)
-	dst = append(dst, ' ')
-	return append(dst, te[j+1:]...), true
+	return wrap + w.pkg + "." + te
 }

@@ -67,18 +67,18 @@ def run():
 	})
 	const from, path, prefix = "syntax python p p.main:run", "p/main.py", "syntax python p "
 	want := []string{
-		"calls p.a:_listed 0.85 syntax:imported-package",
-		"calls p.a:named 0.85 syntax:imported-package",
-		"calls p.a:only_a 0.85 syntax:imported-package",
-		"calls p.b:both 0.85 syntax:imported-package",
-		"calls p.b:only_b 0.85 syntax:imported-package",
-		"calls p.c:only_c 0.85 syntax:imported-package",
-		"calls p.d:also_d 0.85 syntax:imported-package",
-		"calls p.main:own 0.90 syntax:same-file",
+		"calls p.a:_listed 0.94 syntax:imported-package",
+		"calls p.a:named 0.94 syntax:imported-package",
+		"calls p.a:only_a 0.94 syntax:imported-package",
+		"calls p.b:both 0.94 syntax:imported-package",
+		"calls p.b:only_b 0.94 syntax:imported-package",
+		"calls p.c:only_c 0.94 syntax:imported-package",
+		"calls p.d:also_d 0.94 syntax:imported-package",
+		"calls p.main:own 0.99 syntax:same-file",
 		// Not exported: global guesses.
-		"calls p.a:unlisted 0.60 syntax:unique-global-name",
-		"calls p.b:_hidden 0.60 syntax:unique-global-name",
-		"calls p.c:_private_c 0.60 syntax:unique-global-name",
+		"calls p.a:unlisted 0.49 syntax:unique-global-name",
+		"calls p.b:_hidden 0.49 syntax:unique-global-name",
+		"calls p.c:_private_c 0.49 syntax:unique-global-name",
 	}
 	slices.Sort(want)
 	wantOccs := []string{

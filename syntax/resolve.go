@@ -11,8 +11,11 @@ import (
 )
 
 // The confidence table. Every edge the package makes carries one of these
-// (confidence, reason) pairs; the package documentation explains each rule.
-// Global-name guesses stay below the default impact threshold (0.7).
+// reasons; the package documentation explains each rule. The confidences
+// here are the defaults: an edge gets its rule's measured confidence in
+// its document's language where there is one (calibration.go), these
+// otherwise. Global-name guesses stay below the default impact threshold
+// (0.7) either way.
 const (
 	ConfidenceDeclaration  = 1.0
 	ConfidenceSameFile     = 0.9
@@ -20,6 +23,8 @@ const (
 	ConfidenceImported     = 0.85
 	ConfidenceReceiver     = 0.8
 	ConfidenceDeclared     = 0.8
+	ConfidenceInferred     = 0.8
+	ConfidencePromoted     = 0.8
 	ConfidenceUniqueGlobal = 0.6
 	ConfidenceAmbiguous    = 0.3
 
@@ -29,6 +34,8 @@ const (
 	ReasonImported     = "syntax:imported-package"
 	ReasonReceiver     = "syntax:receiver-type"
 	ReasonDeclared     = "syntax:declared-type"
+	ReasonInferred     = "syntax:inferred-type"
+	ReasonPromoted     = "syntax:promoted-member"
 	ReasonUniqueGlobal = "syntax:unique-global-name"
 	ReasonAmbiguous    = "syntax:ambiguous-global-name"
 
@@ -52,6 +59,8 @@ func Rules() []Rule {
 		{ReasonImported, ConfidenceImported},
 		{ReasonReceiver, ConfidenceReceiver},
 		{ReasonDeclared, ConfidenceDeclared},
+		{ReasonInferred, ConfidenceInferred},
+		{ReasonPromoted, ConfidencePromoted},
 		{ReasonUniqueGlobal, ConfidenceUniqueGlobal},
 		{ReasonAmbiguous, ConfidenceAmbiguous},
 	}
@@ -296,6 +305,8 @@ type resolveBuffers struct {
 	types   []target // the types of x in x.Name or x.f.Name
 	derived []target // the members of those types
 	key     []byte   // a symbol id being looked up
+	// goTypes holds the types of the Go type chains met in the document.
+	goTypes map[string][]goType
 }
 
 // Document resolves one file's uses and returns its complete facts.
@@ -338,6 +349,7 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 	for _, e := range f.Edges {
 		addEdge(e)
 	}
+	measured := calibrated[f.Document.Language]
 	var testRole graph.Role
 	if f.Document.Flags&graph.DocTest != 0 {
 		testRole = graph.RoleTest
@@ -380,6 +392,9 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 			from = f.self
 		}
 		for _, t := range targets {
+			if c, ok := measured[t.reason]; ok {
+				t.confidence = c
+			}
 			if t.reason != ReasonAmbiguous {
 				occs = append(occs, graph.Occurrence{
 					Path: f.Document.Path, Range: u.Range, Symbol: t.id, Roles: roles, Enclosing: u.Enclosing,
@@ -608,13 +623,6 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		}
 		return out
 	}
-	if u.Via != "" && (u.Kind == UseMember || u.Kind == UseTyped) {
-		via, err := r.resolveVia(ctx, f, u, imports, ext, b)
-		if err != nil || len(via) > 0 {
-			return via, err
-		}
-		return global(member), nil
-	}
 	switch u.Kind {
 	case UseMember:
 		b.key = memberID(b.key[:0], u.Qualifier, u.Name)
@@ -626,6 +634,16 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		add(l, func(s *graph.Symbol) bool { return s.ID == string(id) }, ConfidenceReceiver, ReasonReceiver, 0)
 		if len(out) > 0 {
 			return out, nil
+		}
+		if lang == "go" { // a member promoted through an embedded field
+			s, promoted, err := r.goMember(ctx, u.Qualifier, name, 0)
+			if err != nil {
+				return nil, err
+			}
+			if s != nil && promoted {
+				c, reason := promotedRule(ConfidenceReceiver, ReasonReceiver, true)
+				return append(out, target{s.ID, c, reason}), nil
+			}
 		}
 		return global(member), nil // an inherited or embedded member
 	case UseQualified:
@@ -644,6 +662,13 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	case UseSelector:
 		return global(member), nil
 	case UseTyped:
+		if lang == "go" {
+			typed, err := r.resolveGoTyped(ctx, f, u, imports, out, b)
+			if err != nil || len(typed) > 0 {
+				return typed, err
+			}
+			return global(member), nil
+		}
 		typed, err := r.resolveTyped(ctx, f, u, imports, ext, b)
 		if err != nil || len(typed) > 0 {
 			return typed, err
@@ -856,55 +881,8 @@ func (r *Resolver) symbolByID(id []byte, ext []graph.Symbol) (*graph.Symbol, boo
 	return nil, false
 }
 
-// resolveVia resolves x.Via.Name: the types of x (the receiver's type, or
-// the declared type of a local), then each type's field Via and its
-// declared type (a Go field's Signature), then Name in that type. None
-// found, the caller falls back to a global guess.
-func (r *Resolver) resolveVia(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, b *resolveBuffers) ([]target, error) {
-	var bases []target
-	if u.Kind == UseMember {
-		bases = append(b.types[:0], target{u.Qualifier, ConfidenceReceiver, ReasonReceiver})
-	} else {
-		types, err := r.typesOf(ctx, f, u, imports, b)
-		if err != nil {
-			return nil, err
-		}
-		bases = types
-	}
-	viaSyms, err := r.externalNamed(ctx, u.Via)
-	if err != nil {
-		return nil, err
-	}
-	out := b.derived[:0]
-	for _, base := range bases {
-		b.key = memberID(b.key[:0], base.id, u.Via)
-		field, ok := r.symbolByID(b.key, viaSyms)
-		if !ok || field.Kind != "field" {
-			continue
-		}
-		b.key, ok = appendGoFieldType(b.key[:0], field.Signature)
-		if !ok {
-			continue
-		}
-		b.key = append(append(b.key, '.'), u.Name...)
-		s, ok := r.symbolByID(b.key, ext)
-		if !ok {
-			continue
-		}
-		c, reason := ConfidenceDeclared, ReasonDeclared
-		if base.confidence < c {
-			c, reason = base.confidence, base.reason
-		}
-		out = append(out, target{s.ID, c, reason})
-	}
-	if cap(out) > cap(b.derived) {
-		b.derived = out[:0]
-	}
-	return out, nil
-}
-
-// typesOf resolves the declared type u.Qualifier of a UseTyped use (or of
-// a UseTyped use's x in x.Via.Name) into b.types.
+// typesOf resolves the declared type u.Qualifier of a UseTyped use into
+// b.types.
 func (r *Resolver) typesOf(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, b *resolveBuffers) ([]target, error) {
 	tu := Use{Range: u.Range, Name: u.Qualifier, Kind: UseBare, Type: true, Enclosing: u.Enclosing}
 	if q, name, ok := strings.Cut(u.Qualifier, "."); ok {

@@ -36,9 +36,9 @@ func TestSupertypes(t *testing.T) {
 	want := []string{
 		"Child -> Base 0.85 syntax:imported-package",
 		"Child.run -> Base.run 0.85 syntax:imported-package",
-		"Cube -> Solid 0.90 syntax:same-file",
-		"Cube.volume -> Solid.volume 0.90 syntax:same-file",
-		"Solid -> Shape 0.90 syntax:same-file",
+		"Cube -> Solid 0.99 syntax:same-file",
+		"Cube.volume -> Solid.volume 0.99 syntax:same-file",
+		"Solid -> Shape 0.99 syntax:same-file",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("implements edges:\n got %q\nwant %q", got, want)

@@ -39,7 +39,7 @@ func (f *impactFlags) register(fs interface {
 		fs.StringVar(&f.direction, "direction", "up", "up: who depends on the target; down: what it depends on")
 	}
 	fs.IntVar(&f.depth, "depth", 3, "maximum depth `N`")
-	fs.Float64Var(&f.minConfidence, "min-confidence", 0.7, "ignore edges below confidence `X` (syntax guesses are 0.3-0.9)")
+	fs.Float64Var(&f.minConfidence, "min-confidence", 0.7, "ignore edges below confidence `X` (syntax edges: 0.02-0.99 by rule, see syntax/CALIBRATION.md)")
 	fs.StringVar(&f.kinds, "kinds", "references,calls,implements,type-of", "edge kinds to follow, comma-separated")
 	fs.BoolVar(&f.noTests, "no-tests", false, "leave out dependents in test files")
 	fs.IntVar(&f.limit, "limit", 0, "at most `N` dependents per depth (0: no limit)")
