@@ -61,6 +61,9 @@ type Options struct {
 	// MinConfidence drops edges below it (name-based syntax edges have
 	// confidence below 1).
 	MinConfidence float64
+	// History, when set, adds files that changed together with the
+	// target's (evolutionary coupling).
+	History History
 }
 
 // Result is the ranked neighbourhood of a target.

@@ -310,14 +310,10 @@ func (s *Session) contextCommand(ctx context.Context, c Call) (any, error) {
 		return nil, err
 	}
 	defer r.Close()
-	ans, err := contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Encoding: c.Encoding, NoFreshness: true}, arg)
-	if err != nil {
-		return nil, err
-	}
+	// The freshness block is part of what the budget counts.
 	fb, err := s.freshness(ctx, r, w)
 	if err != nil {
 		return nil, err
 	}
-	ans.Freshness = &fb
-	return ans, nil
+	return contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Encoding: c.Encoding, Freshness: &fb}, arg)
 }
