@@ -167,6 +167,7 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 	if !o.Scope.Repo && !o.Scope.Closure && len(o.Scope.Packages) == 0 {
 		o.Scope.Closure = true // the zero Spec means the default, the closure
 	}
+	target = named(target, o.Source)
 	start := a.PackageOfDocument(target.Def.Path)
 	cl, err := a.For(ctx, start, o.Scope)
 	if err != nil {
@@ -195,6 +196,30 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 		return nil, err
 	}
 	return p, nil
+}
+
+// named gives a document-local symbol ("local 4 src/a.ts", which indexers
+// leave unnamed) the name its definition spells in the source.
+func named(s graph.Symbol, src Source) graph.Symbol {
+	if s.DisplayName != "" || !strings.HasPrefix(s.ID, "local ") || s.Def.Path == "" {
+		return s
+	}
+	r := s.Def.Range
+	if r.Start.Line != r.End.Line || r.End.Col <= r.Start.Col {
+		return s
+	}
+	text, err := src.Read(s.Def.Path)
+	if err != nil {
+		return s
+	}
+	ls := lines(text)
+	if int(r.Start.Line) >= len(ls) || int(r.End.Col) > len(ls[r.Start.Line]) {
+		return s
+	}
+	if n := ls[r.Start.Line][r.Start.Col:r.End.Col]; n != "" {
+		s.DisplayName = n
+	}
+	return s
 }
 
 func specString(s scope.Spec) string {

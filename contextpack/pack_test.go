@@ -207,3 +207,32 @@ func TestBuildWithoutSources(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildNamesLocalSymbols: a document-local symbol (a nested function,
+// which scip-typescript indexes as "local N") is named by the identifier
+// at its definition, not by its file's extension.
+func TestBuildNamesLocalSymbols(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "package.json"), `{"name":"w"}`)
+	writeFile(t, filepath.Join(root, "a.ts"), "export function outer() {\n  const patchChildren = () => 1;\n  return patchChildren();\n}\n")
+	facts := graphtest.MustParseFacts(t, graph.Document{Path: "a.ts", Language: "typescript", Source: graph.SourceSCIP}, `
+sym local_1_a.ts kind=function def=a.ts@2:9-2:22 extent=2:3-2:33
+occ local_1_a.ts 2:9-2:22 def
+occ local_1_a.ts 3:10-3:23 ref
+`)
+	for i := range facts.Symbols {
+		facts.Symbols[i].ID = "local 1 a.ts"
+	}
+	for i := range facts.Occurrences {
+		facts.Occurrences[i].Symbol = "local 1 a.ts"
+	}
+	r := graphtest.Base(t, graph.Manifest{Tool: "test", State: graph.StateComplete}, facts)
+	sym, ok, err := r.Symbol(context.Background(), "local 1 a.ts")
+	if err != nil || !ok {
+		t.Fatalf("Symbol(local 1 a.ts) = %v, %v", ok, err)
+	}
+	p := buildFor(t, r, root, sym.ID, Options{Format: FormatMarkdown})
+	if p.Target.Name != "patchChildren" || strings.Contains(p.Render(), "`ts`") {
+		t.Errorf("target named %q; want patchChildren\n%s", p.Target.Name, p.Render())
+	}
+}

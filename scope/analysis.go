@@ -396,3 +396,10 @@ func (a *Analysis) For(ctx context.Context, start string, s Spec) (*Closure, err
 	}
 	return a.Exactly(start, s.Packages)
 }
+
+// DocumentsOf returns the graph documents of a package, sorted.
+func (a *Analysis) DocumentsOf(name string) []string {
+	out := append([]string(nil), a.pkgDocs[name]...)
+	sort.Strings(out)
+	return out
+}
