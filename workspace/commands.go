@@ -10,9 +10,11 @@ import (
 	"github.com/lspgraph/lspgraph/contextpack"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/internal/gitcmd"
 	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/lspgraph/lspgraph/lspproxy"
+	"github.com/lspgraph/lspgraph/ranking"
 )
 
 // The commands a session answers. Editors send them as
@@ -315,5 +317,17 @@ func (s *Session) contextCommand(ctx context.Context, c Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Encoding: c.Encoding, Freshness: &fb}, arg)
+	return contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Encoding: c.Encoding, Freshness: &fb, History: s.historyAt}, arg)
+}
+
+// historyAt is the history reachable from rev for context packs; a root
+// outside any git work tree has none.
+func (s *Session) historyAt(ctx context.Context, rev string) (ranking.History, error) {
+	if _, ok := gitcmd.TopLevel(s.root); !ok {
+		if rev != "" {
+			return nil, fmt.Errorf("--history-rev %s: %s is not in a git work tree", rev, s.root)
+		}
+		return nil, nil
+	}
+	return s.history.get(ctx, s.root, rev)
 }
