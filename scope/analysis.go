@@ -403,3 +403,8 @@ func (a *Analysis) DocumentsOf(name string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// UseReader points the analysis at another reader of the same store
+// version (one that shows the same facts), for an analysis kept across
+// requests: the one it was built with may be closed by then.
+func (a *Analysis) UseReader(r *graph.Reader) { a.r = r }

@@ -15,6 +15,7 @@ import (
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/lspgraph/lspgraph/lspproxy"
 	"github.com/lspgraph/lspgraph/ranking"
+	"github.com/lspgraph/lspgraph/scope"
 )
 
 // The commands a session answers. Editors send them as
@@ -317,7 +318,13 @@ func (s *Session) contextCommand(ctx context.Context, c Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Encoding: c.Encoding, Freshness: &fb, History: s.historyAt}, arg)
+	var ans *contextpack.Answer
+	err = s.scopes.with(ctx, s.root, r, w, func(a *scope.Analysis) error {
+		ans, err = contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Encoding: c.Encoding,
+			Freshness: &fb, History: s.historyAt, Analysis: a}, arg)
+		return err
+	})
+	return ans, err
 }
 
 // historyAt is the history reachable from rev for context packs; a root
