@@ -19,11 +19,11 @@ import (
 // time, from the session's look) and the store's version are those it was
 // computed for. Outside a git work tree nothing is kept.
 type scopeCache struct {
-	mu      sync.Mutex // held while an analysis is used: it is not safe for concurrent use
-	key     scopeKey
-	a       *scope.Analysis
-	hits    int
-	misses  int
+	mu     sync.Mutex // held while an analysis is used: it is not safe for concurrent use
+	key    scopeKey
+	a      *scope.Analysis
+	hits   int
+	misses int
 }
 
 type scopeKey struct {
