@@ -36,6 +36,7 @@ func TestEmacsEglot(t *testing.T) {
 	cfg, err := json.Marshal(map[string]any{
 		"cmd": proxyArgv(t, store, logFile, []string{gopls}), "file": filepath.Join(root, "service", "catalog.go"),
 		"line": 30, "needle": "Put", "refs_line": 29, "refs_needle": "Save", "out": out,
+		"readme_lens": readmeBlock(t, "(eq (plist-get (plist-get l :data) :lspgraph) t)"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +63,7 @@ func TestEmacsEglot(t *testing.T) {
 		} `json:"references"`
 		Lenses     json.RawMessage `json:"lenses"`
 		LensImpact *impactAnswer   `json:"lens_impact"`
+		READMELens *impactAnswer   `json:"readme_lens"`
 		Impact     impactAnswer    `json:"impact"`
 		Status     proxyStatus     `json:"status"`
 	}
@@ -94,6 +96,12 @@ func TestEmacsEglot(t *testing.T) {
 		t.Errorf("eglot ran no lens of the proxy on Save's line; lenses: %s", res.Lenses)
 	} else {
 		wantSites(t, "d=1 of the lens on Save run from eglot", res.LensImpact.depth(1, false), "Catalog.Import service/catalog.go:37")
+	}
+	// The README's snippet, as written, on Save's line.
+	if res.READMELens == nil {
+		t.Errorf("the README's eglot lens snippet answered nothing on Save's line")
+	} else {
+		wantSites(t, "d=1 of the README's eglot lens snippet on Save", res.READMELens.depth(1, false), "Catalog.Import service/catalog.go:37")
 	}
 	if !dependsOn(res.Impact, "Catalog.Import") {
 		t.Errorf("lspgraph.impact Catalog.Save from eglot: d=1 %v; want Catalog.Import", names(res.Impact))

@@ -10,6 +10,9 @@
 ;;;   refs_line, refs_needle
 ;;;           where to ask for references through xref (point on the
 ;;;           word's first letter); the lens of that line is the one run
+;;;   readme_lens
+;;;           the README's lens snippet, evaluated as written with point
+;;;           on the references line once the proxy's lenses show
 ;;;   out     where to write the results
 ;;; Emacs 28 has no go-mode; a bare derived mode stands in (eglot names the
 ;;; language "go" after it).
@@ -65,7 +68,8 @@
           (push (cons "lens_impact"
                       (jsonrpc-request server :workspace/executeCommand
                                        (list :command (plist-get cmd :command) :arguments (plist-get cmd :arguments))))
-                results))))
+                results))
+        (push (cons "readme_lens" (eval (car (read-from-string (alist-get 'readme_lens cfg))) t)) results)))
     (push (cons "impact" (jsonrpc-request server :workspace/executeCommand '(:command "lspgraph.impact" :arguments ["Catalog.Save"]))) results)
     (push (cons "status" (jsonrpc-request server :workspace/executeCommand '(:command "lspgraph.status"))) results)
     (with-temp-file out (insert (json-encode results)))
