@@ -39,16 +39,10 @@ func liveVerifier(req lspproxy.Requester, root string, enc textpos.Encoding, buf
 func ServerReferences(req lspproxy.Requester, root string, enc textpos.Encoding, buffer func(rel string) ([]byte, bool), calls bool) impact.Verifier {
 	return func(ctx context.Context, def graph.Location) ([]graph.Location, error) {
 		mapper := textsOf(root, buffer)
-		m, err := mapper(def.Path)
+		doc, pos, err := serverPosition(mapper, root, def, enc)
 		if err != nil {
-			return nil, fmt.Errorf("verifying: %w", err)
+			return nil, err
 		}
-		col, err := m.ToColumn(def.Range.Start, enc)
-		if err != nil {
-			return nil, fmt.Errorf("verifying: position %s:%s: %w", def.Path, def.Range.Start, err)
-		}
-		doc := map[string]string{"uri": lspwire.FileURI(filepath.Join(root, filepath.FromSlash(def.Path)))}
-		pos := lspwire.Position{Line: def.Range.Start.Line, Character: col}
 		raw, err := req.Request(ctx, "textDocument/references", map[string]any{
 			"textDocument": doc, "position": pos, "context": map[string]bool{"includeDeclaration": false},
 		})
@@ -102,60 +96,34 @@ func ServerReferences(req lspproxy.Requester, root string, enc textpos.Encoding,
 func ServerCallers(req lspproxy.Requester, root string, enc textpos.Encoding, buffer func(rel string) ([]byte, bool)) drift.Callers {
 	return func(ctx context.Context, def graph.Location) ([]graph.Location, bool, error) {
 		texts := textsOf(root, buffer)
-		m, err := texts(def.Path)
+		doc, pos, err := serverPosition(texts, root, def, enc)
 		if err != nil {
-			return nil, false, fmt.Errorf("verifying: %w", err)
+			return nil, false, err
 		}
-		col, err := m.ToColumn(def.Range.Start, enc)
-		if err != nil {
-			return nil, false, fmt.Errorf("verifying: position %s:%s: %w", def.Path, def.Range.Start, err)
-		}
-		doc := map[string]string{"uri": lspwire.FileURI(filepath.Join(root, filepath.FromSlash(def.Path)))}
-		raw, err := req.Request(ctx, "textDocument/prepareCallHierarchy", map[string]any{
-			"textDocument": doc, "position": lspwire.Position{Line: def.Range.Start.Line, Character: col}})
-		var rerr *lspproxy.ResponseError
-		switch {
-		case errors.As(err, &rerr):
-			return nil, false, nil // no call hierarchy here (or at all)
-		case err != nil:
-			return nil, false, fmt.Errorf("textDocument/prepareCallHierarchy: %w", err)
-		}
-		var items []json.RawMessage
-		if json.Unmarshal(raw, &items) != nil || len(items) == 0 {
-			return nil, false, nil
+		calls, ok, err := callsInto(ctx, req, doc, pos)
+		if err != nil || !ok {
+			return nil, ok, err
 		}
 		var out []graph.Location
-		for _, item := range items {
-			raw, err := req.Request(ctx, "callHierarchy/incomingCalls", map[string]json.RawMessage{"item": item})
+		for _, c := range calls {
+			if c.From.Kind == symbolKindFile || c.From.Kind == symbolKindModule {
+				// Code at the top of a file (tsserver names the file,
+				// pyright the module): the graph records no caller for it.
+				continue
+			}
+			rel, ok := lspwire.WorkspacePath(c.From.URI, root)
+			if !ok {
+				continue
+			}
+			m, err := texts(rel)
 			if err != nil {
-				return nil, false, fmt.Errorf("callHierarchy/incomingCalls: %w", err)
+				continue
 			}
-			var calls []lspwire.CallHierarchyCall
-			// pyright answers no callers with an empty result.
-			if err := json.Unmarshal(raw, &calls); err != nil && len(raw) > 0 && string(raw) != "null" {
-				return nil, false, fmt.Errorf("callHierarchy/incomingCalls: decoding %.200s: %w", raw, err)
+			rg, err := c.From.SelectionRange.TextRange(m, enc)
+			if err != nil {
+				continue
 			}
-			for _, c := range calls {
-				if c.From.Kind == symbolKindFile || c.From.Kind == symbolKindModule {
-					// Code at the top of a file (tsserver names the
-					// file, pyright the module): the graph records no
-					// caller for it.
-					continue
-				}
-				rel, ok := lspwire.WorkspacePath(c.From.URI, root)
-				if !ok {
-					continue
-				}
-				m, err := texts(rel)
-				if err != nil {
-					continue
-				}
-				rg, err := c.From.SelectionRange.TextRange(m, enc)
-				if err != nil {
-					continue
-				}
-				out = append(out, graph.Location{Path: rel, Range: rg})
-			}
+			out = append(out, graph.Location{Path: rel, Range: rg})
 		}
 		return out, true, nil
 	}
@@ -193,31 +161,62 @@ func textsOf(root string, buffer func(rel string) ([]byte, bool)) func(rel strin
 	}
 }
 
-// incomingCalls returns the call sites callHierarchy/incomingCalls reports
-// for the item at pos, or nothing when the server does not support it.
-func incomingCalls(ctx context.Context, req lspproxy.Requester, doc map[string]string, pos lspwire.Position) []lspwire.Location {
-	raw, err := req.Request(ctx, "textDocument/prepareCallHierarchy", map[string]any{"textDocument": doc, "position": pos})
+// serverPosition is the document and position of a graph location as the
+// server counts columns (enc), read against texts.
+func serverPosition(texts func(rel string) (*textpos.Mapper, error), root string, def graph.Location, enc textpos.Encoding) (map[string]string, lspwire.Position, error) {
+	m, err := texts(def.Path)
 	if err != nil {
-		return nil
+		return nil, lspwire.Position{}, fmt.Errorf("verifying: %w", err)
+	}
+	col, err := m.ToColumn(def.Range.Start, enc)
+	if err != nil {
+		return nil, lspwire.Position{}, fmt.Errorf("verifying: position %s:%s: %w", def.Path, def.Range.Start, err)
+	}
+	doc := map[string]string{"uri": lspwire.FileURI(filepath.Join(root, filepath.FromSlash(def.Path)))}
+	return doc, lspwire.Position{Line: def.Range.Start.Line, Character: col}, nil
+}
+
+// callsInto asks the server for the incoming calls of the item at pos:
+// textDocument/prepareCallHierarchy, then callHierarchy/incomingCalls of
+// each item. ok is false when the server answers no item or refuses (no
+// call hierarchy there, or at all).
+func callsInto(ctx context.Context, req lspproxy.Requester, doc map[string]string, pos lspwire.Position) (calls []lspwire.CallHierarchyCall, ok bool, err error) {
+	raw, err := req.Request(ctx, "textDocument/prepareCallHierarchy", map[string]any{"textDocument": doc, "position": pos})
+	var rerr *lspproxy.ResponseError
+	switch {
+	case errors.As(err, &rerr):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("textDocument/prepareCallHierarchy: %w", err)
 	}
 	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil {
-		return nil
+	if json.Unmarshal(raw, &items) != nil || len(items) == 0 {
+		return nil, false, nil
 	}
-	var out []lspwire.Location
 	for _, item := range items {
 		raw, err := req.Request(ctx, "callHierarchy/incomingCalls", map[string]json.RawMessage{"item": item})
 		if err != nil {
-			continue
+			return calls, true, fmt.Errorf("callHierarchy/incomingCalls: %w", err)
 		}
-		var calls []lspwire.CallHierarchyCall
-		if json.Unmarshal(raw, &calls) != nil {
-			continue
+		var cs []lspwire.CallHierarchyCall
+		// pyright answers no callers with an empty result.
+		if err := json.Unmarshal(raw, &cs); err != nil && len(raw) > 0 && string(raw) != "null" {
+			return calls, true, fmt.Errorf("callHierarchy/incomingCalls: decoding %.200s: %w", raw, err)
 		}
-		for _, c := range calls {
-			for _, r := range c.FromRanges {
-				out = append(out, lspwire.Location{URI: c.From.URI, Range: r})
-			}
+		calls = append(calls, cs...)
+	}
+	return calls, true, nil
+}
+
+// incomingCalls returns the call sites callHierarchy/incomingCalls reports
+// for the item at pos (those it answered before any failure), or nothing
+// when the server does not support it.
+func incomingCalls(ctx context.Context, req lspproxy.Requester, doc map[string]string, pos lspwire.Position) []lspwire.Location {
+	calls, _, _ := callsInto(ctx, req, doc, pos)
+	var out []lspwire.Location
+	for _, c := range calls {
+		for _, r := range c.FromRanges {
+			out = append(out, lspwire.Location{URI: c.From.URI, Range: r})
 		}
 	}
 	return out
