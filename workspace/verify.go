@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -193,19 +194,24 @@ func callsInto(ctx context.Context, req lspproxy.Requester, doc map[string]strin
 	if json.Unmarshal(raw, &items) != nil || len(items) == 0 {
 		return nil, false, nil
 	}
+	// An item the server fails on is skipped: the others' calls still
+	// count, and the first failure is reported.
+	var first error
 	for _, item := range items {
 		raw, err := req.Request(ctx, "callHierarchy/incomingCalls", map[string]json.RawMessage{"item": item})
 		if err != nil {
-			return calls, true, fmt.Errorf("callHierarchy/incomingCalls: %w", err)
+			first = cmp.Or(first, fmt.Errorf("callHierarchy/incomingCalls: %w", err))
+			continue
 		}
 		var cs []lspwire.CallHierarchyCall
 		// pyright answers no callers with an empty result.
 		if err := json.Unmarshal(raw, &cs); err != nil && len(raw) > 0 && string(raw) != "null" {
-			return calls, true, fmt.Errorf("callHierarchy/incomingCalls: decoding %.200s: %w", raw, err)
+			first = cmp.Or(first, fmt.Errorf("callHierarchy/incomingCalls: decoding %.200s: %w", raw, err))
+			continue
 		}
 		calls = append(calls, cs...)
 	}
-	return calls, true, nil
+	return calls, true, first
 }
 
 // incomingCalls returns the call sites callHierarchy/incomingCalls reports
