@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -45,7 +46,8 @@ type Site struct {
 	Concrete      string // the concrete type, qualified by package path
 	Interface     string // the interface type, qualified by package path
 	// Needs lists the conversion symbols of the concrete methods that
-	// provide the interface's method set.
+	// provide the interface's method set, and of the (named) interfaces'
+	// methods they provide.
 	Needs []string
 }
 
@@ -342,11 +344,18 @@ func (c *collector) record(e ast.Expr, from, to types.Type, kind string) {
 		if sym := methodSymbol(fn); sym != "" {
 			needs = append(needs, sym)
 		}
+		// The interface method too: a change to its signature breaks the
+		// site as well, and the index may record no implementation
+		// relation between the two (across packages).
+		if sym := methodSymbol(m); sym != "" {
+			needs = append(needs, sym)
+		}
 	}
 	if len(needs) == 0 {
 		return
 	}
 	sort.Strings(needs)
+	needs = slices.Compact(needs)
 	c.sites = append(c.sites, Site{
 		Path: c.path, Range: c.rangeOf(e), Kind: kind, Enclosing: c.encl, EnclosingName: c.enclName,
 		Concrete: types.TypeString(from, nil), Interface: types.TypeString(to, nil), Needs: needs,

@@ -3,6 +3,7 @@ package impact
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -561,11 +562,12 @@ func (w *walker) conversions(ctx context.Context, a *Answer, t graph.Symbol) err
 	}
 	methods := []graph.Symbol{t}
 	if rs.Kind == "interface" {
+		// The sites record the interface method itself; the
+		// implementations' keys cover a base without them.
 		impls, err := w.edgesOf(ctx, t.ID, true)
 		if err != nil {
 			return err
 		}
-		methods = methods[:0]
 		for _, e := range impls {
 			m, _, err := w.symbol(ctx, e.From)
 			if err != nil {
@@ -622,10 +624,16 @@ func (w *walker) conversions(ctx context.Context, a *Answer, t graph.Symbol) err
 			} else {
 				seen[c.key()] = c
 				order = append(order, c.key())
-				c.via = graph.Edge{From: c.id, To: meth.ID, Kind: graph.EdgeImplements, Confidence: 1.0, Path: o.Path,
-					Reason: fmt.Sprintf("%s converted to an interface that declares %s (go/types)", typ.DisplayName, meth.DisplayName)}
+				reason := fmt.Sprintf("%s converted to an interface that declares %s (go/types)", typ.DisplayName, meth.DisplayName)
+				if typ.Kind == "interface" {
+					reason = fmt.Sprintf("a concrete value converted to an interface whose method set has %s.%s (go/types)", typ.DisplayName, meth.DisplayName)
+				}
+				c.via = graph.Edge{From: c.id, To: meth.ID, Kind: graph.EdgeImplements, Confidence: 1.0, Path: o.Path, Reason: reason}
 			}
-			c.sites = append(c.sites, graph.Location{Path: o.Path, Range: o.Range})
+			site := graph.Location{Path: o.Path, Range: o.Range}
+			if !slices.Contains(c.sites, site) { // one site can need the method under two keys
+				c.sites = append(c.sites, site)
+			}
 			c.count = len(c.sites)
 		}
 	}
