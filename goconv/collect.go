@@ -27,6 +27,7 @@ const (
 	KindField      = "composite-literal field"
 	KindElement    = "composite-literal element"
 	KindMapKey     = "map key"
+	KindMapIndex   = "map index"
 	KindSend       = "channel send"
 	KindCompare    = "comparison"
 	KindAssert     = "type assertion"
@@ -195,6 +196,10 @@ func (c *collector) visit(n ast.Node) bool {
 		}
 	case *ast.CompositeLit:
 		c.composite(n)
+	case *ast.IndexExpr:
+		if m, ok := under(c.info.TypeOf(n.X)).(*types.Map); ok {
+			c.convert(n.Index, m.Key(), KindMapIndex)
+		}
 	case *ast.SendStmt:
 		if ch, ok := under(c.info.TypeOf(n.Chan)).(*types.Chan); ok {
 			c.convert(n.Value, ch.Elem(), KindSend)

@@ -545,37 +545,20 @@ func isGo(t graph.Symbol) bool {
 // conversions adds, for a Go method, the conversion sites the type checker
 // recorded (see graph.ConversionSymbol): the places where a concrete type
 // becomes a value of an interface that declares the method, directly or
-// by embedding. For an interface method they are the sites of each of its
-// implementations. Without such facts in the base layer the group is
+// by embedding. For an interface method they are the sites whose
+// interface's method set has it. Without such facts in the base layer the group is
 // UNKNOWN: a guess from names would be wrong both ways.
 func (w *walker) conversions(ctx context.Context, a *Answer, t graph.Symbol) error {
 	if isTypeKind(t.Kind) || t.DisplayName == "" {
 		return nil
 	}
-	recv, err := w.container(ctx, t.ID)
-	if err != nil || recv == "" {
+	if recv, err := w.container(ctx, t.ID); err != nil || recv == "" {
 		return err
 	}
-	rs, _, err := w.symbol(ctx, recv)
-	if err != nil {
-		return err
-	}
+	// For an interface method the sites record the method itself: the
+	// sites converting to an interface whose method set has it (an
+	// implementation's own sites may convert to other interfaces).
 	methods := []graph.Symbol{t}
-	if rs.Kind == "interface" {
-		// The sites record the interface method itself; the
-		// implementations' keys cover a base without them.
-		impls, err := w.edgesOf(ctx, t.ID, true)
-		if err != nil {
-			return err
-		}
-		for _, e := range impls {
-			m, _, err := w.symbol(ctx, e.From)
-			if err != nil {
-				return err
-			}
-			methods = append(methods, m)
-		}
-	}
 	m, ok, err := w.r.Manifest(graph.Base)
 	if err != nil {
 		return fmt.Errorf("impact: reading the base manifest: %w", err)

@@ -5,15 +5,23 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
-var nethttpSCIP = flag.String("nethttp.scip", os.Getenv("LSPGRAPH_NETHTTP_SCIP"),
-	"a scip-go dump of GOROOT/src's net/http and its importers (see README): score impact against testdata/truth/nethttp.json")
+var (
+	nethttpSCIP = flag.String("nethttp.scip", os.Getenv("LSPGRAPH_NETHTTP_SCIP"),
+		"a scip-go dump of GOROOT/src's net/http and its importers (see README): score impact against testdata/truth/nethttp.json")
+	xtoolsSCIP = flag.String("xtools.scip", os.Getenv("LSPGRAPH_XTOOLS_SCIP"),
+		"a scip-go dump of golang.org/x/tools@v0.52.0's go/ssa and its importers (see README): score against testdata/truth/xtools-ssa.json")
+	xtoolsDir = flag.String("xtools.dir", os.Getenv("LSPGRAPH_XTOOLS_DIR"),
+		"the golang.org/x/tools@v0.52.0 tree the dump was made in (default: the module cache's)")
+)
 
 // TestTruthOnFixture checks the truth's mechanics on testdata/gobreak,
 // whose answers were read off `go build -gcflags=-e` by hand (see
@@ -69,37 +77,52 @@ func TestTruthOnFixture(t *testing.T) {
 	}
 }
 
-// TestScoreNetHTTP recomputes precision and recall of impact against the
-// committed truth for GOROOT's net/http, with the type checker's
-// conversion sites, and holds them to the goals: callers P >= 0.97,
-// R >= 0.99; everything that breaks P >= 0.95, R >= 0.95; no LOW where
-// something breaks. It needs the dump (-nethttp.scip or
-// LSPGRAPH_NETHTTP_SCIP) and the GOROOT the truth was made from.
-func TestScoreNetHTTP(t *testing.T) {
-	if *nethttpSCIP == "" {
-		t.Skip("no net/http dump: pass -nethttp.scip=FILE (see README)")
-	}
-	var out, errs bytes.Buffer
-	err := run(context.Background(), []string{"score", "--truth", filepath.Join("..", "..", "testdata", "truth", "nethttp.json"),
-		"--scip", *nethttpSCIP, "--go-types"}, &out, &errs)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, errs.String())
-	}
-	t.Logf("\n%s", out.String())
-	m := regexp.MustCompile(`(?m)^all\s+\d+\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$`).FindStringSubmatch(out.String())
-	if m == nil {
-		t.Fatalf("no totals in\n%s", out.String())
-	}
-	var v [4]float64
-	for i := range v {
-		v[i], _ = strconv.ParseFloat(m[i+1], 64)
-	}
-	for i, goal := range []float64{0.97, 0.99, 0.95, 0.95} {
-		if v[i] < goal {
-			t.Errorf("%s = %.2f, goal %.2f", []string{"callers P", "callers R", "breaks P", "breaks R"}[i], v[i], goal)
-		}
-	}
-	if regexp.MustCompile(`(?m)risk levels: .*[^)] LOW:`).MatchString(out.String()) {
-		t.Errorf("LOW where something breaks:\n%s", out.String())
+// TestScore recomputes precision and recall of impact against the
+// committed truths (GOROOT's net/http; golang.org/x/tools@v0.52.0's
+// go/ssa), with the type checker's conversion sites, and holds them to the
+// goals: callers P >= 0.97, R >= 0.99; everything that breaks P >= 0.95,
+// R >= 0.95; no LOW where something breaks. Each needs its dump
+// (-nethttp.scip, -xtools.scip) and the tree the truth was made from.
+func TestScore(t *testing.T) {
+	for _, c := range []struct {
+		name, truth, dump, dir string
+	}{
+		{"nethttp", "nethttp.json", *nethttpSCIP, ""},
+		{"xtools-ssa", "xtools-ssa.json", *xtoolsSCIP, *xtoolsDir},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.dump == "" {
+				t.Skipf("no dump for %s: pass -%s.scip=FILE (see README)", c.name, strings.SplitN(c.name, "-", 2)[0])
+			}
+			args := []string{"score", "--truth", filepath.Join("..", "..", "testdata", "truth", c.truth), "--scip", c.dump, "--go-types"}
+			if c.name == "xtools-ssa" {
+				dir := c.dir
+				if dir == "" {
+					out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+					if err != nil {
+						t.Fatal(err)
+					}
+					dir = filepath.Join(strings.TrimSpace(string(out)), "golang.org", "x", "tools@v0.52.0")
+				}
+				args = append(args, "--dir", dir)
+			}
+			var out, errs bytes.Buffer
+			if err := run(context.Background(), args, &out, &errs); err != nil {
+				t.Fatalf("%v\n%s", err, errs.String())
+			}
+			t.Logf("\n%s", out.String())
+			m := regexp.MustCompile(`(?m)^all\s+\d+\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$`).FindStringSubmatch(out.String())
+			if m == nil {
+				t.Fatalf("no totals in\n%s", out.String())
+			}
+			for i, goal := range []float64{0.97, 0.99, 0.95, 0.95} {
+				if v, _ := strconv.ParseFloat(m[i+1], 64); v < goal {
+					t.Errorf("%s = %.2f, goal %.2f", []string{"callers P", "callers R", "breaks P", "breaks R"}[i], v, goal)
+				}
+			}
+			if regexp.MustCompile(`(?m)risk levels: .*[^)] LOW:`).MatchString(out.String()) {
+				t.Errorf("LOW where something breaks:\n%s", out.String())
+			}
+		})
 	}
 }

@@ -73,13 +73,13 @@ func runTruth(ctx context.Context, args []string, stderr io.Writer) error {
 	if *out == "" {
 		return fmt.Errorf("%w: --out is required", errUsage)
 	}
-	version := ""
+	tree := *dir
 	if *dir == "" {
 		d, v, err := goroot()
 		if err != nil {
 			return err
 		}
-		*dir, version = d, v
+		*dir, tree = d, "GOROOT/src "+v
 	}
 	imps := strings.Split(*importers, ",")
 	t, err := loadTree(ctx, *dir, *pkg, imps)
@@ -90,7 +90,7 @@ func runTruth(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	truth := Truth{Tree: "GOROOT/src " + version, Package: *pkg, Scope: append([]string{*pkg}, imps...),
+	truth := Truth{Tree: tree, Package: *pkg, Scope: append([]string{*pkg}, imps...),
 		Method: fmt.Sprintf("per stratum %d targets (seed %d); each given a new first parameter of a fresh type; go/types over the package, its internal tests and its importers; every error mapped to its top-level declaration", *per, *seed)}
 	for _, e := range clean.errors {
 		truth.Problems = append(truth.Problems, "before any change (left out of every target's truth): "+e.Error())

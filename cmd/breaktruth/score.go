@@ -92,11 +92,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer st.Close()
 	opts := scip.Options{Root: *dir, Commit: "truth"}
 	if *goTypes {
-		var patterns []string
-		for _, p := range truth.Scope {
-			patterns = append(patterns, "./"+p)
-		}
-		conv, err := goconv.Collect(ctx, *dir, patterns...)
+		conv, err := goconv.Collect(ctx, *dir, truth.Scope...)
 		if err != nil {
 			return err
 		}
@@ -141,8 +137,10 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return fmt.Errorf("impact of %s: %w", tg.Name, err)
 		}
-		d1 := keysOf(a.Depths[0].Dependents, inScope)
-		all := append(d1, keysOf(a.Satisfaction, inScope)...)
+		// The changed declaration itself is left out on both sides.
+		self := fmt.Sprintf("%s:%d", tg.Path, tg.Line)
+		d1 := minus(keysOf(a.Depths[0].Dependents, inScope), []string{self})
+		all := append(d1, minus(keysOf(a.Satisfaction, inScope), []string{self})...)
 		for _, m := range []map[string]*counts{callers, breaks} {
 			if m[tg.Stratum] == nil {
 				m[tg.Stratum] = &counts{}
