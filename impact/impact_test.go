@@ -95,11 +95,13 @@ func openFixture(t *testing.T, source string) *graph.Reader {
 		}
 		if d.path == "mem/mem.go" {
 			// `var _ store.I = M{}`: the type checker's conversion site,
-			// needing M.Put, at the reference to mem.M.
+			// needing M.Put and store.I.Put, at the reference to mem.M.
 			for _, o := range f.Occurrences {
 				if o.Symbol == "mem.M" && o.Roles&graph.RoleDefinition == 0 {
-					f.Occurrences = append(f.Occurrences, graph.Occurrence{Path: d.path, Range: o.Range,
-						Symbol: graph.ConversionSymbol("mem", "M", "Put"), Roles: graph.RoleReference | graph.RoleConversion, Enclosing: o.Enclosing})
+					for _, sym := range []string{graph.ConversionSymbol("mem", "M", "Put"), graph.ConversionSymbol("store", "I", "Put")} {
+						f.Occurrences = append(f.Occurrences, graph.Occurrence{Path: d.path, Range: o.Range,
+							Symbol: sym, Roles: graph.RoleReference | graph.RoleConversion, Enclosing: o.Enclosing})
+					}
 				}
 			}
 		}
