@@ -334,6 +334,7 @@ func TestRiskRule(t *testing.T) {
 	}{
 		{name: "nothing", level: RiskLow},
 		{name: "nothing, unvouched", unknown: []string{"syntax only"}, level: RiskUnknown},
+		{name: "nothing found, satisfaction unknown", groups: []UnknownGroup{{GroupSatisfaction, "no facts"}}, level: RiskUnknown},
 		{name: "one caller, tested", d1: []Dependent{ref("a", "p", false), ref("t", "p", true)}, level: RiskMedium},
 		{name: "one caller, untested", d1: []Dependent{ref("a", "p", false)}, level: RiskHigh},
 		{name: "one caller, syntax only", d1: []Dependent{ref("a", "p", false), ref("t", "p", true)}, unknown: []string{"syntax only"}, level: RiskMedium, atLeast: true},
