@@ -848,8 +848,13 @@ func Write(ctx context.Context, store *graph.Store, res *Result, root string, wo
 		}
 	}
 	state := graph.StateComplete
+	limited := 0
 	if res.Stats.FailedRequests > 0 || res.Stats.SkippedDocuments > 0 {
 		state = graph.StatePartial
+	}
+	if _, ok := LimitedTo(root); ok {
+		// Callers outside the folder were never asked for.
+		state, limited = graph.StatePartial, 1
 	}
 	m := graph.Manifest{
 		Layer:       graph.Base,
@@ -871,6 +876,7 @@ func Write(ctx context.Context, store *graph.Store, res *Result, root string, wo
 			"lspNotCallable":       res.Stats.NotCallable,
 			"skippedDocuments":     res.Stats.SkippedDocuments,
 			"externalLocations":    res.Stats.ExternalLocations,
+			"limitedToFolder":      limited,
 		},
 		Started:  started,
 		Finished: time.Now(),

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,6 +27,7 @@ const (
 	KindField      = "composite-literal field"
 	KindElement    = "composite-literal element"
 	KindMapKey     = "map key"
+	KindMapIndex   = "map index"
 	KindSend       = "channel send"
 	KindCompare    = "comparison"
 	KindAssert     = "type assertion"
@@ -45,7 +47,8 @@ type Site struct {
 	Concrete      string // the concrete type, qualified by package path
 	Interface     string // the interface type, qualified by package path
 	// Needs lists the conversion symbols of the concrete methods that
-	// provide the interface's method set.
+	// provide the interface's method set, and of the (named) interfaces'
+	// methods they provide.
 	Needs []string
 }
 
@@ -193,6 +196,10 @@ func (c *collector) visit(n ast.Node) bool {
 		}
 	case *ast.CompositeLit:
 		c.composite(n)
+	case *ast.IndexExpr:
+		if m, ok := under(c.info.TypeOf(n.X)).(*types.Map); ok {
+			c.convert(n.Index, m.Key(), KindMapIndex)
+		}
 	case *ast.SendStmt:
 		if ch, ok := under(c.info.TypeOf(n.Chan)).(*types.Chan); ok {
 			c.convert(n.Value, ch.Elem(), KindSend)
@@ -342,11 +349,18 @@ func (c *collector) record(e ast.Expr, from, to types.Type, kind string) {
 		if sym := methodSymbol(fn); sym != "" {
 			needs = append(needs, sym)
 		}
+		// The interface method too: a change to its signature breaks the
+		// site as well, and the index may record no implementation
+		// relation between the two (across packages).
+		if sym := methodSymbol(m); sym != "" {
+			needs = append(needs, sym)
+		}
 	}
 	if len(needs) == 0 {
 		return
 	}
 	sort.Strings(needs)
+	needs = slices.Compact(needs)
 	c.sites = append(c.sites, Site{
 		Path: c.path, Range: c.rangeOf(e), Kind: kind, Enclosing: c.encl, EnclosingName: c.enclName,
 		Concrete: types.TypeString(from, nil), Interface: types.TypeString(to, nil), Needs: needs,

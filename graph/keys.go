@@ -43,6 +43,11 @@ import (
 //	   doc-first records only, no symbol, name, reference or definition
 //	   index records; a document's occurrences are one doc-occs record,
 //	   its edges one doc-edges record.
+//
+// Within version 2, conversion sites (occurrences with RoleConversion of
+// ConversionSymbol ids, counted under ManifestConversionPackages) use the
+// existing records and a new role bit: a store written before them reads
+// as one without conversion sites, whose satisfaction group is UNKNOWN.
 const SchemaVersion = 2
 
 // Spaces.

@@ -3,6 +3,7 @@ package impact
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -544,36 +545,20 @@ func isGo(t graph.Symbol) bool {
 // conversions adds, for a Go method, the conversion sites the type checker
 // recorded (see graph.ConversionSymbol): the places where a concrete type
 // becomes a value of an interface that declares the method, directly or
-// by embedding. For an interface method they are the sites of each of its
-// implementations. Without such facts in the base layer the group is
+// by embedding. For an interface method they are the sites whose
+// interface's method set has it. Without such facts in the base layer the group is
 // UNKNOWN: a guess from names would be wrong both ways.
 func (w *walker) conversions(ctx context.Context, a *Answer, t graph.Symbol) error {
 	if isTypeKind(t.Kind) || t.DisplayName == "" {
 		return nil
 	}
-	recv, err := w.container(ctx, t.ID)
-	if err != nil || recv == "" {
+	if recv, err := w.container(ctx, t.ID); err != nil || recv == "" {
 		return err
 	}
-	rs, _, err := w.symbol(ctx, recv)
-	if err != nil {
-		return err
-	}
+	// For an interface method the sites record the method itself: the
+	// sites converting to an interface whose method set has it (an
+	// implementation's own sites may convert to other interfaces).
 	methods := []graph.Symbol{t}
-	if rs.Kind == "interface" {
-		impls, err := w.edgesOf(ctx, t.ID, true)
-		if err != nil {
-			return err
-		}
-		methods = methods[:0]
-		for _, e := range impls {
-			m, _, err := w.symbol(ctx, e.From)
-			if err != nil {
-				return err
-			}
-			methods = append(methods, m)
-		}
-	}
 	m, ok, err := w.r.Manifest(graph.Base)
 	if err != nil {
 		return fmt.Errorf("impact: reading the base manifest: %w", err)
@@ -622,10 +607,16 @@ func (w *walker) conversions(ctx context.Context, a *Answer, t graph.Symbol) err
 			} else {
 				seen[c.key()] = c
 				order = append(order, c.key())
-				c.via = graph.Edge{From: c.id, To: meth.ID, Kind: graph.EdgeImplements, Confidence: 1.0, Path: o.Path,
-					Reason: fmt.Sprintf("%s converted to an interface that declares %s (go/types)", typ.DisplayName, meth.DisplayName)}
+				reason := fmt.Sprintf("%s converted to an interface that declares %s (go/types)", typ.DisplayName, meth.DisplayName)
+				if typ.Kind == "interface" {
+					reason = fmt.Sprintf("a concrete value converted to an interface whose method set has %s.%s (go/types)", typ.DisplayName, meth.DisplayName)
+				}
+				c.via = graph.Edge{From: c.id, To: meth.ID, Kind: graph.EdgeImplements, Confidence: 1.0, Path: o.Path, Reason: reason}
 			}
-			c.sites = append(c.sites, graph.Location{Path: o.Path, Range: o.Range})
+			site := graph.Location{Path: o.Path, Range: o.Range}
+			if !slices.Contains(c.sites, site) { // one site can need the method under two keys
+				c.sites = append(c.sites, site)
+			}
 			c.count = len(c.sites)
 		}
 	}

@@ -95,11 +95,13 @@ func openFixture(t *testing.T, source string) *graph.Reader {
 		}
 		if d.path == "mem/mem.go" {
 			// `var _ store.I = M{}`: the type checker's conversion site,
-			// needing M.Put, at the reference to mem.M.
+			// needing M.Put and store.I.Put, at the reference to mem.M.
 			for _, o := range f.Occurrences {
 				if o.Symbol == "mem.M" && o.Roles&graph.RoleDefinition == 0 {
-					f.Occurrences = append(f.Occurrences, graph.Occurrence{Path: d.path, Range: o.Range,
-						Symbol: graph.ConversionSymbol("mem", "M", "Put"), Roles: graph.RoleReference | graph.RoleConversion, Enclosing: o.Enclosing})
+					for _, sym := range []string{graph.ConversionSymbol("mem", "M", "Put"), graph.ConversionSymbol("store", "I", "Put")} {
+						f.Occurrences = append(f.Occurrences, graph.Occurrence{Path: d.path, Range: o.Range,
+							Symbol: sym, Roles: graph.RoleReference | graph.RoleConversion, Enclosing: o.Enclosing})
+					}
 				}
 			}
 		}
@@ -332,6 +334,7 @@ func TestRiskRule(t *testing.T) {
 	}{
 		{name: "nothing", level: RiskLow},
 		{name: "nothing, unvouched", unknown: []string{"syntax only"}, level: RiskUnknown},
+		{name: "nothing found, satisfaction unknown", groups: []UnknownGroup{{GroupSatisfaction, "no facts"}}, level: RiskUnknown},
 		{name: "one caller, tested", d1: []Dependent{ref("a", "p", false), ref("t", "p", true)}, level: RiskMedium},
 		{name: "one caller, untested", d1: []Dependent{ref("a", "p", false)}, level: RiskHigh},
 		{name: "one caller, syntax only", d1: []Dependent{ref("a", "p", false), ref("t", "p", true)}, unknown: []string{"syntax only"}, level: RiskMedium, atLeast: true},

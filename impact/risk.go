@@ -121,9 +121,10 @@ func (w *walker) risk(a *Answer, unknown []string) Risk {
 		}
 	}
 	facts := fmt.Sprintf("%d breaking (d=1 + satisfaction), %d in other packages, %d tests, %d in all", r.Breaking, r.Packages, r.Tests, r.Total)
-	if r.Breaking == 0 && len(a.Dispatch) == 0 && len(a.Implementations) == 0 && len(unknown) > 0 {
+	if r.Breaking == 0 && len(unknown) > 0 {
+		// "at least LOW" would read as "nothing breaks".
 		r.Level = RiskUnknown
-		r.Rule = "UNKNOWN: no dependent found, but the graph cannot vouch for completeness: " + strings.Join(unknown, "; ")
+		r.Rule = "UNKNOWN: nothing breaking found, but the graph cannot vouch for completeness: " + strings.Join(unknown, "; ")
 		return r
 	}
 	level := 0

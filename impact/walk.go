@@ -268,7 +268,9 @@ func (w *walker) addReferenceSites(ctx context.Context, id string, occs []graph.
 		if o.Roles&(graph.RoleDefinition|graph.RoleImport|graph.RoleForwardDefinition) != 0 || o.Enclosing == id {
 			continue
 		}
-		if implementers[o.Enclosing] {
+		if implementers[o.Enclosing] && lang.Of(o.Path) != "go" {
+			// A supertype clause names the interface method; in Go, an
+			// implementation's body using the interface method is a use.
 			continue
 		}
 		loc := graph.Location{Path: o.Path, Range: o.Range}

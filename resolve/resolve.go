@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -359,6 +360,16 @@ func byName(ctx context.Context, r *graph.Reader, spec string) (graph.Symbol, er
 		}
 		cands = append(cands, s)
 	}
+	// A language server's document symbols name Go methods "(*T).M" or
+	// "(T).M" (gopls): a graph crawled with `index --lsp` answers
+	// "T.M" and "(*T).M" by those names.
+	for _, name := range goMethodNames(spec) {
+		more, err := r.FindSymbols(ctx, name, false, 0)
+		if err != nil {
+			return graph.Symbol{}, fmt.Errorf("resolve: finding symbols named %q: %w", name, err)
+		}
+		cands = append(cands, more...)
+	}
 	cands = dedupe(cands)
 	// A workspace definition wins over an external symbol of the same name.
 	if defined := filter(cands, func(s graph.Symbol) bool { return !s.External }); len(defined) > 0 {
@@ -461,4 +472,18 @@ func baseInfo(r *graph.Reader) string {
 		tool = "unknown tool"
 	}
 	return "base: " + commit + ", " + tool
+}
+
+// goMethodRE matches "T.M", "(*T).M", "(T).M", "pkg.T.M" and "M()"-style
+// suffixes: the receiver type and the method.
+var goMethodRE = regexp.MustCompile(`(?:^|\.)\(?\*?([A-Za-z_][A-Za-z0-9_]*)\)?\.([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?$`)
+
+// goMethodNames returns the names gopls gives the Go method spec names:
+// "(*T).M" and "(T).M"; nothing when spec names no method.
+func goMethodNames(spec string) []string {
+	m := goMethodRE.FindStringSubmatch(spec)
+	if m == nil {
+		return nil
+	}
+	return []string{"(*" + m[1] + ")." + m[2], "(" + m[1] + ")." + m[2]}
 }

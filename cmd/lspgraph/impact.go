@@ -312,9 +312,19 @@ func impactDepLine(d impact.Dependent) string {
 		via += "s"
 	}
 	if len(d.SiteLocations) > 0 && d.SiteLocations[0].Path != "" {
+		// A site in another file than the declaration (a build-tag twin
+		// sharing its identity, a top-level use) is printed with its file.
+		home := ""
+		if d.Location != nil {
+			home = d.Location.Path
+		}
 		var ls []string
 		for _, l := range d.SiteLocations {
-			ls = append(ls, strconv.Itoa(l.Line))
+			if l.Path != home {
+				ls = append(ls, fmt.Sprintf("%s:%d", l.Path, l.Line))
+			} else {
+				ls = append(ls, strconv.Itoa(l.Line))
+			}
 		}
 		via += " (line " + strings.Join(ls, ", ") + ")"
 	}

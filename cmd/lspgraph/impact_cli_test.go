@@ -100,3 +100,16 @@ func TestImpactCommand(t *testing.T) {
 		t.Errorf("locked store: exit %d: %s", code, errs)
 	}
 }
+
+// TestImpactSitesOfTwins checks that sites in another file than the
+// dependent's declaration (build-tag twins such as net/http's roundtrip.go
+// and roundtrip_js.go sharing one identity) are printed with their file.
+func TestImpactSitesOfTwins(t *testing.T) {
+	d := impact.Dependent{Ref: impact.Ref{Name: "Transport.RoundTrip", Kind: "method", Location: &impact.Loc{Path: "net/http/roundtrip.go", Line: 16, Col: 20}},
+		Via: impact.Via{Kind: "calls", Source: "syntax", Confidence: 0.8}, Sites: 2,
+		SiteLocations: []impact.Loc{{Path: "net/http/roundtrip.go", Line: 17}, {Path: "net/http/roundtrip_js.go", Line: 59}}}
+	got := impactDepLine(d)
+	if want := "(line 17, net/http/roundtrip_js.go:59)"; !strings.Contains(got, want) {
+		t.Errorf("%s lacks %s", got, want)
+	}
+}

@@ -79,7 +79,10 @@ func runIndexLSP(ctx context.Context, e *env, root, dir string, server []string,
 	if !s.Ready {
 		fmt.Fprintf(e.stdout, "warning: %s did not report the end of its loading in time; answers may be incomplete\n", res.ServerName)
 	}
-	if m.State == graph.StatePartial {
+	if project, ok := crawl.LimitedTo(root); ok {
+		fmt.Fprintf(e.stdout, "base layer is PARTIAL: %s is a folder of the project at %s; callers outside it were never asked for (crawl the project's root)\n", root, project)
+	}
+	if s.FailedRequests > 0 || s.SkippedDocuments > 0 {
 		fmt.Fprintf(e.stdout, "base layer is PARTIAL: %d requests failed, %d documents unreadable\n", s.FailedRequests, s.SkippedDocuments)
 		for _, msg := range res.Errors {
 			fmt.Fprintf(e.stdout, "  %s\n", msg)

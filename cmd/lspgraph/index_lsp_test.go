@@ -123,6 +123,18 @@ func compareWithSCIP(t *testing.T, fixture, dump string, server []string, docume
 	if want := fmt.Sprintf("crawled %d documents through ", documents); !strings.Contains(stdout.String(), want) || strings.Contains(stdout.String(), "PARTIAL") {
 		t.Errorf("summary lacks %q or is partial:\n%s", want, stdout.String())
 	}
+	if fixture == "goapp" {
+		// gopls names methods "(*Catalog).Save": the crawled graph answers
+		// both that name and the plain "Catalog.Save".
+		for _, target := range []string{"Catalog.Save", "(*Catalog).Save", "service.Catalog.Save"} {
+			stdout.Reset()
+			if code := run(ctx, e, []string{"impact", "--store", lspDir, "--root", root, target}); code != 0 {
+				t.Errorf("impact %s on the crawled graph exited %d: %s", target, code, stderr.String())
+			} else if !strings.Contains(stdout.String(), "(*Catalog).Import") {
+				t.Errorf("impact %s lacks the caller (*Catalog).Import:\n%s", target, stdout.String())
+			}
+		}
+	}
 	stdout.Reset()
 	if code := run(ctx, e, []string{"status", "--store", lspDir, "--root", root}); code != 0 {
 		t.Fatalf("status exited %d: %s", code, stderr.String())
