@@ -190,3 +190,46 @@ func edgesFrom(docs []graph.DocumentFacts, from, prefix string) []string {
 	slices.Sort(got)
 	return got
 }
+
+// TestTypeScriptInference checks the TypeScript receivers whose types the
+// walk reads from declarations of the same file: this.f with a typed field
+// (declared or a constructor parameter property), a local from a
+// function's return annotation, a local from this.f.
+func TestTypeScriptInference(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"package.json": `{"name": "app"}`,
+		"src/store.ts": "export class Store {\n  get(): number { return 1; }\n}\n\nexport class Cache {\n  clear(): void {}\n}\n",
+		"src/app.ts": `import { Store, Cache } from "./store";
+
+function open(): Store {
+  return new Store();
+}
+
+export class App {
+  cache: Cache = new Cache();
+  constructor(private store: Store) {}
+  run(): void {
+    this.store.get();
+    this.cache.clear();
+    const s = open();
+    s.get();
+    const c = this.cache;
+    c.clear();
+  }
+}
+`,
+	})
+	_, docs := extractTree(t, root)
+	got := edgesFrom(docs, "syntax typescript app src/app:App.run", "syntax typescript app ")
+	want := []string{
+		"calls src/app:open 0.99 syntax:same-file",
+		"calls src/store:Cache.clear 0.99 syntax:declared-type",
+		"calls src/store:Store.get 0.99 syntax:declared-type",
+		"references src/app:App.cache 0.99 syntax:receiver-type",
+		"references src/app:App.store 0.99 syntax:receiver-type",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("edges from App.run:\n got %q\nwant %q", got, want)
+	}
+}
