@@ -233,3 +233,48 @@ export class App {
 		t.Errorf("edges from App.run:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestPythonInference checks the Python receivers whose types the walk
+// reads from the same file: self.f assigned a constructor call in
+// __init__ or annotated in the class body, and a local from a top-level
+// function's return annotation.
+func TestPythonInference(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"pyproject.toml": "[project]\nname = \"app\"\n",
+		"app/store.py":   "class Store:\n    def get(self):\n        return 1\n\n\nclass Cache:\n    def clear(self):\n        pass\n",
+		"app/main.py": `from app.store import Store, Cache
+
+
+def open_store() -> Store:
+    return Store()
+
+
+class App:
+    cache: Cache
+
+    def __init__(self):
+        self.store = Store()
+
+    def run(self):
+        self.store.get()
+        self.cache.clear()
+        s = open_store()
+        s.get()
+        c = self.store
+        c.get()
+`,
+	})
+	_, docs := extractTree(t, root)
+	got := edgesFrom(docs, "syntax python app app.main:App.run", "syntax python app ")
+	want := []string{
+		"calls app.main:open_store 0.99 syntax:same-file",
+		"calls app.store:Cache.clear 0.99 syntax:declared-type",
+		"calls app.store:Store.get 0.99 syntax:declared-type",
+		"references app.main:App.cache 0.99 syntax:receiver-type",
+		"references app.main:App.store 0.99 syntax:receiver-type",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("edges from App.run:\n got %q\nwant %q", got, want)
+	}
+}
