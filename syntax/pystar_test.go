@@ -76,9 +76,9 @@ def run():
 		"calls p.d:also_d 0.94 syntax:imported-package",
 		"calls p.main:own 0.99 syntax:same-file",
 		// Not exported: global guesses.
-		"calls p.a:unlisted 0.49 syntax:unique-global-name",
-		"calls p.b:_hidden 0.49 syntax:unique-global-name",
-		"calls p.c:_private_c 0.49 syntax:unique-global-name",
+		"calls p.a:unlisted 0.48 syntax:unique-global-name",
+		"calls p.b:_hidden 0.48 syntax:unique-global-name",
+		"calls p.c:_private_c 0.48 syntax:unique-global-name",
 	}
 	slices.Sort(want)
 	wantOccs := []string{
