@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -134,18 +133,7 @@ func TestGoInference(t *testing.T) {
 
 	// The same facts when app.go is re-extracted alone against the graph:
 	// the declared types come from the symbols' Signatures in the store.
-	ctx := context.Background()
-	r := indexedReader(t, root)
-	x := NewExtractor(Options{Root: root})
-	defer x.Close()
-	ff, err := x.File(ctx, "app/app.go", []byte(goInferenceFiles["app/app.go"]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	alone, err := Resolve(ctx, []*FileFacts{ff}, ReaderLookup{Reader: r})
-	if err != nil {
-		t.Fatal(err)
-	}
+	alone := resolveAlone(t, root, "app/app.go", []byte(goInferenceFiles["app/app.go"]))
 	if got := edgesFrom(alone, "syntax go example.com/m/app Use", "syntax go example.com/m/"); !slices.Equal(got, want) {
 		t.Errorf("edges from Use, re-extracted alone:\n got %q\nwant %q", got, want)
 	}
@@ -221,17 +209,13 @@ export class App {
 `,
 	})
 	_, docs := extractTree(t, root)
-	got := edgesFrom(docs, "syntax typescript app src/app:App.run", "syntax typescript app ")
-	want := []string{
+	checkEdgesFrom(t, docs, "syntax typescript app src/app:App.run", "syntax typescript app ", []string{
 		"calls src/app:open 0.99 syntax:same-file",
 		"calls src/store:Cache.clear 0.99 syntax:declared-type",
 		"calls src/store:Store.get 0.99 syntax:declared-type",
 		"references src/app:App.cache 0.99 syntax:receiver-type",
 		"references src/app:App.store 0.99 syntax:receiver-type",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("edges from App.run:\n got %q\nwant %q", got, want)
-	}
+	})
 }
 
 // TestPythonInference checks the Python receivers whose types the walk
@@ -266,15 +250,20 @@ class App:
 `,
 	})
 	_, docs := extractTree(t, root)
-	got := edgesFrom(docs, "syntax python app app.main:App.run", "syntax python app ")
-	want := []string{
+	checkEdgesFrom(t, docs, "syntax python app app.main:App.run", "syntax python app ", []string{
 		"calls app.main:open_store 0.99 syntax:same-file",
 		"calls app.store:Cache.clear 0.99 syntax:declared-type",
 		"calls app.store:Store.get 0.99 syntax:declared-type",
 		"references app.main:App.cache 0.99 syntax:receiver-type",
 		"references app.main:App.store 0.99 syntax:receiver-type",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("edges from App.run:\n got %q\nwant %q", got, want)
+	})
+}
+
+// checkEdgesFrom compares the call and reference edges from one symbol
+// with want (as edgesFrom writes them).
+func checkEdgesFrom(t *testing.T, docs []graph.DocumentFacts, from, prefix string, want []string) {
+	t.Helper()
+	if got := edgesFrom(docs, from, prefix); !slices.Equal(got, want) {
+		t.Errorf("edges from %s:\n got %q\nwant %q", from, got, want)
 	}
 }

@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,22 +100,11 @@ def run():
 	}
 
 	// Re-extracted alone against the graph.
-	ctx := context.Background()
-	r := indexedReader(t, root)
-	x := NewExtractor(Options{Root: root})
-	defer x.Close()
 	src, err := os.ReadFile(filepath.Join(root, path))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ff, err := x.File(ctx, path, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	alone, err := Resolve(ctx, []*FileFacts{ff}, ReaderLookup{Reader: r})
-	if err != nil {
-		t.Fatal(err)
-	}
+	alone := resolveAlone(t, root, path, src)
 	if edges, _ := factsFrom(alone, from, path, prefix); !slices.Equal(edges, want) {
 		t.Errorf("edges from run, resolved against the graph:\n got %q\nwant %q", edges, want)
 	}
