@@ -11,6 +11,7 @@ import (
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/textpos"
+	"github.com/lspgraph/lspgraph/ranking"
 	"github.com/lspgraph/lspgraph/resolve"
 	"github.com/lspgraph/lspgraph/scope"
 )
@@ -27,9 +28,14 @@ type Request struct {
 		Line      uint32 `json:"line"`
 		Character uint32 `json:"character"`
 	} `json:"position,omitempty"`
-	Budget int    `json:"budget,omitempty"`
-	Scope  string `json:"scope,omitempty"`
-	// Format "markdown" adds the rendered pack to the answer.
+	Budget int `json:"budget,omitempty"`
+	// HistoryRev bounds the history read for evolutionary coupling to the
+	// commits reachable from it ("" is HEAD, "none" reads none).
+	HistoryRev string `json:"historyRev,omitempty"`
+	Scope      string `json:"scope,omitempty"`
+	// Format is what the budget is counted on: json (the default),
+	// json-pretty, markdown or text. The answer carries the rendering in
+	// Rendered.
 	Format string `json:"format,omitempty"`
 }
 
@@ -46,12 +52,19 @@ type Env struct {
 	Analysis *scope.Analysis
 	// NoFreshness leaves the freshness block out (benchmarks).
 	NoFreshness bool
+	// Freshness, when set, is the block to attach (computed by the host);
+	// otherwise it is computed here unless NoFreshness.
+	Freshness *freshness.Block
+	// History, when set, gives the evolutionary coupling of the history
+	// reachable from a revision ("" is HEAD), for the ranking.
+	History func(ctx context.Context, rev string) (ranking.History, error)
 }
 
-// Answer is the command's result.
+// Answer is the command's result: the pack, and its rendering in the
+// requested format (what the budget was counted on).
 type Answer struct {
 	*Pack
-	Markdown string `json:"markdown,omitempty"`
+	Rendered string `json:"rendered,omitempty"`
 }
 
 // Handle answers `lspgraph.context` with JSON arguments (an object, or an
@@ -84,8 +97,19 @@ func Handle(ctx context.Context, env Env, args json.RawMessage) (*Answer, error)
 			return nil, fmt.Errorf("contextpack: %w", err)
 		}
 	}
-	o := Options{Budget: req.Budget, Scope: scope.ParseSpec(req.Scope), Source: src}
-	if !env.NoFreshness {
+	format, err := ParseFormat(req.Format)
+	if err != nil {
+		return nil, fmt.Errorf("contextpack: %w", err)
+	}
+	o := Options{Budget: req.Budget, Format: format, Scope: scope.ParseSpec(req.Scope), Source: src, Freshness: env.Freshness}
+	if env.History != nil && req.HistoryRev != "none" {
+		h, err := env.History(ctx, req.HistoryRev)
+		if err != nil {
+			return nil, fmt.Errorf("contextpack: reading history: %w", err)
+		}
+		o.History = h
+	}
+	if o.Freshness == nil && !env.NoFreshness {
 		fb, err := freshness.Compute(ctx, env.Reader, env.Root)
 		if err != nil {
 			return nil, fmt.Errorf("contextpack: %w", err)
@@ -96,11 +120,7 @@ func Handle(ctx context.Context, env Env, args json.RawMessage) (*Answer, error)
 	if err != nil {
 		return nil, err
 	}
-	ans := &Answer{Pack: p}
-	if req.Format == "markdown" {
-		ans.Markdown = p.Markdown()
-	}
-	return ans, nil
+	return &Answer{Pack: p, Rendered: p.Render()}, nil
 }
 
 func (req *Request) target(ctx context.Context, env Env, src Source) (graph.Symbol, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -17,206 +18,208 @@ import (
 // DefaultBudget is the token budget when none is given.
 const DefaultBudget = 4000
 
-// ItemOverhead is the token estimate of an item's framing (its heading,
-// role, score, fences), added to ceil(bytes/4) of its text.
-const ItemOverhead = 10
-
-// maxListedDrops bounds the dropped items the manifest names one by one;
-// the rest are counted.
-const maxListedDrops = 50
-
 // Options configure Build.
 type Options struct {
-	Budget int        // tokens; 0 means DefaultBudget
+	Budget int        // tokens of the rendered answer; 0 means DefaultBudget
+	Format Format     // what the budget is counted on; "" means FormatJSON
 	Scope  scope.Spec // the zero value means the closure
 	Source Source
 	// MinConfidence drops edges below it.
 	MinConfidence float64
-	// Freshness is attached to the pack as given (freshness.Compute).
+	// Freshness is attached to the pack as given (freshness.Compute); it
+	// counts against the budget.
 	Freshness *freshness.Block
+	// History, when set, adds the files and functions that changed
+	// together with the target's in the repository's history.
+	History ranking.History
 }
 
-// Location is a place in a document: 1-based line and column (UTF-8 bytes)
-// for people, and the 0-based graph range.
-type Location struct {
-	Path  string `json:"path"`
-	Line  int    `json:"line"`
-	Col   int    `json:"col"`
-	Range Range  `json:"range"`
-}
-
-// Range is a 0-based, half-open graph range (UTF-8 byte columns).
-type Range struct {
-	StartLine uint32 `json:"startLine"`
-	StartCol  uint32 `json:"startCol"`
-	EndLine   uint32 `json:"endLine"`
-	EndCol    uint32 `json:"endCol"`
-}
-
-func location(l graph.Location) Location {
-	return Location{
-		Path: l.Path, Line: int(l.Range.Start.Line) + 1, Col: int(l.Range.Start.Col) + 1,
-		Range: Range{l.Range.Start.Line, l.Range.Start.Col, l.Range.End.Line, l.Range.End.Col},
-	}
-}
-
-func (l Location) String() string { return fmt.Sprintf("%s:%d:%d", l.Path, l.Line, l.Col) }
-
-// Item is one piece of evidence.
+// Item is one piece of evidence. Its path is its File's.
 type Item struct {
-	Role     string    `json:"role"`
-	Name     string    `json:"name"`
-	Symbol   string    `json:"symbol,omitempty"`
-	Kind     string    `json:"kind,omitempty"`
-	Package  string    `json:"package,omitempty"`
-	Location Location  `json:"location"`
-	Site     *Location `json:"site,omitempty"`
-	Reason   string    `json:"reason"`
-	Score    float64   `json:"score"`
-	Snippet  *Snippet  `json:"snippet,omitempty"`
-	// Note says why the snippet is smaller than the whole definition, or
-	// absent: downgraded for the budget, source absent, path escapes.
-	Note   string `json:"note,omitempty"`
-	Tokens int    `json:"tokens"`
+	Role string `json:"role"`
+	Name string `json:"name"`
+	Kind string `json:"kind,omitempty"`
+	Line int    `json:"line"` // 1-based
+	Col  int    `json:"col"`  // 1-based, UTF-8 bytes
+	// SiteLine is the 1-based line where the relation shows (a call
+	// site), when it is not the definition's.
+	SiteLine int     `json:"site,omitempty"`
+	Reason   string  `json:"reason"`
+	Score    float64 `json:"score"`
+	// Show is how much of the source is shown: body, excerpt, doc,
+	// signature, site or location (no text).
+	Show  string `json:"show"`
+	Start int    `json:"start,omitempty"` // 1-based line of Text's first line
+	Text  string `json:"text,omitempty"`
+	// Note says why the text is less than the whole definition, or absent.
+	Note string `json:"note,omitempty"`
+	// Path is the item's document (its File's path; not encoded).
+	Path string `json:"-"`
+}
+
+// Location is the item's place, PATH:LINE:COL.
+func (it *Item) Location() string { return fmt.Sprintf("%s:%d:%d", it.Path, it.Line, it.Col) }
+
+// File groups the items of one document, so that its path is written once.
+type File struct {
+	Path string `json:"path"`
+	// Package is the document's package when it is not the target's.
+	Package string `json:"package,omitempty"`
+	Items   []Item `json:"items"`
 }
 
 // Dropped is an item left out for the budget.
 type Dropped struct {
-	Role     string   `json:"role"`
-	Name     string   `json:"name"`
-	Symbol   string   `json:"symbol,omitempty"`
-	Location Location `json:"location"`
-	Score    float64  `json:"score"`
+	Role  string  `json:"role"`
+	Name  string  `json:"name"`
+	At    string  `json:"at"` // PATH:LINE
+	Score float64 `json:"score"`
 }
 
 // OutOfScope counts the candidates of one package outside the scope.
 type OutOfScope struct {
-	Package  string         `json:"package"`
-	Count    int            `json:"count"`
-	Roles    map[string]int `json:"roles"`
-	Examples []string       `json:"examples"` // "namesake `quote` (packages/user/src/index.ts:8)"
-	Message  string         `json:"message"`
+	Package  string   `json:"package"`
+	Count    int      `json:"count"`
+	Examples []string `json:"examples"` // "namesake `quote` (packages/user/src/index.ts:8)"
+	Message  string   `json:"message"`
 }
 
 // Omissions is what the pack does not show, never silently.
 type Omissions struct {
-	// Budget lists the items dropped because they did not fit, best first
-	// (at most maxListedDrops; BudgetCount counts them all).
-	Budget      []Dropped `json:"budget"`
+	// BudgetCount counts the candidates left out for the budget; Budget
+	// names the best of them while the budget has room.
 	BudgetCount int       `json:"budgetCount"`
-	// Downgraded counts the items shown with less snippet than their
-	// source offers.
-	Downgraded int          `json:"downgraded"`
-	OutOfScope []OutOfScope `json:"outOfScope"`
+	Budget      []Dropped `json:"budget,omitempty"`
+	// Downgraded counts the items shown with less text than their source
+	// offers.
+	Downgraded int `json:"downgraded"`
+	// OutOfScopeCount counts the candidates outside the scope; OutOfScope
+	// describes their packages while the budget has room.
+	OutOfScopeCount int          `json:"outOfScopeCount"`
+	OutOfScope      []OutOfScope `json:"outOfScope,omitempty"`
+	// Cut says what of the manifest itself was shortened for the budget.
+	Cut []string `json:"cut,omitempty"`
 }
 
 // Target describes the symbol the pack is about.
 type Target struct {
-	Symbol   string   `json:"symbol"`
-	Name     string   `json:"name"`
-	Kind     string   `json:"kind,omitempty"`
-	Package  string   `json:"package,omitempty"`
-	Location Location `json:"location"`
+	Symbol  string `json:"symbol"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind,omitempty"`
+	Package string `json:"package,omitempty"`
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
 }
+
+// Location is the target's place, PATH:LINE:COL.
+func (t Target) Location() string { return fmt.Sprintf("%s:%d:%d", t.Path, t.Line, t.Col) }
 
 // ScopeInfo tells which packages the pack was built within.
 type ScopeInfo struct {
 	Spec     string   `json:"spec"`
-	Start    string   `json:"start"`
 	Packages []string `json:"packages"`
 }
 
-// Pack is a context pack.
+// Pack is a context pack, fitted to its budget in its format.
 type Pack struct {
-	Target    Target           `json:"target"`
-	Scope     ScopeInfo        `json:"scope"`
-	Budget    int              `json:"budget"`
+	Target Target    `json:"target"`
+	Scope  ScopeInfo `json:"scope"`
+	Format Format    `json:"format"`
+	Budget int       `json:"budget"`
+	// Tokens is the estimate ([Tokens]) of the whole rendered answer in
+	// Format, this field included; never above Budget.
 	Tokens    int              `json:"tokens"`
-	Items     []Item           `json:"items"`
+	Files     []File           `json:"files"`
 	Omitted   Omissions        `json:"omitted"`
 	Freshness *freshness.Block `json:"freshness,omitempty"`
 }
 
-// Tokens estimates the tokens of a text: ceil(bytes/4).
-func Tokens(s string) int { return (len(s) + 3) / 4 }
-
-func (it *Item) cost() int {
-	n := len(it.Location.Path) + len(it.Name) + len(it.Reason) + len(it.Note)
-	if it.Snippet != nil {
-		n += len(it.Snippet.Text)
+// Items returns the items of every file in order, each with its Path.
+func (p *Pack) Items() []Item {
+	var out []Item
+	for _, f := range p.Files {
+		for _, it := range f.Items {
+			it.Path = f.Path
+			out = append(out, it)
+		}
 	}
-	return ItemOverhead + (n+3)/4
+	return out
 }
 
+// ErrBudget marks a budget too small for the smallest answer.
+var ErrBudget = errors.New("contextpack: budget too small")
+
 // Build ranks target's neighbourhood within the scope and fits it into the
-// budget.
+// budget, counted on the answer rendered in o.Format.
 func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph.Symbol, o Options) (*Pack, error) {
 	budget := o.Budget
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
+	format := o.Format
+	if format == "" {
+		format = FormatJSON
+	}
+	if !format.valid() {
+		return nil, fmt.Errorf("contextpack: unknown format %q (json, json-pretty, markdown, text)", format)
+	}
 	if !o.Scope.Repo && !o.Scope.Closure && len(o.Scope.Packages) == 0 {
 		o.Scope.Closure = true // the zero Spec means the default, the closure
 	}
+	target = named(target, o.Source)
 	start := a.PackageOfDocument(target.Def.Path)
 	cl, err := a.For(ctx, start, o.Scope)
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}
-	res, err := ranking.Rank(ctx, r, target, ranking.Options{Analysis: a, Scope: cl, MinConfidence: o.MinConfidence})
+	res, err := ranking.Rank(ctx, r, target, ranking.Options{Analysis: a, Scope: cl, MinConfidence: o.MinConfidence, History: o.History})
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}
+	l := target.Def.Range.Start
 	p := &Pack{
-		Target: Target{Symbol: target.ID, Name: displayName(target), Kind: target.Kind, Package: start, Location: location(target.Def)},
-		Scope:  ScopeInfo{Spec: specString(o.Scope), Start: start, Packages: cl.Names()},
-		Budget: budget,
-		Items:  []Item{},
-		Omitted: Omissions{
-			Budget:     []Dropped{},
-			OutOfScope: outOfScope(res.OutOfScope),
-		},
+		Target: Target{Symbol: target.ID, Name: displayName(target), Kind: target.Kind, Package: start,
+			Path: target.Def.Path, Line: int(l.Line) + 1, Col: int(l.Col) + 1},
+		Scope:     ScopeInfo{Spec: specString(o.Scope), Packages: cl.Names()},
+		Format:    format,
+		Budget:    budget,
+		Files:     []File{},
 		Freshness: o.Freshness,
 	}
 	texts := map[string]textResult{}
-	defDropped := false
+	cands := make([]*entry, 0, len(res.Items))
 	for i := range res.Items {
-		c := &res.Items[i]
-		it, forms := item(c, o.Source, texts)
-		placed := false
-		if defDropped {
-			forms = nil
-		}
-		for fi, f := range forms {
-			it.Snippet = f.snippet
-			it.Note = f.note
-			if fi > 0 && f.snippet != forms[0].snippet {
-				it.Note = joinNotes(f.note, downgradeNote(forms[0].snippet, f.snippet))
-			}
-			cost := it.cost()
-			if p.Tokens+cost <= budget {
-				it.Tokens = cost
-				p.Tokens += cost
-				p.Items = append(p.Items, it)
-				if fi > 0 {
-					p.Omitted.Downgraded++
-				}
-				placed = true
-				break
-			}
-		}
-		if !placed && i == 0 {
-			// Without its definition no neighbour makes sense: drop them all.
-			defDropped = true
-		}
-		if !placed {
-			p.Omitted.BudgetCount++
-			if len(p.Omitted.Budget) < maxListedDrops {
-				p.Omitted.Budget = append(p.Omitted.Budget, Dropped{Role: it.Role, Name: it.Name, Symbol: it.Symbol, Location: it.Location, Score: it.Score})
-			}
-		}
+		cands = append(cands, newEntry(&res.Items[i], o.Source, texts, start))
+	}
+	if err := fit(p, cands, outOfScope(res.OutOfScope), len(res.OutOfScope)); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// named gives a document-local symbol ("local 4 src/a.ts", which indexers
+// leave unnamed) the name its definition spells in the source.
+func named(s graph.Symbol, src Source) graph.Symbol {
+	if s.DisplayName != "" || !strings.HasPrefix(s.ID, "local ") || s.Def.Path == "" {
+		return s
+	}
+	r := s.Def.Range
+	if r.Start.Line != r.End.Line || r.End.Col <= r.Start.Col {
+		return s
+	}
+	text, err := src.Read(s.Def.Path)
+	if err != nil {
+		return s
+	}
+	ls := lines(text)
+	if int(r.Start.Line) >= len(ls) || int(r.End.Col) > len(ls[r.Start.Line]) {
+		return s
+	}
+	if n := ls[r.Start.Line][r.Start.Col:r.End.Col]; n != "" {
+		s.DisplayName = n
+	}
+	return s
 }
 
 func specString(s scope.Spec) string {
@@ -243,23 +246,42 @@ type textResult struct {
 
 // form is one way to show an item, from richest to poorest.
 type form struct {
-	snippet *Snippet
-	note    string
+	show  string
+	start int
+	text  string
+	note  string
 }
 
-// item converts a candidate and lists its forms: body, signature, location.
-func item(c *ranking.Candidate, src Source, texts map[string]textResult) (Item, []form) {
+// entry is a ranked candidate with its forms.
+type entry struct {
+	item    Item
+	pkg     string // package, when not the target's
+	forms   []form // richest first; the last is the location
+	capped  bool   // the body form is an excerpt cut to the cap
+	bodyLen int    // lines of the whole body, for the excerpt's note
+}
+
+// newEntry converts a candidate and lists its forms: body, doc,
+// signature, location (or site lines for a place with no definition).
+func newEntry(c *ranking.Candidate, src Source, texts map[string]textResult, targetPkg string) *entry {
 	loc := c.Location()
 	it := Item{
-		Role: string(c.Role), Name: c.Name(), Symbol: c.Symbol.ID, Kind: c.Symbol.Kind,
-		Package: c.Package, Location: location(loc), Reason: c.Reason, Score: c.Score,
+		Role: string(c.Role), Name: c.Name(), Kind: c.Symbol.Kind,
+		Line: int(loc.Range.Start.Line) + 1, Col: int(loc.Range.Start.Col) + 1,
+		Reason: c.Reason, Score: math.Round(c.Score*1000) / 1000, Path: loc.Path,
 	}
-	if c.Site != nil {
-		l := location(*c.Site)
-		it.Site = &l
+	if c.Site != nil && c.Site.Path == loc.Path && c.Site.Range.Start.Line != loc.Range.Start.Line {
+		it.SiteLine = int(c.Site.Range.Start.Line) + 1
 	}
+	e := &entry{item: it}
+	if c.Package != targetPkg {
+		e.pkg = c.Package
+	}
+	locForm := form{show: SnippetLocation}
 	if loc.Path == "" {
-		return it, []form{{note: "no location in the workspace"}}
+		locForm.note = "no location in the workspace"
+		e.forms = []form{locForm}
+		return e
 	}
 	tr, ok := texts[loc.Path]
 	if !ok {
@@ -268,11 +290,12 @@ func item(c *ranking.Candidate, src Source, texts map[string]textResult) (Item, 
 		texts[loc.Path] = tr
 	}
 	if tr.err != nil {
-		note := "source absent: snippet unavailable"
+		locForm.note = "source absent: snippet unavailable"
 		if errors.Is(tr.err, ErrEscapes) {
-			note = "snippet withheld: path escapes the workspace"
+			locForm.note = "snippet withheld: path escapes the workspace"
 		}
-		return it, []form{{note: note}}
+		e.forms = []form{locForm}
+		return e
 	}
 	var cs cuts
 	if c.Symbol.Def.Path != "" {
@@ -280,67 +303,48 @@ func item(c *ranking.Candidate, src Source, texts map[string]textResult) (Item, 
 	} else {
 		cs = cutSite(tr.text, loc)
 	}
-	var forms []form
-	if cs.body != nil {
-		forms = append(forms, form{snippet: cs.body})
+	for _, s := range []*Snippet{cs.body, cs.doc, cs.signature} {
+		if s != nil {
+			e.forms = append(e.forms, form{show: s.Kind, start: s.StartLine, text: s.Text})
+		}
 	}
-	if cs.signature != nil {
-		forms = append(forms, form{snippet: cs.signature})
-	}
-	forms = append(forms, form{})
-	return it, forms
-}
-
-func downgradeNote(from, to *Snippet) string {
-	if from == nil {
-		return ""
-	}
-	got := "location"
-	if to != nil {
-		got = to.Kind
-	}
-	return fmt.Sprintf("%s cut to %s for the budget", from.Kind, got)
-}
-
-func joinNotes(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "; " + b
+	e.forms = append(e.forms, locForm)
+	return e
 }
 
 // outOfScope groups out-of-scope candidates by package.
 func outOfScope(cs []ranking.Candidate) []OutOfScope {
-	by := map[string]*OutOfScope{}
+	type group struct {
+		o     OutOfScope
+		roles map[string]int
+	}
+	by := map[string]*group{}
 	var order []string
 	for i := range cs {
 		c := &cs[i]
 		pkg := c.Package
-		o := by[pkg]
-		if o == nil {
-			o = &OutOfScope{Package: pkg, Roles: map[string]int{}}
-			by[pkg] = o
+		g := by[pkg]
+		if g == nil {
+			g = &group{o: OutOfScope{Package: pkg}, roles: map[string]int{}}
+			by[pkg] = g
 			order = append(order, pkg)
 		}
-		o.Count++
-		o.Roles[string(c.Role)]++
-		if len(o.Examples) < 3 {
+		g.o.Count++
+		g.roles[string(c.Role)]++
+		if len(g.o.Examples) < 3 {
 			l := c.Location()
-			o.Examples = append(o.Examples, fmt.Sprintf("%s `%s` (%s:%d)", c.Role, c.Name(), l.Path, l.Range.Start.Line+1))
+			g.o.Examples = append(g.o.Examples, fmt.Sprintf("%s `%s` (%s:%d)", c.Role, c.Name(), l.Path, l.Range.Start.Line+1))
 		}
 	}
 	out := make([]OutOfScope, 0, len(order))
 	for _, pkg := range order {
-		o := by[pkg]
+		g := by[pkg]
 		var roles []string
-		for _, r := range sortedKeys(o.Roles) {
-			roles = append(roles, fmt.Sprintf("%d %s", o.Roles[r], r))
+		for _, r := range sortedKeys(g.roles) {
+			roles = append(roles, fmt.Sprintf("%d %s", g.roles[r], r))
 		}
-		o.Message = fmt.Sprintf("this may involve `%s`, outside the current scope (%s)", pkg, strings.Join(roles, ", "))
-		out = append(out, *o)
+		g.o.Message = fmt.Sprintf("this may involve `%s`, outside the current scope (%s)", pkg, strings.Join(roles, ", "))
+		out = append(out, g.o)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Count != out[j].Count {

@@ -2,7 +2,7 @@ package contextpack
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +70,15 @@ edge go:w/Esc(). references go:w/Target().
 
 func buildFor(t *testing.T, r *graph.Reader, root, id string, o Options) *Pack {
 	t.Helper()
+	p, err := build(t, r, root, id, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func build(t *testing.T, r *graph.Reader, root, id string, o Options) (*Pack, error) {
+	t.Helper()
 	ctx := context.Background()
 	ws, err := scope.Discover(root)
 	if err != nil {
@@ -84,25 +93,21 @@ func buildFor(t *testing.T, r *graph.Reader, root, id string, o Options) *Pack {
 		t.Fatalf("Symbol(%s) = %v, %v", id, ok, err)
 	}
 	o.Source = Source{Root: root}
-	p, err := Build(ctx, r, a, sym, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return Build(ctx, r, a, sym, o)
 }
 
 func TestBuildWithholdsEscapingSnippets(t *testing.T) {
 	r, root := escapeWorkspace(t)
 	p := buildFor(t, r, root, "go:w/Target().", Options{Scope: scope.Spec{Repo: true}})
 	byName := map[string]Item{}
-	for _, it := range p.Items {
+	for _, it := range p.Items() {
 		byName[it.Name] = it
 	}
 	def, ok := byName["Target"]
-	if !ok || def.Role != "definition" || def.Snippet == nil || def.Snippet.Kind != SnippetBody || !strings.HasPrefix(def.Snippet.Text, "// Target does the work.\nfunc Target(n int) int {") {
+	if !ok || def.Role != "definition" || def.Show != SnippetBody || !strings.HasPrefix(def.Text, "// Target does the work.\nfunc Target(n int) int {") {
 		t.Errorf("definition item = %+v; want the whole function with its comment", def)
 	}
-	if h, ok := byName["helper"]; !ok || h.Role != "callee" || h.Snippet == nil {
+	if h, ok := byName["helper"]; !ok || h.Role != "callee" || h.Text == "" {
 		t.Errorf("helper item = %+v, %v; want a callee with a snippet", h, ok)
 	}
 	for _, name := range []string{"Leak", "Esc"} {
@@ -111,46 +116,60 @@ func TestBuildWithholdsEscapingSnippets(t *testing.T) {
 			t.Errorf("no item for %s; the caller must be listed even when its source is withheld", name)
 			continue
 		}
-		if it.Snippet != nil || it.Note != "snippet withheld: path escapes the workspace" {
-			t.Errorf("%s: snippet %+v, note %q; want no snippet and the escape note", name, it.Snippet, it.Note)
+		if it.Text != "" || it.Note != "snippet withheld: path escapes the workspace" {
+			t.Errorf("%s: text %q, note %q; want no snippet and the escape note", name, it.Text, it.Note)
 		}
 	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(b), "SECRET") || strings.Contains(p.Markdown(), "SECRET") {
-		t.Errorf("the pack shows text from outside the root:\n%s", b)
+	for _, f := range []Format{FormatJSON, FormatJSONPretty, FormatMarkdown, FormatText} {
+		p := buildFor(t, r, root, "go:w/Target().", Options{Scope: scope.Spec{Repo: true}, Format: f})
+		if out := p.Render(); strings.Contains(out, "SECRET") {
+			t.Errorf("%s: the pack shows text from outside the root:\n%s", f, out)
+		}
 	}
 }
 
+// TestBuildBudgetNeverExceeded counts every rendering of the pack at every
+// budget from the smallest answer up: the emitted text never exceeds the
+// budget, the pack's Tokens is that count, and nothing goes missing
+// silently (shown + dropped = candidates).
 func TestBuildBudgetNeverExceeded(t *testing.T) {
 	r, root := escapeWorkspace(t)
-	full := buildFor(t, r, root, "go:w/Target().", Options{Scope: scope.Spec{Repo: true}, Budget: 1 << 20})
-	total := len(full.Items)
-	if total < 4 || full.Omitted.BudgetCount != 0 {
-		t.Fatalf("unbounded pack: %d items, %d dropped; want at least 4 and none dropped", total, full.Omitted.BudgetCount)
-	}
-	defLoc := full.Items[0]
-	defLoc.Snippet, defLoc.Note = nil, downgradeNote(full.Items[0].Snippet, nil)
-	minDef := defLoc.cost()
-	for budget := 1; budget <= full.Tokens+20; budget++ {
-		p := buildFor(t, r, root, "go:w/Target().", Options{Scope: scope.Spec{Repo: true}, Budget: budget})
-		sum := 0
-		for _, it := range p.Items {
-			if it.Tokens != it.cost() {
-				t.Fatalf("budget %d: item %s records %d tokens, costs %d", budget, it.Name, it.Tokens, it.cost())
+	for _, f := range []Format{FormatJSON, FormatJSONPretty, FormatMarkdown, FormatText} {
+		full := buildFor(t, r, root, "go:w/Target().", Options{Scope: scope.Spec{Repo: true}, Budget: 1 << 20, Format: f})
+		total := len(full.Items())
+		if total < 4 || full.Omitted.BudgetCount != 0 {
+			t.Fatalf("%s: unbounded pack: %d items, %d dropped; want at least 4 and none dropped", f, total, full.Omitted.BudgetCount)
+		}
+		smallest := 0
+		for budget := 1; budget <= full.Tokens+20; budget++ {
+			p, err := build(t, r, root, "go:w/Target().", Options{Scope: scope.Spec{Repo: true}, Budget: budget, Format: f})
+			if errors.Is(err, ErrBudget) {
+				if smallest > 0 {
+					t.Fatalf("%s: budget %d refused after %d was enough: %v", f, budget, smallest, err)
+				}
+				continue
 			}
-			sum += it.Tokens
+			if err != nil {
+				t.Fatal(err)
+			}
+			if smallest == 0 {
+				smallest = budget
+			}
+			out := p.Render()
+			if n := Tokens(out); n > budget || n > p.Tokens {
+				t.Fatalf("%s: budget %d: the answer counts %d tokens, the pack says %d:\n%s", f, budget, n, p.Tokens, out)
+			}
+			items := p.Items()
+			if len(items)+p.Omitted.BudgetCount != total {
+				t.Fatalf("%s: budget %d: %d shown + %d dropped != %d candidates: something went missing silently", f, budget, len(items), p.Omitted.BudgetCount, total)
+			}
+			if len(items) == 0 || items[0].Role != "definition" && p.Files[0].Items[0].Role != "definition" {
+				t.Fatalf("%s: budget %d: the definition must come first, got %+v", f, budget, items)
+			}
 		}
-		if sum != p.Tokens || p.Tokens > budget {
-			t.Fatalf("budget %d: items sum to %d, pack says %d", budget, sum, p.Tokens)
-		}
-		if len(p.Items)+p.Omitted.BudgetCount != total {
-			t.Fatalf("budget %d: %d shown + %d dropped != %d candidates: something went missing silently", budget, len(p.Items), p.Omitted.BudgetCount, total)
-		}
-		if budget >= minDef && (len(p.Items) == 0 || p.Items[0].Role != "definition") {
-			t.Fatalf("budget %d (>= %d): the definition must survive, got %+v", budget, minDef, p.Items)
+		// Indented JSON pays for its indentation.
+		if limit := map[Format]int{FormatJSONPretty: 500}[f]; smallest == 0 || smallest > max(limit, 300) {
+			t.Errorf("%s: the smallest answer needs a budget of %d", f, smallest)
 		}
 	}
 }
@@ -176,15 +195,44 @@ func TestBuildWithoutSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Items) < 4 {
-		t.Fatalf("items = %+v", p.Items)
+	if len(p.Items()) < 4 {
+		t.Fatalf("items = %+v", p.Items())
 	}
-	for _, it := range p.Items {
-		if it.Snippet != nil || it.Location.Path == "" || it.Location.Line == 0 {
-			t.Errorf("item %s: snippet %+v at %v; want a location only", it.Name, it.Snippet, it.Location)
+	for _, it := range p.Items() {
+		if it.Text != "" || it.Show != SnippetLocation || it.Path == "" || it.Line == 0 {
+			t.Errorf("item %s: %s %q at %s; want a location only", it.Name, it.Show, it.Text, it.Location())
 		}
 		if it.Note != "source absent: snippet unavailable" && it.Note != "snippet withheld: path escapes the workspace" {
 			t.Errorf("item %s: note %q", it.Name, it.Note)
 		}
+	}
+}
+
+// TestBuildNamesLocalSymbols: a document-local symbol (a nested function,
+// which scip-typescript indexes as "local N") is named by the identifier
+// at its definition, not by its file's extension.
+func TestBuildNamesLocalSymbols(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "package.json"), `{"name":"w"}`)
+	writeFile(t, filepath.Join(root, "a.ts"), "export function outer() {\n  const patchChildren = () => 1;\n  return patchChildren();\n}\n")
+	facts := graphtest.MustParseFacts(t, graph.Document{Path: "a.ts", Language: "typescript", Source: graph.SourceSCIP}, `
+sym local_1_a.ts kind=function def=a.ts@2:9-2:22 extent=2:3-2:33
+occ local_1_a.ts 2:9-2:22 def
+occ local_1_a.ts 3:10-3:23 ref
+`)
+	for i := range facts.Symbols {
+		facts.Symbols[i].ID = "local 1 a.ts"
+	}
+	for i := range facts.Occurrences {
+		facts.Occurrences[i].Symbol = "local 1 a.ts"
+	}
+	r := graphtest.Base(t, graph.Manifest{Tool: "test", State: graph.StateComplete}, facts)
+	sym, ok, err := r.Symbol(context.Background(), "local 1 a.ts")
+	if err != nil || !ok {
+		t.Fatalf("Symbol(local 1 a.ts) = %v, %v", ok, err)
+	}
+	p := buildFor(t, r, root, sym.ID, Options{Format: FormatMarkdown})
+	if p.Target.Name != "patchChildren" || strings.Contains(p.Render(), "`ts`") {
+		t.Errorf("target named %q; want patchChildren\n%s", p.Target.Name, p.Render())
 	}
 }

@@ -13,8 +13,12 @@ import (
 // Snippet kinds, from most to least text.
 const (
 	SnippetBody      = "body"      // the whole definition (with its leading comment)
+	SnippetExcerpt   = "excerpt"   // the definition's first lines, cut to the item's cap
+	SnippetDoc       = "doc"       // the leading comment and the signature, plus the lines around the relevant site
 	SnippetSignature = "signature" // the first line(s) of the definition, plus the lines around the relevant site
 	SnippetSite      = "site"      // the lines around a site that belongs to no definition
+	SnippetLine      = "line"      // a site's line alone
+	SnippetLocation  = "location"  // no text: the place alone
 )
 
 // Snippet is source text shown for an item.
@@ -34,12 +38,12 @@ const (
 	maxScanLines      = 2000
 )
 
-// language returns the fence label for a document path: the short name of
+// Language returns the fence label for a document path: the short name of
 // its languageId ([lang.LanguageID]) for TypeScript and JavaScript, the
 // languageId itself for the other languages lspgraph knows. C and C++,
 // which lspgraph does not index but SCIP dumps may bring, are labelled by
 // their extensions.
-func language(p string) string {
+func Language(p string) string {
 	switch id := lang.LanguageID(p); id {
 	case "typescript":
 		return "ts"
@@ -229,14 +233,14 @@ const elision = "…\n"
 
 // cuts are the snippet forms available for one item.
 type cuts struct {
-	body, signature *Snippet
+	body, doc, signature *Snippet
 }
 
 // cutDefinition computes the body and signature snippets of a definition;
 // site (may be nil) is the place the item is relevant for, shown inside the
 // signature snippet when it lies in the body.
 func cutDefinition(text []byte, p string, def graph.Location, extent textpos.Range, site *graph.Location) cuts {
-	lang := language(p)
+	lang := Language(p)
 	ls := lines(text)
 	sp, ok := extentLines(ls, lang, def, extent)
 	if !ok {
@@ -266,7 +270,11 @@ func cutDefinition(text []byte, p string, def graph.Location, extent textpos.Ran
 		b.WriteString(elision)
 	}
 	sig := &Snippet{Kind: SnippetSignature, StartLine: sp.start + 1, Language: lang, Text: b.String()}
-	return cuts{body: body, signature: sig}
+	out := cuts{body: body, signature: sig}
+	if first < sp.start {
+		out.doc = &Snippet{Kind: SnippetDoc, StartLine: first + 1, Language: lang, Text: joinLines(ls, first, sp.start-1) + sig.Text}
+	}
+	return out
 }
 
 // cutSite computes the snippet of a site that belongs to no definition.
@@ -277,9 +285,9 @@ func cutSite(text []byte, site graph.Location) cuts {
 		return cuts{}
 	}
 	a, z := max(0, l-siteOnlyContext), min(len(ls)-1, l+siteOnlyContext)
-	lang := language(site.Path)
+	lang := Language(site.Path)
 	return cuts{
 		body:      &Snippet{Kind: SnippetSite, StartLine: a + 1, Language: lang, Text: joinLines(ls, a, z)},
-		signature: &Snippet{Kind: SnippetSite, StartLine: l + 1, Language: lang, Text: joinLines(ls, l, l)},
+		signature: &Snippet{Kind: SnippetLine, StartLine: l + 1, Language: lang, Text: joinLines(ls, l, l)},
 	}
 }

@@ -100,8 +100,8 @@ func TestFenceLabels(t *testing.T) {
 		"a.jsx": "jsx", "a.py": "python", "a.pyi": "python", "a.rs": "rust", "A.java": "java",
 		"a.c": "c", "a.h": "c", "a.cc": "cpp", "a.hpp": "cpp", "README.md": "", "Makefile": "",
 	} {
-		if got := language(p); got != want {
-			t.Errorf("language(%q) = %q, want %q", p, got, want)
+		if got := Language(p); got != want {
+			t.Errorf("Language(%q) = %q, want %q", p, got, want)
 		}
 	}
 }

@@ -32,7 +32,7 @@ func TestServerFollowsWorkTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() {
-		if err := s.Shutdown(context.Background(), 10*time.Second); err != nil {
+		if err := s.Shutdown(context.Background(), time.Minute); err != nil {
 			t.Error(err)
 		}
 	}()

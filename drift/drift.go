@@ -20,6 +20,9 @@ import (
 // DefaultSample is the number of symbols audited when Options.Sample is 0.
 const DefaultSample = 50
 
+// DefaultMaxDrift is the drift over which an audit fails.
+const DefaultMaxDrift = 0.1
+
 // DefaultWorst is the number of worst symbols a report lists.
 const DefaultWorst = 10
 
@@ -36,6 +39,51 @@ type Options struct {
 	BaseOnly bool
 	// Worst is the number of worst symbols listed (DefaultWorst when 0).
 	Worst int
+	// Callers, when set, also compares each sampled function's and
+	// method's callers with the server's call hierarchy.
+	Callers Callers
+}
+
+// Callers returns the definitions of the callers of the function or
+// method defined at def, as the server's callHierarchy/incomingCalls
+// reports them (each caller's name position), root-relative. ok is false
+// when the server has no call hierarchy item there (no support, or not a
+// callable it knows).
+type Callers func(ctx context.Context, def graph.Location) (callers []graph.Location, ok bool, err error)
+
+// CallerStat pools the caller comparisons of a stratum or of a report:
+// callers are compared by their definition (path:line).
+type CallerStat struct {
+	// Symbols counts the symbols whose callers were compared (the server
+	// had a call hierarchy item for them).
+	Symbols   int     `json:"symbols"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	Matched   int     `json:"matched"`
+	Graph     int     `json:"graphCallers"`
+	Server    int     `json:"serverCallers"`
+}
+
+// add pools one symbol's caller comparison.
+func (c *CallerStat) add(s *SymbolCallers) {
+	c.Symbols++
+	c.Matched += s.Matched
+	c.Graph += s.Graph
+	c.Server += s.Server
+	c.Precision, c.Recall = ratio(c.Matched, c.Graph), ratio(c.Matched, c.Server)
+}
+
+// SymbolCallers is one symbol's callers in the graph (incoming calls
+// edges) compared with the server's incoming calls, by the callers'
+// definitions (path:line).
+type SymbolCallers struct {
+	Graph     int      `json:"graphCallers"`
+	Server    int      `json:"serverCallers"`
+	Matched   int      `json:"matched"`
+	Precision float64  `json:"precision"`
+	Recall    float64  `json:"recall"`
+	Missing   []string `json:"missing,omitempty"`
+	Extra     []string `json:"extra,omitempty"`
 }
 
 // Report is the result of an audit.
@@ -52,12 +100,30 @@ type Report struct {
 	// Precision and Recall pool the sites of every compared symbol.
 	Precision float64 `json:"precision"`
 	Recall    float64 `json:"recall"`
-	// Drift is 1 − the recall-weighted F1 (see [Drift]).
-	Drift   float64      `json:"drift"`
+	// Drift is 1 − the recall-weighted F1 (see [Drift]) of the reference
+	// sites; callers do not count in it.
+	Drift float64 `json:"drift"`
+	// Callers pools the caller comparisons (nil when not asked).
+	Callers *CallerStat  `json:"callers,omitempty"`
 	Sources []SourceStat `json:"sources"`
 	Worst   []SymbolStat `json:"worst"`
 	Layers  []LayerState `json:"layers"`
 	Errors  []string     `json:"errors,omitempty"`
+}
+
+// Result is an audit as `lspgraph verify --json` prints it and the
+// lspgraph.verify command answers: the report, the server it was compared
+// with, the limit, and whether drift is over it.
+type Result struct {
+	*Report
+	Server   string  `json:"server"`
+	MaxDrift float64 `json:"maxDrift"`
+	Over     bool    `json:"over"`
+}
+
+// NewResult judges rep against maxDrift.
+func NewResult(rep *Report, server string, maxDrift float64) Result {
+	return Result{Report: rep, Server: server, MaxDrift: maxDrift, Over: rep.Drift > maxDrift}
 }
 
 // SourceStat is the agreement of the symbols of one stratum: a layer and
@@ -72,6 +138,8 @@ type SourceStat struct {
 	Matched   int     `json:"matched"`
 	Graph     int     `json:"graphSites"`
 	Server    int     `json:"serverSites"`
+	// Callers pools the stratum's caller comparisons (nil when none ran).
+	Callers *CallerStat `json:"callers,omitempty"`
 }
 
 // SymbolStat is the comparison of one symbol's reference sites (file:line).
@@ -90,10 +158,13 @@ type SymbolStat struct {
 	F1        float64  `json:"f1"`
 	Missing   []string `json:"missing,omitempty"` // the server's sites the graph lacks
 	Extra     []string `json:"extra,omitempty"`   // the graph's sites the server does not report
-	// ViaInterface counts the matched sites the graph records as calls
-	// through an interface method this method implements.
-	ViaInterface int    `json:"viaInterface,omitempty"`
-	Error        string `json:"error,omitempty"`
+	// ViaRelated counts the matched sites the graph records under a
+	// related symbol (see related): an interface method the method
+	// implements, the class of a constructor, the constructor of a class.
+	ViaRelated int `json:"viaRelated,omitempty"`
+	// Callers compares the symbol's callers (nil when not compared).
+	Callers *SymbolCallers `json:"callers,omitempty"`
+	Error   string         `json:"error,omitempty"`
 }
 
 // LayerState is a layer's freshness.
@@ -115,6 +186,9 @@ type LayerState struct {
 var kinds = map[string]bool{
 	"function": true, "method": true, "type": true, "struct": true, "interface": true, "class": true,
 }
+
+// callable are the kinds whose callers are compared.
+var callable = map[string]bool{"function": true, "method": true}
 
 // candidate is a symbol that may be sampled.
 type candidate struct {
@@ -158,6 +232,13 @@ func Audit(ctx context.Context, r *graph.Reader, refs impact.Verifier, o Options
 	var tp, ng, ns int
 	for _, c := range sample {
 		st := compare(ctx, view, refs, c)
+		if st.Error == "" && o.Callers != nil && callable[c.sym.Kind] {
+			// A failed caller comparison leaves the references compared.
+			var cerr string
+			if st.Callers, cerr = compareCallers(ctx, view, o.Callers, c.sym); cerr != "" {
+				rep.Errors = append(rep.Errors, st.Symbol+": callers: "+cerr)
+			}
+		}
 		if st.Error != "" {
 			rep.Failed++
 			rep.Errors = append(rep.Errors, st.Symbol+": "+st.Error)
@@ -172,6 +253,16 @@ func Audit(ctx context.Context, r *graph.Reader, refs impact.Verifier, o Options
 		s.Graph += st.Graph
 		s.Server += st.Server
 		tp, ng, ns = tp+st.Matched, ng+st.Graph, ns+st.Server
+		if st.Callers != nil {
+			if s.Callers == nil {
+				s.Callers = &CallerStat{}
+			}
+			if rep.Callers == nil {
+				rep.Callers = &CallerStat{}
+			}
+			s.Callers.add(st.Callers)
+			rep.Callers.add(st.Callers)
+		}
 		compared = append(compared, st)
 	}
 	for _, k := range keys {
@@ -187,8 +278,8 @@ func Audit(ctx context.Context, r *graph.Reader, refs impact.Verifier, o Options
 		return cmp.Or(cmp.Compare(a.F1, b.F1), cmp.Compare(len(b.Missing)+len(b.Extra), len(a.Missing)+len(a.Extra)), strings.Compare(a.Symbol, b.Symbol))
 	})
 	for _, s := range worst {
-		if s.F1 >= 1 || len(rep.Worst) == o.Worst {
-			break
+		if (s.F1 >= 1 && !s.Callers.differ()) || len(rep.Worst) == o.Worst {
+			continue
 		}
 		rep.Worst = append(rep.Worst, s)
 	}
@@ -308,29 +399,10 @@ func compare(ctx context.Context, r *graph.Reader, refs impact.Verifier, c candi
 		}
 		g[site(o.Path, o.Range.Start.Line)] = true
 	}
-	// Calls through an interface the method implements: gopls counts them
-	// as the method's references, other servers do not. The graph's
-	// sites of the interface methods count where the server reports them
-	// and are not extra where it does not.
-	via := map[string]bool{}
-	if s.Kind == "method" {
-		es, err := r.Outgoing(ctx, s.ID, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImplements}})
-		if err != nil {
-			st.Error = err.Error()
-			return st
-		}
-		for _, e := range es {
-			occs, err := r.References(ctx, e.To, 0)
-			if err != nil {
-				st.Error = err.Error()
-				return st
-			}
-			for _, o := range occs {
-				if o.Roles&(graph.RoleDefinition|graph.RoleForwardDefinition) == 0 {
-					via[site(o.Path, o.Range.Start.Line)] = true
-				}
-			}
-		}
+	via, hierarchy, err := related(ctx, r, s)
+	if err != nil {
+		st.Error = err.Error()
+		return st
 	}
 	locs, err := refs(ctx, s.Def)
 	if err != nil {
@@ -343,10 +415,14 @@ func compare(ctx context.Context, r *graph.Reader, refs impact.Verifier, c candi
 	}
 	delete(sv, st.Def) // the definition's own line is not a reference site
 	delete(g, st.Def)
+	for k := range hierarchy {
+		delete(sv, k)
+		delete(g, k)
+	}
 	for k := range via {
 		if sv[k] && !g[k] {
 			g[k] = true
-			st.ViaInterface++
+			st.ViaRelated++
 		}
 	}
 	for k := range sv {
@@ -368,6 +444,186 @@ func compare(ctx context.Context, r *graph.Reader, refs impact.Verifier, c candi
 	st.F1 = f1(st.Precision, st.Recall)
 	return st
 }
+
+// related returns what the servers disagree on by design around a symbol:
+//
+//   - via: sites of related symbols that count as the symbol's where the
+//     server reports them, and are not extra where it does not. A method
+//     gets the calls through the interface methods it implements (gopls
+//     reports them as its references, tsserver does not). A class gets
+//     its constructors' sites and a constructor its class's: SCIP indexers
+//     record `new C()` as a reference of C's constructor, tsserver as one
+//     of C, and at a constructor it reports the class's references (an
+//     export line among them).
+//   - hierarchy: the definition lines of the methods linked to a method
+//     by implements (the interface methods it implements, the other
+//     implementations of those, its own implementations), which tsserver
+//     lists among a method's references. They are no reference sites.
+func related(ctx context.Context, r *graph.Reader, s graph.Symbol) (via, hierarchy map[string]bool, err error) {
+	via, hierarchy = map[string]bool{}, map[string]bool{}
+	addRefs := func(id string) error {
+		occs, err := r.References(ctx, id, 0)
+		if err != nil {
+			return err
+		}
+		for _, o := range occs {
+			if o.Roles&(graph.RoleDefinition|graph.RoleForwardDefinition) == 0 {
+				via[site(o.Path, o.Range.Start.Line)] = true
+			}
+		}
+		return nil
+	}
+	addDef := func(id string) error {
+		if id == s.ID {
+			return nil
+		}
+		d, ok, err := r.Symbol(ctx, id)
+		if err != nil || !ok || d.Def.Path == "" {
+			return err
+		}
+		hierarchy[site(d.Def.Path, d.Def.Range.Start.Line)] = true
+		return nil
+	}
+	implements := graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImplements}}
+	switch {
+	case s.DisplayName == constructorName:
+		if i := strings.LastIndexByte(s.ID, '#'); i > 0 {
+			if err := addRefs(s.ID[:i+1]); err != nil {
+				return nil, nil, err
+			}
+		}
+	case s.Kind == "method":
+		up, err := r.Outgoing(ctx, s.ID, implements)
+		if err != nil {
+			return nil, nil, err
+		}
+		down, err := r.Incoming(ctx, s.ID, implements)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range up {
+			if err := addRefs(e.To); err != nil {
+				return nil, nil, err
+			}
+			if err := addDef(e.To); err != nil {
+				return nil, nil, err
+			}
+			siblings, err := r.Incoming(ctx, e.To, implements)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, sib := range siblings {
+				if err := addDef(sib.From); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		for _, e := range down {
+			if err := addDef(e.From); err != nil {
+				return nil, nil, err
+			}
+		}
+	case kinds[s.Kind]:
+		syms, err := r.DocumentSymbols(ctx, s.Def.Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range syms {
+			if m.DisplayName == constructorName && strings.HasPrefix(m.ID, s.ID) {
+				if err := addRefs(m.ID); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
+	return via, hierarchy, nil
+}
+
+// constructorName is the display name SCIP indexers give a constructor.
+const constructorName = "<constructor>"
+
+// compareCallers compares the callers of a function or method in the
+// graph (the symbols with a calls edge to it, and, for a method, those
+// with a calls or references edge to the interface methods it implements,
+// where the server reports them too)
+// with the server's incoming calls; nil when the server has no call
+// hierarchy item for it.
+func compareCallers(ctx context.Context, r *graph.Reader, callers Callers, s graph.Symbol) (*SymbolCallers, string) {
+	locs, ok, err := callers(ctx, s.Def)
+	if err != nil {
+		return nil, "incoming calls: " + err.Error()
+	}
+	if !ok {
+		return nil, ""
+	}
+	sv := map[string]bool{}
+	for _, l := range locs {
+		sv[site(l.Path, l.Range.Start.Line)] = true
+	}
+	graphCallers := func(id string, kinds ...graph.EdgeKind) (map[string]bool, error) {
+		es, err := r.Incoming(ctx, id, graph.EdgeFilter{Kinds: kinds})
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]bool{}
+		for _, e := range es {
+			from, found, err := r.Symbol(ctx, e.From)
+			if err != nil {
+				return nil, err
+			}
+			if found && from.Def.Path != "" {
+				out[site(from.Def.Path, from.Def.Range.Start.Line)] = true
+			}
+		}
+		return out, nil
+	}
+	g, err := graphCallers(s.ID, graph.EdgeCalls)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if s.Kind == "method" {
+		es, err := r.Outgoing(ctx, s.ID, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImplements}})
+		if err != nil {
+			return nil, err.Error()
+		}
+		for _, e := range es {
+			// SCIP names an interface method as a term, not a method,
+			// so its uses are references edges; impact counts them as
+			// calls through the interface too.
+			via, err := graphCallers(e.To, graph.EdgeCalls, graph.EdgeReferences)
+			if err != nil {
+				return nil, err.Error()
+			}
+			for k := range via {
+				if sv[k] {
+					g[k] = true
+				}
+			}
+		}
+	}
+	c := &SymbolCallers{}
+	for k := range sv {
+		if g[k] {
+			c.Matched++
+		} else {
+			c.Missing = append(c.Missing, k)
+		}
+	}
+	for k := range g {
+		if !sv[k] {
+			c.Extra = append(c.Extra, k)
+		}
+	}
+	slices.Sort(c.Missing)
+	slices.Sort(c.Extra)
+	c.Graph, c.Server = len(g), len(sv)
+	c.Precision, c.Recall = ratio(c.Matched, c.Graph), ratio(c.Matched, c.Server)
+	return c, ""
+}
+
+// differ reports whether the callers compared disagree (false when not
+// compared).
+func (c *SymbolCallers) differ() bool { return c != nil && (len(c.Missing) > 0 || len(c.Extra) > 0) }
 
 // site names a line of a document, 1-based: path:line.
 func site(path string, line0 uint32) string { return fmt.Sprintf("%s:%d", path, line0+1) }

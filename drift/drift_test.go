@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -129,5 +130,68 @@ edge C.M implements I.M
 		if rep.Compared != 2 || rep.Drift != 0 || len(rep.Worst) != 0 {
 			t.Errorf("server reports dispatch %v: compared %d, drift %v, worst %+v; want 2, 0, none", withDispatch, rep.Compared, rep.Drift, rep.Worst)
 		}
+	}
+}
+
+// TestAuditCallers: F's callers in the graph are G and H (calls edges);
+// the server's incoming calls name G and K, so G matches, K is missing
+// and H extra. The variable V is not callable and T (a type) is not asked.
+func TestAuditCallers(t *testing.T) {
+	a := graphtest.MustParseFacts(t, graph.Document{Path: "a.go", Language: "go", Source: graph.SourceSCIP}, `
+sym F name=F kind=function def=a.go@1:5-1:6
+sym G name=G kind=function def=a.go@3:5-3:6
+sym H name=H kind=function def=a.go@6:5-6:6
+sym T name=T kind=type def=a.go@9:5-9:6
+occ F 1:5-1:6 def
+occ G 3:5-3:6 def
+occ H 6:5-6:6 def
+occ T 9:5-9:6 def
+occ F 4:1-4:2 ref
+occ F 7:1-7:2 ref
+edge G calls F
+edge H calls F
+`)
+	r := graphtest.Base(t, graph.Manifest{Tool: "test", State: graph.StateComplete}, a)
+	at := func(line uint32) graph.Location {
+		return graph.Location{Path: "a.go", Range: textpos.Range{Start: textpos.Position{Line: line - 1}}}
+	}
+	refs := func(_ context.Context, def graph.Location) ([]graph.Location, error) {
+		if def.Range.Start.Line == 0 {
+			return []graph.Location{at(4), at(7)}, nil
+		}
+		return nil, nil
+	}
+	asked := map[uint32]bool{}
+	callers := func(_ context.Context, def graph.Location) ([]graph.Location, bool, error) {
+		asked[def.Range.Start.Line] = true
+		switch def.Range.Start.Line {
+		case 0: // F: called by G (defined on line 3) and K (line 12)
+			return []graph.Location{at(3), at(12)}, true, nil
+		case 2: // G: the server has no item
+			return nil, false, nil
+		}
+		return nil, true, nil
+	}
+	rep, err := Audit(context.Background(), r, refs, Options{Root: t.TempDir(), Callers: callers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked[8] {
+		t.Errorf("callers asked for the type T")
+	}
+	c := rep.Callers
+	if c == nil || c.Symbols != 2 || c.Matched != 1 || c.Graph != 2 || c.Server != 2 {
+		t.Fatalf("pooled callers %+v; want 2 symbols (F, H), 1 matched of 2 in the graph and 2 from the server", c)
+	}
+	i := slices.IndexFunc(rep.Worst, func(s SymbolStat) bool { return s.Symbol == "F" })
+	if i < 0 || rep.Worst[i].Callers == nil {
+		t.Fatalf("worst %+v; want F with its callers", rep.Worst)
+	}
+	fc := rep.Worst[i].Callers
+	if fmt.Sprint(fc.Missing) != "[a.go:12]" || fmt.Sprint(fc.Extra) != "[a.go:6]" || !near(fc.Precision, 0.5) || !near(fc.Recall, 0.5) {
+		t.Errorf("F's callers %+v; want missing a.go:12, extra a.go:6 (H), precision and recall 1/2", fc)
+	}
+	if rep.Drift != 0 {
+		t.Errorf("drift %v; callers do not count in it, and the references agree", rep.Drift)
 	}
 }

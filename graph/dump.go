@@ -157,7 +157,7 @@ func (f fieldList) String() string { return strings.Join(f, " ") }
 
 // roleNames name the Role bits in order.
 func roleNames() []string {
-	return []string{"def", "ref", "import", "write", "read", "call", "test", "generated", "fwd-def"}
+	return []string{"def", "ref", "import", "write", "read", "call", "test", "generated", "fwd-def", "conversion"}
 }
 
 // formatRoles renders roles as "def|call".

@@ -42,7 +42,25 @@ const (
 	RoleTest // the occurrence lies in a test document
 	RoleGenerated
 	RoleForwardDefinition
+	// RoleConversion: the occurrence is a place where a concrete type
+	// becomes an interface value that needs the occurrence's symbol, a
+	// ConversionSymbol (recorded from the type checker).
+	RoleConversion
 )
+
+// ConversionSymbol is the symbol id that a conversion site needs: the
+// method name of type typ in package pkg (a Go package path), whatever the
+// producer of the document's other facts calls it. A conversion site is an
+// occurrence of it with RoleConversion; the method's dependents that break
+// through the conversion are the declarations enclosing those occurrences.
+// The ids of this family start with "conversion " and contain spaces, so no
+// SCIP symbol or syntax id takes that form.
+//
+// A base layer that records conversion sites says how many packages the
+// type checker saw in its manifest's Extra under ManifestConversionPackages.
+func ConversionSymbol(pkg, typ, name string) string {
+	return "conversion " + pkg + " " + typ + "." + name
+}
 
 // EdgeKind names a relation between two symbols. Values are stored on disk.
 type EdgeKind string
@@ -176,3 +194,8 @@ type Manifest struct {
 	Started     time.Time
 	Finished    time.Time
 }
+
+// ManifestConversionPackages is the manifest Extra key counting the
+// packages whose conversion sites a layer records; absent when it records
+// none.
+const ManifestConversionPackages = "conversion_packages"

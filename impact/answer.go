@@ -1,6 +1,8 @@
 package impact
 
 import (
+	"strings"
+
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
 )
@@ -58,6 +60,9 @@ type Answer struct {
 	// interface it implements: they break when the target stops
 	// implementing it.
 	Satisfaction []Dependent `json:"satisfaction,omitempty"`
+	// UnknownGroups lists the groups that could not be computed, with the
+	// reason: their empty lists mean "not known", never "nothing breaks".
+	UnknownGroups []UnknownGroup `json:"unknownGroups,omitempty"`
 	// Tests are the dependents (any depth or group) in test documents.
 	Tests        []Dependent       `json:"tests"`
 	Packages     []PackageImpact   `json:"packages"`
@@ -77,6 +82,23 @@ type Answer struct {
 	Changes []ChangedSymbol `json:"changes,omitempty"`
 	// Files lists the changed files and lines ([Changes] only).
 	Files []FileChange `json:"files,omitempty"`
+}
+
+// UnknownGroup is a group the graph could not compute.
+type UnknownGroup struct {
+	Group  string `json:"group"`
+	Reason string `json:"reason"`
+}
+
+// GroupUnknown returns why the named group could not be computed, or "".
+func (a *Answer) GroupUnknown(group string) string {
+	var reasons []string
+	for _, u := range a.UnknownGroups {
+		if u.Group == group {
+			reasons = append(reasons, u.Reason)
+		}
+	}
+	return strings.Join(reasons, "; ")
 }
 
 // Query echoes the options an answer was computed with.
@@ -119,7 +141,14 @@ type DepthGroup struct {
 // Dependent is one declaration reached by the walk.
 type Dependent struct {
 	Ref
-	Depth int `json:"depth"`
+	// Depth is the distance from the target in the depth groups (1 will
+	// break, 2 likely affected, 3 and beyond may need testing); 0, and
+	// left out of the JSON, for the entries of the other groups, whose
+	// Group says what they are.
+	Depth int `json:"depth,omitempty"`
+	// Breaks is set for the entries that stop compiling when the target's
+	// signature changes: the d=1 dependents and the satisfaction group.
+	Breaks bool `json:"breaks,omitempty"`
 	// Via is the edge that brought the dependent in.
 	Via Via `json:"via"`
 	// Sites is the number of places the dependent uses what it depends on.
@@ -176,7 +205,11 @@ type CrossEdge struct {
 // Risk is the level and the rule that produced it.
 type Risk struct {
 	Level string `json:"level"`
-	Rule  string `json:"rule"`
+	// AtLeast is set when Level is a lower bound: the graph cannot vouch
+	// for completeness (syntax-only or partial facts, changed documents, a
+	// group it could not compute).
+	AtLeast bool   `json:"atLeast,omitempty"`
+	Rule    string `json:"rule"`
 	// Breaking is the number of d=1 and satisfaction dependents.
 	Breaking int `json:"breaking"`
 	// Packages is the number of packages other than the target's reached.

@@ -103,7 +103,7 @@ func Changes(ctx context.Context, in ChangeInput, o Options) (*Answer, error) {
 		if err != nil {
 			return nil, err
 		}
-		dropIn(b, changedPaths(in.Files))
+		keepUnchangedSites(b, in.Files)
 		merge(a, b)
 		for _, t := range old {
 			if _, ok := w.syms[t.ID]; !ok {
@@ -564,18 +564,76 @@ func gonePaths(files []FileChange) map[string]bool {
 	return gone
 }
 
-// changedPaths are every old and new path the diff touches.
-func changedPaths(files []FileChange) map[string]bool {
-	ps := map[string]bool{}
+// keepUnchangedSites keeps, of an answer computed from the old facts, the
+// dependents in changed documents only where a use of what they depend on
+// sits on a line the diff left alone: that line still says what it said,
+// so the use is still there (net/http's writeNotModified deleted while its
+// calls in the same file stay). Their sites and locations are moved to the
+// new line numbers; a dependent whose every site changed, or that records
+// no site, is dropped, since its old facts say nothing of the new content.
+func keepUnchangedSites(a *Answer, files []FileChange) {
+	byOld := map[string]FileChange{}
 	for _, f := range files {
 		if f.OldPath != "" {
-			ps[f.OldPath] = true
+			byOld[f.OldPath] = f
 		}
-		if f.Path != "" {
-			ps[f.Path] = true
+		if f.Path != "" && f.Path != f.OldPath {
+			byOld[f.Path] = FileChange{Status: "A"} // new content only: no old line survives
 		}
 	}
-	return ps
+	keep := func(ds []Dependent) []Dependent {
+		out := ds[:0]
+		for _, d := range ds {
+			if moved, ok := unchangedSites(d, byOld); ok {
+				out = append(out, moved)
+			}
+		}
+		return out
+	}
+	for i := range a.Depths {
+		a.Depths[i].Dependents = keep(a.Depths[i].Dependents)
+	}
+	a.Dispatch, a.Satisfaction, a.Implementations = keep(a.Dispatch), keep(a.Satisfaction), keep(a.Implementations)
+}
+
+// unchangedSites returns d with its sites on unchanged lines of a changed
+// document moved to their new line numbers, and whether any remained; a
+// dependent outside the changed documents is returned as it is.
+func unchangedSites(d Dependent, byOld map[string]FileChange) (Dependent, bool) {
+	if d.Location == nil {
+		return d, true
+	}
+	f, changed := byOld[d.Location.Path]
+	if !changed {
+		return d, true
+	}
+	if f.Path == "" || f.Status == "A" || f.Status == "D" {
+		return d, false
+	}
+	var sites []Loc
+	for _, l := range d.SiteLocations {
+		if n, ok := f.newLine(l.Line); ok && l.Path == f.OldPath {
+			l.Path = f.Path
+			if l.EndLine != 0 {
+				l.EndLine += n - l.Line
+			}
+			l.Line = n
+			sites = append(sites, l)
+		}
+	}
+	if len(sites) == 0 {
+		return d, false
+	}
+	d.Sites -= len(d.SiteLocations) - len(sites)
+	d.SiteLocations = sites
+	loc := *d.Location
+	loc.Path = f.Path
+	if n, ok := f.newLine(loc.Line); ok {
+		loc.EndLine += n - loc.Line
+		loc.Line = n
+	}
+	d.Location = &loc
+	return d, true
 }
 
 // dropIn removes the dependents located in the given documents.

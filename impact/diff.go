@@ -210,3 +210,44 @@ func unquote(s string) string {
 	}
 	return s
 }
+
+// newLine maps a line of the old file that the diff left unchanged to its
+// number in the new file; ok is false for a removed or changed line.
+// Unchanged lines keep their order, so the k-th unchanged line of the old
+// file is the k-th unchanged line of the new one.
+func (f FileChange) newLine(old int) (int, bool) {
+	if within(f.Removed, old) {
+		return 0, false
+	}
+	k := old - countBelow(f.Removed, old)
+	n := k
+	for {
+		next := k + countBelow(f.Added, n+1)
+		if next == n {
+			return n, true
+		}
+		n = next
+	}
+}
+
+// within reports whether line lies in one of the (non-empty) ranges.
+func within(rs []LineRange, line int) bool {
+	for _, r := range rs {
+		if !r.Empty() && r.Start <= line && line <= r.End {
+			return true
+		}
+	}
+	return false
+}
+
+// countBelow counts the lines of the ranges that come before line.
+func countBelow(rs []LineRange, line int) int {
+	n := 0
+	for _, r := range rs {
+		if r.Empty() || r.Start >= line {
+			continue
+		}
+		n += min(r.End, line-1) - r.Start + 1
+	}
+	return n
+}

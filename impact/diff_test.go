@@ -99,3 +99,24 @@ func FuzzParseUnifiedDiff(f *testing.F) {
 		}
 	})
 }
+
+// TestNewLine maps unchanged old lines through a diff: lines 14-19
+// removed (a deleted function), two lines added at new 30-31 (old 35 and
+// 36 replaced by new 29-31), one line inserted after old line 40 (new 36).
+func TestNewLine(t *testing.T) {
+	f := FileChange{Status: "M", Path: "a.go", OldPath: "a.go",
+		Removed: []LineRange{{14, 19}, {35, 36}, {41, 40}},
+		Added:   []LineRange{{29, 31}, {36, 36}}}
+	for _, c := range []struct {
+		old, new int
+		ok       bool
+	}{
+		{1, 1, true}, {13, 13, true}, {14, 0, false}, {19, 0, false}, {20, 14, true},
+		{34, 28, true}, {35, 0, false}, {37, 32, true}, {40, 35, true}, {41, 37, true},
+	} {
+		n, ok := f.newLine(c.old)
+		if n != c.new || ok != c.ok {
+			t.Errorf("newLine(%d) = %d, %v; want %d, %v", c.old, n, ok, c.new, c.ok)
+		}
+	}
+}

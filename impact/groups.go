@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 )
 
 // Group names of the non-depth groups.
@@ -26,7 +27,7 @@ func (w *walker) groups(ctx context.Context, a *Answer, t graph.Symbol, visited 
 	}
 	for _, e := range impls {
 		c := &cand{id: e.From, via: e, count: max(e.Count, 1)}
-		d, err := w.dependent(ctx, c, 1)
+		d, err := w.dependent(ctx, c, 0)
 		if err != nil {
 			return err
 		}
@@ -64,7 +65,7 @@ func (w *walker) groups(ctx context.Context, a *Answer, t graph.Symbol, visited 
 				continue
 			}
 			seen[c.key()] = true
-			d, err := w.dependent(ctx, c, 1)
+			d, err := w.dependent(ctx, c, 0)
 			if err != nil {
 				return err
 			}
@@ -206,6 +207,9 @@ func (w *walker) implemented(ctx context.Context, t graph.Symbol) ([]string, err
 func (w *walker) satisfaction(ctx context.Context, a *Answer, t graph.Symbol, visited map[string]bool) error {
 	if !w.follows(graph.EdgeImplements) {
 		return nil
+	}
+	if isGo(t) {
+		return w.conversions(ctx, a, t)
 	}
 	typ := t.ID
 	if !isTypeKind(t.Kind) {
@@ -517,15 +521,131 @@ func (w *walker) addSatisfaction(ctx context.Context, a *Answer, c *cand, concre
 	} else if ok {
 		c.via.Source, c.via.Layer = d.Source, d.Layer
 	}
-	d, err := w.dependent(ctx, c, 1)
+	d, err := w.dependent(ctx, c, 0)
 	if err != nil {
 		return err
 	}
 	if d.Test && !w.o.IncludeTests {
 		return nil
 	}
-	d.Group = GroupSatisfaction
+	d.Group, d.Breaks = GroupSatisfaction, true
 	d.Via.Reason = reason()
 	a.Satisfaction = append(a.Satisfaction, d)
+	return nil
+}
+
+func isGo(t graph.Symbol) bool {
+	if l := lang.Of(t.Def.Path); l != "" {
+		return l == "go"
+	}
+	return lang.Normalize(t.Language) == "go"
+}
+
+// conversions adds, for a Go method, the conversion sites the type checker
+// recorded (see graph.ConversionSymbol): the places where a concrete type
+// becomes a value of an interface that declares the method, directly or
+// by embedding. For an interface method they are the sites of each of its
+// implementations. Without such facts in the base layer the group is
+// UNKNOWN: a guess from names would be wrong both ways.
+func (w *walker) conversions(ctx context.Context, a *Answer, t graph.Symbol) error {
+	if isTypeKind(t.Kind) || t.DisplayName == "" {
+		return nil
+	}
+	recv, err := w.container(ctx, t.ID)
+	if err != nil || recv == "" {
+		return err
+	}
+	rs, _, err := w.symbol(ctx, recv)
+	if err != nil {
+		return err
+	}
+	methods := []graph.Symbol{t}
+	if rs.Kind == "interface" {
+		impls, err := w.edgesOf(ctx, t.ID, true)
+		if err != nil {
+			return err
+		}
+		methods = methods[:0]
+		for _, e := range impls {
+			m, _, err := w.symbol(ctx, e.From)
+			if err != nil {
+				return err
+			}
+			methods = append(methods, m)
+		}
+	}
+	m, ok, err := w.r.Manifest(graph.Base)
+	if err != nil {
+		return fmt.Errorf("impact: reading the base manifest: %w", err)
+	}
+	if !ok || m.Extra[graph.ManifestConversionPackages] == 0 {
+		a.UnknownGroups = append(a.UnknownGroups, UnknownGroup{Group: GroupSatisfaction,
+			Reason: "the graph holds no conversion sites from the Go type checker (import with lspgraph scip import --go-types)"})
+		return nil
+	}
+	seen := map[string]*cand{}
+	var order []string
+	for _, meth := range methods {
+		recv, err := w.container(ctx, meth.ID)
+		if err != nil {
+			return err
+		}
+		typ, _, err := w.symbol(ctx, recv)
+		if err != nil {
+			return err
+		}
+		if typ.DisplayName == "" || meth.Package == "" {
+			continue
+		}
+		key := graph.ConversionSymbol(meth.Package, typ.DisplayName, meth.DisplayName)
+		occs, err := w.r.References(ctx, key, 0)
+		if err != nil {
+			return fmt.Errorf("impact: reading conversion sites of %q: %w", key, err)
+		}
+		for _, o := range occs {
+			if o.Roles&graph.RoleConversion == 0 {
+				continue
+			}
+			top, err := w.isTopLevel(ctx, o.Enclosing)
+			if err != nil {
+				return err
+			}
+			c := &cand{id: o.Enclosing, path: o.Path, topLevel: top}
+			if top {
+				c.id = ""
+			}
+			if w.inD1(c.key()) {
+				continue
+			}
+			if prev := seen[c.key()]; prev != nil {
+				c = prev
+			} else {
+				seen[c.key()] = c
+				order = append(order, c.key())
+				c.via = graph.Edge{From: c.id, To: meth.ID, Kind: graph.EdgeImplements, Confidence: 1.0, Path: o.Path,
+					Reason: fmt.Sprintf("%s converted to an interface that declares %s (go/types)", typ.DisplayName, meth.DisplayName)}
+			}
+			c.sites = append(c.sites, graph.Location{Path: o.Path, Range: o.Range})
+			c.count = len(c.sites)
+		}
+	}
+	for _, k := range order {
+		c := seen[k]
+		if d, ok, err := w.document(ctx, c.path); err != nil {
+			return err
+		} else if ok {
+			c.via.Source, c.via.Layer = d.Source, d.Layer
+		}
+		d, err := w.dependent(ctx, c, 0)
+		if err != nil {
+			return err
+		}
+		if d.Test && !w.o.IncludeTests {
+			continue
+		}
+		d.Group, d.Breaks = GroupSatisfaction, true
+		a.Satisfaction = append(a.Satisfaction, d)
+	}
+	sortDependents(a.Satisfaction)
 	return nil
 }

@@ -2,6 +2,7 @@ package impact
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -92,13 +93,24 @@ func openFixture(t *testing.T, source string) *graph.Reader {
 				f.Edges[i].Source = source
 			}
 		}
+		if d.path == "mem/mem.go" {
+			// `var _ store.I = M{}`: the type checker's conversion site,
+			// needing M.Put, at the reference to mem.M.
+			for _, o := range f.Occurrences {
+				if o.Symbol == "mem.M" && o.Roles&graph.RoleDefinition == 0 {
+					f.Occurrences = append(f.Occurrences, graph.Occurrence{Path: d.path, Range: o.Range,
+						Symbol: graph.ConversionSymbol("mem", "M", "Put"), Roles: graph.RoleReference | graph.RoleConversion, Enclosing: o.Enclosing})
+				}
+			}
+		}
 		docs = append(docs, f)
 	}
 	tool := "scip-go"
 	if source == graph.SourceSyntax {
 		tool = "lspgraph-syntax"
 	}
-	return graphtest.Base(t, graph.Manifest{Layer: graph.Base, Commit: "base1", Tool: tool, State: graph.StateComplete}, docs...)
+	return graphtest.Base(t, graph.Manifest{Layer: graph.Base, Commit: "base1", Tool: tool, State: graph.StateComplete,
+		Extra: map[string]int{graph.ManifestConversionPackages: 5}}, docs...)
 }
 
 func compute(t *testing.T, r *graph.Reader, id string, mod func(*Options)) *Answer {
@@ -188,6 +200,50 @@ func TestConcreteMethodGroups(t *testing.T) {
 			}
 		}
 	}
+	checkGroupJSON(t, a)
+}
+
+// checkGroupJSON checks that no group entry carries a depth in the JSON
+// (a consumer would read "depth": 1 as "will break") and that "breaks"
+// is set exactly on d=1 and satisfaction entries.
+func checkGroupJSON(t *testing.T, a *Answer) {
+	t.Helper()
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Depths []struct {
+			Depth      int                      `json:"depth"`
+			Dependents []map[string]interface{} `json:"dependents"`
+		} `json:"depths"`
+		Dispatch        []map[string]interface{} `json:"dispatch"`
+		Satisfaction    []map[string]interface{} `json:"satisfaction"`
+		Implementations []map[string]interface{} `json:"implementations"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for name, g := range map[string][]map[string]interface{}{GroupDispatch: raw.Dispatch, GroupSatisfaction: raw.Satisfaction, GroupImplementation: raw.Implementations} {
+		for _, d := range g {
+			if _, ok := d["depth"]; ok {
+				t.Errorf("%s entry %v carries a depth: %v", name, d["name"], d["depth"])
+			}
+			if d["group"] != name {
+				t.Errorf("%s entry %v has group %v", name, d["name"], d["group"])
+			}
+			if got, want := d["breaks"] == true, name == GroupSatisfaction; got != want {
+				t.Errorf("%s entry %v: breaks %v, want %v", name, d["name"], got, want)
+			}
+		}
+	}
+	for _, g := range raw.Depths {
+		for _, d := range g.Dependents {
+			if got, want := d["breaks"] == true, g.Depth == 1; got != want {
+				t.Errorf("d=%d entry %v: breaks %v, want %v", g.Depth, d["name"], got, want)
+			}
+		}
+	}
 }
 
 func TestInterfaceMethod(t *testing.T) {
@@ -198,6 +254,7 @@ func TestInterfaceMethod(t *testing.T) {
 	check(t, "implementations", names(a.Implementations), []string{"Put@mem/mem.go:7"})
 	check(t, "satisfaction", names(a.Satisfaction), []string{"(top level of mem/mem.go)@mem/mem.go:3"})
 	check(t, "dispatch", len(a.Dispatch), 0)
+	checkGroupJSON(t, a)
 }
 
 func TestRiskUnknownVersusLow(t *testing.T) {
@@ -252,7 +309,40 @@ func TestOnlyTestsAndFilters(t *testing.T) {
 	check(t, "only a test breaks", a.Risk.Level, RiskMedium) // the satisfaction site is not a test
 	a = compute(t, r, "mem.M.Put", func(o *Options) { o.Kinds = []graph.EdgeKind{graph.EdgeReferences, graph.EdgeCalls} })
 	check(t, "without implements", []int{len(a.Dispatch), len(a.Satisfaction)}, []int{0, 0})
-	check(t, "only tests", a.Risk.Level, RiskLow)
+	// A test breaks: never LOW, whoever breaks.
+	check(t, "only tests", a.Risk.Level, RiskMedium)
+	check(t, "only tests rule", strings.Contains(a.Risk.Rule, "only tests break"), true)
+}
+
+// TestRiskRule checks the rule's parts: something breaking is never LOW; no
+// test reaching the target raises the level; an incomplete graph makes the
+// level a lower bound.
+func TestRiskRule(t *testing.T) {
+	w := &walker{}
+	ref := func(name, pkg string, test bool) Dependent {
+		return Dependent{Ref: Ref{Name: name, Package: pkg, Location: &Loc{Path: name + ".go", Line: 1}}, Test: test}
+	}
+	for _, c := range []struct {
+		name    string
+		d1      []Dependent
+		unknown []string
+		groups  []UnknownGroup
+		level   string
+		atLeast bool
+	}{
+		{name: "nothing", level: RiskLow},
+		{name: "nothing, unvouched", unknown: []string{"syntax only"}, level: RiskUnknown},
+		{name: "one caller, tested", d1: []Dependent{ref("a", "p", false), ref("t", "p", true)}, level: RiskMedium},
+		{name: "one caller, untested", d1: []Dependent{ref("a", "p", false)}, level: RiskHigh},
+		{name: "one caller, syntax only", d1: []Dependent{ref("a", "p", false), ref("t", "p", true)}, unknown: []string{"syntax only"}, level: RiskMedium, atLeast: true},
+		{name: "satisfaction unknown", d1: []Dependent{ref("t", "p", true)}, groups: []UnknownGroup{{GroupSatisfaction, "no facts"}}, level: RiskMedium, atLeast: true},
+	} {
+		a := &Answer{Targets: []Ref{{Package: "p"}}, Depths: []DepthGroup{{Depth: 1, Dependents: c.d1}}, UnknownGroups: c.groups}
+		r := w.risk(a, c.unknown)
+		if r.Level != c.level || r.AtLeast != c.atLeast {
+			t.Errorf("%s: %s (at least %v), want %s (at least %v): %s", c.name, r.Level, r.AtLeast, c.level, c.atLeast, r.Rule)
+		}
+	}
 }
 
 func loc(p string, line, col uint32) graph.Location {

@@ -17,17 +17,24 @@ import (
 //
 //	UNKNOWN   nothing breaking found, and the graph cannot vouch that nothing
 //	          exists (see assess)
-//	LOW       breaking <= 2 and no other package; or only tests break
+//	LOW       nothing breaks
 //	MEDIUM    breaking <= 5 and packages <= 1
 //	HIGH      breaking <= 20 and packages <= 4
 //	CRITICAL  anything more
+//
+// Something that breaks is never LOW. When something breaks and no test
+// reaches the target (at any depth or group), the level is raised by one:
+// nothing will catch what the change does. When the graph cannot vouch
+// for completeness (a syntax-only or partial layer, changed documents, a
+// group it could not compute), the level is a lower bound: "at least R".
 const (
-	lowBreaking    = 2
 	mediumBreaking = 5
 	mediumPackages = 1
 	highBreaking   = 20
 	highPackages   = 4
 )
+
+var levels = []string{RiskLow, RiskMedium, RiskHigh, RiskCritical}
 
 // assess sets the risk, the freshness block and the partial flag.
 func (w *walker) assess(ctx context.Context, a *Answer, targets []graph.Symbol) error {
@@ -108,33 +115,42 @@ func (w *walker) risk(a *Answer, unknown []string) Risk {
 		count(d, false)
 	}
 	r.Packages = len(other)
+	for _, u := range a.UnknownGroups {
+		if u.Group == GroupSatisfaction {
+			unknown = append(unknown, "the satisfaction group is UNKNOWN: "+u.Reason)
+		}
+	}
 	facts := fmt.Sprintf("%d breaking (d=1 + satisfaction), %d in other packages, %d tests, %d in all", r.Breaking, r.Packages, r.Tests, r.Total)
-	switch {
-	case r.Breaking == 0 && len(a.Dispatch) == 0 && len(a.Implementations) == 0 && len(unknown) > 0:
+	if r.Breaking == 0 && len(a.Dispatch) == 0 && len(a.Implementations) == 0 && len(unknown) > 0 {
 		r.Level = RiskUnknown
 		r.Rule = "UNKNOWN: no dependent found, but the graph cannot vouch for completeness: " + strings.Join(unknown, "; ")
 		return r
+	}
+	level := 0
+	switch {
 	case r.Breaking == 0:
-		r.Level = RiskLow
 		r.Rule = "LOW: nothing breaks (" + facts + ")"
-	case onlyTests:
-		r.Level = RiskLow
-		r.Rule = "LOW: only tests break (" + facts + ")"
-	case r.Breaking <= lowBreaking && r.Packages == 0:
-		r.Level = RiskLow
-		r.Rule = fmt.Sprintf("LOW: breaking <= %d and no other package (%s)", lowBreaking, facts)
 	case r.Breaking <= mediumBreaking && r.Packages <= mediumPackages:
-		r.Level = RiskMedium
-		r.Rule = fmt.Sprintf("MEDIUM: breaking <= %d and other packages <= %d (%s)", mediumBreaking, mediumPackages, facts)
+		level = 1
+		r.Rule = fmt.Sprintf("MEDIUM: 1 <= breaking <= %d and other packages <= %d (%s)", mediumBreaking, mediumPackages, facts)
 	case r.Breaking <= highBreaking && r.Packages <= highPackages:
-		r.Level = RiskHigh
+		level = 2
 		r.Rule = fmt.Sprintf("HIGH: breaking <= %d and other packages <= %d (%s)", highBreaking, highPackages, facts)
 	default:
-		r.Level = RiskCritical
+		level = 3
 		r.Rule = fmt.Sprintf("CRITICAL: breaking > %d or other packages > %d (%s)", highBreaking, highPackages, facts)
 	}
+	if r.Breaking > 0 && r.Tests == 0 && level < len(levels)-1 {
+		level++
+		r.Rule = fmt.Sprintf("%s, raised to %s: no test reaches the target", r.Rule, levels[level])
+	}
+	if r.Breaking > 0 && onlyTests {
+		r.Rule += "; only tests break"
+	}
+	r.Level = levels[level]
 	if len(unknown) > 0 {
-		r.Rule += "; a lower bound: " + strings.Join(unknown, "; ")
+		r.AtLeast = true
+		r.Rule = "at least " + r.Rule + "; a lower bound: " + strings.Join(unknown, "; ")
 	}
 	return r
 }

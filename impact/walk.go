@@ -489,7 +489,8 @@ func (w *walker) via(e graph.Edge) Via {
 
 // dependent turns a candidate into an answer entry.
 func (w *walker) dependent(ctx context.Context, c *cand, depth int) (Dependent, error) {
-	d := Dependent{Depth: depth, Via: w.via(c.via), Sites: c.count, TopLevel: c.topLevel}
+	d := Dependent{Depth: depth, Via: w.via(c.via), Sites: c.count, TopLevel: c.topLevel,
+		Breaks: depth == 1 && w.o.Direction != graph.Downstream}
 	if c.topLevel {
 		d.Ref = Ref{Name: "(top level of " + c.path + ")", Kind: "file"}
 		if len(c.sites) > 0 {

@@ -13,10 +13,15 @@
 //
 // With [Config.Lenses] set it also adds code lenses: the server's
 // textDocument/codeLens answer gets the proxy's lenses appended (tagged
-// data.lspgraph) when they are ready within [Config.LensBudget], else it
-// goes as it came; a server without codeLensProvider gets one advertised
-// and the proxy answers textDocument/codeLens itself; codeLens/resolve of
-// the proxy's lenses is answered with the lens unchanged.
+// data.lspgraph): those computed within [Config.LensBudget], or at once
+// the lenses last computed for the same text of the document, or none; a
+// server without codeLensProvider gets one advertised and the proxy
+// answers textDocument/codeLens itself; codeLens/resolve of the proxy's
+// lenses is answered with the lens unchanged. Lenses that miss the budget
+// are computed anyway and cached; when they differ from what the editor
+// got and the editor advertised workspace.codeLens.refreshSupport, the
+// proxy sends it workspace/codeLens/refresh (in its own id space; the
+// editor's answer is dropped), so its next request gets them.
 //
 // The proxy reaches the server on its own behalf through [Requester]
 // (implemented by [Proxy]), with string ids in a namespace editors are

@@ -1,7 +1,6 @@
 package lspproxy
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,6 +36,12 @@ func (p *Proxy) editorLoop(fr *frameReader) error {
 		case kindNotification:
 			p.editorNotification(&env, body)
 		case kindResponse:
+			if isOwnID(env.id) {
+				// The editor's answer to the proxy's own request
+				// (workspace/codeLens/refresh): nothing waits for it.
+				p.log.Debug("the editor answered a proxy request", "id", string(env.id))
+				continue
+			}
 			p.forwardToServer(body)
 		}
 	}
@@ -56,6 +61,7 @@ func (p *Proxy) editorCall(env *envelope, body []byte) {
 	case "initialize":
 		p.noteInitializeParams(env.params)
 		p.noteLensOption(env.params)
+		p.noteLensRefresh(env.params)
 	case "codeLens/resolve":
 		if p.cfg.Lenses != nil && ownLens(env.params) {
 			p.replyResult(env.id, env.params)
@@ -72,7 +78,7 @@ func (p *Proxy) editorCall(env *envelope, body []byte) {
 				p.answerLenses(env, uri)
 				return
 			}
-			pc.lens = p.startLenses(context.Background(), uri, p.cfg.LensBudget)
+			pc.lens = p.startLenses(uri, p.cfg.LensBudget)
 		}
 	}
 	if env.method == "initialize" || observedRequest(env.method) {
@@ -131,6 +137,9 @@ func (p *Proxy) editorNotification(env *envelope, body []byte) {
 		return
 	case "textDocument/didOpen", "textDocument/didChange", "textDocument/didSave", "textDocument/didClose":
 		p.forwardToServer(body)
+		if p.cfg.Lenses != nil && env.method != "textDocument/didSave" {
+			p.noteDocumentEdit(env.method, env.params)
+		}
 		if p.cfg.Observer.OnDocument != nil {
 			p.observeDocument(&DocumentEvent{
 				Method:   env.method,

@@ -27,7 +27,9 @@ type Config struct {
 	Status func(ctx context.Context) (any, error)
 	// Lenses, when set, computes the proxy's code lenses for a document.
 	// They are appended to the server's textDocument/codeLens answer when
-	// ready within LensBudget (else the server's answer goes alone); a
+	// ready within LensBudget, or at once the cached lenses of the same
+	// text are (the editor is sent workspace/codeLens/refresh when the
+	// new ones differ, if it supports it); a
 	// server without codeLensProvider gets one advertised and the proxy
 	// answers textDocument/codeLens itself. codeLens/resolve for the
 	// proxy's lenses (data.lspgraph) is answered with the lens unchanged.
@@ -135,10 +137,13 @@ type Proxy struct {
 	// the server has no codeLensProvider, so the proxy answers codeLens.
 	lensesOff bool
 	ownLenses bool
-	stopping  bool // Serve is ending the server; its end is expected
-	serverErr error
-	proc      *ServerProcess
-	nextID    int64
+	// lensRefresh: the editor supports workspace/codeLens/refresh.
+	lensRefresh bool
+	lenses      lensCache
+	stopping    bool // Serve is ending the server; its end is expected
+	serverErr   error
+	proc        *ServerProcess
+	nextID      int64
 
 	// server is the server connection (under mu). shutdownLapsed says the
 	// proxy answered the editor's shutdown itself because the server did
@@ -197,6 +202,7 @@ func New(cfg Config) *Proxy {
 		pending:    make(map[string]*pendingCall),
 		own:        make(map[string]chan ownResponse),
 		running:    make(map[string]context.CancelFunc),
+		lenses:     lensCache{edits: make(map[string]uint64), entries: make(map[string]lensEntry), running: make(map[string]*lensRun)},
 	}
 	p.ready.gated = cfg.StartGated
 	return p

@@ -71,7 +71,7 @@ func (s *server) context(ctx context.Context, in ContextIn) (shaped, error) {
 		budget = room
 	}
 	var a contextpack.Answer
-	if err := s.ask.Ask(ctx, root, workspace.CommandContext, contextpack.Request{Symbol: in.Target, Budget: budget, Scope: in.Scope}, &a); err != nil {
+	if err := s.ask.Ask(ctx, root, workspace.CommandContext, contextpack.Request{Symbol: in.Target, Budget: budget, Scope: in.Scope, Format: string(contextpack.FormatMarkdown)}, &a); err != nil {
 		if isTargetError(err) {
 			return nil, s.targetError(ctx, root, in.Target, err)
 		}
@@ -82,7 +82,7 @@ func (s *server) context(ctx context.Context, in ContextIn) (shaped, error) {
 	}
 	p := a.Pack
 	out := &ContextOut{
-		Target: Symbol{Name: p.Target.Name, Kind: p.Target.Kind, Package: p.Target.Package, Location: p.Target.Location.String(), Symbol: p.Target.Symbol},
+		Target: Symbol{Name: p.Target.Name, Kind: p.Target.Kind, Package: p.Target.Package, Location: p.Target.Location(), Symbol: p.Target.Symbol},
 		Scope:  p.Scope.Spec, Packages: p.Scope.Packages, PackageCount: len(p.Scope.Packages), Budget: p.Budget, Tokens: p.Tokens,
 		Items: []ContextItem{}, LeftOut: p.Omitted.BudgetCount, LeftOutNames: []string{}, OutOfScope: []string{}, Omitted: omitted,
 	}
@@ -92,10 +92,10 @@ func (s *server) context(ctx context.Context, in ContextIn) (shaped, error) {
 	if len(out.Packages) > 10 {
 		out.Packages = out.Packages[:10]
 	}
-	for _, it := range p.Items {
-		ci := ContextItem{Role: it.Role, Name: it.Name, Kind: it.Kind, Location: it.Location.String(), Reason: it.Reason, Score: it.Score, Tokens: it.Tokens, Note: it.Note}
-		if it.Snippet != nil {
-			ci.Snippet, ci.text, ci.lang, ci.start = it.Snippet.Kind, it.Snippet.Text, it.Snippet.Language, it.Snippet.StartLine
+	for _, it := range p.Items() {
+		ci := ContextItem{Role: it.Role, Name: it.Name, Kind: it.Kind, Location: it.Location(), Reason: it.Reason, Score: it.Score, Tokens: contextpack.Tokens(it.Text), Note: it.Note}
+		if it.Text != "" {
+			ci.Snippet, ci.text, ci.lang, ci.start = it.Show, it.Text, contextpack.Language(it.Path), it.Start
 		}
 		out.Items = append(out.Items, ci)
 	}
@@ -103,7 +103,7 @@ func (s *server) context(ctx context.Context, in ContextIn) (shaped, error) {
 		if i == 10 {
 			break
 		}
-		out.LeftOutNames = append(out.LeftOutNames, fmt.Sprintf("%s %s (%s)", d.Role, d.Name, d.Location))
+		out.LeftOutNames = append(out.LeftOutNames, fmt.Sprintf("%s %s (%s)", d.Role, d.Name, d.At))
 	}
 	for _, o := range p.Omitted.OutOfScope {
 		out.OutOfScope = append(out.OutOfScope, o.Message)
@@ -121,6 +121,7 @@ const contextNarrow = "To narrow: lower budget, keep scope=closure, or ask for a
 
 func (o *ContextOut) trim() bool {
 	o.Narrow = contextNarrow
+
 	if len(o.LeftOutNames) > 0 || len(o.OutOfScope) > 0 {
 		o.LeftOutNames, o.OutOfScope = []string{}, []string{}
 		o.Omitted = append(o.Omitted, "the names of the candidates left out for the budget and out of scope")

@@ -49,7 +49,17 @@ type Depth struct {
 
 // Group is dependents reached another way than by depth.
 type Group struct {
-	Name       string      `json:"name"`
+	// Kind is dispatch, satisfaction or implementation; Name says what
+	// that means.
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Breaks is set for a group whose entries stop compiling when the
+	// target's signature changes (satisfaction); a group without it keeps
+	// compiling.
+	Breaks bool `json:"breaks"`
+	// Unknown says why the group could not be computed; Dependents is then
+	// empty and means nothing.
+	Unknown    string      `json:"unknown,omitempty"`
 	Count      int         `json:"count"`
 	Dependents []Dependent `json:"dependents"`
 }
@@ -64,11 +74,14 @@ type Package struct {
 // Blast is a blast radius: risk, dependents by depth, groups, tests and
 // packages.
 type Blast struct {
-	Direction string  `json:"direction"`
-	Risk      string  `json:"risk"`
-	RiskRule  string  `json:"riskRule"`
-	Depths    []Depth `json:"depths"`
-	Groups    []Group `json:"groups"`
+	Direction string `json:"direction"`
+	Risk      string `json:"risk"`
+	// RiskAtLeast is set when Risk is a lower bound (the graph cannot
+	// vouch for completeness).
+	RiskAtLeast bool    `json:"riskAtLeast,omitempty"`
+	RiskRule    string  `json:"riskRule"`
+	Depths      []Depth `json:"depths"`
+	Groups      []Group `json:"groups"`
 	// Tests counts the dependents in test files.
 	Tests    int       `json:"tests"`
 	Packages []Package `json:"packages"`
@@ -117,22 +130,25 @@ func dependentsOf(ds []impact.Dependent) []Dependent {
 }
 
 func blastOf(a *impact.Answer) Blast {
-	b := Blast{Direction: a.Direction, Risk: a.Risk.Level, RiskRule: a.Risk.Rule, Depths: []Depth{}, Groups: []Group{},
+	b := Blast{Direction: a.Direction, Risk: a.Risk.Level, RiskAtLeast: a.Risk.AtLeast, RiskRule: a.Risk.Rule, Depths: []Depth{}, Groups: []Group{},
 		Tests: len(a.Tests), Packages: []Package{}, PackageCount: len(a.Packages),
 		Partial: a.Partial, PartialReasons: a.PartialReasons}
 	for _, g := range a.Depths {
 		b.Depths = append(b.Depths, Depth{Depth: g.Depth, Label: g.Label, Count: len(g.Dependents), Dependents: dependentsOf(g.Dependents)})
 	}
 	for _, g := range []struct {
-		name string
-		ds   []impact.Dependent
+		kind, name string
+		breaks     bool
+		ds         []impact.Dependent
 	}{
-		{"dispatch: calls through an interface method the target implements (keep compiling, may change behaviour)", a.Dispatch},
-		{"satisfaction: the target's type used as an interface it implements (break if it stops implementing it)", a.Satisfaction},
-		{"implementations of the target", a.Implementations},
+		{impact.GroupDispatch, "calls through an interface method the target implements (keep compiling, may change behaviour)", false, a.Dispatch},
+		{impact.GroupSatisfaction, "the target's type converted to an interface that declares the target method (break when it stops implementing it)", true, a.Satisfaction},
+		{impact.GroupImplementation, "implementations of the target", false, a.Implementations},
 	} {
-		if len(g.ds) > 0 {
-			b.Groups = append(b.Groups, Group{Name: g.name, Count: len(g.ds), Dependents: dependentsOf(g.ds)})
+		unknown := a.GroupUnknown(g.kind)
+		if len(g.ds) > 0 || unknown != "" {
+			b.Groups = append(b.Groups, Group{Kind: g.kind, Name: g.name, Breaks: g.breaks, Unknown: unknown,
+				Count: len(g.ds), Dependents: dependentsOf(g.ds)})
 		}
 	}
 	for _, p := range a.Packages {
@@ -179,7 +195,7 @@ func (b *Blast) trim() (string, bool) {
 	for i := range b.Groups {
 		if g := &b.Groups[i]; len(g.Dependents) > 0 {
 			g.Dependents = []Dependent{}
-			return fmt.Sprintf("the list of %s (%d)", strings.SplitN(g.Name, ":", 2)[0], g.Count), true
+			return fmt.Sprintf("the list of %s (%d)", g.Kind, g.Count), true
 		}
 	}
 	if n := len(b.Packages); n > 5 {
@@ -252,7 +268,11 @@ func writeSymbolTail(b *strings.Builder, s Symbol) {
 
 func (x *Blast) markdown(b *strings.Builder) {
 	if x.Risk != "" {
-		fmt.Fprintf(b, "Risk **%s**: %s\n", x.Risk, x.RiskRule)
+		level := x.Risk
+		if x.RiskAtLeast {
+			level = "at least " + level
+		}
+		fmt.Fprintf(b, "Risk **%s**: %s\n", level, x.RiskRule)
 	}
 	var counts []string
 	for _, g := range x.Depths {
@@ -280,7 +300,11 @@ func (x *Blast) markdown(b *strings.Builder) {
 		writeDependents(b, g.Dependents, g.Count)
 	}
 	for _, g := range x.Groups {
-		fmt.Fprintf(b, "\n### %s (%d)\n", g.Name, g.Count)
+		if g.Unknown != "" {
+			fmt.Fprintf(b, "\n### %s: UNKNOWN\n%s: %s\n", g.Kind, g.Name, g.Unknown)
+			continue
+		}
+		fmt.Fprintf(b, "\n### %s (%d)\n%s\n", g.Kind, g.Count, g.Name)
 		writeDependents(b, g.Dependents, g.Count)
 	}
 	if len(x.Packages) > 0 {

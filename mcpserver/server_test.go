@@ -276,6 +276,35 @@ func TestImpactStructured(t *testing.T) {
 	}
 }
 
+// TestImpactGroups checks that the groups say what they are and whether
+// they break: Mem.Put's dispatch (through Store.Put) keeps compiling; its
+// satisfaction sites would break, but the fixture was imported without the
+// type checker's conversion sites, so that group is UNKNOWN, never empty.
+func TestImpactGroups(t *testing.T) {
+	a := goapp(t)
+	cs := connect(t, a, Options{Root: a.Root})
+	res, err := call(t, cs, "impact", map[string]any{"target": "Mem.Put"})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %s", err, text(res))
+	}
+	var out ImpactOut
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, g := range out.Groups {
+		got[g.Kind] = fmt.Sprintf("breaks=%v count=%d unknown=%v", g.Breaks, g.Count, g.Unknown != "")
+	}
+	want := map[string]string{"dispatch": "breaks=false count=1 unknown=false", "satisfaction": "breaks=true count=0 unknown=true"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("groups %v, want %v\n%s", got, want, b)
+	}
+	if txt := text(res); !strings.Contains(txt, "### satisfaction: UNKNOWN") || !strings.Contains(txt, "### dispatch (1)") || !strings.Contains(txt, "Risk **at least ") {
+		t.Errorf("markdown lacks the group headings:\n%s", txt)
+	}
+}
+
 func TestTargetErrors(t *testing.T) {
 	a := goapp(t)
 	cs := connect(t, a, Options{Root: a.Root})

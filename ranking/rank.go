@@ -61,6 +61,9 @@ type Options struct {
 	// MinConfidence drops edges below it (name-based syntax edges have
 	// confidence below 1).
 	MinConfidence float64
+	// History, when set, adds files that changed together with the
+	// target's (evolutionary coupling).
+	History History
 }
 
 // Result is the ranked neighbourhood of a target.
@@ -82,13 +85,14 @@ func Rank(ctx context.Context, r *graph.Reader, target graph.Symbol, o Options) 
 		syms:    map[string]symEntry{},
 		docTest: map[string]bool{},
 		adj:     map[string]map[string]bool{},
+		weights: map[string]float64{},
 	}
 	c.syms[target.ID] = symEntry{target, true}
 	def := &Candidate{Key: target.ID, Symbol: target, Role: RoleDefinition, Reason: "definition of `" + name(target) + "`"}
 	def.Package = c.packageOf(def.Location().Path)
 	c.cands[target.ID] = def
 	c.order = append(c.order, target.ID)
-	steps := []func() error{c.implementations, c.callers, c.callees, c.typeEdges, c.containment, c.secondHop, c.tests, c.namesakes, c.linkCandidates}
+	steps := []func() error{c.implementations, c.callers, c.callees, c.typeEdges, c.containment, c.fileNeighbours, c.secondHop, c.tests, c.calleeTests, c.pairedTests, c.directoryNeighbours, c.coChanged, c.namesakes, c.linkCandidates}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("ranking: %s: %w", target.ID, err)
@@ -116,6 +120,10 @@ type collector struct {
 	docTest map[string]bool
 	imports map[string]map[uint32]bool // per document, lines holding imports
 	adj     map[string]map[string]bool
+	// coupling is the history's weight of each file coupled with the
+	// target's; weights scales a candidate's role score (co-changed files).
+	coupling map[string]float64
+	weights  map[string]float64
 }
 
 // name is the short qualified name of a symbol ("Catalog.Save"), for
@@ -577,26 +585,6 @@ func (c *collector) containment() error {
 			c.add(t.ID, m, "", RoleMember, 1, fmt.Sprintf("member of `%s`", name(t)), nil)
 		}
 	}
-	if parent == "" && t.Def.Path != "" {
-		syms, err := c.r.DocumentSymbols(c.ctx, t.Def.Path)
-		if err != nil {
-			return fmt.Errorf("reading symbols of %s: %w", t.Def.Path, err)
-		}
-		n := 0
-		for _, s := range syms {
-			if n >= maxSiblings {
-				break
-			}
-			if s.ID == t.ID || !usable(s) || s.Def.Path != t.Def.Path || s.Kind == "field" || parentID(s.ID) != "" {
-				continue
-			}
-			if _, seen := c.cands[s.ID]; seen {
-				continue
-			}
-			c.add("", s, "", RoleSibling, 1, "defined in the same file "+t.Def.Path, nil)
-			n++
-		}
-	}
 	return nil
 }
 
@@ -886,9 +874,12 @@ func (c *collector) result() *Result {
 	for _, k := range c.order {
 		cand := c.cands[k]
 		cand.Centrality = ppr[k]
-		cand.Score = baseScore(cand.Role, cand.Distance)
+		cand.Score = baseScore(cand.Role, cand.Distance) * c.weight(k)
 		if maxP > 0 && k != c.target.ID {
 			cand.Score += centralityWeight * ppr[k] / maxP
+		}
+		if k != c.target.ID {
+			cand.Score += c.locality(cand) + coChangeWeight*c.coupling[cand.Location().Path]
 		}
 		cand.Score = math.Round(cand.Score*1e6) / 1e6
 		if c.inScope(cand) {

@@ -129,8 +129,8 @@ func TestRankRolesAndScope(t *testing.T) {
 	want := `definition Target d=0: definition of ` + "`Target`" + `
 callee helper d=1: called by ` + "`Target`" + ` at p/p.go:6
 caller Caller d=1: calls ` + "`Target`" + ` at p/p.go:14
-test TestTarget d=1: test of ` + "`Target`" + `: calls it at p/p_test.go:4
 type T d=1: ` + "`Target`" + ` is a member of ` + "`T`" + `
+test TestTarget d=1: test of ` + "`Target`" + `: calls it at p/p_test.go:4
 sibling Sibling d=1: member of the same type ` + "`T`" + `
 out example.com/q caller Far
 out example.com/q namesake Target

@@ -16,6 +16,7 @@ const (
 	RoleMember         Role = "member"         // a member of the target (a type's methods and fields)
 	RoleSibling        Role = "sibling"        // a member of the same type, or defined in the same file
 	RoleNamesake       Role = "namesake"       // same name, no reference connects them
+	RoleCoChanged      Role = "co-changed"     // a file that changed together with the target's in the history
 )
 
 // The scoring model, in one place.
@@ -53,6 +54,8 @@ func roleWeight(r Role) float64 {
 		return 0.45
 	case RoleSibling:
 		return 0.3
+	case RoleCoChanged:
+		return 1.0 // times the coupling's weight
 	case RoleNamesake:
 		return 0.1
 	}
@@ -67,6 +70,16 @@ func baseScore(r Role, distance int) float64 {
 	}
 	return roleWeight(r) * math.Pow(decay, float64(max(distance, 1)-1))
 }
+
+// Locality and history terms, added to the score.
+const (
+	sameFileWeight    = 0.3  // in the target's file, at the target's line
+	sameFileLines     = 30.0 // the same-file term halves this many lines away
+	sameTypeWeight    = 0.1  // a member of the target's type
+	sameDirWeight     = 0.12 // in the target's directory
+	samePackageWeight = 0.05 // in the target's package, another directory
+	coChangeWeight    = 0.4  // times the coupling of the candidate's file
+)
 
 const (
 	// distanceDecay multiplies the role weight once per hop beyond the first.
@@ -87,14 +100,18 @@ const (
 // Limits on the neighbourhood read per target, so that a hub symbol (a
 // logger, an error constructor) does not turn one query into a scan.
 const (
-	maxReferences   = 2000 // occurrences of the target read for callers
-	maxSecondHop    = 16   // callers/callees expanded to a second hop
-	maxPerExpansion = 32   // candidates taken from one second-hop expansion
-	maxSiblings     = 24
-	maxTestDepth    = 3   // callers followed up to tests
-	maxTestVisits   = 400 // symbols visited on the way
-	maxNamesakes    = 8   // per name
-	maxNamesakeRoot = 8   // names looked up (the target's and its callees')
-	maxLinkEdges    = 256 // edges read per candidate for the centrality subgraph
-	maxLinked       = 48  // candidates whose edges are read for it (in collection order)
+	maxReferences     = 2000 // occurrences of the target read for callers
+	maxSecondHop      = 16   // callers/callees expanded to a second hop
+	maxPerExpansion   = 32   // candidates taken from one second-hop expansion
+	maxSiblings       = 24
+	maxTestDepth      = 3   // callers followed up to tests
+	maxTestVisits     = 400 // symbols visited on the way
+	maxNamesakes      = 8   // per name
+	maxNamesakeRoot   = 8   // names looked up (the target's and its callees')
+	maxLinkEdges      = 256 // edges read per candidate for the centrality subgraph
+	maxLinked         = 48  // candidates whose edges are read for it (in collection order)
+	maxFileNeighbours = 24  // definitions of the target's file, nearest first
+	maxPairedTests    = 8   // tests taken from one paired test file
+	maxDirNeighbours  = 16  // files of the target's directory
+	maxCoChanged      = 24  // files coupled with the target's in the history
 )

@@ -32,6 +32,9 @@ const ExternalPath = "<external>"
 // encoding when a document does not declare one).
 type Converter struct {
 	Tool string
+	// Extra holds occurrences another producer adds to the document being
+	// converted (conversion sites); see [Options.Conversions].
+	Extra []ExtraOccurrence
 }
 
 // DocStats counts what converting one document produced.
@@ -264,8 +267,10 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 		addSymbol(sym, nil)
 	}
 
+	c.addExtra(&facts, cands, relPath, id, docRoles)
+
 	// Occurrences and reference edges.
-	facts.Occurrences = make([]graph.Occurrence, 0, len(occs))
+	facts.Occurrences = slices.Grow(facts.Occurrences, len(occs))
 	for _, o := range occs {
 		facts.Occurrences = append(facts.Occurrences, graph.Occurrence{
 			Path:      relPath,
@@ -586,4 +591,39 @@ func isModuleLevel(sym string) bool {
 // NUL byte (the graph's keys are NUL-separated).
 func validSymbol(s string) bool {
 	return s != "" && strings.IndexByte(s, 0) < 0
+}
+
+// addExtra adds the producer's extra occurrences: each is enclosed by the
+// declaration the dump defines at the producer's enclosing name range, by
+// position when the dump defines none there, and by nothing for a site
+// the producer puts outside any declaration.
+func (c *Converter) addExtra(facts *graph.DocumentFacts, cands []candidate, relPath string, id func(string) string, docRoles graph.Role) {
+	if len(c.Extra) == 0 {
+		return
+	}
+	byName := make(map[textpos.Range]string, len(cands))
+	for _, cd := range cands {
+		if _, ok := byName[cd.name]; !ok {
+			byName[cd.name] = cd.sym
+		}
+	}
+	extra := make([]occ, len(c.Extra))
+	for i, e := range c.Extra {
+		extra[i] = occ{rng: e.Range, sym: e.Symbol, raw: e.Symbol, roles: e.Roles | docRoles}
+	}
+	assignEnclosing(extra, cands)
+	for i, e := range c.Extra {
+		enclosing := extra[i].enclosing
+		if e.Enclosing == (textpos.Range{}) {
+			enclosing = ""
+		} else if sym, ok := byName[e.Enclosing]; ok {
+			enclosing = sym
+		}
+		if enclosing != "" {
+			enclosing = id(enclosing)
+		}
+		facts.Occurrences = append(facts.Occurrences, graph.Occurrence{
+			Path: relPath, Range: e.Range, Symbol: e.Symbol, Roles: extra[i].roles, Enclosing: enclosing,
+		})
+	}
 }

@@ -51,6 +51,28 @@ type Options struct {
 	// and would otherwise replace the index with its first documents.
 	// See graph.CheckShrink.
 	AllowShrink bool
+	// Conversions, when set, holds the conversion sites another producer
+	// found (the Go type checker, see package goconv) by document path:
+	// each becomes an occurrence of its symbol in that document, with the
+	// document's facts, so that it is replaced with them.
+	Conversions map[string][]ExtraOccurrence
+	// ConversionPackages is how many packages the conversion producer
+	// type-checked; it is recorded in the manifest (Extra
+	// "conversion_packages"), where impact reads whether the satisfaction
+	// group can be computed exactly.
+	ConversionPackages int
+}
+
+// ExtraOccurrence is an occurrence another producer adds to a document of
+// the dump.
+type ExtraOccurrence struct {
+	Range  textpos.Range
+	Symbol string
+	Roles  graph.Role
+	// Enclosing is the name range of the enclosing declaration as the
+	// producer sees it; zero for a site outside any declaration. The
+	// declaration defined there in the dump encloses the occurrence.
+	Enclosing textpos.Range
 }
 
 // Progress reports how far an import got.
@@ -198,6 +220,9 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 		},
 		Started:  start,
 		Finished: time.Now(),
+	}
+	if opts.Conversions != nil {
+		m.Extra[graph.ManifestConversionPackages] = opts.ConversionPackages
 	}
 	if err := gw.Commit(ctx, m); err != nil {
 		if !errors.Is(err, graph.ErrShrink) {
@@ -355,6 +380,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 					continue // drain
 				}
 				conv.Tool = it.tool
+				conv.Extra = opts.Conversions[it.path]
 				if err := writeDocument(ctx, out, conv, root, it, &parts[w]); err != nil {
 					mu.Lock()
 					if writeErr == nil {
@@ -434,6 +460,9 @@ func writeDocument(ctx context.Context, out sink, conv *Converter, root *os.Root
 	if text != nil {
 		t := sha256.Sum256(text)
 		h.Write(t[:])
+	}
+	for _, e := range conv.Extra {
+		fmt.Fprintf(h, "%v %s %d %v\n", e.Range, e.Symbol, e.Roles, e.Enclosing)
 	}
 	key := converterVersion + ":" + hex.EncodeToString(h.Sum(nil))
 

@@ -442,3 +442,15 @@ func (a *Analysis) For(ctx context.Context, start string, s Spec) (*Closure, err
 	}
 	return a.Exactly(start, s.Packages)
 }
+
+// DocumentsOf returns the graph documents of a package, sorted.
+func (a *Analysis) DocumentsOf(name string) []string {
+	out := append([]string(nil), a.pkgDocs[name]...)
+	sort.Strings(out)
+	return out
+}
+
+// UseReader points the analysis at another reader of the same store
+// version (one that shows the same facts), for an analysis kept across
+// requests: the one it was built with may be closed by then.
+func (a *Analysis) UseReader(r *graph.Reader) { a.r = r }

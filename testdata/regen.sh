@@ -21,7 +21,7 @@ for tool in scip-go scip-typescript scip-python go python3; do
 	command -v "$tool" >/dev/null || { echo "regen.sh: $tool not found on PATH (.ci/install-tools installs it)" >&2; exit 1; }
 done
 
-snapshot() { (cd "$here" && find goapp gowork tsworkspace pyproject | LC_ALL=C sort); }
+snapshot() { (cd "$here" && find goapp gobreak gowork tsworkspace pyproject | LC_ALL=C sort); }
 before=$(snapshot)
 mkdir -p "$out"
 
@@ -29,6 +29,7 @@ mkdir -p "$out"
 # revision and the local toolchain).
 goflags=(--module-version=0.1.0 --go-version=go1.26.0 --quiet)
 (cd "$here/goapp" && scip-go index "${goflags[@]}" --output ../scip/goapp.scip)
+(cd "$here/gobreak" && scip-go index "${goflags[@]}" --output ../scip/gobreak.scip)
 
 # Go workspace: one dump per module (each indexed on its own, as CI of a multi-module repository
 # would), plus one dump of the whole go.work workspace indexed from its root.

@@ -10,9 +10,12 @@ import (
 	"github.com/lspgraph/lspgraph/contextpack"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/internal/gitcmd"
 	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/lspgraph/lspgraph/lspproxy"
+	"github.com/lspgraph/lspgraph/ranking"
+	"github.com/lspgraph/lspgraph/scope"
 )
 
 // The commands a session answers. Editors send them as
@@ -55,6 +58,7 @@ var commandTable = map[string]command{
 	CommandImport:  (*Session).importCommand,
 	CommandSymbols: (*Session).symbolsCommand,
 	CommandLenses:  (*Session).lensesCommand,
+	CommandVerify:  (*Session).verifyCommand,
 }
 
 // CommandNames lists the commands a session answers, sorted.
@@ -310,14 +314,28 @@ func (s *Session) contextCommand(ctx context.Context, c Call) (any, error) {
 		return nil, err
 	}
 	defer r.Close()
-	ans, err := contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Encoding: c.Encoding, NoFreshness: true}, arg)
-	if err != nil {
-		return nil, err
-	}
+	// The freshness block is part of what the budget counts.
 	fb, err := s.freshness(ctx, r, w)
 	if err != nil {
 		return nil, err
 	}
-	ans.Freshness = &fb
-	return ans, nil
+	var ans *contextpack.Answer
+	err = s.scopes.with(ctx, s.root, r, w, func(a *scope.Analysis) error {
+		ans, err = contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Encoding: c.Encoding,
+			Freshness: &fb, History: s.historyAt, Analysis: a}, arg)
+		return err
+	})
+	return ans, err
+}
+
+// historyAt is the history reachable from rev for context packs; a root
+// outside any git work tree has none.
+func (s *Session) historyAt(ctx context.Context, rev string) (ranking.History, error) {
+	if _, ok := gitcmd.TopLevel(s.root); !ok {
+		if rev != "" {
+			return nil, fmt.Errorf("--history-rev %s: %s is not in a git work tree", rev, s.root)
+		}
+		return nil, nil
+	}
+	return s.history.get(ctx, s.root, rev)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/goconv"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/ingest"
 	"github.com/lspgraph/lspgraph/scip"
@@ -289,6 +290,9 @@ type ImportRequest struct {
 	// Commit is the commit the dump was built from (default: HEAD).
 	Commit      string `json:"commit,omitempty"`
 	AllowShrink bool   `json:"allowShrink,omitempty"`
+	// GoTypes type-checks the Go module at the root and records its
+	// conversion sites with the import (package goconv).
+	GoTypes bool `json:"goTypes,omitempty"`
 }
 
 // ImportResult is lspgraph.scipImport's answer.
@@ -321,7 +325,15 @@ func (s *Session) importCommand(ctx context.Context, c Call) (any, error) {
 	if fi, err := f.Stat(); err == nil {
 		size = fi.Size()
 	}
-	sum, err := scip.Import(ctx, s.store, f, scip.Options{Root: s.root, Commit: q.Commit, Size: size, AllowShrink: q.AllowShrink})
+	opts := scip.Options{Root: s.root, Commit: q.Commit, Size: size, AllowShrink: q.AllowShrink}
+	if q.GoTypes {
+		conv, err := goconv.Collect(ctx, s.root)
+		if err != nil {
+			return nil, err
+		}
+		conv.ImportOptions(&opts)
+	}
+	sum, err := scip.Import(ctx, s.store, f, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", q.File, err)
 	}

@@ -189,6 +189,9 @@ func (s editorServer) Ready() bool {
 
 func (s editorServer) Encoding() textpos.Encoding { return s.h.encoding() }
 
+// Name is the server's command name (for reports).
+func (s editorServer) Name() string { return s.h.server }
+
 // observer connects the proxy's observations to the session. It runs on
 // the proxy's observer goroutine, never on the forwarding path.
 func (h *ProxyHost) Observer() lspproxy.Observer {

@@ -65,6 +65,8 @@ type Session struct {
 	buffers *buffers
 	started time.Time
 	cache   answerCache // encoded answers of a warm session
+	history histories   // history logs read for context packs, by commit
+	scopes  scopeCache  // the scope analysis while the work tree and store hold
 
 	// liveMu serializes the adapter's calls: the observer's, and the
 	// commands' that add what the live server told them.

@@ -132,7 +132,7 @@ func BenchmarkContext(b *testing.B) {
 			for b.Loop() {
 				for _, t := range targets {
 					t0 := time.Now()
-					p, err := contextpack.Build(ctx, r, a, t, contextpack.Options{Source: contextpack.Source{Root: root}})
+					p, err := contextpack.Build(ctx, r, a, t, contextpack.Options{Budget: 8000, Source: contextpack.Source{Root: root}})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -142,9 +142,10 @@ func BenchmarkContext(b *testing.B) {
 					if p.Tokens > p.Budget {
 						b.Fatalf("pack of %s exceeds the budget: %d > %d", t.ID, p.Tokens, p.Budget)
 					}
-					items += len(p.Items)
-					for _, it := range p.Items {
-						if it.Snippet != nil {
+					all := p.Items()
+					items += len(all)
+					for _, it := range all {
+						if it.Text != "" {
 							withSnippet++
 						}
 					}

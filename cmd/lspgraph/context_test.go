@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/lspgraph/lspgraph/contextpack"
 	"github.com/lspgraph/lspgraph/graph"
-	"github.com/lspgraph/lspgraph/resolve"
 	"github.com/lspgraph/lspgraph/scip"
 	"github.com/lspgraph/lspgraph/scope"
 	"github.com/lspgraph/lspgraph/workspace"
@@ -98,8 +98,8 @@ func contextJSON(t *testing.T, args ...string) *contextpack.Pack {
 
 // itemAt returns the item located at path:line (1-based), if any.
 func itemAt(p *contextpack.Pack, path string, line int) (contextpack.Item, bool) {
-	for _, it := range p.Items {
-		if it.Location.Path == path && it.Location.Line == line {
+	for _, it := range p.Items() {
+		if it.Path == path && it.Line == line {
 			return it, true
 		}
 	}
@@ -108,9 +108,9 @@ func itemAt(p *contextpack.Pack, path string, line int) (contextpack.Item, bool)
 
 func itemsUnder(p *contextpack.Pack, dir string) []string {
 	var out []string
-	for _, it := range p.Items {
-		if strings.HasPrefix(it.Location.Path, dir) {
-			out = append(out, it.Name+" "+it.Location.String())
+	for _, it := range p.Items() {
+		if strings.HasPrefix(it.Path, dir) {
+			out = append(out, it.Name+" "+it.Location())
 		}
 	}
 	return out
@@ -138,11 +138,11 @@ func TestContextLookAlikes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, root := contextStoreDir(t, tc.dump, tc.fixture)
 			p := contextJSON(t, "--store", dir, "--root", root, tc.target)
-			if len(p.Items) == 0 || p.Items[0].Role != "definition" || p.Items[0].Snippet == nil {
-				t.Fatalf("first item = %+v; want the definition with its body", p.Items)
+			if len(p.Files) == 0 || p.Files[0].Items[0].Role != "definition" || p.Files[0].Items[0].Text == "" {
+				t.Fatalf("first item = %+v; want the definition with its body", p.Files)
 			}
 			callee, ok := itemAt(p, tc.calleePath, tc.calleeLine)
-			if !ok || callee.Role != "callee" || callee.Snippet == nil || callee.Snippet.Kind != contextpack.SnippetBody {
+			if !ok || callee.Role != "callee" || callee.Show != contextpack.SnippetBody {
 				t.Errorf("callee at %s:%d = %+v, %v; want it with its body", tc.calleePath, tc.calleeLine, callee, ok)
 			}
 			if got := itemsUnder(p, tc.unrelatedDir); len(got) != 0 {
@@ -188,9 +188,9 @@ func TestContextMarkdown(t *testing.T) {
 	md := runCommand(t, "context", "--store", dir, "--root", root, "--format", "markdown", "billing/billing.go:13:6")
 	for _, want := range []string{
 		"# Context for `Invoice` (function, example.com/billing)",
-		"## 1. definition `Invoice` — billing/billing.go:13:6",
+		"## billing/billing.go\n\n### definition `Invoice` :13\n",
 		"```go\n// Invoice totals lines with pricing.Quote.\nfunc Invoice(lines []Line) int {\n",
-		"## 2. callee `Quote` — pricing/pricing.go:6:6\n\nCalled by `Invoice` at billing/billing.go:16.",
+		"## pricing/pricing.go (package `example.com/pricing`)\n\n### callee `Quote` :6\n\nCalled by `Invoice` at billing/billing.go:16.",
 		"- This may involve `example.com/user`, outside the current scope (1 namesake): namesake `Quote` (user/user.go:6).",
 		"## Freshness",
 	} {
@@ -200,24 +200,25 @@ func TestContextMarkdown(t *testing.T) {
 	}
 }
 
-// TestContextBudgets checks on every fixture that a pack never exceeds its
-// budget, that nothing goes missing silently (shown + dropped = ranked in
-// scope), and that with a tiny budget the definition survives as a location
-// while the manifest lists what was dropped, with scores.
+// TestContextBudgets is the budget's property test: over every fixture,
+// every function, method and type in it, every format and budgets from 200
+// to 32k tokens, the answer the command emits (its rendering, counted with
+// contextpack.Tokens) never exceeds the budget, and nothing goes missing
+// silently (shown + dropped = ranked in scope). A budget below the
+// format's smallest answer is refused with ErrBudget, never overrun.
 func TestContextBudgets(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	for _, tc := range []struct{ dump, fixture, target string }{
-		{"tsworkspace.scip", "tsworkspace", "packages/order/src/index.ts:28:3"},
-		{"gowork.scip", "gowork", "billing/billing.go:13:6"},
-		{"goapp.scip", "goapp", "service/catalog.go:29:19"},
-		{"pyproject.scip", "pyproject", "shop/orders.py:29:9"},
+	budgets := []int{200, 250, 300, 400, 500, 700, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 12000, 16000, 24000, 32000}
+	formats := []contextpack.Format{contextpack.FormatJSON, contextpack.FormatJSONPretty, contextpack.FormatMarkdown, contextpack.FormatText}
+	for _, tc := range []struct{ dump, fixture string }{
+		{"tsworkspace.scip", "tsworkspace"},
+		{"gowork.scip", "gowork"},
+		{"goapp.scip", "goapp"},
+		{"pyproject.scip", "pyproject"},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			r, root := contextFixture(t, tc.dump, tc.fixture)
-			sym, err := resolve.ResolveIn(ctx, r, root, tc.target)
-			if err != nil {
-				t.Fatal(err)
-			}
 			ws, err := scope.Discover(root)
 			if err != nil {
 				t.Fatal(err)
@@ -226,56 +227,81 @@ func TestContextBudgets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			build := func(budget int) *contextpack.Pack {
-				p, err := contextpack.Build(ctx, r, a, sym, contextpack.Options{Budget: budget, Source: contextpack.Source{Root: root}})
-				if err != nil {
-					t.Fatal(err)
+			targets := fixtureTargets(t, r)
+			if len(targets) < 5 {
+				t.Fatalf("only %d targets", len(targets))
+			}
+			packs, refused := 0, 0
+			for _, sym := range targets {
+				total := -1
+				for _, f := range formats {
+					for _, budget := range budgets {
+						p, err := contextpack.Build(ctx, r, a, sym, contextpack.Options{Budget: budget, Format: f, Source: contextpack.Source{Root: root}})
+						if errors.Is(err, contextpack.ErrBudget) && budget <= 500 {
+							refused++
+							continue
+						}
+						if err != nil {
+							t.Fatalf("%s %s budget %d: %v", sym.ID, f, budget, err)
+						}
+						packs++
+						out := p.Render()
+						if n := contextpack.Tokens(out); n > budget || n > p.Tokens {
+							t.Fatalf("%s %s budget %d: the answer counts %d tokens (pack says %d)", sym.ID, f, budget, n, p.Tokens)
+						}
+						shown := len(p.Items())
+						if total < 0 {
+							total = shown + p.Omitted.BudgetCount
+						}
+						if shown+p.Omitted.BudgetCount != total {
+							t.Fatalf("%s %s budget %d: %d shown + %d dropped != %d ranked", sym.ID, f, budget, shown, p.Omitted.BudgetCount, total)
+						}
+						if p.Files[0].Items[0].Role != "definition" && !hasRole(p, "definition") {
+							t.Fatalf("%s %s budget %d: no definition", sym.ID, f, budget)
+						}
+					}
 				}
-				return p
 			}
-			full := build(1 << 20)
-			if full.Scope.Spec != "closure" || len(full.Scope.Packages) == 0 || full.Scope.Packages[0] != full.Target.Package {
-				t.Errorf("zero Options.Scope: scope %+v; want the target package's closure", full.Scope)
-			}
-			if tc.fixture == "gowork" && strings.Join(full.Scope.Packages, ",") != "example.com/billing,example.com/pricing" {
-				t.Errorf("zero Options.Scope on gowork: packages %v; want billing's closure", full.Scope.Packages)
-			}
-			total := len(full.Items)
-			if full.Omitted.BudgetCount != 0 || full.Omitted.Downgraded != 0 || total < 4 {
-				t.Fatalf("unbounded pack: %d items, %d dropped, %d downgraded", total, full.Omitted.BudgetCount, full.Omitted.Downgraded)
-			}
-			for budget := 1; budget <= full.Tokens+50; budget += 3 {
-				p := build(budget)
-				sum := 0
-				for _, it := range p.Items {
-					sum += it.Tokens
-				}
-				if sum != p.Tokens || p.Tokens > budget {
-					t.Fatalf("budget %d: items sum to %d tokens, pack reports %d", budget, sum, p.Tokens)
-				}
-				if len(p.Items)+p.Omitted.BudgetCount != total {
-					t.Fatalf("budget %d: %d shown + %d dropped != %d ranked", budget, len(p.Items), p.Omitted.BudgetCount, total)
-				}
-				if budget >= full.Tokens && (p.Omitted.BudgetCount != 0 || p.Omitted.Downgraded != 0) {
-					t.Fatalf("budget %d >= %d needed: nothing should be cut", budget, full.Tokens)
-				}
-			}
-			tiny := build(40)
-			if len(tiny.Items) == 0 || tiny.Items[0].Role != "definition" {
-				t.Fatalf("budget 40: items %+v; the definition must survive", tiny.Items)
-			}
-			if d := tiny.Items[0]; d.Location.Path != sym.Def.Path || d.Tokens > 40 {
-				t.Errorf("budget 40: definition item %+v", d)
-			}
-			if tiny.Omitted.BudgetCount == 0 || len(tiny.Omitted.Budget) == 0 || tiny.Omitted.Budget[0].Score <= 0 || tiny.Omitted.Budget[0].Location.Path == "" {
-				t.Errorf("budget 40: the manifest must list the dropped items with scores and locations: %+v", tiny.Omitted)
-			}
-			md := tiny.Markdown()
-			if !strings.Contains(md, "dropped for the budget") {
-				t.Errorf("budget 40: markdown does not say what was dropped:\n%s", md)
-			}
+			t.Logf("%d targets: %d packs within budget, %d budgets refused as below the smallest answer", len(targets), packs, refused)
 		})
 	}
+}
+
+func hasRole(p *contextpack.Pack, role string) bool {
+	for _, it := range p.Items() {
+		if it.Role == role {
+			return true
+		}
+	}
+	return false
+}
+
+// fixtureTargets lists the functions, methods and types a fixture defines
+// in its work tree.
+func fixtureTargets(t *testing.T, r *graph.Reader) []graph.Symbol {
+	t.Helper()
+	ctx := context.Background()
+	var docs []graph.Document
+	if err := r.Documents(ctx, func(d graph.Document) error { docs = append(docs, d); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var out []graph.Symbol
+	for _, d := range docs {
+		syms, err := r.DocumentSymbols(ctx, d.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range syms {
+			if s.External || s.Def.Path != d.Path {
+				continue
+			}
+			switch s.Kind {
+			case "function", "method", "type", "struct", "interface", "class":
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // TestContextCommandArguments drives the lspgraph.context handler with the
@@ -287,16 +313,16 @@ func TestContextCommandArguments(t *testing.T) {
 	uri := "file://" + filepath.ToSlash(filepath.Join(root, "packages/order/src/index.ts"))
 	// Line 14: export const HEADER = "Reçu 𝄞 " + String(HEADER_WIDTH);
 	// HEADER_WIDTH starts at UTF-16 unit 42 (UTF-8 byte 45).
-	args := `[{"textDocument":{"uri":"` + uri + `"},"position":{"line":13,"character":43},"budget":300,"scope":"closure","format":"markdown"}]`
+	args := `[{"textDocument":{"uri":"` + uri + `"},"position":{"line":13,"character":43},"budget":400,"scope":"closure","format":"markdown"}]`
 	ans, err := contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: root, NoFreshness: true}, json.RawMessage(args))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans.Target.Name != "HEADER_WIDTH" || ans.Budget != 300 || ans.Tokens > 300 {
-		t.Errorf("target %q, budget %d, tokens %d; want HEADER_WIDTH within 300", ans.Target.Name, ans.Budget, ans.Tokens)
+	if ans.Target.Name != "HEADER_WIDTH" || ans.Budget != 400 || ans.Tokens > 400 || contextpack.Tokens(ans.Rendered) > 400 {
+		t.Errorf("target %q, budget %d, tokens %d; want HEADER_WIDTH within 400", ans.Target.Name, ans.Budget, ans.Tokens)
 	}
-	if !strings.Contains(ans.Markdown, "# Context for `HEADER_WIDTH`") {
-		t.Errorf("no markdown rendering:\n%s", ans.Markdown)
+	if !strings.Contains(ans.Rendered, "# Context for `HEADER_WIDTH`") {
+		t.Errorf("no markdown rendering:\n%s", ans.Rendered)
 	}
 	// An unsaved buffer supplies the snippet text.
 	overlay := func(p string) ([]byte, bool) {
@@ -314,7 +340,7 @@ func TestContextCommandArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans.Scope.Spec != "repo" || len(ans.Items) == 0 || ans.Items[0].Snippet == nil || !strings.Contains(ans.Items[0].Snippet.Text, "unsaved edit") {
+	if ans.Scope.Spec != "repo" || len(ans.Files) == 0 || !strings.Contains(ans.Files[0].Items[0].Text, "unsaved edit") {
 		t.Errorf("want the definition's snippet from the unsaved buffer under scope repo, got %+v", ans.Pack)
 	}
 	if _, err := contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: root, NoFreshness: true}, json.RawMessage(`{"budget":10}`)); err == nil {

@@ -167,7 +167,7 @@ func writeImpactText(w io.Writer, a *impact.Answer) error {
 		fmt.Fprintf(&b, "%s %s\n", verb, impactRefLine(t))
 	}
 	if a.Risk.Level != "" {
-		fmt.Fprintf(&b, "risk: %s\n  %s\n", a.Risk.Level, a.Risk.Rule)
+		fmt.Fprintf(&b, "risk: %s\n  %s\n", riskLevel(a.Risk), a.Risk.Rule)
 	}
 	b.WriteString(impactFreshnessLine(a) + "\n")
 	var counts []string
@@ -194,16 +194,16 @@ func writeImpactText(w io.Writer, a *impact.Answer) error {
 		fmt.Fprintf(&b, "%s\n", t.Name)
 		writeImpactTree(&b, children, children["\x00target:"+t.Symbol], "")
 	}
-	writeImpactGroup(&b, "dispatch — calls through an interface method the target implements (keep compiling, may change behaviour)", a.Dispatch)
-	writeImpactGroup(&b, "satisfaction — the target's type used as an interface it implements (break if it stops implementing it)", a.Satisfaction)
-	writeImpactGroup(&b, "implementations", a.Implementations)
+	writeImpactGroup(&b, "dispatch — calls through an interface method the target implements (keep compiling, may change behaviour)", a.Dispatch, a.GroupUnknown(impact.GroupDispatch))
+	writeImpactGroup(&b, "satisfaction — the target's type converted to an interface that declares the target method (will break)", a.Satisfaction, a.GroupUnknown(impact.GroupSatisfaction))
+	writeImpactGroup(&b, "implementations", a.Implementations, a.GroupUnknown(impact.GroupImplementation))
 	if len(a.Implements) > 0 {
 		fmt.Fprintf(&b, "\nimplements (%d)\n", len(a.Implements))
 		for _, r := range a.Implements {
 			fmt.Fprintf(&b, "  %s\n", impactRefLine(r))
 		}
 	}
-	writeImpactGroup(&b, "tests", a.Tests)
+	writeImpactGroup(&b, "tests", a.Tests, "")
 	fmt.Fprintf(&b, "\npackages (%d)\n", len(a.Packages))
 	for _, p := range a.Packages {
 		note := ""
@@ -241,6 +241,14 @@ func writeImpactText(w io.Writer, a *impact.Answer) error {
 	return err
 }
 
+// riskLevel prints a level, "at least" when it is a lower bound.
+func riskLevel(r impact.Risk) string {
+	if r.AtLeast {
+		return "at least " + r.Level
+	}
+	return r.Level
+}
+
 func writeImpactTree(b *strings.Builder, children map[string][]impact.Dependent, ds []impact.Dependent, indent string) {
 	for i, d := range ds {
 		branch, next := "├─ ", "│  "
@@ -254,7 +262,13 @@ func writeImpactTree(b *strings.Builder, children map[string][]impact.Dependent,
 	}
 }
 
-func writeImpactGroup(b *strings.Builder, title string, ds []impact.Dependent) {
+// writeImpactGroup prints a group's entries, or UNKNOWN with the reason
+// when the group could not be computed.
+func writeImpactGroup(b *strings.Builder, title string, ds []impact.Dependent, unknown string) {
+	if unknown != "" {
+		fmt.Fprintf(b, "\n%s: UNKNOWN\n  %s\n", title, unknown)
+		return
+	}
 	if len(ds) == 0 {
 		return
 	}
@@ -361,7 +375,7 @@ func writeImpactMarkdown(w io.Writer, a *impact.Answer) error {
 	if len(names) > 8 {
 		names = append(names[:8], fmt.Sprintf("and %d more", len(names)-8))
 	}
-	level := a.Risk.Level
+	level := riskLevel(a.Risk)
 	if level == "" {
 		level = "n/a"
 	}
@@ -380,7 +394,11 @@ func writeImpactMarkdown(w io.Writer, a *impact.Answer) error {
 	for _, grp := range []struct {
 		name string
 		ds   []impact.Dependent
-	}{{"dispatch", a.Dispatch}, {"satisfaction", a.Satisfaction}, {"implementation", a.Implementations}} {
+	}{{impact.GroupDispatch, a.Dispatch}, {impact.GroupSatisfaction, a.Satisfaction}, {impact.GroupImplementation, a.Implementations}} {
+		if u := a.GroupUnknown(grp.name); u != "" {
+			fmt.Fprintf(&b, "| %s | UNKNOWN: %s | | | | | |\n", grp.name, impactMD(u))
+			rows++
+		}
 		for _, d := range grp.ds {
 			impactMDRow(&b, grp.name, d)
 			rows++

@@ -23,7 +23,8 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestImpactCommand(t *testing.T) {
-	st, root := importFixture(t, "goapp", "goapp.scip")
+	t.Parallel()
+	st, root := importFixture(t, "goapp", "goapp.scip", true)
 	dir := st.Dir()
 	if err := st.Close(); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/goconv"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/impact"
 	"github.com/lspgraph/lspgraph/resolve"
@@ -31,8 +32,9 @@ func repoRoot(t testing.TB) string {
 }
 
 // importFixture imports testdata/scip/DUMP for the fixture project at
-// testdata/PROJECT into a store in a temporary directory.
-func importFixture(t testing.TB, project, dump string) (*graph.Store, string) {
+// testdata/PROJECT into a store in a temporary directory, with the
+// conversion sites of the Go type checker when goTypes is set.
+func importFixture(t testing.TB, project, dump string, goTypes bool) (*graph.Store, string) {
 	t.Helper()
 	root := filepath.Join(repoRoot(t), "testdata", project)
 	st, err := graph.Open(t.TempDir(), graph.Options{})
@@ -45,7 +47,18 @@ func importFixture(t testing.TB, project, dump string) (*graph.Store, string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := scip.Import(context.Background(), st, f, scip.Options{Root: root, Commit: "fixture"}); err != nil {
+	opts := scip.Options{Root: root, Commit: "fixture"}
+	if goTypes {
+		conv, err := goconv.Collect(context.Background(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(conv.Errors) > 0 {
+			t.Fatalf("type-checking %s: %v", project, conv.Errors)
+		}
+		conv.ImportOptions(&opts)
+	}
+	if _, err := scip.Import(context.Background(), st, f, opts); err != nil {
 		t.Fatalf("importing %s: %v", dump, err)
 	}
 	return st, root
@@ -80,44 +93,56 @@ type impactCase struct {
 // are checked in. What each one must show is in testdata/README.md.
 var impactFixtures = []struct {
 	layer, project, dump string
+	goTypes              bool // scip import --go-types
 	cases                []impactCase
 }{
-	{"scip", "goapp", "goapp.scip", []impactCase{
+	{"scip", "goapp", "goapp.scip", true, []impactCase{
 		{name: "catalog-save", target: "Catalog.Save", json: true, md: true},                   // d=1 Import, d=2 run + TestImport, d=3 main
 		{name: "store-put", target: "store.Store.Put"},                                         // interface method: implementations, satisfaction
-		{name: "mem-put", target: "Mem.Put"},                                                   // dispatch through Store.Put, satisfaction
+		{name: "mem-put", target: "Mem.Put", json: true},                                       // dispatch through Store.Put, satisfaction
 		{name: "normalize-sku", target: "normalizeSKU"},                                        // only a test calls it
 		{name: "describe", target: "Describe"},                                                 // no callers, complete precise layer: LOW
 		{name: "describe-changed", target: "Describe", changed: []string{"cmd/goapp/main.go"}}, // UNKNOWN
 	}},
-	{"scip", "gowork", "gowork.scip", []impactCase{
+	{"scip+nogotypes", "goapp", "goapp.scip", false, []impactCase{
+		{name: "mem-put", target: "Mem.Put"}, // no conversion sites: satisfaction UNKNOWN
+	}},
+	{"scip", "gobreak", "gobreak.scip", true, []impactCase{
+		// One golden per kind of satisfaction site, checked against use/use.go.
+		{name: "square-name", target: "Square.Name", json: true}, // Namer and Shape (by embedding) sites
+		{name: "square-size", target: "Square.Size"},             // the channel send to a Sizer
+		{name: "square-area", target: "Square.Area"},             // Shape sites only
+		{name: "square-perimeter", target: "Square.Perimeter"},   // no interface declares it: none; the method value is d=1
+		{name: "namer-name", target: "Namer.Name"},               // the interface method: Square.Name's sites
+	}},
+	{"scip", "gowork", "gowork.scip", false, []impactCase{
 		{name: "pricing-quote", target: "pricing.Quote"}, // across modules
 		{name: "user-quote", target: "user.Quote"},       // the look-alike: no callers
 	}},
-	{"scip", "tsworkspace", "tsworkspace.scip", []impactCase{
+	{"scip", "tsworkspace", "tsworkspace.scip", false, []impactCase{
 		{name: "order-lineprice", target: "Order.linePrice"},
 		{name: "pricerule-apply", target: "PriceRule.apply"},
 		{name: "percentrule-apply", target: "PercentRule.apply"},
 		{name: "skukey", target: "skuKey"},
 		{name: "creditfor", target: "creditFor"},
 	}},
-	{"scip", "pyproject", "pyproject.scip", []impactCase{
+	{"scip", "pyproject", "pyproject.scip", false, []impactCase{
 		{name: "order-line-price", target: "Order.line_price"},
 		{name: "pricerule-apply", target: "PriceRule.apply"},
 		{name: "sku-key", target: "sku_key"},
 		{name: "credit-for", target: "credit_for"},
 	}},
-	{"syntax", "goapp", "", []impactCase{
+	{"syntax", "goapp", "", false, []impactCase{
 		{name: "catalog-save", target: "Catalog.Save"},
 		{name: "store-put", target: "Store.Put"},
 		{name: "normalize-sku", target: "normalizeSKU"},
 		{name: "describe", target: "Describe"}, // syntax-only: UNKNOWN
 	}},
-	{"syntax", "tsworkspace", "", []impactCase{
+	{"syntax", "tsworkspace", "", false, []impactCase{
 		{name: "order-lineprice", target: "Order.linePrice"},
 		{name: "skukey", target: "skuKey"},
 	}},
-	{"syntax", "pyproject", "", []impactCase{
+	{"syntax", "pyproject", "", false, []impactCase{
 		{name: "order-line-price", target: "Order.line_price"},
 		{name: "sku-key", target: "sku_key"},
 	}},
@@ -129,8 +154,8 @@ func TestImpactGoldens(t *testing.T) {
 		t.Run(fx.layer+"-"+fx.project, func(t *testing.T) {
 			var st *graph.Store
 			var root string
-			if fx.layer == "scip" {
-				st, root = importFixture(t, fx.project, fx.dump)
+			if strings.HasPrefix(fx.layer, "scip") {
+				st, root = importFixture(t, fx.project, fx.dump, fx.goTypes)
 			} else {
 				st, root = indexFixture(t, fx.project)
 			}

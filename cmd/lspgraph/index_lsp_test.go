@@ -86,6 +86,7 @@ func readRefSets(t *testing.T, s *graph.Store) refSets {
 // the SCIP dump of the same project. Each golden file lists every
 // difference, with the explanation in its header.
 func TestIndexLSPMatchesSCIP(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		fixture, dump string
 		server        []string
@@ -96,6 +97,7 @@ func TestIndexLSPMatchesSCIP(t *testing.T) {
 		{"pyproject", "pyproject.scip", []string{"pyright-langserver", "--stdio"}, 5},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
+			t.Parallel()
 			if tc.fixture != "goapp" && os.Getenv("LSPGRAPH_E2E") != "1" {
 				t.Skip("the Node servers take many seconds on a loaded machine; set LSPGRAPH_E2E=1")
 			}

@@ -45,6 +45,7 @@ func commands() []command {
 		{"scope", "show a file's or package's dependency closure and why each package is in it", runScope},
 		{"context", "build a ranked, budgeted context pack for a symbol", runContext},
 		{"verify", "audit the graph against a language server (verify -- SERVER ARGS...): precision, recall and drift per source; exit 1 over --max-drift", runVerify},
+		{"shim", "stand in for gopls where an editor starts it (VS Code's go.alternateTools): shim gopls [GOPLS ARGS...], or run as a link named gopls", runShim},
 		{"mcp", "serve the Model Context Protocol on stdio for AI agents: status, symbols, impact, context, changes", runMCP},
 		{"version", "print the version (also --version)", nil},
 	}
@@ -56,7 +57,7 @@ var errUsage = errors.New("usage")
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
-	code := run(ctx, e, os.Args[1:])
+	code := run(ctx, e, commandLine(os.Args))
 	stop()
 	os.Exit(code)
 }
@@ -75,6 +76,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		return 0
 	}
 	name := args[0]
+	var status exitStatus
 	for _, c := range commands() {
 		if c.name != name || c.run == nil {
 			continue
@@ -85,6 +87,8 @@ func run(ctx context.Context, e *env, args []string) int {
 			return 0
 		case errors.Is(err, flag.ErrHelp):
 			return 0
+		case errors.As(err, &status):
+			return int(status) // the exit code of a program run in our place
 		case errors.Is(err, errUsage):
 			fmt.Fprintf(e.stderr, "lspgraph %s: %v\n", name, err)
 			return 2

@@ -262,6 +262,7 @@ func TestOverlayOverSCIPRename(t *testing.T) {
 // since the SCIP import is listed; with the store held by another lspgraph
 // the sync is skipped without a warning (the owner keeps its own overlay).
 func TestImpactAndContextSyncTheLiveLayer(t *testing.T) {
+	t.Parallel()
 	root, st := preciseGoapp(t)
 	dir := st.Dir()
 	if err := st.Close(); err != nil {
@@ -320,6 +321,7 @@ func TestImpactAndContextSyncTheLiveLayer(t *testing.T) {
 // gopls (`index --lsp`), whose symbols are named by location and whose
 // methods are displayed in receiver form ("(*Catalog).Save").
 func TestOverlayOverLSPCrawlKeepsIdentities(t *testing.T) {
+	t.Parallel()
 	gopls := lspServer(t, "gopls")
 	ctx := context.Background()
 	root, _ := preciseGoappRepo(t)

@@ -30,9 +30,23 @@ func runProxy(ctx context.Context, e *env, args []string) error {
 	if len(server) == 0 {
 		return fmt.Errorf("%w: name the language server after --, e.g. lspgraph proxy -- gopls", errUsage)
 	}
+	return serveProxy(ctx, e, proxyOptions{store: *storeFlag, root: *rootFlag, log: *logFile, lenses: *lensesFlag}, server)
+}
+
+// proxyOptions are the proxy's own flags.
+type proxyOptions struct {
+	store, root, log string
+	lenses           bool
+	// env is the server's environment (nil: the proxy's own).
+	env []string
+}
+
+// serveProxy runs the proxy in front of the server command line server
+// until the editor or the server ends it.
+func serveProxy(ctx context.Context, e *env, o proxyOptions, server []string) error {
 	logw := e.stderr
-	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if o.log != "" {
+		f, err := os.OpenFile(o.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 		if err != nil {
 			return fmt.Errorf("opening the log: %w", err)
 		}
@@ -41,11 +55,11 @@ func runProxy(ctx context.Context, e *env, args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: proxyLogLevel(e)})).With("pid", os.Getpid())
 
-	st := workspace.NewProxyHost(log, *storeFlag, filepath.Base(server[0]), defaultRoot)
-	if *rootFlag != "" {
-		root, err := filepath.Abs(*rootFlag)
+	st := workspace.NewProxyHost(log, o.store, filepath.Base(server[0]), defaultRoot)
+	if o.root != "" {
+		root, err := filepath.Abs(o.root)
 		if err != nil {
-			return fmt.Errorf("resolving --root %s: %w", *rootFlag, err)
+			return fmt.Errorf("resolving --root %s: %w", o.root, err)
 		}
 		st.Join(root)
 	}
@@ -53,15 +67,16 @@ func runProxy(ctx context.Context, e *env, args []string) error {
 
 	cmd := exec.Command(server[0], server[1:]...)
 	cmd.Stderr = logw
-	if *rootFlag != "" {
-		cmd.Dir = *rootFlag
+	cmd.Env = o.env
+	if o.root != "" {
+		cmd.Dir = o.root
 	}
 	proc, err := lspproxy.StartServer(cmd)
 	if err != nil {
 		return err
 	}
 	var lenses lspproxy.LensesFunc
-	if *lensesFlag {
+	if o.lenses {
 		lenses = st.Lenses
 	}
 	p := lspproxy.New(lspproxy.Config{

@@ -213,6 +213,7 @@ func TestProxyGopls(t *testing.T) {
 // TestProxyStoreLocked: another process holds the store; the proxy still
 // forwards and its commands say why they cannot answer.
 func TestProxyStoreLocked(t *testing.T) {
+	t.Parallel()
 	gopls := proxyServer(t, "gopls")
 	root, err := filepath.Abs("../../testdata/goapp")
 	if err != nil {
@@ -270,6 +271,7 @@ func TestProxyStoreLocked(t *testing.T) {
 // binding); the proxy marks that answer premature and the graph never
 // records it, while the answer after the project loaded is recorded.
 func TestProxyTypeScriptPremature(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("loads a TypeScript project (several seconds)")
 	}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/goconv"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/scip"
 	"github.com/lspgraph/lspgraph/workspace"
@@ -23,7 +24,7 @@ import (
 // runSCIP dispatches `lspgraph scip SUBCOMMAND`.
 func runSCIP(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(e.stderr, "Usage: lspgraph scip import [--store DIR] [--root DIR] [--commit SHA] [--allow-shrink] [--json] FILE|-\n")
+		fmt.Fprint(e.stderr, "Usage: lspgraph scip import [--store DIR] [--root DIR] [--commit SHA] [--allow-shrink] [--go-types] [--json] FILE|-\n")
 		if len(args) == 0 {
 			return fmt.Errorf("%w: missing subcommand (import)", errUsage)
 		}
@@ -37,11 +38,12 @@ func runSCIP(ctx context.Context, e *env, args []string) error {
 }
 
 func runSCIPImport(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "scip import", "scip import [--store DIR] [--root DIR] [--commit SHA] [--allow-shrink] [--json] FILE|-")
+	fs := newFlagSet(e, "scip import", "scip import [--store DIR] [--root DIR] [--commit SHA] [--allow-shrink] [--go-types] [--json] FILE|-")
 	storeFlag := fs.String("store", "", "graph store directory (default: the user cache directory for the root)")
 	rootFlag := fs.String("root", "", "workspace root the dump was built from (default: the git top level of the current directory, else the current directory)")
 	commit := fs.String("commit", "", "source commit the dump was built from (default: git rev-parse HEAD in the root)")
 	allowShrink := fs.Bool("allow-shrink", false, "accept a dump that keeps fewer than half the documents of the previous import of the same tool and root (refused by default: a dump cut short by a crashed indexer looks like that)")
+	goTypes := fs.Bool("go-types", false, "type-check the Go module at the root (go/packages, tests included) and record every place a concrete type becomes an interface value, so that impact's satisfaction group is exact")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -65,7 +67,7 @@ func runSCIPImport(ctx context.Context, e *env, args []string) error {
 		// A session holds the store: it imports, and its clients switch
 		// to the new generation when it commits.
 		defer c.Close()
-		return importThroughSession(ctx, e, c, fs.Arg(0), workspace.ImportRequest{Commit: *commit, AllowShrink: *allowShrink}, *asJSON)
+		return importThroughSession(ctx, e, c, fs.Arg(0), workspace.ImportRequest{Commit: *commit, AllowShrink: *allowShrink, GoTypes: *goTypes}, *asJSON)
 	} else if !errors.Is(err, workspace.ErrNoSession) {
 		return err
 	}
@@ -81,14 +83,21 @@ func runSCIPImport(ctx context.Context, e *env, args []string) error {
 	}
 	defer store.Close()
 
+	opts := scip.Options{Root: root, Commit: *commit, Size: size, AllowShrink: *allowShrink}
+	if *goTypes {
+		conv, err := goconv.Collect(ctx, root)
+		if err != nil {
+			return err
+		}
+		conv.ImportOptions(&opts)
+		fmt.Fprintf(e.stderr, "go types: %d packages type-checked, %d conversion sites\n", conv.Packages, conv.Count())
+		for _, msg := range conv.Errors {
+			fmt.Fprintf(e.stderr, "go types: %s\n", msg)
+		}
+	}
 	prog := newImportProgress(e.stderr, name)
-	sum, err := scip.Import(ctx, store, in, scip.Options{
-		Root:        root,
-		Commit:      *commit,
-		Size:        size,
-		Progress:    prog.update,
-		AllowShrink: *allowShrink,
-	})
+	opts.Progress = prog.update
+	sum, err := scip.Import(ctx, store, in, opts)
 	prog.finish()
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/lspgraph/lspgraph/crawl"
 	"github.com/lspgraph/lspgraph/drift"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lspwire"
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
@@ -18,21 +21,26 @@ import (
 var errDrift = errors.New("drift over the limit")
 
 func runVerify(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "verify", "verify [--root DIR] [--store DIR] [--sample N] [--seed S] [--max-drift X] [--layer base|all] [--json] -- SERVER ARGS...\n\n"+
+	fs := newFlagSet(e, "verify", "verify [--root DIR] [--store DIR] [--sample N] [--seed S] [--max-drift X] [--layer base|all] [--callers=false] [--json] -- SERVER ARGS...\n\n"+
 		"Audits the graph against the real language server: starts SERVER in the root, samples N functions,\n"+
 		"methods and types defined inside the root (stratified by layer and source: scip, lsp, syntax; the\n"+
 		"same seed samples the same symbols), and compares each one's reference sites in the graph (file:line,\n"+
 		"definition excluded) with the server's textDocument/references (declaration excluded). It reports\n"+
 		"precision (graph sites the server confirms) and recall (server sites the graph has) per source, the\n"+
-		"worst symbols with their missing and extra sites, and each layer's freshness.\n\n"+
+		"worst symbols with their missing and extra sites, and each layer's freshness. Beside them it compares\n"+
+		"the callers of each function and method (the graph's incoming calls edges, and the calls through the\n"+
+		"interface methods a method implements where the server reports them) with the server's\n"+
+		"callHierarchy/incomingCalls, by the callers' definitions, where the server has a call hierarchy item.\n\n"+
 		"drift = 1 - recall-weighted F1: the mean of the symbols' F1 scores, each weighted by the number of\n"+
 		"sites the server reports for it (at least 1). 0 means the graph agrees with the server everywhere.\n"+
+		"Callers are reported beside it and do not count in it.\n"+
 		"Exit status: 0 when drift <= --max-drift, 1 when it is over (or the audit fails), 2 for usage errors.")
 	root := fs.String("root", "", "workspace root `DIR` (default: the git top level of the current directory)")
 	store := fs.String("store", "", "graph store `DIR` (default: the user cache directory for the root)")
 	sample := fs.Int("sample", drift.DefaultSample, "number of symbols to compare (`N`)")
 	seed := fs.Uint64("seed", 0, "seed `S` of the sample")
-	maxDrift := fs.Float64("max-drift", 0.1, "fail (exit 1) when drift is over `X` (0-1)")
+	maxDrift := fs.Float64("max-drift", drift.DefaultMaxDrift, "fail (exit 1) when drift is over `X` (0-1)")
+	callers := fs.Bool("callers", true, "also compare the callers of functions and methods with the server's callHierarchy/incomingCalls, where it has one")
 	layer := fs.String("layer", "all", "`LAYER` to audit: base (the base layer alone, as CI asks after an import) or all (base and live)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := fs.Parse(args); err != nil {
@@ -45,11 +53,9 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if *sample <= 0 {
 		return fmt.Errorf("%w: --sample must be positive", errUsage)
 	}
-	if *maxDrift < 0 || *maxDrift > 1 {
-		return fmt.Errorf("%w: --max-drift must be within 0-1", errUsage)
-	}
-	if *layer != "base" && *layer != "all" {
-		return fmt.Errorf("%w: --layer must be base or all, not %q", errUsage, *layer)
+	q := workspace.VerifyRequest{Sample: *sample, Seed: *seed, MaxDrift: maxDrift, Layer: *layer, Callers: callers}
+	if _, _, err := q.Options(""); err != nil {
+		return fmt.Errorf("%w: --%v", errUsage, err)
 	}
 	r, err := workspaceRoot(ctx, *root)
 	if err != nil {
@@ -74,43 +80,51 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if !srv.WaitReady(ctx) {
 		return ctx.Err()
 	}
-	refs := workspace.ServerReferences(srv, r, srv.Encoding(), nil, false)
-	rep, err := drift.Audit(ctx, rd, refs, drift.Options{Root: r, Sample: *sample, Seed: *seed, BaseOnly: *layer == "base"})
+	if err := openDocuments(ctx, srv, rd, r); err != nil {
+		return err
+	}
+	o, _, _ := q.Options(r)
+	if q.WithCallers() {
+		o.Callers = workspace.ServerCallers(srv, r, srv.Encoding(), nil)
+	}
+	rep, err := drift.Audit(ctx, rd, workspace.ServerReferences(srv, r, srv.Encoding(), nil, false), o)
 	if err != nil {
 		return err
 	}
+	res := drift.NewResult(rep, srv.Name(), *maxDrift)
 	if *asJSON {
-		err = writeJSON(e.stdout, struct {
-			*drift.Report
-			Server   string  `json:"server"`
-			MaxDrift float64 `json:"maxDrift"`
-		}{rep, srv.Name(), *maxDrift})
+		err = writeJSON(e.stdout, res)
 	} else {
-		err = writeVerifyText(e.stdout, rep, srv.Name(), *maxDrift)
+		err = writeVerifyText(e.stdout, res)
 	}
 	if err != nil {
 		return err
 	}
-	if rep.Drift > *maxDrift {
+	if res.Over {
 		return fmt.Errorf("%w: drift %.3f > --max-drift %.3f", errDrift, rep.Drift, *maxDrift)
 	}
 	return nil
 }
 
-func writeVerifyText(w io.Writer, rep *drift.Report, server string, maxDrift float64) error {
+func writeVerifyText(w io.Writer, res drift.Result) error {
+	rep, server, maxDrift := res.Report, res.Server, res.MaxDrift
 	var b strings.Builder
 	fmt.Fprintf(&b, "verify: %d of %d symbols compared against %s (layer %s, seed %d)", rep.Compared, rep.Candidates, server, rep.Layer, rep.Seed)
 	if rep.Failed > 0 {
 		fmt.Fprintf(&b, ", %d failed", rep.Failed)
 	}
 	verdict := "ok"
-	if rep.Drift > maxDrift {
+	if res.Over {
 		verdict = "OVER"
 	}
 	fmt.Fprintf(&b, "\ndrift %.3f (max %.3f): %s; precision %.3f, recall %.3f\n\n", rep.Drift, maxDrift, verdict, rep.Precision, rep.Recall)
-	fmt.Fprintf(&b, "%-14s %8s %10s %10s %7s %7s %7s\n", "source", "symbols", "precision", "recall", "graph", "server", "matched")
+	fmt.Fprintf(&b, "%-14s %8s %10s %10s %7s %7s %7s   %s\n", "source", "symbols", "precision", "recall", "graph", "server", "matched", "callers: symbols precision recall")
 	for _, s := range rep.Sources {
-		fmt.Fprintf(&b, "%-14s %8d %10.3f %10.3f %7d %7d %7d\n", s.Layer+"/"+s.Source, s.Symbols, s.Precision, s.Recall, s.Graph, s.Server, s.Matched)
+		fmt.Fprintf(&b, "%-14s %8d %10.3f %10.3f %7d %7d %7d   %s\n", s.Layer+"/"+s.Source, s.Symbols, s.Precision, s.Recall, s.Graph, s.Server, s.Matched, callerColumns(s.Callers))
+	}
+	if rep.Callers != nil {
+		fmt.Fprintf(&b, "callers (incoming calls, by caller definition): %d symbols, precision %.3f, recall %.3f (graph %d, server %d, matched %d)\n",
+			rep.Callers.Symbols, rep.Callers.Precision, rep.Callers.Recall, rep.Callers.Graph, rep.Callers.Server, rep.Callers.Matched)
 	}
 	if len(rep.Worst) > 0 {
 		b.WriteString("\nworst symbols:\n")
@@ -121,6 +135,14 @@ func writeVerifyText(w io.Writer, rep *drift.Report, server string, maxDrift flo
 			}
 			for _, x := range s.Extra {
 				fmt.Fprintf(&b, "    extra   %s\n", x)
+			}
+			if c := s.Callers; c != nil {
+				for _, m := range c.Missing {
+					fmt.Fprintf(&b, "    missing caller %s\n", m)
+				}
+				for _, x := range c.Extra {
+					fmt.Fprintf(&b, "    extra caller   %s\n", x)
+				}
 			}
 		}
 	}
@@ -149,4 +171,44 @@ func writeVerifyText(w io.Writer, rep *drift.Report, server string, maxDrift flo
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// callerColumns formats a stratum's caller comparison, "-" when none ran.
+func callerColumns(c *drift.CallerStat) string {
+	if c == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d %.3f %.3f", c.Symbols, c.Precision, c.Recall)
+}
+
+// maxOpenDocuments caps the documents opened before an audit.
+const maxOpenDocuments = 2000
+
+// openDocuments opens the graph's documents in the server before the
+// audit (a documentSymbol request each, which the client precedes with
+// didOpen), so that a server that loads a project only when one of its
+// files opens (tsserver, for each package of a TypeScript workspace)
+// answers references from every project that holds them, and not only
+// from those of the symbols asked so far. Documents the server cannot read
+// are skipped; it only fails when ctx ends.
+func openDocuments(ctx context.Context, srv *crawl.Server, rd *graph.Reader, root string) error {
+	var paths []string
+	err := rd.Documents(ctx, func(d graph.Document) error {
+		if len(paths) < maxOpenDocuments {
+			paths = append(paths, d.Path)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		uri := lspwire.FileURI(filepath.Join(root, filepath.FromSlash(p)))
+		if _, err := srv.Request(ctx, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": uri}}); ctx.Err() != nil {
+			return ctx.Err()
+		} else if err != nil {
+			continue
+		}
+	}
+	return nil
 }

@@ -39,6 +39,10 @@ type lspClient struct {
 	waited chan struct{} // closed when the process has ended
 	werr   error
 
+	// lenses declares code lens support in initialize
+	// (textDocument.codeLens, workspace.codeLens.refreshSupport).
+	lenses bool
+
 	mu             sync.Mutex
 	serverRequests []string       // methods of server→client requests
 	notifications  []notification // the server's notifications
@@ -86,8 +90,16 @@ func (s stdio) Close() error {
 // stderr is logged.
 func startClient(t testing.TB, name, root string, argv ...string) *lspClient {
 	t.Helper()
+	return startClientEnv(t, name, root, nil, argv...)
+}
+
+// startClientEnv is startClient with the process's environment (nil: the
+// test's).
+func startClientEnv(t testing.TB, name, root string, env []string, argv ...string) *lspClient {
+	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = root
+	cmd.Env = env
 	c := &lspClient{t: t, name: name, root: root, cmd: cmd, logs: &lockedBuffer{}, waited: make(chan struct{}), notified: make(chan struct{})}
 	cmd.Stderr = c.logs
 	in, err := cmd.StdinPipe()
@@ -234,6 +246,11 @@ func (c *lspClient) initialize(initOptions any) json.RawMessage {
 			},
 			"window": map[string]any{"workDoneProgress": true},
 		},
+	}
+	if c.lenses {
+		caps := params["capabilities"].(map[string]any)
+		caps["workspace"].(map[string]any)["codeLens"] = map[string]any{"refreshSupport": true}
+		caps["textDocument"].(map[string]any)["codeLens"] = map[string]any{}
 	}
 	res := c.mustCall("initialize", params)
 	c.notify("initialized", map[string]any{})

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +14,12 @@ import (
 
 // TestEmacsEglot: Emacs 28 with eglot 1.9 (Debian's emacs-nox and
 // elpa-eglot), in batch mode, uses `lspgraph proxy -- gopls` as its Go
-// server: definition is forwarded to gopls, and lspgraph.impact and
-// lspgraph.status are answered by the proxy over the fixture's SCIP base.
+// server: definition and references (through xref) are forwarded to
+// gopls; lspgraph.impact and lspgraph.status are answered by the proxy
+// over the fixture's SCIP base; textDocument/codeLens holds the proxy's
+// lens above Save, and running its command answers Save's dependents.
 func TestEmacsEglot(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	emacs := needTool(t, "emacs")
 	mod, err := moduleRoot()
@@ -31,7 +35,7 @@ func TestEmacsEglot(t *testing.T) {
 	out := filepath.Join(dir, "out.json")
 	cfg, err := json.Marshal(map[string]any{
 		"cmd": proxyArgv(t, store, logFile, []string{gopls}), "file": filepath.Join(root, "service", "catalog.go"),
-		"line": 30, "needle": "Put", "out": out,
+		"line": 30, "needle": "Put", "refs_line": 29, "refs_needle": "Save", "out": out,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +44,7 @@ func TestEmacsEglot(t *testing.T) {
 	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second) // connect (60 s), lenses (90 s), requests
 	defer cancel()
 	c := exec.CommandContext(ctx, emacs, "--batch", "-l", filepath.Join(mod, "internal", "e2e", "testdata", "eglot_client.el"))
 	c.Dir = root
@@ -52,6 +56,12 @@ func TestEmacsEglot(t *testing.T) {
 	var res struct {
 		Connected  bool            `json:"connected"`
 		Definition json.RawMessage `json:"definition"`
+		References []struct {
+			File string `json:"file"`
+			Line int    `json:"line"`
+		} `json:"references"`
+		Lenses     json.RawMessage `json:"lenses"`
+		LensImpact *impactAnswer   `json:"lens_impact"`
 		Impact     impactAnswer    `json:"impact"`
 		Status     proxyStatus     `json:"status"`
 	}
@@ -67,6 +77,24 @@ func TestEmacsEglot(t *testing.T) {
 	}
 	// c.st.Put is store.Store's Put (store/store.go:17).
 	wantSites(t, "definition of c.st.Put from eglot", sites(root, locations(t, res.Definition)), "store/store.go:17")
+	// References of Save through xref: its declaration and its call in
+	// Import.
+	var refs []string
+	for _, r := range res.References {
+		refs = append(refs, fmt.Sprintf("%s:%d", relPath(root, fileURI(r.File)), r.Line))
+	}
+	sortStrings(refs)
+	wantSites(t, "xref references of Save from eglot", refs, "service/catalog.go:29", "service/catalog.go:44")
+	// The proxy's lens above Save, and its command run by eglot.
+	_, ours := splitLenses(t, decodeLenses(t, res.Lenses))
+	save := posOf(t, root, "service/catalog.go", 29, "Save").Line
+	wantLens(t, ours, save, "1 caller · 0 tests")
+	t.Logf("eglot: xref references %v; the proxy's lenses %s", refs, titles(ours))
+	if res.LensImpact == nil {
+		t.Errorf("eglot ran no lens of the proxy on Save's line; lenses: %s", res.Lenses)
+	} else {
+		wantSites(t, "d=1 of the lens on Save run from eglot", res.LensImpact.depth(1, false), "Catalog.Import service/catalog.go:37")
+	}
 	if !dependsOn(res.Impact, "Catalog.Import") {
 		t.Errorf("lspgraph.impact Catalog.Save from eglot: d=1 %v; want Catalog.Import", names(res.Impact))
 	}

@@ -16,6 +16,7 @@ import (
 // answers through it as usual, lspgraph.status says why there is no store,
 // and lspgraph.impact fails with that reason instead of an empty answer.
 func TestProxyStoreInUse(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	root := fixture(t, "goapp")
 	dir := t.TempDir()
@@ -54,6 +55,7 @@ func TestProxyStoreInUse(t *testing.T) {
 // TestProxyServerDies kills gopls under the proxy: the editor is told in a
 // window/showMessage, and requests get errors instead of hanging.
 func TestProxyServerDies(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	root := fixture(t, "goapp")
 	dir := t.TempDir()
@@ -110,6 +112,7 @@ func TestProxyServerDies(t *testing.T) {
 // the store over within 2 s and keeps answering, and the command line
 // works after that.
 func TestTwoProxiesOneStore(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	root := fixture(t, "goapp")
 	dir := t.TempDir()

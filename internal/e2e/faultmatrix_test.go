@@ -170,6 +170,7 @@ type faultRow struct {
 // each row's promise. A canary outside every root must appear in nothing
 // lspgraph wrote or said.
 func TestFaultMatrix(t *testing.T) {
+	t.Parallel()
 	env := &faultEnv{bin: lspgraphBin(t), dir: t.TempDir()}
 	var rnd [8]byte
 	if _, err := rand.Read(rnd[:]); err != nil {

@@ -18,6 +18,7 @@ import (
 // proxy, the answer lists run at depth 1 marked live-only, and after the
 // session the graph holds the call.
 func TestImpactLiveOnly(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	root := fixture(t, "goapp")
 	dir := t.TempDir()

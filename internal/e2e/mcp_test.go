@@ -38,6 +38,7 @@ func mcpSDKPath(t *testing.T) string {
 // tools/list with the schemas, every tool on the goapp fixture, an
 // unknown target, bad arguments, a cancelled call and the size cap.
 func TestMCPTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	runMCPClient(t, "goapp", "goapp.scip", "mcp_client.cjs")
 }
 
@@ -48,6 +49,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 // called across packages, the ambiguous quote, a function added since the
 // base).
 func TestMCPTypeScriptClientTSFixture(t *testing.T) {
+	t.Parallel()
 	runMCPClient(t, "tsworkspace", "tsworkspace.scip", "mcp_ts_client.cjs")
 }
 
@@ -95,6 +97,7 @@ func runMCPClient(t *testing.T, name, dumpName, scriptName string) {
 // marks, and no second gopls runs for the workspace, although the MCP
 // server is given `-- gopls` to start when no session serves it.
 func TestNeovimMCP(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
 	node := needTool(t, "node")
@@ -220,6 +223,7 @@ func TestNeovimMCP(t *testing.T) {
 // added to the work tree after the base included), and once the MCP
 // client closes, no gopls is left running in the workspace.
 func TestMCPStartsServer(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	node := needTool(t, "node")
 	modules := mcpSDKPath(t)

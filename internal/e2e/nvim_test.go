@@ -88,7 +88,10 @@ func startNvim(t *testing.T, cmd []string, root, file string, requests []nvimReq
 	}
 	script := filepath.Join(mod, "internal", "e2e", "testdata", "nvim_client.lua")
 
-	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
+	// Every wait inside is bounded by timeout; a run of several slow steps
+	// gets more before Neovim is killed.
+	const limit = timeout + 90*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	c := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-u", "NONE", "-c", "luafile "+script)
 	c.Dir = root
 	// Keep Neovim's state (the LSP log among it) inside the test.
@@ -126,7 +129,7 @@ func startNvim(t *testing.T, cmd []string, root, file string, requests []nvimReq
 		})
 		switch {
 		case ctx.Err() != nil:
-			t.Fatalf("nvim did not finish within %s (killed)", timeout+30*time.Second)
+			t.Fatalf("nvim did not finish within %s (killed)", limit)
 		case runErr != nil:
 			t.Fatalf("nvim: %v", runErr)
 		case readErr != nil:
@@ -162,6 +165,7 @@ func (r nvimResult) step(t *testing.T, name string) json.RawMessage {
 // service/catalog.go, then lspgraph.status and lspgraph.impact on
 // (*Catalog).Save.
 func TestNeovimProxyGopls(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
 	root := fixture(t, "goapp")

@@ -184,6 +184,7 @@ func liveReferences(t testing.TB, r *graph.Reader, root, path string, line int, 
 }
 
 func TestProxyGopls(t *testing.T) {
+	t.Parallel()
 	root, store, _ := directAndProxied(t, goplsScenario())
 	r := reader(t, store)
 	ctx := context.Background()
@@ -206,6 +207,7 @@ func TestProxyGopls(t *testing.T) {
 }
 
 func TestProxyGoplsWorkspace(t *testing.T) {
+	t.Parallel()
 	root, store, _ := directAndProxied(t, goworkScenario())
 	r := reader(t, store)
 	sym, refs := liveReferences(t, r, root, "pricing/pricing.go", 6, "Quote")
@@ -213,6 +215,7 @@ func TestProxyGoplsWorkspace(t *testing.T) {
 }
 
 func TestProxyTypeScript(t *testing.T) {
+	t.Parallel()
 	root, store, _ := directAndProxied(t, tsScenario())
 	r := reader(t, store)
 	// The import binding (order/src/index.ts:1) and the call in linePrice (:29).
@@ -221,6 +224,7 @@ func TestProxyTypeScript(t *testing.T) {
 }
 
 func TestProxyPyright(t *testing.T) {
+	t.Parallel()
 	root, store, _ := directAndProxied(t, pyrightScenario())
 	r := reader(t, store)
 	// pricing.quote(...) in Order.line_price.

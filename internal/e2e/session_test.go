@@ -21,6 +21,7 @@ import (
 // inside the session, and the editor's next lspgraph.impact answers from
 // the new generation.
 func TestNeovimSessionCLI(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
 	root := fixture(t, "goapp")
@@ -158,6 +159,7 @@ func names(a impactAnswer) []string {
 // with SIGKILL; the second instance's next lspgraph.impact answers within
 // 2 s, and the command line still works afterwards.
 func TestNeovimTwoInstances(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
 	root := fixture(t, "goapp")
@@ -290,22 +292,16 @@ func proxyPIDs(t *testing.T, logFile string) int {
 // prints lspgraph.status's answer, and for an unknown symbol it shows the
 // proxy's reason instead of nothing.
 func TestNeovimREADMEHelper(t *testing.T) {
+	t.Parallel()
 	gopls := goplsPath(t)
 	needTool(t, "nvim")
-	mod, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(mod, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := strings.Index(string(readme), "local function lspgraph(command, arguments)")
-	end := strings.Index(string(readme), "vim.keymap.set(\"n\", \"<leader>ls\"")
+	readme := readmeText(t)
+	start := strings.Index(readme, "local function lspgraph(command, arguments)")
+	end := strings.Index(readme, "vim.keymap.set(\"n\", \"<leader>ls\"")
 	if start < 0 || end < start {
 		t.Fatal("README.md has no Neovim helper `local function lspgraph(command, arguments)` before its keymaps")
 	}
-	helper := string(readme)[start:end]
+	helper := readme[start:end]
 	root := fixture(t, "goapp")
 	dir := t.TempDir()
 	store, logFile := filepath.Join(dir, "store"), filepath.Join(dir, "proxy.log")

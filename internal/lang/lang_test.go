@@ -146,3 +146,32 @@ func TestLSPSymbolID(t *testing.T) {
 		t.Errorf("LSPSymbolID = %q, want %q", got, want)
 	}
 }
+
+func TestPairedTestPaths(t *testing.T) {
+	for _, tc := range []struct {
+		path, language, want string
+	}{
+		{"internal/x/catalog.go", "go", "internal/x/catalog_test.go"},
+		{"packages/runtime-core/src/renderer.ts", "typescript", "packages/runtime-core/__tests__/renderer.spec.ts"},
+		{"packages/runtime-core/src/renderer.ts", "typescript", "packages/runtime-core/src/__tests__/renderer.spec.ts"},
+		{"packages/order/src/index.ts", "typescript", "packages/order/src/index.test.ts"},
+		{"src/app.js", "javascript", "src/app.test.js"},
+		{"src/flask/helpers.py", "python", "tests/test_helpers.py"},
+		{"shop/pricing.py", "python", "shop/test_pricing.py"},
+		{"core/src/main/java/a/b/Foo.java", "java", "core/src/test/java/a/b/FooTest.java"},
+		{"crate/src/parse.rs", "rust", "crate/tests/parse.rs"},
+	} {
+		got := PairedTestPaths(tc.path, tc.language)
+		if !slices.Contains(got, tc.want) {
+			t.Errorf("PairedTestPaths(%q, %q) = %q; want it to hold %q", tc.path, tc.language, got, tc.want)
+		}
+		for _, g := range got {
+			if !IsTestPath(g, tc.language) {
+				t.Errorf("PairedTestPaths(%q) gives %q, which IsTestPath does not take for a test", tc.path, g)
+			}
+		}
+	}
+	if got := PairedTestPaths("a/x_test.go", "go"); got != nil {
+		t.Errorf("a test file has no paired test: %q", got)
+	}
+}

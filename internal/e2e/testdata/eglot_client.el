@@ -7,11 +7,16 @@
 ;;;   file    the file to open
 ;;;   line    a 1-based line of it, and needle a word on that line: the
 ;;;           definition is asked with point on the word's last letter
+;;;   refs_line, refs_needle
+;;;           where to ask for references through xref (point on the
+;;;           word's first letter); the lens of that line is the one run
 ;;;   out     where to write the results
 ;;; Emacs 28 has no go-mode; a bare derived mode stands in (eglot names the
 ;;; language "go" after it).
 (require 'eglot)
 (require 'json)
+(require 'xref)
+(require 'seq)
 (define-derived-mode go-mode prog-mode "Go")
 (let* ((cfg (with-temp-buffer (insert-file-contents (getenv "LSPGRAPH_E2E_CONFIG")) (json-parse-buffer :object-type 'alist)))
        (out (alist-get 'out cfg))
@@ -28,6 +33,39 @@
     (search-forward (alist-get 'needle cfg))
     (backward-char 1)
     (push (cons "definition" (jsonrpc-request server :textDocument/definition (eglot--TextDocumentPositionParams))) results)
+    ;; References as M-? finds them: xref through eglot's backend.
+    (goto-char (point-min))
+    (forward-line (1- (alist-get 'refs_line cfg)))
+    (search-forward (alist-get 'refs_needle cfg))
+    (goto-char (match-beginning 0))
+    (push (cons "references"
+                (vconcat (mapcar (lambda (item)
+                                   (let ((loc (xref-item-location item)))
+                                     (list (cons "file" (xref-location-group loc))
+                                           (cons "line" (xref-location-line loc)))))
+                                 (xref-backend-references 'eglot (xref-backend-identifier-at-point 'eglot)))))
+          results)
+    ;; Lenses: eglot 1.9 draws none, so ask for them, until the proxy's
+    ;; show on the references line (the server may still be loading, the
+    ;; proxy's session opening its store), then run that lens's command.
+    (let* ((line0 (1- (alist-get 'refs_line cfg)))
+           (deadline (+ (float-time) 90))
+           lenses ours)
+      (while (and (not ours) (< (float-time) deadline))
+        (setq lenses (jsonrpc-request server :textDocument/codeLens
+                                      (list :textDocument (eglot--TextDocumentIdentifier))))
+        (setq ours (seq-find (lambda (l)
+                               (and (eq (plist-get (plist-get l :data) :lspgraph) t)
+                                    (= (plist-get (plist-get (plist-get l :range) :start) :line) line0)))
+                             lenses))
+        (unless ours (sleep-for 0.25)))
+      (push (cons "lenses" (or lenses [])) results)
+      (when ours
+        (let ((cmd (plist-get ours :command)))
+          (push (cons "lens_impact"
+                      (jsonrpc-request server :workspace/executeCommand
+                                       (list :command (plist-get cmd :command) :arguments (plist-get cmd :arguments))))
+                results))))
     (push (cons "impact" (jsonrpc-request server :workspace/executeCommand '(:command "lspgraph.impact" :arguments ["Catalog.Save"]))) results)
     (push (cons "status" (jsonrpc-request server :workspace/executeCommand '(:command "lspgraph.status"))) results)
     (with-temp-file out (insert (json-encode results)))

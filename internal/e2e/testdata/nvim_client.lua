@@ -16,7 +16,8 @@
 --               argv runs a command while the editor stays attached and
 --               records {out, code}; one with "wait_file" = PATH waits until
 --               the file exists; one with "lua" = CHUNK runs the chunk in the
---               buffer and records {ok, err, messages}.
+--               buffer and records {ok, err, value, messages} (value: what
+--               the chunk returned).
 local cfg = vim.fn.json_decode(table.concat(vim.fn.readfile(vim.env.LSPGRAPH_E2E_CONFIG), "\n"))
 local res = { steps = {} }
 
@@ -71,7 +72,13 @@ local function run()
       if chunk then
         ok, e = pcall(chunk)
       end
-      res.steps[r.name] = { ms = (vim.loop.hrtime() - t0) / 1e6, result = { ok = ok, err = e and tostring(e) or "", messages = vim.fn.execute("messages") } }
+      local step = { ok = ok, err = "", messages = vim.fn.execute("messages") }
+      if ok then
+        step.value = e
+      else
+        step.err = tostring(e)
+      end
+      res.steps[r.name] = { ms = (vim.loop.hrtime() - t0) / 1e6, result = step }
       goto continue
     end
     if r.wait_file then

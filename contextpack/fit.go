@@ -1,0 +1,336 @@
+package contextpack
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// What a form is worth, as a share of the item's score: the whole body
+// tells most; a location still points the reader at the right place.
+func formValue(show string) float64 {
+	switch show {
+	case SnippetBody, SnippetSite:
+		return 1
+	case SnippetExcerpt:
+		return 0.7
+	case SnippetDoc:
+		return 0.6
+	case SnippetSignature, SnippetLine:
+		return 0.5
+	}
+	return 0.25 // location
+}
+
+// itemCap is the most one item's text may take of the budget: a 700-line
+// body (the target's own included) is cut to an excerpt rather than
+// crowding out everything else.
+func itemCap(budget int) int { return max(120, budget*3/10) }
+
+// maxListedDrops bounds the dropped items the manifest names one by one.
+const maxListedDrops = 50
+
+// priced is an entry's forms with their costs in the pack's format.
+type priced struct {
+	e     *entry
+	costs []int // per form
+	cur   int   // index of the chosen form; len(forms) when absent
+}
+
+func (q *priced) value(i int) float64 {
+	if i >= len(q.e.forms) {
+		return 0
+	}
+	return q.e.item.Score * formValue(q.e.forms[i].show)
+}
+
+// fit chooses, for each ranked entry, the form to show (or none) so that
+// the rendered pack stays within p.Budget, preferring what is worth most
+// per token, then fills the manifest with what room is left.
+func fit(p *Pack, entries []*entry, oos []OutOfScope, oosCount int) error {
+	pt := partsOf(p.Format)
+	budget := p.Budget
+	// The frame is priced with the counts at their largest, so that the
+	// digits can only shrink.
+	p.Tokens = budget
+	p.Omitted = Omissions{BudgetCount: len(entries), Downgraded: len(entries), OutOfScopeCount: oosCount}
+	frame := Tokens(pt.frame(p))
+	if frame > budget && p.Freshness != nil {
+		trimFreshness(p)
+		frame = Tokens(pt.frame(p))
+	}
+	if frame > budget {
+		return fmt.Errorf("%w: the answer's frame alone takes %d tokens in %s; give --budget %d or more", ErrBudget, frame, p.Format, frame+50)
+	}
+	room := budget - frame
+	cap := itemCap(budget)
+	ps := make([]*priced, len(entries))
+	for i, e := range entries {
+		q := &priced{e: e, cur: len(e.forms)}
+		capBody(e, cap, pt)
+		for i := 1; i < len(e.forms); i++ {
+			e.forms[i].note = joinNotes(e.forms[i].note, fmt.Sprintf("%s cut to %s for the budget", e.forms[0].show, e.forms[i].show))
+		}
+		for _, f := range e.forms {
+			it := e.item
+			it.Show, it.Start, it.Text, it.Note = f.show, f.start, f.text, f.note
+			q.costs = append(q.costs, Tokens(pt.item(&it, Language(it.Path))))
+		}
+		ps[i] = q
+	}
+	fileCost := map[string]int{}
+	fileUsers := map[string]int{}
+	headCost := func(q *priced) int {
+		path := q.e.item.Path
+		if fileUsers[path] > 0 {
+			return 0
+		}
+		c, ok := fileCost[path]
+		if !ok {
+			c = Tokens(pt.fileHead(&File{Path: path, Package: q.e.pkg}))
+			fileCost[path] = c
+		}
+		return c
+	}
+	used := 0
+	take := func(q *priced, i int) {
+		if q.cur == len(q.e.forms) {
+			used += headCost(q)
+			fileUsers[q.e.item.Path]++
+			used += q.costs[i]
+		} else {
+			used += q.costs[i] - q.costs[q.cur]
+		}
+		q.cur = i
+	}
+	// The definition first, as rich as the cap and the room allow: without
+	// it no neighbour makes sense.
+	if len(ps) > 0 {
+		d := ps[0]
+		for i := range d.e.forms {
+			if headCost(d)+d.costs[i] <= room {
+				take(d, i)
+				break
+			}
+		}
+		if d.cur == len(d.e.forms) {
+			return fmt.Errorf("%w: the target's location alone needs %d tokens beyond the %d the frame takes in %s; give --budget %d or more",
+				ErrBudget, headCost(d)+d.costs[len(d.costs)-1], frame, p.Format, frame+headCost(d)+d.costs[len(d.costs)-1]+50)
+		}
+	}
+	// Then the best value per token, one step at a time: adding an item at
+	// some form, or enriching one already in.
+	if len(ps) > 0 && ps[0].cur < len(ps[0].e.forms) {
+		for {
+			best, bestForm, bestRatio := -1, 0, 0.0
+			for qi, q := range ps {
+				for i := 0; i < q.cur && i < len(q.e.forms); i++ {
+					var dc int
+					if q.cur == len(q.e.forms) {
+						dc = headCost(q) + q.costs[i]
+					} else {
+						dc = q.costs[i] - q.costs[q.cur]
+					}
+					dv := q.value(i) - q.value(q.cur)
+					if dv <= 0 || used+dc > room {
+						continue
+					}
+					r := dv / float64(max(dc, 1))
+					if r > bestRatio {
+						best, bestForm, bestRatio = qi, i, r
+					}
+				}
+			}
+			if best < 0 {
+				break
+			}
+			take(ps[best], bestForm)
+		}
+	}
+	assemble(p, ps)
+	p.Omitted.Budget, p.Omitted.OutOfScope = nil, nil
+	// The manifest names what room is left for: out-of-scope packages
+	// first (a whole package the reader may not know of), then the best
+	// of the dropped items.
+	left := room - used
+	for i := range oos {
+		c := Tokens(pt.outOfScope(&oos[i]))
+		if c > left {
+			p.Omitted.Cut = append(p.Omitted.Cut, fmt.Sprintf("%d of %d out-of-scope packages not described", len(oos)-i, len(oos)))
+			break
+		}
+		left -= c
+		p.Omitted.OutOfScope = append(p.Omitted.OutOfScope, oos[i])
+	}
+	for _, q := range ps {
+		if q.cur < len(q.e.forms) || len(p.Omitted.Budget) >= maxListedDrops {
+			continue
+		}
+		d := Dropped{Role: q.e.item.Role, Name: q.e.item.Name, At: fmt.Sprintf("%s:%d", q.e.item.Path, q.e.item.Line), Score: q.e.item.Score}
+		c := Tokens(pt.dropped(&d))
+		if c > left {
+			break
+		}
+		left -= c
+		p.Omitted.Budget = append(p.Omitted.Budget, d)
+	}
+	// Count what is emitted. Priced part by part the answer cannot exceed
+	// the budget; should it, names and then items go until it fits.
+	for {
+		p.Tokens = budget
+		n := Tokens(p.Render())
+		p.Tokens = n
+		if n2 := Tokens(p.Render()); n2 > n {
+			p.Tokens = n2
+			n = n2
+		}
+		if n <= budget {
+			return nil
+		}
+
+		if !shrink(p) {
+			return fmt.Errorf("%w: the smallest answer takes %d tokens in %s", ErrBudget, n, p.Format)
+		}
+	}
+}
+
+// shrink removes the least valuable piece of a pack that overflows.
+func shrink(p *Pack) bool {
+	switch {
+	case len(p.Omitted.Budget) > 0:
+		p.Omitted.Budget = p.Omitted.Budget[:len(p.Omitted.Budget)-1]
+		return true
+	case len(p.Omitted.OutOfScope) > 0:
+		p.Omitted.OutOfScope = p.Omitted.OutOfScope[:len(p.Omitted.OutOfScope)-1]
+		return true
+	}
+	// The lowest-scored item other than the definition.
+	bf, bi := -1, -1
+	for fi := range p.Files {
+		for ii, it := range p.Files[fi].Items {
+			if it.Role == "definition" {
+				continue
+			}
+			if bf < 0 || it.Score < p.Files[bf].Items[bi].Score {
+				bf, bi = fi, ii
+			}
+		}
+	}
+	if bf < 0 {
+		return false
+	}
+	f := &p.Files[bf]
+	f.Items = append(f.Items[:bi], f.Items[bi+1:]...)
+	if len(f.Items) == 0 {
+		p.Files = append(p.Files[:bf], p.Files[bf+1:]...)
+	}
+	p.Omitted.BudgetCount++
+	return true
+}
+
+// capBody replaces a body whose text costs more than cap tokens with an
+// excerpt: its first lines, up to the cap, and a line saying how many
+// more there are.
+func capBody(e *entry, cap int, pt parts) {
+	if len(e.forms) == 0 || e.forms[0].show != SnippetBody {
+		return
+	}
+	f := e.forms[0]
+	if Tokens(f.text) <= cap {
+		return
+	}
+	ls := strings.SplitAfter(f.text, "\n")
+	if len(ls) > 0 && ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1]
+	}
+	var b strings.Builder
+	n := 0
+	for _, l := range ls {
+		c := Tokens(l)
+		if n+c+8 > cap {
+			break
+		}
+		b.WriteString(l)
+		n += c
+	}
+	kept := strings.Count(b.String(), "\n")
+	if kept == 0 {
+		e.forms = e.forms[1:]
+		return
+	}
+	fmt.Fprintf(&b, "… (%d more lines)\n", len(ls)-kept)
+	e.forms[0] = form{show: SnippetExcerpt, start: f.start, text: b.String(), note: fmt.Sprintf("first %d of %d lines", kept, len(ls))}
+	e.capped = true
+	_ = pt
+}
+
+// assemble writes the chosen forms into the pack, a file at a time: files
+// in the order of their best item, items in line order after the target.
+func assemble(p *Pack, ps []*priced) {
+	by := map[string]*File{}
+	best := map[string]float64{}
+	var order []string
+	p.Omitted.BudgetCount, p.Omitted.Downgraded = 0, 0
+	for _, q := range ps {
+		if q.cur >= len(q.e.forms) {
+			p.Omitted.BudgetCount++
+			continue
+		}
+		f := q.e.forms[q.cur]
+		it := q.e.item
+		it.Show, it.Start, it.Text, it.Note = f.show, f.start, f.text, f.note
+		if q.cur > 0 || q.e.capped {
+			p.Omitted.Downgraded++
+		}
+		path := it.Path
+		fl := by[path]
+		if fl == nil {
+			fl = &File{Path: path, Package: q.e.pkg}
+			by[path] = fl
+			order = append(order, path)
+		}
+		fl.Items = append(fl.Items, it)
+		best[path] = max(best[path], it.Score)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return best[order[i]] > best[order[j]] })
+	p.Files = make([]File, 0, len(order))
+	for _, path := range order {
+		f := by[path]
+		sort.SliceStable(f.Items, func(i, j int) bool {
+			a, b := f.Items[i], f.Items[j]
+			if (a.Role == "definition") != (b.Role == "definition") {
+				return a.Role == "definition" // the target leads its file
+			}
+			return a.Line < b.Line
+		})
+		p.Files = append(p.Files, *f)
+	}
+}
+
+// trimFreshness cuts the freshness block's document lists to their counts
+// when they alone would not fit.
+func trimFreshness(p *Pack) {
+	f := *p.Freshness
+	var cut []string
+	for _, l := range []struct {
+		name string
+		list *[]string
+	}{{"changed", &f.Changed}, {"live", &f.Live}, {"unsaved", &f.Dirty}} {
+		if n := len(*l.list); n > 3 {
+			*l.list = (*l.list)[:3]
+			cut = append(cut, fmt.Sprintf("freshness lists %d of %d %s documents", 3, n, l.name))
+		}
+	}
+	p.Freshness = &f
+	p.Omitted.Cut = append(p.Omitted.Cut, cut...)
+}
+
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}

@@ -1,0 +1,277 @@
+package ranking
+
+import (
+	"fmt"
+	"path"
+	"sort"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
+)
+
+// weight is the factor on a candidate's role score (1 unless set).
+func (c *collector) weight(key string) float64 {
+	if w, ok := c.weights[key]; ok {
+		return w
+	}
+	return 1
+}
+
+// locality is the score a candidate earns by sitting near the target: in
+// the same file (more the nearer), of the same type, in the same
+// directory, in the same package.
+func (c *collector) locality(cand *Candidate) float64 {
+	t := c.target
+	l := cand.Location()
+	if l.Path == "" || t.Def.Path == "" {
+		return 0
+	}
+	score := 0.0
+	switch {
+	case l.Path == t.Def.Path:
+		d := float64(absDiff(l.Range.Start.Line, t.Def.Range.Start.Line))
+		score += sameFileWeight / (1 + d/sameFileLines)
+	case path.Dir(l.Path) == path.Dir(t.Def.Path):
+		score += sameDirWeight
+	case cand.Package != "" && cand.Package == c.packageOf(t.Def.Path):
+		score += samePackageWeight
+	}
+	if p := parentID(t.ID); p != "" && cand.Symbol.ID != "" && parentID(cand.Symbol.ID) == p {
+		score += sameTypeWeight
+	}
+	return score
+}
+
+func absDiff(a, b uint32) uint32 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+// fileNeighbours adds the definitions of the target's file, nearest first:
+// functions, methods, types and constants (not fields), so that the helper
+// a few lines above the target is read with it.
+func (c *collector) fileNeighbours() error {
+	t := c.target
+	if t.Def.Path == "" {
+		return nil
+	}
+	syms, err := c.r.DocumentSymbols(c.ctx, t.Def.Path)
+	if err != nil {
+		return fmt.Errorf("reading symbols of %s: %w", t.Def.Path, err)
+	}
+	line := t.Def.Range.Start.Line
+	var near []graph.Symbol
+	for _, s := range syms {
+		if s.ID == t.ID || !usable(s) || s.Def.Path != t.Def.Path || s.Kind == "field" || s.Kind == "property" {
+			continue
+		}
+		near = append(near, s)
+	}
+	sort.SliceStable(near, func(i, j int) bool {
+		return absDiff(near[i].Def.Range.Start.Line, line) < absDiff(near[j].Def.Range.Start.Line, line)
+	})
+	for i, s := range near {
+		if i >= maxFileNeighbours {
+			break
+		}
+		if _, seen := c.cands[s.ID]; seen {
+			continue
+		}
+		d := int(s.Def.Range.Start.Line) - int(line)
+		where := fmt.Sprintf("%d lines below", d)
+		if d < 0 {
+			where = fmt.Sprintf("%d lines above", -d)
+		}
+		c.add("", s, "", RoleSibling, 1, fmt.Sprintf("defined %s `%s` in the same file", where, name(t)), nil)
+	}
+	return nil
+}
+
+// calleeTests adds the tests that call the target's direct callees: they
+// pin behaviour the target relies on.
+func (c *collector) calleeTests() error {
+	n := 0
+	for _, k := range append([]string(nil), c.order...) {
+		cand := c.cands[k]
+		if cand.Distance != 1 || cand.Role != RoleCallee || cand.Symbol.ID == "" || !c.inScope(cand) {
+			continue
+		}
+		if n >= maxSecondHop {
+			break
+		}
+		n++
+		refs, err := c.r.References(c.ctx, cand.Symbol.ID, maxPerExpansion)
+		if err != nil {
+			return fmt.Errorf("reading references of %s: %w", cand.Symbol.ID, err)
+		}
+		for _, o := range refs {
+			if o.Roles&(graph.RoleDefinition|graph.RoleImport) != 0 || !(o.Roles&graph.RoleTest != 0 || c.isTestDoc(o.Path)) {
+				continue
+			}
+			s, ok := c.sym(o.Enclosing)
+			if !ok || !usable(s) || s.ID == c.target.ID {
+				continue
+			}
+			site := &graph.Location{Path: o.Path, Range: o.Range}
+			c.add(cand.Key, s, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which `%s` calls: calls it at %s", name(cand.Symbol), name(c.target), at(*site)), site)
+		}
+	}
+	return nil
+}
+
+// pairedTests adds the target file's paired test files by its language's
+// convention (lang.PairedTestPaths): their tests that mention a symbol of
+// the target's file, else the file's first tests, else the file itself.
+func (c *collector) pairedTests() error {
+	t := c.target
+	if t.Def.Path == "" {
+		return nil
+	}
+	d, ok, err := c.r.Document(c.ctx, t.Def.Path)
+	if err != nil || !ok {
+		return err
+	}
+	for _, p := range lang.PairedTestPaths(t.Def.Path, d.Language) {
+		td, ok, err := c.r.Document(c.ctx, p)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", p, err)
+		}
+		if !ok {
+			continue
+		}
+		occs, err := c.r.Occurrences(c.ctx, td.Path)
+		if err != nil {
+			return fmt.Errorf("reading occurrences of %s: %w", td.Path, err)
+		}
+		added := 0
+		for _, o := range occs {
+			if added >= maxPairedTests {
+				break
+			}
+			if o.Roles&(graph.RoleDefinition|graph.RoleImport) != 0 || c.importLine(o.Path, o.Range.Start.Line) {
+				continue
+			}
+			s, ok := c.sym(o.Symbol)
+			if !ok || s.Def.Path != t.Def.Path {
+				continue // mentions nothing of the target's file
+			}
+			site := &graph.Location{Path: o.Path, Range: o.Range}
+			reason := fmt.Sprintf("in %s, the paired test file of %s: uses `%s` at %s", path.Base(td.Path), path.Base(t.Def.Path), name(s), at(*site))
+			if e, ok := c.sym(o.Enclosing); ok && usable(e) {
+				if _, seen := c.cands[e.ID]; !seen {
+					c.add(t.ID, e, "", RoleTest, 2, reason, site)
+				}
+				added++
+				continue
+			}
+			key := fmt.Sprintf("site:%s:%d", o.Path, o.Range.Start.Line+1)
+			if _, seen := c.cands[key]; !seen {
+				c.add(t.ID, graph.Symbol{}, key, RoleTest, 2, reason, site)
+			}
+			added++
+		}
+		if added == 0 {
+			site := &graph.Location{Path: td.Path}
+			c.add(t.ID, graph.Symbol{}, "site:"+td.Path+":1", RoleTest, 2, fmt.Sprintf("the paired test file of %s", path.Base(t.Def.Path)), site)
+		}
+	}
+	return nil
+}
+
+// directoryNeighbours adds, for each other file in the target's directory
+// (and package), its first definition: files beside the target change
+// with it more often than any call edge says.
+func (c *collector) directoryNeighbours() error {
+	t := c.target
+	if t.Def.Path == "" || c.o.Analysis == nil {
+		return nil
+	}
+	dir := path.Dir(t.Def.Path)
+	have := map[string]bool{}
+	for _, cand := range c.cands {
+		have[cand.Location().Path] = true
+	}
+	n := 0
+	for _, p := range c.o.Analysis.DocumentsOf(c.packageOf(t.Def.Path)) {
+		if n >= maxDirNeighbours {
+			break
+		}
+		if have[p] || path.Dir(p) != dir {
+			continue
+		}
+		s, ok, err := c.firstDefinition(p)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		n++
+		role := RoleSibling
+		if c.isTestDoc(p) {
+			role = RoleTest
+		}
+		c.add("", s, "", role, 2, fmt.Sprintf("defined in %s, beside %s", path.Base(p), path.Base(t.Def.Path)), nil)
+	}
+	return nil
+}
+
+// firstDefinition returns a file's first top-level function or type.
+func (c *collector) firstDefinition(p string) (graph.Symbol, bool, error) {
+	syms, err := c.r.DocumentSymbols(c.ctx, p)
+	if err != nil {
+		return graph.Symbol{}, false, fmt.Errorf("reading symbols of %s: %w", p, err)
+	}
+	var best graph.Symbol
+	found := false
+	for _, s := range syms {
+		if !usable(s) || s.Def.Path != p || !(isCallable(s) || isType(s)) {
+			continue
+		}
+		if !found || s.Def.Range.Start.Before(best.Def.Range.Start) {
+			best, found = s, true
+		}
+	}
+	return best, found, nil
+}
+
+// coChanged adds the files that changed together with the target's in the
+// repository's history (o.History): each file's first definition, scored
+// by the coupling's weight; candidates already found in those files earn
+// the weight as a bonus (in result).
+func (c *collector) coChanged() error {
+	if c.o.History == nil || c.target.Def.Path == "" {
+		return nil
+	}
+	c.coupling = map[string]float64{}
+	have := map[string]bool{}
+	for _, cand := range c.cands {
+		have[cand.Location().Path] = true
+	}
+	for _, cp := range c.o.History.Coupled(c.target.Def.Path, maxCoChanged) {
+		c.coupling[cp.Path] = cp.Weight
+		if have[cp.Path] {
+			continue
+		}
+		s, ok, err := c.firstDefinition(cp.Path)
+		if err != nil {
+			return err
+		}
+		reason := fmt.Sprintf("changed together with %s in %d commit(s) (weight %.2f)", path.Base(c.target.Def.Path), cp.Commits, cp.Weight)
+		var cand *Candidate
+		if ok {
+			cand = c.add("", s, "", RoleCoChanged, 1, reason, nil)
+		} else {
+			if _, known, err := c.r.Document(c.ctx, cp.Path); err != nil || !known {
+				continue
+			}
+			cand = c.add("", graph.Symbol{}, "site:"+cp.Path+":1", RoleCoChanged, 1, reason, &graph.Location{Path: cp.Path})
+		}
+		if cand.Role == RoleCoChanged {
+			c.weights[cand.Key] = cp.Weight
+		}
+	}
+	return nil
+}

@@ -1,0 +1,3 @@
+module example.com/gobreak
+
+go 1.26

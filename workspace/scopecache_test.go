@@ -1,0 +1,86 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/scip"
+)
+
+// TestContextScopeComputedOncePerState: the scope analysis is computed on
+// the first context request, reused while the work tree and the store
+// stay as they were, and computed again after a manifest changes.
+func TestContextScopeComputedOncePerState(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "goapp")
+	if out, err := exec.Command("cp", "-r", filepath.Join(repoRoot(t), "testdata", "goapp"), root).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "fixture")
+	head := git("rev-parse", "HEAD")
+	dir := t.TempDir()
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scip.Import(ctx, st, f, scip.Options{Root: root, Commit: head}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	st.Close()
+	s := openSession(t, root, dir)
+	ask := func() {
+		t.Helper()
+		if _, err := s.Command(ctx, CommandContext, Call{Args: []json.RawMessage{json.RawMessage(`{"symbol":"Catalog.Save","budget":2000}`)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts := func() (int, int) {
+		s.scopes.mu.Lock()
+		defer s.scopes.mu.Unlock()
+		return s.scopes.hits, s.scopes.misses
+	}
+	ask()
+	ask()
+	if h, m := counts(); h != 1 || m != 1 {
+		t.Fatalf("two requests on one state: %d hits, %d misses; want 1 and 1", h, m)
+	}
+	gomod := filepath.Join(root, "go.mod")
+	b, err := os.ReadFile(gomod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gomod, append(b, "\n// edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ask()
+	if h, m := counts(); h != 1 || m != 2 {
+		t.Fatalf("after go.mod changed: %d hits, %d misses; want the analysis computed again", h, m)
+	}
+	ask()
+	if h, m := counts(); h != 2 || m != 2 {
+		t.Fatalf("the new state is reused: %d hits, %d misses; want 2 and 2", h, m)
+	}
+}
