@@ -352,11 +352,11 @@ func ratio(a, b int) float64 {
 type preciseIndex struct {
 	tool      string
 	documents int
-	defs      map[defKey]string // definition position → symbol
-	kind      map[string]string // callable symbols → "function" or "method"
-	refs      map[pair]bool     // definition → symbol it references
+	defs      map[defKey]string   // definition position → symbol
+	kind      map[string]string   // callable symbols → "function" or "method"
+	refs      map[pair]bool       // definition → symbol it references
 	occurs    map[defKey][]string // the global symbols a use resolves to, by position
-	calls     map[pair]bool     // the refs whose target is callable
+	calls     map[pair]bool       // the refs whose target is callable
 }
 
 // loadPrecise imports the dump into an in-memory store and reads it back.

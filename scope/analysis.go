@@ -13,6 +13,12 @@ import (
 // package and carry no package in the graph.
 const RootPackage = "(root)"
 
+// DefaultMinConfidence is the confidence an edge needs for the reference
+// it stands for to make a dependency: impact's default threshold, which
+// keeps the syntax rules that follow names and types and drops global-name
+// guesses (syntax/CALIBRATION.md).
+const DefaultMinConfidence = 0.7
+
 // Analysis joins a Workspace with a graph: every document has a package,
 // and dependencies the graph observes are added to the declared ones.
 // Observation is lazy: a package's documents are read the first time its
@@ -29,6 +35,14 @@ type Analysis struct {
 	done     map[string]bool // packages whose documents were observed
 	names    map[string]string
 	kinds    map[string]Kind
+	// conf holds, per enclosing definition, the best confidence of its
+	// edges to each target.
+	conf map[string]map[string]float64
+	// MinConfidence is the confidence below which a reference observed
+	// through a weaker edge (a name guess) makes no dependency; a reference
+	// without an edge (a precise fact) always counts. Analyze sets it to
+	// DefaultMinConfidence.
+	MinConfidence float64
 }
 
 // Analyze maps the graph's documents to workspace packages and records
@@ -47,6 +61,9 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 		done:     map[string]bool{},
 		names:    map[string]string{},
 		kinds:    map[string]Kind{},
+		conf:     map[string]map[string]float64{},
+
+		MinConfidence: DefaultMinConfidence,
 	}
 	for _, p := range ws.Packages {
 		a.kinds[p.Name] = p.Kind
@@ -106,6 +123,12 @@ func (a *Analysis) observe(ctx context.Context, from string) error {
 			if !ok || to == from {
 				continue
 			}
+			if weak, err := a.weak(ctx, o); err != nil || weak {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			m := a.observed[from]
 			if m == nil {
 				m = map[string][]Why{}
@@ -124,6 +147,29 @@ func (a *Analysis) observe(ctx context.Context, from string) error {
 	}
 	a.done[from] = true
 	return nil
+}
+
+// weak reports whether an occurrence is backed only by edges below
+// MinConfidence: its enclosing definition's edges to the symbol exist and
+// are all weaker.
+func (a *Analysis) weak(ctx context.Context, o graph.Occurrence) (bool, error) {
+	if o.Enclosing == "" {
+		return false, nil
+	}
+	best, ok := a.conf[o.Enclosing]
+	if !ok {
+		es, err := a.r.Outgoing(ctx, o.Enclosing, graph.EdgeFilter{})
+		if err != nil {
+			return false, fmt.Errorf("scope: reading edges of %s: %w", o.Enclosing, err)
+		}
+		best = map[string]float64{}
+		for _, e := range es {
+			best[e.To] = max(best[e.To], e.Confidence)
+		}
+		a.conf[o.Enclosing] = best
+	}
+	c, ok := best[o.Symbol]
+	return ok && c < a.MinConfidence, nil
 }
 
 // displayName is a symbol's display name, or the last descriptor of its id.

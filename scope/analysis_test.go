@@ -91,3 +91,43 @@ occ go:c/C(). 1:1-1:2 ref
 		t.Errorf("unknown extra package: err = %v", err)
 	}
 }
+
+// TestObservedNeedsConfidence: a reference whose edge is a name guess
+// below the threshold (a syntax unique-global-name edge) makes no
+// dependency; one whose edge is at or above it does, and so does one with
+// no edge at all.
+func TestObservedNeedsConfidence(t *testing.T) {
+	r := putDocs(t, map[string]string{
+		"a/a.go": `
+sym go:a/A(). name=A kind=function def=a/a.go@1:6-1:7
+occ go:a/A(). 1:6-1:7 def
+occ go:b/B(). 2:2-2:3 ref|call enc=go:a/A().
+occ go:c/C(). 3:2-3:3 ref|call enc=go:a/A().
+occ go:d/D(). 4:2-4:3 ref enc=go:a/A().
+edge go:a/A(). calls go:b/B(). conf=0.99 reason=syntax:inferred-type
+edge go:a/A(). calls go:c/C(). conf=0.31 reason=syntax:unique-global-name
+`,
+		"b/b.go": "sym go:b/B(). name=B kind=function def=b/b.go@1:6-1:7\nocc go:b/B(). 1:6-1:7 def\n",
+		"c/c.go": "sym go:c/C(). name=C kind=function def=c/c.go@1:6-1:7\nocc go:c/C(). 1:6-1:7 def\n",
+		"d/d.go": "sym go:d/D(). name=D kind=function def=d/d.go@1:6-1:7\nocc go:d/D(). 1:6-1:7 def\n",
+	}, map[string]string{"a/a.go": "example.com/a", "b/b.go": "example.com/b", "c/c.go": "example.com/c", "d/d.go": "example.com/d"})
+	ws, err := Discover(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Analyze(context.Background(), ws, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps, err := a.Deps(context.Background(), "example.com/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range deps {
+		got = append(got, d.To)
+	}
+	if strings.Join(got, ",") != "example.com/b,example.com/d" {
+		t.Errorf("dependencies of example.com/a = %v, want example.com/b (a 0.99 edge) and example.com/d (no edge), not example.com/c (a 0.31 guess)", got)
+	}
+}

@@ -14,7 +14,10 @@
 //
 // [Analyze] adds what the code graph observes (on demand, per package, as a
 // closure reaches it): package A depends on B when a document of A
-// references a symbol defined in a document of B. Documents
+// references a symbol defined in a document of B, unless the only edges
+// behind that reference are weaker than [Analysis].MinConfidence (a
+// syntax name guess: a `Type()` call does not make a dependency on the
+// one package that defines a method Type). Documents
 // are mapped to workspace packages by path (the package whose directory is
 // the longest prefix); documents outside every discovered package belong to
 // the package the graph records for them, so a graph without a work tree

@@ -27,7 +27,7 @@ var calibrated = map[string]map[string]float64{
 		ReasonImported:     0.98,
 		ReasonReceiver:     0.99,
 		ReasonDeclared:     0.99,
-		ReasonUniqueGlobal: 0.41,
+		ReasonUniqueGlobal: 0.33,
 		ReasonAmbiguous:    0.08,
 	},
 	"python": {
@@ -35,8 +35,8 @@ var calibrated = map[string]map[string]float64{
 		ReasonImported:     0.94,
 		ReasonReceiver:     0.99,
 		ReasonDeclared:     0.99,
-		ReasonUniqueGlobal: 0.49,
-		ReasonAmbiguous:    0.02,
+		ReasonUniqueGlobal: 0.48,
+		ReasonAmbiguous:    0.01,
 	},
 }
 

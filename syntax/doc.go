@@ -127,7 +127,7 @@
 //	syntax:ambiguous-global-name    0.3      as above with 2..8 candidates: one edge per candidate (more than 8: no edge)
 //
 // Measured, the rules that follow names and types are right 94–100% of
-// the time and the global-name guesses 2–49%: the default impact threshold
+// the time and the global-name guesses 1–48%: the default impact threshold
 // of 0.7 keeps the former and drops the latter in every language measured.
 // An edge reached through several steps (a chain, a promoted member) takes
 // the rule of its weakest step. Occurrences are recorded for

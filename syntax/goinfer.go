@@ -317,11 +317,17 @@ func goResultType(sig string, k int) (string, bool) {
 	if i < 0 {
 		return "", false
 	}
-	res := strings.Fields(sig[i+len(callMark)+1:])
-	if k >= len(res) || res[k] == "_" {
-		return "", false
+	rest := sig[i+len(callMark)+1:]
+	for {
+		res, more, found := strings.Cut(rest, " ")
+		if k == 0 {
+			return res, res != "_" && res != ""
+		}
+		if !found {
+			return "", false
+		}
+		k, rest = k-1, more
 	}
-	return res[k], true
 }
 
 // goFieldType returns the declared type of a field's Signature.
@@ -372,10 +378,10 @@ func (r *Resolver) goExprTypes(ctx context.Context, f *FileFacts, u *Use, import
 // as written gives the declared-type rule; any other, the inferred-type
 // rule, each step as strong as the weakest before it.
 func (r *Resolver) evalGoChain(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import) ([]goType, error) {
-	steps := strings.Split(u.Qualifier, ":")
+	base, rest, chained := strings.Cut(u.Qualifier, ":")
 	scratch := &resolveBuffers{}
 	var cur []goType
-	if name, k, ok := parseGoCall(steps[0]); ok {
+	if name, k, ok := parseGoCall(base); ok {
 		cu := Use{Range: u.Range, Name: name, Kind: UseBare, Call: true, Enclosing: u.Enclosing}
 		if q, n, ok := strings.Cut(name, "."); ok {
 			cu.Kind, cu.Qualifier, cu.Name = UseQualified, q, n
@@ -389,7 +395,7 @@ func (r *Resolver) evalGoChain(ctx context.Context, f *FileFacts, u *Use, import
 			return nil, err
 		}
 		for _, t := range targets {
-			s, ok := r.symbolByID([]byte(t.id), ext)
+			s, ok := r.symbolOf(t.id, ext)
 			if !ok {
 				continue
 			}
@@ -405,7 +411,7 @@ func (r *Resolver) evalGoChain(ctx context.Context, f *FileFacts, u *Use, import
 			}
 		}
 	} else {
-		wrap, te := splitWrap(steps[0])
+		wrap, te := splitWrap(base)
 		tu := Use{Range: u.Range, Name: te, Kind: UseBare, Type: true, Enclosing: u.Enclosing}
 		if q, name, ok := strings.Cut(te, "."); ok {
 			if _, imported := imports[q]; !imported {
@@ -418,7 +424,7 @@ func (r *Resolver) evalGoChain(ctx context.Context, f *FileFacts, u *Use, import
 			return nil, err
 		}
 		rule, ruleReason := ConfidenceDeclared, ReasonDeclared
-		if len(steps) > 1 {
+		if chained {
 			rule, ruleReason = ConfidenceInferred, ReasonInferred
 		}
 		for _, t := range types {
@@ -426,7 +432,9 @@ func (r *Resolver) evalGoChain(ctx context.Context, f *FileFacts, u *Use, import
 			cur = append(cur, goType{t.id, wrap, c, reason})
 		}
 	}
-	for _, step := range steps[1:] {
+	for chained && len(cur) > 0 {
+		var step string
+		step, rest, chained = strings.Cut(rest, ":")
 		var next []goType
 		for _, t := range cur {
 			if step == "[]" {
@@ -466,9 +474,7 @@ func (r *Resolver) evalGoChain(ctx context.Context, f *FileFacts, u *Use, import
 			c, reason := promotedRule(t.confidence, t.reason, promoted)
 			next = append(next, goType{id, wrap, c, reason})
 		}
-		if cur = next; len(cur) == 0 {
-			break
-		}
+		cur = next
 	}
 	return cur, nil
 }
@@ -484,7 +490,8 @@ func (r *Resolver) goMember(ctx context.Context, typeID, name string, depth int)
 	if err != nil {
 		return nil, false, err
 	}
-	if s, ok := r.symbolByID([]byte(typeID+"."+name), ext); ok {
+	var key [128]byte
+	if s, ok := r.symbolByID(memberID(key[:0], typeID, name), ext); ok {
 		return s, false, nil
 	}
 	if depth >= maxEmbedDepth {
@@ -495,7 +502,7 @@ func (r *Resolver) goMember(ctx context.Context, typeID, name string, depth int)
 	if err != nil {
 		return nil, false, err
 	}
-	ts, ok := r.symbolByID([]byte(typeID), tsyms)
+	ts, ok := r.symbolOf(typeID, tsyms)
 	if !ok {
 		return nil, false, nil
 	}
@@ -503,7 +510,9 @@ func (r *Resolver) goMember(ctx context.Context, typeID, name string, depth int)
 	if !ok {
 		return nil, false, nil
 	}
-	for _, e := range strings.Fields(embedded) {
+	for embedded != "" {
+		var e string
+		e, embedded, _ = strings.Cut(embedded, " ")
 		id, wrap, ok := qualifiedGoType(e)
 		if !ok || wrap != "" || id == typeID {
 			continue
@@ -540,6 +549,19 @@ func (r *Resolver) resolveGoTyped(ctx context.Context, f *FileFacts, u *Use, imp
 		}
 	}
 	return out, nil
+}
+
+// symbolOf is symbolByID for an id held as a string.
+func (r *Resolver) symbolOf(id string, ext []graph.Symbol) (*graph.Symbol, bool) {
+	if i, ok := r.local.byID[id]; ok {
+		return r.local.syms[i], true
+	}
+	for k := range ext {
+		if ext[k].ID == id {
+			return &ext[k], true
+		}
+	}
+	return nil, false
 }
 
 func containsTarget(ts []target, id string) bool {

@@ -36,6 +36,25 @@ func indexedReader(t *testing.T, root string) *graph.Reader {
 	return r
 }
 
+// resolveAlone extracts one file of an indexed tree and resolves it alone
+// against the graph of the tree, as the live layer re-extracts a document.
+func resolveAlone(t *testing.T, root, path string, src []byte) []graph.DocumentFacts {
+	t.Helper()
+	ctx := context.Background()
+	r := indexedReader(t, root)
+	x := NewExtractor(Options{Root: root})
+	defer x.Close()
+	ff, err := x.File(ctx, path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := Resolve(ctx, []*FileFacts{ff}, ReaderLookup{Reader: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return alone
+}
+
 func extractTree(t *testing.T, root string) ([]*FileFacts, []graph.DocumentFacts) {
 	t.Helper()
 	ctx := context.Background()

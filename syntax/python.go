@@ -10,6 +10,11 @@ import (
 type pyState struct {
 	imports map[string]Import // by local name (dotted for `import a.b`)
 	self    string
+	// fields holds the types (as written) of the file's instance fields
+	// by their symbol (self.f = C(…), self.f: T, f: T in the class body),
+	// results the return annotations of its top-level functions by name:
+	// self.f.m() and x = g(); x.m() read them (declared above their use).
+	fields, results map[string]string
 }
 
 func (w *walker) extractPython(root *node) {
@@ -18,7 +23,7 @@ func (w *walker) extractPython(root *node) {
 	w.modDesc = module + ":"
 	w.ff.Document.Package = pkg
 	w.ff.module = module
-	st := &pyState{imports: map[string]Import{}, self: packageID("python", module)}
+	st := &pyState{imports: map[string]Import{}, self: packageID("python", module), fields: map[string]string{}, results: map[string]string{}}
 	display := module
 	if i := strings.LastIndexByte(module, '.'); i >= 0 {
 		display = module[i+1:]
@@ -204,6 +209,9 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 			return true, w.push(scope{sym: sym, fn: true, typ: typ, recv: recv})
 		}
 		sym := w.define(fn, fn, "function", name, n, "")
+		if rt := w.pyTypeExpr(n.ChildByFieldName("return_type")); rt != "" {
+			st.results[fn] = rt
+		}
 		return true, w.push(scope{sym: sym, fn: true})
 
 	case "parameters", "lambda_parameters":
@@ -222,21 +230,19 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 		}
 		switch {
 		case w.inFunction():
+			typ := w.pyTypeExpr(n.ChildByFieldName("type"))
+			if r := n.ChildByFieldName("right"); typ == "" && r != nil {
+				typ = w.pyValueType(st, r)
+			}
 			if w.typ(left) == "attribute" {
 				if leave, ok := w.pySelfField(left); ok {
+					if typ != "" {
+						st.fields[w.enclosing()] = typ
+					}
 					return true, leave
 				}
 			}
 			if w.typ(left) == "identifier" {
-				typ := w.pyTypeExpr(n.ChildByFieldName("type"))
-				if r := n.ChildByFieldName("right"); typ == "" && r != nil && w.typ(r) == "call" {
-					// x = Name(…) with a capitalised Name: by convention a class.
-					if fn := r.ChildByFieldName("function"); fn != nil {
-						if name := w.pyTypeExpr(fn); name != "" && isCapitalized(name[strings.LastIndexByte(name, '.')+1:]) {
-							typ = name
-						}
-					}
-				}
 				w.bindLocalTyped(left, typ)
 				return true, nil
 			}
@@ -244,12 +250,16 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 			return true, nil
 		case w.inClassBody():
 			typ, _ := w.innerType()
+			ft := w.pyTypeExpr(n.ChildByFieldName("type"))
 			var first string
 			for _, id := range w.pyTargets(left) {
 				f := w.text(id)
 				s := w.define(w.typeNameOf(typ)+"."+f, f, "field", id, n, typ)
 				if first == "" {
 					first = s
+				}
+				if ft != "" {
+					st.fields[s] = ft
 				}
 			}
 			return true, w.push(scope{sym: first})
@@ -316,6 +326,10 @@ func (w *walker) visitPython(st *pyState, n *node) (bool, func()) {
 			return false, nil // a field definition (self.x = …) was recorded already
 		}
 		call := w.callee.has(attr.StartByte())
+		if ft := w.pySelfFieldType(st, obj); ft != "" { // self.f.m
+			w.use(attr, UseTyped, ft, call, false)
+			return true, nil
+		}
 		if w.typ(obj) == "identifier" {
 			if typ, recv := w.innerType(); recv != "" && w.text(obj) == recv {
 				w.use(attr, UseMember, typ, call, false)
@@ -486,6 +500,43 @@ func (w *walker) pyTypeExpr(t *node) string {
 		}
 	}
 	return ""
+}
+
+// pyValueType returns the type (as written) of a value a name is bound
+// to: Name(…) with a capitalised Name (by convention a class), a call of
+// a top-level function of the file with a return annotation, self.f with
+// a typed field f; "" for any other value.
+func (w *walker) pyValueType(st *pyState, v *node) string {
+	switch w.typ(v) {
+	case "call":
+		fn := v.ChildByFieldName("function")
+		if fn == nil {
+			return ""
+		}
+		if name := w.pyTypeExpr(fn); name != "" && isCapitalized(name[strings.LastIndexByte(name, '.')+1:]) {
+			return name
+		}
+		if w.typ(fn) == "identifier" && !w.isLocal(w.text(fn)) {
+			return st.results[w.text(fn)]
+		}
+	case "attribute":
+		return w.pySelfFieldType(st, v)
+	}
+	return ""
+}
+
+// pySelfFieldType returns the type of f in self.f (n), when the class
+// gives f one.
+func (w *walker) pySelfFieldType(st *pyState, n *node) string {
+	if w.typ(n) != "attribute" {
+		return ""
+	}
+	obj, attr := n.ChildByFieldName("object"), n.ChildByFieldName("attribute")
+	typ, recv := w.innerType()
+	if obj == nil || attr == nil || recv == "" || w.typ(obj) != "identifier" || w.text(obj) != recv {
+		return ""
+	}
+	return st.fields[typ+"."+w.text(attr)]
 }
 
 func isCapitalized(s string) bool {

@@ -17,6 +17,12 @@ type tsState struct {
 	// defaults are the names the module exports as its default export, in
 	// source order, each with its Signature marker.
 	defaults []tsDefault
+	// fields holds the declared types (as written) of the file's class
+	// fields by their symbol, results those of the file's top-level
+	// functions' return annotations by name: `this.f.m()` and
+	// `const x = g(); x.m()` read them (a field or function declared above
+	// its use).
+	fields, results map[string]string
 }
 
 // tsDefault is a top-level name a module exports as its default export.
@@ -37,7 +43,7 @@ func (w *walker) extractTS(root *node) {
 	w.modDesc = strings.TrimPrefix(strings.TrimPrefix(module, pkg), "/") + ":"
 	w.ff.Document.Package = pkg
 	w.ff.module = stripExt(w.ff.Document.Path)
-	st := &tsState{imports: map[string]Import{}, self: packageID(w.lang, module)}
+	st := &tsState{imports: map[string]Import{}, self: packageID(w.lang, module), fields: map[string]string{}, results: map[string]string{}}
 	w.ff.self = st.self
 	w.defineModule(st.self, path.Base(module), root)
 	w.walk(root, func(n *node) (bool, func()) { return w.visitTS(st, n) })
@@ -187,6 +193,9 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		}
 		fn := w.text(name)
 		sym := w.define(fn, fn, "function", name, n, "")
+		if rt := w.tsTypeExpr(n.ChildByFieldName("return_type")); rt != "" {
+			st.results[fn] = rt
+		}
 		return true, w.push(scope{sym: sym, fn: true})
 
 	case "class_declaration", "abstract_class_declaration", "interface_declaration":
@@ -243,6 +252,9 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		}
 		f := w.text(name)
 		sym := w.define(w.typeNameOf(typ)+"."+f, f, "field", name, n, typ)
+		if ft := w.tsTypeExpr(n.ChildByFieldName("type")); ft != "" {
+			st.fields[sym] = ft
+		}
 		return true, w.push(scope{sym: sym})
 
 	case "required_parameter", "optional_parameter":
@@ -254,7 +266,10 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		if n.NamedChildCount() > 0 && w.typ(n.NamedChild(0)) == "accessibility_modifier" && w.typ(pat) == "identifier" {
 			if typ, _ := w.innerType(); typ != "" {
 				f := w.text(pat)
-				w.define(w.typeNameOf(typ)+"."+f, f, "field", pat, n, typ)
+				sym := w.define(w.typeNameOf(typ)+"."+f, f, "field", pat, n, typ)
+				if ft := w.tsTypeExpr(n.ChildByFieldName("type")); ft != "" {
+					st.fields[sym] = ft
+				}
 			}
 		}
 		if w.typ(pat) == "identifier" {
@@ -292,8 +307,8 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 		}
 		if w.inFunction() && w.typ(name) == "identifier" {
 			typ := w.tsTypeExpr(n.ChildByFieldName("type"))
-			if v := n.ChildByFieldName("value"); typ == "" && v != nil && w.typ(v) == "new_expression" {
-				typ = w.tsTypeExpr(v.ChildByFieldName("constructor"))
+			if v := n.ChildByFieldName("value"); typ == "" && v != nil {
+				typ = w.tsValueType(st, v)
 			}
 			w.bindLocalTyped(name, typ)
 			return true, nil
@@ -361,6 +376,12 @@ func (w *walker) visitTS(st *tsState, n *node) (bool, func()) {
 			if typ, _ := w.innerType(); typ != "" {
 				w.use(prop, UseMember, typ, call, false)
 				return false, nil
+			}
+		case "member_expression":
+			// this.f.m where the class declares f with a type.
+			if ft := w.tsThisFieldType(st, obj); ft != "" {
+				w.use(prop, UseTyped, ft, call, false)
+				return true, nil
 			}
 		case "identifier":
 			q := w.text(obj)
@@ -485,6 +506,41 @@ func (w *walker) bindPattern(n *node) {
 			w.bindPattern(c)
 		}
 	}
+}
+
+// tsValueType returns the type of a value a local is initialized with,
+// as written: new C(…), a call of a top-level function of the file with a
+// return annotation, this.f for a typed field f; "" for any other value.
+func (w *walker) tsValueType(st *tsState, v *node) string {
+	switch w.typ(v) {
+	case "new_expression":
+		return w.tsTypeExpr(v.ChildByFieldName("constructor"))
+	case "await_expression":
+		if v.NamedChildCount() == 1 {
+			return w.tsValueType(st, v.NamedChild(0))
+		}
+	case "call_expression":
+		if fn := v.ChildByFieldName("function"); fn != nil && w.typ(fn) == "identifier" && !w.isLocal(w.text(fn)) {
+			return st.results[w.text(fn)]
+		}
+	case "member_expression":
+		return w.tsThisFieldType(st, v)
+	}
+	return ""
+}
+
+// tsThisFieldType returns the declared type of f in this.f, when the
+// enclosing class declares f with a type.
+func (w *walker) tsThisFieldType(st *tsState, n *node) string {
+	obj, prop := n.ChildByFieldName("object"), n.ChildByFieldName("property")
+	if obj == nil || prop == nil || w.typ(obj) != "this" {
+		return ""
+	}
+	typ, _ := w.innerType()
+	if typ == "" {
+		return ""
+	}
+	return st.fields[typ+"."+w.text(prop)]
 }
 
 // tsTypeExpr returns a declared type as the resolver reads it: "T" or

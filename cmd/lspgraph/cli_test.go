@@ -32,6 +32,9 @@ func TestCLIConventions(t *testing.T) {
 		{args: []string{"impact", "--depth", "0", "Save"}, code: 2, stderrLine: "--depth must be at least 1"},
 		{args: []string{"impact", "--store", file, "Save"}, code: 2, stderrLine: "is a file, not a store directory"},
 		{args: []string{"index", "--store", file, "."}, code: 2, stderrLine: "is a file, not a store directory"},
+		{args: []string{"bench", "calibrate", "x.scip"}, code: 2, stderrLine: "want --root DIR and one dump file"},
+		{args: []string{"bench", "calibrate", "--root", file, "x.scip"}, code: 1, stderrLine: "is not a directory"},
+		{args: []string{"bench", "calibrate", "--root", ".", "missing.scip"}, code: 1, stderrLine: "calibrate: opening the dump"},
 	} {
 		code, out, errs := runCLI(t, tc.args...)
 		if code != tc.code {

@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -134,18 +133,7 @@ func TestGoInference(t *testing.T) {
 
 	// The same facts when app.go is re-extracted alone against the graph:
 	// the declared types come from the symbols' Signatures in the store.
-	ctx := context.Background()
-	r := indexedReader(t, root)
-	x := NewExtractor(Options{Root: root})
-	defer x.Close()
-	ff, err := x.File(ctx, "app/app.go", []byte(goInferenceFiles["app/app.go"]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	alone, err := Resolve(ctx, []*FileFacts{ff}, ReaderLookup{Reader: r})
-	if err != nil {
-		t.Fatal(err)
-	}
+	alone := resolveAlone(t, root, "app/app.go", []byte(goInferenceFiles["app/app.go"]))
 	if got := edgesFrom(alone, "syntax go example.com/m/app Use", "syntax go example.com/m/"); !slices.Equal(got, want) {
 		t.Errorf("edges from Use, re-extracted alone:\n got %q\nwant %q", got, want)
 	}
@@ -189,4 +177,93 @@ func edgesFrom(docs []graph.DocumentFacts, from, prefix string) []string {
 	}
 	slices.Sort(got)
 	return got
+}
+
+// TestTypeScriptInference checks the TypeScript receivers whose types the
+// walk reads from declarations of the same file: this.f with a typed field
+// (declared or a constructor parameter property), a local from a
+// function's return annotation, a local from this.f.
+func TestTypeScriptInference(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"package.json": `{"name": "app"}`,
+		"src/store.ts": "export class Store {\n  get(): number { return 1; }\n}\n\nexport class Cache {\n  clear(): void {}\n}\n",
+		"src/app.ts": `import { Store, Cache } from "./store";
+
+function open(): Store {
+  return new Store();
+}
+
+export class App {
+  cache: Cache = new Cache();
+  constructor(private store: Store) {}
+  run(): void {
+    this.store.get();
+    this.cache.clear();
+    const s = open();
+    s.get();
+    const c = this.cache;
+    c.clear();
+  }
+}
+`,
+	})
+	_, docs := extractTree(t, root)
+	checkEdgesFrom(t, docs, "syntax typescript app src/app:App.run", "syntax typescript app ", []string{
+		"calls src/app:open 0.99 syntax:same-file",
+		"calls src/store:Cache.clear 0.99 syntax:declared-type",
+		"calls src/store:Store.get 0.99 syntax:declared-type",
+		"references src/app:App.cache 0.99 syntax:receiver-type",
+		"references src/app:App.store 0.99 syntax:receiver-type",
+	})
+}
+
+// TestPythonInference checks the Python receivers whose types the walk
+// reads from the same file: self.f assigned a constructor call in
+// __init__ or annotated in the class body, and a local from a top-level
+// function's return annotation.
+func TestPythonInference(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"pyproject.toml": "[project]\nname = \"app\"\n",
+		"app/store.py":   "class Store:\n    def get(self):\n        return 1\n\n\nclass Cache:\n    def clear(self):\n        pass\n",
+		"app/main.py": `from app.store import Store, Cache
+
+
+def open_store() -> Store:
+    return Store()
+
+
+class App:
+    cache: Cache
+
+    def __init__(self):
+        self.store = Store()
+
+    def run(self):
+        self.store.get()
+        self.cache.clear()
+        s = open_store()
+        s.get()
+        c = self.store
+        c.get()
+`,
+	})
+	_, docs := extractTree(t, root)
+	checkEdgesFrom(t, docs, "syntax python app app.main:App.run", "syntax python app ", []string{
+		"calls app.main:open_store 0.99 syntax:same-file",
+		"calls app.store:Cache.clear 0.99 syntax:declared-type",
+		"calls app.store:Store.get 0.99 syntax:declared-type",
+		"references app.main:App.cache 0.99 syntax:receiver-type",
+		"references app.main:App.store 0.99 syntax:receiver-type",
+	})
+}
+
+// checkEdgesFrom compares the call and reference edges from one symbol
+// with want (as edgesFrom writes them).
+func checkEdgesFrom(t *testing.T, docs []graph.DocumentFacts, from, prefix string, want []string) {
+	t.Helper()
+	if got := edgesFrom(docs, from, prefix); !slices.Equal(got, want) {
+		t.Errorf("edges from %s:\n got %q\nwant %q", from, got, want)
+	}
 }
