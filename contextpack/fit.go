@@ -1,6 +1,7 @@
 package contextpack
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -69,7 +70,7 @@ func fit(p *Pack, entries []*entry, oos []OutOfScope, oosCount int) error {
 		q := &priced{e: e, cur: len(e.forms)}
 		capBody(e, cap, pt)
 		for i := 1; i < len(e.forms); i++ {
-			e.forms[i].note = joinNotes(e.forms[i].note, fmt.Sprintf("%s cut to %s for the budget", e.forms[0].show, e.forms[i].show))
+			e.forms[i].note = joinNotes(e.forms[i].note, fmt.Sprintf("%s cut to %s for the budget", e.forms[0].show, cmp.Or(e.forms[i].show, "location")))
 		}
 		for _, f := range e.forms {
 			it := e.item

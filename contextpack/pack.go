@@ -40,15 +40,14 @@ type Item struct {
 	Name string `json:"name"`
 	Kind string `json:"kind,omitempty"`
 	Line int    `json:"line"` // 1-based
-	Col  int    `json:"col"`  // 1-based, UTF-8 bytes
 	// SiteLine is the 1-based line where the relation shows (a call
 	// site), when it is not the definition's.
 	SiteLine int     `json:"site,omitempty"`
 	Reason   string  `json:"reason"`
 	Score    float64 `json:"score"`
 	// Show is how much of the source is shown: body, excerpt, doc,
-	// signature, site or location (no text).
-	Show  string `json:"show"`
+	// signature, site, line; empty for the location alone (no text).
+	Show  string `json:"show,omitempty"`
 	Start int    `json:"start,omitempty"` // 1-based line of Text's first line
 	Text  string `json:"text,omitempty"`
 	// Note says why the text is less than the whole definition, or absent.
@@ -57,8 +56,8 @@ type Item struct {
 	Path string `json:"-"`
 }
 
-// Location is the item's place, PATH:LINE:COL.
-func (it *Item) Location() string { return fmt.Sprintf("%s:%d:%d", it.Path, it.Line, it.Col) }
+// Location is the item's place, PATH:LINE.
+func (it *Item) Location() string { return fmt.Sprintf("%s:%d", it.Path, it.Line) }
 
 // File groups the items of one document, so that its path is written once.
 type File struct {
@@ -267,8 +266,8 @@ func newEntry(c *ranking.Candidate, src Source, texts map[string]textResult, tar
 	loc := c.Location()
 	it := Item{
 		Role: string(c.Role), Name: c.Name(), Kind: c.Symbol.Kind,
-		Line: int(loc.Range.Start.Line) + 1, Col: int(loc.Range.Start.Col) + 1,
-		Reason: c.Reason, Score: math.Round(c.Score*1000) / 1000, Path: loc.Path,
+		Line:   int(loc.Range.Start.Line) + 1,
+		Reason: c.Reason, Score: math.Round(c.Score*100) / 100, Path: loc.Path,
 	}
 	if c.Site != nil && c.Site.Path == loc.Path && c.Site.Range.Start.Line != loc.Range.Start.Line {
 		it.SiteLine = int(c.Site.Range.Start.Line) + 1

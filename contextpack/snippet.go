@@ -18,7 +18,7 @@ const (
 	SnippetSignature = "signature" // the first line(s) of the definition, plus the lines around the relevant site
 	SnippetSite      = "site"      // the lines around a site that belongs to no definition
 	SnippetLine      = "line"      // a site's line alone
-	SnippetLocation  = "location"  // no text: the place alone
+	SnippetLocation  = ""          // no text: the place alone
 )
 
 // Snippet is source text shown for an item.

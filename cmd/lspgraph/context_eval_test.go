@@ -154,6 +154,9 @@ func TestContextHistoryEval(t *testing.T) {
 					for _, it := range p.Items() {
 						shown = append(shown, shownItem{it.Path, it.Name})
 					}
+					if dir := os.Getenv("LSPGRAPH_EVAL_RENDER_DIR"); dir != "" && m == "pack" {
+						renderFormats(t, ctx, r, a, seed.sym, o, filepath.Join(dir, fmt.Sprintf("%s-%d", c.commit[:12], b)))
+					}
 				case "scip-neighbours":
 					shown = neighboursBaseline(ctx, t, r, root, seed.sym, b)
 				case "own-file":
@@ -515,4 +518,24 @@ func ownFileBaseline(ctx context.Context, t *testing.T, r *graph.Reader, root st
 	}
 	sort.SliceStable(syms, func(i, j int) bool { return dist(syms[i]) < dist(syms[j]) })
 	return fillBaseline(root, append([]graph.Symbol{target}, syms...), budget)
+}
+
+// renderFormats writes the pack in every format to PREFIX.FORMAT with its
+// estimate on the first line of PREFIX.tokens, for measuring the estimate
+// against a real tokenizer.
+func renderFormats(t *testing.T, ctx context.Context, r *graph.Reader, a *scope.Analysis, sym graph.Symbol, o contextpack.Options, prefix string) {
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []contextpack.Format{contextpack.FormatJSON, contextpack.FormatJSONPretty, contextpack.FormatMarkdown, contextpack.FormatText} {
+		o.Format = f
+		p, err := contextpack.Build(ctx, r, a, sym, o)
+		if err != nil {
+			continue
+		}
+		out := p.Render()
+		if err := os.WriteFile(prefix+"."+string(f), []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
