@@ -20,7 +20,7 @@ func formValue(show string) float64 {
 	case SnippetSignature, SnippetLine:
 		return 0.5
 	}
-	return 0.25 // location
+	return 0.3 // location
 }
 
 // itemCap is the most one item's text may take of the budget: a 700-line

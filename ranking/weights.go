@@ -112,6 +112,6 @@ const (
 	maxLinked         = 48  // candidates whose edges are read for it (in collection order)
 	maxFileNeighbours = 24  // definitions of the target's file, nearest first
 	maxPairedTests    = 8   // tests taken from one paired test file
-	maxDirNeighbours  = 16  // files of the target's directory
-	maxCoChanged      = 24  // files coupled with the target's in the history
+	maxDirNeighbours  = 24  // files of the target's directory
+	maxCoChanged      = 48  // files coupled with the target's in the history
 )

@@ -123,6 +123,7 @@ func TestContextHistoryEval(t *testing.T) {
 		}
 	}
 	var lines []string
+	var where struct{ total, shown, cut int }
 	n := 0
 	for _, c := range cases {
 		if n >= maxCases {
@@ -136,6 +137,23 @@ func TestContextHistoryEval(t *testing.T) {
 		hist, err := history.Load(ctx, root, c.parent, history.Options{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Where the truth goes: shown in the 8k pack, ranked but cut, or
+		// never a candidate (in scope or out).
+		start := a.PackageOfDocument(seed.sym.Def.Path)
+		cl, err := a.For(ctx, start, scope.Spec{Closure: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ranking.Rank(ctx, r, seed.sym, ranking.Options{Analysis: a, Scope: cl, History: hist})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranked := map[string]bool{}
+		for _, cs := range [][]ranking.Candidate{res.Items, res.OutOfScope} {
+			for i := range cs {
+				ranked[cs[i].Location().Path] = true
+			}
 		}
 		row := fmt.Sprintf("%s seed %s %s truth %d files %d funcs:", c.commit[:12], seed.fn.path, seed.fn.name, len(c.truthFiles(seed.fn)), len(c.truthFuncs(seed.fn)))
 		for _, b := range budgets {
@@ -163,6 +181,30 @@ func TestContextHistoryEval(t *testing.T) {
 					shown = ownFileBaseline(ctx, t, r, root, seed.sym, b)
 				}
 				fr, fn := c.recall(seed.fn, shown)
+				if b == 8000 && m == "pack" {
+					inPack := map[string]bool{}
+					for _, it := range shown {
+						inPack[it.path] = true
+					}
+					coupled := map[string]int{}
+					for i, cp := range hist.Coupled(seed.fn.path, 1000) {
+						coupled[cp.Path] = i + 1
+					}
+					for _, f := range c.truthFiles(seed.fn) {
+						where.total++
+						switch {
+						case inPack[f]:
+							where.shown++
+						case ranked[f]:
+							where.cut++
+						default:
+							if os.Getenv("LSPGRAPH_EVAL_DEBUG") != "" {
+								_, inGraph, _ := r.Document(ctx, f)
+								t.Logf("missed %s (seed %s): coupling rank %d, same dir %v, in graph %v", f, seed.fn.path, coupled[f], filepath.Dir(f) == filepath.Dir(seed.fn.path), inGraph)
+							}
+						}
+					}
+				}
 				sum[m][b].files += fr
 				sum[m][b].funcs += fn
 				if b == 8000 {
@@ -188,6 +230,8 @@ func TestContextHistoryEval(t *testing.T) {
 			fmt.Fprintf(&b, "%-16s %8d %14.3f %14.3f\n", m, bud, s.files/float64(n), s.funcs/float64(n))
 		}
 	}
+	fmt.Fprintf(&b, "\n# Truth files at 8000 tokens (pack): %d in all; %.1f%% shown, %.1f%% ranked but cut for the budget, %.1f%% never candidates.\n",
+		where.total, pct(where.shown, where.total), pct(where.cut, where.total), pct(where.total-where.shown-where.cut, where.total))
 	b.WriteString("\n# Per case at 8000 tokens: file/function recall of each method.\n")
 	for _, l := range lines {
 		b.WriteString(l + "\n")
@@ -539,3 +583,5 @@ func renderFormats(t *testing.T, ctx context.Context, r *graph.Reader, a *scope.
 		}
 	}
 }
+
+func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
