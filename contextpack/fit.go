@@ -14,13 +14,13 @@ func formValue(show string) float64 {
 	case SnippetBody, SnippetSite:
 		return 1
 	case SnippetExcerpt:
-		return 0.7
+		return 0.75
 	case SnippetDoc:
-		return 0.6
+		return 0.65
 	case SnippetSignature, SnippetLine:
-		return 0.5
+		return 0.55
 	}
-	return 0.3 // location
+	return 0.45 // location
 }
 
 // itemCap is the most one item's text may take of the budget: a 700-line

@@ -255,8 +255,9 @@ func (c *collector) coChanged() error {
 		return nil
 	}
 	// Scaled to the strongest tie: the file that most often changed with
-	// the target's weighs like a direct caller.
-	top := coupled[0].Weight
+	// the target's weighs like a direct caller, unless even that tie is
+	// weak (under a quarter of the target file's commits).
+	top := max(coupled[0].Weight, minTopCoupling)
 	for _, cp := range coupled {
 		w := cp.Weight / top
 		c.coupling[cp.Path] = w

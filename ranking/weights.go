@@ -79,6 +79,7 @@ const (
 	sameDirWeight     = 0.12 // in the target's directory
 	samePackageWeight = 0.05 // in the target's package, another directory
 	coChangeWeight    = 0.4  // times the coupling of the candidate's file
+	minTopCoupling    = 0.25 // couplings are scaled to the strongest, or to this when it is weaker
 )
 
 const (
