@@ -239,8 +239,9 @@ func displayName(s graph.Symbol) string {
 }
 
 type textResult struct {
-	text []byte
-	err  error
+	text  []byte
+	lines []string // split once per document
+	err   error
 }
 
 // form is one way to show an item, from richest to poorest.
@@ -285,7 +286,10 @@ func newEntry(c *ranking.Candidate, src Source, texts map[string]textResult, tar
 	tr, ok := texts[loc.Path]
 	if !ok {
 		b, err := src.Read(loc.Path)
-		tr = textResult{b, err}
+		tr = textResult{text: b, err: err}
+		if err == nil {
+			tr.lines = lines(b)
+		}
 		texts[loc.Path] = tr
 	}
 	if tr.err != nil {
@@ -298,9 +302,9 @@ func newEntry(c *ranking.Candidate, src Source, texts map[string]textResult, tar
 	}
 	var cs cuts
 	if c.Symbol.Def.Path != "" {
-		cs = cutDefinition(tr.text, loc.Path, c.Symbol.Def, c.Symbol.DefExtent, c.Site)
+		cs = cutDefinition(tr.lines, loc.Path, c.Symbol.Def, c.Symbol.DefExtent, c.Site)
 	} else {
-		cs = cutSite(tr.text, loc)
+		cs = cutSite(tr.lines, loc)
 	}
 	for _, s := range []*Snippet{cs.body, cs.doc, cs.signature} {
 		if s != nil {

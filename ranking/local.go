@@ -218,8 +218,13 @@ func (c *collector) directoryNeighbours() error {
 	return nil
 }
 
-// firstDefinition returns a file's first top-level function or type.
+// firstDefinition returns a file's first top-level function or type:
+// from the scope analysis, which recorded it, else from the file's symbols.
 func (c *collector) firstDefinition(p string) (graph.Symbol, bool, error) {
+	if c.o.Analysis != nil {
+		s, ok := c.o.Analysis.FirstDefinition(p)
+		return s, ok, nil
+	}
 	syms, err := c.r.DocumentSymbols(c.ctx, p)
 	if err != nil {
 		return graph.Symbol{}, false, fmt.Errorf("reading symbols of %s: %w", p, err)
