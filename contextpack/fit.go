@@ -48,13 +48,15 @@ func (q *priced) value(i int) float64 {
 // fit chooses, for each ranked entry, the form to show (or none) so that
 // the rendered pack stays within p.Budget, preferring what is worth most
 // per token, then fills the manifest with what room is left.
-func fit(p *Pack, entries []*entry, oos []OutOfScope, oosCount int) error {
+// unpriced counts the ranked candidates not considered (below the best
+// maxConsidered), dropped for the budget all the same.
+func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int) error {
 	pt := partsOf(p.Format)
 	budget := p.Budget
 	// The frame is priced with the counts at their largest, so that the
 	// digits can only shrink.
 	p.Tokens = budget
-	p.Omitted = Omissions{BudgetCount: len(entries), Downgraded: len(entries), OutOfScopeCount: oosCount}
+	p.Omitted = Omissions{BudgetCount: len(entries) + unpriced, Downgraded: len(entries), OutOfScopeCount: oosCount}
 	frame := Tokens(pt.frame(p))
 	if frame > budget && p.Freshness != nil {
 		trimFreshness(p)
@@ -149,6 +151,7 @@ func fit(p *Pack, entries []*entry, oos []OutOfScope, oosCount int) error {
 		}
 	}
 	assemble(p, ps)
+	p.Omitted.BudgetCount += unpriced
 	p.Omitted.Budget, p.Omitted.OutOfScope = nil, nil
 	// The manifest names what room is left for: out-of-scope packages
 	// first (a whole package the reader may not know of), then the best

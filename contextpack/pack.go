@@ -187,11 +187,14 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 		Freshness: o.Freshness,
 	}
 	texts := map[string]textResult{}
-	cands := make([]*entry, 0, len(res.Items))
-	for i := range res.Items {
+	// Candidates far down the ranking cannot fit the budget: they are
+	// counted as dropped without reading their source.
+	n := min(len(res.Items), maxConsidered(budget))
+	cands := make([]*entry, 0, n)
+	for i := range res.Items[:n] {
 		cands = append(cands, newEntry(&res.Items[i], o.Source, texts, start))
 	}
-	if err := fit(p, cands, outOfScope(res.OutOfScope), len(res.OutOfScope)); err != nil {
+	if err := fit(p, cands, len(res.Items)-n, outOfScope(res.OutOfScope), len(res.OutOfScope)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -220,6 +223,10 @@ func named(s graph.Symbol, src Source) graph.Symbol {
 	}
 	return s
 }
+
+// maxConsidered bounds the candidates priced for a budget: more than a
+// location each could take.
+func maxConsidered(budget int) int { return max(60, budget/40) }
 
 func specString(s scope.Spec) string {
 	if !s.Repo && !s.Closure && len(s.Packages) == 0 {
