@@ -32,6 +32,9 @@ type Options struct {
 	// History, when set, adds the files and functions that changed
 	// together with the target's in the repository's history.
 	History ranking.History
+	// Without turns ranking signals off (ranking.Options.Without), to
+	// measure what each adds.
+	Without []string
 }
 
 // Item is one piece of evidence. Its path is its File's.
@@ -172,7 +175,7 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}
-	res, err := ranking.Rank(ctx, r, target, ranking.Options{Analysis: a, Scope: cl, MinConfidence: o.MinConfidence, History: o.History})
+	res, err := ranking.Rank(ctx, r, target, ranking.Options{Analysis: a, Scope: cl, MinConfidence: o.MinConfidence, History: o.History, Without: o.Without})
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}

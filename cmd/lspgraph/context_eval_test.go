@@ -113,7 +113,7 @@ func TestContextHistoryEval(t *testing.T) {
 	}
 
 	budgets := []int{2000, 4000, 8000, 16000}
-	methods := []string{"pack", "pack-no-history", "scip-neighbours", "own-file"}
+	methods := []string{"pack", "pack-no-history", "pack-no-locality", "pack-no-neighbours", "pack-no-tests", "scip-neighbours", "own-file"}
 	type tally struct{ files, funcs float64 }
 	sum := map[string]map[int]*tally{}
 	for _, m := range methods {
@@ -160,10 +160,13 @@ func TestContextHistoryEval(t *testing.T) {
 			for _, m := range methods {
 				var shown []shownItem
 				switch m {
-				case "pack", "pack-no-history":
+				case "pack", "pack-no-history", "pack-no-locality", "pack-no-neighbours", "pack-no-tests":
 					o := contextpack.Options{Budget: b, Format: contextpack.FormatJSON, Source: contextpack.Source{Root: root}}
-					if m == "pack" {
+					if m != "pack-no-history" {
 						o.History = hist
+					}
+					if w, ok := strings.CutPrefix(m, "pack-no-"); ok && w != "history" {
+						o.Without = []string{w}
 					}
 					p, err := contextpack.Build(ctx, r, a, seed.sym, o)
 					if err != nil {
@@ -222,6 +225,8 @@ func TestContextHistoryEval(t *testing.T) {
 	b.WriteString("# each with one changed function as the seed and the rest of the commit as the truth, built at\n")
 	b.WriteString("# the commit's parent (--history-rev PARENT) on the graph of pebble-go.scip. Recall is the mean\n")
 	b.WriteString("# over cases of the share of truth files (other than the seed's) and truth functions shown.\n")
+	b.WriteString("# pack-no-X turns one signal off (history; locality; neighbours: the file's definitions and the\n")
+	b.WriteString("# directory's files; tests: tests of callees and paired test files) to show what it adds.\n")
 	b.WriteString("# Regenerate: see TestContextHistoryEval in cmd/lspgraph/context_eval_test.go.\n\n")
 	fmt.Fprintf(&b, "%-16s %8s %14s %14s\n", "method", "budget", "file recall", "func recall")
 	for _, m := range methods {
