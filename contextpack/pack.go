@@ -169,7 +169,9 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 	if !o.Scope.Repo && !o.Scope.Closure && len(o.Scope.Packages) == 0 {
 		o.Scope.Closure = true // the zero Spec means the default, the closure
 	}
-	target = named(target, o.Source)
+	src := o.Source.open()
+	defer src.Close()
+	target = named(target, src)
 	start := a.PackageOfDocument(target.Def.Path)
 	cl, err := a.For(ctx, start, o.Scope)
 	if err != nil {
@@ -195,7 +197,7 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 	n := min(len(res.Items), maxConsidered(budget))
 	cands := make([]*entry, 0, n)
 	for i := range res.Items[:n] {
-		cands = append(cands, newEntry(&res.Items[i], o.Source, texts, start))
+		cands = append(cands, newEntry(&res.Items[i], src, texts, start))
 	}
 	if err := fit(p, cands, len(res.Items)-n, outOfScope(res.OutOfScope), len(res.OutOfScope)); err != nil {
 		return nil, err
@@ -205,7 +207,7 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 
 // named gives a document-local symbol ("local 4 src/a.ts", which indexers
 // leave unnamed) the name its definition spells in the source.
-func named(s graph.Symbol, src Source) graph.Symbol {
+func named(s graph.Symbol, src *docReader) graph.Symbol {
 	if s.DisplayName != "" || !strings.HasPrefix(s.ID, "local ") || s.Def.Path == "" {
 		return s
 	}
@@ -273,7 +275,7 @@ type entry struct {
 
 // newEntry converts a candidate and lists its forms: body, doc,
 // signature, location (or site lines for a place with no definition).
-func newEntry(c *ranking.Candidate, src Source, texts map[string]textResult, targetPkg string) *entry {
+func newEntry(c *ranking.Candidate, src *docReader, texts map[string]textResult, targetPkg string) *entry {
 	loc := c.Location()
 	it := Item{
 		Role: string(c.Role), Name: c.Name(), Kind: c.Symbol.Kind,
