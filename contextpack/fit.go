@@ -1,6 +1,7 @@
 package contextpack
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,13 +14,13 @@ func formValue(show string) float64 {
 	case SnippetBody, SnippetSite:
 		return 1
 	case SnippetExcerpt:
-		return 0.7
+		return 0.75
 	case SnippetDoc:
-		return 0.6
+		return 0.65
 	case SnippetSignature, SnippetLine:
-		return 0.5
+		return 0.55
 	}
-	return 0.25 // location
+	return 0.45 // location
 }
 
 // itemCap is the most one item's text may take of the budget: a 700-line
@@ -47,13 +48,15 @@ func (q *priced) value(i int) float64 {
 // fit chooses, for each ranked entry, the form to show (or none) so that
 // the rendered pack stays within p.Budget, preferring what is worth most
 // per token, then fills the manifest with what room is left.
-func fit(p *Pack, entries []*entry, oos []OutOfScope, oosCount int) error {
+// unpriced counts the ranked candidates not considered (below the best
+// maxConsidered), dropped for the budget all the same.
+func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int) error {
 	pt := partsOf(p.Format)
 	budget := p.Budget
 	// The frame is priced with the counts at their largest, so that the
 	// digits can only shrink.
 	p.Tokens = budget
-	p.Omitted = Omissions{BudgetCount: len(entries), Downgraded: len(entries), OutOfScopeCount: oosCount}
+	p.Omitted = Omissions{BudgetCount: len(entries) + unpriced, Downgraded: len(entries), OutOfScopeCount: oosCount}
 	frame := Tokens(pt.frame(p))
 	if frame > budget && p.Freshness != nil {
 		trimFreshness(p)
@@ -69,7 +72,7 @@ func fit(p *Pack, entries []*entry, oos []OutOfScope, oosCount int) error {
 		q := &priced{e: e, cur: len(e.forms)}
 		capBody(e, cap, pt)
 		for i := 1; i < len(e.forms); i++ {
-			e.forms[i].note = joinNotes(e.forms[i].note, fmt.Sprintf("%s cut to %s for the budget", e.forms[0].show, e.forms[i].show))
+			e.forms[i].note = joinNotes(e.forms[i].note, fmt.Sprintf("%s cut to %s for the budget", e.forms[0].show, cmp.Or(e.forms[i].show, "location")))
 		}
 		for _, f := range e.forms {
 			it := e.item
@@ -148,6 +151,7 @@ func fit(p *Pack, entries []*entry, oos []OutOfScope, oosCount int) error {
 		}
 	}
 	assemble(p, ps)
+	p.Omitted.BudgetCount += unpriced
 	p.Omitted.Budget, p.Omitted.OutOfScope = nil, nil
 	// The manifest names what room is left for: out-of-scope packages
 	// first (a whole package the reader may not know of), then the best

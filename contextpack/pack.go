@@ -32,6 +32,9 @@ type Options struct {
 	// History, when set, adds the files and functions that changed
 	// together with the target's in the repository's history.
 	History ranking.History
+	// Without turns ranking signals off (ranking.Options.Without), to
+	// measure what each adds.
+	Without []string
 }
 
 // Item is one piece of evidence. Its path is its File's.
@@ -40,15 +43,14 @@ type Item struct {
 	Name string `json:"name"`
 	Kind string `json:"kind,omitempty"`
 	Line int    `json:"line"` // 1-based
-	Col  int    `json:"col"`  // 1-based, UTF-8 bytes
 	// SiteLine is the 1-based line where the relation shows (a call
 	// site), when it is not the definition's.
 	SiteLine int     `json:"site,omitempty"`
 	Reason   string  `json:"reason"`
 	Score    float64 `json:"score"`
 	// Show is how much of the source is shown: body, excerpt, doc,
-	// signature, site or location (no text).
-	Show  string `json:"show"`
+	// signature, site, line; empty for the location alone (no text).
+	Show  string `json:"show,omitempty"`
 	Start int    `json:"start,omitempty"` // 1-based line of Text's first line
 	Text  string `json:"text,omitempty"`
 	// Note says why the text is less than the whole definition, or absent.
@@ -57,8 +59,8 @@ type Item struct {
 	Path string `json:"-"`
 }
 
-// Location is the item's place, PATH:LINE:COL.
-func (it *Item) Location() string { return fmt.Sprintf("%s:%d:%d", it.Path, it.Line, it.Col) }
+// Location is the item's place, PATH:LINE.
+func (it *Item) Location() string { return fmt.Sprintf("%s:%d", it.Path, it.Line) }
 
 // File groups the items of one document, so that its path is written once.
 type File struct {
@@ -167,13 +169,15 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 	if !o.Scope.Repo && !o.Scope.Closure && len(o.Scope.Packages) == 0 {
 		o.Scope.Closure = true // the zero Spec means the default, the closure
 	}
-	target = named(target, o.Source)
+	src := o.Source.open()
+	defer src.Close()
+	target = named(target, src)
 	start := a.PackageOfDocument(target.Def.Path)
 	cl, err := a.For(ctx, start, o.Scope)
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}
-	res, err := ranking.Rank(ctx, r, target, ranking.Options{Analysis: a, Scope: cl, MinConfidence: o.MinConfidence, History: o.History})
+	res, err := ranking.Rank(ctx, r, target, ranking.Options{Analysis: a, Scope: cl, MinConfidence: o.MinConfidence, History: o.History, Without: o.Without})
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}
@@ -188,11 +192,14 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 		Freshness: o.Freshness,
 	}
 	texts := map[string]textResult{}
-	cands := make([]*entry, 0, len(res.Items))
-	for i := range res.Items {
-		cands = append(cands, newEntry(&res.Items[i], o.Source, texts, start))
+	// Candidates far down the ranking cannot fit the budget: they are
+	// counted as dropped without reading their source.
+	n := min(len(res.Items), maxConsidered(budget))
+	cands := make([]*entry, 0, n)
+	for i := range res.Items[:n] {
+		cands = append(cands, newEntry(&res.Items[i], src, texts, start))
 	}
-	if err := fit(p, cands, outOfScope(res.OutOfScope), len(res.OutOfScope)); err != nil {
+	if err := fit(p, cands, len(res.Items)-n, outOfScope(res.OutOfScope), len(res.OutOfScope)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -200,7 +207,7 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 
 // named gives a document-local symbol ("local 4 src/a.ts", which indexers
 // leave unnamed) the name its definition spells in the source.
-func named(s graph.Symbol, src Source) graph.Symbol {
+func named(s graph.Symbol, src *docReader) graph.Symbol {
 	if s.DisplayName != "" || !strings.HasPrefix(s.ID, "local ") || s.Def.Path == "" {
 		return s
 	}
@@ -222,6 +229,10 @@ func named(s graph.Symbol, src Source) graph.Symbol {
 	return s
 }
 
+// maxConsidered bounds the candidates priced for a budget: more than a
+// location each could take.
+func maxConsidered(budget int) int { return max(60, budget/40) }
+
 func specString(s scope.Spec) string {
 	if !s.Repo && !s.Closure && len(s.Packages) == 0 {
 		return "closure"
@@ -240,8 +251,9 @@ func displayName(s graph.Symbol) string {
 }
 
 type textResult struct {
-	text []byte
-	err  error
+	text  []byte
+	lines []string // split once per document
+	err   error
 }
 
 // form is one way to show an item, from richest to poorest.
@@ -263,12 +275,12 @@ type entry struct {
 
 // newEntry converts a candidate and lists its forms: body, doc,
 // signature, location (or site lines for a place with no definition).
-func newEntry(c *ranking.Candidate, src Source, texts map[string]textResult, targetPkg string) *entry {
+func newEntry(c *ranking.Candidate, src *docReader, texts map[string]textResult, targetPkg string) *entry {
 	loc := c.Location()
 	it := Item{
 		Role: string(c.Role), Name: c.Name(), Kind: c.Symbol.Kind,
-		Line: int(loc.Range.Start.Line) + 1, Col: int(loc.Range.Start.Col) + 1,
-		Reason: c.Reason, Score: math.Round(c.Score*1000) / 1000, Path: loc.Path,
+		Line:   int(loc.Range.Start.Line) + 1,
+		Reason: c.Reason, Score: math.Round(c.Score*100) / 100, Path: loc.Path,
 	}
 	if c.Site != nil && c.Site.Path == loc.Path && c.Site.Range.Start.Line != loc.Range.Start.Line {
 		it.SiteLine = int(c.Site.Range.Start.Line) + 1
@@ -286,7 +298,10 @@ func newEntry(c *ranking.Candidate, src Source, texts map[string]textResult, tar
 	tr, ok := texts[loc.Path]
 	if !ok {
 		b, err := src.Read(loc.Path)
-		tr = textResult{b, err}
+		tr = textResult{text: b, err: err}
+		if err == nil {
+			tr.lines = lines(b)
+		}
 		texts[loc.Path] = tr
 	}
 	if tr.err != nil {
@@ -299,9 +314,9 @@ func newEntry(c *ranking.Candidate, src Source, texts map[string]textResult, tar
 	}
 	var cs cuts
 	if c.Symbol.Def.Path != "" {
-		cs = cutDefinition(tr.text, loc.Path, c.Symbol.Def, c.Symbol.DefExtent, c.Site)
+		cs = cutDefinition(tr.lines, loc.Path, c.Symbol.Def, c.Symbol.DefExtent, c.Site)
 	} else {
-		cs = cutSite(tr.text, loc)
+		cs = cutSite(tr.lines, loc)
 	}
 	for _, s := range []*Snippet{cs.body, cs.doc, cs.signature} {
 		if s != nil {

@@ -1,6 +1,7 @@
 package contextpack
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -162,7 +163,7 @@ func (markdownParts) fileHead(f *File) string {
 
 func (markdownParts) item(it *Item, lang string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n### %s `%s` :%d\n\n%s. Score %.3f.", it.Role, it.Name, it.Line, upperFirst(it.Reason), it.Score)
+	fmt.Fprintf(&b, "\n### %s `%s` :%d\n\n%s. Score %.2f.", it.Role, it.Name, it.Line, upperFirst(it.Reason), it.Score)
 	if it.Note != "" {
 		fmt.Fprintf(&b, " (%s)", it.Note)
 	}
@@ -175,7 +176,7 @@ func (markdownParts) item(it *Item, lang string) string {
 }
 
 func (markdownParts) dropped(d *Dropped) string {
-	return fmt.Sprintf("  - %s `%s` at %s (score %.3f)\n", d.Role, d.Name, d.At, d.Score)
+	return fmt.Sprintf("  - %s `%s` at %s (score %.2f)\n", d.Role, d.Name, d.At, d.Score)
 }
 
 func (markdownParts) outOfScope(o *OutOfScope) string {
@@ -290,7 +291,7 @@ func (textParts) fileHead(f *File) string {
 
 func (textParts) item(it *Item, _ string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n-- %s %s :%d  score %.3f  [%s]\n   %s\n", it.Role, it.Name, it.Line, it.Score, it.Show, it.Reason)
+	fmt.Fprintf(&b, "\n-- %s %s :%d  score %.2f  [%s]\n   %s\n", it.Role, it.Name, it.Line, it.Score, cmp.Or(it.Show, "location"), it.Reason)
 	if it.Note != "" {
 		fmt.Fprintf(&b, "   (%s)\n", it.Note)
 	}
@@ -299,7 +300,7 @@ func (textParts) item(it *Item, _ string) string {
 }
 
 func (textParts) dropped(d *Dropped) string {
-	return fmt.Sprintf("  %s %s %s  score %.3f\n", d.Role, d.Name, d.At, d.Score)
+	return fmt.Sprintf("  %s %s %s  score %.2f\n", d.Role, d.Name, d.At, d.Score)
 }
 
 func (textParts) outOfScope(o *OutOfScope) string {

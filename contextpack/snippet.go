@@ -18,7 +18,7 @@ const (
 	SnippetSignature = "signature" // the first line(s) of the definition, plus the lines around the relevant site
 	SnippetSite      = "site"      // the lines around a site that belongs to no definition
 	SnippetLine      = "line"      // a site's line alone
-	SnippetLocation  = "location"  // no text: the place alone
+	SnippetLocation  = ""          // no text: the place alone
 )
 
 // Snippet is source text shown for an item.
@@ -239,9 +239,8 @@ type cuts struct {
 // cutDefinition computes the body and signature snippets of a definition;
 // site (may be nil) is the place the item is relevant for, shown inside the
 // signature snippet when it lies in the body.
-func cutDefinition(text []byte, p string, def graph.Location, extent textpos.Range, site *graph.Location) cuts {
+func cutDefinition(ls []string, p string, def graph.Location, extent textpos.Range, site *graph.Location) cuts {
 	lang := Language(p)
-	ls := lines(text)
 	sp, ok := extentLines(ls, lang, def, extent)
 	if !ok {
 		return cuts{}
@@ -278,8 +277,7 @@ func cutDefinition(text []byte, p string, def graph.Location, extent textpos.Ran
 }
 
 // cutSite computes the snippet of a site that belongs to no definition.
-func cutSite(text []byte, site graph.Location) cuts {
-	ls := lines(text)
+func cutSite(ls []string, site graph.Location) cuts {
 	l := int(site.Range.Start.Line)
 	if l >= len(ls) {
 		return cuts{}

@@ -29,7 +29,7 @@ func Sum(xs []int) int {
 const Version = "v1"
 `
 	site := loc("p.go", 9) // total += x
-	c := cutDefinition([]byte(goSrc), "p.go", loc("p.go", 4), textpos.Range{}, &site)
+	c := cutDefinition(lines([]byte(goSrc)), "p.go", loc("p.go", 4), textpos.Range{}, &site)
 	wantBody := "// Sum adds.\n// It ignores \"{\" in strings.\nfunc Sum(xs []int) int {\n\ts := \"{\"\n\t_ = s\n\ttotal := 0\n\tfor _, x := range xs {\n\t\ttotal += x\n\t}\n\treturn total\n}\n"
 	if c.body == nil || c.body.Text != wantBody || c.body.StartLine != 3 || c.body.Language != "go" {
 		t.Errorf("body = %+v\nwant text %q from line 3", c.body, wantBody)
@@ -38,7 +38,7 @@ const Version = "v1"
 	if c.signature == nil || c.signature.Text != wantSig || c.signature.StartLine != 5 {
 		t.Errorf("signature = %+v\nwant %q", c.signature, wantSig)
 	}
-	one := cutDefinition([]byte(goSrc), "p.go", loc("p.go", 14), textpos.Range{}, nil)
+	one := cutDefinition(lines([]byte(goSrc)), "p.go", loc("p.go", 14), textpos.Range{}, nil)
 	if one.body == nil || one.body.Text != "const Version = \"v1\"\n" || one.signature != nil {
 		t.Errorf("one-line definition = %+v / %+v; want the line as body and no signature form", one.body, one.signature)
 	}
@@ -58,11 +58,11 @@ def quote(unit_cents: int,
     total = unit_cents * qty
     return total
 `
-	c := cutDefinition([]byte(py), "p.py", loc("p.py", 3), textpos.Range{}, nil)
+	c := cutDefinition(lines([]byte(py)), "p.py", loc("p.py", 3), textpos.Range{}, nil)
 	if c.body == nil || c.body.Text != "    def apply(self, cents: int) -> int:\n        \"\"\"Return the price.\"\"\"\n        return cents\n" {
 		t.Errorf("method body = %+v", c.body)
 	}
-	q := cutDefinition([]byte(py), "p.py", loc("p.py", 8), textpos.Range{}, nil)
+	q := cutDefinition(lines([]byte(py)), "p.py", loc("p.py", 8), textpos.Range{}, nil)
 	if q.body == nil || q.body.StartLine != 9 || q.body.Text != "def quote(unit_cents: int,\n          qty: int) -> int:\n    total = unit_cents * qty\n    return total\n" {
 		t.Errorf("function body = %+v", q.body)
 	}
@@ -74,13 +74,13 @@ def quote(unit_cents: int,
 func TestCutDefinitionUsesExtent(t *testing.T) {
 	src := "a\nb\nc\nd\ne\n"
 	ext := textpos.Range{Start: textpos.Position{Line: 1}, End: textpos.Position{Line: 3, Col: 0}}
-	c := cutDefinition([]byte(src), "x.txt", loc("x.txt", 1), ext, nil)
+	c := cutDefinition(lines([]byte(src)), "x.txt", loc("x.txt", 1), ext, nil)
 	if c.body == nil || c.body.Text != "b\nc\n" {
 		t.Errorf("body from extent = %+v; want lines 2-3 (an extent ending at column 0 excludes its last line)", c.body)
 	}
 	// An extent past the end of the text (a stale graph) falls back to the text.
 	stale := textpos.Range{Start: textpos.Position{Line: 1}, End: textpos.Position{Line: 40}}
-	if c := cutDefinition([]byte(src), "x.txt", loc("x.txt", 1), stale, nil); c.body == nil || c.body.Text != "b\n" {
+	if c := cutDefinition(lines([]byte(src)), "x.txt", loc("x.txt", 1), stale, nil); c.body == nil || c.body.Text != "b\n" {
 		t.Errorf("body from a stale extent = %+v", c.body)
 	}
 }

@@ -47,6 +47,34 @@ func checkRel(p string) error {
 // Read returns the text of a root-relative document path. Errors wrap
 // ErrEscapes or ErrAbsent.
 func (s Source) Read(p string) ([]byte, error) {
+	return s.read(p, nil)
+}
+
+// docReader reads many documents of one Source through one opened root.
+type docReader struct {
+	src Source
+	fs  *rootfs.Root // nil: no work tree, or it could not be opened
+}
+
+func (s Source) open() *docReader {
+	d := &docReader{src: s}
+	if s.Root != "" {
+		d.fs, _ = rootfs.Open(s.Root) // a failure shows on each read
+	}
+	return d
+}
+
+func (d *docReader) Read(p string) ([]byte, error) { return d.src.read(p, d.fs) }
+
+func (d *docReader) Close() {
+	if d.fs != nil {
+		d.fs.Close()
+	}
+}
+
+// read is Read through fsys when it is open, else through a root opened
+// for the one read.
+func (s Source) read(p string, fsys *rootfs.Root) ([]byte, error) {
 	if err := checkRel(p); err != nil {
 		return nil, err
 	}
@@ -60,11 +88,13 @@ func (s Source) Read(p string) ([]byte, error) {
 	}
 	// The root refuses a symbolic link out of it (without saying where it
 	// leads) and anything but a regular file.
-	fsys, err := rootfs.Open(s.Root)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrAbsent, err)
+	if fsys == nil {
+		var err error
+		if fsys, err = rootfs.Open(s.Root); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrAbsent, err)
+		}
+		defer fsys.Close()
 	}
-	defer fsys.Close()
 	b, err := fsys.ReadFile(p)
 	switch {
 	case errors.Is(err, rootfs.ErrOutside):

@@ -218,8 +218,13 @@ func (c *collector) directoryNeighbours() error {
 	return nil
 }
 
-// firstDefinition returns a file's first top-level function or type.
+// firstDefinition returns a file's first top-level function or type:
+// from the scope analysis, which recorded it, else from the file's symbols.
 func (c *collector) firstDefinition(p string) (graph.Symbol, bool, error) {
+	if c.o.Analysis != nil {
+		s, ok := c.o.Analysis.FirstDefinition(p)
+		return s, ok, nil
+	}
 	syms, err := c.r.DocumentSymbols(c.ctx, p)
 	if err != nil {
 		return graph.Symbol{}, false, fmt.Errorf("reading symbols of %s: %w", p, err)
@@ -239,8 +244,8 @@ func (c *collector) firstDefinition(p string) (graph.Symbol, bool, error) {
 
 // coChanged adds the files that changed together with the target's in the
 // repository's history (o.History): each file's first definition, scored
-// by the coupling's weight; candidates already found in those files earn
-// the weight as a bonus (in result).
+// by the coupling's weight relative to the strongest; candidates already
+// found in those files earn that weight as a bonus (in result).
 func (c *collector) coChanged() error {
 	if c.o.History == nil || c.target.Def.Path == "" {
 		return nil
@@ -250,8 +255,17 @@ func (c *collector) coChanged() error {
 	for _, cand := range c.cands {
 		have[cand.Location().Path] = true
 	}
-	for _, cp := range c.o.History.Coupled(c.target.Def.Path, maxCoChanged) {
-		c.coupling[cp.Path] = cp.Weight
+	coupled := c.o.History.Coupled(c.target.Def.Path, maxCoChanged)
+	if len(coupled) == 0 {
+		return nil
+	}
+	// Scaled to the strongest tie: the file that most often changed with
+	// the target's weighs like a direct caller, unless even that tie is
+	// weak (under a quarter of the target file's commits).
+	top := max(coupled[0].Weight, minTopCoupling)
+	for _, cp := range coupled {
+		w := cp.Weight / top
+		c.coupling[cp.Path] = w
 		if have[cp.Path] {
 			continue
 		}
@@ -270,7 +284,7 @@ func (c *collector) coChanged() error {
 			cand = c.add("", graph.Symbol{}, "site:"+cp.Path+":1", RoleCoChanged, 1, reason, &graph.Location{Path: cp.Path})
 		}
 		if cand.Role == RoleCoChanged {
-			c.weights[cand.Key] = cp.Weight
+			c.weights[cand.Key] = w
 		}
 	}
 	return nil

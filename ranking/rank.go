@@ -64,6 +64,20 @@ type Options struct {
 	// History, when set, adds files that changed together with the
 	// target's (evolutionary coupling).
 	History History
+	// Without turns signals off, to measure what each adds: "locality"
+	// (the score's locality terms), "neighbours" (the target file's
+	// definitions and its directory's files), "tests" (the tests of
+	// callees and the paired test files).
+	Without []string
+}
+
+func (o Options) without(signal string) bool {
+	for _, s := range o.Without {
+		if s == signal {
+			return true
+		}
+	}
+	return false
 }
 
 // Result is the ranked neighbourhood of a target.
@@ -92,7 +106,18 @@ func Rank(ctx context.Context, r *graph.Reader, target graph.Symbol, o Options) 
 	def.Package = c.packageOf(def.Location().Path)
 	c.cands[target.ID] = def
 	c.order = append(c.order, target.ID)
-	steps := []func() error{c.implementations, c.callers, c.callees, c.typeEdges, c.containment, c.fileNeighbours, c.secondHop, c.tests, c.calleeTests, c.pairedTests, c.directoryNeighbours, c.coChanged, c.namesakes, c.linkCandidates}
+	steps := []func() error{c.implementations, c.callers, c.callees, c.typeEdges, c.containment}
+	if !o.without("neighbours") {
+		steps = append(steps, c.fileNeighbours)
+	}
+	steps = append(steps, c.secondHop, c.tests)
+	if !o.without("tests") {
+		steps = append(steps, c.calleeTests, c.pairedTests)
+	}
+	if !o.without("neighbours") {
+		steps = append(steps, c.directoryNeighbours)
+	}
+	steps = append(steps, c.coChanged, c.namesakes, c.linkCandidates)
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("ranking: %s: %w", target.ID, err)
@@ -879,7 +904,10 @@ func (c *collector) result() *Result {
 			cand.Score += centralityWeight * ppr[k] / maxP
 		}
 		if k != c.target.ID {
-			cand.Score += c.locality(cand) + coChangeWeight*c.coupling[cand.Location().Path]
+			cand.Score += coChangeWeight * c.coupling[cand.Location().Path]
+			if !c.o.without("locality") {
+				cand.Score += c.locality(cand)
+			}
 		}
 		cand.Score = math.Round(cand.Score*1e6) / 1e6
 		if c.inScope(cand) {

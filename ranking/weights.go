@@ -79,6 +79,7 @@ const (
 	sameDirWeight     = 0.12 // in the target's directory
 	samePackageWeight = 0.05 // in the target's package, another directory
 	coChangeWeight    = 0.4  // times the coupling of the candidate's file
+	minTopCoupling    = 0.25 // couplings are scaled to the strongest, or to this when it is weaker
 )
 
 const (
@@ -112,6 +113,6 @@ const (
 	maxLinked         = 48  // candidates whose edges are read for it (in collection order)
 	maxFileNeighbours = 24  // definitions of the target's file, nearest first
 	maxPairedTests    = 8   // tests taken from one paired test file
-	maxDirNeighbours  = 16  // files of the target's directory
-	maxCoChanged      = 24  // files coupled with the target's in the history
+	maxDirNeighbours  = 24  // files of the target's directory
+	maxCoChanged      = 48  // files coupled with the target's in the history
 )

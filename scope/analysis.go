@@ -43,6 +43,7 @@ type Analysis struct {
 	// without an edge (a precise fact) always counts. Analyze sets it to
 	// DefaultMinConfidence.
 	MinConfidence float64
+	firstDef      map[string]graph.Symbol // document -> its first function or type
 }
 
 // Analyze maps the graph's documents to workspace packages and records
@@ -64,6 +65,7 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 		conf:     map[string]map[string]float64{},
 
 		MinConfidence: DefaultMinConfidence,
+		firstDef:      map[string]graph.Symbol{},
 	}
 	for _, p := range ws.Packages {
 		a.kinds[p.Name] = p.Kind
@@ -92,6 +94,11 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 			// describe symbols it merely references (external ones).
 			if s.External || s.Def.Path != p {
 				continue
+			}
+			if lead(s) {
+				if cur, ok := a.firstDef[p]; !ok || s.Def.Range.Start.Before(cur.Def.Range.Start) {
+					a.firstDef[p] = s
+				}
 			}
 			if _, ok := a.defPkg[s.ID]; !ok {
 				a.defPkg[s.ID] = a.docPkg[p]
@@ -454,3 +461,24 @@ func (a *Analysis) DocumentsOf(name string) []string {
 // version (one that shows the same facts), for an analysis kept across
 // requests: the one it was built with may be closed by then.
 func (a *Analysis) UseReader(r *graph.Reader) { a.r = r }
+
+// lead reports a symbol that can stand for its document: a function,
+// method or type (not a local).
+func lead(s graph.Symbol) bool {
+	if strings.HasPrefix(s.ID, "local ") {
+		return false
+	}
+	switch s.Kind {
+	case "function", "method", "type", "struct", "interface", "class", "enum", "trait", "type-alias", "typealias":
+		return true
+	}
+	return false
+}
+
+// FirstDefinition returns a document's first function, method or type,
+// recorded while analysing (so that a file can be named by what it
+// defines without reading it again).
+func (a *Analysis) FirstDefinition(path string) (graph.Symbol, bool) {
+	s, ok := a.firstDef[path]
+	return s, ok
+}

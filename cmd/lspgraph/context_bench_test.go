@@ -61,7 +61,7 @@ func benchTargets(b *testing.B, r *graph.Reader, n int) []graph.Symbol {
 	return out
 }
 
-// BenchmarkContext builds context packs (default budget, closure scope) for
+// BenchmarkContext builds context packs (8000 tokens, closure scope) for
 // 100 targets and reports the latency percentiles of one pack. The scope
 // analysis of the graph (done once per reader, as a long-lived host would
 // cache it) is reported apart. On the corpus graph there is no work tree,
@@ -83,7 +83,14 @@ func BenchmarkContext(b *testing.B) {
 			var r *graph.Reader
 			var root string
 			if gc.corpus {
-				root = b.TempDir() // no sources: snippets degrade to locations
+				// Without the sources snippets degrade to locations;
+				// LSPGRAPH_PEBBLE_SRC names a checkout of the dump's commit
+				// (f82e3ff74d10) to read them from.
+				root = os.Getenv("LSPGRAPH_PEBBLE_SRC")
+				opts := scip.Options{Root: root}
+				if root == "" {
+					root = b.TempDir()
+				}
 				dir := filepath.Join(b.TempDir(), "store")
 				st, err := graph.Open(dir, graph.Options{})
 				if err != nil {
@@ -94,7 +101,7 @@ func BenchmarkContext(b *testing.B) {
 					b.Fatal(err)
 				}
 				start := time.Now()
-				if _, err := scip.Import(ctx, st, f, scip.Options{}); err != nil {
+				if _, err := scip.Import(ctx, st, f, opts); err != nil {
 					b.Fatal(err)
 				}
 				f.Close()

@@ -113,7 +113,7 @@ func TestContextHistoryEval(t *testing.T) {
 	}
 
 	budgets := []int{2000, 4000, 8000, 16000}
-	methods := []string{"pack", "pack-no-history", "scip-neighbours", "own-file"}
+	methods := []string{"pack", "pack-no-history", "pack-no-locality", "pack-no-neighbours", "pack-no-tests", "scip-neighbours", "own-file"}
 	type tally struct{ files, funcs float64 }
 	sum := map[string]map[int]*tally{}
 	for _, m := range methods {
@@ -123,6 +123,7 @@ func TestContextHistoryEval(t *testing.T) {
 		}
 	}
 	var lines []string
+	var where struct{ total, shown, cut int }
 	n := 0
 	for _, c := range cases {
 		if n >= maxCases {
@@ -137,15 +138,35 @@ func TestContextHistoryEval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Where the truth goes: shown in the 8k pack, ranked but cut, or
+		// never a candidate (in scope or out).
+		start := a.PackageOfDocument(seed.sym.Def.Path)
+		cl, err := a.For(ctx, start, scope.Spec{Closure: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ranking.Rank(ctx, r, seed.sym, ranking.Options{Analysis: a, Scope: cl, History: hist})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranked := map[string]bool{}
+		for _, cs := range [][]ranking.Candidate{res.Items, res.OutOfScope} {
+			for i := range cs {
+				ranked[cs[i].Location().Path] = true
+			}
+		}
 		row := fmt.Sprintf("%s seed %s %s truth %d files %d funcs:", c.commit[:12], seed.fn.path, seed.fn.name, len(c.truthFiles(seed.fn)), len(c.truthFuncs(seed.fn)))
 		for _, b := range budgets {
 			for _, m := range methods {
 				var shown []shownItem
 				switch m {
-				case "pack", "pack-no-history":
+				case "pack", "pack-no-history", "pack-no-locality", "pack-no-neighbours", "pack-no-tests":
 					o := contextpack.Options{Budget: b, Format: contextpack.FormatJSON, Source: contextpack.Source{Root: root}}
-					if m == "pack" {
+					if m != "pack-no-history" {
 						o.History = hist
+					}
+					if w, ok := strings.CutPrefix(m, "pack-no-"); ok && w != "history" {
+						o.Without = []string{w}
 					}
 					p, err := contextpack.Build(ctx, r, a, seed.sym, o)
 					if err != nil {
@@ -154,12 +175,39 @@ func TestContextHistoryEval(t *testing.T) {
 					for _, it := range p.Items() {
 						shown = append(shown, shownItem{it.Path, it.Name})
 					}
+					if dir := os.Getenv("LSPGRAPH_EVAL_RENDER_DIR"); dir != "" && m == "pack" {
+						renderFormats(t, ctx, r, a, seed.sym, o, filepath.Join(dir, fmt.Sprintf("%s-%d", c.commit[:12], b)))
+					}
 				case "scip-neighbours":
 					shown = neighboursBaseline(ctx, t, r, root, seed.sym, b)
 				case "own-file":
 					shown = ownFileBaseline(ctx, t, r, root, seed.sym, b)
 				}
 				fr, fn := c.recall(seed.fn, shown)
+				if b == 8000 && m == "pack" {
+					inPack := map[string]bool{}
+					for _, it := range shown {
+						inPack[it.path] = true
+					}
+					coupled := map[string]int{}
+					for i, cp := range hist.Coupled(seed.fn.path, 1000) {
+						coupled[cp.Path] = i + 1
+					}
+					for _, f := range c.truthFiles(seed.fn) {
+						where.total++
+						switch {
+						case inPack[f]:
+							where.shown++
+						case ranked[f]:
+							where.cut++
+						default:
+							if os.Getenv("LSPGRAPH_EVAL_DEBUG") != "" {
+								_, inGraph, _ := r.Document(ctx, f)
+								t.Logf("missed %s (seed %s): coupling rank %d, same dir %v, in graph %v", f, seed.fn.path, coupled[f], filepath.Dir(f) == filepath.Dir(seed.fn.path), inGraph)
+							}
+						}
+					}
+				}
 				sum[m][b].files += fr
 				sum[m][b].funcs += fn
 				if b == 8000 {
@@ -177,6 +225,8 @@ func TestContextHistoryEval(t *testing.T) {
 	b.WriteString("# each with one changed function as the seed and the rest of the commit as the truth, built at\n")
 	b.WriteString("# the commit's parent (--history-rev PARENT) on the graph of pebble-go.scip. Recall is the mean\n")
 	b.WriteString("# over cases of the share of truth files (other than the seed's) and truth functions shown.\n")
+	b.WriteString("# pack-no-X turns one signal off (history; locality; neighbours: the file's definitions and the\n")
+	b.WriteString("# directory's files; tests: tests of callees and paired test files) to show what it adds.\n")
 	b.WriteString("# Regenerate: see TestContextHistoryEval in cmd/lspgraph/context_eval_test.go.\n\n")
 	fmt.Fprintf(&b, "%-16s %8s %14s %14s\n", "method", "budget", "file recall", "func recall")
 	for _, m := range methods {
@@ -185,6 +235,8 @@ func TestContextHistoryEval(t *testing.T) {
 			fmt.Fprintf(&b, "%-16s %8d %14.3f %14.3f\n", m, bud, s.files/float64(n), s.funcs/float64(n))
 		}
 	}
+	fmt.Fprintf(&b, "\n# Truth files at 8000 tokens (pack): %d in all; %.1f%% shown, %.1f%% ranked but cut for the budget, %.1f%% never candidates.\n",
+		where.total, pct(where.shown, where.total), pct(where.cut, where.total), pct(where.total-where.shown-where.cut, where.total))
 	b.WriteString("\n# Per case at 8000 tokens: file/function recall of each method.\n")
 	for _, l := range lines {
 		b.WriteString(l + "\n")
@@ -516,3 +568,25 @@ func ownFileBaseline(ctx context.Context, t *testing.T, r *graph.Reader, root st
 	sort.SliceStable(syms, func(i, j int) bool { return dist(syms[i]) < dist(syms[j]) })
 	return fillBaseline(root, append([]graph.Symbol{target}, syms...), budget)
 }
+
+// renderFormats writes the pack in every format to PREFIX.FORMAT with its
+// estimate on the first line of PREFIX.tokens, for measuring the estimate
+// against a real tokenizer.
+func renderFormats(t *testing.T, ctx context.Context, r *graph.Reader, a *scope.Analysis, sym graph.Symbol, o contextpack.Options, prefix string) {
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []contextpack.Format{contextpack.FormatJSON, contextpack.FormatJSONPretty, contextpack.FormatMarkdown, contextpack.FormatText} {
+		o.Format = f
+		p, err := contextpack.Build(ctx, r, a, sym, o)
+		if err != nil {
+			continue
+		}
+		out := p.Render()
+		if err := os.WriteFile(prefix+"."+string(f), []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }

@@ -120,7 +120,8 @@ func itemsUnder(p *contextpack.Pack, dir string) []string {
 // pack for a symbol in the dependent package holds the function it calls in
 // its dependency and nothing from the unrelated package with a look-alike,
 // which is named in the manifest instead; with --scope repo the look-alike
-// is included, as a namesake.
+// is included, as a namesake. History is off: the fixtures share this
+// repository's history, whose commits tie their files together.
 func TestContextLookAlikes(t *testing.T) {
 	for _, tc := range []struct {
 		name, dump, fixture, target string
@@ -137,7 +138,7 @@ func TestContextLookAlikes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, root := contextStoreDir(t, tc.dump, tc.fixture)
-			p := contextJSON(t, "--store", dir, "--root", root, tc.target)
+			p := contextJSON(t, "--store", dir, "--root", root, "--history-rev", "none", tc.target)
 			if len(p.Files) == 0 || p.Files[0].Items[0].Role != "definition" || p.Files[0].Items[0].Text == "" {
 				t.Fatalf("first item = %+v; want the definition with its body", p.Files)
 			}
@@ -163,7 +164,7 @@ func TestContextLookAlikes(t *testing.T) {
 				}
 			}
 
-			repo := contextJSON(t, "--store", dir, "--root", root, "--scope", "repo", tc.target)
+			repo := contextJSON(t, "--store", dir, "--root", root, "--scope", "repo", "--history-rev", "none", tc.target)
 			la, ok := itemAt(repo, tc.lookAlikePath, tc.lookAlikeLine)
 			if !ok || la.Role != "namesake" || !strings.Contains(la.Reason, "no reference connects them") {
 				t.Errorf("--scope repo: look-alike at %s:%d = %+v, %v; want a namesake item", tc.lookAlikePath, tc.lookAlikeLine, la, ok)
@@ -185,7 +186,7 @@ func TestContextLookAlikes(t *testing.T) {
 // TestContextMarkdown checks the evidence sections of --format markdown.
 func TestContextMarkdown(t *testing.T) {
 	dir, root := contextStoreDir(t, "gowork.scip", "gowork")
-	md := runCommand(t, "context", "--store", dir, "--root", root, "--format", "markdown", "billing/billing.go:13:6")
+	md := runCommand(t, "context", "--store", dir, "--root", root, "--format", "markdown", "--history-rev", "none", "billing/billing.go:13:6")
 	for _, want := range []string{
 		"# Context for `Invoice` (function, example.com/billing)",
 		"## billing/billing.go\n\n### definition `Invoice` :13\n",
@@ -197,6 +198,22 @@ func TestContextMarkdown(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// TestContextHistoryRev: --history-rev names a commit whose history the
+// pack reads (the fixture's files changed together in this repository's
+// history), and a revision that names none is a clear error.
+func TestContextHistoryRev(t *testing.T) {
+	dir, root := contextStoreDir(t, "gowork.scip", "gowork")
+	p := contextJSON(t, "--store", dir, "--root", root, "--scope", "repo", "--history-rev", "HEAD", "billing/billing.go:13:6")
+	if !hasRole(p, "co-changed") && !strings.Contains(p.Render(), "changed together with billing.go") {
+		t.Errorf("no file changed together with billing.go in this repository's history:\n%s", p.Render())
+	}
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+	if code := run(context.Background(), e, []string{"context", "--store", dir, "--root", root, "--history-rev", "no-such-rev", "billing/billing.go:13:6"}); code == 0 || !strings.Contains(errb.String(), "names no commit") {
+		t.Errorf("--history-rev no-such-rev: exit %d, %s", code, errb.String())
 	}
 }
 

@@ -261,21 +261,23 @@ func TestNeovimProxyGopls(t *testing.T) {
 
 	// The context of Save: itself, its caller Import, its callee Store.Put.
 	var pack struct {
-		Items []struct {
-			Role     string `json:"role"`
-			Name     string `json:"name"`
-			Location struct {
-				Path string `json:"path"`
+		Files []struct {
+			Path  string `json:"path"`
+			Items []struct {
+				Role string `json:"role"`
+				Name string `json:"name"`
 				Line int    `json:"line"`
-			} `json:"location"`
-		} `json:"items"`
+			} `json:"items"`
+		} `json:"files"`
 	}
 	if err := json.Unmarshal(res.step(t, "context"), &pack); err != nil {
 		t.Fatalf("decoding lspgraph.context's answer: %v", err)
 	}
 	var items []string
-	for _, it := range pack.Items {
-		items = append(items, fmt.Sprintf("%s %s %s:%d", it.Role, it.Name, it.Location.Path, it.Location.Line))
+	for _, f := range pack.Files {
+		for _, it := range f.Items {
+			items = append(items, fmt.Sprintf("%s %s %s:%d", it.Role, it.Name, f.Path, it.Line))
+		}
 	}
 	for _, want := range []string{"definition Catalog.Save service/catalog.go:29", "caller Catalog.Import service/catalog.go:37", "callee Store.Put store/store.go:17"} {
 		if !contains(items, want) {
