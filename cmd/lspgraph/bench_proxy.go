@@ -106,6 +106,8 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	}
 
 	out := benchProxyResult{Server: strings.Join(server, " "), Requests: *requests}
+	all := make([][]time.Duration, len(paths))
+	cpuAll := make([]time.Duration, len(paths))
 	for run := range *runs {
 		samples := make([][]time.Duration, len(paths))
 		cpu0 := make([]time.Duration, len(paths))
@@ -124,21 +126,15 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 				samples[i] = append(samples[i], time.Since(t0))
 			}
 		}
-		r := benchProxyRun{}
+		cpu := make([]time.Duration, len(paths))
 		for i, p := range paths {
-			st := benchProxyPath{Name: p.name, P50ms: percentileMS(samples[i], 50), P99ms: percentileMS(samples[i], 99)}
-			if i > 0 {
-				st.CPUusPerReq = float64((threadCPU(p.pid) - cpu0[i]).Microseconds()) / float64(*requests)
-			}
-			r.Paths = append(r.Paths, st)
+			cpu[i] = threadCPU(p.pid) - cpu0[i]
+			cpuAll[i] += cpu[i]
+			all[i] = append(all[i], samples[i]...)
 		}
-		d, c, x := r.Paths[0], r.Paths[1], r.Paths[2]
-		if c.P50ms > d.P50ms {
-			r.AddedP50Ratio = (x.P50ms - d.P50ms) / (c.P50ms - d.P50ms)
-		}
-		r.P99OverDirect = x.P99ms / d.P99ms
-		out.Runs = append(out.Runs, r)
+		out.Runs = append(out.Runs, summarizeProxyRun(paths, samples, cpu))
 	}
+	out.Pooled = summarizeProxyRun(paths, all, cpuAll)
 	for _, p := range paths {
 		if err := p.shutdown(); err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
@@ -153,26 +149,56 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(e.stdout, "%d × textDocument/definition per path per run against %s (goal: added p50 proxy/copier ≤ 1.1, p99 proxy/direct ≤ 1.4)\n", *requests, out.Server)
 	fmt.Fprintln(tw, "run\tdirect p50\tp99\tcopier p50\tp99\tcpu µs/req\tproxy p50\tp99\tcpu µs/req\tadded p50 proxy/copier\tp99 proxy/direct\t")
-	for i, r := range out.Runs {
+	row := func(name string, r benchProxyRun) {
 		d, c, x := r.Paths[0], r.Paths[1], r.Paths[2]
-		fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.3f\t%.3f\t%.0f\t%.2f\t%.2f\t\n", i+1, d.P50ms, d.P99ms, c.P50ms, c.P99ms, c.CPUusPerReq, x.P50ms, x.P99ms, x.CPUusPerReq, r.AddedP50Ratio, r.P99OverDirect)
+		added := "n/a" // the copier measured no slower than direct
+		if r.AddedP50Ratio != nil {
+			added = fmt.Sprintf("%.2f", *r.AddedP50Ratio)
+		}
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.3f\t%.3f\t%.0f\t%s\t%.2f\t\n", name, d.P50ms, d.P99ms, c.P50ms, c.P99ms, c.CPUusPerReq, x.P50ms, x.P99ms, x.CPUusPerReq, added, r.P99OverDirect)
 	}
+	for i, r := range out.Runs {
+		row(strconv.Itoa(i+1), r)
+	}
+	row("all", out.Pooled)
 	return tw.Flush()
+}
+
+// summarizeProxyRun computes the percentiles and ratios of one run (or of
+// all runs' samples pooled); cpu is each path's process CPU time over it.
+func summarizeProxyRun(paths []*benchEditor, samples [][]time.Duration, cpu []time.Duration) benchProxyRun {
+	var r benchProxyRun
+	for i, p := range paths {
+		st := benchProxyPath{Name: p.name, P50ms: percentileMS(samples[i], 50), P99ms: percentileMS(samples[i], 99)}
+		if i > 0 {
+			st.CPUusPerReq = float64(cpu[i].Microseconds()) / float64(len(samples[i]))
+		}
+		r.Paths = append(r.Paths, st)
+	}
+	d, c, x := r.Paths[0], r.Paths[1], r.Paths[2]
+	if c.P50ms > d.P50ms {
+		added := (x.P50ms - d.P50ms) / (c.P50ms - d.P50ms)
+		r.AddedP50Ratio = &added
+	}
+	r.P99OverDirect = x.P99ms / d.P99ms
+	return r
 }
 
 type benchProxyResult struct {
 	Server   string          `json:"server"`
 	Requests int             `json:"requests_per_run"`
 	Runs     []benchProxyRun `json:"runs"`
+	// Pooled is every run's samples taken together.
+	Pooled benchProxyRun `json:"pooled"`
 }
 
 type benchProxyRun struct {
 	Paths []benchProxyPath `json:"paths"` // direct, copier, proxy
 	// AddedP50Ratio is (proxy p50 − direct p50) / (copier p50 − direct
-	// p50): what the proxy adds over what any middle process adds (0 when
-	// the copier measured no slower than direct).
-	AddedP50Ratio float64 `json:"added_p50_proxy_over_copier"`
-	P99OverDirect float64 `json:"p99_proxy_over_direct"`
+	// p50): what the proxy adds over what any middle process adds (null
+	// when the copier measured no slower than direct).
+	AddedP50Ratio *float64 `json:"added_p50_proxy_over_copier"`
+	P99OverDirect float64  `json:"p99_proxy_over_direct"`
 }
 
 type benchProxyPath struct {
@@ -198,18 +224,25 @@ func runBenchCopier(ctx context.Context, e *env, args []string) error {
 	}
 	cmd := exec.CommandContext(ctx, server[0], server[1:]...)
 	cmd.Stderr = e.stderr
-	proc, err := lspproxy.StartServer(cmd)
+	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err
 	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", server[0], err)
+	}
 	go func() {
-		lspproxy.CopyFrames(proc, e.stdin)
-		proc.Close()
+		lspproxy.CopyFrames(in, e.stdin)
+		in.Close() // the editor left: so does the server's input
 	}()
 	// The server's output ends when it exits; how it exited is the
 	// copier's answer.
-	lspproxy.CopyFrames(e.stdout, proc)
-	return proc.Wait(ctx)
+	lspproxy.CopyFrames(e.stdout, out)
+	return cmd.Wait()
 }
 
 // benchEditor is a minimal synchronous editor on a process's stdio.
