@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"reflect"
 	"slices"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -150,9 +151,15 @@ func (b *batch) commit() error {
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
-		f, err := b.merged(b.docs[p])
+		f, changed, err := b.merged(b.docs[p])
 		if err != nil {
 			return err
+		}
+		if !changed {
+			// The answer repeats what the live layer holds: rewriting the
+			// document would only pile up deleted records that every later
+			// read has to step over.
+			continue
 		}
 		if err := b.l.store.PutDocument(b.ctx, graph.Live, f); err != nil {
 			return errorf("writing live document %q: %w", p, err)
@@ -162,25 +169,29 @@ func (b *batch) commit() error {
 	return nil
 }
 
-// merged returns the document's served facts with d's new facts added.
-func (b *batch) merged(d *docFacts) (graph.DocumentFacts, error) {
+// merged returns the document's served facts with d's new facts added,
+// and whether that differs from the live document the graph holds (false
+// when the live layer already has every fact d brings, from the same text).
+func (b *batch) merged(d *docFacts) (graph.DocumentFacts, bool, error) {
 	var f graph.DocumentFacts
 	doc, ok, err := b.r.Document(b.ctx, d.path)
 	if err != nil {
-		return f, errorf("reading document %q: %w", d.path, err)
+		return f, false, errorf("reading document %q: %w", d.path, err)
 	}
 	if !ok {
 		doc = graph.Document{Path: d.path, Language: lang.Of(d.path)}
 	}
+	hash := lang.HashContent(d.text)
+	changed := !ok || doc.Layer != graph.Live || doc.Source != graph.SourceLSP || doc.Digest != "" || doc.ContentHash != hash
 	doc.Layer = 0
 	doc.Source = graph.SourceLSP
 	doc.Digest = ""
-	doc.ContentHash = lang.HashContent(d.text)
+	doc.ContentHash = hash
 	f.Document = doc
 
 	occs, err := b.r.Occurrences(b.ctx, d.path)
 	if err != nil {
-		return f, errorf("reading occurrences of %q: %w", d.path, err)
+		return f, false, errorf("reading occurrences of %q: %w", d.path, err)
 	}
 	// Symbols: the served ones, with new ones filling gaps.
 	f.Symbols = slices.Clone(d.served)
@@ -188,9 +199,11 @@ func (b *batch) merged(d *docFacts) (graph.DocumentFacts, error) {
 		i := slices.IndexFunc(f.Symbols, func(x graph.Symbol) bool { return x.ID == s.ID })
 		if i < 0 {
 			f.Symbols = append(f.Symbols, s)
+			changed = true
 			continue
 		}
 		x := &f.Symbols[i]
+		before := *x
 		x.DisplayName = cmpOr(x.DisplayName, s.DisplayName)
 		x.Kind = cmpOr(x.Kind, s.Kind)
 		x.Language = cmpOr(x.Language, s.Language)
@@ -200,6 +213,7 @@ func (b *batch) merged(d *docFacts) (graph.DocumentFacts, error) {
 		if x.DefExtent == (textpos.Range{}) {
 			x.DefExtent = s.DefExtent
 		}
+		changed = changed || !reflect.DeepEqual(before, *x)
 	}
 	// Occurrences: once per range and symbol (the graph merges roles).
 	f.Occurrences = occs
@@ -213,14 +227,19 @@ func (b *batch) merged(d *docFacts) (graph.DocumentFacts, error) {
 	}
 	for _, o := range d.occs {
 		if i, ok := seen[occKey{o.Range, o.Symbol}]; ok {
-			f.Occurrences[i].Roles |= o.Roles
-			if f.Occurrences[i].Enclosing == "" {
-				f.Occurrences[i].Enclosing = o.Enclosing
+			x := &f.Occurrences[i]
+			if x.Roles|o.Roles != x.Roles || (x.Enclosing == "" && o.Enclosing != "") {
+				changed = true
+			}
+			x.Roles |= o.Roles
+			if x.Enclosing == "" {
+				x.Enclosing = o.Enclosing
 			}
 			continue
 		}
 		seen[occKey{o.Range, o.Symbol}] = len(f.Occurrences)
 		f.Occurrences = append(f.Occurrences, o)
+		changed = true
 	}
 	// Edges: what the document justifies now, read through the symbols it
 	// defines or encloses, then the new ones, once per key.
@@ -244,7 +263,7 @@ func (b *batch) merged(d *docFacts) (graph.DocumentFacts, error) {
 	for _, id := range sortedKeys(from) {
 		out, err := b.r.Outgoing(b.ctx, id, graph.EdgeFilter{})
 		if err != nil {
-			return f, errorf("reading edges of %q: %w", id, err)
+			return f, false, errorf("reading edges of %q: %w", id, err)
 		}
 		for _, e := range out {
 			if e.Path != d.path {
@@ -259,16 +278,19 @@ func (b *batch) merged(d *docFacts) (graph.DocumentFacts, error) {
 		k := edgeKey{e.From, e.To, e.Kind}
 		if i, ok := at[k]; ok {
 			x := &f.Edges[i]
+			before := *x
 			x.Count = max(x.Count, e.Count)
 			if e.Confidence >= x.Confidence {
 				x.Confidence, x.Source, x.Reason = e.Confidence, e.Source, e.Reason
 			}
+			changed = changed || *x != before
 			continue
 		}
 		at[k] = len(f.Edges)
 		f.Edges = append(f.Edges, e)
+		changed = true
 	}
-	return f, nil
+	return f, changed, nil
 }
 
 func cmpOr(a, b string) string {

@@ -155,3 +155,44 @@ occ b/b.go 4:6-4:9 lsp b/b.go:4:6 def
 		t.Errorf("live documents = %v", live)
 	}
 }
+
+// An answer the live layer already holds is not written again (a rewrite
+// would leave deleted records every later read steps over); one that
+// brings a new fact, or comes from changed text, is.
+func TestLiveRepeatedAnswerWritesNothing(t *testing.T) {
+	root := workspace(t)
+	s := graphtest.Open(t)
+	l := ingest.New(s, ingest.Options{Root: root})
+	a, b := uri(root, "a/a.go"), uri(root, "b/b.go")
+	at := func(line, char int) string {
+		return fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":%d,"character":%d}}`, a, line, char)
+	}
+	def := `[{"uri":"` + b + `","range":` + rng(3, 5, 3, 8) + `}]`
+	exchange(t, l, "textDocument/definition", at(5, addCol16), def)
+	written := l.Stats().Documents
+	before := facts(t, s)
+	if written == 0 {
+		t.Fatal("the first answer wrote no document")
+	}
+	for range 3 {
+		exchange(t, l, "textDocument/definition", at(5, addCol16+1), def)
+	}
+	if got := l.Stats().Documents; got != written {
+		t.Errorf("repeating the answer wrote %d documents", got-written)
+	}
+	if got := facts(t, s); got != before {
+		t.Errorf("facts changed on a repeated answer:\n%s\nwant:\n%s", got, before)
+	}
+	// A new fact: the definition of the import path on line 3.
+	exchange(t, l, "textDocument/definition", at(2, 9), `[{"uri":"`+b+`","range":`+rng(0, 8, 0, 9)+`}]`)
+	if got := l.Stats().Documents; got == written {
+		t.Error("an answer with a new occurrence wrote nothing")
+	}
+	written = l.Stats().Documents
+	// Changed text: the same answer is written against the new content.
+	writeFiles(t, root, map[string]string{"a/a.go": files["a/a.go"] + "\n// edited\n"})
+	exchange(t, l, "textDocument/definition", at(5, addCol16), def)
+	if got := l.Stats().Documents; got == written {
+		t.Error("an answer about changed text wrote nothing")
+	}
+}

@@ -2,7 +2,6 @@ package lspproxy_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -278,42 +277,8 @@ func benchPaths(b *testing.B, connect []benchPath, rootURI, uri, text string, li
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
-// copyFrames is the floor the proxy is measured against: it moves frames
-// from src to dst and looks at nothing but the Content-Length header.
-func copyFrames(dst io.Writer, src io.Reader) {
-	r := bufio.NewReaderSize(src, 64<<10)
-	var buf []byte
-	for {
-		n := -1
-		for {
-			line, err := r.ReadSlice('\n')
-			if err != nil {
-				return
-			}
-			line = bytes.TrimRight(line, "\r\n")
-			if len(line) == 0 {
-				break
-			}
-			if v, ok := bytes.CutPrefix(line, []byte("Content-Length:")); ok {
-				n, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
-			}
-		}
-		if n < 0 {
-			return
-		}
-		buf = append(buf[:0], "Content-Length: "...)
-		buf = strconv.AppendInt(buf, int64(n), 10)
-		buf = append(buf, "\r\n\r\n"...)
-		h := len(buf)
-		buf = slices.Grow(buf, n)[:h+n]
-		if _, err := io.ReadFull(r, buf[h:]); err != nil {
-			return
-		}
-		if _, err := dst.Write(buf); err != nil {
-			return
-		}
-	}
-}
+// copyFrames is the floor the proxy is measured against.
+func copyFrames(dst io.Writer, src io.Reader) { lspproxy.CopyFrames(dst, src) }
 
 // benchClient is a minimal synchronous editor.
 type benchClient struct {

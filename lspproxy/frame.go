@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -114,4 +115,46 @@ func truncate(b []byte) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
+}
+
+// CopyFrames moves LSP frames from src to dst until either side fails,
+// looking at nothing but each frame's Content-Length header. It is the
+// floor the proxy's forwarding cost is measured against: a middle that
+// only delimits frames. It returns nil when src ends between frames.
+func CopyFrames(dst io.Writer, src io.Reader) error {
+	r := bufio.NewReaderSize(src, 64<<10)
+	var buf []byte
+	for {
+		n := -1
+		for first := true; ; first = false {
+			line, err := r.ReadSlice('\n')
+			if err != nil {
+				if first && len(line) == 0 && err == io.EOF {
+					return nil
+				}
+				return fmt.Errorf("lspproxy: copying frames: reading a header: %w", err)
+			}
+			line = bytes.TrimRight(line, "\r\n")
+			if len(line) == 0 {
+				break
+			}
+			if v, ok := bytes.CutPrefix(line, []byte("Content-Length:")); ok {
+				n, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+			}
+		}
+		if n < 0 || n > maxFrame {
+			return fmt.Errorf("%w: missing or bad Content-Length", errFraming)
+		}
+		buf = append(buf[:0], "Content-Length: "...)
+		buf = strconv.AppendInt(buf, int64(n), 10)
+		buf = append(buf, "\r\n\r\n"...)
+		h := len(buf)
+		buf = slices.Grow(buf, n)[:h+n]
+		if _, err := io.ReadFull(r, buf[h:]); err != nil {
+			return fmt.Errorf("lspproxy: copying frames: reading a %d-byte body: %w", n, err)
+		}
+		if _, err := dst.Write(buf); err != nil {
+			return fmt.Errorf("lspproxy: copying frames: %w", err)
+		}
+	}
 }

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBenchProxy(t *testing.T) {
+	if _, err := exec.LookPath("gopls"); err != nil {
+		if os.Getenv("LSPGRAPH_E2E") == "1" {
+			t.Fatal("gopls not found (LSPGRAPH_E2E=1)")
+		}
+		t.Skip("gopls not found")
+	}
+	t.Setenv("LSPGRAPH_RUN_MAIN", "1")
+	root := filepath.Join("..", "..", "testdata", "goapp")
+	bench := func(args ...string) (string, string, int) {
+		var stdout, stderr bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: os.Getenv}
+		code := run(context.Background(), e, append([]string{"bench", "proxy", "--root", root}, args...))
+		return stdout.String(), stderr.String(), code
+	}
+	out, errs, code := bench("--requests", "5", "--runs", "2", "--warmup", "2", "--json", "--", "gopls")
+	if code != 0 {
+		t.Fatalf("bench proxy exited %d: %s", code, errs)
+	}
+	var res benchProxyResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(res.Runs) != 2 || res.Requests != 5 {
+		t.Fatalf("runs: %+v", res)
+	}
+	for _, r := range append(res.Runs, res.Pooled) {
+		if len(r.Paths) != 3 || r.Paths[0].Name != "direct" || r.Paths[1].Name != "copier" || r.Paths[2].Name != "proxy" {
+			t.Fatalf("paths: %+v", r.Paths)
+		}
+		for i, p := range r.Paths {
+			if p.P50ms <= 0 || p.P99ms < p.P50ms {
+				t.Errorf("%s: p50 %v p99 %v", p.Name, p.P50ms, p.P99ms)
+			}
+			// The middle processes' CPU time is read from /proc.
+			if i > 0 && p.CPUusPerReq <= 0 {
+				if _, err := os.Stat("/proc/self/task"); err == nil {
+					t.Errorf("%s: no CPU time measured", p.Name)
+				}
+			}
+		}
+		if r.P99OverDirect <= 0 {
+			t.Errorf("p99 ratio %v", r.P99OverDirect)
+		}
+	}
+
+	// A position without a definition is refused before measuring.
+	if _, errs, code := bench("--requests", "1", "--runs", "1", "--warmup", "0", "--at", "1:1", "--", "gopls"); code != 1 || !strings.Contains(errs, "has no definition at service/catalog.go:1:1") {
+		t.Errorf("position without a definition: exit %d, %s", code, errs)
+	}
+	for _, args := range [][]string{{"--at", "0:3", "--", "gopls"}, {"--requests", "1"}} {
+		if _, errs, code := bench(args...); code != 2 {
+			t.Errorf("bench proxy %v: exit %d, %s", args, code, errs)
+		}
+	}
+}
