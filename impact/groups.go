@@ -291,7 +291,24 @@ func (w *walker) satisfaction(ctx context.Context, a *Answer, t graph.Symbol, vi
 		}
 	}
 	sortDependents(a.Satisfaction)
+	if len(pairs) > 0 {
+		// Only Go has conversion sites from a type checker: elsewhere
+		// what is listed is found by name and no list can be vouched for.
+		language := lang.Of(t.Def.Path)
+		if language == "" {
+			language = lang.Normalize(t.Language)
+		}
+		a.UnknownGroups = append(a.UnknownGroups, UnknownGroup{Group: GroupSatisfaction,
+			Reason: fmt.Sprintf("no type checker's conversion sites for %s: the uses of the type as its interfaces listed (if any) are found by name on the same line, a lower bound", orDashString(language))})
+	}
 	return nil
+}
+
+func orDashString(s string) string {
+	if s == "" {
+		return "this language"
+	}
+	return s
 }
 
 // inD1 reports whether a dependent key is in the d=1 group: satisfaction

@@ -57,8 +57,8 @@ type Group struct {
 	// target's signature changes (satisfaction); a group without it keeps
 	// compiling.
 	Breaks bool `json:"breaks"`
-	// Unknown says why the group could not be computed; Dependents is then
-	// empty and means nothing.
+	// Unknown says why the group could not be computed; Dependents then
+	// lists what was found by name, a lower bound.
 	Unknown    string      `json:"unknown,omitempty"`
 	Count      int         `json:"count"`
 	Dependents []Dependent `json:"dependents"`
@@ -302,6 +302,7 @@ func (x *Blast) markdown(b *strings.Builder) {
 	for _, g := range x.Groups {
 		if g.Unknown != "" {
 			fmt.Fprintf(b, "\n### %s: UNKNOWN\n%s: %s\n", g.Kind, g.Name, g.Unknown)
+			writeDependents(b, g.Dependents, g.Count)
 			continue
 		}
 		fmt.Fprintf(b, "\n### %s (%d)\n%s\n", g.Kind, g.Count, g.Name)

@@ -124,7 +124,8 @@ func lensKind(kind string) bool {
 	return false
 }
 
-// lensTitle is "N callers · M tests · risk R", or "callers unknown".
+// lensTitle is "N callers · M tests · risk R" ("risk ≥ R" for a lower
+// bound), or "callers unknown".
 func lensTitle(a *impact.Answer) string {
 	if a.Risk.Level == "UNKNOWN" {
 		return "callers unknown"
@@ -133,7 +134,11 @@ func lensTitle(a *impact.Answer) string {
 	if len(a.Depths) > 0 {
 		n = len(a.Depths[0].Dependents)
 	}
-	return fmt.Sprintf("%s · %s · risk %s", plural(n, "caller"), plural(len(a.Tests), "test"), a.Risk.Level)
+	level := a.Risk.Level
+	if a.Risk.AtLeast {
+		level = "≥ " + level
+	}
+	return fmt.Sprintf("%s · %s · risk %s", plural(n, "caller"), plural(len(a.Tests), "test"), level)
 }
 
 func plural(n int, word string) string {

@@ -267,12 +267,15 @@ func writeImpactTree(b *strings.Builder, children map[string][]impact.Dependent,
 func writeImpactGroup(b *strings.Builder, title string, ds []impact.Dependent, unknown string) {
 	if unknown != "" {
 		fmt.Fprintf(b, "\n%s: UNKNOWN\n  %s\n", title, unknown)
+		if len(ds) == 0 {
+			return
+		}
+		fmt.Fprintf(b, "  found by name (%d):\n", len(ds))
+	} else if len(ds) == 0 {
 		return
+	} else {
+		fmt.Fprintf(b, "\n%s (%d)\n", title, len(ds))
 	}
-	if len(ds) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "\n%s (%d)\n", title, len(ds))
 	for _, d := range ds {
 		prefix := ""
 		if d.Group == "" {

@@ -113,3 +113,40 @@ func TestImpactSitesOfTwins(t *testing.T) {
 		t.Errorf("%s lacks %s", got, want)
 	}
 }
+
+// TestSCIPImportGoTypes runs `scip import --go-types` on testdata/gobreak
+// and checks that impact's satisfaction group for Square.Size is the
+// channel send in use.Send (the only conversion to Sizer), and that
+// without the flag the group is UNKNOWN.
+func TestSCIPImportGoTypes(t *testing.T) {
+	root := copyFixture(t, filepath.Join("..", "..", "testdata", "gobreak"))
+	dump := filepath.Join("..", "..", "testdata", "scip", "gobreak.scip")
+	for _, goTypes := range []bool{true, false} {
+		store := filepath.Join(t.TempDir(), "store")
+		args := []string{"scip", "import", "--store", store, "--root", root, "--commit", "fixture"}
+		if goTypes {
+			args = append(args, "--go-types")
+		}
+		if code, _, errs := runCLI(t, append(args, dump)...); code != 0 {
+			t.Fatalf("scip import exited %d: %s", code, errs)
+		}
+		code, out, errs := runCLI(t, "impact", "--store", store, "--root", root, "--json", "Square.Size")
+		if code != 0 {
+			t.Fatalf("impact exited %d: %s", code, errs)
+		}
+		var a impact.Answer
+		if err := json.Unmarshal([]byte(out), &a); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range a.Satisfaction {
+			got = append(got, d.Name)
+		}
+		switch {
+		case goTypes && (strings.Join(got, ",") != "Send" || a.GroupUnknown(impact.GroupSatisfaction) != ""):
+			t.Errorf("with --go-types: satisfaction %v (unknown %q), want [Send]", got, a.GroupUnknown(impact.GroupSatisfaction))
+		case !goTypes && (len(got) != 0 || a.GroupUnknown(impact.GroupSatisfaction) == "" || !a.Risk.AtLeast):
+			t.Errorf("without --go-types: satisfaction %v, unknown %q, risk %+v; want UNKNOWN and a lower bound", got, a.GroupUnknown(impact.GroupSatisfaction), a.Risk)
+		}
+	}
+}
