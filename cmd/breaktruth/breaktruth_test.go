@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,6 +93,9 @@ func TestScore(t *testing.T) {
 		{"xtools-ssa", "xtools-ssa.json", *xtoolsSCIP, *xtoolsDir},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.dump == "" && c.name == "nethttp" {
+				c.dump = nethttpDump(t, filepath.Join("..", "..", "testdata", "truth", c.truth))
+			}
 			if c.dump == "" {
 				t.Skipf("no dump for %s: pass -%s.scip=FILE (see README)", c.name, strings.SplitN(c.name, "-", 2)[0])
 			}
@@ -125,4 +130,49 @@ func TestScore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nethttpDump indexes the truth's scope in GOROOT/src with scip-go into a
+// temporary file, when scip-go is installed and this Go is the one the
+// truth was made with; it returns "" (the test skips) otherwise, and fails
+// when LSPGRAPH_E2E=1 asks for every real tool.
+func nethttpDump(t *testing.T, truthFile string) string {
+	t.Helper()
+	e2e := os.Getenv("LSPGRAPH_E2E") == "1"
+	scipGo, err := exec.LookPath("scip-go")
+	if err != nil {
+		if e2e {
+			t.Fatalf("LSPGRAPH_E2E=1 and scip-go is not on PATH: %v", err)
+		}
+		return ""
+	}
+	data, err := os.ReadFile(truthFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		Tree  string   `json:"tree"`
+		Scope []string `json:"scope"`
+	}
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatalf("%s: %v", truthFile, err)
+	}
+	if want := "GOROOT/src " + runtime.Version(); tr.Tree != want {
+		t.Skipf("the truth was made on %q; this is %q: remake it with go run ./cmd/breaktruth truth", tr.Tree, want)
+	}
+	dump := filepath.Join(t.TempDir(), "nethttp.scip")
+	args := []string{"index", "--quiet", "--output", dump}
+	for _, p := range tr.Scope {
+		args = append(args, "./"+p)
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	cmd := exec.Command(scipGo, args...)
+	cmd.Dir = filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("scip-go %s in %s: %v\n%s", strings.Join(args, " "), cmd.Dir, err, out)
+	}
+	return dump
 }
