@@ -57,10 +57,24 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 	// digits can only shrink.
 	p.Tokens = budget
 	p.Omitted = Omissions{BudgetCount: len(entries) + unpriced, Downgraded: len(entries), OutOfScopeCount: oosCount}
-	frame := Tokens(pt.frame(p))
-	if frame > budget && p.Freshness != nil {
+	// The note that out-of-scope packages went undescribed is priced at
+	// its longest.
+	oosNote := func(n int) string { return fmt.Sprintf("%d of %d out-of-scope packages not described", n, len(oos)) }
+	priceFrame := func() int {
+		cut := p.Omitted.Cut
+		if len(oos) > 0 {
+			p.Omitted.Cut = append(append([]string(nil), cut...), oosNote(len(oos)))
+		}
+		n := Tokens(pt.frame(p))
+		p.Omitted.Cut = cut
+		return n
+	}
+	frame := priceFrame()
+	// Long freshness lists give way before the items do: the frame keeps
+	// at most a third of the budget.
+	if frame > budget/3 && p.Freshness != nil {
 		trimFreshness(p)
-		frame = Tokens(pt.frame(p))
+		frame = priceFrame()
 	}
 	if frame > budget {
 		return fmt.Errorf("%w: the answer's frame alone takes %d tokens in %s; give --budget %d or more", ErrBudget, frame, p.Format, frame+50)
@@ -160,7 +174,7 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 	for i := range oos {
 		c := Tokens(pt.outOfScope(&oos[i]))
 		if c > left {
-			p.Omitted.Cut = append(p.Omitted.Cut, fmt.Sprintf("%d of %d out-of-scope packages not described", len(oos)-i, len(oos)))
+			p.Omitted.Cut = append(p.Omitted.Cut, oosNote(len(oos)-i))
 			break
 		}
 		left -= c

@@ -189,7 +189,7 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 		Format:    format,
 		Budget:    budget,
 		Files:     []File{},
-		Freshness: o.Freshness,
+		Freshness: shortFreshness(o.Freshness),
 	}
 	texts := map[string]textResult{}
 	// Candidates far down the ranking cannot fit the budget: they are
@@ -227,6 +227,21 @@ func named(s graph.Symbol, src *docReader) graph.Symbol {
 		s.DisplayName = n
 	}
 	return s
+}
+
+// shortFreshness copies a freshness block with its commits cut to 12 hex
+// digits (git's short form): a full hash costs some 30 tokens.
+func shortFreshness(f *freshness.Block) *freshness.Block {
+	if f == nil {
+		return nil
+	}
+	c := *f
+	for _, h := range []*string{&c.BaseCommit, &c.Head} {
+		if len(*h) > 12 {
+			*h = (*h)[:12]
+		}
+	}
+	return &c
 }
 
 // maxConsidered bounds the candidates priced for a budget: more than a

@@ -133,6 +133,18 @@ func (c *collector) pairedTests() error {
 	if err != nil || !ok {
 		return err
 	}
+	// What the target's file defines, to tell which uses in a test file
+	// concern it without looking every used symbol up.
+	defined := map[string]bool{}
+	syms, err := c.r.DocumentSymbols(c.ctx, t.Def.Path)
+	if err != nil {
+		return fmt.Errorf("reading symbols of %s: %w", t.Def.Path, err)
+	}
+	for _, s := range syms {
+		if s.Def.Path == t.Def.Path {
+			defined[s.ID] = true
+		}
+	}
 	for _, p := range lang.PairedTestPaths(t.Def.Path, d.Language) {
 		td, ok, err := c.r.Document(c.ctx, p)
 		if err != nil {
@@ -150,12 +162,12 @@ func (c *collector) pairedTests() error {
 			if added >= maxPairedTests {
 				break
 			}
-			if o.Roles&(graph.RoleDefinition|graph.RoleImport) != 0 || c.importLine(o.Path, o.Range.Start.Line) {
-				continue
+			if o.Roles&(graph.RoleDefinition|graph.RoleImport) != 0 || !defined[o.Symbol] || c.importLine(o.Path, o.Range.Start.Line) {
+				continue // defines, imports, or mentions nothing of the target's file
 			}
 			s, ok := c.sym(o.Symbol)
-			if !ok || s.Def.Path != t.Def.Path {
-				continue // mentions nothing of the target's file
+			if !ok {
+				continue
 			}
 			site := &graph.Location{Path: o.Path, Range: o.Range}
 			reason := fmt.Sprintf("in %s, the paired test file of %s: uses `%s` at %s", path.Base(td.Path), path.Base(t.Def.Path), name(s), at(*site))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/lspgraph/lspgraph/contextpack"
+	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/scip"
 	"github.com/lspgraph/lspgraph/scope"
@@ -248,14 +250,27 @@ func TestContextBudgets(t *testing.T) {
 			if len(targets) < 5 {
 				t.Fatalf("only %d targets", len(targets))
 			}
+			// Every other target carries a freshness block with long lists,
+			// as a session's answer on a busy work tree does.
+			busy := &freshness.Block{BaseCommit: strings.Repeat("a", 40), Head: strings.Repeat("b", 40), Partial: true,
+				Reasons: []string{"12 documents changed since the base commit; run `lspgraph index` to refresh"}}
+			for i := range 60 {
+				busy.Changed = append(busy.Changed, fmt.Sprintf("pkg/dir%d/file_%d.go", i%7, i))
+			}
 			packs, refused := 0, 0
-			for _, sym := range targets {
+			refusedAt := map[string]int{}
+			for ti, sym := range targets {
 				total := -1
+				var fb *freshness.Block
+				if ti%2 == 1 {
+					fb = busy
+				}
 				for _, f := range formats {
 					for _, budget := range budgets {
-						p, err := contextpack.Build(ctx, r, a, sym, contextpack.Options{Budget: budget, Format: f, Source: contextpack.Source{Root: root}})
+						p, err := contextpack.Build(ctx, r, a, sym, contextpack.Options{Budget: budget, Format: f, Source: contextpack.Source{Root: root}, Freshness: fb})
 						if errors.Is(err, contextpack.ErrBudget) && budget <= 500 {
 							refused++
+							refusedAt[fmt.Sprintf("%s@%d", f, budget)]++
 							continue
 						}
 						if err != nil {
@@ -279,7 +294,7 @@ func TestContextBudgets(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%d targets: %d packs within budget, %d budgets refused as below the smallest answer", len(targets), packs, refused)
+			t.Logf("%d targets: %d packs within budget, %d budgets refused as below the smallest answer %v", len(targets), packs, refused, refusedAt)
 		})
 	}
 }
