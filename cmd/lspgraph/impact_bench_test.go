@@ -14,12 +14,14 @@ import (
 	"github.com/lspgraph/lspgraph/scip"
 )
 
-// BenchmarkImpact computes the depth-3 upstream impact (default options)
-// of 1,000 functions and methods spread over the graph imported from the
-// pebble corpus dump, and reports per-answer latency percentiles and answer
-// sizes. The import happens once, outside the timer.
+// BenchmarkImpact computes the depth-3 upstream impact (default options,
+// so at most impact.DefaultMaxDependents dependents) of 1,000 functions
+// and methods spread over the graph imported from the pebble corpus dump,
+// and reports per-answer latency percentiles, answer sizes and how many
+// answers the bound truncated, beside the same walk without the bound. The
+// import happens once, outside the timer.
 //
-//	go test ./cmd/lspgraph -run '^$' -bench BenchmarkImpact -benchtime 1x
+//	LSPGRAPH_CORPUS=../shared/corpus go test ./cmd/lspgraph -run '^$' -bench BenchmarkImpact -benchtime 3x
 func BenchmarkImpact(b *testing.B) {
 	dump, ok := corpusDump("pebble-go.scip")
 	if !ok {
@@ -49,14 +51,27 @@ func BenchmarkImpact(b *testing.B) {
 	}
 	defer r.Close()
 	targets := benchTargets(b, r, 1000)
-	o := impact.DefaultOptions()
+	// The same targets with and without the walk's bound, in one run.
+	b.Run("bound=default", func(b *testing.B) { benchImpactTargets(b, r, targets, impact.DefaultOptions()) })
+	b.Run("bound=none", func(b *testing.B) {
+		o := impact.DefaultOptions()
+		o.MaxDependents = 0
+		benchImpactTargets(b, r, targets, o)
+	})
+}
+
+// benchImpactTargets times impact.Compute on each target; with -benchtime
+// Nx the percentiles are those of the last pass (the store's caches warm).
+func benchImpactTargets(b *testing.B, r *graph.Reader, targets []graph.Symbol, o impact.Options) {
+	ctx := context.Background()
 	o.Freshness = &freshness.Block{BaseCommit: "corpus", Head: "corpus"}
 
 	var lat []time.Duration
 	var sizes, deps []int
+	truncated := 0
 	b.ResetTimer()
 	for b.Loop() {
-		lat, sizes, deps = lat[:0], sizes[:0], deps[:0]
+		lat, sizes, deps, truncated = lat[:0], sizes[:0], deps[:0], 0
 		for _, t := range targets {
 			t0 := time.Now()
 			a, err := impact.Compute(ctx, r, t, o)
@@ -64,6 +79,9 @@ func BenchmarkImpact(b *testing.B) {
 				b.Fatal(err)
 			}
 			lat = append(lat, time.Since(t0))
+			if a.Skipped != nil {
+				truncated++
+			}
 			n := len(a.Dispatch) + len(a.Satisfaction) + len(a.Implementations)
 			for _, g := range a.Depths {
 				n += len(g.Dependents)
@@ -91,5 +109,6 @@ func BenchmarkImpact(b *testing.B) {
 	b.ReportMetric(float64(deps[pct(n, 0.50)]), "p50-dependents")
 	b.ReportMetric(float64(deps[pct(n, 0.99)]), "p99-dependents")
 	b.ReportMetric(float64(deps[n-1]), "max-dependents")
+	b.ReportMetric(float64(truncated), "truncated-answers")
 	b.ReportMetric(0, "ns/op")
 }
