@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -29,6 +30,16 @@ type Reader struct {
 	// parent is the reader whose snapshot a view (BaseView) shares.
 	parent  *Reader
 	version uint64 // the store's Version in the snapshot
+
+	// manifests caches the snapshot's manifests by layer (a snapshot's
+	// never change), so callers asking per query decode them once.
+	manifestMu sync.Mutex
+	manifests  map[Layer]cachedManifest
+}
+
+type cachedManifest struct {
+	m  Manifest
+	ok bool
 }
 
 // Version is the store's Version in the reader's snapshot: readers of one
@@ -172,9 +183,34 @@ func (r *Reader) owner(path string) (layerSpace, bool) {
 	return r.base()
 }
 
-// Manifest returns a layer's manifest.
+// Manifest returns a layer's manifest. The snapshot's manifests are read
+// once per Reader (views share their parent's); each call returns a copy.
 func (r *Reader) Manifest(layer Layer) (Manifest, bool, error) {
-	return readManifest(r.kv(), layer)
+	root := r
+	if r.parent != nil {
+		root = r.parent
+	}
+	if root.closed.Load() {
+		return readManifest(closedKV{}, layer)
+	}
+	root.manifestMu.Lock()
+	defer root.manifestMu.Unlock()
+	c, hit := root.manifests[layer]
+	if !hit {
+		m, ok, err := readManifest(root.kv(), layer)
+		if err != nil {
+			return Manifest{}, false, err
+		}
+		c = cachedManifest{m, ok}
+		if root.manifests == nil {
+			root.manifests = map[Layer]cachedManifest{}
+		}
+		root.manifests[layer] = c
+	}
+	m := c.m
+	m.ToolArgs = slices.Clone(m.ToolArgs)
+	m.Extra = maps.Clone(m.Extra)
+	return m, c.ok, nil
 }
 
 // Symbol returns the symbol with that id, merged over the documents that

@@ -76,8 +76,12 @@ type Answer struct {
 	// Partial is set when the answer may be incomplete: see PartialReasons.
 	Partial        bool     `json:"partial"`
 	PartialReasons []string `json:"partialReasons,omitempty"`
-	// Truncated is set when LimitPerDepth cut a depth short.
+	// Truncated is set when LimitPerDepth cut a depth short or the walk
+	// stopped at MaxDependents (then Skipped says what it left out).
 	Truncated bool `json:"truncated"`
+	// Skipped counts what a walk stopped at MaxDependents left out; nil
+	// when it did not stop.
+	Skipped *Skipped `json:"skipped,omitempty"`
 	// Changes lists the symbols a diff touched ([Changes] only).
 	Changes []ChangedSymbol `json:"changes,omitempty"`
 	// Files lists the changed files and lines ([Changes] only).
@@ -108,6 +112,16 @@ type Query struct {
 	Kinds         []string `json:"kinds"`
 	IncludeTests  bool     `json:"includeTests"`
 	LimitPerDepth int      `json:"limitPerDepth,omitempty"`
+	MaxDependents int      `json:"maxDependents,omitempty"`
+}
+
+// Skipped counts what the walk left out when it stopped at MaxDependents.
+type Skipped struct {
+	// Unexpanded counts the targets and dependents whose own dependents
+	// were not read (each may hide any number of further dependents).
+	Unexpanded int `json:"unexpanded"`
+	// Unlisted counts the distinct dependents found but not listed.
+	Unlisted int `json:"unlisted"`
 }
 
 // Ref identifies a symbol in an answer.

@@ -400,8 +400,8 @@ func (c *changeSet) classify(ctx context.Context) ([]ChangedSymbol, []graph.Symb
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if la, lb := locKey(firstLoc(a)), locKey(firstLoc(b)); la != lb {
-			return la < lb
+		if c := compareLoc(firstLoc(a), firstLoc(b)); c != 0 {
+			return c < 0
 		}
 		return a.Symbol < b.Symbol
 	})

@@ -1,6 +1,7 @@
 package impact
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -51,7 +52,7 @@ func walkOnly(ctx context.Context, r *graph.Reader, targets []graph.Symbol, o Op
 	a := &Answer{
 		Direction: "upstream",
 		Query: Query{MaxDepth: o.MaxDepth, MinConfidence: o.MinConfidence, IncludeTests: o.IncludeTests,
-			LimitPerDepth: o.LimitPerDepth},
+			LimitPerDepth: o.LimitPerDepth, MaxDependents: o.MaxDependents},
 		Tests: []Dependent{}, Packages: []PackageImpact{}, CrossPackage: []CrossEdge{},
 	}
 	if o.Direction == graph.Downstream {
@@ -164,19 +165,39 @@ func merge(a, b *Answer) {
 	}
 	a.Targets = append(a.Targets, b.Targets...)
 	a.Truncated = a.Truncated || b.Truncated
+	if b.Skipped != nil {
+		if a.Skipped == nil {
+			a.Skipped = &Skipped{}
+		}
+		a.Skipped.Unexpanded += b.Skipped.Unexpanded
+		a.Skipped.Unlisted += b.Skipped.Unlisted
+	}
 }
 
-// walk fills a.Depths breadth-first from frontier.
+// walk fills a.Depths breadth-first from frontier. With MaxDependents set
+// it stops once that many dependents are listed: the frontier nodes left
+// are not expanded and the candidates left are not listed, and a.Skipped
+// counts both.
 func (w *walker) walk(ctx context.Context, a *Answer, frontier []string, visited map[string]bool) error {
+	listed := 0
+	full := func() bool { return w.o.MaxDependents > 0 && listed >= w.o.MaxDependents }
+	unlisted := map[string]bool{}
+	unexpanded := 0
+	stoppedAt := 0 // the first depth the bound left something out of
 	for depth := 1; depth <= w.o.MaxDepth; depth++ {
 		g := DepthGroup{Depth: depth, Label: DepthLabel(depth), Dependents: []Dependent{}}
 		if w.o.Direction == graph.Downstream {
 			g.Label = fmt.Sprintf("depends on (distance %d)", depth)
 		}
 		next := map[string]bool{}
-		for _, id := range frontier {
+		for fi, id := range frontier {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if full() {
+				unexpanded += len(frontier) - fi
+				stoppedAt = cmp.Or(stoppedAt, depth)
+				break
 			}
 			var cands []*cand
 			var err error
@@ -190,6 +211,11 @@ func (w *walker) walk(ctx context.Context, a *Answer, frontier []string, visited
 			}
 			for _, c := range cands {
 				if visited[c.key()] {
+					continue
+				}
+				if full() {
+					unlisted[c.key()] = true
+					stoppedAt = cmp.Or(stoppedAt, depth)
 					continue
 				}
 				d, err := w.dependent(ctx, c, depth)
@@ -207,6 +233,7 @@ func (w *walker) walk(ctx context.Context, a *Answer, frontier []string, visited
 					w.d1Sites[c.key()] = c.sites
 				}
 				g.Dependents = append(g.Dependents, d)
+				listed++
 				if !c.topLevel {
 					next[c.id] = true
 				}
@@ -222,6 +249,15 @@ func (w *walker) walk(ctx context.Context, a *Answer, frontier []string, visited
 		}
 		a.Depths = append(a.Depths, g)
 		frontier = sortedSet(next)
+	}
+	if unexpanded > 0 || len(unlisted) > 0 {
+		a.Truncated = true
+		a.Skipped = &Skipped{Unexpanded: unexpanded, Unlisted: len(unlisted)}
+		for i := range a.Depths {
+			if a.Depths[i].Depth >= stoppedAt {
+				a.Depths[i].Truncated = true
+			}
+		}
 	}
 	return nil
 }

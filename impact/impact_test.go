@@ -419,3 +419,44 @@ func TestSplitSignature(t *testing.T) {
 		}
 	}
 }
+
+// MaxDependents stops the walk once that many dependents are listed: what
+// it left out is counted, and answers with fewer dependents are the
+// unbounded ones.
+func TestMaxDependents(t *testing.T) {
+	r := openFixture(t, graph.SourceSCIP)
+	unbounded := compute(t, r, "svc.Save", func(o *Options) { o.MaxDependents = 0 })
+	under := compute(t, r, "svc.Save", func(o *Options) { o.MaxDependents = 5 })
+	check(t, "depths under the bound", under.Depths, unbounded.Depths)
+	check(t, "tests under the bound", under.Tests, unbounded.Tests)
+	check(t, "risk under the bound", under.Risk, unbounded.Risk)
+	if under.Truncated || under.Skipped != nil {
+		t.Errorf("an answer under the bound is truncated: %v %+v", under.Truncated, under.Skipped)
+	}
+
+	// Three listed (Import at d=1; run and TestImport at d=2): neither d=2
+	// dependent is expanded, so main is not reached.
+	a := compute(t, r, "svc.Save", func(o *Options) { o.MaxDependents = 3 })
+	check(t, "depths at 3", depthNames(a), [][]string{
+		{"Import@svc/svc.go:7"},
+		{"run@cmd/main.go:7", "TestImport@svc/svc_test.go:3"},
+		{},
+	})
+	check(t, "skipped at 3", *a.Skipped, Skipped{Unexpanded: 2})
+	check(t, "truncated groups at 3", []bool{a.Truncated, a.Depths[0].Truncated, a.Depths[1].Truncated, a.Depths[2].Truncated}, []bool{true, false, false, true})
+	check(t, "query", a.Query.MaxDependents, 3)
+
+	// One of Import's two callers listed, the other found and left out,
+	// and the listed one not expanded.
+	b := compute(t, r, "svc.Import", func(o *Options) { o.MaxDependents = 1 })
+	check(t, "depths at 1", depthNames(b), [][]string{{"run@cmd/main.go:7"}, {}, {}})
+	check(t, "skipped at 1", *b.Skipped, Skipped{Unexpanded: 1, Unlisted: 1})
+	check(t, "truncated groups at 1", []bool{b.Depths[0].Truncated, b.Depths[1].Truncated, b.Depths[2].Truncated}, []bool{true, true, true})
+	js, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"truncated":true,"skipped":{"unexpanded":1,"unlisted":1}`) {
+		t.Errorf("JSON lacks the skipped counts: %s", js)
+	}
+}

@@ -31,6 +31,11 @@ type Options struct {
 	IncludeTests bool
 	// LimitPerDepth caps each depth group (0: no cap).
 	LimitPerDepth int
+	// MaxDependents bounds the walk: once it has listed this many
+	// dependents it lists no more and reads no further dependents, and the
+	// answer is Truncated with Skipped saying what it left out. Answers
+	// with fewer dependents are not affected. 0: no bound.
+	MaxDependents int
 	// Freshness is the block computed for the store (freshness.Compute).
 	// When nil, the answer carries the base manifest only and says that
 	// changed documents could not be listed.
@@ -41,8 +46,13 @@ type Options struct {
 	VerifyTimeout time.Duration
 }
 
+// DefaultMaxDependents is the default bound on the dependents a walk
+// lists: it keeps the rare answers with hundreds of dependents (a
+// widely used helper at depth 3) from costing a hundred times the median.
+const DefaultMaxDependents = 100
+
 // DefaultOptions returns the defaults: upstream, depth 3, confidence 0.7,
-// default kinds, tests included.
+// default kinds, tests included, at most DefaultMaxDependents dependents.
 func DefaultOptions() Options {
 	return Options{
 		Direction:     graph.Upstream,
@@ -50,6 +60,7 @@ func DefaultOptions() Options {
 		MinConfidence: 0.7,
 		Kinds:         DefaultKinds(),
 		IncludeTests:  true,
+		MaxDependents: DefaultMaxDependents,
 		VerifyTimeout: 5 * time.Second,
 	}
 }

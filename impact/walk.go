@@ -1,6 +1,7 @@
 package impact
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -537,9 +538,8 @@ func (w *walker) dependent(ctx context.Context, c *cand, depth int) (Dependent, 
 func sortDependents(ds []Dependent) {
 	sort.SliceStable(ds, func(i, j int) bool {
 		a, b := ds[i], ds[j]
-		ap, bp := locKey(a.Location), locKey(b.Location)
-		if ap != bp {
-			return ap < bp
+		if c := compareLoc(a.Location, b.Location); c != 0 {
+			return c < 0
 		}
 		if a.Name != b.Name {
 			return a.Name < b.Name
@@ -548,9 +548,22 @@ func sortDependents(ds []Dependent) {
 	})
 }
 
-func locKey(l *Loc) string {
-	if l == nil {
-		return "\xff"
+// compareLoc orders locations by path, line and column, nil last.
+func compareLoc(a, b *Loc) int {
+	switch {
+	case a == nil || b == nil:
+		return cmp.Compare(boolInt(a == nil), boolInt(b == nil))
+	case a.Path != b.Path:
+		return strings.Compare(a.Path, b.Path)
+	case a.Line != b.Line:
+		return cmp.Compare(a.Line, b.Line)
 	}
-	return fmt.Sprintf("%s\x00%09d\x00%09d", l.Path, l.Line, l.Col)
+	return cmp.Compare(a.Col, b.Col)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

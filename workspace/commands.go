@@ -117,6 +117,9 @@ type ImpactRequest struct {
 	Kinds         []string `json:"kinds,omitempty"`
 	NoTests       bool     `json:"noTests,omitempty"`
 	Limit         int      `json:"limit,omitempty"`
+	// MaxDependents bounds the walk (impact.Options.MaxDependents); nil
+	// means impact.DefaultMaxDependents, 0 no bound.
+	MaxDependents *int `json:"maxDependents,omitempty"`
 }
 
 // knownKinds are the edge kinds an impact request may follow.
@@ -150,6 +153,12 @@ func (q ImpactRequest) Options() (impact.Options, error) {
 		return o, fmt.Errorf("limit must not be negative")
 	}
 	o.IncludeTests, o.LimitPerDepth = !q.NoTests, q.Limit
+	if q.MaxDependents != nil {
+		if *q.MaxDependents < 0 {
+			return o, fmt.Errorf("maxDependents must not be negative")
+		}
+		o.MaxDependents = *q.MaxDependents
+	}
 	if q.Kinds != nil {
 		o.Kinds = nil
 		for _, k := range q.Kinds {

@@ -23,6 +23,7 @@ type impactFlags struct {
 	kinds         string
 	noTests       bool
 	limit         int
+	maxDependents int
 	json          bool
 	format        string
 }
@@ -43,6 +44,7 @@ func (f *impactFlags) register(fs interface {
 	fs.StringVar(&f.kinds, "kinds", "references,calls,implements,type-of", "edge kinds to follow, comma-separated")
 	fs.BoolVar(&f.noTests, "no-tests", false, "leave out dependents in test files")
 	fs.IntVar(&f.limit, "limit", 0, "at most `N` dependents per depth (0: no limit)")
+	fs.IntVar(&f.maxDependents, "max-dependents", impact.DefaultMaxDependents, "stop the walk after `N` dependents, reporting what it skipped (0: no bound)")
 	fs.BoolVar(&f.json, "json", false, "print JSON")
 	fs.StringVar(&f.format, "format", "text", "output format: text or markdown")
 }
@@ -56,10 +58,10 @@ func (f *impactFlags) request(target string) (workspace.ImpactRequest, error) {
 	if f.depth < 1 {
 		return workspace.ImpactRequest{}, fmt.Errorf("%w: --depth must be at least 1", errUsage)
 	}
-	mc := f.minConfidence
+	mc, md := f.minConfidence, f.maxDependents
 	q := workspace.ImpactRequest{
 		Target: target, Direction: f.direction, Depth: f.depth, MinConfidence: &mc,
-		Kinds: strings.Split(f.kinds, ","), NoTests: f.noTests, Limit: f.limit,
+		Kinds: strings.Split(f.kinds, ","), NoTests: f.noTests, Limit: f.limit, MaxDependents: &md,
 	}
 	if _, err := q.Options(); err != nil {
 		return q, fmt.Errorf("%w: %v", errUsage, err)
@@ -228,7 +230,10 @@ func writeImpactText(w io.Writer, a *impact.Answer) error {
 		}
 		b.WriteString("\n")
 	}
-	if a.Truncated {
+	if a.Skipped != nil {
+		fmt.Fprintf(&b, "\ntruncated: stopped after %d dependents: %d listed dependents not expanded, %d dependents found and not listed\n",
+			a.Query.MaxDependents, a.Skipped.Unexpanded, a.Skipped.Unlisted)
+	} else if a.Truncated {
 		b.WriteString("\ntruncated: --limit cut at least one depth short\n")
 	}
 	if a.Partial {

@@ -81,6 +81,16 @@ func TestImpactCommand(t *testing.T) {
 		t.Errorf("unknown: exit %d: %s", code, errs)
 	}
 
+	// A bound below the answer's size: the walk stops and says what it
+	// skipped.
+	code, out, errs = runCLI(t, "impact", "--store", dir, "--root", root, "--max-dependents", "1", "Catalog.Save")
+	if code != 0 || !strings.Contains(out, "truncated: stopped after 1 dependents: 1 listed dependents not expanded") {
+		t.Errorf("--max-dependents 1: exit %d: %s\n%s", code, errs, out)
+	}
+	if code, _, _ = runCLI(t, "impact", "--store", dir, "--root", root, "--max-dependents", "-1", "Catalog.Save"); code != 2 {
+		t.Errorf("negative --max-dependents: exit %d", code)
+	}
+
 	// Usage errors exit 2.
 	if code, _, _ = runCLI(t, "impact", "--store", dir, "--root", root, "--direction", "sideways", "Describe"); code != 2 {
 		t.Errorf("bad --direction: exit %d", code)
