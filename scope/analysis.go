@@ -228,6 +228,12 @@ func (a *Analysis) PackageOfDocument(path string) string {
 	return RootPackage
 }
 
+// HasDocument reports whether the graph has a document at a root-relative path.
+func (a *Analysis) HasDocument(path string) bool {
+	_, ok := a.docPkg[path]
+	return ok
+}
+
 // Packages returns every package name: discovered ones and those only the
 // graph knows, sorted.
 func (a *Analysis) Packages() []string {
