@@ -150,7 +150,7 @@ func (w *Workspace) discoverPython(files, pyFiles []string) {
 	}
 	w.pythonPackages(pyFiles, manifests)
 	for _, p := range projs {
-		if _, ok := w.Package(p.name); !ok {
+		if q, ok := w.Package(p.name); !ok || q.Kind != KindPython {
 			continue // its packages' imports are its dependencies
 		}
 		dir := path.Dir(p.rel)
