@@ -118,6 +118,9 @@ func (a *Analysis) observe(ctx context.Context, from string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if strings.HasSuffix(p, "_test.go") {
+			continue // as its imports, a Go test's references do not widen the closure
+		}
 		occs, err := a.r.Occurrences(ctx, p)
 		if err != nil {
 			return fmt.Errorf("scope: reading occurrences of %s: %w", p, err)

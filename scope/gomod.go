@@ -88,8 +88,10 @@ func unquoteGo(s string) string {
 // discoverGo records Go packages (one per directory of Go files inside a
 // module, named by import path) and the imports between them. A module's
 // go.mod gives its path and the packages' manifest; go.work marks its
-// members. Dependencies are package imports, test files' included: a
-// require in a go.mod that no package imports makes no dependency.
+// members. Dependencies are the imports of non-test files, as in `go list
+// -deps`: a require in a go.mod that no package imports makes none, and a
+// test's imports do not widen its package's closure. Build constraints are
+// not evaluated: every file's imports count.
 func (w *Workspace) discoverGo(goMods []string, goWork string, goFiles []string) {
 	used := map[string]bool{} // module dirs go.work lists
 	if goWork != "" {
@@ -180,6 +182,9 @@ func (w *Workspace) goPackages(mods map[string]string, used map[string]bool, goW
 		if err != nil {
 			w.Skipped = append(w.Skipped, f.rel+": "+err.Error())
 			continue
+		}
+		if strings.HasSuffix(f.rel, "_test.go") {
+			continue // test imports are no part of the package's import closure
 		}
 		for _, is := range src.Imports {
 			imp, err := strconv.Unquote(is.Path.Value)
