@@ -118,8 +118,8 @@ func (a *Analysis) observe(ctx context.Context, from string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if strings.HasSuffix(p, "_test.go") {
-			continue // as its imports, a Go test's references do not widen the closure
+		if strings.HasSuffix(p, "_test.go") || a.ws.goExcluded[p] {
+			continue // as with imports: a Go test's references, or a file the build leaves out
 		}
 		occs, err := a.r.Occurrences(ctx, p)
 		if err != nil {

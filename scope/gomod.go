@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"go/build"
 	"go/parser"
 	"go/token"
 	"path"
@@ -90,8 +91,9 @@ func unquoteGo(s string) string {
 // go.mod gives its path and the packages' manifest; go.work marks its
 // members. Dependencies are the imports of non-test files, as in `go list
 // -deps`: a require in a go.mod that no package imports makes none, and a
-// test's imports do not widen its package's closure. Build constraints are
-// not evaluated: every file's imports count.
+// test's imports do not widen its package's closure, and files the build
+// excludes on this GOOS/GOARCH (go/build's default context: file name
+// suffixes, //go:build lines, `ignore`) are left out.
 func (w *Workspace) discoverGo(goMods []string, goWork string, goFiles []string) {
 	used := map[string]bool{} // module dirs go.work lists
 	if goWork != "" {
@@ -178,13 +180,18 @@ func (w *Workspace) goPackages(mods map[string]string, used map[string]bool, goW
 	}
 	fset := token.NewFileSet()
 	for _, f := range files {
-		src, err := parser.ParseFile(fset, filepath.Join(w.Root, filepath.FromSlash(f.rel)), nil, parser.ImportsOnly)
+		if strings.HasSuffix(f.rel, "_test.go") {
+			continue // test imports are no part of the package's import closure
+		}
+		abs := filepath.Join(w.Root, filepath.FromSlash(f.rel))
+		if ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs)); err == nil && !ok {
+			w.goExcluded[f.rel] = true // another GOOS/GOARCH, or `//go:build ignore`
+			continue
+		}
+		src, err := parser.ParseFile(fset, abs, nil, parser.ImportsOnly)
 		if err != nil {
 			w.Skipped = append(w.Skipped, f.rel+": "+err.Error())
 			continue
-		}
-		if strings.HasSuffix(f.rel, "_test.go") {
-			continue // test imports are no part of the package's import closure
 		}
 		for _, is := range src.Imports {
 			imp, err := strconv.Unquote(is.Path.Value)

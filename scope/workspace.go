@@ -73,6 +73,9 @@ type Workspace struct {
 	Packages []Package // sorted by Dir, then Name
 	// deps[from][to] lists the declared reasons.
 	deps map[string]map[string][]Why
+	// goExcluded holds the Go files the build leaves out on this platform:
+	// neither their imports nor their references make dependencies.
+	goExcluded map[string]bool
 	// Skipped lists manifests that could not be read or parsed, with the reason.
 	Skipped []string
 	// fs reads the manifests and sources during Discover.
@@ -99,7 +102,7 @@ func Discover(root string) (*Workspace, error) {
 		return nil, fmt.Errorf("scope: %w", err)
 	}
 	defer fsys.Close()
-	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}, fs: fsys}
+	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}, goExcluded: map[string]bool{}, fs: fsys}
 	defer func() { w.fs = nil }()
 	var goMods, goFiles, pkgJSONs, tsconfigs, tsFiles, pyprojects, pyFiles []string
 	var goWork, pnpmWS string
