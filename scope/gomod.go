@@ -195,10 +195,16 @@ func (w *Workspace) goPackages(mods map[string]string, used map[string]bool, goW
 		}
 		for _, is := range src.Imports {
 			imp, err := strconv.Unquote(is.Path.Value)
-			if err != nil || !byPath[imp] {
+			if err != nil {
 				continue
 			}
-			w.addDep(f.ip, imp, Why{File: f.rel, Line: fset.Position(is.Pos()).Line, Detail: "imports " + imp})
+			detail := "imports " + imp
+			if imp == "C" {
+				imp, detail = "runtime/cgo", "imports C (cgo links runtime/cgo)"
+			}
+			if byPath[imp] {
+				w.addDep(f.ip, imp, Why{File: f.rel, Line: fset.Position(is.Pos()).Line, Detail: detail})
+			}
 		}
 	}
 }
