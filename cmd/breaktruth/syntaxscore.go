@@ -53,53 +53,9 @@ func runScoreSyntax(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	defer r.Close()
-	inScope := map[string]bool{}
-	for _, p := range truth.Files {
-		inScope[p] = true
-	}
-	type row struct {
-		targets int
-		c       counts
-	}
-	rows := map[string]*row{}
-	var missing []string
-	for _, tg := range truth.Targets {
-		sym, ok, err := symbolAt(ctx, r, tg)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			missing = append(missing, tg.Name)
-			continue
-		}
-		o := impact.DefaultOptions()
-		o.MaxDepth, o.IncludeTests, o.MinConfidence = 1, true, *threshold
-		o.Freshness = &freshness.Block{BaseCommit: "truth", Head: "truth"}
-		a, err := impact.Compute(ctx, r, sym, o)
-		if err != nil {
-			return fmt.Errorf("impact of %s: %w", tg.Name, err)
-		}
-		self := fmt.Sprintf("%s:%d", tg.Path, tg.Line)
-		d1 := minus(keysOf(a.Depths[0].Dependents, inScope), []string{self})
-		group := "methods"
-		if functionStrata[tg.Stratum] {
-			group = "functions"
-		}
-		for _, k := range []string{tg.Stratum, group, "all"} {
-			if rows[k] == nil {
-				rows[k] = &row{}
-			}
-			rows[k].targets++
-			rows[k].c.add(d1, tg.Callers)
-		}
-		if *verbose {
-			var c counts
-			c.add(d1, tg.Callers)
-			if c.fp+c.fn > 0 {
-				fmt.Fprintf(stdout, "%s (%s): callers %d, graph %d: missed %v, extra %v\n", tg.Name, tg.Stratum, len(tg.Callers), len(d1),
-					minus(tg.Callers, d1), minus(d1, tg.Callers))
-			}
-		}
+	rows, missing, err := scoreSyntax(ctx, r, truth, *threshold, *verbose, stdout)
+	if err != nil {
+		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "d=1 callers at threshold %.2f\ttargets\ttrue\tfalse\tmissed\tP\tR\n", *threshold)
@@ -113,4 +69,61 @@ func runScoreSyntax(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stdout, "not in the graph (%d): %s\n", len(missing), strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// syntaxRow is one line of the table: its targets and their callers' counts.
+type syntaxRow struct {
+	targets int
+	c       counts
+}
+
+// scoreSyntax asks impact for each target's d=1 callers at threshold and
+// counts them against the truth, by stratum, by "functions" and "methods",
+// and in "all"; missing names the targets the graph does not define.
+func scoreSyntax(ctx context.Context, r *graph.Reader, truth Truth, threshold float64, verbose bool, stdout io.Writer) (map[string]*syntaxRow, []string, error) {
+	inScope := map[string]bool{}
+	for _, p := range truth.Files {
+		inScope[p] = true
+	}
+	rows := map[string]*syntaxRow{}
+	var missing []string
+	for _, tg := range truth.Targets {
+		sym, ok, err := symbolAt(ctx, r, tg)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			missing = append(missing, tg.Name)
+			continue
+		}
+		o := impact.DefaultOptions()
+		o.MaxDepth, o.IncludeTests, o.MinConfidence = 1, true, threshold
+		o.Freshness = &freshness.Block{BaseCommit: "truth", Head: "truth"}
+		a, err := impact.Compute(ctx, r, sym, o)
+		if err != nil {
+			return nil, nil, fmt.Errorf("impact of %s: %w", tg.Name, err)
+		}
+		self := fmt.Sprintf("%s:%d", tg.Path, tg.Line)
+		d1 := minus(keysOf(a.Depths[0].Dependents, inScope), []string{self})
+		group := "methods"
+		if functionStrata[tg.Stratum] {
+			group = "functions"
+		}
+		for _, k := range []string{tg.Stratum, group, "all"} {
+			if rows[k] == nil {
+				rows[k] = &syntaxRow{}
+			}
+			rows[k].targets++
+			rows[k].c.add(d1, tg.Callers)
+		}
+		if verbose {
+			var c counts
+			c.add(d1, tg.Callers)
+			if c.fp+c.fn > 0 {
+				fmt.Fprintf(stdout, "%s (%s): callers %d, graph %d: missed %v, extra %v\n", tg.Name, tg.Stratum, len(tg.Callers), len(d1),
+					minus(tg.Callers, d1), minus(d1, tg.Callers))
+			}
+		}
+	}
+	return rows, missing, nil
 }
