@@ -118,6 +118,9 @@ func (a *Analysis) observe(ctx context.Context, from string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if strings.HasSuffix(p, "_test.go") || a.ws.goExcluded[p] {
+			continue // as with imports: a Go test's references, or a file the build leaves out
+		}
 		occs, err := a.r.Occurrences(ctx, p)
 		if err != nil {
 			return fmt.Errorf("scope: reading occurrences of %s: %w", p, err)
@@ -226,6 +229,12 @@ func (a *Analysis) PackageOfDocument(path string) string {
 		return p.Name
 	}
 	return RootPackage
+}
+
+// HasDocument reports whether the graph has a document at a root-relative path.
+func (a *Analysis) HasDocument(path string) bool {
+	_, ok := a.docPkg[path]
+	return ok
 }
 
 // Packages returns every package name: discovered ones and those only the

@@ -1,11 +1,11 @@
 package scope
 
 import (
+	"go/build"
 	"go/parser"
 	"go/token"
 	"path"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -86,23 +86,26 @@ func unquoteGo(s string) string {
 	return s
 }
 
-func isLocalPath(s string) bool {
-	return s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../")
-}
-
-// discoverGo records Go modules, their packages, and their dependencies.
+// discoverGo records Go packages (one per directory of Go files inside a
+// module, named by import path) and the imports between them. A module's
+// go.mod gives its path and the packages' manifest; go.work marks its
+// members. Dependencies are the imports of non-test files, as in `go list
+// -deps`: a require in a go.mod that no package imports makes none, and a
+// test's imports do not widen its package's closure, and files the build
+// excludes on this GOOS/GOARCH (go/build's default context: file name
+// suffixes, //go:build lines, `ignore`) are left out.
 func (w *Workspace) discoverGo(goMods []string, goWork string, goFiles []string) {
-	used := map[string]int{} // module dir -> go.work line
+	used := map[string]bool{} // module dirs go.work lists
 	if goWork != "" {
 		if b, ok := w.readFile(goWork); ok {
 			for _, u := range parseGoMod(string(b)).requires {
 				if dir, ok := relJoin(".", u.Path); ok {
-					used[dir] = u.Line
+					used[dir] = true
 				}
 			}
 		}
 	}
-	mods := map[string]goMod{} // dir -> parsed
+	mods := map[string]string{} // module dir -> module path
 	for _, rel := range goMods {
 		b, ok := w.readFile(rel)
 		if !ok {
@@ -113,132 +116,95 @@ func (w *Workspace) discoverGo(goMods []string, goWork string, goFiles []string)
 			w.Skipped = append(w.Skipped, rel+": no module directive")
 			continue
 		}
+		mods[path.Dir(rel)] = m.module
+	}
+	w.goPackages(mods, used, goWork, goFiles)
+}
+
+// moduleOf returns the innermost module directory containing dir.
+func moduleOf(mods map[string]string, dir string) (string, bool) {
+	best, found := "", false
+	for md := range mods {
+		if dirContains(md, dir) && (!found || len(md) > len(best)) {
+			best, found = md, true
+		}
+	}
+	return best, found
+}
+
+// importPath is the import path of the package in dir of the module at
+// mdir with path mod. The standard library's module "std" has no prefix.
+func importPath(mdir, mod, dir string) string {
+	sub := dir
+	if mdir != "." {
+		sub = strings.TrimPrefix(strings.TrimPrefix(dir, mdir), "/")
+	}
+	if sub == "." {
+		sub = ""
+	}
+	switch {
+	case sub == "":
+		return mod
+	case mod == "std":
+		return sub
+	}
+	return mod + "/" + sub
+}
+
+// goPackages adds a package per directory of Go files and records its
+// imports of other packages under the root.
+func (w *Workspace) goPackages(mods map[string]string, used map[string]bool, goWork string, goFiles []string) {
+	if len(mods) == 0 {
+		return
+	}
+	type goFile struct{ rel, ip string }
+	var files []goFile
+	byPath := map[string]bool{}
+	for _, rel := range goFiles {
 		dir := path.Dir(rel)
-		mods[dir] = m
-		p := Package{Name: m.module, Kind: KindGoModule, Dir: dir, Manifest: rel}
-		if _, ok := used[dir]; ok {
+		mdir, ok := moduleOf(mods, dir)
+		if !ok {
+			continue
+		}
+		ip := importPath(mdir, mods[mdir], dir)
+		files = append(files, goFile{rel, ip})
+		if byPath[ip] {
+			continue
+		}
+		byPath[ip] = true
+		p := Package{Name: ip, Kind: KindGoPackage, Dir: dir, Manifest: path.Join(mdir, "go.mod"), Module: mods[mdir]}
+		if used[mdir] {
 			p.Member = goWork
 		}
 		w.addPackage(p)
 	}
-	byPath := map[string]string{} // module path -> module path (workspace modules only)
-	byDir := map[string]string{}
-	for dir, m := range mods {
-		byPath[m.module] = m.module
-		byDir[dir] = m.module
-	}
-	for dir, m := range mods {
-		mf := path.Join(dir, "go.mod")
-		local := map[string]bool{}
-		for _, r := range m.replaces {
-			if !isLocalPath(r.Target) {
-				continue
-			}
-			tdir, ok := relJoin(dir, r.Target)
-			if !ok {
-				continue
-			}
-			if to, ok := byDir[tdir]; ok {
-				local[r.Path] = true
-				w.addDep(m.module, to, Why{File: mf, Line: r.Line, Detail: "replace " + r.Path + " => " + r.Target})
-			}
-		}
-		for _, r := range m.requires {
-			if to, ok := byPath[r.Path]; ok {
-				detail := "require " + r.Path
-				if local[r.Path] {
-					detail += " (replaced by a local path)"
-				} else if goWork != "" {
-					detail += " (resolved by " + goWork + ")"
-				}
-				w.addDep(m.module, to, Why{File: mf, Line: r.Line, Detail: detail})
-			}
-		}
-	}
-	w.goPackagesAndImports(mods, goFiles)
-}
-
-// goPackagesAndImports lists each module's Go packages and records imports
-// of another workspace module's packages as dependencies.
-func (w *Workspace) goPackagesAndImports(mods map[string]goMod, goFiles []string) {
-	if len(mods) == 0 {
-		return
-	}
-	modDirs := make([]string, 0, len(mods))
-	for dir := range mods {
-		modDirs = append(modDirs, dir)
-	}
-	// moduleOf returns the innermost module containing a directory.
-	moduleOf := func(dir string) (string, string, bool) {
-		best := ""
-		found := false
-		for _, md := range modDirs {
-			if dirContains(md, dir) && (!found || len(md) > len(best)) {
-				best, found = md, true
-			}
-		}
-		if !found {
-			return "", "", false
-		}
-		return best, mods[best].module, true
-	}
-	// modulePathOwner returns the workspace module whose path is the longest
-	// prefix of an import path.
-	modulePathOwner := func(imp string) (string, bool) {
-		best := ""
-		for _, m := range mods {
-			if (imp == m.module || strings.HasPrefix(imp, m.module+"/")) && len(m.module) > len(best) {
-				best = m.module
-			}
-		}
-		return best, best != ""
-	}
-	pkgs := map[string]map[string]bool{}
 	fset := token.NewFileSet()
-	for _, rel := range goFiles {
-		dir := path.Dir(rel)
-		mdir, mod, ok := moduleOf(dir)
-		if !ok {
+	for _, f := range files {
+		if strings.HasSuffix(f.rel, "_test.go") {
+			continue // test imports are no part of the package's import closure
+		}
+		abs := filepath.Join(w.Root, filepath.FromSlash(f.rel))
+		if ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs)); err == nil && !ok {
+			w.goExcluded[f.rel] = true // another GOOS/GOARCH, or `//go:build ignore`
 			continue
 		}
-		sub := strings.TrimPrefix(strings.TrimPrefix(dir, mdir), "/")
-		if mdir == "." {
-			sub = dir
-			if dir == "." {
-				sub = ""
-			}
-		}
-		ip := mod
-		if sub != "" {
-			ip = mod + "/" + sub
-		}
-		if pkgs[mod] == nil {
-			pkgs[mod] = map[string]bool{}
-		}
-		pkgs[mod][ip] = true
-		f, err := parser.ParseFile(fset, filepath.Join(w.Root, filepath.FromSlash(rel)), nil, parser.ImportsOnly)
+		src, err := parser.ParseFile(fset, abs, nil, parser.ImportsOnly)
 		if err != nil {
-			w.Skipped = append(w.Skipped, rel+": "+err.Error())
+			w.Skipped = append(w.Skipped, f.rel+": "+err.Error())
 			continue
 		}
-		for _, is := range f.Imports {
+		for _, is := range src.Imports {
 			imp, err := strconv.Unquote(is.Path.Value)
 			if err != nil {
 				continue
 			}
-			if to, ok := modulePathOwner(imp); ok && to != mod {
-				w.addDep(mod, to, Why{File: rel, Line: fset.Position(is.Pos()).Line, Detail: "imports " + imp})
+			detail := "imports " + imp
+			if imp == "C" {
+				imp, detail = "runtime/cgo", "imports C (cgo links runtime/cgo)"
+			}
+			if byPath[imp] {
+				w.addDep(f.ip, imp, Why{File: f.rel, Line: fset.Position(is.Pos()).Line, Detail: detail})
 			}
 		}
-	}
-	for i := range w.Packages {
-		p := &w.Packages[i]
-		if p.Kind != KindGoModule {
-			continue
-		}
-		for ip := range pkgs[p.Name] {
-			p.GoPackages = append(p.GoPackages, ip)
-		}
-		sort.Strings(p.GoPackages)
 	}
 }

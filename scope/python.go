@@ -116,7 +116,7 @@ func inlineField(v, key string) string {
 // discoverPython records Python projects and their local path dependencies:
 // PEP 508 "name @ file:..." requirements, [tool.poetry.dependencies] and
 // [tool.uv.sources] entries with a path.
-func (w *Workspace) discoverPython(files []string) {
+func (w *Workspace) discoverPython(files, pyFiles []string) {
 	type proj struct {
 		rel     string
 		name    string
@@ -139,9 +139,20 @@ func (w *Workspace) discoverPython(files []string) {
 			continue
 		}
 		projs = append(projs, proj{rel, name, es})
-		w.addPackage(Package{Name: name, Kind: KindPython, Dir: path.Dir(rel), Manifest: rel})
+		if !w.hasPythonIn(path.Dir(rel), pyFiles) {
+			// A project whose code is in packages is answered by them.
+			w.addPackage(Package{Name: name, Kind: KindPython, Dir: path.Dir(rel), Manifest: rel})
+		}
 	}
+	manifests := make([]string, len(projs))
+	for i, p := range projs {
+		manifests[i] = p.rel
+	}
+	w.pythonPackages(pyFiles, manifests)
 	for _, p := range projs {
+		if q, ok := w.Package(p.name); !ok || q.Kind != KindPython {
+			continue // its packages' imports are its dependencies
+		}
 		dir := path.Dir(p.rel)
 		local := func(ref string) string {
 			ref = strings.TrimPrefix(strings.TrimPrefix(ref, "file://"), "file:")
@@ -149,7 +160,7 @@ func (w *Workspace) discoverPython(files []string) {
 			if !ok {
 				return ""
 			}
-			if q, ok := w.packageOfDir(d); ok && q.Dir == d && q.Kind == KindPython {
+			if q, ok := w.packageOfDir(d); ok && q.Dir == d && q.Kind == KindPython && p.name != q.Name {
 				return q.Name
 			}
 			return ""

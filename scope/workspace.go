@@ -16,10 +16,11 @@ import (
 type Kind string
 
 const (
-	KindGoModule Kind = "go-module" // a go.mod
-	KindNPM      Kind = "npm"       // a package.json with a name
-	KindPython   Kind = "python"    // a pyproject.toml with a project name
-	KindGraph    Kind = "graph"     // no manifest: the package the graph records for documents
+	KindGoPackage Kind = "go-package" // a directory of Go files in a module (a go.mod)
+	KindNPM       Kind = "npm"        // a package.json with a name
+	KindPython    Kind = "python"     // a pyproject.toml with a project name and no Python packages
+	KindPyPackage Kind = "py-package" // a directory of Python modules, named by its dotted import path
+	KindGraph     Kind = "graph"      // no manifest: the package the graph records for documents
 )
 
 // Package is one workspace package.
@@ -31,8 +32,8 @@ type Package struct {
 	// Member names the workspace file that lists the package
 	// ("go.work", "pnpm-workspace.yaml", "package.json workspaces"), if any.
 	Member string `json:"member,omitempty"`
-	// GoPackages lists the import paths of a Go module's packages.
-	GoPackages []string `json:"goPackages,omitempty"`
+	// Module is a Go package's module path.
+	Module string `json:"module,omitempty"`
 }
 
 // Why is one reason for a dependency.
@@ -72,6 +73,9 @@ type Workspace struct {
 	Packages []Package // sorted by Dir, then Name
 	// deps[from][to] lists the declared reasons.
 	deps map[string]map[string][]Why
+	// goExcluded holds the Go files the build leaves out on this platform:
+	// neither their imports nor their references make dependencies.
+	goExcluded map[string]bool
 	// Skipped lists manifests that could not be read or parsed, with the reason.
 	Skipped []string
 	// fs reads the manifests and sources during Discover.
@@ -98,9 +102,9 @@ func Discover(root string) (*Workspace, error) {
 		return nil, fmt.Errorf("scope: %w", err)
 	}
 	defer fsys.Close()
-	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}, fs: fsys}
+	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}, goExcluded: map[string]bool{}, fs: fsys}
 	defer func() { w.fs = nil }()
-	var goMods, goFiles, pkgJSONs, tsconfigs, tsFiles, pyprojects []string
+	var goMods, goFiles, pkgJSONs, tsconfigs, tsFiles, pyprojects, pyFiles []string
 	var goWork, pnpmWS string
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -141,6 +145,8 @@ func Discover(root string) (*Workspace, error) {
 			goFiles = append(goFiles, rel)
 		case isTSFile(name):
 			tsFiles = append(tsFiles, rel)
+		case lang.Of(name) == "python":
+			pyFiles = append(pyFiles, rel)
 		}
 		return nil
 	})
@@ -149,7 +155,7 @@ func Discover(root string) (*Workspace, error) {
 	}
 	w.discoverGo(goMods, goWork, goFiles)
 	w.discoverNPM(pkgJSONs, pnpmWS, tsconfigs, tsFiles)
-	w.discoverPython(pyprojects)
+	w.discoverPython(pyprojects, pyFiles)
 	sort.Slice(w.Packages, func(i, j int) bool {
 		if w.Packages[i].Dir != w.Packages[j].Dir {
 			return w.Packages[i].Dir < w.Packages[j].Dir
@@ -202,8 +208,7 @@ func (w *Workspace) Package(name string) (Package, bool) {
 	return Package{}, false
 }
 
-// Lookup finds a package by name, by directory, or (for Go) by the import
-// path of one of its Go packages.
+// Lookup finds a package by name (a Go import path) or by directory.
 func (w *Workspace) Lookup(s string) (Package, bool) {
 	if p, ok := w.Package(s); ok {
 		return p, true
@@ -213,17 +218,12 @@ func (w *Workspace) Lookup(s string) (Package, bool) {
 		if p.Dir == dir {
 			return p, true
 		}
-		for _, gp := range p.GoPackages {
-			if gp == s {
-				return p, true
-			}
-		}
 	}
 	return Package{}, false
 }
 
-// PackageOf returns the package whose directory is the longest prefix of a
-// root-relative path.
+// PackageOf returns the package of a root-relative path: the Go package of
+// its directory, else the package whose directory is the longest prefix.
 func (w *Workspace) PackageOf(rel string) (Package, bool) {
 	return w.packageOfDir(path.Dir(rel))
 }
@@ -231,6 +231,9 @@ func (w *Workspace) PackageOf(rel string) (Package, bool) {
 func (w *Workspace) packageOfDir(dir string) (Package, bool) {
 	best, found := Package{}, false
 	for _, p := range w.Packages {
+		if (p.Kind == KindGoPackage || p.Kind == KindPyPackage) && p.Dir != dir {
+			continue // a directory's modules are its package; subdirectories are others
+		}
 		if !dirContains(p.Dir, dir) {
 			continue
 		}

@@ -25,19 +25,17 @@ func TestDiscoverGoWork(t *testing.T) {
 	}
 	var got []string
 	for _, p := range w.Packages {
-		got = append(got, string(p.Kind)+" "+p.Name+" "+p.Dir+" member="+p.Member+" pkgs="+strings.Join(p.GoPackages, ","))
+		got = append(got, string(p.Kind)+" "+p.Name+" "+p.Dir+" member="+p.Member+" module="+p.Module)
 	}
 	want := []string{
-		"go-module example.com/billing billing member=go.work pkgs=example.com/billing",
-		"go-module example.com/pricing pricing member=go.work pkgs=example.com/pricing",
-		"go-module example.com/user user member=go.work pkgs=example.com/user",
+		"go-package example.com/billing billing member=go.work module=example.com/billing",
+		"go-package example.com/pricing pricing member=go.work module=example.com/pricing",
+		"go-package example.com/user user member=go.work module=example.com/user",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("packages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	wantDeps := []string{
-		"example.com/billing -> example.com/pricing: declared in billing/go.mod:7: replace example.com/pricing => ../pricing",
-		"example.com/billing -> example.com/pricing: declared in billing/go.mod:5: require example.com/pricing (replaced by a local path)",
 		"example.com/billing -> example.com/pricing: declared in billing/billing.go:4: imports example.com/pricing",
 	}
 	if got := depStrings(w.Declared()); !reflect.DeepEqual(got, wantDeps) {
@@ -90,8 +88,20 @@ func TestDiscoverPyproject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(w.Packages) != 1 || w.Packages[0].Name != "shop" || w.Packages[0].Kind != KindPython || w.Packages[0].Dir != "." {
-		t.Fatalf("packages = %+v; want one python project shop at .", w.Packages)
+	var got []string
+	for _, p := range w.Packages {
+		got = append(got, string(p.Kind)+" "+p.Name+" "+p.Dir+" "+p.Manifest)
+	}
+	want := []string{"py-package shop shop pyproject.toml", "py-package tests tests pyproject.toml"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("packages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	wantDeps := []string{
+		"tests -> shop: declared in tests/test_orders.py:3: imports shop.orders",
+		"tests -> shop: declared in tests/test_orders.py:4: imports shop.pricing",
+	}
+	if got := depStrings(w.Declared()); !reflect.DeepEqual(got, wantDeps) {
+		t.Errorf("deps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantDeps, "\n"))
 	}
 }
 
@@ -106,6 +116,9 @@ func TestDiscoverManifests(t *testing.T) {
 		"svc/main.go":       "package main\n\nimport (\n\t\"fmt\"\n\t\"example.com/lib/sub\"\n)\n",
 		"lib/go.mod":        "module example.com/lib\n",
 		"lib/sub/sub.go":    "package sub\n",
+		"lib/sub/gen.go":    "//go:build ignore\n\npackage main\n\nimport \"example.com/svc\"\n",
+		"lib/sub/x_test.go": "package sub_test\n\nimport \"example.com/svc\"\n",
+		"svc/other.go":      "package main\n",
 		"package.json":      `{"name": "root", "workspaces": {"packages": ["js/*"]}}`,
 		"js/a/package.json": `{"name": "a", "dependencies": {"b": "file:../b", "left-pad": "1.0.0"}}`,
 		"js/b/package.json": `{"name": "b", "version": "1.0.0"}`,
@@ -114,10 +127,16 @@ func TestDiscoverManifests(t *testing.T) {
   // comments and trailing commas are allowed
   "compilerOptions": {"baseUrl": ".", "paths": {"~b/*": ["../b/src/*"],},},
 }`,
-		"js/c/src/x.ts":               "import { y } from '~b/y';\nconst z = require(\"a\");\n",
-		"py/app/pyproject.toml":       "[project]\nname = \"app\" # the app\ndependencies = [\n  \"requests>=2\",\n  \"core @ file:../core\",\n]\n[tool.uv.sources]\ncore = { path = \"../core\" }\n",
-		"py/core/pyproject.toml":      "[project]\nname = 'core'\n",
-		"node_modules/x/package.json": `{"name": "x"}`,
+		"js/c/src/x.ts":                     "import { y } from '~b/y';\nconst z = require(\"a\");\n",
+		"py/app/pyproject.toml":             "[project]\nname = \"app\" # the app\ndependencies = [\n  \"requests>=2\",\n  \"core @ file:../core\",\n]\n[tool.uv.sources]\ncore = { path = \"../core\" }\n",
+		"py/core/pyproject.toml":            "[project]\nname = 'core'\n",
+		"node_modules/x/package.json":       `{"name": "x"}`,
+		"py/web/pyproject.toml":             "[project]\nname = \"web\"\n",
+		"py/web/src/web/__init__.py":        "",
+		"py/web/src/web/views.py":           "from . import models\nfrom .models import User\nimport os, web.api.routes as r\n\"\"\"\nimport scripts.run\n\"\"\"\n",
+		"py/web/src/web/api/__init__.py":    "from ..models import User\n",
+		"py/web/src/web/models/__init__.py": "def f():\n    import web.api\n",
+		"py/web/scripts/run.py":             "from web.views import main\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
@@ -151,8 +170,12 @@ func TestDiscoverManifests(t *testing.T) {
 		"app -> core: declared in py/app/pyproject.toml:8: tool.uv.sources core = { path = \"../core\" }",
 		"c -> a: declared in js/c/src/x.ts:2: imports a",
 		"c -> b: declared in js/c/src/x.ts:1: imports ~b/y",
-		"example.com/svc -> example.com/lib: declared in svc/go.mod:4: require example.com/lib (resolved by go.work)",
-		"example.com/svc -> example.com/lib: declared in svc/main.go:5: imports example.com/lib/sub",
+		"example.com/svc -> example.com/lib/sub: declared in svc/main.go:5: imports example.com/lib/sub",
+		"scripts -> web: declared in py/web/scripts/run.py:1: imports web.views",
+		"web -> web.api: declared in py/web/src/web/views.py:3: imports web.api.routes",
+		"web -> web.models: declared in py/web/src/web/views.py:2: imports .models",
+		"web.api -> web.models: declared in py/web/src/web/api/__init__.py:1: imports ..models",
+		"web.models -> web.api: declared in py/web/src/web/models/__init__.py:2: imports web.api",
 	}
 	if got := depStrings(w.Declared()); !reflect.DeepEqual(got, wantDeps) {
 		t.Errorf("deps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantDeps, "\n"))
@@ -163,8 +186,17 @@ func TestDiscoverManifests(t *testing.T) {
 	if p, ok := w.Package("a"); !ok || p.Member != "package.json workspaces" {
 		t.Errorf("package a = %+v; want member of package.json workspaces", p)
 	}
-	if p, ok := w.Lookup("example.com/lib/sub"); !ok || p.Name != "example.com/lib" {
-		t.Errorf("Lookup(Go package) = %+v, %v", p, ok)
+	if p, ok := w.Lookup("lib/sub"); !ok || p.Name != "example.com/lib/sub" || p.Module != "example.com/lib" || p.Member != "go.work" {
+		t.Errorf("Lookup(lib/sub) = %+v, %v", p, ok)
+	}
+	if _, ok := w.Lookup("example.com/lib"); ok {
+		t.Errorf("a module without Go files at its root is no package")
+	}
+	if p, ok := w.Package("web"); !ok || p.Kind != KindPyPackage || p.Dir != "py/web/src/web" || p.Manifest != "py/web/pyproject.toml" {
+		t.Errorf("Python package web = %+v, %v", p, ok)
+	}
+	if p, ok := w.PackageOf("lib/sub/deeper/x.go"); ok && p.Kind == KindGoPackage {
+		t.Errorf("a Go package does not hold a subdirectory's files: %+v", p)
 	}
 }
 

@@ -221,6 +221,28 @@ func (w *walker) goExprChain(st *goState, n *node) string {
 	return ""
 }
 
+// goPointerTypeOperand returns T for the operand (*T) of a method
+// expression (*T).M, T a type of the package: an identifier that is
+// neither local, predeclared nor an import. Otherwise "".
+func (w *walker) goPointerTypeOperand(st *goState, n *node) string {
+	if w.typ(n) != "parenthesized_expression" || n.NamedChildCount() != 1 {
+		return ""
+	}
+	u := n.NamedChild(0)
+	if w.typ(u) != "unary_expression" || w.src[u.StartByte()] != '*' || u.NamedChildCount() != 1 {
+		return ""
+	}
+	id := u.NamedChild(0)
+	if w.typ(id) != "identifier" {
+		return ""
+	}
+	name := w.text(id)
+	if goPredeclared[name] || w.isLocal(name) || st.imports[name] {
+		return ""
+	}
+	return name
+}
+
 // isPackage reports whether n is an identifier naming an import.
 func (w *walker) isPackage(st *goState, n *node) bool {
 	if w.typ(n) != "identifier" {

@@ -405,6 +405,11 @@ func (w *walker) visitGo(st *goState, self string, n *node) (bool, func()) {
 				return false, nil
 			}
 		}
+		// (*T).Name, a method expression: Name is a method of T.
+		if t := w.goPointerTypeOperand(st, operand); t != "" {
+			w.use(field, UseTyped, t, call, false)
+			return true, nil
+		}
 		// x.Name where the type of x is declared or inferred: Name is a
 		// member of that type.
 		if et := w.goExprType(st, operand); et != "" {

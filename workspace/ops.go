@@ -188,7 +188,10 @@ func Scope(ctx context.Context, root string, r *graph.Reader, q ScopeRequest) (*
 			}
 		}
 		rel = filepath.ToSlash(filepath.Clean(rel))
-		if _, err := statInRoot(root, rel); err != nil && a.Documents(a.PackageOfDocument(rel)) == 0 {
+		if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+			return nil, fmt.Errorf("%w: %q is outside the workspace root %s", ErrBadTarget, q.Target, root)
+		}
+		if _, err := statInRoot(root, rel); err != nil && !a.HasDocument(rel) {
 			return nil, fmt.Errorf("%w: %q is neither a package (%s) nor a file under %s", ErrBadTarget, q.Target, knownPackages(a), root)
 		}
 		start = a.PackageOfDocument(rel)

@@ -29,7 +29,8 @@ var errUsage = errors.New("usage")
 
 const usage = `usage:
   breaktruth truth [--dir GOROOT/src] [--package net/http] [--importers LIST] [--per-stratum 8] [--seed 1] --out FILE
-  breaktruth score --truth FILE --scip DUMP [--dir GOROOT/src] [--go-types]`
+  breaktruth score --truth FILE --scip DUMP [--dir GOROOT/src] [--go-types]
+  breaktruth score-syntax --truth FILE --store DIR [--threshold 0.7]`
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -41,6 +42,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runTruth(ctx, args[1:], stderr)
 	case "score":
 		return runScore(ctx, args[1:], stdout, stderr)
+	case "score-syntax":
+		return runScoreSyntax(ctx, args[1:], stdout, stderr)
 	}
 	return fmt.Errorf("%w: unknown subcommand %q (truth or score)", errUsage, args[0])
 }

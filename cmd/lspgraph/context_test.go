@@ -402,7 +402,6 @@ func TestScopeCommand(t *testing.T) {
 		whys = append(whys, w.String())
 	}
 	for _, want := range []string{
-		"declared in billing/go.mod:7: replace example.com/pricing => ../pricing",
 		"declared in billing/billing.go:4: imports example.com/pricing",
 		"observed at billing/billing.go:16: references `Quote`",
 	} {
@@ -411,7 +410,7 @@ func TestScopeCommand(t *testing.T) {
 		}
 	}
 	text := runCommand(t, "scope", "--store", dir, "--root", root, "example.com/user", "--with", "example.com/pricing")
-	for _, want := range []string{"Scope of example.com/user:", "example.com/pricing (go-module): added on request", "Outside the scope:\n  example.com/billing (go-module, 2 documents)"} {
+	for _, want := range []string{"Scope of example.com/user:", "example.com/pricing (go-package): added on request", "Outside the scope:\n  example.com/billing (go-package, 2 documents)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
 		}
@@ -423,7 +422,7 @@ func TestScopeCommand(t *testing.T) {
 	}
 	// Without a store the declared dependencies still answer.
 	noStore := runCommand(t, "scope", "--store", filepath.Join(t.TempDir(), "none"), "--root", root, "billing")
-	if !strings.Contains(noStore, "observed dependencies unavailable") || !strings.Contains(noStore, "example.com/pricing (go-module): depth 1") {
+	if !strings.Contains(noStore, "observed dependencies unavailable") || !strings.Contains(noStore, "example.com/pricing (go-package): depth 1") {
 		t.Errorf("without a store:\n%s", noStore)
 	}
 }
