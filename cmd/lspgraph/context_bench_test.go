@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -144,14 +143,14 @@ func BenchmarkContext(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				for _, t := range targets {
-					t0, c0 := time.Now(), threadCPU()
+					t0, c0 := time.Now(), threadCPUTime(b)
 					p, err := contextpack.Build(ctx, r, a, t, contextpack.Options{Budget: 8000, Source: contextpack.Source{Root: root}})
 					if err != nil {
 						b.Fatal(err)
 					}
 					d := time.Since(t0)
 					lat = append(lat, d)
-					cpu = append(cpu, threadCPU()-c0)
+					cpu = append(cpu, threadCPUTime(b)-c0)
 					slowest[t.ID] = max(slowest[t.ID], d)
 					if p.Tokens > p.Budget {
 						b.Fatalf("pack of %s exceeds the budget: %d > %d", t.ID, p.Tokens, p.Budget)
@@ -187,11 +186,3 @@ func BenchmarkContext(b *testing.B) {
 	}
 }
 
-// threadCPU is the CPU time the calling OS thread has used.
-func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
