@@ -185,4 +185,3 @@ func BenchmarkContext(b *testing.B) {
 		})
 	}
 }
-
