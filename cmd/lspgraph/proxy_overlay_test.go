@@ -201,7 +201,8 @@ func TestProxyContextArguments(t *testing.T) {
 	catalog := filepath.Join(root, "service", "catalog.go")
 	didOpen(t, ed, catalog)
 	didInsert(t, ed, catalog, 2, 10, strings.Repeat("// a comment line\n", 8))
-	const budget = 200
+	// The budget counts the whole answer, its freshness block included.
+	const budget = 600
 	args := fmt.Sprintf(`[{"textDocument":{"uri":%q},"position":{"line":36,"character":19},"budget":%d,"scope":"repo"}]`, fileURI(catalog), budget)
 	var pack map[string]any
 	deadline := time.Now().Add(overlayBound)
