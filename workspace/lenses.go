@@ -124,8 +124,7 @@ func lensKind(kind string) bool {
 	return false
 }
 
-// lensTitle is "N callers · M tests · risk R" ("N+ callers" when the
-// walk's bound left callers out), or "callers unknown".
+// lensTitle is "N callers · M tests · risk R", or "callers unknown".
 func lensTitle(a *impact.Answer) string {
 	if a.Risk.Level == "UNKNOWN" {
 		return "callers unknown"
@@ -134,12 +133,7 @@ func lensTitle(a *impact.Answer) string {
 	if len(a.Depths) > 0 {
 		n = len(a.Depths[0].Dependents)
 	}
-	callers := plural(n, "caller")
-	if a.Skipped != nil && a.Skipped.Unlisted > 0 {
-		// The walk stopped at its bound (impact.Options.MaxDependents).
-		callers = fmt.Sprintf("%d+ callers", n)
-	}
-	return fmt.Sprintf("%s · %s · risk %s", callers, plural(len(a.Tests), "test"), a.Risk.Level)
+	return fmt.Sprintf("%s · %s · risk %s", plural(n, "caller"), plural(len(a.Tests), "test"), a.Risk.Level)
 }
 
 func plural(n int, word string) string {
