@@ -175,16 +175,18 @@ func merge(a, b *Answer) {
 }
 
 // walk fills a.Depths breadth-first from frontier. With MaxDependents set
-// it stops once that many dependents are listed: the frontier nodes left
-// are not expanded and the candidates left are not listed, and a.Skipped
-// counts both.
+// it stops beyond depth 1 once that many dependents are listed: the
+// frontier nodes left are not expanded and the candidates left are not
+// listed, and a.Skipped counts both. Depth 1, what will break, is always
+// complete.
 func (w *walker) walk(ctx context.Context, a *Answer, frontier []string, visited map[string]bool) error {
 	listed := 0
-	full := func() bool { return w.o.MaxDependents > 0 && listed >= w.o.MaxDependents }
+	depth := 1
+	full := func() bool { return depth > 1 && w.o.MaxDependents > 0 && listed >= w.o.MaxDependents }
 	unlisted := map[string]bool{}
 	unexpanded := 0
 	stoppedAt := 0 // the first depth the bound left something out of
-	for depth := 1; depth <= w.o.MaxDepth; depth++ {
+	for ; depth <= w.o.MaxDepth; depth++ {
 		g := DepthGroup{Depth: depth, Label: DepthLabel(depth), Dependents: []Dependent{}}
 		if w.o.Direction == graph.Downstream {
 			g.Label = fmt.Sprintf("depends on (distance %d)", depth)

@@ -446,13 +446,19 @@ func TestMaxDependents(t *testing.T) {
 	check(t, "truncated groups at 3", []bool{a.Truncated, a.Depths[0].Truncated, a.Depths[1].Truncated, a.Depths[2].Truncated}, []bool{true, false, false, true})
 	check(t, "query", a.Query.MaxDependents, 3)
 
-	// One of Import's two callers listed, the other found and left out,
-	// and the listed one not expanded.
+	// Depth 1 is complete even past the bound (both of Import's callers);
+	// neither is expanded.
 	b := compute(t, r, "svc.Import", func(o *Options) { o.MaxDependents = 1 })
-	check(t, "depths at 1", depthNames(b), [][]string{{"run@cmd/main.go:7"}, {}, {}})
-	check(t, "skipped at 1", *b.Skipped, Skipped{Unexpanded: 1, Unlisted: 1})
-	check(t, "truncated groups at 1", []bool{b.Depths[0].Truncated, b.Depths[1].Truncated, b.Depths[2].Truncated}, []bool{true, true, true})
-	js, err := json.Marshal(b)
+	check(t, "depths at 1", depthNames(b), [][]string{{"run@cmd/main.go:7", "TestImport@svc/svc_test.go:3"}, {}, {}})
+	check(t, "skipped at 1", *b.Skipped, Skipped{Unexpanded: 2})
+	check(t, "truncated groups at 1", []bool{b.Depths[0].Truncated, b.Depths[1].Truncated, b.Depths[2].Truncated}, []bool{false, true, true})
+
+	// At 2: of Import's callers run is listed, TestImport found and left
+	// out, and run not expanded.
+	c := compute(t, r, "svc.Save", func(o *Options) { o.MaxDependents = 2 })
+	check(t, "depths at 2", depthNames(c), [][]string{{"Import@svc/svc.go:7"}, {"run@cmd/main.go:7"}, {}})
+	check(t, "truncated groups at 2", []bool{c.Depths[0].Truncated, c.Depths[1].Truncated, c.Depths[2].Truncated}, []bool{false, true, true})
+	js, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,9 +31,10 @@ type Options struct {
 	IncludeTests bool
 	// LimitPerDepth caps each depth group (0: no cap).
 	LimitPerDepth int
-	// MaxDependents bounds the walk: once it has listed this many
-	// dependents it lists no more and reads no further dependents, and the
-	// answer is Truncated with Skipped saying what it left out. Answers
+	// MaxDependents bounds the walk beyond depth 1: once it has listed
+	// this many dependents it lists no more and reads no further
+	// dependents, and the answer is Truncated with Skipped saying what it
+	// left out. Depth 1 (what will break) is always complete, and answers
 	// with fewer dependents are not affected. 0: no bound.
 	MaxDependents int
 	// Freshness is the block computed for the store (freshness.Compute).

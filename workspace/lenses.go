@@ -124,9 +124,8 @@ func lensKind(kind string) bool {
 	return false
 }
 
-// lensTitle is "N callers · M tests · risk R" ("N+ callers" when the
-// walk's bound left callers out, "risk ≥ R" for a lower bound), or
-// "callers unknown".
+// lensTitle is "N callers · M tests · risk R" ("risk ≥ R" for a lower
+// bound), or "callers unknown".
 func lensTitle(a *impact.Answer) string {
 	if a.Risk.Level == "UNKNOWN" {
 		return "callers unknown"
@@ -135,16 +134,11 @@ func lensTitle(a *impact.Answer) string {
 	if len(a.Depths) > 0 {
 		n = len(a.Depths[0].Dependents)
 	}
-	callers := plural(n, "caller")
-	if a.Skipped != nil && a.Skipped.Unlisted > 0 {
-		// The walk stopped at its bound (impact.Options.MaxDependents).
-		callers = fmt.Sprintf("%d+ callers", n)
-	}
 	level := a.Risk.Level
 	if a.Risk.AtLeast {
 		level = "≥ " + level
 	}
-	return fmt.Sprintf("%s · %s · risk %s", callers, plural(len(a.Tests), "test"), level)
+	return fmt.Sprintf("%s · %s · risk %s", plural(n, "caller"), plural(len(a.Tests), "test"), level)
 }
 
 func plural(n int, word string) string {
