@@ -21,9 +21,9 @@ import (
 // runBench dispatches `lspgraph bench SUBJECT`.
 func runBench(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(e.stderr, "Usage: lspgraph bench scip [--root DIR] [--json] FILE\n       lspgraph bench index [--ctags PATH] [--workers N] [--json] DIR\n       lspgraph bench mcp [--targets N] [--depth D] [--cli-targets N] [--cli-runs N] [--json] FILE\n       lspgraph bench calibrate --root DIR [--threshold T] [--targets N] [--seed S] [--json] DUMP\n")
+		fmt.Fprint(e.stderr, "Usage: lspgraph bench scip [--root DIR] [--json] FILE\n       lspgraph bench index [--ctags PATH] [--workers N] [--json] DIR\n       lspgraph bench mcp [--targets N] [--depth D] [--cli-targets N] [--cli-runs N] [--json] FILE\n       lspgraph bench calibrate --root DIR [--threshold T] [--targets N] [--seed S] [--json] DUMP\n       lspgraph bench search --git DIR [--commits N] [--skip K] [--json] [--out FILE]\n       lspgraph bench search-cost [--store DIR] [--runs N] [--json] TREE\n")
 		if len(args) == 0 {
-			return fmt.Errorf("%w: missing subject (scip, index, mcp, calibrate)", errUsage)
+			return fmt.Errorf("%w: missing subject (scip, index, mcp, calibrate, search, search-cost)", errUsage)
 		}
 		return nil
 	}
@@ -36,8 +36,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return runBenchMCP(ctx, e, args[1:])
 	case "calibrate":
 		return runBenchCalibrate(ctx, e, args[1:])
+	case "search":
+		return runBenchSearch(ctx, e, args[1:])
 	}
-	return fmt.Errorf("%w: unknown bench subject %q (want scip, index, mcp or calibrate)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown bench subject %q (want scip, index, mcp, calibrate, search or search-cost)", errUsage, args[0])
 }
 
 // benchPhase is one measured pass over a dump.
