@@ -38,6 +38,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return runBenchCalibrate(ctx, e, args[1:])
 	case "search":
 		return runBenchSearch(ctx, e, args[1:])
+	case "search-cost":
+		return runBenchSearchCost(ctx, e, args[1:])
 	}
 	return fmt.Errorf("%w: unknown bench subject %q (want scip, index, mcp, calibrate, search or search-cost)", errUsage, args[0])
 }
