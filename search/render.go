@@ -27,6 +27,13 @@ func (h *Hit) Reasons() string {
 	if len(sig) > 0 {
 		out += "; " + strings.Join(sig, ", ")
 	}
+	var defs []string
+	for _, s := range h.Symbols {
+		defs = append(defs, fmt.Sprintf("%s %s:%d", s.Name, s.Kind, s.Line))
+	}
+	if len(defs) > 0 {
+		out += "; defines " + strings.Join(defs, ", ")
+	}
 	return out
 }
 

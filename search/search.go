@@ -98,6 +98,18 @@ type Hit struct {
 	Matches []Match  `json:"matches"`
 	Signals []Signal `json:"signals,omitempty"`
 	Test    bool     `json:"test,omitempty"`
+	// Symbols are the document's definitions whose names hold the most
+	// query words (three at most): where to start reading.
+	Symbols []SymbolMatch `json:"symbols,omitempty"`
+}
+
+// SymbolMatch is a definition of a hit whose name holds query words.
+type SymbolMatch struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind,omitempty"`
+	ID    string `json:"id"`
+	Line  int    `json:"line"` // 1-based line of its definition
+	Words int    `json:"words"`
 }
 
 // Result is a search's answer.
@@ -206,6 +218,9 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.hit.Score, a.hit.Score) })
 	for _, c := range cands[:min(limit, len(cands))] {
+		if c.hit.Symbols, err = matchingSymbols(ctx, r, c.hit.Path, res.Words); err != nil {
+			return res, err
+		}
 		c.hit.Score = round(c.hit.Score * 1000)
 		c.hit.BM25 = round(c.hit.BM25)
 		res.Hits = append(res.Hits, c.hit)
@@ -375,4 +390,44 @@ func addSignal(cands []*candidate, name string, weight float64, value func(*cand
 		c.hit.Score += weight / float64(rrfK+rank+1)
 		c.hit.Signals = append(c.hit.Signals, Signal{Name: name, Value: vals[i], Rank: rank + 1})
 	}
+}
+
+// matchingSymbols returns the definitions of a document whose names hold
+// the most query words, three at most, functions, methods and types before
+// other kinds, then in position order.
+func matchingSymbols(ctx context.Context, r *graph.Reader, p string, words []string) ([]SymbolMatch, error) {
+	syms, err := r.DocumentSymbols(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("search: reading the symbols of %s: %w", p, err)
+	}
+	var out []SymbolMatch
+	for _, s := range syms {
+		if s.DisplayName == "" || s.External || s.Def.Path != p || strings.HasPrefix(s.ID, "local ") {
+			continue
+		}
+		n := 0
+		for _, w := range terms.Query(s.DisplayName) {
+			if slices.Contains(words, w) {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, SymbolMatch{Name: s.DisplayName, Kind: s.Kind, ID: s.ID, Line: int(s.Def.Range.Start.Line) + 1, Words: n})
+		}
+	}
+	slices.SortFunc(out, func(a, b SymbolMatch) int {
+		return cmp.Or(cmp.Compare(b.Words, a.Words), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)), cmp.Compare(a.Line, b.Line))
+	})
+	return out[:min(3, len(out))], nil
+}
+
+// kindOrder puts the kinds a reader starts from first.
+func kindOrder(k string) int {
+	switch k {
+	case "function", "method":
+		return 0
+	case "type", "struct", "interface", "class":
+		return 1
+	}
+	return 2
 }

@@ -52,3 +52,24 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	}
 	return search.WriteText(e.stdout, &ans.Result)
 }
+
+// querySeed picks the symbol a question's context pack is built around: the
+// definition whose name holds the most query words in the best hit that
+// has one.
+func querySeed(ctx context.Context, e *env, root, storeFlag, query string) (string, error) {
+	var ans workspace.SearchAnswer
+	if err := askSession(ctx, "cli", root, storeFlag, workspace.CommandSearch, workspace.SearchRequest{Query: query, Limit: 5}, &ans, true); err != nil {
+		return "", err
+	}
+	for _, h := range ans.Hits {
+		if len(h.Symbols) > 0 {
+			s := h.Symbols[0]
+			fmt.Fprintf(e.stderr, "context for %s (%s %s:%d), the best match of %q\n", s.Name, s.Kind, h.Path, s.Line, query)
+			return s.ID, nil
+		}
+	}
+	if len(ans.Hits) == 0 {
+		return "", fmt.Errorf("no file holds the words of %q; give a TARGET instead", query)
+	}
+	return "", fmt.Errorf("the files best matching %q (%s first) define nothing named by its words; give a TARGET instead", query, ans.Hits[0].Path)
+}

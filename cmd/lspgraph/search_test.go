@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,5 +80,48 @@ func TestProxySearchFreshness(t *testing.T) {
 	a = execCommand(t, ed, 2000, "lspgraph.search", `["goapp main catalog"]`)
 	if p := searchPaths(t, a); strings.Contains(fmt.Sprint(p), "cmd/goapp/main.go") {
 		t.Errorf("the deleted file is still a hit: %v", p)
+	}
+}
+
+// TestSearchCLI: lspgraph search over a syntax index of goapp finds the
+// catalog's file by words of its comments and names, in each output
+// format, and context --query builds the pack around the definition whose
+// name holds the most query words.
+func TestSearchCLI(t *testing.T) {
+	root, store := proxyFixtureRepo(t, false)
+	runCLI := func(args ...string) (string, string, int) {
+		var stdout, stderr strings.Builder
+		e := &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		code := run(context.Background(), e, append(args[:1:1], append([]string{"--store", store, "--root", root}, args[1:]...)...))
+		return stdout.String(), stderr.String(), code
+	}
+	out, errOut, code := runCLI("search", "--limit", "2", "product", "names", "by", "sku")
+	if code != 0 {
+		t.Fatalf("search exited %d: %s", code, errOut)
+	}
+	// service/catalog.go: "Catalog maps SKUs to product names." and Lookup
+	// "returns the product name for sku".
+	for _, want := range []string{"words: product nam sku", " 1. service/catalog.go", "sku (", "bm25 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("search output lacks %q:\n%s", want, out)
+		}
+	}
+	md, _, _ := runCLI("search", "--format", "markdown", "--limit", "1", "product", "sku")
+	if !strings.HasPrefix(md, "## Search: product sku") || !strings.Contains(md, "1. `service/catalog.go`") {
+		t.Errorf("markdown output:\n%s", md)
+	}
+	js, _, _ := runCLI("search", "--json", "--limit", "1", "product", "sku")
+	if !strings.Contains(js, `"path": "service/catalog.go"`) || !strings.Contains(js, `"freshness"`) {
+		t.Errorf("JSON output:\n%s", js)
+	}
+	if _, errOut, code := runCLI("search", "--scope", "package", "sku"); code != 2 || !strings.Contains(errOut, "unknown scope") {
+		t.Errorf("search --scope package exited %d: %s", code, errOut)
+	}
+	out, errOut, code = runCLI("context", "--budget", "400", "--query", "describe a product for display")
+	if code != 0 {
+		t.Fatalf("context --query exited %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "context for Describe") || !strings.Contains(out, "Describe") {
+		t.Errorf("context --query did not start from Describe:\n%s\n%s", errOut, out)
 	}
 }
