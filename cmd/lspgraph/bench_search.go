@@ -50,6 +50,7 @@ var searchRankings = []struct {
 	opts search.Options
 }{
 	{"fused", search.Options{}},
+	{"fused-graph-x6", search.Options{GraphScale: 6}}, // the first weights (0.3, 0.5, 0.3)
 	{"bm25f", search.Options{TextOnly: true}},
 	{"bm25-whole-file", search.Options{TextOnly: true, Weights: search.FlatWeights}},
 }
