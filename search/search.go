@@ -218,7 +218,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 		c.hit.Signals = []Signal{{Name: "bm25", Value: round(c.hit.BM25), Rank: i + 1}}
 	}
 	if !o.TextOnly {
-		if err := g.fuse(ctx, cands, o.From, cmp.Or(o.GraphScale, 1)); err != nil {
+		if err := g.fuse(ctx, cands, o.From, res.Words, cmp.Or(o.GraphScale, 1)); err != nil {
 			return res, err
 		}
 	}
@@ -304,8 +304,9 @@ func (g *graphSignals) inClosure(ctx context.Context, cands []*candidate, from s
 }
 
 // fuse adds the graph's signals to the candidates' scores by reciprocal
-// rank: centrality, proximity to from (when given) and non-test.
-func (g *graphSignals) fuse(ctx context.Context, cands []*candidate, from string, scale float64) error {
+// rank: centrality, proximity to from (when given) and non-test (unless
+// the query's words speak of tests).
+func (g *graphSignals) fuse(ctx context.Context, cands []*candidate, from string, words []string, scale float64) error {
 	fromPkg := ""
 	if from != "" {
 		var err error
@@ -334,6 +335,9 @@ func (g *graphSignals) fuse(ctx context.Context, cands []*candidate, from string
 	addSignal(cands, "dependents", scale*weightCentrality, func(c *candidate) float64 { return c.central })
 	if from != "" {
 		addSignal(cands, "proximity", scale*weightProximity, func(c *candidate) float64 { return c.near })
+	}
+	if slices.Contains(words, "test") {
+		return nil // the question is about tests: they are not pushed down
 	}
 	addSignal(cands, "non-test", scale*weightNonTest, func(c *candidate) float64 {
 		if c.hit.Test {

@@ -140,3 +140,16 @@ func indexOf(s []string, x string) int {
 	}
 	return -1
 }
+
+func TestSearchTestsWhenAsked(t *testing.T) {
+	r := fixture(t)
+	res, err := search.Search(context.Background(), r, "evict tests", search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if strings.Contains(h.Reasons(), "non-test") {
+			t.Errorf("a query about tests still pushes tests down: %s %s", h.Path, h.Reasons())
+		}
+	}
+}
