@@ -279,3 +279,25 @@ func (r *Reader) TermStats(ctx context.Context) (TermStats, error) {
 	}
 	return st, nil
 }
+
+// DocumentSymbolsWhere returns the symbols a document defines whose ids
+// keep accepts, by id, decoding only those: cheaper than DocumentSymbols
+// when most are skipped (a SCIP document's locals).
+func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep func(id string) bool) ([]Symbol, error) {
+	ls, ok := r.owner(path)
+	if !ok {
+		return nil, nil
+	}
+	var out []Symbol
+	prefix := appendField(appendPrefix(nil, ls.space, kindDocSym), path)
+	err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
+		id := string(k[len(prefix):])
+		if !keep(id) {
+			return nil
+		}
+		s, err := decodeSymbolValue(id, v)
+		out = append(out, s)
+		return err
+	})
+	return out, err
+}

@@ -203,7 +203,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	slices.SortFunc(cands, func(a, b *candidate) int {
 		return cmp.Or(cmp.Compare(b.hit.BM25, a.hit.BM25), strings.Compare(a.hit.Path, b.hit.Path))
 	})
-	g := graphSignals{r: r, pkgSym: map[string]string{}, dependents: map[string]float64{}}
+	g := graphSignals{r: r, pkgSym: map[string]string{}, byPackage: map[string]string{}, dependents: map[string]float64{}}
 	if o.Scope == ScopeClosure {
 		if cands, err = g.inClosure(ctx, cands, o.From); err != nil {
 			return res, err
@@ -241,6 +241,7 @@ func round(x float64) float64 { return math.Round(x*1000) / 1000 }
 type graphSignals struct {
 	r          *graph.Reader
 	pkgSym     map[string]string  // document → its package's symbol
+	byPackage  map[string]string  // package name → its symbol
 	dependents map[string]float64 // package symbol → importing packages
 }
 
@@ -250,7 +251,15 @@ func (g *graphSignals) packageOf(ctx context.Context, p string) (string, error) 
 	if s, ok := g.pkgSym[p]; ok {
 		return s, nil
 	}
-	syms, err := g.r.DocumentSymbols(ctx, p)
+	d, _, err := g.r.Document(ctx, p)
+	if err != nil {
+		return "", fmt.Errorf("search: reading document %s: %w", p, err)
+	}
+	if s, ok := g.byPackage[d.Package]; ok && d.Package != "" && s != "" {
+		g.pkgSym[p] = s
+		return s, nil
+	}
+	syms, err := g.r.DocumentSymbolsWhere(ctx, p, notLocal)
 	if err != nil {
 		return "", fmt.Errorf("search: reading the symbols of %s: %w", p, err)
 	}
@@ -262,6 +271,7 @@ func (g *graphSignals) packageOf(ctx context.Context, p string) (string, error) 
 		}
 	}
 	g.pkgSym[p] = id
+	g.byPackage[d.Package] = id
 	return id, nil
 }
 
@@ -406,13 +416,16 @@ func addSignal(cands []*candidate, name string, weight float64, value func(*cand
 // the most query words, three at most, functions, methods and types before
 // other kinds, then in position order.
 func matchingSymbols(ctx context.Context, r *graph.Reader, p string, words []string) ([]SymbolMatch, error) {
-	syms, err := r.DocumentSymbols(ctx, p)
+	syms, err := r.DocumentSymbolsWhere(ctx, p, notLocal)
 	if err != nil {
 		return nil, fmt.Errorf("search: reading the symbols of %s: %w", p, err)
 	}
 	var out []SymbolMatch
 	for _, s := range syms {
 		if s.DisplayName == "" || s.External || s.Def.Path != p || strings.HasPrefix(s.ID, "local ") {
+			continue
+		}
+		if !mayHold(s.DisplayName, words) {
 			continue
 		}
 		n := 0
@@ -440,4 +453,20 @@ func kindOrder(k string) int {
 		return 1
 	}
 	return 2
+}
+
+// notLocal keeps the symbols visible outside their document.
+func notLocal(id string) bool { return !strings.HasPrefix(id, "local ") }
+
+// mayHold reports whether name might hold one of the words: whether it
+// contains, ignoring case, the first four letters of one (a stemmed word
+// keeps them).
+func mayHold(name string, words []string) bool {
+	low := strings.ToLower(name)
+	for _, w := range words {
+		if strings.Contains(low, w[:min(len(w), 4)]) {
+			return true
+		}
+	}
+	return false
 }
