@@ -100,6 +100,27 @@ func formatValue(k, v []byte) string {
 			parts[i] = fmt.Sprintf("%s -%s-> %s %s", quoteIfNeeded(e.From), e.Kind, quoteIfNeeded(e.To), ef)
 		}
 		return strings.Join(parts, "; ")
+	case kindDocTerms:
+		ts, err := decodeDocTermsValue(d.fields[0], v)
+		if err != nil {
+			return err.Error()
+		}
+		parts := make([]string, len(ts))
+		for i, t := range ts {
+			parts[i] = fmt.Sprintf("%s/%s×%d", t.Word, t.Field, t.Count)
+		}
+		return strings.Join(parts, " ")
+	case kindTerm:
+		p := Posting{Path: d.fields[1]}
+		if err := decodeTermValue(&p, v); err != nil {
+			return err.Error()
+		}
+		f.add("len", uint64(p.Length))
+		for _, tf := range TermFields {
+			if c := p.Count(tf); c > 0 {
+				f.add(tf.String(), uint64(c))
+			}
+		}
 	case kindOut, kindIn:
 		var e Edge
 		if err := decodeEdgeValue(&e, v); err != nil {

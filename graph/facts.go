@@ -166,6 +166,7 @@ type DocumentFacts struct {
 	Symbols     []Symbol     // symbols whose definition (or SymbolInformation) this document provides
 	Occurrences []Occurrence // Path is taken from Document.Path
 	Edges       []Edge       // edges this document justifies
+	Terms       []Term       // the words the document is searched by
 }
 
 // State tells whether a layer's content is complete.

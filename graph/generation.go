@@ -44,6 +44,7 @@ type GenerationWriter struct {
 // genCounts are what a generation writer has written.
 type genCounts struct {
 	documents, symbols, occurrences, edges, reused int
+	termDocuments                                  int // documents with terms
 }
 
 // BeginGeneration starts a new base generation. Nothing is visible to
@@ -162,6 +163,7 @@ func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFact
 		g.counts.symbols -= len(old.Symbols)
 		g.counts.occurrences -= len(old.Occurrences)
 		g.counts.edges -= len(old.Edges)
+		g.counts.termDocuments -= min(len(old.Terms), 1)
 	} else {
 		g.written[path] = struct{}{}
 		g.counts.documents++
@@ -174,6 +176,7 @@ func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFact
 	g.counts.symbols += len(f.Symbols)
 	g.counts.occurrences += len(f.Occurrences)
 	g.counts.edges += len(f.Edges)
+	g.counts.termDocuments += min(len(f.Terms), 1)
 	return nil
 }
 
@@ -427,6 +430,12 @@ func (g *GenerationWriter) fillManifest(m Manifest) Manifest {
 	}
 	if m.Finished.IsZero() {
 		m.Finished = time.Now().UTC()
+	}
+	if g.counts.termDocuments > 0 {
+		if m.Extra == nil {
+			m.Extra = map[string]int{}
+		}
+		m.Extra[ManifestTermDocuments] = g.counts.termDocuments
 	}
 	if g.counts.reused > 0 {
 		if m.Extra == nil {

@@ -19,7 +19,7 @@ package graph
 // order and a field followed by 0x00 is a prefix for scans.
 //
 // Within a data space, the records written by one document are the
-// doc-first records (kinds D, S, O, E, all beginning with the document's
+// doc-first records (kinds D, S, O, E, T, all beginning with the document's
 // path). The other kinds are indexes derived from them; a document's writer
 // computes both from the same facts, so replacing a document deletes exactly
 // the index keys it wrote. A symbol local to its document (see docLocal)
@@ -75,10 +75,11 @@ const (
 
 // Data space kinds: doc-first records.
 const (
-	kindDoc     kind = 'D' // path → document value
-	kindDocSym  kind = 'S' // path, symbol → symbol value
-	kindDocOcc  kind = 'O' // path → doc-occs value: every occurrence of the document
-	kindDocEdge kind = 'E' // path → doc-edges value: every edge of the document
+	kindDoc      kind = 'D' // path → document value
+	kindDocSym   kind = 'S' // path, symbol → symbol value
+	kindDocOcc   kind = 'O' // path → doc-occs value: every occurrence of the document
+	kindDocEdge  kind = 'E' // path → doc-edges value: every edge of the document
+	kindDocTerms kind = 'T' // path → doc-terms value: every term of the document
 )
 
 // Data space kinds: indexes derived from the doc-first records.
@@ -90,6 +91,7 @@ const (
 	kindIn   kind = 'b' // to, kind, from, path → edge value
 	kindName kind = 'n' // display name, symbol, path → ""
 	kindPkg  kind = 'p' // package, path → ""
+	kindTerm kind = 't' // word, path → term value: counts per field, document length
 )
 
 // field types of a key layout.
@@ -130,6 +132,10 @@ func layoutOf(k kind) (keyLayout, bool) {
 		return keyLayout{"doc-occs", "s", []string{"path"}}, true
 	case kindDocEdge:
 		return keyLayout{"doc-edges", "s", []string{"path"}}, true
+	case kindDocTerms:
+		return keyLayout{"doc-terms", "s", []string{"path"}}, true
+	case kindTerm:
+		return keyLayout{"term", "ss", []string{"word", "path"}}, true
 	case kindSym:
 		return keyLayout{"sym", "ss", []string{"sym", "path"}}, true
 	case kindRef:

@@ -96,6 +96,9 @@ func normalizeFacts(f DocumentFacts) (DocumentFacts, error) {
 	if out.Edges, err = normalizeEdges(f.Edges); err != nil {
 		return f, fmt.Errorf("graph: document %q: %w", path, err)
 	}
+	if out.Terms, err = normalizeTerms(f.Terms); err != nil {
+		return f, fmt.Errorf("graph: document %q: %w", path, err)
+	}
 	return out, nil
 }
 
@@ -274,6 +277,7 @@ func emitRecords(space uint64, f *DocumentFacts, sink recordSink) error {
 	if len(f.Edges) > 0 {
 		e.put(appendDocEdgeKey(e.k[:0], space, e.path), appendDocEdgesValue(e.v[:0], f.Edges))
 	}
+	e.terms(f.Terms)
 	return e.err
 }
 
@@ -339,6 +343,9 @@ func readDocFacts(ctx context.Context, r kvReader, space uint64, path string) (f
 		return f, false, err
 	}
 	if f.Edges, err = readDocEdges(ctx, r, space, path); err != nil {
+		return f, false, err
+	}
+	if f.Terms, err = readDocTerms(ctx, r, space, path); err != nil {
 		return f, false, err
 	}
 	return f, true, nil

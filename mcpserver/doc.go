@@ -1,5 +1,5 @@
 // Package mcpserver is lspgraph's Model Context Protocol server: the tool
-// definitions (status, symbols, impact, context, changes), their schemas,
+// definitions (status, search, symbols, impact, context, changes), their schemas,
 // and the shaping of every answer into a compact markdown text beside
 // structured content, with its freshness block and within a size cap.
 //

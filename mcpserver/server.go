@@ -71,7 +71,7 @@ func New(ask Asker, o Options) *mcp.Server {
 }
 
 const instructions = `lspgraph answers questions about this code base from a code graph (SCIP indexes, the editor's language server, syntax) that is kept fresh with the work tree and unsaved editor buffers.
-Use symbols to find the exact target of a name; impact before changing a symbol (what breaks, by depth, tests, risk); context to read what matters for working on a symbol within a token budget; changes to see what the current diff touches and its combined impact; status to see which index answers and how fresh it is.
+Use search to find the files about some words when you do not know a name; symbols to find the exact target of a name; impact before changing a symbol (what breaks, by depth, tests, risk); context to read what matters for working on a symbol within a token budget; changes to see what the current diff touches and its combined impact; status to see which index answers and how fresh it is.
 Every answer ends with its freshness: when it says partial, the answer may be incomplete.`
 
 // invalidParams is a JSON-RPC invalid-params error.

@@ -122,6 +122,7 @@ func TestToolsList(t *testing.T) {
 		"impact":  {"target", "depth", "direction", "include_tests", "min_confidence", "root"},
 		"context": {"target", "budget", "scope", "root"},
 		"changes": {"base", "staged", "root"},
+		"search":  {"query", "limit", "scope", "from", "root"},
 	}
 	if len(res.Tools) != len(want) {
 		t.Errorf("%d tools, want %d", len(res.Tools), len(want))
@@ -157,7 +158,7 @@ func TestToolsList(t *testing.T) {
 			if fmt.Sprint(in.Required) != "[target]" {
 				t.Errorf("%s requires %v", tool.Name, in.Required)
 			}
-		case "symbols":
+		case "symbols", "search":
 			if fmt.Sprint(in.Required) != "[query]" {
 				t.Errorf("%s requires %v", tool.Name, in.Required)
 			}
@@ -216,6 +217,7 @@ func TestTools(t *testing.T) {
 	}{
 		{"status", nil, []string{"base: 7 documents", "scip-go", "**Freshness:** base "}},
 		{"symbols", map[string]any{"query": "Catalog.S"}, []string{"`Catalog.Save` method", "target: `Catalog.Save`"}},
+		{"search", map[string]any{"query": "save to the catalog", "limit": 3}, []string{"## Search `save to the catalog`", "1. `service/catalog.go` — matched sav (doc×2 name×1), catalog (doc×5 name×2 path×1)", "(test)", "**Freshness:**"}},
 		{"impact", map[string]any{"target": "Catalog.Save"}, []string{"## Impact of `Catalog.Save`", "Risk **", "d=1 will break", "**Freshness:**"}},
 		{"impact", map[string]any{"target": "Catalog.Save", "direction": "downstream", "depth": 1}, []string{"## Dependencies of"}},
 		{"context", map[string]any{"target": "Catalog.Save", "budget": 2000}, []string{"## Context for", "```go", "**Freshness:**"}},

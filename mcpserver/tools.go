@@ -62,6 +62,7 @@ func (s *server) register(ms *mcp.Server) {
 	addTool[StatusIn, *StatusOut](ms, s, &mcp.Tool{Name: "status", Annotations: readOnly,
 		Description: "Which index answers for the workspace and how fresh it is: the base index (commit, indexer, counts), the live layer, whether an editor's session with a live language server is attached, and the freshness block. Call it when answers look stale or empty."},
 		nil, (*server).status)
+	registerSearch(ms, s, readOnly)
 	addTool[SymbolsIn, *SymbolsOut](ms, s, &mcp.Tool{Name: "symbols", Annotations: readOnly,
 		Description: "Find symbols by name or name prefix: each candidate with its kind, package, definition location and the exact target string to pass to impact or context. Use it first when a name may be ambiguous or you only know part of it."},
 		func(in *jsonschema.Schema) {

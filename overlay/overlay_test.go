@@ -144,7 +144,8 @@ func copyTree(src, dst string) error {
 }
 
 // answers renders what queries see: every visible symbol, its references,
-// its incoming edges and its upstream traversal, one fact per line, sorted.
+// its incoming edges and its upstream traversal, every document's terms
+// and every word's postings, one fact per line, sorted.
 func answers(t *testing.T, s *graph.Store) []string {
 	t.Helper()
 	ctx := context.Background()
@@ -154,7 +155,17 @@ func answers(t *testing.T, s *graph.Store) []string {
 	}
 	defer r.Close()
 	ids := map[string]bool{}
+	words := map[string]bool{}
+	var lines []string
 	err = r.Documents(ctx, func(d graph.Document) error {
+		ts, err := r.DocumentTerms(ctx, d.Path)
+		if err != nil {
+			return err
+		}
+		for _, tm := range ts {
+			words[tm.Word] = true
+			lines = append(lines, fmt.Sprintf("term %s %s/%s×%d", d.Path, tm.Word, tm.Field, tm.Count))
+		}
 		syms, err := r.DocumentSymbols(ctx, d.Path)
 		for _, s := range syms {
 			ids[s.ID] = true
@@ -171,7 +182,22 @@ func answers(t *testing.T, s *graph.Store) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
+	// Every word's postings: the index a search reads, with the live
+	// layer hiding what it replaced.
+	for w := range words {
+		ps, err := r.Postings(ctx, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			lines = append(lines, fmt.Sprintf("posting %s %s len=%d counts=%v", w, p.Path, p.Length, p.Counts))
+		}
+	}
+	st, err := r.TermStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = append(lines, fmt.Sprintf("term stats %+v", st))
 	for id := range ids {
 		sym, ok, err := r.Symbol(ctx, id)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/lang"
+	"github.com/lspgraph/lspgraph/internal/terms"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/scip-code/scip/bindings/go/scip"
 )
@@ -310,6 +311,7 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 	st.Occurrences = len(facts.Occurrences)
 	st.Symbols = len(facts.Symbols)
 	st.Edges = len(facts.Edges)
+	facts.Terms = terms.Document(facts.Document, facts.Symbols, text)
 	return facts, st
 }
 

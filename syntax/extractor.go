@@ -11,6 +11,7 @@ import (
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
+	"github.com/lspgraph/lspgraph/internal/terms"
 )
 
 // Defaults for Options.
@@ -121,7 +122,9 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 	}
 	if failure := x.walk(g, src, ff); failure != "" {
 		*ff = FileFacts{Document: ff.Document, Skipped: SkipFailed, Failure: failure}
+		return ff, nil
 	}
+	ff.Terms = terms.Document(ff.Document, ff.Symbols, src)
 	return ff, nil
 }
 

@@ -44,6 +44,8 @@ type FileFacts struct {
 	// Edges are the facts a file states by itself: contains edges from a
 	// container to its members and imports edges from the file's package.
 	Edges []graph.Edge
+	// Terms are the words the file is searched by.
+	Terms []graph.Term
 	// Imports are the file's imports, for resolving qualified names.
 	Imports []Import
 	// Uses are the names the file uses, in source order.

@@ -314,6 +314,7 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 	df := graph.DocumentFacts{
 		Document: f.Document,
 		Symbols:  append([]graph.Symbol(nil), f.Symbols...),
+		Terms:    f.Terms,
 	}
 	// The uses' occurrences go after room for the file's own, which are
 	// merged in front of them at the end. Most uses yield one occurrence.

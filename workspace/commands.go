@@ -57,6 +57,7 @@ var commandTable = map[string]command{
 	CommandIndex:   (*Session).indexCommand,
 	CommandImport:  (*Session).importCommand,
 	CommandSymbols: (*Session).symbolsCommand,
+	CommandSearch:  (*Session).searchCommand,
 	CommandLenses:  (*Session).lensesCommand,
 	CommandVerify:  (*Session).verifyCommand,
 }

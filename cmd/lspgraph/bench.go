@@ -21,9 +21,9 @@ import (
 // runBench dispatches `lspgraph bench SUBJECT`.
 func runBench(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(e.stderr, "Usage: lspgraph bench scip [--root DIR] [--json] FILE\n       lspgraph bench index [--ctags PATH] [--workers N] [--json] DIR\n       lspgraph bench mcp [--targets N] [--depth D] [--cli-targets N] [--cli-runs N] [--json] FILE\n       lspgraph bench calibrate --root DIR [--threshold T] [--targets N] [--seed S] [--json] DUMP\n       lspgraph bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--json] -- SERVER [ARGS...]\n")
+		fmt.Fprint(e.stderr, "Usage: lspgraph bench scip [--root DIR] [--json] FILE\n       lspgraph bench index [--ctags PATH] [--workers N] [--json] DIR\n       lspgraph bench mcp [--targets N] [--depth D] [--cli-targets N] [--cli-runs N] [--json] FILE\n       lspgraph bench calibrate --root DIR [--threshold T] [--targets N] [--seed S] [--json] DUMP\n       lspgraph bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--json] -- SERVER [ARGS...]\n       lspgraph bench search --git DIR [--commits N] [--skip K] [--json] [--out FILE]\n       lspgraph bench search-cost [--store DIR] [--runs N] [--json] TREE\n")
 		if len(args) == 0 {
-			return fmt.Errorf("%w: missing subject (scip, index, mcp, calibrate, proxy)", errUsage)
+			return fmt.Errorf("%w: missing subject (scip, index, mcp, calibrate, proxy, search, search-cost)", errUsage)
 		}
 		return nil
 	}
@@ -40,8 +40,12 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return runBenchProxy(ctx, e, args[1:])
 	case "copier":
 		return runBenchCopier(ctx, e, args[1:])
+	case "search":
+		return runBenchSearch(ctx, e, args[1:])
+	case "search-cost":
+		return runBenchSearchCost(ctx, e, args[1:])
 	}
-	return fmt.Errorf("%w: unknown bench subject %q (want scip, index, mcp, calibrate or proxy)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown bench subject %q (want scip, index, mcp, calibrate, proxy, search or search-cost)", errUsage, args[0])
 }
 
 // benchPhase is one measured pass over a dump.

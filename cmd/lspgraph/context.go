@@ -16,7 +16,7 @@ type queryFlags struct {
 }
 
 func runContext(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "context", "context [--store DIR] [--root DIR] [--budget N] [--scope closure|repo|PKG,...] [--json [--pretty]] [--format text|markdown] [--history-rev REV] TARGET")
+	fs := newFlagSet(e, "context", "context [--store DIR] [--root DIR] [--budget N] [--scope closure|repo|PKG,...] [--json [--pretty]] [--format text|markdown] [--history-rev REV] TARGET | --query TEXT")
 	var q queryFlags
 	fs.StringVar(&q.store, "store", "", "graph store directory (default: the user cache directory for the root)")
 	fs.StringVar(&q.root, "root", "", "workspace root (default: the git top level, else the current directory)")
@@ -26,9 +26,15 @@ func runContext(ctx context.Context, e *env, args []string) error {
 	scopeArg := fs.String("scope", "closure", "closure (the target package's dependency closure), repo, or a comma list of packages (add 'closure' to the list to extend the closure)")
 	format := fs.String("format", "text", "text or markdown")
 	historyRev := fs.String("history-rev", "", "read history (files changed together) from the commits reachable from REV (default HEAD); 'none' turns it off")
+	query := fs.String("query", "", "a question instead of a TARGET: search picks the symbol the pack is built around")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
+	}
+	if *query != "" && len(pos) == 0 {
+		pos = []string{""}
+	} else if *query != "" {
+		return fmt.Errorf("%w: give a TARGET or --query, not both", errUsage)
 	}
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: give one TARGET (symbol name, Type.Method, FILE:LINE:COL or a symbol string)", errUsage)
@@ -53,8 +59,14 @@ func runContext(ctx context.Context, e *env, args []string) error {
 	case q.json:
 		f = string(contextpack.FormatJSON)
 	}
+	target := absTarget(pos[0])
+	if *query != "" {
+		if target, err = querySeed(ctx, e, root, q.store, *query); err != nil {
+			return err
+		}
+	}
 	var p contextpack.Answer
-	req := contextpack.Request{Symbol: absTarget(pos[0]), Budget: *budget, Scope: *scopeArg, Format: f, HistoryRev: *historyRev}
+	req := contextpack.Request{Symbol: target, Budget: *budget, Scope: *scopeArg, Format: f, HistoryRev: *historyRev}
 	if err := askSession(ctx, "cli", root, q.store, workspace.CommandContext, req, &p, true); err != nil {
 		return err
 	}

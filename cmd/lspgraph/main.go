@@ -44,9 +44,10 @@ func commands() []command {
 		{"bench", "measure throughput (bench scip FILE: decode-only vs full import)", runBench},
 		{"scope", "show a file's or package's dependency closure and why each package is in it", runScope},
 		{"context", "build a ranked, budgeted context pack for a symbol", runContext},
+		{"search", "find the files about some words: BM25 over names, paths, comments and strings, fused with the graph", runSearch},
 		{"verify", "audit the graph against a language server (verify -- SERVER ARGS...): precision, recall and drift per source; exit 1 over --max-drift", runVerify},
 		{"shim", "stand in for gopls where an editor starts it (VS Code's go.alternateTools): shim gopls [GOPLS ARGS...], or run as a link named gopls", runShim},
-		{"mcp", "serve the Model Context Protocol on stdio for AI agents: status, symbols, impact, context, changes", runMCP},
+		{"mcp", "serve the Model Context Protocol on stdio for AI agents: status, search, symbols, impact, context, changes", runMCP},
 		{"version", "print the version (also --version)", nil},
 	}
 }

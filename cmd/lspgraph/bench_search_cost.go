@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
+	"github.com/lspgraph/lspgraph/internal/terms"
+	"github.com/lspgraph/lspgraph/search"
+	"github.com/lspgraph/lspgraph/syntax"
+	"github.com/lspgraph/lspgraph/workspace"
+)
+
+// searchCostIndex is one syntax index of the tree.
+type searchCostIndex struct {
+	Terms     bool    `json:"terms"`
+	Seconds   float64 `json:"seconds"`
+	StoreMB   float64 `json:"store_mb"`
+	Documents int     `json:"documents"`
+}
+
+// searchLatency is the latency of a set of queries answered one way.
+type searchLatency struct {
+	Path    string  `json:"path"` // in-process or session
+	Queries string  `json:"queries"`
+	N       int     `json:"n"`
+	P50ms   float64 `json:"p50_ms"`
+	P99ms   float64 `json:"p99_ms"`
+	MaxMs   float64 `json:"max_ms"`
+}
+
+type searchCostReport struct {
+	Tree             string            `json:"tree"`
+	Indexes          []searchCostIndex `json:"indexes"`
+	ExtractSeconds   float64           `json:"term_extraction_seconds"`
+	Store            string            `json:"store,omitempty"`
+	StoreDocuments   int               `json:"store_term_documents,omitempty"`
+	Latencies        []searchLatency   `json:"latencies,omitempty"`
+	LatencyQueryRuns int               `json:"latency_runs,omitempty"`
+}
+
+// shortQueries are questions a reader asks of a storage engine's code.
+var shortQueries = []string{
+	"compaction picker score", "flush memtable to sstable", "bloom filter", "range deletion tombstone",
+	"block cache eviction", "write ahead log recycling", "manifest version edit", "iterator seek prefix",
+	"merge operator", "snapshot visibility sequence number", "ingest external sstable", "table cache open file",
+	"key comparison user key", "batch commit pipeline", "level size target", "checksum corruption",
+	"delete only compaction", "virtual sstable", "obsolete file deletion", "read amplification",
+}
+
+// runBenchSearchCost measures what the term index costs: a syntax index of
+// TREE with and without terms (time and store size) and the term
+// extraction alone, in one run; then, with --store, search latency over
+// that store in-process and through a session.
+func runBenchSearchCost(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "bench search-cost", "bench search-cost [--store DIR --root DIR] [--queries EVAL.json] [--runs N] [--json] TREE")
+	store := fs.String("store", "", "a store to measure search latency on (e.g. an import of pebble-go.scip)")
+	root := fs.String("root", "", "the workspace root of --store")
+	queries := fs.String("queries", "", "a `bench search` report whose commit messages are also queried")
+	runs := fs.Int("runs", 5, "passes over the queries")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: give the TREE to index", errUsage)
+	}
+	tree, err := filepath.Abs(pos[0])
+	if err != nil {
+		return err
+	}
+	rep := searchCostReport{Tree: tree}
+	// Alternate the two kinds, twice each, and keep each kind's faster run.
+	best := map[bool]searchCostIndex{}
+	for _, withTerms := range []bool{true, false, true, false} {
+		ix, err := indexCost(ctx, tree, withTerms)
+		if err != nil {
+			return err
+		}
+		if b, ok := best[withTerms]; !ok || ix.Seconds < b.Seconds {
+			best[withTerms] = ix
+		}
+	}
+	rep.Indexes = []searchCostIndex{best[false], best[true]}
+	if rep.ExtractSeconds, err = extractCost(ctx, tree); err != nil {
+		return err
+	}
+	if *store != "" {
+		qs := [][]string{shortQueries}
+		names := []string{"short"}
+		if *queries != "" {
+			long, err := evalQueries(*queries)
+			if err != nil {
+				return err
+			}
+			qs, names = append(qs, long), append(names, "commit messages")
+		}
+		rep.Store, rep.LatencyQueryRuns = *store, *runs
+		if err := searchLatencies(ctx, &rep, *store, *root, names, qs, *runs); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, rep)
+	}
+	fmt.Fprintf(e.stdout, "syntax index of %s\n", tree)
+	for _, ix := range rep.Indexes {
+		fmt.Fprintf(e.stdout, "  terms=%-5v %6.2fs  store %7.1f MB  %d documents\n", ix.Terms, ix.Seconds, ix.StoreMB, ix.Documents)
+	}
+	fmt.Fprintf(e.stdout, "  term extraction alone %.2fs (included in both: only writing differs)\n", rep.ExtractSeconds)
+	for _, l := range rep.Latencies {
+		fmt.Fprintf(e.stdout, "search %-10s %-15s n=%-4d p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms\n", l.Path, l.Queries, l.N, l.P50ms, l.P99ms, l.MaxMs)
+	}
+	return nil
+}
+
+// indexCost builds a syntax index of tree in a new store, with or without
+// the documents' terms.
+func indexCost(ctx context.Context, tree string, withTerms bool) (searchCostIndex, error) {
+	ix := searchCostIndex{Terms: withTerms}
+	dir, err := os.MkdirTemp("", "lspgraph-search-cost-")
+	if err != nil {
+		return ix, err
+	}
+	defer os.RemoveAll(dir)
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		return ix, err
+	}
+	defer st.Close()
+	start := time.Now()
+	gw, err := st.BeginGeneration(ctx)
+	if err != nil {
+		return ix, err
+	}
+	sum, err := syntax.Build(ctx, syntax.IndexOptions{Root: tree}, func(ctx context.Context, f graph.DocumentFacts) error {
+		if !withTerms {
+			f.Terms = nil
+		}
+		return gw.PutDocument(ctx, f)
+	})
+	if err == nil {
+		err = gw.Commit(ctx, graph.Manifest{Layer: graph.Base, Tool: "lspgraph-syntax", State: graph.StateComplete})
+	}
+	if err != nil {
+		gw.Abort()
+		return ix, fmt.Errorf("bench search-cost: indexing %s: %w", tree, err)
+	}
+	ix.Seconds = time.Since(start).Seconds()
+	ix.StoreMB = float64(st.DiskUsage()) / (1 << 20)
+	ix.Documents = sum.Indexed
+	return ix, nil
+}
+
+// extractCost times terms.Document over every file of tree that a syntax
+// index lists.
+func extractCost(ctx context.Context, tree string) (float64, error) {
+	paths, err := syntax.ListFiles(ctx, tree)
+	if err != nil {
+		return 0, err
+	}
+	srcs := make([][]byte, 0, len(paths))
+	for _, p := range paths {
+		b, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(p)))
+		if err == nil {
+			srcs = append(srcs, b)
+		}
+	}
+	start := time.Now()
+	for i, src := range srcs {
+		terms.Document(graph.Document{Path: paths[i], Language: lang.Of(paths[i])}, nil, src)
+	}
+	return time.Since(start).Seconds(), nil
+}
+
+// evalQueries reads the commit messages of a `bench search` report.
+func evalQueries(file string) ([]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var rep searchEvalReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("bench search-cost: %s is not a bench search report: %w", file, err)
+	}
+	var out []string
+	for _, c := range rep.Commits {
+		out = append(out, c.Query)
+	}
+	return out, nil
+}
+
+// searchLatencies times every query in-process (a new reader and a search)
+// and through a session's lspgraph.search (sync, reader, search,
+// freshness).
+func searchLatencies(ctx context.Context, rep *searchCostReport, storeDir, root string, names []string, qs [][]string, runs int) error {
+	st, err := graph.Open(storeDir, graph.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	for i, set := range qs {
+		var ds []time.Duration
+		for range runs {
+			for _, q := range set {
+				start := time.Now()
+				r, err := st.Reader()
+				if err != nil {
+					st.Close()
+					return err
+				}
+				res, err := search.Search(ctx, r, q, search.Options{})
+				r.Close()
+				if err != nil {
+					st.Close()
+					return err
+				}
+				rep.StoreDocuments = res.Documents
+				ds = append(ds, time.Since(start))
+			}
+		}
+		rep.Latencies = append(rep.Latencies, latencyOf("in-process", names[i], ds))
+	}
+	st.Close()
+	s, err := workspace.Open(workspace.Options{Root: root, StoreDir: storeDir})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for i, set := range qs {
+		var ds []time.Duration
+		for range runs {
+			for _, q := range set {
+				raw, _ := json.Marshal(workspace.SearchRequest{Query: q})
+				start := time.Now()
+				if _, err := s.Command(ctx, workspace.CommandSearch, workspace.Call{Args: []json.RawMessage{raw}}); err != nil {
+					return err
+				}
+				ds = append(ds, time.Since(start))
+			}
+		}
+		rep.Latencies = append(rep.Latencies, latencyOf("session", names[i], ds))
+	}
+	return nil
+}
+
+func latencyOf(path, queries string, ds []time.Duration) searchLatency {
+	slices.Sort(ds)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	at := func(p float64) time.Duration { return ds[min(len(ds)-1, int(p*float64(len(ds))))] }
+	return searchLatency{Path: path, Queries: queries, N: len(ds), P50ms: ms(at(0.5)), P99ms: ms(at(0.99)), MaxMs: ms(ds[len(ds)-1])}
+}

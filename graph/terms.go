@@ -1,0 +1,303 @@
+package graph
+
+// This file is the term index: the words a reader searches code by, per
+// document, in the same spaces as every other fact. A document's terms are
+// one doc-first record (doc-terms: path → every term, its field and count)
+// and one posting per word (term: word, path → the word's count per field
+// and the document's length), derived from it by emitRecords, so they are
+// replaced, deleted, renamed and reused with the document, and the live
+// layer hides a base document's postings as it hides its other facts.
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// TermField names where in a document a word was found. The values are
+// part of the on-disk format: never renumber them.
+type TermField uint8
+
+const (
+	// TermName: the name of something the document defines.
+	TermName TermField = iota + 1
+	// TermPath: the document's path and its package.
+	TermPath
+	// TermDoc: comments and documentation.
+	TermDoc
+	// TermString: string literals (routes, flags, keys, messages).
+	TermString
+	// TermCode: the other identifiers of the code.
+	TermCode
+)
+
+// termFields is the number of fields; posting values hold one count each.
+const termFields = int(TermCode)
+
+// TermFields lists every field, in order.
+var TermFields = []TermField{TermName, TermPath, TermDoc, TermString, TermCode}
+
+func (f TermField) String() string {
+	switch f {
+	case TermName:
+		return "name"
+	case TermPath:
+		return "path"
+	case TermDoc:
+		return "doc"
+	case TermString:
+		return "string"
+	case TermCode:
+		return "code"
+	}
+	return "field?"
+}
+
+// Term is a word of a document and how often it occurs in one field.
+// Words are lower case.
+type Term struct {
+	Word  string
+	Field TermField
+	Count int
+}
+
+// ManifestTermDocuments is the manifest Extra key counting the documents
+// whose terms a layer records; a base layer without it predates the term
+// index (search needs a new `lspgraph index` or import).
+const ManifestTermDocuments = "term_documents"
+
+// maxWordLen bounds the words kept: longer runs are data, not words.
+const maxWordLen = 64
+
+// Posting is one document's entry for a word: its count per field and the
+// document's length (its terms' counts summed).
+type Posting struct {
+	Path   string
+	Layer  Layer
+	Counts [termFields]int // by TermField-1
+	Length int
+}
+
+// Count returns the word's count in field f.
+func (p *Posting) Count(f TermField) int { return p.Counts[f-1] }
+
+// normalizeTerms validates terms and merges duplicates, in word then field
+// order.
+func normalizeTerms(in []Term) ([]Term, error) {
+	out := make([]Term, 0, len(in))
+	for _, t := range in {
+		if t.Word == "" || len(t.Word) > maxWordLen || t.Count <= 0 {
+			continue
+		}
+		if t.Field < TermName || t.Field > TermCode {
+			return nil, fmt.Errorf("term %q has unknown field %d", t.Word, t.Field)
+		}
+		if err := validID("term", t.Word); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	slices.SortFunc(out, compareTerms)
+	w := 0
+	for i := range out {
+		if w > 0 && compareTerms(out[w-1], out[i]) == 0 {
+			out[w-1].Count += out[i].Count
+			continue
+		}
+		out[w] = out[i]
+		w++
+	}
+	return out[:w], nil
+}
+
+func compareTerms(a, b Term) int {
+	return cmp.Or(strings.Compare(a.Word, b.Word), cmp.Compare(a.Field, b.Field))
+}
+
+func appendDocTermsKey(dst []byte, space uint64, path string) []byte {
+	return append(appendPrefix(dst, space, kindDocTerms), path...)
+}
+
+func appendTermKey(dst []byte, space uint64, word, path string) []byte {
+	return append(appendField(appendPrefix(dst, space, kindTerm), word), path...)
+}
+
+// termsLength is a document's length: its terms' counts summed.
+func termsLength(ts []Term) int {
+	n := 0
+	for _, t := range ts {
+		n += t.Count
+	}
+	return n
+}
+
+// Doc-terms value: uvarint length, uvarint term count, then per term the
+// word, the field and the count.
+func appendDocTermsValue(dst []byte, ts []Term) []byte {
+	w := valueWriter{dst}
+	w.uvarint(uint64(termsLength(ts)))
+	w.uvarint(uint64(len(ts)))
+	for _, t := range ts {
+		w.str(t.Word)
+		w.uvarint(uint64(t.Field))
+		w.uvarint(uint64(t.Count))
+	}
+	return w.b
+}
+
+func decodeDocTermsValue(path string, b []byte) ([]Term, error) {
+	r := valueReader{b: b}
+	r.uvarint()
+	n := r.uvarint()
+	if n > uint64(len(b)) {
+		return nil, fmt.Errorf("%w: terms of %s", errBadValue, path)
+	}
+	out := make([]Term, 0, n)
+	for range n {
+		t := Term{Word: r.str(), Field: TermField(r.uvarint()), Count: int(r.uvarint())}
+		out = append(out, t)
+	}
+	return out, r.done("terms of " + path)
+}
+
+// Term value: the document's length, then the word's count in each field.
+func appendTermValue(dst []byte, length int, counts *[termFields]int) []byte {
+	w := valueWriter{dst}
+	w.uvarint(uint64(length))
+	for _, c := range counts {
+		w.uvarint(uint64(c))
+	}
+	return w.b
+}
+
+func decodeTermValue(p *Posting, b []byte) error {
+	r := valueReader{b: b}
+	p.Length = int(r.uvarint())
+	for i := range p.Counts {
+		p.Counts[i] = int(r.uvarint())
+	}
+	return r.done("posting of " + p.Path)
+}
+
+// terms emits a document's doc-terms record and one posting per word.
+// ts is normalized: sorted by word, then field.
+func (e *recordEmitter) terms(ts []Term) {
+	if len(ts) == 0 {
+		return
+	}
+	length := termsLength(ts)
+	for i := 0; i < len(ts); {
+		var counts [termFields]int
+		j := i
+		for ; j < len(ts) && ts[j].Word == ts[i].Word; j++ {
+			counts[ts[j].Field-1] += ts[j].Count
+		}
+		e.put(appendTermKey(e.k[:0], e.space, ts[i].Word, e.path), appendTermValue(e.v[:0], length, &counts))
+		i = j
+	}
+	e.put(appendDocTermsKey(e.k[:0], e.space, e.path), appendDocTermsValue(e.v[:0], ts))
+}
+
+func readDocTerms(ctx context.Context, r kvReader, space uint64, path string) ([]Term, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	v, ok, err := get(r, appendDocTermsKey(nil, space, path))
+	if err != nil || !ok {
+		return nil, err
+	}
+	return decodeDocTermsValue(path, v)
+}
+
+// DocumentTerms returns the terms of a document, from the layer that owns
+// it, by word then field.
+func (r *Reader) DocumentTerms(ctx context.Context, path string) ([]Term, error) {
+	ls, ok := r.owner(path)
+	if !ok {
+		return nil, nil
+	}
+	return readDocTerms(ctx, r.kv(), ls.space, path)
+}
+
+// Postings returns the visible documents holding word, in path order: the
+// live layer's first, then the base layer's it does not hide.
+func (r *Reader) Postings(ctx context.Context, word string) ([]Posting, error) {
+	var out []Posting
+	for _, ls := range r.layers {
+		prefix := appendField(appendPrefix(nil, ls.space, kindTerm), word)
+		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
+			path := string(k[len(prefix):])
+			if r.hidden(ls, path) {
+				return nil
+			}
+			p := Posting{Path: path, Layer: ls.layer}
+			if err := decodeTermValue(&p, v); err != nil {
+				return err
+			}
+			out = append(out, p)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("graph: reading postings of %q: %w", word, err)
+		}
+	}
+	return out, nil
+}
+
+// TermStats describes the visible term index as a whole: how many
+// documents have terms and their lengths summed.
+type TermStats struct {
+	Documents int
+	Length    int
+}
+
+// TermStats counts the documents with terms and their total length over
+// the visible layers.
+func (r *Reader) TermStats(ctx context.Context) (TermStats, error) {
+	var st TermStats
+	for _, ls := range r.layers {
+		prefix := appendPrefix(nil, ls.space, kindDocTerms)
+		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
+			if r.hidden(ls, string(k[len(prefix):])) {
+				return nil
+			}
+			rd := valueReader{b: v}
+			n := rd.uvarint()
+			if rd.bad {
+				return errors.Join(errBadValue, fmt.Errorf("terms of %s", k[len(prefix):]))
+			}
+			st.Documents++
+			st.Length += int(n)
+			return nil
+		})
+		if err != nil {
+			return st, fmt.Errorf("graph: reading term statistics: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// DocumentSymbolsWhere returns the symbols a document defines whose ids
+// keep accepts, by id, decoding only those: cheaper than DocumentSymbols
+// when most are skipped (a SCIP document's locals).
+func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep func(id string) bool) ([]Symbol, error) {
+	ls, ok := r.owner(path)
+	if !ok {
+		return nil, nil
+	}
+	var out []Symbol
+	prefix := appendField(appendPrefix(nil, ls.space, kindDocSym), path)
+	err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
+		id := string(k[len(prefix):])
+		if !keep(id) {
+			return nil
+		}
+		s, err := decodeSymbolValue(id, v)
+		out = append(out, s)
+		return err
+	})
+	return out, err
+}

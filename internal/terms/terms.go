@@ -1,0 +1,318 @@
+package terms
+
+import (
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// maxStringScan bounds the bytes of one string literal scanned for words:
+// longer literals are data (embedded files, tables), not names.
+const maxStringScan = 512
+
+// Document returns the terms of a document: its path and package, the
+// names its symbols define (local ones aside) and, when src is given, the
+// words of its code, comments and string literals.
+func Document(doc graph.Document, symbols []graph.Symbol, src []byte) []graph.Term {
+	c := counter{}
+	c.path(doc.Path, doc.Package)
+	for i := range symbols {
+		s := &symbols[i]
+		if s.External || s.Kind == "local" || s.Kind == "parameter" || strings.HasPrefix(s.ID, "local ") {
+			continue
+		}
+		c.identifier(s.DisplayName, graph.TermName)
+		if s.Doc != "" && src == nil {
+			c.text(s.Doc, graph.TermDoc)
+		}
+	}
+	if src != nil {
+		c.source(src, hashComments(doc.Language))
+	}
+	return c.terms()
+}
+
+// hashComments reports whether # starts a line comment in language.
+func hashComments(language string) bool {
+	switch language {
+	case "python", "ruby", "shell", "yaml", "toml":
+		return true
+	}
+	return false
+}
+
+// path counts the words of a document's path (directories and the file's
+// name without its extension) and of its package.
+func (c *counter) path(p, pkg string) {
+	dir, file := path.Split(p)
+	file = strings.TrimSuffix(file, path.Ext(file))
+	for _, part := range strings.Split(dir, "/") {
+		c.identifier(part, graph.TermPath)
+	}
+	c.identifier(file, graph.TermPath)
+	if pkg != "" {
+		c.identifier(path.Base(pkg), graph.TermPath)
+	}
+}
+
+// source counts the words of source text: identifiers as code, comments
+// as documentation, string literals as strings.
+func (c *counter) source(src []byte, hash bool) {
+	for i := 0; i < len(src); {
+		b := src[i]
+		switch {
+		case b == '/' && i+1 < len(src) && src[i+1] == '/', hash && b == '#':
+			end := indexFrom(src, i, "\n")
+			c.text(string(src[i:end]), graph.TermDoc)
+			i = end
+		case b == '/' && i+1 < len(src) && src[i+1] == '*':
+			end := indexFrom(src, i+2, "*/")
+			c.text(string(src[i:end]), graph.TermDoc)
+			i = min(end+2, len(src))
+		case b == '"' || b == '\'' || b == '`':
+			end := stringEnd(src, i)
+			if end-i <= maxStringScan {
+				c.text(string(src[i+1:end]), graph.TermString)
+			}
+			i = min(end+1, len(src))
+		case isIdentStart(b):
+			j := i + 1
+			for j < len(src) && isIdentPart(src[j]) {
+				j++
+			}
+			if w := string(src[i:j]); !keywords[w] {
+				c.identifier(w, graph.TermCode)
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+}
+
+// indexFrom returns the index of sep in src at or after from, or len(src).
+func indexFrom(src []byte, from int, sep string) int {
+	if j := strings.Index(string(src[from:]), sep); j >= 0 {
+		return from + j
+	}
+	return len(src)
+}
+
+// stringEnd returns the index of the quote closing the string opening at
+// i: backslashes escape in " and ' strings, which also end at a newline;
+// ` strings run to the next `.
+func stringEnd(src []byte, i int) int {
+	q := src[i]
+	for j := i + 1; j < len(src); j++ {
+		switch {
+		case src[j] == q:
+			return j
+		case q != '`' && src[j] == '\\':
+			j++
+		case q != '`' && src[j] == '\n':
+			return j
+		}
+	}
+	return len(src)
+}
+
+func isIdentStart(b byte) bool {
+	return b == '_' || b == '$' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || b >= utf8.RuneSelf
+}
+
+func isIdentPart(b byte) bool { return isIdentStart(b) || '0' <= b && b <= '9' }
+
+// Query returns the distinct words of a query, in order of first
+// appearance, by the rules documents are indexed with.
+func Query(q string) []string {
+	c := counter{}
+	c.text(q, graph.TermCode)
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range c.order {
+		if !seen[k.word] {
+			seen[k.word] = true
+			out = append(out, k.word)
+		}
+	}
+	return out
+}
+
+// termKey is a word in a field.
+type termKey struct {
+	word  string
+	field graph.TermField
+}
+
+// counter counts words per field, remembering the order they came in.
+type counter struct {
+	counts map[termKey]int
+	order  []termKey
+}
+
+func (c *counter) add(word string, f graph.TermField) {
+	if c.counts == nil {
+		c.counts = map[termKey]int{}
+	}
+	k := termKey{word, f}
+	if c.counts[k] == 0 {
+		c.order = append(c.order, k)
+	}
+	c.counts[k]++
+}
+
+func (c *counter) terms() []graph.Term {
+	out := make([]graph.Term, 0, len(c.order))
+	for _, k := range c.order {
+		out = append(out, graph.Term{Word: k.word, Field: k.field, Count: c.counts[k]})
+	}
+	return out
+}
+
+// text counts the words of prose or a literal: each run of letters, digits
+// and underscores is an identifier.
+func (c *counter) text(s string, f graph.TermField) {
+	start := -1
+	for i, r := range s {
+		part := r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case part && start < 0:
+			start = i
+		case !part && start >= 0:
+			c.identifier(s[start:i], f)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		c.identifier(s[start:], f)
+	}
+}
+
+// identifier counts the words of one identifier, and the whole identifier
+// when it has several.
+func (c *counter) identifier(id string, f graph.TermField) {
+	parts := Split(id)
+	for _, p := range parts {
+		if w, ok := normalize(p); ok {
+			c.add(w, f)
+		}
+	}
+	if len(parts) > 1 {
+		if w, ok := normalize(strings.Join(parts, "")); ok {
+			c.add(w, f)
+		}
+	}
+}
+
+// Split splits an identifier into its words: at underscores and other
+// separators, at a lower-to-upper change (parseRequest), before the last
+// capital of a run followed by lower case (HTTPServer → HTTP, Server) and
+// between letters and digits.
+func Split(id string) []string {
+	var out []string
+	rs := []rune(id)
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			out = append(out, string(rs[start:end]))
+		}
+		start = end
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		prev := rs[i-1]
+		switch {
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush(i)
+		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+			flush(i)
+		case unicode.IsDigit(r) != unicode.IsDigit(prev):
+			flush(i)
+		}
+	}
+	flush(len(rs))
+	return out
+}
+
+// normalize lower-cases a word and folds its ending; ok is false for words
+// not worth indexing (stop words, single letters, numbers).
+func normalize(w string) (string, bool) {
+	w = strings.ToLower(w)
+	if len(w) < 2 || stopWords[w] || isNumber(w) {
+		return "", false
+	}
+	return Stem(w), true
+}
+
+func isNumber(w string) bool {
+	for _, r := range w {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Stem folds the common English endings of a lower-case word, so that
+// cache, caches, cached and caching are one word: -ies → -y, then -ing,
+// -ed or -s, a doubled final consonant undone, a final e dropped.
+func Stem(w string) string {
+	n := len(w)
+	switch {
+	case n > 4 && strings.HasSuffix(w, "ies"):
+		return w[:n-3] + "y"
+	case n > 5 && strings.HasSuffix(w, "ing"):
+		w = undouble(w[:n-3])
+	case n > 4 && strings.HasSuffix(w, "ed"):
+		w = undouble(w[:n-2])
+	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		w = w[:n-1]
+	}
+	if len(w) > 2 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// undouble drops one of a doubled final consonant (stopp → stop), except
+// l, s and z (call, pass, buzz).
+func undouble(w string) string {
+	n := len(w)
+	if n > 2 && w[n-1] == w[n-2] && !strings.ContainsRune("aeioulsz", rune(w[n-1])) {
+		return w[:n-1]
+	}
+	return w
+}
+
+// stopWords are English words too common to rank by.
+var stopWords = set("a an and are as at be been but by can do does for from has have how if in into is it its " +
+	"may more no not of on or so such than that the their then there these they this those to too use using " +
+	"was we were what when where which while who why will with would you your also only should must all any " +
+	"each other some see via e g eg ie etc")
+
+// keywords are the reserved words of the languages indexed, which name
+// nothing.
+var keywords = set("break case chan const continue default defer else fallthrough for func go goto if import " +
+	"interface map package range return select struct switch type var nil true false " +
+	"function let new this class extends implements export async await typeof instanceof void undefined null " +
+	"def self none lambda pass elif except finally raise try yield with from as is not and or in " +
+	"fn pub impl mut use mod crate enum trait where static public private protected final")
+
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}

@@ -1,0 +1,87 @@
+package terms
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+func TestSplit(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string
+	}{
+		{"parseHTTPRequest", "parse HTTP Request"},
+		{"HTTPServer", "HTTP Server"},
+		{"snake_case_name", "snake case name"},
+		{"getV2Config", "get V 2 Config"},
+		{"URL", "URL"},
+		{"__init__", "init"},
+		{"lower", "lower"},
+	} {
+		if got := strings.Join(Split(tc.in), " "); got != tc.want {
+			t.Errorf("Split(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestStem(t *testing.T) {
+	for _, group := range [][]string{
+		{"cache", "caches", "cached", "caching"},
+		{"stop", "stopped", "stopping", "stops"},
+		{"dependency", "dependencies"},
+		{"call", "calls", "called", "calling"},
+	} {
+		want := Stem(group[0])
+		for _, w := range group[1:] {
+			if got := Stem(w); got != want {
+				t.Errorf("Stem(%q) = %q, want %q like %q", w, got, want, group[0])
+			}
+		}
+	}
+	if Stem("class") != "class" || Stem("status") != "status" {
+		t.Errorf("Stem folded a word that is not plural: class → %q, status → %q", Stem("class"), Stem("status"))
+	}
+}
+
+func TestQuery(t *testing.T) {
+	got := Query("Where is the order state machine? orderStateMachine")
+	want := []string{"order", "stat", "machin", "orderstatemachin"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Query = %q, want %q", got, want)
+	}
+}
+
+func TestDocument(t *testing.T) {
+	src := []byte(`package cache
+
+// evictOldest drops the least recently used entry.
+func evictOldest(m map[string]int) error {
+	return errors.New("cache: eviction failed")
+}
+`)
+	doc := graph.Document{Path: "internal/lru/cache.go", Package: "example.com/internal/lru", Language: "go"}
+	syms := []graph.Symbol{{ID: "s1", DisplayName: "evictOldest", Kind: "function"}, {ID: "local 1 x", DisplayName: "m", Kind: "local"}}
+	got := map[string]int{}
+	for _, tm := range Document(doc, syms, src) {
+		got[tm.Word+"/"+tm.Field.String()] += tm.Count
+	}
+	for k, n := range map[string]int{
+		"evict/name": 1, "oldest/name": 1, "evictoldest/name": 1,
+		"lru/path": 2, "internal/path": 1, "cach/path": 1,
+		"drop/doc": 1, "recently/doc": 1, "entry/doc": 1,
+		"eviction/string": 1, "fail/string": 1, "cach/string": 1,
+		"evictoldest/code": 1, "error/code": 2, "cach/code": 1,
+	} {
+		if got[k] != n {
+			t.Errorf("term %s counted %d, want %d (all: %v)", k, got[k], n, got)
+		}
+	}
+	for _, k := range []string{"func/code", "return/code", "the/doc", "m/name", "map/code"} {
+		if got[k] != 0 {
+			t.Errorf("term %s counted, want it dropped", k)
+		}
+	}
+}
