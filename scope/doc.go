@@ -1,13 +1,16 @@
 // Package scope discovers a workspace's packages and their dependencies, and
 // computes the package closure a question about one file is answered within.
 //
-// A workspace package is the unit a question is scoped by: a Go package (a
+// A workspace package is the unit a question is scoped by. [DiscoverPackages]
+// (what `lspgraph scope` answers with) makes one of each Go package (a
 // directory of Go files in a module, named by its import path; go.mod gives
-// the module path, go.work its members), an npm package (package.json,
+// the module path, go.work its members), npm package (package.json,
 // grouped by package.json workspaces or pnpm-workspace.yaml), a Python
 // package (a directory of Python modules, named by its dotted import path)
-// or a Python project (pyproject.toml) with no Python package of its own.
-// [Discover] reads the manifests and sources under a root and records the
+// or Python project (pyproject.toml) with no Python package of its own.
+// [Discover] (a context pack's closure) makes one package of a Go module,
+// with its go.mod require and local replace directives among the reasons,
+// and of a Python project. Both read the manifests and sources under a root and records the
 // dependencies they declare: the imports of a Go package's non-test files
 // (as `go list -deps`; build constraints are not evaluated); package.json
 // dependencies that name a workspace package (workspace: protocol,
