@@ -10,9 +10,11 @@
 // or Python project (pyproject.toml) with no Python package of its own.
 // [Discover] (a context pack's closure) makes one package of a Go module,
 // with its go.mod require and local replace directives among the reasons,
-// and of a Python project. Both read the manifests and sources under a root and records the
-// dependencies they declare: the imports of a Go package's non-test files
-// (as `go list -deps`; build constraints are not evaluated); package.json
+// and of a Python project. Both read the manifests and sources under a
+// root and record the dependencies they declare: the imports of a Go
+// package's non-test files that the build keeps on this GOOS/GOARCH (as
+// `go list -deps`; a Go test's references are not observed either);
+// package.json
 // dependencies that name a workspace package (workspace: protocol,
 // file:/link: paths or a plain version), tsconfig references and imports
 // resolved through tsconfig paths; a Python package's imports (absolute
@@ -24,7 +26,7 @@
 // references a symbol defined in a document of B, unless the only edges
 // behind that reference are weaker than [Analysis].MinConfidence (a
 // syntax name guess: a `Type()` call does not make a dependency on the
-// one package that defines a method Type), or the document is a Go test.
+// one package that defines a method Type).
 // Documents
 // are mapped to workspace packages by path (the package whose directory is
 // the longest prefix); documents outside every discovered package belong to
