@@ -96,7 +96,18 @@ func unquoteGo(s string) string {
 // excludes on this GOOS/GOARCH (go/build's default context: file name
 // suffixes, //go:build lines, `ignore`) are left out.
 func (w *Workspace) discoverGo(goMods []string, goWork string, goFiles []string) {
-	used := map[string]bool{} // module dirs go.work lists
+	used, parsed := w.readGoManifests(goMods, goWork)
+	mods := map[string]string{} // module dir -> module path
+	for dir, m := range parsed {
+		mods[dir] = m.module
+	}
+	w.goPackages(mods, used, goWork, goFiles)
+}
+
+// readGoManifests parses the go.mod files by directory and lists the
+// module directories go.work uses.
+func (w *Workspace) readGoManifests(goMods []string, goWork string) (map[string]bool, map[string]goMod) {
+	used := map[string]bool{}
 	if goWork != "" {
 		if b, ok := w.readFile(goWork); ok {
 			for _, u := range parseGoMod(string(b)).requires {
@@ -106,7 +117,7 @@ func (w *Workspace) discoverGo(goMods []string, goWork string, goFiles []string)
 			}
 		}
 	}
-	mods := map[string]string{} // module dir -> module path
+	mods := map[string]goMod{}
 	for _, rel := range goMods {
 		b, ok := w.readFile(rel)
 		if !ok {
@@ -117,9 +128,9 @@ func (w *Workspace) discoverGo(goMods []string, goWork string, goFiles []string)
 			w.Skipped = append(w.Skipped, rel+": no module directive")
 			continue
 		}
-		mods[path.Dir(rel)] = m.module
+		mods[path.Dir(rel)] = m
 	}
-	w.goPackages(mods, used, goWork, goFiles)
+	return used, mods
 }
 
 // moduleOf returns the innermost module directory containing dir.
@@ -218,31 +229,11 @@ func isLocalPath(s string) bool {
 // packages, and their dependencies: go.mod require and local replace
 // directives, go.work, and imports of another module's packages.
 func (w *Workspace) discoverGoModules(goMods []string, goWork string, goFiles []string) {
-	used := map[string]int{} // module dir -> go.work line
-	if goWork != "" {
-		if b, ok := w.readFile(goWork); ok {
-			for _, u := range parseGoMod(string(b)).requires {
-				if dir, ok := relJoin(".", u.Path); ok {
-					used[dir] = u.Line
-				}
-			}
-		}
-	}
-	mods := map[string]goMod{} // dir -> parsed
-	for _, rel := range goMods {
-		b, ok := w.readFile(rel)
-		if !ok {
-			continue
-		}
-		m := parseGoMod(string(b))
-		if m.module == "" {
-			w.Skipped = append(w.Skipped, rel+": no module directive")
-			continue
-		}
-		dir := path.Dir(rel)
-		mods[dir] = m
-		p := Package{Name: m.module, Kind: KindGoModule, Dir: dir, Manifest: rel}
-		if _, ok := used[dir]; ok {
+	used, mods := w.readGoManifests(goMods, goWork)
+	for _, dir := range sortedStrings(mods) {
+		m := mods[dir]
+		p := Package{Name: m.module, Kind: KindGoModule, Dir: dir, Manifest: path.Join(dir, "go.mod")}
+		if used[dir] {
 			p.Member = goWork
 		}
 		w.addPackage(p)
