@@ -118,7 +118,7 @@ func (a *Analysis) observe(ctx context.Context, from string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if strings.HasSuffix(p, "_test.go") || a.ws.goExcluded[p] {
+		if a.ws.byPackage && (strings.HasSuffix(p, "_test.go") || a.ws.goExcluded[p]) {
 			continue // as with imports: a Go test's references, or a file the build leaves out
 		}
 		occs, err := a.r.Occurrences(ctx, p)

@@ -1,15 +1,20 @@
 // Package scope discovers a workspace's packages and their dependencies, and
 // computes the package closure a question about one file is answered within.
 //
-// A workspace package is the unit a question is scoped by: a Go package (a
+// A workspace package is the unit a question is scoped by. [DiscoverPackages]
+// (what `lspgraph scope` answers with) makes one of each Go package (a
 // directory of Go files in a module, named by its import path; go.mod gives
-// the module path, go.work its members), an npm package (package.json,
+// the module path, go.work its members), npm package (package.json,
 // grouped by package.json workspaces or pnpm-workspace.yaml), a Python
 // package (a directory of Python modules, named by its dotted import path)
-// or a Python project (pyproject.toml) with no Python package of its own.
-// [Discover] reads the manifests and sources under a root and records the
-// dependencies they declare: the imports of a Go package's non-test files
-// (as `go list -deps`; build constraints are not evaluated); package.json
+// or Python project (pyproject.toml) with no Python package of its own.
+// [Discover] (a context pack's closure) makes one package of a Go module,
+// with its go.mod require and local replace directives among the reasons,
+// and of a Python project. Both read the manifests and sources under a
+// root and record the dependencies they declare: the imports of a Go
+// package's non-test files that the build keeps on this GOOS/GOARCH (as
+// `go list -deps`; a Go test's references are not observed either);
+// package.json
 // dependencies that name a workspace package (workspace: protocol,
 // file:/link: paths or a plain version), tsconfig references and imports
 // resolved through tsconfig paths; a Python package's imports (absolute
@@ -21,7 +26,7 @@
 // references a symbol defined in a document of B, unless the only edges
 // behind that reference are weaker than [Analysis].MinConfidence (a
 // syntax name guess: a `Type()` call does not make a dependency on the
-// one package that defines a method Type), or the document is a Go test.
+// one package that defines a method Type).
 // Documents
 // are mapped to workspace packages by path (the package whose directory is
 // the longest prefix); documents outside every discovered package belong to

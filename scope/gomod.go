@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"path"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -95,7 +96,18 @@ func unquoteGo(s string) string {
 // excludes on this GOOS/GOARCH (go/build's default context: file name
 // suffixes, //go:build lines, `ignore`) are left out.
 func (w *Workspace) discoverGo(goMods []string, goWork string, goFiles []string) {
-	used := map[string]bool{} // module dirs go.work lists
+	used, parsed := w.readGoManifests(goMods, goWork)
+	mods := map[string]string{} // module dir -> module path
+	for dir, m := range parsed {
+		mods[dir] = m.module
+	}
+	w.goPackages(mods, used, goWork, goFiles)
+}
+
+// readGoManifests parses the go.mod files by directory and lists the
+// module directories go.work uses.
+func (w *Workspace) readGoManifests(goMods []string, goWork string) (map[string]bool, map[string]goMod) {
+	used := map[string]bool{}
 	if goWork != "" {
 		if b, ok := w.readFile(goWork); ok {
 			for _, u := range parseGoMod(string(b)).requires {
@@ -105,7 +117,7 @@ func (w *Workspace) discoverGo(goMods []string, goWork string, goFiles []string)
 			}
 		}
 	}
-	mods := map[string]string{} // module dir -> module path
+	mods := map[string]goMod{}
 	for _, rel := range goMods {
 		b, ok := w.readFile(rel)
 		if !ok {
@@ -116,9 +128,9 @@ func (w *Workspace) discoverGo(goMods []string, goWork string, goFiles []string)
 			w.Skipped = append(w.Skipped, rel+": no module directive")
 			continue
 		}
-		mods[path.Dir(rel)] = m.module
+		mods[path.Dir(rel)] = m
 	}
-	w.goPackages(mods, used, goWork, goFiles)
+	return used, mods
 }
 
 // moduleOf returns the innermost module directory containing dir.
@@ -206,5 +218,144 @@ func (w *Workspace) goPackages(mods map[string]string, used map[string]bool, goW
 				w.addDep(f.ip, imp, Why{File: f.rel, Line: fset.Position(is.Pos()).Line, Detail: detail})
 			}
 		}
+	}
+}
+
+func isLocalPath(s string) bool {
+	return s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../")
+}
+
+// discoverGoModules records Go modules (one package each), their Go
+// packages, and their dependencies: go.mod require and local replace
+// directives, go.work, and imports of another module's packages.
+func (w *Workspace) discoverGoModules(goMods []string, goWork string, goFiles []string) {
+	used, mods := w.readGoManifests(goMods, goWork)
+	for _, dir := range sortedStrings(mods) {
+		m := mods[dir]
+		p := Package{Name: m.module, Kind: KindGoModule, Dir: dir, Manifest: path.Join(dir, "go.mod")}
+		if used[dir] {
+			p.Member = goWork
+		}
+		w.addPackage(p)
+	}
+	byPath := map[string]string{} // module path -> module path (workspace modules only)
+	byDir := map[string]string{}
+	for dir, m := range mods {
+		byPath[m.module] = m.module
+		byDir[dir] = m.module
+	}
+	for dir, m := range mods {
+		mf := path.Join(dir, "go.mod")
+		local := map[string]bool{}
+		for _, r := range m.replaces {
+			if !isLocalPath(r.Target) {
+				continue
+			}
+			tdir, ok := relJoin(dir, r.Target)
+			if !ok {
+				continue
+			}
+			if to, ok := byDir[tdir]; ok {
+				local[r.Path] = true
+				w.addDep(m.module, to, Why{File: mf, Line: r.Line, Detail: "replace " + r.Path + " => " + r.Target})
+			}
+		}
+		for _, r := range m.requires {
+			if to, ok := byPath[r.Path]; ok {
+				detail := "require " + r.Path
+				if local[r.Path] {
+					detail += " (replaced by a local path)"
+				} else if goWork != "" {
+					detail += " (resolved by " + goWork + ")"
+				}
+				w.addDep(m.module, to, Why{File: mf, Line: r.Line, Detail: detail})
+			}
+		}
+	}
+	w.goPackagesAndImports(mods, goFiles)
+}
+
+// goPackagesAndImports lists each module's Go packages and records imports
+// of another workspace module's packages as dependencies.
+func (w *Workspace) goPackagesAndImports(mods map[string]goMod, goFiles []string) {
+	if len(mods) == 0 {
+		return
+	}
+	modDirs := make([]string, 0, len(mods))
+	for dir := range mods {
+		modDirs = append(modDirs, dir)
+	}
+	// moduleOf returns the innermost module containing a directory.
+	innermost := func(dir string) (string, string, bool) {
+		best := ""
+		found := false
+		for _, md := range modDirs {
+			if dirContains(md, dir) && (!found || len(md) > len(best)) {
+				best, found = md, true
+			}
+		}
+		if !found {
+			return "", "", false
+		}
+		return best, mods[best].module, true
+	}
+	// modulePathOwner returns the workspace module whose path is the longest
+	// prefix of an import path.
+	modulePathOwner := func(imp string) (string, bool) {
+		best := ""
+		for _, m := range mods {
+			if (imp == m.module || strings.HasPrefix(imp, m.module+"/")) && len(m.module) > len(best) {
+				best = m.module
+			}
+		}
+		return best, best != ""
+	}
+	pkgs := map[string]map[string]bool{}
+	fset := token.NewFileSet()
+	for _, rel := range goFiles {
+		dir := path.Dir(rel)
+		mdir, mod, ok := innermost(dir)
+		if !ok {
+			continue
+		}
+		sub := strings.TrimPrefix(strings.TrimPrefix(dir, mdir), "/")
+		if mdir == "." {
+			sub = dir
+			if dir == "." {
+				sub = ""
+			}
+		}
+		ip := mod
+		if sub != "" {
+			ip = mod + "/" + sub
+		}
+		if pkgs[mod] == nil {
+			pkgs[mod] = map[string]bool{}
+		}
+		pkgs[mod][ip] = true
+		f, err := parser.ParseFile(fset, filepath.Join(w.Root, filepath.FromSlash(rel)), nil, parser.ImportsOnly)
+		if err != nil {
+			w.Skipped = append(w.Skipped, rel+": "+err.Error())
+			continue
+		}
+		for _, is := range f.Imports {
+			imp, err := strconv.Unquote(is.Path.Value)
+			if err != nil {
+				continue
+			}
+			if to, ok := modulePathOwner(imp); ok && to != mod {
+				w.addDep(mod, to, Why{File: rel, Line: fset.Position(is.Pos()).Line, Detail: "imports " + imp})
+			}
+		}
+	}
+	for i := range w.Packages {
+		p := &w.Packages[i]
+		if p.Kind != KindGoModule {
+			continue
+		}
+		for ip := range pkgs[p.Name] {
+			p.GoPackages = append(p.GoPackages, ip)
+		}
+		sort.Strings(p.GoPackages)
 	}
 }

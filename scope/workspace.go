@@ -16,7 +16,8 @@ import (
 type Kind string
 
 const (
-	KindGoPackage Kind = "go-package" // a directory of Go files in a module (a go.mod)
+	KindGoModule  Kind = "go-module"  // a go.mod (Discover)
+	KindGoPackage Kind = "go-package" // a directory of Go files in a module (DiscoverPackages)
 	KindNPM       Kind = "npm"        // a package.json with a name
 	KindPython    Kind = "python"     // a pyproject.toml with a project name and no Python packages
 	KindPyPackage Kind = "py-package" // a directory of Python modules, named by its dotted import path
@@ -34,6 +35,8 @@ type Package struct {
 	Member string `json:"member,omitempty"`
 	// Module is a Go package's module path.
 	Module string `json:"module,omitempty"`
+	// GoPackages lists the import paths of a Go module's packages.
+	GoPackages []string `json:"goPackages,omitempty"`
 }
 
 // Why is one reason for a dependency.
@@ -73,6 +76,8 @@ type Workspace struct {
 	Packages []Package // sorted by Dir, then Name
 	// deps[from][to] lists the declared reasons.
 	deps map[string]map[string][]Why
+	// byPackage: Go and Python packages are the units (DiscoverPackages).
+	byPackage bool
 	// goExcluded holds the Go files the build leaves out on this platform:
 	// neither their imports nor their references make dependencies.
 	goExcluded map[string]bool
@@ -91,8 +96,17 @@ func skipDir(name string) bool {
 	return strings.HasPrefix(name, ".")
 }
 
-// Discover reads the package manifests under root.
-func Discover(root string) (*Workspace, error) {
+// Discover reads the package manifests under root, with a Go module and
+// a Python project as one package each: the units a context pack's
+// closure is made of.
+func Discover(root string) (*Workspace, error) { return discover(root, false) }
+
+// DiscoverPackages reads the manifests and sources under root, with each
+// Go package and each Python package as a package of its own: the units
+// `lspgraph scope` answers with.
+func DiscoverPackages(root string) (*Workspace, error) { return discover(root, true) }
+
+func discover(root string, byPackage bool) (*Workspace, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("scope: resolving root %q: %w", root, err)
@@ -102,7 +116,7 @@ func Discover(root string) (*Workspace, error) {
 		return nil, fmt.Errorf("scope: %w", err)
 	}
 	defer fsys.Close()
-	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}, goExcluded: map[string]bool{}, fs: fsys}
+	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}, goExcluded: map[string]bool{}, byPackage: byPackage, fs: fsys}
 	defer func() { w.fs = nil }()
 	var goMods, goFiles, pkgJSONs, tsconfigs, tsFiles, pyprojects, pyFiles []string
 	var goWork, pnpmWS string
@@ -153,7 +167,12 @@ func Discover(root string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scope: walking %s: %w", abs, err)
 	}
-	w.discoverGo(goMods, goWork, goFiles)
+	if byPackage {
+		w.discoverGo(goMods, goWork, goFiles)
+	} else {
+		w.discoverGoModules(goMods, goWork, goFiles)
+		pyFiles = nil // a project is one package
+	}
 	w.discoverNPM(pkgJSONs, pnpmWS, tsconfigs, tsFiles)
 	w.discoverPython(pyprojects, pyFiles)
 	sort.Slice(w.Packages, func(i, j int) bool {
@@ -208,7 +227,8 @@ func (w *Workspace) Package(name string) (Package, bool) {
 	return Package{}, false
 }
 
-// Lookup finds a package by name (a Go import path) or by directory.
+// Lookup finds a package by name, by directory, or (for a Go module) by
+// the import path of one of its Go packages.
 func (w *Workspace) Lookup(s string) (Package, bool) {
 	if p, ok := w.Package(s); ok {
 		return p, true
@@ -217,6 +237,11 @@ func (w *Workspace) Lookup(s string) (Package, bool) {
 	for _, p := range w.Packages {
 		if p.Dir == dir {
 			return p, true
+		}
+		for _, gp := range p.GoPackages {
+			if gp == s {
+				return p, true
+			}
 		}
 	}
 	return Package{}, false

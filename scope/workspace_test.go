@@ -19,7 +19,7 @@ func depStrings(deps []Dep) []string {
 }
 
 func TestDiscoverGoWork(t *testing.T) {
-	w, err := Discover("../testdata/gowork")
+	w, err := DiscoverPackages("../testdata/gowork")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestDiscoverTSWorkspace(t *testing.T) {
 }
 
 func TestDiscoverPyproject(t *testing.T) {
-	w, err := Discover("../testdata/pyproject")
+	w, err := DiscoverPackages("../testdata/pyproject")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestDiscoverManifests(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "package.json"), filepath.Join(root, "linked", "package.json")); err != nil {
 		t.Fatal(err)
 	}
-	w, err := Discover(root)
+	w, err := DiscoverPackages(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,5 +223,42 @@ func TestShortName(t *testing.T) {
 		if got := ShortName(in); got != want {
 			t.Errorf("ShortName(%q) = %q; want %q", in, got, want)
 		}
+	}
+}
+
+// TestDiscoverModules checks the units of Discover (a context pack's
+// closure): a Go module and a Python project are one package each, with
+// go.mod's require and replace directives among the reasons.
+func TestDiscoverModules(t *testing.T) {
+	w, err := Discover("../testdata/gowork")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range w.Packages {
+		got = append(got, string(p.Kind)+" "+p.Name+" "+p.Dir+" member="+p.Member+" pkgs="+strings.Join(p.GoPackages, ","))
+	}
+	want := []string{
+		"go-module example.com/billing billing member=go.work pkgs=example.com/billing",
+		"go-module example.com/pricing pricing member=go.work pkgs=example.com/pricing",
+		"go-module example.com/user user member=go.work pkgs=example.com/user",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("packages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	wantDeps := []string{
+		"example.com/billing -> example.com/pricing: declared in billing/go.mod:7: replace example.com/pricing => ../pricing",
+		"example.com/billing -> example.com/pricing: declared in billing/go.mod:5: require example.com/pricing (replaced by a local path)",
+		"example.com/billing -> example.com/pricing: declared in billing/billing.go:4: imports example.com/pricing",
+	}
+	if got := depStrings(w.Declared()); !reflect.DeepEqual(got, wantDeps) {
+		t.Errorf("deps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantDeps, "\n"))
+	}
+	py, err := Discover("../testdata/pyproject")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(py.Packages) != 1 || py.Packages[0].Name != "shop" || py.Packages[0].Kind != KindPython || py.Packages[0].Dir != "." {
+		t.Fatalf("packages = %+v; want one python project shop at .", py.Packages)
 	}
 }

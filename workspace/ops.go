@@ -170,7 +170,7 @@ var ErrBadTarget = errors.New("no such package or file")
 // dependencies of the workspace at root and, when r is not nil, the
 // dependencies observed in the graph.
 func Scope(ctx context.Context, root string, r *graph.Reader, q ScopeRequest) (*ScopeReport, error) {
-	ws, err := scope.Discover(root)
+	ws, err := scope.DiscoverPackages(root)
 	if err != nil {
 		return nil, err
 	}

@@ -35,13 +35,9 @@ func runScoreSyntax(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *truthFile == "" || *storeDir == "" {
 		return fmt.Errorf("%w: --truth and --store are required", errUsage)
 	}
-	b, err := os.ReadFile(*truthFile)
+	truth, err := loadTruth(*truthFile)
 	if err != nil {
 		return err
-	}
-	var truth Truth
-	if err := json.Unmarshal(b, &truth); err != nil {
-		return fmt.Errorf("reading %s: %w", *truthFile, err)
 	}
 	st, err := graph.Open(*storeDir, graph.Options{ReadOnly: true})
 	if err != nil {
@@ -126,4 +122,17 @@ func scoreSyntax(ctx context.Context, r *graph.Reader, truth Truth, threshold fl
 		}
 	}
 	return rows, missing, nil
+}
+
+// loadTruth reads a truth written by breaktruth truth.
+func loadTruth(path string) (Truth, error) {
+	var truth Truth
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return truth, err
+	}
+	if err := json.Unmarshal(b, &truth); err != nil {
+		return truth, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return truth, nil
 }

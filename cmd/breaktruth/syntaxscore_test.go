@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"io"
 	"os"
@@ -51,12 +50,8 @@ func TestScoreSyntaxOnFixture(t *testing.T) {
 	if err := runTruth(context.Background(), []string{"--dir", dir, "--package", "example.com/gobreak/shape", "--importers", "example.com/gobreak/use", "--out", out}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(out)
+	truth, err := loadTruth(out)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var truth Truth
-	if err := json.Unmarshal(b, &truth); err != nil {
 		t.Fatal(err)
 	}
 	rows, missing, err := scoreSyntax(context.Background(), syntaxIndex(t, dir), truth, impact.DefaultOptions().MinConfidence, false, io.Discard)
@@ -104,12 +99,8 @@ func TestScoreSyntaxNetHTTP(t *testing.T) {
 	if *nethttpSyntax == "" {
 		t.Skip("no -nethttp.syntax store (LSPGRAPH_NETHTTP_SYNTAX)")
 	}
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "truth", "nethttp.json"))
+	truth, err := loadTruth(filepath.Join("..", "..", "testdata", "truth", "nethttp.json"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	var truth Truth
-	if err := json.Unmarshal(b, &truth); err != nil {
 		t.Fatal(err)
 	}
 	st, err := graph.Open(*nethttpSyntax, graph.Options{ReadOnly: true})
