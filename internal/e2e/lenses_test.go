@@ -94,7 +94,8 @@ func waitLenses(t testing.TB, c *lspClient, rel string, d time.Duration, ok func
 	}
 }
 
-var lensTitle = regexp.MustCompile(`^(\d+) callers? · (\d+) tests? · risk (\w+)$`)
+// lensTitle is a lens title; "≥ " before the level marks a lower bound.
+var lensTitle = regexp.MustCompile(`^(\d+) callers? · (\d+) tests? · risk (≥ )?(\w+)$`)
 
 // checkLensCounts runs `lspgraph impact --json --depth 1` (through the
 // running session) on the symbol of each of the proxy's lenses and checks
@@ -123,7 +124,8 @@ func checkLensCounts(t *testing.T, store, root string, lenses []codeLens) {
 			} `json:"depths"`
 			Tests []json.RawMessage `json:"tests"`
 			Risk  struct {
-				Level string `json:"level"`
+				Level   string `json:"level"`
+				AtLeast bool   `json:"atLeast"`
 			} `json:"risk"`
 		}
 		if err := json.Unmarshal(out, &a); err != nil {
@@ -150,8 +152,8 @@ func checkLensCounts(t *testing.T, store, root string, lenses []codeLens) {
 		}
 		n, _ := strconv.Atoi(m[1])
 		k, _ := strconv.Atoi(m[2])
-		if n != callers || k != len(a.Tests) || m[3] != a.Risk.Level {
-			t.Errorf("lens of %s at line %d: %q; lspgraph impact --depth 1: %d d=1 dependents, %d tests, risk %s", target, l.Range.Start.Line+1, title, callers, len(a.Tests), a.Risk.Level)
+		if n != callers || k != len(a.Tests) || m[4] != a.Risk.Level || (m[3] != "") != a.Risk.AtLeast {
+			t.Errorf("lens of %s at line %d: %q; lspgraph impact --depth 1: %d d=1 dependents, %d tests, risk %s (at least: %v)", target, l.Range.Start.Line+1, title, callers, len(a.Tests), a.Risk.Level, a.Risk.AtLeast)
 		}
 	}
 }

@@ -87,9 +87,17 @@ func newShimSetup(t *testing.T) *shimSetup {
 		}
 		env = append(env, kv)
 	}
+	// gopls's file cache lives outside the test's TempDir: processes gopls
+	// starts in the background may still write there after the test, and
+	// TempDir's cleanup would fail on them.
+	cache, err := os.MkdirTemp("", "lspgraph-shim-cache-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { removeEventually(t, cache) })
 	env = append(env,
 		"PATH="+linkDir+string(os.PathListSeparator)+filepath.Dir(real)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+		"XDG_CACHE_HOME="+cache)
 	s := &shimSetup{root: fixture(t, "goapp"), link: link, real: real, env: env, dir: dir}
 	// The proxy behind the shim uses the workspace's default store.
 	mod, err := moduleRoot()
@@ -401,4 +409,16 @@ func shutdownStatus(t *testing.T, c *lspClient) int {
 	}
 	c.conn.Close()
 	return c.cmd.ProcessState.ExitCode()
+}
+
+// removeEventually removes dir, retrying for a while as long as something
+// still writes into it; what is left after that is logged, not failed on.
+func removeEventually(t *testing.T, dir string) {
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+	}
+	t.Logf("leaving %s: %v", dir, err)
 }

@@ -47,8 +47,9 @@ async function main() {
     impact: ["target", "depth", "direction", "include_tests", "min_confidence", "root"],
     context: ["target", "budget", "scope", "root"],
     changes: ["base", "staged", "root"],
+    search: ["query", "limit", "scope", "from", "root"],
   };
-  check(tools.map((t) => t.name).sort().join(",") === Object.keys(want).sort().join(","), "tools/list names the five tools", tools.map((t) => t.name).join(","));
+  check(tools.map((t) => t.name).sort().join(",") === Object.keys(want).sort().join(","), "tools/list names the six tools", tools.map((t) => t.name).join(","));
   for (const t of tools) {
     const props = Object.keys((t.inputSchema && t.inputSchema.properties) || {}).sort();
     check(t.inputSchema && t.inputSchema.type === "object" && props.join(",") === (want[t.name] || []).slice().sort().join(","), `${t.name}: inputSchema has its arguments`, JSON.stringify(t.inputSchema));
@@ -66,6 +67,7 @@ async function main() {
     ["impact", { target: "Catalog.Save" }, ["## Impact of `Catalog.Save`", "d=1 will break", "Risk **"]],
     ["impact", { target: "Catalog.Save", depth: 1, direction: "downstream", include_tests: false, min_confidence: 0.9, root }, ["## Dependencies of"]],
     ["context", { target: "Catalog.Save", budget: 2000, scope: "closure" }, ["## Context for `Catalog.Save`", "```go"]],
+    ["search", { query: "catalog save", limit: 5 }, ["service/catalog.go"]],
   ];
   for (const [name, args, wants] of calls) {
     const r = await client.callTool({ name, arguments: args });
