@@ -59,23 +59,28 @@ func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]
 			}
 		}
 	}
-	out := make([]Edge, 0, len(agg))
+	// Sorted by reference: an Edge is large to move.
+	keep := make([]*Edge, 0, len(agg))
 	for _, e := range agg {
 		if e.Confidence >= f.MinConfidence {
-			out = append(out, *e)
+			keep = append(keep, e)
 		}
 	}
-	other := func(e Edge) string {
+	other := func(e *Edge) string {
 		if k == kindIn {
 			return e.From
 		}
 		return e.To
 	}
-	slices.SortFunc(out, func(a, b Edge) int {
+	slices.SortFunc(keep, func(a, b *Edge) int {
 		return cmp.Or(cmp.Compare(other(a), other(b)), cmp.Compare(a.Kind, b.Kind))
 	})
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[:f.Limit]
+	if f.Limit > 0 && len(keep) > f.Limit {
+		keep = keep[:f.Limit]
+	}
+	out := make([]Edge, len(keep))
+	for i, e := range keep {
+		out[i] = *e
 	}
 	return out, nil
 }
