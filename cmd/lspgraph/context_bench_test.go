@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -142,6 +143,9 @@ func BenchmarkContext(b *testing.B) {
 					b.Skipf("no benchmark target contains %q", only)
 				}
 			}
+			// LSPGRAPH_CONTEXT_DUMP names a directory to write the first
+			// round's packs to, to compare the answers of two builds.
+			dump := os.Getenv("LSPGRAPH_CONTEXT_DUMP")
 			var lat, cpu []time.Duration
 			// CPU time of the building thread, beside wall time: on a
 			// loaded machine wall time mostly measures waiting for a core.
@@ -158,6 +162,12 @@ func BenchmarkContext(b *testing.B) {
 						b.Fatal(err)
 					}
 					lat = append(lat, time.Since(t0))
+					if dump != "" && len(lat) <= len(targets) {
+						name := fmt.Sprintf("%03d.json", len(lat))
+						if err := os.WriteFile(filepath.Join(dump, name), []byte(p.Render()), 0o644); err != nil {
+							b.Fatal(err)
+						}
+					}
 					c := threadCPUTime(b) - c0
 					cpu = append(cpu, c)
 					slowest[t.ID] = max(slowest[t.ID], c)
