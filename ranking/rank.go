@@ -848,13 +848,13 @@ func (c *collector) linkCandidates() error {
 		n++
 		f := c.filter()
 		f.Limit = maxLinkEdges
-		out, err := c.r.Outgoing(c.ctx, cand.Symbol.ID, f)
+		tos, err := c.r.Targets(c.ctx, cand.Symbol.ID, f)
 		if err != nil {
 			return fmt.Errorf("reading edges of %s: %w", cand.Symbol.ID, err)
 		}
-		for _, e := range out {
-			if _, ok := c.cands[e.To]; ok {
-				c.link(k, e.To)
+		for _, to := range tos {
+			if _, ok := c.cands[to]; ok {
+				c.link(k, to)
 			}
 		}
 	}
