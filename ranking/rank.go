@@ -3,8 +3,10 @@ package ranking
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -884,7 +886,7 @@ func (c *collector) pagerank() map[string]float64 {
 	collected := len(keys)
 	nbs := make([][]int, collected)
 	for i := range collected {
-		for _, v := range sortedKeys(c.adj[keys[i]]) {
+		for _, v := range slices.Sorted(maps.Keys(c.adj[keys[i]])) {
 			nbs[i] = append(nbs[i], node(v))
 		}
 	}
@@ -916,15 +918,6 @@ func (c *collector) pagerank() map[string]float64 {
 			out[k] = p[i]
 		}
 	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 
