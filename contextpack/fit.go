@@ -254,7 +254,8 @@ func capBody(e *entry, cap int, pt parts) {
 		return
 	}
 	f := e.forms[0]
-	if Tokens(f.text) <= cap {
+	// A text costs at most a token per byte: a short one needs no count.
+	if len(f.text) <= cap || Tokens(f.text) <= cap {
 		return
 	}
 	ls := strings.SplitAfter(f.text, "\n")

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,5 +92,37 @@ func TestTokensSubadditive(t *testing.T) {
 	}
 	if n < 100 {
 		t.Fatalf("only %d cuts checked", n)
+	}
+}
+
+// TestTokensAtMostBytes checks the bound capBody relies on to skip counting
+// short texts: an estimate never exceeds the text's length in bytes. The
+// texts are the standard library's sources, plus cuts at random offsets
+// (a partial rune, a run split anywhere).
+func TestTokensAtMostBytes(t *testing.T) {
+	root := filepath.Join(runtime.GOROOT(), "src", "strings")
+	files, err := filepath.Glob(filepath.Join(root, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sources under %s: %v", root, err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	texts := []string{"", "a", "é", "日本", " ", "\t\n", "1", "ab1 ", "\xff", "a\u00e9b"}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		texts = append(texts, s)
+		for range 20 {
+			i := rng.IntN(len(s) + 1)
+			j := i + rng.IntN(len(s)-i+1)
+			texts = append(texts, s[i:j])
+		}
+	}
+	for _, s := range texts {
+		if n := Tokens(s); n > len(s) {
+			t.Errorf("Tokens(%.40q…) = %d > %d bytes", s, n, len(s))
+		}
 	}
 }

@@ -35,6 +35,59 @@ func (r *Reader) Outgoing(ctx context.Context, id string, f EdgeFilter) ([]Edge,
 	return es, nil
 }
 
+// Targets returns the ids id has edges to, as Outgoing with the same
+// filter would name them (in order, each once), without decoding the
+// edges' other fields: the cheap read for asking which of a set of symbols
+// a definition points at.
+func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string, error) {
+	conf := map[edgeKey]float64{}
+	for _, ls := range r.layers {
+		for _, p := range edgePrefixes(ls, kindOut, id, f) {
+			err := scanPrefix(ctx, r.kv(), p, func(key, v []byte) error {
+				d, ok := decodeKey(key)
+				if !ok {
+					return fmt.Errorf("%w: edge key %q", errBadValue, key)
+				}
+				if r.hidden(ls, d.fields[3]) {
+					return nil
+				}
+				vr := valueReader{b: v}
+				c := vr.float()
+				if vr.bad {
+					return fmt.Errorf("%w: edge %s -> %s", errBadValue, id, d.fields[2])
+				}
+				ek := edgeKey{d.fields[2], EdgeKind(d.fields[1])}
+				if cur, ok := conf[ek]; !ok || c > cur {
+					conf[ek] = c
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+			}
+		}
+	}
+	keys := make([]edgeKey, 0, len(conf))
+	for k, c := range conf {
+		if c >= f.MinConfidence {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b edgeKey) int {
+		return cmp.Or(cmp.Compare(a.other, b.other), cmp.Compare(a.kind, b.kind))
+	})
+	if f.Limit > 0 && len(keys) > f.Limit {
+		keys = keys[:f.Limit]
+	}
+	var out []string
+	for i, k := range keys {
+		if i == 0 || k.other != keys[i-1].other {
+			out = append(out, k.other)
+		}
+	}
+	return out, nil
+}
+
 // edgeKey identifies an aggregated edge.
 type edgeKey struct {
 	other string
@@ -45,39 +98,50 @@ type edgeKey struct {
 func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]Edge, error) {
 	agg := map[edgeKey]*Edge{}
 	for _, ls := range r.layers {
-		base := appendField(appendPrefix(nil, ls.space, k), id)
-		prefixes := [][]byte{base}
-		if len(f.Kinds) > 0 {
-			prefixes = prefixes[:0]
-			for _, kd := range f.Kinds {
-				prefixes = append(prefixes, appendField(slices.Clip(base), string(kd)))
-			}
-		}
-		for _, p := range prefixes {
+		for _, p := range edgePrefixes(ls, k, id, f) {
 			if err := r.scanEdges(ctx, ls, k, p, agg); err != nil {
 				return nil, err
 			}
 		}
 	}
-	out := make([]Edge, 0, len(agg))
+	// Sorted by reference: an Edge is large to move.
+	keep := make([]*Edge, 0, len(agg))
 	for _, e := range agg {
 		if e.Confidence >= f.MinConfidence {
-			out = append(out, *e)
+			keep = append(keep, e)
 		}
 	}
-	other := func(e Edge) string {
+	other := func(e *Edge) string {
 		if k == kindIn {
 			return e.From
 		}
 		return e.To
 	}
-	slices.SortFunc(out, func(a, b Edge) int {
+	slices.SortFunc(keep, func(a, b *Edge) int {
 		return cmp.Or(cmp.Compare(other(a), other(b)), cmp.Compare(a.Kind, b.Kind))
 	})
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[:f.Limit]
+	if f.Limit > 0 && len(keep) > f.Limit {
+		keep = keep[:f.Limit]
+	}
+	out := make([]Edge, len(keep))
+	for i, e := range keep {
+		out[i] = *e
 	}
 	return out, nil
+}
+
+// edgePrefixes returns the key prefixes of id's edges in one layer: one
+// per kind of the filter, or one for all.
+func edgePrefixes(ls layerSpace, k kind, id string, f EdgeFilter) [][]byte {
+	base := appendField(appendPrefix(nil, ls.space, k), id)
+	if len(f.Kinds) == 0 {
+		return [][]byte{base}
+	}
+	prefixes := make([][]byte, 0, len(f.Kinds))
+	for _, kd := range f.Kinds {
+		prefixes = append(prefixes, appendField(slices.Clip(base), string(kd)))
+	}
+	return prefixes
 }
 
 // scanEdges folds the edge keys under prefix into agg.

@@ -3,8 +3,10 @@ package ranking
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -848,13 +850,13 @@ func (c *collector) linkCandidates() error {
 		n++
 		f := c.filter()
 		f.Limit = maxLinkEdges
-		out, err := c.r.Outgoing(c.ctx, cand.Symbol.ID, f)
+		tos, err := c.r.Targets(c.ctx, cand.Symbol.ID, f)
 		if err != nil {
 			return fmt.Errorf("reading edges of %s: %w", cand.Symbol.ID, err)
 		}
-		for _, e := range out {
-			if _, ok := c.cands[e.To]; ok {
-				c.link(k, e.To)
+		for _, to := range tos {
+			if _, ok := c.cands[to]; ok {
+				c.link(k, to)
 			}
 		}
 	}
@@ -862,29 +864,61 @@ func (c *collector) linkCandidates() error {
 }
 
 // pagerank returns personalized PageRank seeded at the target over the
-// candidate subgraph.
+// candidate subgraph. Mass flows out of candidates only; a node linked but
+// never collected (a test's intermediate caller) keeps what reaches it.
 func (c *collector) pagerank() map[string]float64 {
-	p := map[string]float64{c.target.ID: 1}
+	// Dense indices: the walk runs over slices, not maps.
+	index := map[string]int{}
+	var keys []string
+	node := func(k string) int {
+		i, ok := index[k]
+		if !ok {
+			i = len(keys)
+			index[k] = i
+			keys = append(keys, k)
+		}
+		return i
+	}
+	node(c.target.ID)
+	for _, k := range c.order {
+		node(k)
+	}
+	collected := len(keys)
+	nbs := make([][]int, collected)
+	for i := range collected {
+		for _, v := range slices.Sorted(maps.Keys(c.adj[keys[i]])) {
+			nbs[i] = append(nbs[i], node(v))
+		}
+	}
+	p, next := make([]float64, len(keys)), make([]float64, len(keys))
+	p[0] = 1 // the target
 	for it := 0; it < pprIterations; it++ {
-		next := map[string]float64{c.target.ID: pprRestart}
-		for _, u := range c.order {
+		clear(next)
+		next[0] = pprRestart
+		for u := range collected {
 			pu := p[u]
-			nb := c.adj[u]
 			if pu == 0 {
 				continue
 			}
+			nb := nbs[u]
 			if len(nb) == 0 {
-				next[c.target.ID] += (1 - pprRestart) * pu
+				next[0] += (1 - pprRestart) * pu
 				continue
 			}
 			share := (1 - pprRestart) * pu / float64(len(nb))
-			for v := range nb {
+			for _, v := range nb {
 				next[v] += share
 			}
 		}
-		p = next
+		p, next = next, p
 	}
-	return p
+	out := make(map[string]float64, len(keys))
+	for i, k := range keys {
+		if p[i] != 0 {
+			out[k] = p[i]
+		}
+	}
+	return out
 }
 
 func (c *collector) result() *Result {

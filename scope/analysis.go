@@ -133,6 +133,11 @@ func (a *Analysis) observe(ctx context.Context, from string) error {
 			if !ok || to == from {
 				continue
 			}
+			// A dependency with its reasons recorded needs no more: the
+			// cap comes before the edge reads that judge a reference weak.
+			if len(a.observed[from][to]) >= maxWhy {
+				continue
+			}
 			if weak, err := a.weak(ctx, o); err != nil || weak {
 				if err != nil {
 					return err
@@ -143,9 +148,6 @@ func (a *Analysis) observe(ctx context.Context, from string) error {
 			if m == nil {
 				m = map[string][]Why{}
 				a.observed[from] = m
-			}
-			if len(m[to]) >= maxWhy {
-				continue
 			}
 			name, ok := a.names[o.Symbol]
 			if !ok {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -133,6 +135,17 @@ func BenchmarkContext(b *testing.B) {
 			}
 			analysis := time.Since(start)
 			targets := benchTargets(b, r, 100)
+			// LSPGRAPH_CONTEXT_TARGET keeps the targets whose id contains it,
+			// to profile the slow tail on its own.
+			if only := os.Getenv("LSPGRAPH_CONTEXT_TARGET"); only != "" {
+				targets = slices.DeleteFunc(targets, func(t graph.Symbol) bool { return !strings.Contains(t.ID, only) })
+				if len(targets) == 0 {
+					b.Skipf("no benchmark target contains %q", only)
+				}
+			}
+			// LSPGRAPH_CONTEXT_DUMP names a directory to write the first
+			// round's packs to, to compare the answers of two builds.
+			dump := os.Getenv("LSPGRAPH_CONTEXT_DUMP")
 			var lat, cpu []time.Duration
 			// CPU time of the building thread, beside wall time: on a
 			// loaded machine wall time mostly measures waiting for a core.
@@ -148,10 +161,16 @@ func BenchmarkContext(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					d := time.Since(t0)
-					lat = append(lat, d)
-					cpu = append(cpu, threadCPUTime(b)-c0)
-					slowest[t.ID] = max(slowest[t.ID], d)
+					lat = append(lat, time.Since(t0))
+					if dump != "" && len(lat) <= len(targets) {
+						name := fmt.Sprintf("%03d.json", len(lat))
+						if err := os.WriteFile(filepath.Join(dump, name), []byte(p.Render()), 0o644); err != nil {
+							b.Fatal(err)
+						}
+					}
+					c := threadCPUTime(b) - c0
+					cpu = append(cpu, c)
+					slowest[t.ID] = max(slowest[t.ID], c)
 					if p.Tokens > p.Budget {
 						b.Fatalf("pack of %s exceeds the budget: %d > %d", t.ID, p.Tokens, p.Budget)
 					}
@@ -168,7 +187,7 @@ func BenchmarkContext(b *testing.B) {
 			ids := sortedKeys(slowest)
 			sort.SliceStable(ids, func(i, j int) bool { return slowest[ids[i]] > slowest[ids[j]] })
 			for _, id := range ids[:min(3, len(ids))] {
-				b.Logf("slowest: %v %s", slowest[id].Round(time.Millisecond), id)
+				b.Logf("slowest (CPU): %v %s", slowest[id].Round(time.Millisecond), id)
 			}
 			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 			pct := func(q float64) float64 {

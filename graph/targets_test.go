@@ -1,0 +1,73 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// TestTargetsMatchesOutgoing: Targets names the same ids, in the same
+// order, as the edges Outgoing returns under every filter: kinds, the
+// confidence floor (on the edge aggregated over documents), the limit on
+// (To, Kind) pairs, and a base document hidden by its live version.
+func TestTargetsMatchesOutgoing(t *testing.T) {
+	ctx := context.Background()
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	const from = "scip a/F()."
+	var docs []DocumentFacts
+	for d := range 4 {
+		f := DocumentFacts{Document: Document{Path: fmt.Sprintf("d%d.go", d), Source: SourceSCIP}}
+		for i := range 12 {
+			kind := []EdgeKind{EdgeCalls, EdgeReferences, EdgeTypeOf}[(i+d)%3]
+			// Documents disagree on confidence: the aggregate takes the best.
+			conf := float64((i*7+d*3)%10) / 10
+			f.Edges = append(f.Edges, Edge{From: from, To: fmt.Sprintf("scip a/T%02d().", (i*5+d)%9), Kind: kind, Confidence: conf, Source: SourceSCIP, Reason: "r", Count: 1})
+		}
+		docs = append(docs, f)
+	}
+	for _, f := range docs {
+		if err := s.PutDocument(ctx, Base, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// d3.go's live version hides its base edges and brings its own.
+	live := DocumentFacts{Document: Document{Path: "d3.go", Source: SourceSyntax},
+		Edges: []Edge{{From: from, To: "scip a/Live().", Kind: EdgeCalls, Confidence: 0.5, Source: SourceSyntax, Reason: "r", Count: 1}}}
+	if err := s.PutDocument(ctx, Live, live); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	filters := []EdgeFilter{{}, {MinConfidence: 0.6}, {Limit: 5}, {Limit: 1}, {Kinds: []EdgeKind{EdgeCalls}},
+		{Kinds: []EdgeKind{EdgeReferences, EdgeTypeOf}, MinConfidence: 0.3, Limit: 4}}
+	for _, f := range filters {
+		es, err := r.Outgoing(ctx, from, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, e := range es {
+			if len(want) == 0 || want[len(want)-1] != e.To {
+				want = append(want, e.To)
+			}
+		}
+		got, err := r.Targets(ctx, from, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("filter %+v: Targets = %v, Outgoing names %v", f, got, want)
+		}
+		if len(want) == 0 {
+			t.Errorf("filter %+v selects nothing: the case tests nothing", f)
+		}
+	}
+	if got, _ := r.Targets(ctx, from, EdgeFilter{}); !slices.Contains(got, "scip a/Live().") {
+		t.Errorf("Targets = %v, want the live edge", got)
+	}
+}
