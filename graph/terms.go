@@ -280,10 +280,11 @@ func (r *Reader) TermStats(ctx context.Context) (TermStats, error) {
 	return st, nil
 }
 
-// DocumentSymbolsWhere returns the symbols a document defines whose ids
-// keep accepts, by id, decoding only those: cheaper than DocumentSymbols
-// when most are skipped (a SCIP document's locals).
-func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep func(id string) bool) ([]Symbol, error) {
+// DocumentSymbolsWhere returns the symbols a document defines that keep
+// accepts by id, display name and kind, by id, decoding only those: cheaper
+// than DocumentSymbols when most are skipped (a SCIP document's locals, or
+// every symbol but its package).
+func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep func(id, name, kind string) bool) ([]Symbol, error) {
 	ls, ok := r.owner(path)
 	if !ok {
 		return nil, nil
@@ -292,7 +293,9 @@ func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep fun
 	prefix := appendField(appendPrefix(nil, ls.space, kindDocSym), path)
 	err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 		id := string(k[len(prefix):])
-		if !keep(id) {
+		head := valueReader{b: v}
+		name, kind := head.str(), head.str()
+		if !head.bad && !keep(id, name, kind) {
 			return nil
 		}
 		s, err := decodeSymbolValue(id, v)

@@ -259,16 +259,15 @@ func (g *graphSignals) packageOf(ctx context.Context, p string) (string, error) 
 		g.pkgSym[p] = s
 		return s, nil
 	}
-	syms, err := g.r.DocumentSymbolsWhere(ctx, p, notLocal)
+	syms, err := g.r.DocumentSymbolsWhere(ctx, p, func(id, _, kind string) bool {
+		return notLocal(id) && (kind == "package" || kind == "namespace" || kind == "module")
+	})
 	if err != nil {
 		return "", fmt.Errorf("search: reading the symbols of %s: %w", p, err)
 	}
 	id := ""
-	for _, s := range syms {
-		if s.Kind == "package" || s.Kind == "namespace" || s.Kind == "module" {
-			id = s.ID
-			break
-		}
+	if len(syms) > 0 {
+		id = syms[0].ID
 	}
 	g.pkgSym[p] = id
 	g.byPackage[d.Package] = id
@@ -416,16 +415,15 @@ func addSignal(cands []*candidate, name string, weight float64, value func(*cand
 // the most query words, three at most, functions, methods and types before
 // other kinds, then in position order.
 func matchingSymbols(ctx context.Context, r *graph.Reader, p string, words []string) ([]SymbolMatch, error) {
-	syms, err := r.DocumentSymbolsWhere(ctx, p, notLocal)
+	syms, err := r.DocumentSymbolsWhere(ctx, p, func(id, name, _ string) bool {
+		return notLocal(id) && name != "" && mayHold(name, words)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("search: reading the symbols of %s: %w", p, err)
 	}
 	var out []SymbolMatch
 	for _, s := range syms {
 		if s.DisplayName == "" || s.External || s.Def.Path != p || strings.HasPrefix(s.ID, "local ") {
-			continue
-		}
-		if !mayHold(s.DisplayName, words) {
 			continue
 		}
 		n := 0
