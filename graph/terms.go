@@ -280,10 +280,10 @@ func (r *Reader) TermStats(ctx context.Context) (TermStats, error) {
 	return st, nil
 }
 
-// DocumentSymbolsWhere returns the symbols a document defines that keep
-// accepts by id, display name and kind, by id, decoding only those: cheaper
-// than DocumentSymbols when most are skipped (a SCIP document's locals, or
-// every symbol but its package).
+// DocumentSymbolsWhere returns the symbols a document defines that are
+// visible outside it (not "local …") and that keep accepts by id, display
+// name and kind, by id, decoding only those: cheaper than DocumentSymbols,
+// as the document's locals are skipped unread and most others undecoded.
 func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep func(id, name, kind string) bool) ([]Symbol, error) {
 	ls, ok := r.owner(path)
 	if !ok {
@@ -291,7 +291,7 @@ func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep fun
 	}
 	var out []Symbol
 	prefix := appendField(appendPrefix(nil, ls.space, kindDocSym), path)
-	err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
+	visit := func(k, v []byte) error {
 		id := string(k[len(prefix):])
 		head := valueReader{b: v}
 		name, kind := head.str(), head.str()
@@ -301,6 +301,15 @@ func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep fun
 		s, err := decodeSymbolValue(id, v)
 		out = append(out, s)
 		return err
-	})
-	return out, err
+	}
+	// Locals' ids all begin "local ": scan the keys before and after them.
+	localStart := append(slices.Clone(prefix), localPrefix...)
+	localEnd := prefixEnd(localStart)
+	if err := scanRange(ctx, r.kv(), prefix, localStart, visit); err != nil {
+		return nil, err
+	}
+	return out, scanRange(ctx, r.kv(), localEnd, prefixEnd(prefix), visit)
 }
+
+// localPrefix begins the id of every symbol local to its document.
+const localPrefix = "local "

@@ -119,3 +119,55 @@ func TestTermsRejectUnknownField(t *testing.T) {
 		t.Errorf("PutDocument with field 9 = %v, want an unknown field error", err)
 	}
 }
+
+func TestDocumentSymbolsWhereSkipsLocals(t *testing.T) {
+	ctx := context.Background()
+	st := graphtest.Open(t)
+	gw, err := st.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := func(id, name, kind string) graph.Symbol {
+		return graph.Symbol{ID: id, DisplayName: name, Kind: kind, Def: graph.Location{Path: "a.go"}}
+	}
+	f := graph.DocumentFacts{Document: graph.Document{Path: "a.go", Language: "go"}, Symbols: []graph.Symbol{
+		def("go m a/Cache#", "Cache", "struct"),
+		def("go m a/", "a", "package"),
+		def("local 1 a.go", "cache", "local"),
+		def("local 2 a.go", "evict", "local"),
+		def("m a/evict().", "evict", "function"),
+		def("zz a/Z.", "Z", "constant"),
+	}}
+	if err := gw.PutDocument(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := gw.Commit(ctx, graph.Manifest{Layer: graph.Base}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, tc := range []struct {
+		name string
+		keep func(id, name, kind string) bool
+		want string
+	}{
+		{"all", func(string, string, string) bool { return true }, "go m a/ go m a/Cache# m a/evict(). zz a/Z."},
+		{"by kind", func(_, _, kind string) bool { return kind == "package" }, "go m a/"},
+		{"by name", func(_, name, _ string) bool { return strings.Contains(name, "evict") }, "m a/evict()."},
+	} {
+		syms, err := r.DocumentSymbolsWhere(ctx, "a.go", tc.keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, s := range syms {
+			ids = append(ids, s.ID)
+		}
+		if got := strings.Join(ids, " "); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

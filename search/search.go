@@ -259,8 +259,8 @@ func (g *graphSignals) packageOf(ctx context.Context, p string) (string, error) 
 		g.pkgSym[p] = s
 		return s, nil
 	}
-	syms, err := g.r.DocumentSymbolsWhere(ctx, p, func(id, _, kind string) bool {
-		return notLocal(id) && (kind == "package" || kind == "namespace" || kind == "module")
+	syms, err := g.r.DocumentSymbolsWhere(ctx, p, func(_, _, kind string) bool {
+		return kind == "package" || kind == "namespace" || kind == "module"
 	})
 	if err != nil {
 		return "", fmt.Errorf("search: reading the symbols of %s: %w", p, err)
@@ -415,8 +415,8 @@ func addSignal(cands []*candidate, name string, weight float64, value func(*cand
 // the most query words, three at most, functions, methods and types before
 // other kinds, then in position order.
 func matchingSymbols(ctx context.Context, r *graph.Reader, p string, words []string) ([]SymbolMatch, error) {
-	syms, err := r.DocumentSymbolsWhere(ctx, p, func(id, name, _ string) bool {
-		return notLocal(id) && name != "" && mayHold(name, words)
+	syms, err := r.DocumentSymbolsWhere(ctx, p, func(_, name, _ string) bool {
+		return name != "" && mayHold(name, words)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search: reading the symbols of %s: %w", p, err)
@@ -452,9 +452,6 @@ func kindOrder(k string) int {
 	}
 	return 2
 }
-
-// notLocal keeps the symbols visible outside their document.
-func notLocal(id string) bool { return !strings.HasPrefix(id, "local ") }
 
 // mayHold reports whether name might hold one of the words: whether it
 // contains, ignoring case, the first four letters of one (a stemmed word
