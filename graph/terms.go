@@ -281,10 +281,11 @@ func (r *Reader) TermStats(ctx context.Context) (TermStats, error) {
 }
 
 // DocumentSymbolsWhere returns the symbols a document defines that are
-// visible outside it (not "local …") and that keep accepts by id, display
-// name and kind, by id, decoding only those: cheaper than DocumentSymbols,
-// as the document's locals are skipped unread and most others undecoded.
-func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep func(id, name, kind string) bool) ([]Symbol, error) {
+// visible outside it (not "local …") and that keep accepts by display name
+// and kind, by id, decoding only those: cheaper than DocumentSymbols, as the
+// document's locals are skipped unread and the others are judged before
+// anything is copied. keep must not retain name or kind.
+func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep func(name, kind []byte) bool) ([]Symbol, error) {
 	ls, ok := r.owner(path)
 	if !ok {
 		return nil, nil
@@ -292,13 +293,12 @@ func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep fun
 	var out []Symbol
 	prefix := appendField(appendPrefix(nil, ls.space, kindDocSym), path)
 	visit := func(k, v []byte) error {
-		id := string(k[len(prefix):])
 		head := valueReader{b: v}
-		name, kind := head.str(), head.str()
-		if !head.bad && !keep(id, name, kind) {
+		name, kind := head.bytes(), head.bytes()
+		if !head.bad && !keep(name, kind) {
 			return nil
 		}
-		s, err := decodeSymbolValue(id, v)
+		s, err := decodeSymbolValue(string(k[len(prefix):]), v)
 		out = append(out, s)
 		return err
 	}
@@ -313,3 +313,15 @@ func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep fun
 
 // localPrefix begins the id of every symbol local to its document.
 const localPrefix = "local "
+
+// bytes reads a string's bytes without copying them.
+func (r *valueReader) bytes() []byte {
+	n := r.uvarint()
+	if r.bad || n > uint64(len(r.b)) {
+		r.bad = true
+		return nil
+	}
+	b := r.b[:n]
+	r.b = r.b[n:]
+	return b
+}

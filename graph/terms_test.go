@@ -151,12 +151,12 @@ func TestDocumentSymbolsWhereSkipsLocals(t *testing.T) {
 	defer r.Close()
 	for _, tc := range []struct {
 		name string
-		keep func(id, name, kind string) bool
+		keep func(name, kind []byte) bool
 		want string
 	}{
-		{"all", func(string, string, string) bool { return true }, "go m a/ go m a/Cache# m a/evict(). zz a/Z."},
-		{"by kind", func(_, _, kind string) bool { return kind == "package" }, "go m a/"},
-		{"by name", func(_, name, _ string) bool { return strings.Contains(name, "evict") }, "m a/evict()."},
+		{"all", func(_, _ []byte) bool { return true }, "go m a/ go m a/Cache# m a/evict(). zz a/Z."},
+		{"by kind", func(_, kind []byte) bool { return string(kind) == "package" }, "go m a/"},
+		{"by name", func(name, _ []byte) bool { return strings.Contains(string(name), "evict") }, "m a/evict()."},
 	} {
 		syms, err := r.DocumentSymbolsWhere(ctx, "a.go", tc.keep)
 		if err != nil {
