@@ -122,11 +122,6 @@ func TestTermsRejectUnknownField(t *testing.T) {
 
 func TestDocumentSymbolsWhereSkipsLocals(t *testing.T) {
 	ctx := context.Background()
-	st := graphtest.Open(t)
-	gw, err := st.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	def := func(id, name, kind string) graph.Symbol {
 		return graph.Symbol{ID: id, DisplayName: name, Kind: kind, Def: graph.Location{Path: "a.go"}}
 	}
@@ -138,17 +133,7 @@ func TestDocumentSymbolsWhereSkipsLocals(t *testing.T) {
 		def("m a/evict().", "evict", "function"),
 		def("zz a/Z.", "Z", "constant"),
 	}}
-	if err := gw.PutDocument(ctx, f); err != nil {
-		t.Fatal(err)
-	}
-	if err := gw.Commit(ctx, graph.Manifest{Layer: graph.Base}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := graphtest.Base(t, graph.Manifest{Layer: graph.Base}, f)
 	for _, tc := range []struct {
 		name string
 		keep func(name, kind []byte) bool
