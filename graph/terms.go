@@ -280,24 +280,48 @@ func (r *Reader) TermStats(ctx context.Context) (TermStats, error) {
 	return st, nil
 }
 
-// DocumentSymbolsWhere returns the symbols a document defines whose ids
-// keep accepts, by id, decoding only those: cheaper than DocumentSymbols
-// when most are skipped (a SCIP document's locals).
-func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep func(id string) bool) ([]Symbol, error) {
+// DocumentSymbolsWhere returns the symbols a document defines that are
+// visible outside it (not "local …") and that keep accepts by display name
+// and kind, by id, decoding only those: cheaper than DocumentSymbols, as the
+// document's locals are skipped unread and the others are judged before
+// anything is copied. keep must not retain name or kind.
+func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep func(name, kind []byte) bool) ([]Symbol, error) {
 	ls, ok := r.owner(path)
 	if !ok {
 		return nil, nil
 	}
 	var out []Symbol
 	prefix := appendField(appendPrefix(nil, ls.space, kindDocSym), path)
-	err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
-		id := string(k[len(prefix):])
-		if !keep(id) {
+	visit := func(k, v []byte) error {
+		head := valueReader{b: v}
+		name, kind := head.bytes(), head.bytes()
+		if !head.bad && !keep(name, kind) {
 			return nil
 		}
-		s, err := decodeSymbolValue(id, v)
+		s, err := decodeSymbolValue(string(k[len(prefix):]), v)
 		out = append(out, s)
 		return err
-	})
-	return out, err
+	}
+	// Locals' ids all begin "local ": scan the keys before and after them.
+	localStart := append(slices.Clone(prefix), localPrefix...)
+	localEnd := prefixEnd(localStart)
+	if err := scanRange(ctx, r.kv(), prefix, localStart, visit); err != nil {
+		return nil, err
+	}
+	return out, scanRange(ctx, r.kv(), localEnd, prefixEnd(prefix), visit)
+}
+
+// localPrefix begins the id of every symbol local to its document.
+const localPrefix = "local "
+
+// bytes reads a string's bytes without copying them.
+func (r *valueReader) bytes() []byte {
+	n := r.uvarint()
+	if r.bad || n > uint64(len(r.b)) {
+		r.bad = true
+		return nil
+	}
+	b := r.b[:n]
+	r.b = r.b[n:]
+	return b
 }

@@ -119,3 +119,40 @@ func TestTermsRejectUnknownField(t *testing.T) {
 		t.Errorf("PutDocument with field 9 = %v, want an unknown field error", err)
 	}
 }
+
+func TestDocumentSymbolsWhereSkipsLocals(t *testing.T) {
+	ctx := context.Background()
+	def := func(id, name, kind string) graph.Symbol {
+		return graph.Symbol{ID: id, DisplayName: name, Kind: kind, Def: graph.Location{Path: "a.go"}}
+	}
+	f := graph.DocumentFacts{Document: graph.Document{Path: "a.go", Language: "go"}, Symbols: []graph.Symbol{
+		def("go m a/Cache#", "Cache", "struct"),
+		def("go m a/", "a", "package"),
+		def("local 1 a.go", "cache", "local"),
+		def("local 2 a.go", "evict", "local"),
+		def("m a/evict().", "evict", "function"),
+		def("zz a/Z.", "Z", "constant"),
+	}}
+	r := graphtest.Base(t, graph.Manifest{Layer: graph.Base}, f)
+	for _, tc := range []struct {
+		name string
+		keep func(name, kind []byte) bool
+		want string
+	}{
+		{"all", func(_, _ []byte) bool { return true }, "go m a/ go m a/Cache# m a/evict(). zz a/Z."},
+		{"by kind", func(_, kind []byte) bool { return string(kind) == "package" }, "go m a/"},
+		{"by name", func(name, _ []byte) bool { return strings.Contains(string(name), "evict") }, "m a/evict()."},
+	} {
+		syms, err := r.DocumentSymbolsWhere(ctx, "a.go", tc.keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, s := range syms {
+			ids = append(ids, s.ID)
+		}
+		if got := strings.Join(ids, " "); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/terms"
@@ -203,7 +205,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	slices.SortFunc(cands, func(a, b *candidate) int {
 		return cmp.Or(cmp.Compare(b.hit.BM25, a.hit.BM25), strings.Compare(a.hit.Path, b.hit.Path))
 	})
-	g := graphSignals{r: r, pkgSym: map[string]string{}, byPackage: map[string]string{}, dependents: map[string]float64{}}
+	g := graphSignals{r: r, pkgSym: map[string]string{}, byPackage: map[string]string{}, dependents: map[string]float64{}, test: map[string]bool{}}
 	if o.Scope == ScopeClosure {
 		if cands, err = g.inClosure(ctx, cands, o.From); err != nil {
 			return res, err
@@ -243,6 +245,7 @@ type graphSignals struct {
 	pkgSym     map[string]string  // document → its package's symbol
 	byPackage  map[string]string  // package name → its symbol
 	dependents map[string]float64 // package symbol → importing packages
+	test       map[string]bool    // document → whether it is a test
 }
 
 // packageOf returns the symbol of the package a document belongs to, or
@@ -255,20 +258,21 @@ func (g *graphSignals) packageOf(ctx context.Context, p string) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("search: reading document %s: %w", p, err)
 	}
+	g.test[p] = d.Flags&graph.DocTest != 0
 	if s, ok := g.byPackage[d.Package]; ok && d.Package != "" && s != "" {
 		g.pkgSym[p] = s
 		return s, nil
 	}
-	syms, err := g.r.DocumentSymbolsWhere(ctx, p, notLocal)
+	syms, err := g.r.DocumentSymbolsWhere(ctx, p, func(_, kind []byte) bool {
+		k := string(kind)
+		return k == "package" || k == "namespace" || k == "module"
+	})
 	if err != nil {
 		return "", fmt.Errorf("search: reading the symbols of %s: %w", p, err)
 	}
 	id := ""
-	for _, s := range syms {
-		if s.Kind == "package" || s.Kind == "namespace" || s.Kind == "module" {
-			id = s.ID
-			break
-		}
+	if len(syms) > 0 {
+		id = syms[0].ID
 	}
 	g.pkgSym[p] = id
 	g.byPackage[d.Package] = id
@@ -336,11 +340,7 @@ func (g *graphSignals) fuse(ctx context.Context, cands []*candidate, from string
 		if from != "" {
 			c.near = proximity(from, c.hit.Path, fromPkg != "" && s == fromPkg)
 		}
-		d, _, err := g.r.Document(ctx, c.hit.Path)
-		if err != nil {
-			return fmt.Errorf("search: reading document %s: %w", c.hit.Path, err)
-		}
-		c.hit.Test = d.Flags&graph.DocTest != 0
+		c.hit.Test = g.test[c.hit.Path]
 	}
 	addSignal(cands, "dependents", scale*weightCentrality, func(c *candidate) float64 { return c.central })
 	if from != "" {
@@ -416,16 +416,15 @@ func addSignal(cands []*candidate, name string, weight float64, value func(*cand
 // the most query words, three at most, functions, methods and types before
 // other kinds, then in position order.
 func matchingSymbols(ctx context.Context, r *graph.Reader, p string, words []string) ([]SymbolMatch, error) {
-	syms, err := r.DocumentSymbolsWhere(ctx, p, notLocal)
+	syms, err := r.DocumentSymbolsWhere(ctx, p, func(name, _ []byte) bool {
+		return len(name) > 0 && mayHold(name, words)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("search: reading the symbols of %s: %w", p, err)
 	}
 	var out []SymbolMatch
 	for _, s := range syms {
 		if s.DisplayName == "" || s.External || s.Def.Path != p || strings.HasPrefix(s.ID, "local ") {
-			continue
-		}
-		if !mayHold(s.DisplayName, words) {
 			continue
 		}
 		n := 0
@@ -455,18 +454,36 @@ func kindOrder(k string) int {
 	return 2
 }
 
-// notLocal keeps the symbols visible outside their document.
-func notLocal(id string) bool { return !strings.HasPrefix(id, "local ") }
-
 // mayHold reports whether name might hold one of the words: whether it
 // contains, ignoring case, the first four letters of one (a stemmed word
 // keeps them).
-func mayHold(name string, words []string) bool {
-	low := strings.ToLower(name)
+func mayHold(name []byte, words []string) bool {
+	low := lowerASCII(name)
 	for _, w := range words {
-		if strings.Contains(low, w[:min(len(w), 4)]) {
+		if bytes.Contains(low, []byte(w[:min(len(w), 4)])) {
 			return true
 		}
 	}
 	return false
+}
+
+// lowerASCII lower-cases name as strings.ToLower does, copying it only
+// when it holds an upper-case letter or a non-ASCII byte.
+func lowerASCII(name []byte) []byte {
+	for _, c := range name {
+		if c >= utf8.RuneSelf {
+			return []byte(strings.ToLower(string(name)))
+		}
+	}
+	if !bytes.ContainsFunc(name, func(r rune) bool { return 'A' <= r && r <= 'Z' }) {
+		return name
+	}
+	out := make([]byte, len(name))
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }

@@ -153,3 +153,35 @@ func TestSearchTestsWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+// The symbols of a hit leave out its locals, whatever their names, and
+// its package is still found among symbols sorting after the locals.
+func TestSearchSymbolsSkipLocals(t *testing.T) {
+	f := doc("cache/lru.go", "cache", false, []string{"evict/name"})
+	at := func(line uint32) graph.Location {
+		l := graph.Location{Path: "cache/lru.go"}
+		l.Range.Start.Line = line
+		return l
+	}
+	f.Symbols = append(f.Symbols,
+		graph.Symbol{ID: "local 1 cache/lru.go", DisplayName: "evicted", Kind: "local", Def: at(3)},
+		graph.Symbol{ID: "go cache/evict().", DisplayName: "evict", Kind: "function", Def: at(9)},
+		graph.Symbol{ID: "go cache/Size().", DisplayName: "Size", Kind: "function", Def: at(12)},
+	)
+	r := graphtest.Base(t, graph.Manifest{Layer: graph.Base}, f,
+		doc("app/main.go", "app", false, []string{"evict/code"}, "cache"))
+	res, err := search.Search(context.Background(), r, "evict", search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(res); strings.Join(got, " ") != "cache/lru.go app/main.go" {
+		t.Fatalf("hits = %v", got)
+	}
+	syms := res.Hits[0].Symbols
+	if len(syms) != 1 || syms[0].Name != "evict" || syms[0].Line != 10 {
+		t.Errorf("symbols of cache/lru.go = %+v, want evict at line 10 alone", syms)
+	}
+	if s := res.Hits[0].Signals; len(s) < 2 || s[1].Name != "dependents" || s[1].Value != 1 {
+		t.Errorf("signals of cache/lru.go = %+v, want 1 dependent (its package found)", s)
+	}
+}
