@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lspgraph/lspgraph/internal/proccpu"
 	"github.com/lspgraph/lspgraph/lspproxy"
 	"github.com/lspgraph/lspgraph/lspproxy/lsptest"
 )
@@ -231,7 +232,7 @@ func benchPaths(b *testing.B, connect []benchPath, rootURI, uri, text string, li
 	}
 	for _, p := range paths {
 		if p.pid != 0 {
-			p.cpu = -cpuTime(p.pid)
+			p.cpu = -proccpu.Of(p.pid)
 		}
 	}
 	b.ResetTimer()
@@ -251,7 +252,7 @@ func benchPaths(b *testing.B, connect []benchPath, rootURI, uri, text string, li
 	pct := map[string][2]float64{}
 	for _, p := range paths {
 		if p.pid != 0 {
-			if p.cpu += cpuTime(p.pid); p.cpu > 0 {
+			if p.cpu += proccpu.Of(p.pid); p.cpu > 0 {
 				b.ReportMetric(float64(p.cpu.Microseconds())/float64(len(p.samples)), "cpu-us/req-"+p.name)
 			}
 		}
@@ -334,25 +335,4 @@ func (c *benchClient) initialize(b *testing.B, rootURI, uri, text string) {
 	c.send(b, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 	t, _ := json.Marshal(text)
 	c.send(b, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"go","version":1,"text":%s}}}`, uri, t))
-}
-
-// cpuTime returns the CPU time a process's threads have run so far, from
-// /proc/PID/task/*/schedstat (0 where that is unavailable).
-func cpuTime(pid int) time.Duration {
-	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	if err != nil {
-		return 0
-	}
-	var total time.Duration
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			ns, _ := strconv.ParseInt(f[0], 10, 64)
-			total += time.Duration(ns)
-		}
-	}
-	return total
 }

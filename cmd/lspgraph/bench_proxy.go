@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/lspgraph/lspgraph/internal/proccpu"
 	"github.com/lspgraph/lspgraph/lspproxy"
 )
 
@@ -112,7 +113,7 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 		samples := make([][]time.Duration, len(paths))
 		cpu0 := make([]time.Duration, len(paths))
 		for i, p := range paths {
-			cpu0[i] = threadCPU(p.pid)
+			cpu0[i] = proccpu.Of(p.pid)
 		}
 		for round := range *requests {
 			// Rotate the order so no path always follows the same one (a
@@ -128,7 +129,7 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 		}
 		cpu := make([]time.Duration, len(paths))
 		for i, p := range paths {
-			cpu[i] = threadCPU(p.pid) - cpu0[i]
+			cpu[i] = proccpu.Of(p.pid) - cpu0[i]
 			cpuAll[i] += cpu[i]
 			all[i] = append(all[i], samples[i]...)
 		}
@@ -378,27 +379,6 @@ func percentileMS(ds []time.Duration, p int) float64 {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return float64(s[(len(s)-1)*p/100].Nanoseconds()) / 1e6
-}
-
-// threadCPU returns the CPU time a process's threads have run so far, from
-// /proc/PID/task/*/schedstat (0 where that is unavailable).
-func threadCPU(pid int) time.Duration {
-	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	if err != nil {
-		return 0
-	}
-	var total time.Duration
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			ns, _ := strconv.ParseInt(f[0], 10, 64)
-			total += time.Duration(ns)
-		}
-	}
-	return total
 }
 
 // parseLineCol parses "LINE:COL", both at least 1.
