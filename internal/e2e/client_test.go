@@ -133,6 +133,14 @@ func startClientEnv(t testing.TB, name, root string, env []string, argv ...strin
 	return c
 }
 
+// head returns the first n bytes of s, marked when cut.
+func head(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
 func tail(s string, n int) string {
 	if len(s) <= n {
 		return s

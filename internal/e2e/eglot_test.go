@@ -52,7 +52,8 @@ func TestEmacsEglot(t *testing.T) {
 	c.Env = append(os.Environ(), "LSPGRAPH_E2E_CONFIG="+cfgPath, "HOME="+dir)
 	output, err := c.CombinedOutput()
 	if err != nil {
-		t.Fatalf("emacs: %v\n%s", err, tail(string(output), 4000))
+		// Batch Emacs prints the error first, then a long backtrace.
+		t.Fatalf("emacs: %v\n%s\n%s", err, head(string(output), 2000), tail(string(output), 3000))
 	}
 	var res struct {
 		Connected  bool            `json:"connected"`

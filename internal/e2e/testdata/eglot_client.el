@@ -26,6 +26,9 @@
        (results '()))
   (setq eglot-server-programs (list (cons 'go-mode (append (alist-get 'cmd cfg) nil))))
   (setq eglot-sync-connect t eglot-connect-timeout 60 eglot-events-buffer-size 0)
+  ;; Every request may wait for a server loading on a busy machine; jsonrpc's
+  ;; default is 10 s.
+  (setq jsonrpc-default-request-timeout 120)
   (find-file (alist-get 'file cfg))
   (go-mode)
   (apply #'eglot (eglot--guess-contact))
