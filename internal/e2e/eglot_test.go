@@ -49,7 +49,13 @@ func TestEmacsEglot(t *testing.T) {
 	defer cancel()
 	c := exec.CommandContext(ctx, emacs, "--batch", "-l", filepath.Join(mod, "internal", "e2e", "testdata", "eglot_client.el"))
 	c.Dir = root
-	c.Env = append(os.Environ(), "LSPGRAPH_E2E_CONFIG="+cfgPath, "HOME="+dir)
+	// gopls's cache outside TempDir, which a late gopls could still write.
+	cache, err := os.MkdirTemp("", "lspgraph-eglot-cache-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { removeEventually(t, cache) })
+	c.Env = append(os.Environ(), "LSPGRAPH_E2E_CONFIG="+cfgPath, "HOME="+dir, "XDG_CACHE_HOME="+cache)
 	output, err := c.CombinedOutput()
 	if err != nil {
 		// Batch Emacs prints the error first, then a long backtrace.

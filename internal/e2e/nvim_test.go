@@ -94,10 +94,19 @@ func startNvim(t *testing.T, cmd []string, root, file string, requests []nvimReq
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	c := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-u", "NONE", "-c", "luafile "+script)
 	c.Dir = root
-	// Keep Neovim's state (the LSP log among it) inside the test.
+	// Keep Neovim's state (the LSP log among it) inside the test. The cache
+	// (gopls's among it) is outside TempDir: a gopls whose proxy was killed
+	// may still write there after the test, and TempDir's cleanup would
+	// fail on it.
+	cache, err := os.MkdirTemp("", "lspgraph-nvim-cache-")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { removeEventually(t, cache) })
 	c.Env = append(os.Environ(), "LSPGRAPH_E2E_CONFIG="+cfgPath,
 		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_DATA_HOME="+filepath.Join(dir, "data"),
-		"XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+		"XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_CACHE_HOME="+cache)
 	var output bytes.Buffer
 	c.Stdout, c.Stderr = &output, &output
 	c.WaitDelay = 5 * time.Second
@@ -123,7 +132,7 @@ func startNvim(t *testing.T, cmd []string, root, file string, requests []nvimReq
 			}
 			t.Logf("nvim output:\n%s", tail(output.String(), 4000))
 			t.Logf("nvim messages:\n%s", res.Messages)
-			if log, err := os.ReadFile(filepath.Join(dir, "cache", "nvim", "lsp.log")); err == nil {
+			if log, err := os.ReadFile(filepath.Join(cache, "nvim", "lsp.log")); err == nil {
 				t.Logf("nvim lsp.log (last 6000 bytes):\n%s", tail(string(log), 6000))
 			}
 		})
