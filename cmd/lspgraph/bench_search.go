@@ -4,56 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/lspgraph/lspgraph/graph"
-	"github.com/lspgraph/lspgraph/internal/gitcmd"
-	"github.com/lspgraph/lspgraph/search"
-	"github.com/lspgraph/lspgraph/syntax"
+	"github.com/lspgraph/lspgraph/searcheval"
 )
-
-// searchEvalCommit is one commit of the history evaluation: its query,
-// the files it changed and where each ranking put the first of them.
-type searchEvalCommit struct {
-	Commit string         `json:"commit"`
-	Query  string         `json:"query"`
-	Truth  []string       `json:"truth"`
-	Ranks  map[string]int `json:"ranks"` // ranking → rank of the first changed file (0: not in the top 100)
-}
-
-// searchEvalScore is one ranking's scores over the commits.
-type searchEvalScore struct {
-	Ranking string  `json:"ranking"`
-	Hit5    float64 `json:"hit_at_5"`
-	Hit10   float64 `json:"hit_at_10"`
-	MRR     float64 `json:"mrr"`
-}
-
-type searchEvalReport struct {
-	Repo    string             `json:"repo"`
-	Commits []searchEvalCommit `json:"commits"`
-	Scores  []searchEvalScore  `json:"scores"`
-}
-
-// searchRankings are the rankings the evaluation compares, all computed
-// by the same scorer: the graph-fused ranking, field-weighted BM25 alone,
-// and plain BM25 over whole files (every field weighted alike).
-var searchRankings = []struct {
-	name string
-	opts search.Options
-}{
-	{"fused", search.Options{}},
-	{"fused-graph-x6", search.Options{GraphScale: 6}}, // the first weights (0.3, 0.5, 0.3)
-	{"bm25f", search.Options{TextOnly: true}},
-	{"bm25-whole-file", search.Options{TextOnly: true, Weights: search.FlatWeights}},
-}
 
 // runBenchSearch evaluates search against real history: for each commit,
 // the query is its message, the truth the source files it modified, and
@@ -72,7 +27,7 @@ func runBenchSearch(ctx context.Context, e *env, args []string) error {
 	if *gitDir == "" || *n <= 0 {
 		return fmt.Errorf("%w: give --git DIR and --commits N > 0", errUsage)
 	}
-	commits, err := evalCommits(ctx, *gitDir, *ext, *skip+*n)
+	commits, err := searcheval.Commits(ctx, *gitDir, *ext, *skip+*n)
 	if err != nil {
 		return err
 	}
@@ -80,34 +35,17 @@ func runBenchSearch(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("bench search: %s has only %d qualifying commits", *gitDir, len(commits))
 	}
 	commits = commits[*skip:]
-	rep := searchEvalReport{Repo: *gitDir}
+	rep := searcheval.Report{Repo: *gitDir}
 	for i := range commits {
 		c := &commits[i]
 		start := time.Now()
-		if err := evalCommit(ctx, *gitDir, *ext, c); err != nil {
+		if err := searcheval.Rank(ctx, *gitDir, *ext, c); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "%d/%d %.12s %v (%.1fs)\n", i+1, len(commits), c.Commit, c.Ranks, time.Since(start).Seconds())
 		rep.Commits = append(rep.Commits, *c)
 	}
-	for _, r := range searchRankings {
-		s := searchEvalScore{Ranking: r.name}
-		for _, c := range rep.Commits {
-			k := c.Ranks[r.name]
-			if k > 0 {
-				s.MRR += 1 / float64(k)
-			}
-			if k > 0 && k <= 5 {
-				s.Hit5++
-			}
-			if k > 0 && k <= 10 {
-				s.Hit10++
-			}
-		}
-		m := float64(len(rep.Commits))
-		s.Hit5, s.Hit10, s.MRR = s.Hit5/m, s.Hit10/m, s.MRR/m
-		rep.Scores = append(rep.Scores, s)
-	}
+	rep.Scores = searcheval.Scores(rep.Commits)
 	if *out != "" {
 		var b bytes.Buffer
 		if err := writeJSON(&b, rep); err != nil {
@@ -123,141 +61,6 @@ func runBenchSearch(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%d commits of %s\n%-16s %7s %7s %7s\n", len(rep.Commits), rep.Repo, "ranking", "hit@5", "hit@10", "MRR")
 	for _, s := range rep.Scores {
 		fmt.Fprintf(e.stdout, "%-16s %7.3f %7.3f %7.3f\n", s.Ranking, s.Hit5, s.Hit10, s.MRR)
-	}
-	return nil
-}
-
-// evalCommits returns up to n commits, newest first, that are not merges,
-// whose message says something (40 characters at least besides trailers),
-// and that modify between 1 and 8 existing files with extension ext and
-// touch 12 files at most.
-func evalCommits(ctx context.Context, dir, ext string, n int) ([]searchEvalCommit, error) {
-	raw, err := gitcmd.Run(ctx, dir, "log", "--no-merges", "--format=%H%x00%B%x1e", "-n", "3000")
-	if err != nil {
-		return nil, fmt.Errorf("bench search: reading the history of %s: %w", dir, err)
-	}
-	var out []searchEvalCommit
-	for _, rec := range strings.Split(string(raw), "\x1e") {
-		hash, msg, ok := strings.Cut(strings.TrimSpace(rec), "\x00")
-		if !ok || len(out) >= n {
-			continue
-		}
-		q := commitQuery(msg)
-		if len(q) < 40 || strings.HasPrefix(q, "Revert") {
-			continue
-		}
-		st, err := gitcmd.Run(ctx, dir, "diff-tree", "--no-commit-id", "-r", "--name-status", "--no-renames", hash+"^", hash)
-		if err != nil {
-			continue // a root commit
-		}
-		lines := strings.Split(strings.TrimSpace(string(st)), "\n")
-		var truth []string
-		for _, l := range lines {
-			status, p, _ := strings.Cut(l, "\t")
-			if status == "M" && strings.HasSuffix(p, ext) {
-				truth = append(truth, p)
-			}
-		}
-		if len(truth) == 0 || len(truth) > 8 || len(lines) > 12 {
-			continue
-		}
-		out = append(out, searchEvalCommit{Commit: hash, Query: q, Truth: truth, Ranks: map[string]int{}})
-	}
-	return out, nil
-}
-
-// commitQuery is a commit message without its trailers (Fixes, Epic,
-// Release note, Signed-off-by, …) and links, as one line.
-func commitQuery(msg string) string {
-	var keep []string
-	for _, l := range strings.Split(msg, "\n") {
-		l = strings.TrimSpace(l)
-		low := strings.ToLower(l)
-		if strings.Contains(low, "http://") || strings.Contains(low, "https://") {
-			continue
-		}
-		if k, _, ok := strings.Cut(l, ":"); ok && slices.Contains(trailers, strings.ToLower(k)) {
-			continue
-		}
-		if strings.HasPrefix(low, "release note") {
-			continue
-		}
-		keep = append(keep, l)
-	}
-	return strings.Join(strings.Fields(strings.Join(keep, " ")), " ")
-}
-
-var trailers = []string{"fixes", "fixed", "informs", "epic", "signed-off-by", "co-authored-by", "touches", "see", "closes", "resolves", "part-of"}
-
-// evalCommit indexes the tree at c's parent and ranks c's query with every
-// ranking.
-func evalCommit(ctx context.Context, gitDir, ext string, c *searchEvalCommit) error {
-	tmp, err := os.MkdirTemp("", "lspgraph-search-eval-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	tree := filepath.Join(tmp, "tree")
-	if err := exportTree(ctx, gitDir, c.Commit+"^", tree, "*"+ext, "go.mod"); err != nil {
-		return err
-	}
-	st, err := graph.Open(filepath.Join(tmp, "store"), graph.Options{})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if _, err := syntax.Index(ctx, st, syntax.IndexOptions{Root: tree, Workers: 2}); err != nil {
-		return fmt.Errorf("bench search: indexing %.12s^: %w", c.Commit, err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	for _, rk := range searchRankings {
-		o := rk.opts
-		o.Limit = 100
-		res, err := search.Search(ctx, r, c.Query, o)
-		if err != nil {
-			return fmt.Errorf("bench search: %.12s: %w", c.Commit, err)
-		}
-		c.Ranks[rk.name] = 0
-		for i, h := range res.Hits {
-			if slices.Contains(c.Truth, h.Path) {
-				c.Ranks[rk.name] = i + 1
-				break
-			}
-		}
-	}
-	sort.Strings(c.Truth)
-	return nil
-}
-
-// exportTree writes the files of rev matching the pathspecs into dir with
-// git archive (a partial clone may lack other blobs).
-func exportTree(ctx context.Context, gitDir, rev, dir string, pathspecs ...string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	arch := exec.CommandContext(ctx, "git", append([]string{"-C", gitDir, "archive", "--format=tar", rev, "--"}, pathspecs...)...)
-	untar := exec.CommandContext(ctx, "tar", "-x", "-C", dir)
-	pipe, err := arch.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	untar.Stdin = pipe
-	var errb bytes.Buffer
-	arch.Stderr, untar.Stderr = &errb, &errb
-	if err := untar.Start(); err != nil {
-		return fmt.Errorf("bench search: starting tar: %w", err)
-	}
-	if err := arch.Run(); err != nil {
-		_, _ = io.Copy(io.Discard, pipe)
-		_ = untar.Wait()
-		return fmt.Errorf("bench search: git archive %s: %w: %s", rev, err, errb.String())
-	}
-	if err := untar.Wait(); err != nil {
-		return fmt.Errorf("bench search: extracting %s: %w: %s", rev, err, errb.String())
 	}
 	return nil
 }

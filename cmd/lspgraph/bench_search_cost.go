@@ -13,6 +13,7 @@ import (
 	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/terms"
 	"github.com/lspgraph/lspgraph/search"
+	"github.com/lspgraph/lspgraph/searcheval"
 	"github.com/lspgraph/lspgraph/syntax"
 	"github.com/lspgraph/lspgraph/workspace"
 )
@@ -186,7 +187,7 @@ func evalQueries(file string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rep searchEvalReport
+	var rep searcheval.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return nil, fmt.Errorf("bench search-cost: %s is not a bench search report: %w", file, err)
 	}
