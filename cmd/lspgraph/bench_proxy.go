@@ -1,22 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/textproto"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/lspgraph/lspgraph/internal/lspbench"
 	"github.com/lspgraph/lspgraph/internal/proccpu"
 	"github.com/lspgraph/lspgraph/lspproxy"
 )
@@ -77,32 +73,32 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 		{"copier", self, append([]string{"bench", "copier", "--"}, server...)},
 		{"proxy", self, append([]string{"proxy", "--store", store, "--root", dir, "--"}, server...)},
 	}
-	var paths []*benchEditor
+	var paths []*lspbench.Editor
 	defer func() {
 		for _, p := range paths {
-			p.stop()
+			p.Stop()
 		}
 	}()
 	uri := "file://" + path
 	for _, s := range specs {
-		p, err := startBenchEditor(ctx, s.name, dir, s.prog, s.args...)
+		p, err := lspbench.Start(ctx, s.name, dir, s.prog, s.args...)
 		if err != nil {
 			return err
 		}
 		paths = append(paths, p)
-		if err := p.open("file://"+dir, uri, string(text)); err != nil {
+		if err := p.Open("file://"+dir, uri, string(text)); err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
 	params := fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":%d,"character":%d}}`, uri, line-1, col-1)
 	for _, p := range paths {
 		for range *warmup {
-			if _, err := p.call("textDocument/definition", params); err != nil {
-				return fmt.Errorf("%s: warming up: %w", p.name, err)
+			if _, err := p.Call("textDocument/definition", params); err != nil {
+				return fmt.Errorf("%s: warming up: %w", p.Name, err)
 			}
 		}
 	}
-	if res, err := paths[0].call("textDocument/definition", params); err != nil || string(res) == "null" || string(res) == "[]" {
+	if res, err := paths[0].Call("textDocument/definition", params); err != nil || string(res) == "null" || string(res) == "[]" {
 		return fmt.Errorf("the server has no definition at %s:%s (answer %s, %v): pick --file/--at on an identifier", *file, *at, res, err)
 	}
 
@@ -113,7 +109,7 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 		samples := make([][]time.Duration, len(paths))
 		cpu0 := make([]time.Duration, len(paths))
 		for i, p := range paths {
-			cpu0[i] = proccpu.Of(p.pid)
+			cpu0[i] = proccpu.Of(p.PID)
 		}
 		for round := range *requests {
 			// Rotate the order so no path always follows the same one (a
@@ -121,15 +117,15 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 			for k := range paths {
 				i := (round + k + run) % len(paths)
 				t0 := time.Now()
-				if _, err := paths[i].call("textDocument/definition", params); err != nil {
-					return fmt.Errorf("%s: %w", paths[i].name, err)
+				if _, err := paths[i].Call("textDocument/definition", params); err != nil {
+					return fmt.Errorf("%s: %w", paths[i].Name, err)
 				}
 				samples[i] = append(samples[i], time.Since(t0))
 			}
 		}
 		cpu := make([]time.Duration, len(paths))
 		for i, p := range paths {
-			cpu[i] = proccpu.Of(p.pid) - cpu0[i]
+			cpu[i] = proccpu.Of(p.PID) - cpu0[i]
 			cpuAll[i] += cpu[i]
 			all[i] = append(all[i], samples[i]...)
 		}
@@ -137,8 +133,8 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	}
 	out.Pooled = summarizeProxyRun(paths, all, cpuAll)
 	for _, p := range paths {
-		if err := p.shutdown(); err != nil {
-			return fmt.Errorf("%s: %w", p.name, err)
+		if err := p.Shutdown(); err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
 		}
 	}
 	paths = nil
@@ -167,10 +163,10 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 
 // summarizeProxyRun computes the percentiles and ratios of one run (or of
 // all runs' samples pooled); cpu is each path's process CPU time over it.
-func summarizeProxyRun(paths []*benchEditor, samples [][]time.Duration, cpu []time.Duration) benchProxyRun {
+func summarizeProxyRun(paths []*lspbench.Editor, samples [][]time.Duration, cpu []time.Duration) benchProxyRun {
 	var r benchProxyRun
 	for i, p := range paths {
-		st := benchProxyPath{Name: p.name, P50ms: percentileMS(samples[i], 50), P99ms: percentileMS(samples[i], 99)}
+		st := benchProxyPath{Name: p.Name, P50ms: lspbench.PercentileMS(samples[i], 50), P99ms: lspbench.PercentileMS(samples[i], 99)}
 		if i > 0 {
 			st.CPUusPerReq = float64(cpu[i].Microseconds()) / float64(len(samples[i]))
 		}
@@ -244,141 +240,6 @@ func runBenchCopier(ctx context.Context, e *env, args []string) error {
 	// copier's answer.
 	lspproxy.CopyFrames(e.stdout, out)
 	return cmd.Wait()
-}
-
-// benchEditor is a minimal synchronous editor on a process's stdio.
-type benchEditor struct {
-	name string
-	cmd  *exec.Cmd
-	pid  int
-	w    io.WriteCloser
-	r    *textproto.Reader
-	next int
-	wbuf []byte
-}
-
-func startBenchEditor(ctx context.Context, name, dir, prog string, args ...string) (*benchEditor, error) {
-	cmd := exec.CommandContext(ctx, prog, args...)
-	cmd.Dir = dir
-	cmd.Stderr = os.Stderr
-	w, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	r, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting the %s path (%s): %w", name, prog, err)
-	}
-	return &benchEditor{name: name, cmd: cmd, pid: cmd.Process.Pid, w: w, r: textproto.NewReader(bufio.NewReaderSize(r, 64<<10))}, nil
-}
-
-func (b *benchEditor) send(body string) error {
-	b.wbuf = append(b.wbuf[:0], "Content-Length: "...)
-	b.wbuf = strconv.AppendInt(b.wbuf, int64(len(body)), 10)
-	b.wbuf = append(b.wbuf, "\r\n\r\n"...)
-	b.wbuf = append(b.wbuf, body...)
-	_, err := b.w.Write(b.wbuf)
-	return err
-}
-
-// call sends a request and reads until its answer, answering the server's
-// own requests with null on the way.
-func (b *benchEditor) call(method, params string) (json.RawMessage, error) {
-	b.next++
-	id := strconv.Itoa(b.next)
-	if err := b.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`); err != nil {
-		return nil, fmt.Errorf("sending %s: %w", method, err)
-	}
-	for {
-		h, err := b.r.ReadMIMEHeader()
-		if err != nil {
-			return nil, fmt.Errorf("waiting for the answer to %s: %w", method, err)
-		}
-		n, err := strconv.Atoi(h.Get("Content-Length"))
-		if err != nil {
-			return nil, fmt.Errorf("answer to %s: bad Content-Length: %w", method, err)
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(b.r.R, body); err != nil {
-			return nil, fmt.Errorf("answer to %s: %w", method, err)
-		}
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		if err := json.Unmarshal(body, &m); err != nil {
-			return nil, fmt.Errorf("answer to %s: %w", method, err)
-		}
-		switch {
-		case m.Method != "" && m.ID != nil:
-			if err := b.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":null}`); err != nil {
-				return nil, err
-			}
-		case m.Method == "" && string(m.ID) == id:
-			if m.Error != nil {
-				return nil, fmt.Errorf("%s answered with an error: %s", method, m.Error)
-			}
-			return m.Result, nil
-		}
-	}
-}
-
-// open initializes the server and opens the document.
-func (b *benchEditor) open(rootURI, uri, text string) error {
-	if _, err := b.call("initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{},"workspaceFolders":[{"uri":%q,"name":"w"}]}`, rootURI, rootURI)); err != nil {
-		return err
-	}
-	if err := b.send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`); err != nil {
-		return err
-	}
-	t, _ := json.Marshal(text)
-	return b.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"go","version":1,"text":%s}}}`, uri, t))
-}
-
-// shutdown ends the session as an editor does and waits for the process.
-func (b *benchEditor) shutdown() error {
-	if _, err := b.call("shutdown", "null"); err != nil {
-		return err
-	}
-	if err := b.send(`{"jsonrpc":"2.0","method":"exit"}`); err != nil {
-		return err
-	}
-	b.w.Close()
-	done := make(chan error, 1)
-	go func() { done <- b.cmd.Wait() }()
-	select {
-	case err := <-done:
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return fmt.Errorf("exited after exit: %w", err)
-		}
-		b.cmd = nil
-		return nil
-	case <-time.After(10 * time.Second):
-		return errors.New("did not exit within 10s of exit")
-	}
-}
-
-// stop kills the process unless shutdown ended it.
-func (b *benchEditor) stop() {
-	if b.cmd == nil {
-		return
-	}
-	b.w.Close()
-	b.cmd.Process.Kill()
-	b.cmd.Wait()
-}
-
-// percentileMS returns the p-th percentile of ds in milliseconds.
-func percentileMS(ds []time.Duration, p int) float64 {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return float64(s[(len(s)-1)*p/100].Nanoseconds()) / 1e6
 }
 
 // parseLineCol parses "LINE:COL", both at least 1.
