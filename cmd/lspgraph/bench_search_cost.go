@@ -10,21 +10,10 @@ import (
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
-	"github.com/lspgraph/lspgraph/internal/lang"
-	"github.com/lspgraph/lspgraph/internal/terms"
 	"github.com/lspgraph/lspgraph/search"
 	"github.com/lspgraph/lspgraph/searcheval"
-	"github.com/lspgraph/lspgraph/syntax"
 	"github.com/lspgraph/lspgraph/workspace"
 )
-
-// searchCostIndex is one syntax index of the tree.
-type searchCostIndex struct {
-	Terms     bool    `json:"terms"`
-	Seconds   float64 `json:"seconds"`
-	StoreMB   float64 `json:"store_mb"`
-	Documents int     `json:"documents"`
-}
 
 // searchLatency is the latency of a set of queries answered one way.
 type searchLatency struct {
@@ -37,13 +26,13 @@ type searchLatency struct {
 }
 
 type searchCostReport struct {
-	Tree             string            `json:"tree"`
-	Indexes          []searchCostIndex `json:"indexes"`
-	ExtractSeconds   float64           `json:"term_extraction_seconds"`
-	Store            string            `json:"store,omitempty"`
-	StoreDocuments   int               `json:"store_term_documents,omitempty"`
-	Latencies        []searchLatency   `json:"latencies,omitempty"`
-	LatencyQueryRuns int               `json:"latency_runs,omitempty"`
+	Tree             string                 `json:"tree"`
+	Indexes          []searcheval.IndexCost `json:"indexes"`
+	ExtractSeconds   float64                `json:"term_extraction_seconds"`
+	Store            string                 `json:"store,omitempty"`
+	StoreDocuments   int                    `json:"store_term_documents,omitempty"`
+	Latencies        []searchLatency        `json:"latencies,omitempty"`
+	LatencyQueryRuns int                    `json:"latency_runs,omitempty"`
 }
 
 // shortQueries are questions a reader asks of a storage engine's code.
@@ -79,9 +68,9 @@ func runBenchSearchCost(ctx context.Context, e *env, args []string) error {
 	}
 	rep := searchCostReport{Tree: tree}
 	// Alternate the two kinds, twice each, and keep each kind's faster run.
-	best := map[bool]searchCostIndex{}
+	best := map[bool]searcheval.IndexCost{}
 	for _, withTerms := range []bool{true, false, true, false} {
-		ix, err := indexCost(ctx, tree, withTerms)
+		ix, err := searcheval.Index(ctx, tree, withTerms)
 		if err != nil {
 			return err
 		}
@@ -89,8 +78,8 @@ func runBenchSearchCost(ctx context.Context, e *env, args []string) error {
 			best[withTerms] = ix
 		}
 	}
-	rep.Indexes = []searchCostIndex{best[false], best[true]}
-	if rep.ExtractSeconds, err = extractCost(ctx, tree); err != nil {
+	rep.Indexes = []searcheval.IndexCost{best[false], best[true]}
+	if rep.ExtractSeconds, err = searcheval.Extraction(ctx, tree); err != nil {
 		return err
 	}
 	if *store != "" {
@@ -120,65 +109,6 @@ func runBenchSearchCost(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "search %-10s %-15s n=%-4d p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms\n", l.Path, l.Queries, l.N, l.P50ms, l.P99ms, l.MaxMs)
 	}
 	return nil
-}
-
-// indexCost builds a syntax index of tree in a new store, with or without
-// the documents' terms.
-func indexCost(ctx context.Context, tree string, withTerms bool) (searchCostIndex, error) {
-	ix := searchCostIndex{Terms: withTerms}
-	dir, err := os.MkdirTemp("", "lspgraph-search-cost-")
-	if err != nil {
-		return ix, err
-	}
-	defer os.RemoveAll(dir)
-	st, err := graph.Open(dir, graph.Options{})
-	if err != nil {
-		return ix, err
-	}
-	defer st.Close()
-	start := time.Now()
-	gw, err := st.BeginGeneration(ctx)
-	if err != nil {
-		return ix, err
-	}
-	sum, err := syntax.Build(ctx, syntax.IndexOptions{Root: tree}, func(ctx context.Context, f graph.DocumentFacts) error {
-		if !withTerms {
-			f.Terms = nil
-		}
-		return gw.PutDocument(ctx, f)
-	})
-	if err == nil {
-		err = gw.Commit(ctx, graph.Manifest{Layer: graph.Base, Tool: "lspgraph-syntax", State: graph.StateComplete})
-	}
-	if err != nil {
-		gw.Abort()
-		return ix, fmt.Errorf("bench search-cost: indexing %s: %w", tree, err)
-	}
-	ix.Seconds = time.Since(start).Seconds()
-	ix.StoreMB = float64(st.DiskUsage()) / (1 << 20)
-	ix.Documents = sum.Indexed
-	return ix, nil
-}
-
-// extractCost times terms.Document over every file of tree that a syntax
-// index lists.
-func extractCost(ctx context.Context, tree string) (float64, error) {
-	paths, err := syntax.ListFiles(ctx, tree)
-	if err != nil {
-		return 0, err
-	}
-	srcs := make([][]byte, 0, len(paths))
-	for _, p := range paths {
-		b, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(p)))
-		if err == nil {
-			srcs = append(srcs, b)
-		}
-	}
-	start := time.Now()
-	for i, src := range srcs {
-		terms.Document(graph.Document{Path: paths[i], Language: lang.Of(paths[i])}, nil, src)
-	}
-	return time.Since(start).Seconds(), nil
 }
 
 // evalQueries reads the commit messages of a `bench search` report.
