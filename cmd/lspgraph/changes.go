@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/lspgraph/lspgraph/impact"
 	"github.com/lspgraph/lspgraph/workspace"
@@ -45,50 +44,5 @@ func writeChangesAnswer(w io.Writer, a *impact.Answer, asJSON bool, format strin
 	if asJSON {
 		return writeJSON(w, a)
 	}
-	var b strings.Builder
-	if format == "markdown" {
-		fmt.Fprintf(&b, "#### Changed symbols (%d in %d files)\n\n", len(a.Changes), len(a.Files))
-		if len(a.Changes) > 0 {
-			b.WriteString("| change | symbol | kind | location |\n|---|---|---|---|\n")
-			for _, c := range a.Changes {
-				fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", c.Change, impactMD(c.Name), c.Kind, changeLoc(c, "`"))
-			}
-		}
-		b.WriteString("\n")
-		if _, err := io.WriteString(w, b.String()); err != nil {
-			return err
-		}
-		return writeImpactMarkdown(w, a)
-	}
-	fmt.Fprintf(&b, "changed files (%d)\n", len(a.Files))
-	for _, f := range a.Files {
-		p := f.Path
-		if f.Status == "R" {
-			p = f.OldPath + " -> " + f.Path
-		} else if p == "" {
-			p = f.OldPath
-		}
-		fmt.Fprintf(&b, "  %s %s\n", f.Status, p)
-	}
-	fmt.Fprintf(&b, "changed symbols (%d)\n", len(a.Changes))
-	for _, c := range a.Changes {
-		fmt.Fprintf(&b, "  %-8s %s (%s) %s\n", c.Change, c.Name, c.Kind, changeLoc(c, ""))
-	}
-	b.WriteString("\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
-	}
-	return writeImpactText(w, a)
-}
-
-// changeLoc renders where a changed symbol is, and where it was.
-func changeLoc(c impact.ChangedSymbol, quote string) string {
-	var parts []string
-	if c.Location != nil {
-		parts = append(parts, quote+impactLoc(*c.Location)+quote)
-	}
-	if c.OldLocation != nil && (c.Location == nil || c.OldLocation.Path != c.Location.Path || c.Change != impact.ChangeModified) {
-		parts = append(parts, "was "+quote+impactLoc(*c.OldLocation)+quote)
-	}
-	return strings.Join(parts, " ")
+	return impact.WriteChanges(w, a, format == "markdown")
 }

@@ -118,7 +118,7 @@ func TestImpactSitesOfTwins(t *testing.T) {
 	d := impact.Dependent{Ref: impact.Ref{Name: "Transport.RoundTrip", Kind: "method", Location: &impact.Loc{Path: "net/http/roundtrip.go", Line: 16, Col: 20}},
 		Via: impact.Via{Kind: "calls", Source: "syntax", Confidence: 0.8}, Sites: 2,
 		SiteLocations: []impact.Loc{{Path: "net/http/roundtrip.go", Line: 17}, {Path: "net/http/roundtrip_js.go", Line: 59}}}
-	got := impactDepLine(d)
+	got := impact.DependentLine(d)
 	if want := "(line 17, net/http/roundtrip_js.go:59)"; !strings.Contains(got, want) {
 		t.Errorf("%s lacks %s", got, want)
 	}

@@ -178,7 +178,7 @@ func TestImpactGoldens(t *testing.T) {
 					}
 					base := filepath.Join("testdata", "impact", fx.layer+"-"+fx.project+"-"+c.name)
 					var text bytes.Buffer
-					if err := writeImpactText(&text, a); err != nil {
+					if err := impact.WriteText(&text, a); err != nil {
 						t.Fatal(err)
 					}
 					golden(t, base+".txt", text.Bytes())
@@ -191,7 +191,7 @@ func TestImpactGoldens(t *testing.T) {
 					}
 					if c.md {
 						var md bytes.Buffer
-						if err := writeImpactMarkdown(&md, a); err != nil {
+						if err := impact.WriteMarkdown(&md, a); err != nil {
 							t.Fatal(err)
 						}
 						golden(t, base+".md", md.Bytes())
