@@ -2,33 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime/pprof"
 	"strings"
-	"time"
 
-	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/mcpserver"
-	"github.com/lspgraph/lspgraph/scip"
-	"github.com/lspgraph/lspgraph/workspace"
 )
-
-type benchMCPResult struct {
-	File          string  `json:"file"`
-	ImportSeconds float64 `json:"import_seconds"`
-	Depth         int     `json:"depth"`
-	MaxTokens     int     `json:"max_tokens"`
-	mcpserver.BenchResult
-	// CLI is `lspgraph impact --json` as a process through the session's
-	// socket; Socket the same command through the socket in this process.
-	CLITargets []string          `json:"cli_targets"`
-	CLI        mcpserver.Latency `json:"cli"`
-	Socket     mcpserver.Latency `json:"socket"`
-}
 
 func runBenchMCP(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "bench mcp", "bench mcp [--targets N] [--depth D] [--cli-targets N] [--cli-runs N] [--cpuprofile FILE] [--json] FILE\n\n"+
@@ -47,101 +26,23 @@ func runBenchMCP(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: want one dump file", errUsage)
 	}
 	file := fs.Arg(0)
-	tmp, err := os.MkdirTemp("", "lspgraph-bench-mcp-")
+	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	root, storeDir := filepath.Join(tmp, "root"), filepath.Join(tmp, "store")
-	if err := os.Mkdir(root, 0o700); err != nil {
-		return err
-	}
-	res := benchMCPResult{File: file, Depth: *depth, MaxTokens: mcpserver.DefaultMaxTokens}
-
-	t0 := time.Now()
-	st, err := graph.Open(storeDir, graph.Options{})
-	if err != nil {
-		return err
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		st.Close()
-		return fmt.Errorf("opening the dump: %w", err)
-	}
-	_, err = scip.Import(ctx, st, f, scip.Options{Root: root})
-	f.Close()
-	st.Close()
-	if err != nil {
-		return fmt.Errorf("importing %s: %w", file, err)
-	}
-	res.ImportSeconds = time.Since(t0).Seconds()
-
-	s, err := workspace.Open(workspace.Options{Root: root, StoreDir: storeDir})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ln, err := s.Listen()
-	if err != nil {
-		return err
-	}
-	defer ln.Close()
-	ask := mcpserver.SessionAsker{Root: root, Session: s}
-
+	o := mcpserver.DumpBenchOptions{Targets: *nTargets, Depth: *depth, CLITargets: *cliTargets, CLIRuns: *cliRuns, Self: self}
 	if *cpuProfile != "" {
 		pf, err := os.Create(*cpuProfile)
 		if err != nil {
 			return err
 		}
 		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
+		o.CPUProfile = pf
 	}
-	res.BenchResult, err = mcpserver.Bench(ctx, ask, root, *nTargets, *depth)
-	if *cpuProfile != "" {
-		pprof.StopCPUProfile()
-	}
+	res, err := mcpserver.BenchDump(ctx, file, o)
 	if err != nil {
 		return err
 	}
-	picked := res.Targets
-
-	// The command line, through the same warm session.
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	step := max(1, len(picked)/max(1, *cliTargets))
-	for i := 0; i < len(picked) && len(res.CLITargets) < *cliTargets; i += step {
-		res.CLITargets = append(res.CLITargets, picked[i])
-	}
-	var cli, sock []time.Duration
-	for _, target := range res.CLITargets {
-		q, _ := json.Marshal(workspace.ImpactRequest{Target: target, Depth: *depth})
-		for range *cliRuns {
-			t := time.Now()
-			out, err := exec.CommandContext(ctx, self, "impact", "--store", storeDir, "--root", root, "--depth", fmt.Sprint(*depth), "--json", target).CombinedOutput()
-			cli = append(cli, time.Since(t))
-			if err != nil {
-				return fmt.Errorf("lspgraph impact %s: %v\n%s", target, err, out)
-			}
-			t = time.Now()
-			c, err := workspace.Dial(ctx, storeDir, "cli", "")
-			if err != nil {
-				return err
-			}
-			var raw json.RawMessage
-			err = c.Command(ctx, workspace.CommandImpact, []json.RawMessage{q}, 0, &raw)
-			c.Close()
-			sock = append(sock, time.Since(t))
-			if err != nil {
-				return fmt.Errorf("impact %s through the socket: %w", target, err)
-			}
-		}
-	}
-	res.CLI, res.Socket = mcpserver.LatencyOf(cli), mcpserver.LatencyOf(sock)
-
 	if *asJSON {
 		return writeJSON(e.stdout, res)
 	}

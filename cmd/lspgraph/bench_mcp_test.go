@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lspgraph/lspgraph/mcpserver"
 )
 
 func TestBenchMCP(t *testing.T) {
@@ -19,7 +21,7 @@ func TestBenchMCP(t *testing.T) {
 	if code := run(context.Background(), e, []string{"bench", "mcp", "--targets", "8", "--cli-targets", "2", "--cli-runs", "2", "--cpuprofile", prof, "--json", dump}); code != 0 {
 		t.Fatalf("bench mcp exited %d: %s", code, stderr.String())
 	}
-	var res benchMCPResult
+	var res mcpserver.DumpBenchResult
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout.String())
 	}
