@@ -24,7 +24,7 @@ import (
 // process costs), and `lspgraph proxy` in front of it. Requests alternate
 // between the three so drift on a busy machine affects all alike.
 func runBenchProxy(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "bench proxy", "bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--json] -- SERVER [ARGS...]")
+	fs := newFlagSet(e, "bench proxy", "bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--proxy-cpuprofile FILE] [--json] -- SERVER [ARGS...]")
 	root := fs.String("root", "testdata/goapp", "workspace root `DIR` the server is started in")
 	file := fs.String("file", "service/catalog.go", "document `FILE` (relative to --root) to ask about")
 	at := fs.String("at", "30:17", "1-based `LINE:COL` (bytes) in --file to ask textDocument/definition at")
@@ -32,6 +32,7 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	runs := fs.Int("runs", 3, "measured runs")
 	warmup := fs.Int("warmup", 30, "unmeasured requests per path before the first run")
 	asJSON := fs.Bool("json", false, "print JSON")
+	proxyProfile := fs.String("proxy-cpuprofile", "", "have the proxy process write a CPU profile of its whole life to `FILE` (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,13 +66,20 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	}
 	defer os.RemoveAll(store)
 
+	proxyArgs := []string{"proxy", "--store", store, "--root", dir}
+	if *proxyProfile != "" {
+		if *proxyProfile, err = filepath.Abs(*proxyProfile); err != nil {
+			return fmt.Errorf("resolving --proxy-cpuprofile: %w", err)
+		}
+		proxyArgs = append(proxyArgs, "--cpuprofile", *proxyProfile)
+	}
 	specs := []struct {
 		name, prog string
 		args       []string
 	}{
 		{"direct", server[0], server[1:]},
 		{"copier", self, append([]string{"bench", "copier", "--"}, server...)},
-		{"proxy", self, append([]string{"proxy", "--store", store, "--root", dir, "--"}, server...)},
+		{"proxy", self, append(append(proxyArgs, "--"), server...)},
 	}
 	var paths []*lspbench.Editor
 	defer func() {
