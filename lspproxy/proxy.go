@@ -401,10 +401,30 @@ func (p *Proxy) writeEditor(body []byte) {
 	}
 }
 
+// writeEditorWire forwards one frame as read (header and body) to the
+// editor.
+func (p *Proxy) writeEditorWire(wire []byte) {
+	p.editorMu.Lock()
+	err := p.editorW.WriteWire(wire)
+	p.editorMu.Unlock()
+	if err != nil {
+		p.log.Debug("writing to the editor", "err", err)
+	}
+}
+
 // writeServer sends one frame to the server.
 func (p *Proxy) writeServer(body []byte) error {
 	p.serverMu.Lock()
 	err := p.serverW.Write(body)
+	p.serverMu.Unlock()
+	return err
+}
+
+// writeServerWire forwards one frame as read (header and body) to the
+// server.
+func (p *Proxy) writeServerWire(wire []byte) error {
+	p.serverMu.Lock()
+	err := p.serverW.WriteWire(wire)
 	p.serverMu.Unlock()
 	return err
 }
