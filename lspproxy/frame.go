@@ -78,8 +78,8 @@ func (fr *frameReader) next() (frame, error) {
 	if _, err := io.ReadFull(fr.r, buf[headroom:]); err != nil {
 		return frame{}, fmt.Errorf("lspproxy: reading %d-byte frame body: %w", length, err)
 	}
-	var digits [20]byte
-	h := append(digits[:0], "Content-Length: "...)
+	var header [headroom]byte
+	h := append(header[:0], "Content-Length: "...)
 	h = strconv.AppendInt(h, int64(length), 10)
 	h = append(h, "\r\n\r\n"...)
 	start := headroom - len(h)
