@@ -165,6 +165,14 @@ func (fw *frameWriter) WriteWire(wire []byte) error {
 	return err
 }
 
+// write writes b: a frame as read when wire is set, else a body to frame.
+func (fw *frameWriter) write(b []byte, wire bool) error {
+	if wire {
+		return fw.WriteWire(b)
+	}
+	return fw.Write(b)
+}
+
 // truncate shortens b for a log line.
 func truncate(b []byte) string {
 	const n = 80

@@ -392,20 +392,15 @@ func (p *Proxy) stopServer(server io.ReadWriteCloser, proc *ServerProcess) error
 }
 
 // writeEditor sends one frame to the editor.
-func (p *Proxy) writeEditor(body []byte) {
-	p.editorMu.Lock()
-	err := p.editorW.Write(body)
-	p.editorMu.Unlock()
-	if err != nil {
-		p.log.Debug("writing to the editor", "err", err)
-	}
-}
+func (p *Proxy) writeEditor(body []byte) { p.toEditor(body, false) }
 
 // writeEditorWire forwards one frame as read (header and body) to the
 // editor.
-func (p *Proxy) writeEditorWire(wire []byte) {
+func (p *Proxy) writeEditorWire(wire []byte) { p.toEditor(wire, true) }
+
+func (p *Proxy) toEditor(b []byte, wire bool) {
 	p.editorMu.Lock()
-	err := p.editorW.WriteWire(wire)
+	err := p.editorW.write(b, wire)
 	p.editorMu.Unlock()
 	if err != nil {
 		p.log.Debug("writing to the editor", "err", err)
@@ -413,18 +408,15 @@ func (p *Proxy) writeEditorWire(wire []byte) {
 }
 
 // writeServer sends one frame to the server.
-func (p *Proxy) writeServer(body []byte) error {
-	p.serverMu.Lock()
-	err := p.serverW.Write(body)
-	p.serverMu.Unlock()
-	return err
-}
+func (p *Proxy) writeServer(body []byte) error { return p.toServer(body, false) }
 
 // writeServerWire forwards one frame as read (header and body) to the
 // server.
-func (p *Proxy) writeServerWire(wire []byte) error {
+func (p *Proxy) writeServerWire(wire []byte) error { return p.toServer(wire, true) }
+
+func (p *Proxy) toServer(b []byte, wire bool) error {
 	p.serverMu.Lock()
-	err := p.serverW.WriteWire(wire)
+	err := p.serverW.write(b, wire)
 	p.serverMu.Unlock()
 	return err
 }
