@@ -10,7 +10,8 @@ import (
 )
 
 // BenchmarkForwardCPU measures the proxy's own work per definition round
-// trip (request in, response out), without pipes or scheduling, beside
+// trip (request in, answer out, one pending at a time), without pipes or
+// scheduling, beside
 // CopyFrames (the bare copier) moving the same frames, in one run: each
 // iteration runs both over 1,000 round trips, in alternating order, so load
 // on a shared machine hits both alike. The proxy has an observer, so the
@@ -31,10 +32,21 @@ func BenchmarkForwardCPU(b *testing.B) {
 		p := New(Config{QueueSize: 1, Observer: Observer{OnExchange: func(Exchange) {}}})
 		p.editorW = frameWriter{w: io.Discard}
 		p.serverW = frameWriter{w: io.Discard}
-		p.editorLoop(newFrameReader(bytes.NewReader(reqs.Bytes())))
-		close(p.exitSeen) // keep serverEnded quiet
-		p.exitSent = true
-		p.serverLoop(newFrameReader(bytes.NewReader(resps.Bytes())))
+		// Request, answer, request...: one request pending at a time, as
+		// an editor waiting for each answer has it.
+		editor := newFrameReader(bytes.NewReader(reqs.Bytes()))
+		server := newFrameReader(bytes.NewReader(resps.Bytes()))
+		for range n {
+			f, err := editor.next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.editorFrame(f)
+			if f, err = server.next(); err != nil {
+				b.Fatal(err)
+			}
+			p.serverFrame(f)
+		}
 		if st := p.Stats(); st.FromEditor != n || st.FromServer != n || st.PendingEditor != 0 {
 			b.Fatalf("proxy stats %+v", st)
 		}

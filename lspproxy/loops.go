@@ -29,31 +29,36 @@ func (p *Proxy) editorLoop(fr *frameReader) error {
 			}
 			return err
 		}
-		p.counters.fromEditor.Add(1)
-		env, err := scanEnvelope(f.body)
-		if err != nil {
-			p.counters.malformed.Add(1)
-			p.log.Error("skipping a malformed message from the editor", "err", err, "body", truncate(f.body))
-			continue
+		p.editorFrame(f)
+	}
+}
+
+// editorFrame routes one frame from the editor.
+func (p *Proxy) editorFrame(f frame) {
+	p.counters.fromEditor.Add(1)
+	env, err := scanEnvelope(f.body)
+	if err != nil {
+		p.counters.malformed.Add(1)
+		p.log.Error("skipping a malformed message from the editor", "err", err, "body", truncate(f.body))
+		return
+	}
+	if env.kind == kindCall && editorOwns(env.method) {
+		f = cloneFrame(f)
+		env, _ = scanEnvelope(f.body) // the same bytes: it scans again
+	}
+	switch env.kind {
+	case kindCall:
+		p.editorCall(&env, f)
+	case kindNotification:
+		p.editorNotification(&env, f)
+	case kindResponse:
+		if isOwnID(env.id) {
+			// The editor's answer to the proxy's own request
+			// (workspace/codeLens/refresh): nothing waits for it.
+			p.log.Debug("the editor answered a proxy request", "id", string(env.id))
+			return
 		}
-		if env.kind == kindCall && editorOwns(env.method) {
-			f = cloneFrame(f)
-			env, _ = scanEnvelope(f.body) // the same bytes: it scans again
-		}
-		switch env.kind {
-		case kindCall:
-			p.editorCall(&env, f)
-		case kindNotification:
-			p.editorNotification(&env, f)
-		case kindResponse:
-			if isOwnID(env.id) {
-				// The editor's answer to the proxy's own request
-				// (workspace/codeLens/refresh): nothing waits for it.
-				p.log.Debug("the editor answered a proxy request", "id", string(env.id))
-				continue
-			}
-			p.forwardToServer(f.wire)
-		}
+		p.forwardToServer(f.wire)
 	}
 }
 
@@ -208,25 +213,30 @@ func (p *Proxy) serverLoop(fr *frameReader) {
 			endErr = err
 			break
 		}
-		p.counters.fromServer.Add(1)
-		env, err := scanEnvelope(f.body)
-		if err != nil {
-			p.counters.malformed.Add(1)
-			p.log.Error("skipping a malformed message from the language server", "server", p.cfg.ServerName, "err", err, "body", truncate(f.body))
-			continue
-		}
-		switch env.kind {
-		case kindResponse:
-			p.serverResponse(&env, f)
-		case kindCall:
-			p.serverCall(&env)
-			p.writeEditorWire(f.wire)
-		case kindNotification:
-			p.serverNotification(&env)
-			p.writeEditorWire(f.wire)
-		}
+		p.serverFrame(f)
 	}
 	p.serverEnded(endErr)
+}
+
+// serverFrame routes one frame from the server.
+func (p *Proxy) serverFrame(f frame) {
+	p.counters.fromServer.Add(1)
+	env, err := scanEnvelope(f.body)
+	if err != nil {
+		p.counters.malformed.Add(1)
+		p.log.Error("skipping a malformed message from the language server", "server", p.cfg.ServerName, "err", err, "body", truncate(f.body))
+		return
+	}
+	switch env.kind {
+	case kindResponse:
+		p.serverResponse(&env, f)
+	case kindCall:
+		p.serverCall(&env)
+		p.writeEditorWire(f.wire)
+	case kindNotification:
+		p.serverNotification(&env)
+		p.writeEditorWire(f.wire)
+	}
 }
 
 // serverResponse routes one response from the server; f is borrowed from
