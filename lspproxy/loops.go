@@ -101,7 +101,8 @@ func (p *Proxy) editorCall(env *envelope, f frame) {
 			return
 		}
 	}
-	pc := &pendingCall{method: env.method, id: bytes.Clone(env.id), sent: time.Now()}
+	key := env.idKey()
+	pc := &pendingCall{method: env.method, id: key}
 	if env.method == "textDocument/codeLens" && p.lensesOn() {
 		if uri, ok := lensURI(env.params); ok {
 			p.mu.Lock()
@@ -114,10 +115,13 @@ func (p *Proxy) editorCall(env *envelope, f frame) {
 			pc.lens = p.startLenses(uri, p.cfg.LensBudget)
 		}
 	}
-	if env.method == "initialize" || (observedRequest(env.method) && p.cfg.Observer.OnExchange != nil) {
+	if env.method == "initialize" {
 		pc.params = bytes.Clone(env.params)
 	}
-	key := env.idKey()
+	if observedRequest(env.method) && p.cfg.Observer.OnExchange != nil {
+		pc.params = bytes.Clone(env.params)
+		pc.sent = time.Now()
+	}
 	p.mu.Lock()
 	if p.serverErr != nil {
 		err := p.serverErr
@@ -358,6 +362,6 @@ func (p *Proxy) failPending(err error, reply bool) {
 		return
 	}
 	for _, pc := range calls {
-		p.replyError(pc.id, codeRequestFailed, fmt.Sprintf("%v before answering %s", err, pc.method))
+		p.replyError([]byte(pc.id), codeRequestFailed, fmt.Sprintf("%v before answering %s", err, pc.method))
 	}
 }

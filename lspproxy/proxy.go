@@ -155,9 +155,12 @@ type Proxy struct {
 
 // pendingCall is an editor request forwarded to the server.
 type pendingCall struct {
-	method    string
-	id        []byte
-	params    []byte // kept for observed methods and initialize
+	method string
+	// id is the raw id token, also the request's key in pending.
+	id string
+	// params are kept for observed methods (when there is an Observer
+	// for exchanges) and initialize; sent is set for observed methods.
+	params    []byte
 	sent      time.Time
 	premature bool
 	cancelled bool
