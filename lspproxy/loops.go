@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,11 +36,8 @@ func (p *Proxy) editorLoop(fr *frameReader) error {
 
 // editorFrame routes one frame from the editor.
 func (p *Proxy) editorFrame(f frame) {
-	p.counters.fromEditor.Add(1)
-	env, err := scanEnvelope(f.body)
-	if err != nil {
-		p.counters.malformed.Add(1)
-		p.log.Error("skipping a malformed message from the editor", "err", err, "body", truncate(f.body))
+	env, ok := p.envelopeOf(f, &p.counters.fromEditor, "the editor")
+	if !ok {
 		return
 	}
 	if env.kind == kindCall && editorOwns(env.method) {
@@ -60,6 +58,20 @@ func (p *Proxy) editorFrame(f frame) {
 		}
 		p.forwardToServer(f.wire)
 	}
+}
+
+// envelopeOf counts a frame from one side (from: "the editor" or "the
+// language server") and scans its envelope; a body that is not a JSON-RPC
+// message is counted as malformed, logged, and false returned.
+func (p *Proxy) envelopeOf(f frame, count *atomic.Int64, from string) (envelope, bool) {
+	count.Add(1)
+	env, err := scanEnvelope(f.body)
+	if err != nil {
+		p.counters.malformed.Add(1)
+		p.log.Error("skipping a malformed message from "+from, "server", p.cfg.ServerName, "err", err, "body", truncate(f.body))
+		return env, false
+	}
+	return env, true
 }
 
 // editorOwns reports whether the proxy works on an editor request of this
@@ -224,11 +236,8 @@ func (p *Proxy) serverLoop(fr *frameReader) {
 
 // serverFrame routes one frame from the server.
 func (p *Proxy) serverFrame(f frame) {
-	p.counters.fromServer.Add(1)
-	env, err := scanEnvelope(f.body)
-	if err != nil {
-		p.counters.malformed.Add(1)
-		p.log.Error("skipping a malformed message from the language server", "server", p.cfg.ServerName, "err", err, "body", truncate(f.body))
+	env, ok := p.envelopeOf(f, &p.counters.fromServer, "the language server")
+	if !ok {
 		return
 	}
 	switch env.kind {
