@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // maxRepeats bounds the exchanges remembered as having changed nothing;
@@ -27,11 +28,28 @@ const maxRepeats = 4096
 // the same size within the file system's timestamp granularity looks
 // unchanged; such an exchange's facts wait for the next write to the
 // graph, when everything remembered is forgotten.
+//
+// A file looked at less than recheck ago is not looked at again: repeats
+// come in bursts (the proxy hands observations over once per tick of its
+// own), and a file changed within that moment is one the server's answer,
+// already that old, could not have seen either.
 type repeats struct {
 	seed maphash.Seed
 	// store and buffers are the versions every entry was recorded at.
 	store, buffers uint64
 	entries        map[uint64][]fileStamp
+	// looked holds each file's last stat and when it was taken.
+	looked map[string]looked
+	now    func() time.Time
+}
+
+// recheck is how long a file's stat stands for it.
+const recheck = 10 * time.Millisecond
+
+// looked is one stat of a file.
+type looked struct {
+	fi fs.FileInfo // nil: the stat failed
+	at time.Time
 }
 
 // fileStamp is what a file looked like when an exchange read it.
@@ -41,7 +59,7 @@ type fileStamp struct {
 }
 
 func newRepeats() *repeats {
-	return &repeats{seed: maphash.MakeSeed(), entries: map[uint64][]fileStamp{}}
+	return &repeats{seed: maphash.MakeSeed(), entries: map[uint64][]fileStamp{}, looked: map[string]looked{}, now: time.Now}
 }
 
 // key hashes what an exchange says.
@@ -70,9 +88,17 @@ func (r *repeats) holds(key, store, buffers uint64) bool {
 	if !ok {
 		return false
 	}
+	now := r.now()
 	for _, s := range stamps {
-		fi, err := os.Stat(s.abs)
-		if err != nil || !sameFile(s.fi, fi) {
+		l, ok := r.looked[s.abs]
+		if !ok || now.Sub(l.at) >= recheck {
+			l = looked{at: now}
+			if fi, err := os.Stat(s.abs); err == nil {
+				l.fi = fi
+			}
+			r.looked[s.abs] = l
+		}
+		if l.fi == nil || !sameFile(s.fi, l.fi) {
 			delete(r.entries, key)
 			return false
 		}
@@ -88,12 +114,16 @@ func (r *repeats) note(key, store, buffers uint64, stamps []fileStamp) {
 	}
 	if len(r.entries) >= maxRepeats {
 		clear(r.entries)
+		clear(r.looked)
 	}
 	r.entries[key] = stamps
 }
 
 // forget drops everything remembered (the workspace root moved).
-func (r *repeats) forget() { clear(r.entries) }
+func (r *repeats) forget() {
+	clear(r.entries)
+	clear(r.looked)
+}
 
 // stamp describes the file at the root-relative slash path rel under
 // root, before it is read; fi is nil when it cannot be stat'ed.

@@ -31,6 +31,10 @@ func TestLiveRepeatedExchangeSkipped(t *testing.T) {
 		},
 		BufferVersion: func() uint64 { return bufVersion },
 	})
+	// Every look at the clock is a recheck later: every repeat looks at
+	// its files again (TestLiveRepeatsRecheck covers the moment between).
+	clock := time.Now()
+	ingest.SetClock(l, func() time.Time { clock = clock.Add(ingest.Recheck); return clock })
 	a, b := uri(root, "a/a.go"), uri(root, "b/b.go")
 	params := fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":5,"character":%d}}`, a, addCol16)
 	def := `[{"uri":"` + b + `","range":` + rng(3, 5, 3, 8) + `}]`
@@ -114,5 +118,37 @@ func TestLiveRepeatsNeedBufferVersion(t *testing.T) {
 	}
 	if st := l.Stats(); st.Repeated != 0 || st.Exchanges != 4 {
 		t.Errorf("stats = %+v, want 4 exchanges worked out", st)
+	}
+}
+
+// A file looked at less than a recheck ago is not looked at again: a
+// change to it within that moment is noticed once the moment has passed.
+func TestLiveRepeatsRecheck(t *testing.T) {
+	root := workspace(t)
+	s := graphtest.Open(t)
+	l := ingest.New(s, ingest.Options{Root: root})
+	clock := time.Now()
+	ingest.SetClock(l, func() time.Time { return clock })
+	a, b := uri(root, "a/a.go"), uri(root, "b/b.go")
+	params := fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":5,"character":%d}}`, a, addCol16)
+	def := `[{"uri":"` + b + `","range":` + rng(3, 5, 3, 8) + `}]`
+	// Written; worked out again and remembered; a repeat, whose files
+	// are looked at now.
+	for range 3 {
+		exchange(t, l, "textDocument/definition", params, def)
+	}
+	if got := l.Stats().Repeated; got != 1 {
+		t.Fatalf("repeated %d, want 1", got)
+	}
+	writeFiles(t, root, map[string]string{"b/b.go": files["b/b.go"] + "// more\n"})
+	exchange(t, l, "textDocument/definition", params, def)
+	if got := l.Stats().Repeated; got != 2 {
+		t.Errorf("within the moment: repeated %d, want 2 (the change not looked for yet)", got)
+	}
+	clock = clock.Add(ingest.Recheck)
+	written := l.Stats().Documents
+	exchange(t, l, "textDocument/definition", params, def)
+	if st := l.Stats(); st.Repeated != 2 || st.Documents == written {
+		t.Errorf("a recheck later: %+v, want the change noticed and written", st)
 	}
 }
