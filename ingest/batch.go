@@ -19,6 +19,13 @@ type batch struct {
 	ctx  context.Context
 	enc  textpos.Encoding
 	docs map[string]*docFacts
+	// stamps describe the files read from disk; unsure is set when a
+	// document's text could not be read or stamped, or its facts not
+	// loaded, so the exchange's outcome must not be remembered. written
+	// counts the documents committed.
+	stamps  []fileStamp
+	unsure  bool
+	written int
 }
 
 // docFacts is one document touched by an exchange.
@@ -42,13 +49,21 @@ func (b *batch) doc(uri string) (*docFacts, bool) {
 	if d, ok := b.docs[path]; ok {
 		return d, true
 	}
-	text, err := b.l.text(path)
+	text, st, err := b.l.text(path)
 	if err != nil {
+		b.unsure = true
 		b.l.log.Debug("document text unavailable; its facts are skipped", "path", path, "err", err)
 		return nil, false
 	}
+	switch {
+	case st.fi != nil:
+		b.stamps = append(b.stamps, st)
+	case st.abs != "":
+		b.unsure = true // read from disk but not stamped
+	}
 	served, err := b.r.DocumentSymbols(b.ctx, path)
 	if err != nil {
+		b.unsure = true
 		b.l.log.Debug("reading a document's symbols", "path", path, "err", err)
 	}
 	d := &docFacts{path: path, text: text, m: textpos.NewMapper(text), served: served}
@@ -165,6 +180,7 @@ func (b *batch) commit() error {
 			return errorf("writing live document %q: %w", p, err)
 		}
 		b.l.documents.Add(1)
+		b.written++
 	}
 	return nil
 }

@@ -44,4 +44,18 @@
 //
 // Premature exchanges (answers a server gave before it finished loading)
 // and locations outside the workspace root are skipped.
+//
+// # Repeats
+//
+// An exchange that changed nothing (the live layer already held every
+// fact it brings) is remembered by a hash of its method, encoding, params
+// and result, with the files it read (identity, size, modification time).
+// The same exchange again is not worked out while the store's version, the
+// buffers' version ([Options.BufferVersion]) and those files are unchanged
+// ([Stats.Repeated]); any write to the store forgets them all. A file's
+// stat stands for it for 10ms (repeats come in bursts, as the proxy hands
+// its observations over once per tick), so a change to it is noticed by
+// the first repeat after that. A file rewritten with the same size within
+// the file system's timestamp granularity looks unchanged until the next
+// write to the store.
 package ingest

@@ -26,6 +26,12 @@ type Options struct {
 	// are read against that text. The editor's buffers are followed by
 	// their owner (the workspace session), not here; nil means none.
 	Buffer func(path string) ([]byte, bool)
+	// BufferVersion returns a number that changes whenever an open
+	// buffer's text does (or a buffer opens or closes). With it, an
+	// exchange that changed nothing is not worked out again while the
+	// graph, the buffers and the files it read are unchanged (see
+	// Stats.Repeated). Without it, and with Buffer set, every exchange is.
+	BufferVersion func() uint64
 }
 
 // Exchange is one answered request, as the proxy observed it.
@@ -43,6 +49,10 @@ type Stats struct {
 	Premature int64 `json:"premature"` // exchanges skipped as premature
 	Documents int64 `json:"documents"` // live documents written
 	Failed    int64 `json:"failed"`    // exchanges that could not be used
+	// Repeated counts exchanges not worked out again: the same exchange
+	// changed nothing before, and neither the graph, nor the buffers, nor
+	// the files it read changed since.
+	Repeated int64 `json:"repeated"`
 }
 
 // Live writes observations into the live layer. Its methods must be called
@@ -56,7 +66,11 @@ type Live struct {
 	fsMu sync.Mutex
 	fs   *rootfs.Root // reads the files under opts.Root; nil until there is one
 
-	exchanges, premature, documents, failed atomic.Int64
+	// repeats remembers exchanges that changed nothing; nil when buffer
+	// changes cannot be told (Buffer without BufferVersion).
+	repeats *repeats
+
+	exchanges, premature, documents, failed, repeated atomic.Int64
 }
 
 // New returns an adapter writing to store.
@@ -66,6 +80,9 @@ func New(store *graph.Store, opts Options) *Live {
 		log = slog.New(slog.DiscardHandler)
 	}
 	l := &Live{store: store, opts: opts, log: log}
+	if opts.Buffer == nil || opts.BufferVersion != nil {
+		l.repeats = newRepeats()
+	}
 	l.openRoot()
 	return l
 }
@@ -104,6 +121,9 @@ func (l *Live) SetRoot(rootURI string) {
 	if p, ok := lspwire.URIPath(rootURI); ok {
 		l.opts.Root = p
 		l.openRoot()
+		if l.repeats != nil {
+			l.repeats.forget()
+		}
 	}
 }
 
@@ -112,6 +132,7 @@ func (l *Live) Stats() Stats {
 	return Stats{
 		Exchanges: l.exchanges.Load(), Premature: l.premature.Load(),
 		Documents: l.documents.Load(), Failed: l.failed.Load(),
+		Repeated: l.repeated.Load(),
 	}
 }
 
@@ -133,6 +154,17 @@ func (l *Live) Exchange(ctx context.Context, e Exchange) error {
 	if e.Result == nil {
 		return nil // an error answer says nothing
 	}
+	// The versions are read before the reader opens and the files are
+	// stamped before they are read, so a change racing with this exchange
+	// makes its memory stale rather than wrong.
+	var key, storeVersion, bufferVersion uint64
+	if l.repeats != nil {
+		key, storeVersion, bufferVersion = l.repeats.key(&e), l.store.Version(), l.bufferVersion()
+		if l.repeats.holds(key, storeVersion, bufferVersion) {
+			l.repeated.Add(1)
+			return nil
+		}
+	}
 	r, err := l.store.Reader()
 	if err != nil {
 		return errorf("reading the graph: %w", err)
@@ -149,20 +181,38 @@ func (l *Live) Exchange(ctx context.Context, e Exchange) error {
 		return err
 	}
 	l.exchanges.Add(1)
+	if l.repeats != nil && b.written == 0 && !b.unsure {
+		l.repeats.note(key, storeVersion, bufferVersion, b.stamps)
+	}
 	return nil
+}
+
+// bufferVersion returns the buffers' version (0 without buffers).
+func (l *Live) bufferVersion() uint64 {
+	if l.opts.BufferVersion == nil {
+		return 0
+	}
+	return l.opts.BufferVersion()
 }
 
 // text returns the text the server saw for path: the open buffer, else
 // the file, read through the workspace root (never through a symbolic
 // link leading out of it).
-func (l *Live) text(path string) ([]byte, error) {
+// A file's stamp (abs set) is taken before it is read; its fi is nil
+// when the file could not be stamped. A buffer has no stamp.
+func (l *Live) text(path string) ([]byte, fileStamp, error) {
 	if l.opts.Buffer != nil {
 		if t, ok := l.opts.Buffer(path); ok {
-			return t, nil
+			return t, fileStamp{}, nil
 		}
 	}
 	l.fsMu.Lock()
 	fsys := l.fs
 	l.fsMu.Unlock()
-	return fsys.ReadFile(path)
+	var st fileStamp
+	if l.repeats != nil {
+		st = stamp(l.opts.Root, path)
+	}
+	text, err := fsys.ReadFile(path)
+	return text, st, err
 }

@@ -48,6 +48,6 @@ func (p *Proxy) cancelGraceOver(key string, pc *pendingCall) {
 	}
 	delete(p.pending, key)
 	p.mu.Unlock()
-	p.log.Warn("language server did not answer a cancelled request in time; answering it as cancelled", "method", pc.method, "id", string(pc.id), "grace", p.cfg.CancelGrace)
-	p.replyError(pc.id, codeRequestCancelled, pc.method+" cancelled")
+	p.log.Warn("language server did not answer a cancelled request in time; answering it as cancelled", "method", pc.method, "id", pc.id, "grace", p.cfg.CancelGrace)
+	p.replyError([]byte(pc.id), codeRequestCancelled, pc.method+" cancelled")
 }

@@ -38,7 +38,13 @@
 // go.lsp.dev/jsonrpc2's Stream, which re-encodes every message: it keeps
 // numeric ids as int32 (larger ids fail to decode), writes "params": null
 // for requests that had none, and decodes and re-marshals params and
-// results. Here the body is forwarded as received.
+// results. Here the body is forwarded as received: each side's frames are
+// read into a buffer that side reuses, with room in front for the header,
+// and written on from it in one write (header "Content-Length: N" only);
+// what outlives the frame is copied — a request's id, the params and
+// result of observed exchanges, document notifications' params for the
+// Observer, and whole requests the proxy works on itself
+// (workspace/executeCommand, initialize, the code lens requests).
 //
 // Malformed input: a frame whose header cannot be delimited (no or bad
 // Content-Length) ends that side, since the stream cannot be resynchronised:

@@ -72,7 +72,9 @@ func scanEnvelope(b []byte) (envelope, error) {
 				if len(v) == 0 || v[0] != '"' {
 					return e, s.errorf("method is not a string")
 				}
-				if e.method, err = unquote(v); err != nil {
+				if m := commonMethod(v[1 : len(v)-1]); m != "" {
+					e.method = m
+				} else if e.method, err = unquote(v); err != nil {
 					return e, fmt.Errorf("method: %w", err)
 				}
 			case "params":
@@ -112,6 +114,81 @@ func scanEnvelope(b []byte) (envelope, error) {
 		return e, fmt.Errorf("id %s is neither a number nor a string", truncate(e.id))
 	}
 	return e, nil
+}
+
+// commonMethod returns the method named by the raw (unquoted, unescaped)
+// bytes of a method string when it is one the proxy routes by or sees
+// often, without allocating; "" otherwise.
+func commonMethod(raw []byte) string {
+	switch string(raw) {
+	case "initialize":
+		return "initialize"
+	case "initialized":
+		return "initialized"
+	case "shutdown":
+		return "shutdown"
+	case "exit":
+		return "exit"
+	case "$/cancelRequest":
+		return "$/cancelRequest"
+	case "$/progress":
+		return "$/progress"
+	case "textDocument/didOpen":
+		return "textDocument/didOpen"
+	case "textDocument/didChange":
+		return "textDocument/didChange"
+	case "textDocument/didSave":
+		return "textDocument/didSave"
+	case "textDocument/didClose":
+		return "textDocument/didClose"
+	case "textDocument/publishDiagnostics":
+		return "textDocument/publishDiagnostics"
+	case "textDocument/definition":
+		return "textDocument/definition"
+	case "textDocument/declaration":
+		return "textDocument/declaration"
+	case "textDocument/typeDefinition":
+		return "textDocument/typeDefinition"
+	case "textDocument/implementation":
+		return "textDocument/implementation"
+	case "textDocument/references":
+		return "textDocument/references"
+	case "textDocument/documentSymbol":
+		return "textDocument/documentSymbol"
+	case "textDocument/hover":
+		return "textDocument/hover"
+	case "textDocument/completion":
+		return "textDocument/completion"
+	case "textDocument/signatureHelp":
+		return "textDocument/signatureHelp"
+	case "textDocument/documentHighlight":
+		return "textDocument/documentHighlight"
+	case "textDocument/codeAction":
+		return "textDocument/codeAction"
+	case "textDocument/codeLens":
+		return "textDocument/codeLens"
+	case "codeLens/resolve":
+		return "codeLens/resolve"
+	case "textDocument/semanticTokens/full":
+		return "textDocument/semanticTokens/full"
+	case "textDocument/inlayHint":
+		return "textDocument/inlayHint"
+	case "textDocument/prepareCallHierarchy":
+		return "textDocument/prepareCallHierarchy"
+	case "callHierarchy/incomingCalls":
+		return "callHierarchy/incomingCalls"
+	case "callHierarchy/outgoingCalls":
+		return "callHierarchy/outgoingCalls"
+	case "workspace/symbol":
+		return "workspace/symbol"
+	case "workspace/executeCommand":
+		return "workspace/executeCommand"
+	case "window/workDoneProgress/create":
+		return "window/workDoneProgress/create"
+	case "window/logMessage":
+		return "window/logMessage"
+	}
+	return ""
 }
 
 func validID(id []byte) bool {

@@ -48,6 +48,23 @@ func TestScanEnvelope(t *testing.T) {
 	}
 }
 
+// The envelope of a request of a common method and of a response costs no
+// allocation.
+func TestScanEnvelopeAllocs(t *testing.T) {
+	req := []byte(`{"jsonrpc":"2.0","id":42,"method":"textDocument/definition","params":{"textDocument":{"uri":"file:///a.go"},"position":{"line":29,"character":16}}}`)
+	resp := []byte(`{"jsonrpc":"2.0","result":[{"uri":"file:///b.go","range":{"start":{"line":1,"character":1},"end":{"line":1,"character":4}}}],"id":42}`)
+	if n := testing.AllocsPerRun(100, func() {
+		if e, err := scanEnvelope(req); err != nil || e.method != "textDocument/definition" {
+			t.Fatal(e.method, err)
+		}
+		if _, err := scanEnvelope(resp); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per request and response", n)
+	}
+}
+
 // FuzzEnvelope: the scanner never panics, and on any message encoding/json
 // accepts it finds the same method, id, params and result.
 func FuzzEnvelope(f *testing.F) {
@@ -58,6 +75,7 @@ func FuzzEnvelope(f *testing.F) {
 		`{"method":"a\"b","params":["]}\\"]}`,
 		`{"id":1,"error":{"code":1,"message":"m","data":null}}`,
 		`{}`, `[]`, `{"a":`, `"x"`,
+		`{"method":"exit"}`, `{"method":"textDocument\/definition","id":2}`, `{"method":"exit\u0000","id":3}`,
 	} {
 		f.Add([]byte(s))
 	}

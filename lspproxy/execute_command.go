@@ -39,6 +39,7 @@ func (p *Proxy) interceptCommand(env *envelope) bool {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	key := env.idKey()
+	id := env.id // the goroutine keeps the id, not the envelope
 	p.mu.Lock()
 	p.running[key] = cancel
 	p.mu.Unlock()
@@ -49,10 +50,10 @@ func (p *Proxy) interceptCommand(env *envelope) bool {
 		delete(p.running, key)
 		p.mu.Unlock()
 		if err != nil {
-			p.replyErr(env.id, commandError(ctx, params.Command, err))
+			p.replyErr(id, commandError(ctx, params.Command, err))
 			return
 		}
-		p.replyResult(env.id, result)
+		p.replyResult(id, result)
 	}()
 	return true
 }

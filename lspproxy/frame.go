@@ -20,9 +20,11 @@ const maxFrame = 1 << 30
 var errFraming = errors.New("lspproxy: malformed frame header")
 
 // frameReader reads LSP base-protocol frames ("Content-Length: N\r\n\r\n" and
-// N bytes). Each returned body is a fresh slice the caller owns.
+// N bytes) into a buffer it reuses: what [frameReader.next] returns is
+// borrowed until the following read. [frameReader.Read] returns a copy.
 type frameReader struct {
-	r *bufio.Reader
+	r   *bufio.Reader
+	buf []byte
 }
 
 func newFrameReader(r io.Reader) *frameReader {
@@ -31,22 +33,74 @@ func newFrameReader(r io.Reader) *frameReader {
 
 var headerContentLength = []byte("content-length")
 
-// Read returns the next frame's body. io.EOF means the peer closed the
-// connection between frames; an error wrapping errFraming means the header
-// was unusable and the stream cannot be resynchronised.
+// headroom is what the reader keeps free in front of a body for the header
+// it is forwarded with: "Content-Length: ", up to 10 digits, "\r\n\r\n".
+const headroom = len("Content-Length: ") + 10 + len("\r\n\r\n")
+
+// keepBuffer is the largest read buffer kept for the next frame; one grown
+// past it by a large message is let go once a smaller frame comes.
+const keepBuffer = 1 << 20
+
+// frame is one frame read into a frameReader's buffer, valid until the
+// reader's next read.
+type frame struct {
+	// body is the message.
+	body []byte
+	// wire is body with the header in front, contiguous in the buffer:
+	// "Content-Length: N\r\n\r\n" and the body, what is forwarded (other
+	// headers the sender wrote are not).
+	wire []byte
+}
+
+// Read returns the next frame's body as a fresh slice the caller owns.
+// io.EOF means the peer closed the connection between frames; an error
+// wrapping errFraming means the header was unusable and the stream cannot
+// be resynchronised.
 func (fr *frameReader) Read() ([]byte, error) {
+	f, err := fr.next()
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(f.body), nil
+}
+
+// next reads the next frame into the reader's buffer; errors are Read's.
+func (fr *frameReader) next() (frame, error) {
+	length, err := fr.header()
+	if err != nil {
+		return frame{}, err
+	}
+	n := headroom + length
+	if cap(fr.buf) < n || (cap(fr.buf) > keepBuffer && n <= keepBuffer) {
+		fr.buf = make([]byte, n)
+	}
+	buf := fr.buf[:n]
+	if _, err := io.ReadFull(fr.r, buf[headroom:]); err != nil {
+		return frame{}, fmt.Errorf("lspproxy: reading %d-byte frame body: %w", length, err)
+	}
+	var header [headroom]byte
+	h := append(header[:0], "Content-Length: "...)
+	h = strconv.AppendInt(h, int64(length), 10)
+	h = append(h, "\r\n\r\n"...)
+	start := headroom - len(h)
+	copy(buf[start:], h)
+	return frame{body: buf[headroom:], wire: buf[start:]}, nil
+}
+
+// header reads a frame's header lines and returns its Content-Length.
+func (fr *frameReader) header() (int, error) {
 	length := -1
 	first := true
 	for {
 		line, err := fr.r.ReadSlice('\n')
 		if err != nil {
 			if first && len(line) == 0 && err == io.EOF {
-				return nil, io.EOF
+				return 0, io.EOF
 			}
 			if err == bufio.ErrBufferFull {
-				return nil, fmt.Errorf("%w: header line longer than %d bytes", errFraming, fr.r.Size())
+				return 0, fmt.Errorf("%w: header line longer than %d bytes", errFraming, fr.r.Size())
 			}
-			return nil, fmt.Errorf("lspproxy: reading frame header: %w", err)
+			return 0, fmt.Errorf("lspproxy: reading frame header: %w", err)
 		}
 		first = false
 		line = bytes.TrimRight(line, "\r\n")
@@ -55,7 +109,7 @@ func (fr *frameReader) Read() ([]byte, error) {
 		}
 		colon := bytes.IndexByte(line, ':')
 		if colon < 0 {
-			return nil, fmt.Errorf("%w: header line %q has no colon", errFraming, truncate(line))
+			return 0, fmt.Errorf("%w: header line %q has no colon", errFraming, truncate(line))
 		}
 		name := bytes.TrimSpace(line[:colon])
 		if !bytes.EqualFold(name, headerContentLength) {
@@ -64,18 +118,14 @@ func (fr *frameReader) Read() ([]byte, error) {
 		value := bytes.TrimSpace(line[colon+1:])
 		n, err := strconv.ParseInt(string(value), 10, 64)
 		if err != nil || n < 0 || n > maxFrame {
-			return nil, fmt.Errorf("%w: bad Content-Length %q", errFraming, truncate(value))
+			return 0, fmt.Errorf("%w: bad Content-Length %q", errFraming, truncate(value))
 		}
 		length = int(n)
 	}
 	if length < 0 {
-		return nil, fmt.Errorf("%w: missing Content-Length", errFraming)
+		return 0, fmt.Errorf("%w: missing Content-Length", errFraming)
 	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(fr.r, body); err != nil {
-		return nil, fmt.Errorf("lspproxy: reading %d-byte frame body: %w", length, err)
-	}
-	return body, nil
+	return length, nil
 }
 
 // frameWriter writes frames; one Write per frame for small bodies so a frame
@@ -106,6 +156,21 @@ func (fw *frameWriter) Write(body []byte) error {
 	}
 	_, err := fw.w.Write(body)
 	return err
+}
+
+// WriteWire writes a frame as read (header and body, see [frame]) in one
+// Write, without copying it.
+func (fw *frameWriter) WriteWire(wire []byte) error {
+	_, err := fw.w.Write(wire)
+	return err
+}
+
+// write writes b: a frame as read when wire is set, else a body to frame.
+func (fw *frameWriter) write(b []byte, wire bool) error {
+	if wire {
+		return fw.WriteWire(b)
+	}
+	return fw.Write(b)
 }
 
 // truncate shortens b for a log line.

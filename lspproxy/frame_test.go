@@ -3,6 +3,7 @@ package lspproxy
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -51,6 +52,41 @@ func TestFrameReader(t *testing.T) {
 	}
 }
 
+// TestFrameReaderBorrowed: a borrowed frame's wire is the canonical header
+// and the body, contiguous, whatever headers came in; a buffer grown by a
+// large frame serves the next ones and is let go after it.
+func TestFrameReaderBorrowed(t *testing.T) {
+	big := strings.Repeat("x", keepBuffer+10)
+	bodies := []string{"{}", big, "[1,2]", "", `{"a":"` + strings.Repeat("é", 100) + `"}`}
+	var in strings.Builder
+	for i, b := range bodies {
+		if i == 1 {
+			fmt.Fprintf(&in, "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length:  %d \r\n\r\n%s", len(b), b)
+			continue
+		}
+		fmt.Fprintf(&in, "Content-Length: %d\r\n\r\n%s", len(b), b)
+	}
+	fr := newFrameReader(strings.NewReader(in.String()))
+	for i, want := range bodies {
+		f, err := fr.next()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if string(f.body) != want {
+			t.Errorf("frame %d: body %.40q, want %.40q", i, f.body, want)
+		}
+		if w := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(want), want); string(f.wire) != w {
+			t.Errorf("frame %d: wire %.60q, want %.60q", i, f.wire, w)
+		}
+		if i != 1 && cap(fr.buf) > keepBuffer {
+			t.Errorf("frame %d: the reader keeps a %d-byte buffer", i, cap(fr.buf))
+		}
+	}
+	if _, err := fr.next(); err != io.EOF {
+		t.Errorf("after the frames: %v, want io.EOF", err)
+	}
+}
+
 // FuzzFrame: the reader never panics, and what the writer frames reads back
 // unchanged.
 func FuzzFrame(f *testing.F) {
@@ -60,8 +96,12 @@ func FuzzFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw, body []byte) {
 		fr := newFrameReader(bytes.NewReader(raw))
 		for {
-			if _, err := fr.Read(); err != nil {
+			f, err := fr.next()
+			if err != nil {
 				break
+			}
+			if w := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(f.body), f.body); string(f.wire) != w {
+				t.Fatalf("wire %q, want %q", f.wire, w)
 			}
 		}
 		var buf bytes.Buffer

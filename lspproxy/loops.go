@@ -1,18 +1,25 @@
 package lspproxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 )
 
 // editorLoop reads the editor's frames until the editor disconnects or
 // sends a frame that cannot be delimited.
+//
+// A frame is read into the reader's buffer and forwarded from there (one
+// write, no copy); what outlives the frame (a request's id, the params
+// the observer gets) is copied. Requests the proxy itself works on
+// (editorOwns) get a copy of the whole frame first.
 func (p *Proxy) editorLoop(fr *frameReader) error {
 	for {
-		body, err := fr.Read()
+		f, err := fr.next()
 		if err != nil {
 			if errors.Is(err, errFraming) {
 				p.log.Error("editor sent a malformed frame; the stream cannot be resynchronised, shutting down", "err", err)
@@ -23,32 +30,70 @@ func (p *Proxy) editorLoop(fr *frameReader) error {
 			}
 			return err
 		}
-		p.counters.fromEditor.Add(1)
-		env, err := scanEnvelope(body)
-		if err != nil {
-			p.counters.malformed.Add(1)
-			p.log.Error("skipping a malformed message from the editor", "err", err, "body", truncate(body))
-			continue
-		}
-		switch env.kind {
-		case kindCall:
-			p.editorCall(&env, body)
-		case kindNotification:
-			p.editorNotification(&env, body)
-		case kindResponse:
-			if isOwnID(env.id) {
-				// The editor's answer to the proxy's own request
-				// (workspace/codeLens/refresh): nothing waits for it.
-				p.log.Debug("the editor answered a proxy request", "id", string(env.id))
-				continue
-			}
-			p.forwardToServer(body)
-		}
+		p.editorFrame(f)
 	}
 }
 
-// editorCall routes one editor request.
-func (p *Proxy) editorCall(env *envelope, body []byte) {
+// editorFrame routes one frame from the editor.
+func (p *Proxy) editorFrame(f frame) {
+	env, ok := p.envelopeOf(f, &p.counters.fromEditor, "the editor")
+	if !ok {
+		return
+	}
+	if env.kind == kindCall && editorOwns(env.method) {
+		f = cloneFrame(f)
+		env, _ = scanEnvelope(f.body) // the same bytes: it scans again
+	}
+	switch env.kind {
+	case kindCall:
+		p.editorCall(&env, f)
+	case kindNotification:
+		p.editorNotification(&env, f)
+	case kindResponse:
+		if isOwnID(env.id) {
+			// The editor's answer to the proxy's own request
+			// (workspace/codeLens/refresh): nothing waits for it.
+			p.log.Debug("the editor answered a proxy request", "id", string(env.id))
+			return
+		}
+		p.forwardToServer(f.wire)
+	}
+}
+
+// envelopeOf counts a frame from one side (from: "the editor" or "the
+// language server") and scans its envelope; a body that is not a JSON-RPC
+// message is counted as malformed, logged, and false returned.
+func (p *Proxy) envelopeOf(f frame, count *atomic.Int64, from string) (envelope, bool) {
+	count.Add(1)
+	env, err := scanEnvelope(f.body)
+	if err != nil {
+		p.counters.malformed.Add(1)
+		p.log.Error("skipping a malformed message from "+from, "server", p.cfg.ServerName, "err", err, "body", truncate(f.body))
+		return env, false
+	}
+	return env, true
+}
+
+// editorOwns reports whether the proxy works on an editor request of this
+// method beyond forwarding it (answers it, keeps parts of it for later
+// goroutines): such a request is copied out of the read buffer whole.
+func editorOwns(method string) bool {
+	switch method {
+	case "workspace/executeCommand", "initialize", "codeLens/resolve", "textDocument/codeLens":
+		return true
+	}
+	return false
+}
+
+// cloneFrame copies a frame out of its reader's buffer.
+func cloneFrame(f frame) frame {
+	wire := bytes.Clone(f.wire)
+	return frame{wire: wire, body: wire[len(wire)-len(f.body):]}
+}
+
+// editorCall routes one editor request. Unless editorOwns its method, f is
+// borrowed from the reader: what is kept is copied.
+func (p *Proxy) editorCall(env *envelope, f frame) {
 	if isOwnID(env.id) {
 		p.replyError(env.id, codeInvalidRequest, fmt.Sprintf("request id %s is reserved for the lspgraph proxy", env.id))
 		return
@@ -68,7 +113,8 @@ func (p *Proxy) editorCall(env *envelope, body []byte) {
 			return
 		}
 	}
-	pc := &pendingCall{method: env.method, id: env.id, sent: time.Now()}
+	key := env.idKey()
+	pc := &pendingCall{method: env.method, id: key}
 	if env.method == "textDocument/codeLens" && p.lensesOn() {
 		if uri, ok := lensURI(env.params); ok {
 			p.mu.Lock()
@@ -81,10 +127,13 @@ func (p *Proxy) editorCall(env *envelope, body []byte) {
 			pc.lens = p.startLenses(uri, p.cfg.LensBudget)
 		}
 	}
-	if env.method == "initialize" || observedRequest(env.method) {
-		pc.params = env.params
+	if env.method == "initialize" {
+		pc.params = bytes.Clone(env.params)
 	}
-	key := env.idKey()
+	if observedRequest(env.method) && p.cfg.Observer.OnExchange != nil {
+		pc.params = bytes.Clone(env.params)
+		pc.sent = time.Now()
+	}
 	p.mu.Lock()
 	if p.serverErr != nil {
 		err := p.serverErr
@@ -111,11 +160,12 @@ func (p *Proxy) editorCall(env *envelope, body []byte) {
 	if env.method == "shutdown" {
 		p.watchShutdown(key, pc)
 	}
-	p.forwardToServer(body)
+	p.forwardToServer(f.wire)
 }
 
-// editorNotification routes one editor notification.
-func (p *Proxy) editorNotification(env *envelope, body []byte) {
+// editorNotification routes one editor notification; f is borrowed from
+// the reader.
+func (p *Proxy) editorNotification(env *envelope, f frame) {
 	switch env.method {
 	case "$/cancelRequest":
 		if p.editorCancel(env.params) {
@@ -130,75 +180,81 @@ func (p *Proxy) editorNotification(env *envelope, body []byte) {
 		first := !p.exitSent
 		p.exitSent = true
 		p.mu.Unlock()
-		p.forwardToServer(body)
+		p.forwardToServer(f.wire)
 		if first {
 			close(p.exitSeen)
 		}
 		return
 	case "textDocument/didOpen", "textDocument/didChange", "textDocument/didSave", "textDocument/didClose":
-		p.forwardToServer(body)
+		p.forwardToServer(f.wire)
 		if p.cfg.Lenses != nil && env.method != "textDocument/didSave" {
 			p.noteDocumentEdit(env.method, env.params)
 		}
 		if p.cfg.Observer.OnDocument != nil {
 			p.observeDocument(&DocumentEvent{
 				Method:   env.method,
-				Params:   json.RawMessage(env.params),
+				Params:   bytes.Clone(env.params),
 				Encoding: p.encoding(),
 				Time:     time.Now(),
 			})
 		}
 		return
 	}
-	p.forwardToServer(body)
+	p.forwardToServer(f.wire)
 }
 
-// forwardToServer writes a frame to the server unless it is gone; a failed
-// write is noticed by the server loop, which fails pending requests.
-func (p *Proxy) forwardToServer(body []byte) {
+// forwardToServer writes a frame as read (header and body) to the server
+// unless it is gone; a failed write is noticed by the server loop, which
+// fails pending requests.
+func (p *Proxy) forwardToServer(wire []byte) {
 	select {
 	case <-p.serverGone:
 		return
 	default:
 	}
-	if err := p.writeServer(body); err != nil {
+	if err := p.writeServerWire(wire); err != nil {
 		p.log.Debug("writing to the server", "err", err)
 	}
 }
 
 // serverLoop reads the server's frames until the connection ends, then
-// settles everything that waited for the server.
+// settles everything that waited for the server. Frames are borrowed from
+// the reader as in editorLoop: forwarded from its buffer, and only what is
+// kept (an observed answer's result, a late codeLens answer) copied.
 func (p *Proxy) serverLoop(fr *frameReader) {
 	var endErr error
 	for {
-		body, err := fr.Read()
+		f, err := fr.next()
 		if err != nil {
 			endErr = err
 			break
 		}
-		p.counters.fromServer.Add(1)
-		env, err := scanEnvelope(body)
-		if err != nil {
-			p.counters.malformed.Add(1)
-			p.log.Error("skipping a malformed message from the language server", "server", p.cfg.ServerName, "err", err, "body", truncate(body))
-			continue
-		}
-		switch env.kind {
-		case kindResponse:
-			p.serverResponse(&env, body)
-		case kindCall:
-			p.serverCall(&env)
-			p.writeEditor(body)
-		case kindNotification:
-			p.serverNotification(&env)
-			p.writeEditor(body)
-		}
+		p.serverFrame(f)
 	}
 	p.serverEnded(endErr)
 }
 
-// serverResponse routes one response from the server.
-func (p *Proxy) serverResponse(env *envelope, body []byte) {
+// serverFrame routes one frame from the server.
+func (p *Proxy) serverFrame(f frame) {
+	env, ok := p.envelopeOf(f, &p.counters.fromServer, "the language server")
+	if !ok {
+		return
+	}
+	switch env.kind {
+	case kindResponse:
+		p.serverResponse(&env, f)
+	case kindCall:
+		p.serverCall(&env)
+		p.writeEditorWire(f.wire)
+	case kindNotification:
+		p.serverNotification(&env)
+		p.writeEditorWire(f.wire)
+	}
+}
+
+// serverResponse routes one response from the server; f is borrowed from
+// the reader.
+func (p *Proxy) serverResponse(env *envelope, f frame) {
 	if isOwnID(env.id) {
 		p.ownResponse(env.idKey(), env)
 		return
@@ -222,22 +278,22 @@ func (p *Proxy) serverResponse(env *envelope, body []byte) {
 		return
 	}
 	if pc.method == "initialize" {
-		p.writeEditor(p.rewriteInitialize(env, body))
+		p.writeEditor(p.rewriteInitialize(env, f.body))
 		return
 	}
 	if pc.lens != nil {
-		p.mergeLenses(env, body, pc.lens)
+		p.mergeLenses(env, f.body, pc.lens)
 		return
 	}
 	// The editor first, the observer after: its goroutine must not be
-	// woken ahead of the answer.
-	p.writeEditor(body)
+	// woken ahead of the answer, and only what it wants is copied.
+	p.writeEditorWire(f.wire)
 	if p.cfg.Observer.OnExchange != nil && observedRequest(pc.method) {
 		p.observe(observation{exchange: &Exchange{
 			Method:    pc.method,
 			Params:    json.RawMessage(pc.params),
-			Result:    json.RawMessage(env.result),
-			Error:     json.RawMessage(env.err),
+			Result:    json.RawMessage(bytes.Clone(env.result)),
+			Error:     json.RawMessage(bytes.Clone(env.err)),
 			Encoding:  p.encoding(),
 			Sent:      pc.sent,
 			Received:  time.Now(),
@@ -315,6 +371,6 @@ func (p *Proxy) failPending(err error, reply bool) {
 		return
 	}
 	for _, pc := range calls {
-		p.replyError(pc.id, codeRequestFailed, fmt.Sprintf("%v before answering %s", err, pc.method))
+		p.replyError([]byte(pc.id), codeRequestFailed, fmt.Sprintf("%v before answering %s", err, pc.method))
 	}
 }

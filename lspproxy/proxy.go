@@ -155,9 +155,12 @@ type Proxy struct {
 
 // pendingCall is an editor request forwarded to the server.
 type pendingCall struct {
-	method    string
-	id        []byte
-	params    []byte // kept for observed methods and initialize
+	method string
+	// id is the raw id token, also the request's key in pending.
+	id string
+	// params are kept for observed methods (when there is an Observer
+	// for exchanges) and initialize; sent is set for observed methods.
+	params    []byte
 	sent      time.Time
 	premature bool
 	cancelled bool
@@ -392,9 +395,15 @@ func (p *Proxy) stopServer(server io.ReadWriteCloser, proc *ServerProcess) error
 }
 
 // writeEditor sends one frame to the editor.
-func (p *Proxy) writeEditor(body []byte) {
+func (p *Proxy) writeEditor(body []byte) { p.toEditor(body, false) }
+
+// writeEditorWire forwards one frame as read (header and body) to the
+// editor.
+func (p *Proxy) writeEditorWire(wire []byte) { p.toEditor(wire, true) }
+
+func (p *Proxy) toEditor(b []byte, wire bool) {
 	p.editorMu.Lock()
-	err := p.editorW.Write(body)
+	err := p.editorW.write(b, wire)
 	p.editorMu.Unlock()
 	if err != nil {
 		p.log.Debug("writing to the editor", "err", err)
@@ -402,9 +411,15 @@ func (p *Proxy) writeEditor(body []byte) {
 }
 
 // writeServer sends one frame to the server.
-func (p *Proxy) writeServer(body []byte) error {
+func (p *Proxy) writeServer(body []byte) error { return p.toServer(body, false) }
+
+// writeServerWire forwards one frame as read (header and body) to the
+// server.
+func (p *Proxy) writeServerWire(wire []byte) error { return p.toServer(wire, true) }
+
+func (p *Proxy) toServer(b []byte, wire bool) error {
 	p.serverMu.Lock()
-	err := p.serverW.Write(body)
+	err := p.serverW.write(b, wire)
 	p.serverMu.Unlock()
 	return err
 }

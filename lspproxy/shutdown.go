@@ -26,8 +26,8 @@ func (p *Proxy) shutdownOverdue(key string, pc *pendingCall) {
 	server, proc := p.server, p.proc
 	p.mu.Unlock()
 	p.log.Warn("language server did not answer shutdown in time; answering it and stopping the server",
-		"server", p.cfg.ServerName, "id", string(pc.id), "timeout", p.cfg.ShutdownTimeout)
-	p.replyResult(pc.id, []byte("null"))
+		"server", p.cfg.ServerName, "id", pc.id, "timeout", p.cfg.ShutdownTimeout)
+	p.replyResult([]byte(pc.id), []byte("null"))
 	go func() {
 		defer close(stopped)
 		if err := p.stopServer(server, proc); err != nil {

@@ -69,12 +69,16 @@ func (h *ProxyHost) Join(root string) {
 
 // ready returns the member, or why there is none yet.
 func (h *ProxyHost) ready() (*Member, error) {
-	t := time.NewTimer(2 * time.Second)
 	select {
-	case <-h.joined:
-	case <-t.C:
+	case <-h.joined: // once joined, every observation: no timer
+	default:
+		t := time.NewTimer(2 * time.Second)
+		select {
+		case <-h.joined:
+		case <-t.C:
+		}
+		t.Stop()
 	}
-	t.Stop()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.member == nil {

@@ -131,7 +131,7 @@ func Open(opts Options) (*Session, error) {
 	}
 	// The live adapter reads the editor's text from the session's buffers:
 	// one copy, followed in one place.
-	s.live = ingest.New(store, ingest.Options{Root: root, Logger: log, Buffer: s.buffers.get})
+	s.live = ingest.New(store, ingest.Options{Root: root, Logger: log, Buffer: s.buffers.get, BufferVersion: s.buffers.currentVersion})
 	ov, err := overlay.New(store, overlay.Options{
 		Root:      root,
 		StatePath: filepath.Join(store.Dir(), overlay.StateFile),

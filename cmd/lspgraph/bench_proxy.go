@@ -24,7 +24,7 @@ import (
 // process costs), and `lspgraph proxy` in front of it. Requests alternate
 // between the three so drift on a busy machine affects all alike.
 func runBenchProxy(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "bench proxy", "bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--json] -- SERVER [ARGS...]")
+	fs := newFlagSet(e, "bench proxy", "bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--proxy-cpuprofile FILE] [--json] -- SERVER [ARGS...]")
 	root := fs.String("root", "testdata/goapp", "workspace root `DIR` the server is started in")
 	file := fs.String("file", "service/catalog.go", "document `FILE` (relative to --root) to ask about")
 	at := fs.String("at", "30:17", "1-based `LINE:COL` (bytes) in --file to ask textDocument/definition at")
@@ -32,6 +32,7 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	runs := fs.Int("runs", 3, "measured runs")
 	warmup := fs.Int("warmup", 30, "unmeasured requests per path before the first run")
 	asJSON := fs.Bool("json", false, "print JSON")
+	proxyProfile := fs.String("proxy-cpuprofile", "", "have the proxy process write a CPU profile of its whole life to `FILE` (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,13 +66,20 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	}
 	defer os.RemoveAll(store)
 
+	proxyArgs := []string{"proxy", "--store", store, "--root", dir}
+	if *proxyProfile != "" {
+		if *proxyProfile, err = filepath.Abs(*proxyProfile); err != nil {
+			return fmt.Errorf("resolving --proxy-cpuprofile: %w", err)
+		}
+		proxyArgs = append(proxyArgs, "--cpuprofile", *proxyProfile)
+	}
 	specs := []struct {
 		name, prog string
 		args       []string
 	}{
 		{"direct", server[0], server[1:]},
 		{"copier", self, append([]string{"bench", "copier", "--"}, server...)},
-		{"proxy", self, append([]string{"proxy", "--store", store, "--root", dir, "--"}, server...)},
+		{"proxy", self, append(append(proxyArgs, "--"), server...)},
 	}
 	var paths []*lspbench.Editor
 	defer func() {
@@ -145,14 +153,16 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(e.stdout, "%d × textDocument/definition per path per run against %s (goal: added p50 proxy/copier ≤ 1.1, p99 proxy/direct ≤ 1.4)\n", *requests, out.Server)
-	fmt.Fprintln(tw, "run\tdirect p50\tp99\tcopier p50\tp99\tcpu µs/req\tproxy p50\tp99\tcpu µs/req\tadded p50 proxy/copier\tp99 proxy/direct\t")
+	fmt.Fprintln(tw, "run\tdirect p50\tp99\tcopier p50\tp99\tcpu µs/req\tproxy p50\tp99\tcpu µs/req\tadded p50 proxy/copier\tpaired\tp99 proxy/direct\t")
 	row := func(name string, r benchProxyRun) {
 		d, c, x := r.Paths[0], r.Paths[1], r.Paths[2]
-		added := "n/a" // the copier measured no slower than direct
-		if r.AddedP50Ratio != nil {
-			added = fmt.Sprintf("%.2f", *r.AddedP50Ratio)
+		ratio := func(v *float64) string {
+			if v == nil {
+				return "n/a" // the copier measured no slower than direct
+			}
+			return fmt.Sprintf("%.2f", *v)
 		}
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.3f\t%.3f\t%.0f\t%s\t%.2f\t\n", name, d.P50ms, d.P99ms, c.P50ms, c.P99ms, c.CPUusPerReq, x.P50ms, x.P99ms, x.CPUusPerReq, added, r.P99OverDirect)
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.3f\t%.3f\t%.0f\t%s\t%s\t%.2f\t\n", name, d.P50ms, d.P99ms, c.P50ms, c.P99ms, c.CPUusPerReq, x.P50ms, x.P99ms, x.CPUusPerReq, ratio(r.AddedP50Ratio), ratio(r.PairedAddedP50Ratio), r.P99OverDirect)
 	}
 	for i, r := range out.Runs {
 		row(strconv.Itoa(i+1), r)
@@ -177,6 +187,9 @@ func summarizeProxyRun(paths []*lspbench.Editor, samples [][]time.Duration, cpu 
 		added := (x.P50ms - d.P50ms) / (c.P50ms - d.P50ms)
 		r.AddedP50Ratio = &added
 	}
+	if paired, ok := lspbench.PairedAddedRatio(samples[0], samples[1], samples[2]); ok {
+		r.PairedAddedP50Ratio = &paired
+	}
 	r.P99OverDirect = x.P99ms / d.P99ms
 	return r
 }
@@ -195,7 +208,11 @@ type benchProxyRun struct {
 	// p50): what the proxy adds over what any middle process adds (null
 	// when the copier measured no slower than direct).
 	AddedP50Ratio *float64 `json:"added_p50_proxy_over_copier"`
-	P99OverDirect float64  `json:"p99_proxy_over_direct"`
+	// PairedAddedP50Ratio is median(proxy − direct) / median(copier −
+	// direct) over the rounds, each request less its round's direct one
+	// (see lspbench.PairedAddedRatio); null as AddedP50Ratio.
+	PairedAddedP50Ratio *float64 `json:"paired_added_p50_proxy_over_copier"`
+	P99OverDirect       float64  `json:"p99_proxy_over_direct"`
 }
 
 type benchProxyPath struct {

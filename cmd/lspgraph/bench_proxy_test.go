@@ -26,9 +26,14 @@ func TestBenchProxy(t *testing.T) {
 		code := run(context.Background(), e, append([]string{"bench", "proxy", "--root", root}, args...))
 		return stdout.String(), stderr.String(), code
 	}
-	out, errs, code := bench("--requests", "5", "--runs", "2", "--warmup", "2", "--json", "--", "gopls")
+	prof := filepath.Join(t.TempDir(), "proxy.prof")
+	out, errs, code := bench("--requests", "5", "--runs", "2", "--warmup", "2", "--proxy-cpuprofile", prof, "--json", "--", "gopls")
 	if code != 0 {
 		t.Fatalf("bench proxy exited %d: %s", code, errs)
+	}
+	// The proxy wrote its profile when it exited after the benchmark.
+	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+		t.Errorf("--proxy-cpuprofile: %v, %v", fi, err)
 	}
 	var res benchProxyResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/lspgraph/lspgraph/lspproxy"
@@ -18,11 +19,12 @@ import (
 // the server as a child process. Logs go to --log or stderr; stdout is the
 // LSP channel.
 func runProxy(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "proxy", "proxy [--store DIR] [--root DIR] [--log FILE] -- SERVER [ARGS...]")
+	fs := newFlagSet(e, "proxy", "proxy [--store DIR] [--root DIR] [--log FILE] [--cpuprofile FILE] -- SERVER [ARGS...]")
 	storeFlag := fs.String("store", "", "graph store `DIR` (default: the workspace's store in the user cache)")
 	rootFlag := fs.String("root", "", "workspace root `DIR` (default: the editor's root, else the git top level of the current directory)")
 	lensesFlag := fs.Bool("lenses", true, "add blast-radius code lenses (callers, tests, risk) to the server's")
 	logFile := fs.String("log", "", "append the proxy's log and the server's stderr to `FILE` (default: stderr)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole proxy process to `FILE` (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -30,7 +32,28 @@ func runProxy(ctx context.Context, e *env, args []string) error {
 	if len(server) == 0 {
 		return fmt.Errorf("%w: name the language server after --, e.g. lspgraph proxy -- gopls", errUsage)
 	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	return serveProxy(ctx, e, proxyOptions{store: *storeFlag, root: *rootFlag, log: *logFile, lenses: *lensesFlag}, server)
+}
+
+// startCPUProfile profiles the process's CPU into file until the returned
+// func is called.
+func startCPUProfile(file string) (stop func(), err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("creating the CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("starting the CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // proxyOptions are the proxy's own flags.

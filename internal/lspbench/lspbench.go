@@ -151,3 +151,31 @@ func PercentileMS(ds []time.Duration, p int) float64 {
 	slices.Sort(s)
 	return float64(s[(len(s)-1)*p/100].Nanoseconds()) / 1e6
 }
+
+// PairedAddedRatio is what a middle adds over direct, relative to what a
+// reference middle adds, from samples taken in rounds: the i-th sample of
+// each slice is from the same round (the three requests sent back to back).
+// It returns median(middle[i] − direct[i]) / median(reference[i] −
+// direct[i]), pairing each request with its round's direct one so that
+// load that comes and goes between rounds cancels out rather than landing
+// on one path's percentile; false when the slices differ in length or are
+// empty, or the reference adds nothing.
+func PairedAddedRatio(direct, reference, middle []time.Duration) (float64, bool) {
+	n := len(direct)
+	if n == 0 || len(reference) != n || len(middle) != n {
+		return 0, false
+	}
+	ref := make([]time.Duration, n)
+	mid := make([]time.Duration, n)
+	for i := range direct {
+		ref[i] = reference[i] - direct[i]
+		mid[i] = middle[i] - direct[i]
+	}
+	slices.Sort(ref)
+	slices.Sort(mid)
+	r, m := ref[(n-1)/2], mid[(n-1)/2]
+	if r <= 0 {
+		return 0, false
+	}
+	return float64(m) / float64(r), true
+}
