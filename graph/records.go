@@ -116,7 +116,7 @@ func normalizeSymbols(in []Symbol) ([]Symbol, error) {
 		}
 		out = append(out, s)
 	}
-	slices.SortStableFunc(out, func(a, b Symbol) int { return cmp.Compare(a.ID, b.ID) })
+	sortStableInPlace(out, func(a, b *Symbol) int { return strings.Compare(a.ID, b.ID) })
 	w := 0
 	for i := range out {
 		if w > 0 && out[w-1].ID == out[i].ID {
@@ -142,7 +142,7 @@ func normalizeOccurrences(path string, in []Occurrence) ([]Occurrence, error) {
 		out = append(out, o)
 	}
 	if !slices.IsSortedFunc(out, compareOccurrences) { // producers mostly give them in order
-		slices.SortStableFunc(out, compareOccurrences)
+		sortStableInPlace(out, func(a, b *Occurrence) int { return compareOccurrences(*a, *b) })
 	}
 	// Merge occurrences of the same symbol at the same range.
 	w := 0
@@ -156,6 +156,26 @@ func normalizeOccurrences(path string, in []Occurrence) ([]Occurrence, error) {
 		w++
 	}
 	return out[:w], nil
+}
+
+// sortStableInPlace sorts s stably by cmp, moving indexes rather than the
+// elements (facts are large to move) and each element once at the end.
+func sortStableInPlace[T any](s []T, cmp func(a, b *T) int) {
+	idx := make([]int32, len(s))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := cmp(&s[a], &s[b]); c != 0 {
+			return c
+		}
+		return int(a - b) // equal elements keep their order
+	})
+	sorted := make([]T, len(s))
+	for i, j := range idx {
+		sorted[i] = s[j]
+	}
+	copy(s, sorted)
 }
 
 // compareOccurrences orders by path, range start, range end, symbol: the
@@ -193,7 +213,7 @@ func normalizeEdges(in []Edge) ([]Edge, error) {
 		out = append(out, e)
 	}
 	if !slices.IsSortedFunc(out, compareEdgeKeys) {
-		slices.SortStableFunc(out, compareEdgeKeys)
+		sortStableInPlace(out, func(a, b *Edge) int { return compareEdgeKeys(*a, *b) })
 	}
 	w := 0
 	for i := range out {
