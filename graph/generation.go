@@ -87,6 +87,7 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 		s: s, gen: gen, space: genSpace(gen), prev: genSpaceOrZero(cur),
 		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes, sizes: defaultMergeSizes,
 	}
+	g.chunk.reserve = g.limit
 	g.syms = genSymTable{ids: map[uint64]string{}, emit: func(k, v []byte) { g.chunk.add(k, v) }}
 	s.gen = g
 	return g, nil
@@ -202,7 +203,7 @@ func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
 	if g.spare != nil {
 		g.chunk, g.spare = *g.spare, nil
 	} else {
-		g.chunk = chunk{}
+		g.chunk = chunk{reserve: g.limit}
 	}
 	g.spillMu.Unlock()
 	g.spilling.Add(1)

@@ -43,6 +43,11 @@ type chunk struct {
 	arena   []byte
 	ents    []chunkEntry
 	scratch []chunkEntry // for partitioning
+	// reserve, when set, is the arena's first capacity: a generation's
+	// chunk is allocated once at the size that spills it (the pages are
+	// touched only as records arrive), not doubled up to it, which copied
+	// and touched each byte twice over.
+	reserve int
 }
 
 // chunkEntry locates a record: key = arena[k:v], value = arena[v:end].
@@ -66,6 +71,10 @@ func (c *chunk) add(k, v []byte) {
 func (c *chunk) grow(n int) {
 	need := len(c.arena) + n
 	if need <= cap(c.arena) {
+		return
+	}
+	if cap(c.arena) == 0 && c.reserve > 0 {
+		c.arena = make([]byte, 0, max(need, c.reserve))
 		return
 	}
 	next := min(2*cap(c.arena), chunkBytes)
