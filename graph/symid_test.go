@@ -61,15 +61,12 @@ func TestSymbolIDCollision(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		var dump strings.Builder
-		if err := r.Dump(&dump); err != nil {
-			t.Fatal(err)
+		dump := dumpString(t, r)
+		if !strings.Contains(dump, fmt.Sprintf("gen1/symid id=%s => p.B\n", formatSymID(home+1))) {
+			t.Errorf("%s: p.B is not at the id after its hash:\n%s", what, dump)
 		}
-		if !strings.Contains(dump.String(), fmt.Sprintf("gen1/symid id=%s => p.B\n", formatSymID(home+1))) {
-			t.Errorf("%s: p.B is not at the id after its hash:\n%s", what, dump.String())
-		}
-		if strings.HasPrefix(what, "live") && !strings.Contains(dump.String(), fmt.Sprintf("live/symid id=%s => p.B\n", formatSymID(home+1))) {
-			t.Errorf("%s: p.B is not at the id after its hash in the live layer:\n%s", what, dump.String())
+		if strings.HasPrefix(what, "live") && !strings.Contains(dump, fmt.Sprintf("live/symid id=%s => p.B\n", formatSymID(home+1))) {
+			t.Errorf("%s: p.B is not at the id after its hash in the live layer:\n%s", what, dump)
 		}
 		if sym, ok, err := r.Symbol(ctx, "p.B"); err != nil || !ok || sym.DisplayName != "B" {
 			t.Errorf("%s: Symbol(p.B) = %+v, %v, %v", what, sym, ok, err)
@@ -134,13 +131,19 @@ func TestSymbolIDCollision(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var dump strings.Builder
-	if err := r.Dump(&dump); err != nil {
-		t.Fatal(err)
-	}
-	for l := range strings.Lines(dump.String()) {
+	for l := range strings.Lines(dumpString(t, r)) {
 		if strings.HasPrefix(l, "live/") && !strings.HasPrefix(l, "live/symid ") {
 			t.Errorf("left in the live layer: %s", l)
 		}
 	}
+}
+
+// dumpString returns r's Dump.
+func dumpString(t *testing.T, r *Reader) string {
+	t.Helper()
+	var b strings.Builder
+	if err := r.Dump(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

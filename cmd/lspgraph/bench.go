@@ -52,18 +52,7 @@ func runBenchSCIP(ctx context.Context, e *env, args []string) error {
 	}
 	opts := scip.BenchOptions{Root: *root}
 	if *cpuProfile != "" {
-		opts.AroundImport = func(run func() error) error {
-			pf, err := os.Create(*cpuProfile)
-			if err != nil {
-				return fmt.Errorf("creating the CPU profile: %w", err)
-			}
-			defer pf.Close()
-			if err := pprof.StartCPUProfile(pf); err != nil {
-				return fmt.Errorf("starting the CPU profile: %w", err)
-			}
-			defer pprof.StopCPUProfile()
-			return run()
-		}
+		opts.AroundImport = func(run func() error) error { return withCPUProfile(*cpuProfile, run) }
 	}
 	res, err := scip.Bench(ctx, fs.Arg(0), opts)
 	if err != nil {
@@ -84,4 +73,18 @@ func runBenchSCIP(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "  (peak RSS could not be reset between phases: each figure is the process peak so far)")
 	}
 	return nil
+}
+
+// withCPUProfile runs run with a CPU profile written to path.
+func withCPUProfile(path string, run func() error) error {
+	pf, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating the CPU profile: %w", err)
+	}
+	defer pf.Close()
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		return fmt.Errorf("starting the CPU profile: %w", err)
+	}
+	defer pprof.StopCPUProfile()
+	return run()
 }

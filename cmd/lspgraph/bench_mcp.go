@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -88,19 +87,15 @@ func runBenchMCP(ctx context.Context, e *env, args []string) error {
 	defer ln.Close()
 	ask := mcpserver.SessionAsker{Root: root, Session: s}
 
-	if *cpuProfile != "" {
-		pf, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
+	bench := func() error {
+		var err error
+		res.BenchResult, err = mcpserver.Bench(ctx, ask, root, *nTargets, *depth)
+		return err
 	}
-	res.BenchResult, err = mcpserver.Bench(ctx, ask, root, *nTargets, *depth)
 	if *cpuProfile != "" {
-		pprof.StopCPUProfile()
+		err = withCPUProfile(*cpuProfile, bench)
+	} else {
+		err = bench()
 	}
 	if err != nil {
 		return err
