@@ -36,6 +36,40 @@ type Converter struct {
 	// Extra holds occurrences another producer adds to the document being
 	// converted (conversion sites); see [Options.Conversions].
 	Extra []ExtraOccurrence
+
+	// shapes caches what symbol strings say by themselves (describe
+	// without a SymbolInformation), by symbol and language: the documents
+	// of a dump mention the same symbols over and over.
+	shapes map[shapeKey]symbolDescription
+}
+
+type shapeKey struct{ sym, lang string }
+
+// maxShapes bounds the converter's cache; it is emptied when full.
+const maxShapes = 1 << 16
+
+// describe is [describe] through the converter's cache: the symbol
+// string's description, with the SymbolInformation's fields over it.
+func (c *Converter) describe(sym string, info *scip.SymbolInformation, lang string) symbolDescription {
+	k := shapeKey{sym, lang}
+	d, ok := c.shapes[k]
+	if !ok {
+		d = describe(sym, nil, lang)
+		if c.shapes == nil || len(c.shapes) >= maxShapes {
+			c.shapes = make(map[shapeKey]symbolDescription)
+		}
+		c.shapes[k] = d
+	}
+	if info != nil {
+		if name := strings.ReplaceAll(info.DisplayName, "\x00", ""); name != "" {
+			d.DisplayName = name
+		}
+		if kind := kindName(info.Kind); kind != "" {
+			d.Kind = kind
+		}
+		d.Signature, d.Doc = signatureAndDoc(info)
+	}
+	return d
 }
 
 // DocStats counts what converting one document produced.
@@ -188,7 +222,7 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 			ownPkg = packageIdentity(sym)
 		}
 		if docPkg == "" || symbolSuffix(sym) == sufNamespace {
-			docPkg = describe(sym, nil, language).Package
+			docPkg = c.describe(sym, nil, language).Package
 			if symbolSuffix(sym) == sufNamespace {
 				break
 			}
@@ -222,7 +256,7 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 			return
 		}
 		described[sym] = true
-		desc := describe(sym, info, language)
+		desc := c.describe(sym, info, language)
 		s := graph.Symbol{
 			ID:          id(sym),
 			DisplayName: desc.DisplayName,
@@ -285,7 +319,7 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 		}
 		if !described[o.raw] && !scip.IsLocalSymbol(o.raw) && (ownPkg == "" || packageIdentity(o.raw) != ownPkg) {
 			described[o.raw] = true
-			desc := describe(o.raw, nil, language)
+			desc := c.describe(o.raw, nil, language)
 			facts.Symbols = append(facts.Symbols, graph.Symbol{
 				ID:          o.raw,
 				DisplayName: desc.DisplayName,
