@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // Every store of the current schema must open and read back as its .dump
 // golden says. Run with -update to rewrite the current version's store.
 func TestBackwardsCompat(t *testing.T) {
-	current := filepath.Join("testdata", "backcompat", "v2")
+	current := filepath.Join("testdata", "backcompat", "v3")
 	if *update {
 		writeBackcompatStore(t, current)
 	}
@@ -59,16 +59,23 @@ func TestBackwardsCompat(t *testing.T) {
 }
 
 // TestOlderSchemaRefused checks that a store of an older schema version
-// (testdata/backcompat/v1) is refused with ErrSchema, untouched.
+// (testdata/backcompat/v1, and v2 with symbol strings in its index keys)
+// is refused with ErrSchema and the message that says to rebuild it, and
+// left as it was: opening it again is refused the same way.
 func TestOlderSchemaRefused(t *testing.T) {
-	dir := copyStore(t, filepath.Join("testdata", "backcompat", "v1"))
-	s, err := graph.Open(dir, graph.Options{})
-	if err == nil {
-		s.Close()
-		t.Fatal("a schema 1 store opened")
-	}
-	if !errors.Is(err, graph.ErrSchema) || !strings.Contains(err.Error(), "schema version 1") {
-		t.Errorf("opening a schema 1 store: %v, want ErrSchema naming version 1", err)
+	for _, v := range []string{"1", "2"} {
+		dir := copyStore(t, filepath.Join("testdata", "backcompat", "v"+v))
+		for range 2 {
+			s, err := graph.Open(dir, graph.Options{})
+			if err == nil {
+				s.Close()
+				t.Fatalf("a schema %s store opened", v)
+			}
+			if !errors.Is(err, graph.ErrSchema) || !strings.Contains(err.Error(), "schema version "+v+",") ||
+				!strings.Contains(err.Error(), "the graph is rebuildable") {
+				t.Errorf("opening a schema %s store: %v, want ErrSchema naming version %s and how to rebuild", v, err, v)
+			}
+		}
 	}
 }
 

@@ -86,7 +86,7 @@ func BenchmarkWrite(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = emitRecords(genSpace(1), &nf, func(k, v []byte) error {
+		_ = emitRecords(genSpace(1), &nf, &hashSymIDs{}, func(k, v []byte) error {
 			kvs = append(kvs, [2][]byte{slices.Clone(k), slices.Clone(v)})
 			return nil
 		})

@@ -45,7 +45,11 @@
 // lives in a space (meta, live, or one per base generation), and each
 // document's doc-first records are accompanied by the index records derived
 // from them (references and definitions by symbol, edges both ways, names,
-// packages). A store of another [SchemaVersion] is refused with [ErrSchema];
+// packages). Index keys name symbols by 8-byte ids from their space's
+// symbol table (symid.go): the XXH64 hash of the string, probed past a
+// collision, so the ids, and the bytes written, do not depend on the order
+// of the documents; readers translate them, and no API shows them. A
+// store of another [SchemaVersion] is refused with [ErrSchema];
 // one held by another process with [ErrLocked] naming its pid. The store's
 // directory is mode 0700 and every file in it 0600 (Pebble's, through a
 // filesystem wrapper, the pid file, the generation writer's run files,

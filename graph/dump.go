@@ -15,11 +15,21 @@ import (
 // Dump writes every key of the snapshot in printable form, one per line in
 // key order, "key => value", for goldens: the meta records, the live layer,
 // and every base generation present (normally only the current one).
+// Symbol ids print as the strings their space's symid records give
+// (those records sort before the indexes that use them).
 func (r *Reader) Dump(w io.Writer) error {
 	bw := bufio.NewWriter(w)
+	names := map[spaceID]string{}
+	name := func(space, id uint64) (string, bool) {
+		s, ok := names[spaceID{space, id}]
+		return s, ok
+	}
 	err := scanRange(context.Background(), r.kv(), nil, nil, func(k, v []byte) error {
-		line := formatKey(k)
-		if val := formatValue(k, v); val != "" {
+		if d, ok := decodeKey(k); ok && d.kind == kindSymID {
+			names[spaceID{d.space, d.syms[0]}] = string(v)
+		}
+		line := formatKeyWith(k, name)
+		if val := formatValue(k, v, name); val != "" {
 			line += " => " + val
 		}
 		_, err := fmt.Fprintln(bw, line)
@@ -32,8 +42,8 @@ func (r *Reader) Dump(w io.Writer) error {
 }
 
 // formatValue renders a value by its key's kind, fields as name=value,
-// leaving out empty ones.
-func formatValue(k, v []byte) string {
+// leaving out empty ones; name resolves symbol ids.
+func formatValue(k, v []byte, name func(space, id uint64) (string, bool)) string {
 	d, ok := decodeKey(k)
 	if !ok {
 		return fmt.Sprintf("%q", v)
@@ -82,12 +92,21 @@ func formatValue(k, v []byte) string {
 			parts[i] = fmt.Sprintf("%s %s %s", o.Range, quoteIfNeeded(o.Symbol), of)
 		}
 		return strings.Join(parts, "; ")
+	case kindSymID:
+		return quoteIfNeeded(string(v))
 	case kindRef, kindDef:
-		var o Occurrence
-		if err := decodeOccValue(&o, v); err != nil {
+		roles, enc, ok, err := decodeOccValue(v)
+		if err != nil {
 			return err.Error()
 		}
-		f.add("roles", formatRoles(o.Roles), "enclosing", o.Enclosing)
+		f.add("roles", formatRoles(roles))
+		if ok {
+			s, known := name(d.space, enc)
+			if !known {
+				s = formatSymID(enc)
+			}
+			f.add("enclosing", s)
+		}
 	case kindDocEdge:
 		edges, err := decodeDocEdgesValue(d.fields[0], v)
 		if err != nil {

@@ -28,6 +28,7 @@ type GenerationWriter struct {
 	runs    []*runFile          // sorted run files spilled, oldest first
 	files   int                 // run files and sstables created so far
 	written map[string]struct{} // paths written, to replace duplicates
+	syms    genSymTable         // the generation's symbol ids
 	counts  genCounts
 	done    bool
 	guard   bool // Commit applies CheckShrink
@@ -36,9 +37,16 @@ type GenerationWriter struct {
 	// producers go on meanwhile; flush and finish wait for them.
 	spilling sync.WaitGroup
 	spillMu  sync.Mutex
-	spillErr error  // the first failed spill's
-	spare    *chunk // a spilled chunk, for reuse
-	records  sync.Pool
+	spillErr error     // the first failed spill's
+	spare    *chunk    // a spilled chunk, for reuse
+	records  sync.Pool // of *encodedDoc
+}
+
+// encodedDoc is a document's records encoded outside the writer's lock,
+// and the symbol ids they were given.
+type encodedDoc struct {
+	chunk
+	ids hashSymIDs
 }
 
 // genCounts are what a generation writer has written.
@@ -79,6 +87,8 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 		s: s, gen: gen, space: genSpace(gen), prev: genSpaceOrZero(cur),
 		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes, sizes: defaultMergeSizes,
 	}
+	g.chunk.reserve = g.limit
+	g.syms = genSymTable{ids: map[uint64]string{}, emit: func(k, v []byte) { g.chunk.add(k, v) }}
 	s.gen = g
 	return g, nil
 }
@@ -98,15 +108,16 @@ func (g *GenerationWriter) PutDocument(ctx context.Context, f DocumentFacts) err
 	}
 	// Encode the records before taking the lock; only copying them into
 	// the pending chunk is serialized.
-	rec, _ := g.records.Get().(*chunk)
+	rec, _ := g.records.Get().(*encodedDoc)
 	if rec == nil {
-		rec = &chunk{}
+		rec = &encodedDoc{}
 	}
 	defer func() {
 		rec.reset()
+		rec.ids.reset()
 		g.records.Put(rec)
 	}()
-	if err := emitRecords(g.space, &nf, func(k, v []byte) error { rec.add(k, v); return nil }); err != nil {
+	if err := emitRecords(g.space, &nf, &rec.ids, func(k, v []byte) error { rec.add(k, v); return nil }); err != nil {
 		return fmt.Errorf("graph: writing document %q in generation %d: %w", nf.Document.Path, g.gen, err)
 	}
 	g.mu.Lock()
@@ -150,7 +161,7 @@ func (g *GenerationWriter) putLocked(ctx context.Context, f *DocumentFacts) erro
 
 // putEncodedLocked writes f, whose records are rec if not nil (else they
 // are encoded here), into the pending chunk. The caller holds g.mu.
-func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFacts, rec *chunk) error {
+func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFacts, rec *encodedDoc) error {
 	if err := g.usable(); err != nil {
 		return err
 	}
@@ -168,9 +179,9 @@ func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFact
 		g.written[path] = struct{}{}
 		g.counts.documents++
 	}
-	if rec != nil {
-		g.chunk.addAll(rec)
-	} else if err := emitRecords(g.space, f, g.add); err != nil {
+	if rec != nil && g.syms.register(g.space, &rec.ids) {
+		g.chunk.addAll(&rec.chunk)
+	} else if err := emitRecords(g.space, f, tableSymIDs{&g.syms, g.space}, g.add); err != nil {
 		return fmt.Errorf("graph: writing document %q in generation %d: %w", path, g.gen, err)
 	}
 	g.counts.symbols += len(f.Symbols)
@@ -192,7 +203,7 @@ func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
 	if g.spare != nil {
 		g.chunk, g.spare = *g.spare, nil
 	} else {
-		g.chunk = chunk{}
+		g.chunk = chunk{reserve: g.limit}
 	}
 	g.spillMu.Unlock()
 	g.spilling.Add(1)
@@ -455,6 +466,7 @@ func (g *GenerationWriter) finish() {
 	_ = g.waitSpills() // reported by flush, or moot when aborting
 	g.chunk = chunk{}
 	g.spare = nil
+	g.syms.ids = nil
 	for _, r := range g.runs {
 		_ = g.s.fs.Remove(r.path)
 	}

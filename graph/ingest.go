@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -32,7 +33,17 @@ import (
 // memory costs as much to fault in as a run file costs to write.
 
 // chunkBytes bounds the memory a generation writer holds before spilling.
-const chunkBytes = 64 << 20
+// With symbol ids in the keys, 16 MiB chunks cost the pebble corpus import
+// the same CPU time as 64 MiB ones (2.31-2.44 against 2.01-2.57 CPU-s in
+// one sitting) at less than half the peak RSS (145-154 MB against 341 MB):
+// more, smaller runs merge no slower, and each sorts while the documents
+// after it are converted.
+const chunkBytes = 16 << 20
+
+// maxRunRecord bounds the key and value lengths a run file's record header
+// may declare: a chunk's offsets are 32-bit. A record is never cut, so one
+// large document's record may exceed a chunk.
+const maxRunRecord = math.MaxUint32
 
 // ingestPrefix starts the names of the sstables a generation writer
 // creates in the store directory before ingesting them.
@@ -43,6 +54,11 @@ type chunk struct {
 	arena   []byte
 	ents    []chunkEntry
 	scratch []chunkEntry // for partitioning
+	// reserve, when set, is the arena's first capacity: a generation's
+	// chunk is allocated once at the size that spills it (the pages are
+	// touched only as records arrive), not doubled up to it, which copied
+	// and touched each byte twice over.
+	reserve int
 }
 
 // chunkEntry locates a record: key = arena[k:v], value = arena[v:end].
@@ -66,6 +82,10 @@ func (c *chunk) add(k, v []byte) {
 func (c *chunk) grow(n int) {
 	need := len(c.arena) + n
 	if need <= cap(c.arena) {
+		return
+	}
+	if cap(c.arena) == 0 && c.reserve > 0 {
+		c.arena = make([]byte, 0, max(need, c.reserve))
 		return
 	}
 	next := min(2*cap(c.arena), chunkBytes)
@@ -628,7 +648,7 @@ func (s *runSource) next() ([]byte, []byte, bool, error) {
 		return nil, nil, false, fmt.Errorf("graph: reading %s: %w", s.path, err)
 	}
 	vl, err := binary.ReadUvarint(s.r)
-	if err != nil || kl > chunkBytes || vl > chunkBytes {
+	if err != nil || kl > maxRunRecord || vl > maxRunRecord {
 		return nil, nil, false, fmt.Errorf("graph: reading %s: corrupt record header: %v", s.path, err)
 	}
 	s.buf = slices.Grow(s.buf[:0], int(kl+vl))[:kl+vl]

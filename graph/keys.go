@@ -14,9 +14,19 @@ package graph
 // The fields after the kind byte follow the layouts in layoutOf. A string
 // field is followed by a 0x00 separator unless it is the last field of the
 // key; a position is 16 bytes (start line, start col, end line, end col, each
-// a big-endian uint32); a number is 8 bytes big-endian. Paths and symbol ids
-// never contain 0x00 (writers reject them), so keys sort by their fields in
-// order and a field followed by 0x00 is a prefix for scans.
+// a big-endian uint32); a number is 8 bytes big-endian; a symbol is its
+// 8-byte id in the space (see symid.go), never its string. Paths and symbol
+// strings never contain 0x00 (writers reject them), so keys sort by their
+// fields in order and a field followed by 0x00 is a prefix for scans, as is
+// a symbol's id.
+//
+// Each data space has its own symbol table: one symid record per symbol
+// that its index records name, id → the symbol string, so a symbol string
+// is stored once per space however many references, edges and names
+// repeat it. A symbol's id is the XXH64 hash of its string, or, if another
+// string of the space already holds that id, the next free id after it.
+// The table grows only: replacing or deleting a document leaves its ids
+// (a generation is dropped whole; the live layer when it is cleared).
 //
 // Within a data space, the records written by one document are the
 // doc-first records (kinds D, S, O, E, T, all beginning with the document's
@@ -44,11 +54,16 @@ import (
 //	   index records; a document's occurrences are one doc-occs record,
 //	   its edges one doc-edges record.
 //
-// Within version 2, conversion sites (occurrences with RoleConversion of
-// ConversionSymbol ids, counted under ManifestConversionPackages) use the
-// existing records and a new role bit: a store written before them reads
-// as one without conversion sites, whose satisfaction group is UNKNOWN.
-const SchemaVersion = 2
+//	   Within version 2, conversion sites (occurrences with RoleConversion
+//	   of ConversionSymbol ids, counted under ManifestConversionPackages)
+//	   use the existing records and a new role bit: a store written before
+//	   them reads as one without conversion sites, whose satisfaction group
+//	   is UNKNOWN.
+//	3: symbols are interned per space: the sym, ref, def, out, in and name
+//	   index keys hold 8-byte symbol ids instead of symbol strings, ref and
+//	   def values the enclosing symbol's id; the symid records (kind 'I')
+//	   map each id to its string.
+const SchemaVersion = 3
 
 // Spaces.
 const (
@@ -82,14 +97,18 @@ const (
 	kindDocTerms kind = 'T' // path → doc-terms value: every term of the document
 )
 
+// Data space kind: the space's symbol table. Upper case, so that it sorts
+// before the indexes that use it.
+const kindSymID kind = 'I' // symbol id → symbol string
+
 // Data space kinds: indexes derived from the doc-first records.
 const (
-	kindSym  kind = 's' // symbol, path → symbol value
-	kindRef  kind = 'r' // symbol, path, pos → occurrence value
-	kindDef  kind = 'd' // symbol, path, pos → occurrence value; definitions only
-	kindOut  kind = 'f' // from, kind, to, path → edge value
-	kindIn   kind = 'b' // to, kind, from, path → edge value
-	kindName kind = 'n' // display name, symbol, path → ""
+	kindSym  kind = 's' // symbol id, path → symbol value
+	kindRef  kind = 'r' // symbol id, path, pos → occurrence value
+	kindDef  kind = 'd' // symbol id, path, pos → occurrence value; definitions only
+	kindOut  kind = 'f' // from id, kind, to id, path → edge value
+	kindIn   kind = 'b' // to id, kind, from id, path → edge value
+	kindName kind = 'n' // display name, symbol id, path → ""
 	kindPkg  kind = 'p' // package, path → ""
 	kindTerm kind = 't' // word, path → term value: counts per field, document length
 )
@@ -100,7 +119,11 @@ const (
 	fieldPos    = 'p'
 	fieldNum    = 'g'
 	fieldLayer  = 'l'
+	fieldSym    = 'i' // an 8-byte symbol id
 )
+
+// symIDLen is the width of a symbol id in keys.
+const symIDLen = 8
 
 // keyLayout describes the fields of one kind, for decoding and printing.
 type keyLayout struct {
@@ -136,18 +159,20 @@ func layoutOf(k kind) (keyLayout, bool) {
 		return keyLayout{"doc-terms", "s", []string{"path"}}, true
 	case kindTerm:
 		return keyLayout{"term", "ss", []string{"word", "path"}}, true
+	case kindSymID:
+		return keyLayout{"symid", "i", []string{"id"}}, true
 	case kindSym:
-		return keyLayout{"sym", "ss", []string{"sym", "path"}}, true
+		return keyLayout{"sym", "is", []string{"sym", "path"}}, true
 	case kindRef:
-		return keyLayout{"ref", "ssp", []string{"sym", "path", "range"}}, true
+		return keyLayout{"ref", "isp", []string{"sym", "path", "range"}}, true
 	case kindDef:
-		return keyLayout{"def", "ssp", []string{"sym", "path", "range"}}, true
+		return keyLayout{"def", "isp", []string{"sym", "path", "range"}}, true
 	case kindOut:
-		return keyLayout{"out", "ssss", []string{"from", "kind", "to", "path"}}, true
+		return keyLayout{"out", "isis", []string{"from", "kind", "to", "path"}}, true
 	case kindIn:
-		return keyLayout{"in", "ssss", []string{"to", "kind", "from", "path"}}, true
+		return keyLayout{"in", "isis", []string{"to", "kind", "from", "path"}}, true
 	case kindName:
-		return keyLayout{"name", "sss", []string{"name", "sym", "path"}}, true
+		return keyLayout{"name", "sis", []string{"name", "sym", "path"}}, true
 	case kindPkg:
 		return keyLayout{"pkg", "ss", []string{"pkg", "path"}}, true
 	}
@@ -190,35 +215,38 @@ func appendDocEdgeKey(dst []byte, space uint64, path string) []byte {
 	return append(appendPrefix(dst, space, kindDocEdge), path...)
 }
 
-func appendSymKey(dst []byte, space uint64, sym, path string) []byte {
-	return append(appendField(appendPrefix(dst, space, kindSym), sym), path...)
+func appendSymIDKey(dst []byte, space, id uint64) []byte {
+	return binary.BigEndian.AppendUint64(appendPrefix(dst, space, kindSymID), id)
 }
 
-func appendRefKey(dst []byte, space uint64, sym, path string, r textpos.Range) []byte {
-	dst = appendField(appendField(appendPrefix(dst, space, kindRef), sym), path)
-	return appendPos(dst, r)
+// appendSymPrefix appends the space, kind and a symbol id: the prefix of
+// the symbol's records of that kind.
+func appendSymPrefix(dst []byte, space uint64, k kind, id uint64) []byte {
+	return binary.BigEndian.AppendUint64(appendPrefix(dst, space, k), id)
 }
 
-func appendDefKey(dst []byte, space uint64, sym, path string, r textpos.Range) []byte {
-	dst = appendField(appendField(appendPrefix(dst, space, kindDef), sym), path)
-	return appendPos(dst, r)
+func appendSymKey(dst []byte, space, sym uint64, path string) []byte {
+	return append(appendSymPrefix(dst, space, kindSym, sym), path...)
 }
 
-func appendOutKey(dst []byte, space uint64, e *Edge, path string) []byte {
-	dst = appendField(appendPrefix(dst, space, kindOut), e.From)
-	dst = appendField(appendField(dst, string(e.Kind)), e.To)
-	return append(dst, path...)
+func appendRefKey(dst []byte, space, sym uint64, path string, r textpos.Range) []byte {
+	return appendPos(appendField(appendSymPrefix(dst, space, kindRef, sym), path), r)
 }
 
-func appendInKey(dst []byte, space uint64, e *Edge, path string) []byte {
-	dst = appendField(appendPrefix(dst, space, kindIn), e.To)
-	dst = appendField(appendField(dst, string(e.Kind)), e.From)
-	return append(dst, path...)
+func appendDefKey(dst []byte, space, sym uint64, path string, r textpos.Range) []byte {
+	return appendPos(appendField(appendSymPrefix(dst, space, kindDef, sym), path), r)
 }
 
-func appendNameKey(dst []byte, space uint64, name, sym, path string) []byte {
-	dst = appendField(appendField(appendPrefix(dst, space, kindName), name), sym)
-	return append(dst, path...)
+// appendEdgeKey appends an out key (a = from, b = to) or an in key (a =
+// to, b = from).
+func appendEdgeKey(dst []byte, space uint64, k kind, a uint64, ek EdgeKind, b uint64, path string) []byte {
+	dst = appendField(appendSymPrefix(dst, space, k, a), string(ek))
+	return append(binary.BigEndian.AppendUint64(dst, b), path...)
+}
+
+func appendNameKey(dst []byte, space uint64, name string, sym uint64, path string) []byte {
+	dst = appendField(appendPrefix(dst, space, kindName), name)
+	return append(binary.BigEndian.AppendUint64(dst, sym), path...)
 }
 
 func appendPkgKey(dst []byte, space uint64, pkg, path string) []byte {
@@ -254,7 +282,8 @@ func spaceStart(space uint64) []byte { return binary.BigEndian.AppendUint64(nil,
 type decodedKey struct {
 	space  uint64
 	kind   kind
-	fields []string // string fields; positions and numbers are kept below
+	fields []string // string fields; positions, numbers and ids are kept below
+	syms   []uint64 // symbol ids, in order
 	rng    textpos.Range
 	num    uint64
 	layer  Layer
@@ -292,6 +321,11 @@ func decodeKey(b []byte) (decodedKey, bool) {
 				return d, false
 			}
 			d.num, rest = binary.BigEndian.Uint64(rest), rest[8:]
+		case fieldSym:
+			if len(rest) < symIDLen {
+				return d, false
+			}
+			d.syms, rest = append(d.syms, binary.BigEndian.Uint64(rest)), rest[symIDLen:]
 		case fieldLayer:
 			if len(rest) < 1 {
 				return d, false
@@ -336,8 +370,13 @@ func spaceName(space uint64) string {
 	return "gen" + strconv.FormatUint(space-firstGenSpace+1, 10)
 }
 
-// formatKey renders a key readably, e.g. "gen1/ref sym=a path=x.go range=1:1-1:4".
-func formatKey(b []byte) string {
+// formatKey renders a key readably, e.g. "gen1/ref sym=#00000000000000a1
+// path=x.go range=1:1-1:4".
+func formatKey(b []byte) string { return formatKeyWith(b, nil) }
+
+// formatKeyWith renders a key as formatKey does, with each symbol id that
+// name resolves (name may be nil) as its symbol string instead.
+func formatKeyWith(b []byte, name func(space, id uint64) (string, bool)) string {
 	d, ok := decodeKey(b)
 	if !ok {
 		return fmt.Sprintf("undecodable %q", b)
@@ -345,13 +384,25 @@ func formatKey(b []byte) string {
 	lay, _ := layoutOf(d.kind)
 	var sb strings.Builder
 	sb.WriteString(spaceName(d.space) + "/" + lay.name)
-	si := 0
+	si, ii := 0, 0
 	for i, f := range lay.fields {
 		sb.WriteString(" " + lay.labels[i] + "=")
 		switch f {
 		case fieldString:
 			sb.WriteString(quoteIfNeeded(d.fields[si]))
 			si++
+		case fieldSym:
+			id := d.syms[ii]
+			ii++
+			s, ok := "", false
+			if name != nil && d.kind != kindSymID {
+				s, ok = name(d.space, id)
+			}
+			if ok {
+				sb.WriteString(quoteIfNeeded(s))
+			} else {
+				sb.WriteString(formatSymID(id))
+			}
 		case fieldPos:
 			sb.WriteString(d.rng.String())
 		case fieldNum:
@@ -362,6 +413,9 @@ func formatKey(b []byte) string {
 	}
 	return sb.String()
 }
+
+// formatSymID renders a symbol id as # and 16 hex digits.
+func formatSymID(id uint64) string { return fmt.Sprintf("#%016x", id) }
 
 // quoteIfNeeded quotes s when it is empty or holds spaces or quotes.
 func quoteIfNeeded(s string) string {

@@ -35,6 +35,8 @@ type Reader struct {
 	// never change), so callers asking per query decode them once.
 	manifestMu sync.Mutex
 	manifests  map[Layer]cachedManifest
+
+	symCache symCache // symbol ids translated so far
 }
 
 type cachedManifest struct {
@@ -219,22 +221,25 @@ func (r *Reader) Symbol(ctx context.Context, id string) (Symbol, bool, error) {
 	var merged Symbol
 	found := false
 	for _, ls := range r.layers {
-		prefix := appendField(appendPrefix(nil, ls.space, kindSym), id)
-		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
-			if r.hidden(ls, string(k[len(prefix):])) {
+		sid, indexed, err := r.symID(ls.space, id)
+		if err == nil && indexed {
+			prefix := appendSymPrefix(nil, ls.space, kindSym, sid)
+			err = scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
+				if r.hidden(ls, string(k[len(prefix):])) {
+					return nil
+				}
+				s, err := decodeSymbolValue(id, v)
+				if err != nil {
+					return err
+				}
+				if !found {
+					merged, found = s, true
+				} else {
+					mergeSymbol(&merged, s)
+				}
 				return nil
-			}
-			s, err := decodeSymbolValue(id, v)
-			if err != nil {
-				return err
-			}
-			if !found {
-				merged, found = s, true
-			} else {
-				mergeSymbol(&merged, s)
-			}
-			return nil
-		})
+			})
+		}
 		if err != nil {
 			return Symbol{}, false, fmt.Errorf("graph: reading symbol %q: %w", id, err)
 		}
@@ -341,8 +346,15 @@ func (r *Reader) nameHits(ctx context.Context, name string, prefix bool, limit i
 			if !ok {
 				return fmt.Errorf("%w: name key %q", errBadValue, k)
 			}
-			h := nameHit{d.fields[0], d.fields[1]}
-			if r.hidden(ls, d.fields[2]) || seen[h] {
+			if r.hidden(ls, d.fields[1]) {
+				return nil
+			}
+			id, err := r.symName(ls.space, d.syms[0])
+			if err != nil {
+				return err
+			}
+			h := nameHit{d.fields[0], id}
+			if seen[h] {
 				return nil
 			}
 			seen[h] = true
@@ -400,9 +412,16 @@ func (r *Reader) occurrencesOf(ctx context.Context, k kind, id string, limit int
 				}
 			}
 		}
-		prefix := appendField(appendPrefix(nil, ls.space, k), id)
+		sid, ok, err := r.symID(ls.space, id)
+		if err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		prefix := appendSymPrefix(nil, ls.space, k, sid)
 		n := 0
-		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
+		err = scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 			rest := k[len(prefix):]
 			i := bytes.IndexByte(rest, 0)
 			if i < 0 || len(rest) != i+17 {
@@ -413,8 +432,15 @@ func (r *Reader) occurrencesOf(ctx context.Context, k kind, id string, limit int
 				return nil
 			}
 			o := Occurrence{Path: path, Range: decodePos(rest[i+1:]), Symbol: id}
-			if err := decodeOccValue(&o, v); err != nil {
-				return err
+			roles, enc, hasEnc, err := decodeOccValue(v)
+			if err != nil {
+				return fmt.Errorf("%w of %q", err, id)
+			}
+			o.Roles = roles
+			if hasEnc {
+				if o.Enclosing, err = r.symName(ls.space, enc); err != nil {
+					return err
+				}
 			}
 			out = append(out, o)
 			if n++; limit > 0 && n >= limit {

@@ -116,7 +116,7 @@ func normalizeSymbols(in []Symbol) ([]Symbol, error) {
 		}
 		out = append(out, s)
 	}
-	slices.SortStableFunc(out, func(a, b Symbol) int { return cmp.Compare(a.ID, b.ID) })
+	sortStableInPlace(out, func(a, b *Symbol) int { return strings.Compare(a.ID, b.ID) })
 	w := 0
 	for i := range out {
 		if w > 0 && out[w-1].ID == out[i].ID {
@@ -142,7 +142,7 @@ func normalizeOccurrences(path string, in []Occurrence) ([]Occurrence, error) {
 		out = append(out, o)
 	}
 	if !slices.IsSortedFunc(out, compareOccurrences) { // producers mostly give them in order
-		slices.SortStableFunc(out, compareOccurrences)
+		sortStableInPlace(out, func(a, b *Occurrence) int { return compareOccurrences(*a, *b) })
 	}
 	// Merge occurrences of the same symbol at the same range.
 	w := 0
@@ -156,6 +156,26 @@ func normalizeOccurrences(path string, in []Occurrence) ([]Occurrence, error) {
 		w++
 	}
 	return out[:w], nil
+}
+
+// sortStableInPlace sorts s stably by cmp, moving indexes rather than the
+// elements (facts are large to move) and each element once at the end.
+func sortStableInPlace[T any](s []T, cmp func(a, b *T) int) {
+	idx := make([]int32, len(s))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := cmp(&s[a], &s[b]); c != 0 {
+			return c
+		}
+		return int(a - b) // equal elements keep their order
+	})
+	sorted := make([]T, len(s))
+	for i, j := range idx {
+		sorted[i] = s[j]
+	}
+	copy(s, sorted)
 }
 
 // compareOccurrences orders by path, range start, range end, symbol: the
@@ -193,7 +213,7 @@ func normalizeEdges(in []Edge) ([]Edge, error) {
 		out = append(out, e)
 	}
 	if !slices.IsSortedFunc(out, compareEdgeKeys) {
-		slices.SortStableFunc(out, compareEdgeKeys)
+		sortStableInPlace(out, func(a, b *Edge) int { return compareEdgeKeys(*a, *b) })
 	}
 	w := 0
 	for i := range out {
@@ -253,11 +273,13 @@ func mergeSymbol(into *Symbol, s Symbol) {
 type recordSink func(key, value []byte) error
 
 // emitRecords produces every key a normalized document writes in space:
-// the doc-first records and the indexes derived from them. The same
-// function serves writing and deleting, so they cannot disagree. key and
-// value passed to sink are reused between calls.
-func emitRecords(space uint64, f *DocumentFacts, sink recordSink) error {
-	e := recordEmitter{sink: sink, space: space, path: f.Document.Path}
+// the doc-first records and the indexes derived from them, their symbols
+// given ids by ids. The same function serves writing and deleting, so they
+// cannot disagree. key and value passed to sink are reused between calls.
+// The symid records are the business of ids: the table is the space's,
+// not the document's.
+func emitRecords(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) error {
+	e := recordEmitter{sink: sink, ids: ids, space: space, path: f.Document.Path}
 	e.put(appendDocKey(e.k[:0], space, e.path), appendDocValue(e.v[:0], &f.Document))
 	if pkg := f.Document.Package; pkg != "" {
 		e.put(appendPkgKey(e.k[:0], space, pkg, e.path), nil)
@@ -284,6 +306,7 @@ func emitRecords(space uint64, f *DocumentFacts, sink recordSink) error {
 // recordEmitter builds keys in reused buffers; the first sink error sticks.
 type recordEmitter struct {
 	sink  recordSink
+	ids   symIDs
 	space uint64
 	path  string
 	k, v  []byte
@@ -297,15 +320,28 @@ func (e *recordEmitter) put(k, v []byte) {
 	}
 }
 
+// id returns sym's id; the first error sticks.
+func (e *recordEmitter) id(sym string) uint64 {
+	if e.err != nil {
+		return 0
+	}
+	id, err := e.ids.symID(sym)
+	if err != nil {
+		e.err = err
+	}
+	return id
+}
+
 func (e *recordEmitter) symbol(s *Symbol) {
 	v := appendSymbolValue(e.v[:0], s)
 	e.put(appendDocSymKey(e.k[:0], e.space, e.path, s.ID), v)
 	if docLocal(s.ID, e.path) {
 		return
 	}
-	e.put(appendSymKey(e.k[:0], e.space, s.ID, e.path), v)
+	id := e.id(s.ID)
+	e.put(appendSymKey(e.k[:0], e.space, id, e.path), v)
 	if s.DisplayName != "" {
-		e.put(appendNameKey(e.k[:0], e.space, s.DisplayName, s.ID, e.path), v[:0])
+		e.put(appendNameKey(e.k[:0], e.space, s.DisplayName, id, e.path), v[:0])
 	}
 }
 
@@ -313,17 +349,23 @@ func (e *recordEmitter) occurrence(o *Occurrence) {
 	if docLocal(o.Symbol, e.path) {
 		return
 	}
-	v := appendOccValue(e.v[:0], o)
-	e.put(appendRefKey(e.k[:0], e.space, o.Symbol, e.path, o.Range), v)
+	id := e.id(o.Symbol)
+	var enc uint64
+	if o.Enclosing != "" {
+		enc = e.id(o.Enclosing)
+	}
+	v := appendOccValue(e.v[:0], o.Roles, enc, o.Enclosing != "")
+	e.put(appendRefKey(e.k[:0], e.space, id, e.path, o.Range), v)
 	if o.Roles&RoleDefinition != 0 {
-		e.put(appendDefKey(e.k[:0], e.space, o.Symbol, e.path, o.Range), v)
+		e.put(appendDefKey(e.k[:0], e.space, id, e.path, o.Range), v)
 	}
 }
 
 func (e *recordEmitter) edge(ed *Edge) {
 	v := appendEdgeValue(e.v[:0], ed)
-	e.put(appendOutKey(e.k[:0], e.space, ed, e.path), v)
-	e.put(appendInKey(e.k[:0], e.space, ed, e.path), v)
+	from, to := e.id(ed.From), e.id(ed.To)
+	e.put(appendEdgeKey(e.k[:0], e.space, kindOut, from, ed.Kind, to, e.path), v)
+	e.put(appendEdgeKey(e.k[:0], e.space, kindIn, to, ed.Kind, from, e.path), v)
 }
 
 // readDocFacts reads back what a document wrote in space from its

@@ -42,21 +42,29 @@ func (r *Reader) Outgoing(ctx context.Context, id string, f EdgeFilter) ([]Edge,
 func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string, error) {
 	conf := map[edgeKey]float64{}
 	for _, ls := range r.layers {
-		for _, p := range edgePrefixes(ls, kindOut, id, f) {
+		prefixes, err := r.edgePrefixes(ls, kindOut, id, f)
+		if err != nil {
+			return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+		}
+		for _, p := range prefixes {
 			err := scanPrefix(ctx, r.kv(), p, func(key, v []byte) error {
 				d, ok := decodeKey(key)
 				if !ok {
 					return fmt.Errorf("%w: edge key %q", errBadValue, key)
 				}
-				if r.hidden(ls, d.fields[3]) {
+				if r.hidden(ls, d.fields[1]) {
 					return nil
+				}
+				to, err := r.symName(ls.space, d.syms[1])
+				if err != nil {
+					return err
 				}
 				vr := valueReader{b: v}
 				c := vr.float()
 				if vr.bad {
-					return fmt.Errorf("%w: edge %s -> %s", errBadValue, id, d.fields[2])
+					return fmt.Errorf("%w: edge %s -> %s", errBadValue, id, to)
 				}
-				ek := edgeKey{d.fields[2], EdgeKind(d.fields[1])}
+				ek := edgeKey{to, EdgeKind(d.fields[0])}
 				if cur, ok := conf[ek]; !ok || c > cur {
 					conf[ek] = c
 				}
@@ -98,7 +106,11 @@ type edgeKey struct {
 func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]Edge, error) {
 	agg := map[edgeKey]*Edge{}
 	for _, ls := range r.layers {
-		for _, p := range edgePrefixes(ls, k, id, f) {
+		prefixes, err := r.edgePrefixes(ls, k, id, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range prefixes {
 			if err := r.scanEdges(ctx, ls, k, p, agg); err != nil {
 				return nil, err
 			}
@@ -131,17 +143,22 @@ func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]
 }
 
 // edgePrefixes returns the key prefixes of id's edges in one layer: one
-// per kind of the filter, or one for all.
-func edgePrefixes(ls layerSpace, k kind, id string, f EdgeFilter) [][]byte {
-	base := appendField(appendPrefix(nil, ls.space, k), id)
+// per kind of the filter, or one for all; none when the layer's records
+// never name id.
+func (r *Reader) edgePrefixes(ls layerSpace, k kind, id string, f EdgeFilter) ([][]byte, error) {
+	sid, ok, err := r.symID(ls.space, id)
+	if err != nil || !ok {
+		return nil, err
+	}
+	base := appendSymPrefix(nil, ls.space, k, sid)
 	if len(f.Kinds) == 0 {
-		return [][]byte{base}
+		return [][]byte{base}, nil
 	}
 	prefixes := make([][]byte, 0, len(f.Kinds))
 	for _, kd := range f.Kinds {
 		prefixes = append(prefixes, appendField(slices.Clip(base), string(kd)))
 	}
-	return prefixes
+	return prefixes, nil
 }
 
 // scanEdges folds the edge keys under prefix into agg.
@@ -151,15 +168,23 @@ func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, prefix []
 		if !ok {
 			return fmt.Errorf("%w: edge key %q", errBadValue, key)
 		}
-		path := d.fields[3]
+		path := d.fields[1]
 		if r.hidden(ls, path) {
 			return nil
 		}
-		e := Edge{Kind: EdgeKind(d.fields[1]), Path: path, Layer: ls.layer}
+		a, err := r.symName(ls.space, d.syms[0])
+		if err != nil {
+			return err
+		}
+		b, err := r.symName(ls.space, d.syms[1])
+		if err != nil {
+			return err
+		}
+		e := Edge{Kind: EdgeKind(d.fields[0]), Path: path, Layer: ls.layer}
 		if k == kindIn {
-			e.To, e.From = d.fields[0], d.fields[2]
+			e.To, e.From = a, b
 		} else {
-			e.From, e.To = d.fields[0], d.fields[2]
+			e.From, e.To = a, b
 		}
 		if err := decodeEdgeValue(&e, v); err != nil {
 			return err

@@ -127,19 +127,26 @@ func decodeSymbolValue(id string, b []byte) (Symbol, error) {
 	return s, r.done("symbol " + id)
 }
 
-// Occurrence value: roles and enclosing symbol.
-func appendOccValue(dst []byte, o *Occurrence) []byte {
-	w := valueWriter{dst}
-	w.uvarint(uint64(o.Roles))
-	w.str(o.Enclosing)
-	return w.b
+// Occurrence value (ref and def records): roles, then the enclosing
+// symbol's id in the space (8 bytes big-endian), absent when there is none.
+func appendOccValue(dst []byte, roles Role, enclosing uint64, hasEnclosing bool) []byte {
+	dst = binary.AppendUvarint(dst, uint64(roles))
+	if hasEnclosing {
+		dst = binary.BigEndian.AppendUint64(dst, enclosing)
+	}
+	return dst
 }
 
-func decodeOccValue(o *Occurrence, b []byte) error {
+// decodeOccValue decodes an occurrence value; ok is false when it names
+// no enclosing symbol.
+func decodeOccValue(b []byte) (roles Role, enclosing uint64, ok bool, err error) {
 	r := valueReader{b: b}
-	o.Roles = Role(r.u32())
-	o.Enclosing = r.str()
-	return r.done("occurrence of " + o.Symbol)
+	roles = Role(r.u32())
+	if len(r.b) == symIDLen {
+		enclosing, ok = binary.BigEndian.Uint64(r.b), true
+		r.b = nil
+	}
+	return roles, enclosing, ok, r.done("occurrence")
 }
 
 // Edge value: confidence, source, reason, count.

@@ -31,7 +31,7 @@ func (s *Store) PutDocument(ctx context.Context, layer Layer, f DocumentFacts) e
 	if _, err := deleteDocument(ctx, s.db, b, space, nf.Document.Path); err != nil {
 		return fmt.Errorf("graph: replacing %s document %q: %w", layer, nf.Document.Path, err)
 	}
-	if err := emitRecords(space, &nf, setInto(b)); err != nil {
+	if err := emitRecords(space, &nf, newStoreSymIDs(s.db, b, space, true), setInto(b)); err != nil {
 		return err
 	}
 	return s.commitDoc(b, layer, nf.Document.Path)
@@ -77,7 +77,7 @@ func (s *Store) RenameDocument(ctx context.Context, layer Layer, from, to string
 	}
 	b := s.db.NewBatch()
 	defer b.Close()
-	if err := emitRecords(space, &f, deleteFrom(b)); err != nil {
+	if err := emitRecords(space, &f, newStoreSymIDs(s.db, b, space, false), deleteFrom(b)); err != nil {
 		return err
 	}
 	if _, err := deleteDocument(ctx, s.db, b, space, to); err != nil {
@@ -88,7 +88,7 @@ func (s *Store) RenameDocument(ctx context.Context, layer Layer, from, to string
 	if err != nil {
 		return err
 	}
-	if err := emitRecords(space, &nf, setInto(b)); err != nil {
+	if err := emitRecords(space, &nf, newStoreSymIDs(s.db, b, space, true), setInto(b)); err != nil {
 		return err
 	}
 	return s.commitDoc(b, layer, to)
@@ -231,7 +231,7 @@ func deleteDocument(ctx context.Context, r kvReader, b *pebble.Batch, space uint
 	if err != nil || !ok {
 		return DocumentFacts{}, err
 	}
-	return f, emitRecords(space, &f, deleteFrom(b))
+	return f, emitRecords(space, &f, newStoreSymIDs(r, b, space, false), deleteFrom(b))
 }
 
 func setInto(b *pebble.Batch) recordSink {

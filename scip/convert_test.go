@@ -254,3 +254,33 @@ func TestEnclosingAndEdges(t *testing.T) {
 		t.Error("the local is not keyed by its document")
 	}
 }
+
+// TestConverterDescribeCache checks that the converter's cached
+// description of a symbol, with and without its SymbolInformation and in
+// either order, is what describe computes afresh.
+func TestConverterDescribeCache(t *testing.T) {
+	syms := []string{
+		"scip-go gomod example.com/m v1 `example.com/m/pkg`/Type#Method().",
+		"scip-typescript npm pkg 1.0 src/`a.ts`/C#m().",
+		"scip-python python proj 0.1 `flask.json.provider`/__init__:",
+		"local 4",
+		"not a symbol",
+	}
+	infos := []*scip.SymbolInformation{
+		nil,
+		{DisplayName: "Named", Kind: scip.SymbolInformation_Method, Documentation: []string{"```go\nfunc M()\n```", "Does M."}},
+		{Documentation: []string{"doc only"}},
+	}
+	for _, lang := range []string{"go", "python"} {
+		c := &Converter{}
+		for range 2 {
+			for _, sym := range syms {
+				for _, info := range infos {
+					if got, want := c.describe(sym, info, lang), describe(sym, info, lang); got != want {
+						t.Errorf("cached describe(%q, %v, %s) = %+v, want %+v", sym, info, lang, got, want)
+					}
+				}
+			}
+		}
+	}
+}

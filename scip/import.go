@@ -43,6 +43,11 @@ type Options struct {
 	// Queue is how many decoded documents may wait for conversion
 	// (default 8); it bounds memory.
 	Queue int
+	// Workers is how many documents are converted and written at once
+	// (default: one per processor, at most four). The store's records do
+	// not depend on it: symbol ids are a function of the symbols (see
+	// package graph), so a serial import writes the same bytes.
+	Workers int
 	// AllowShrink accepts a new generation that keeps fewer than half the
 	// documents of the previous one from the same tool and root. Without
 	// it such an import is refused (an error wrapping graph.ErrShrink)
@@ -359,7 +364,10 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 
 	// Converting and writing: one worker per processor; the generation
 	// writer is safe for concurrent use and documents are independent.
-	workers := max(1, min(runtime.GOMAXPROCS(0), 4))
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = max(1, min(runtime.GOMAXPROCS(0), 4))
+	}
 	var (
 		mu       sync.Mutex
 		wg       sync.WaitGroup

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -86,4 +87,57 @@ func TestImportCorpus(t *testing.T) {
 				sum.Documents, len(sum.Skipped), SkipEscapesRoot, sum.Occurrences, skippedOccs, sum.Symbols, sum.Edges, sum.MBPerSec)
 		})
 	}
+}
+
+// TestImportSerialEqualsParallel imports the same dumps with one worker
+// and with four, into two stores, and compares their dumps: every key and
+// value but the manifest's times, symbol ids included, must be the same
+// whatever order the documents were converted and written in.
+func TestImportSerialEqualsParallel(t *testing.T) {
+	dumps := map[string]string{}
+	for _, name := range []string{"goapp", "tsworkspace"} {
+		dumps[name], _ = fixtureDump(t, name, name)
+	}
+	if p := filepath.Join(corpusDir(t), "tanstack-store-ts.scip"); fileExists(p) {
+		dumps["tanstack-store-ts"] = p
+	}
+	for name, dump := range dumps {
+		t.Run(name, func(t *testing.T) {
+			var got [2]string
+			for i, workers := range []int{1, 4} {
+				store := openStore(t)
+				if _, err := importFile(t, store, dump, Options{Workers: workers, Queue: 1 + 3*i}); err != nil {
+					t.Fatal(err)
+				}
+				r, err := store.Reader()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b strings.Builder
+				err = r.Dump(&b)
+				r.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[i] = b.String()
+			}
+			if !strings.Contains(got[0], "/symid ") || strings.Count(got[0], "\n") < 50 {
+				t.Fatalf("the serial import's dump is too small to compare:\n%s", got[0])
+			}
+			if got[0] != got[1] {
+				a, b := strings.Split(got[0], "\n"), strings.Split(got[1], "\n")
+				for i := range min(len(a), len(b)) {
+					if a[i] != b[i] {
+						t.Fatalf("serial and parallel imports differ at line %d:\n%s\n%s", i+1, a[i], b[i])
+					}
+				}
+				t.Fatalf("serial and parallel imports differ in length: %d and %d lines", len(a), len(b))
+			}
+		})
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

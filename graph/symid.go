@@ -1,0 +1,243 @@
+package graph
+
+// This file is the symbol table of a space (see keys.go): the 8-byte ids
+// that index keys hold instead of symbol strings, how writers assign them
+// and how readers translate them back.
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// symbolHash is the id a symbol string asks for first: XXH64 of the
+// string, seed 0. Part of the format.
+func symbolHash(sym string) uint64 { return xxhash.Sum64String(sym) }
+
+// symIDs gives the id of a symbol string in one space, for writing or
+// deleting a document's index records.
+type symIDs interface {
+	symID(sym string) (uint64, error)
+}
+
+// probeSymID finds sym's id in a table read through at: from sym's hash
+// on, the first id that holds sym (found) or nothing (free, the id sym
+// gets). Ids are never removed from a space, so a probe that finds sym
+// finds the id its records were written with.
+func probeSymID(sym string, at func(id uint64) (string, bool, error)) (id uint64, found bool, err error) {
+	id = symbolHash(sym)
+	for {
+		s, ok, err := at(id)
+		if err != nil {
+			return 0, false, err
+		}
+		if !ok {
+			return id, false, nil
+		}
+		if s == sym {
+			return id, true, nil
+		}
+		id++
+	}
+}
+
+// storeSymIDs resolves ids against a space of the store for a batch of
+// writes: with claim, a symbol without an id gets one and its symid record
+// is added to the batch; without, it is given the id it would get, under
+// which no record exists (what a deletion needs).
+type storeSymIDs struct {
+	r     kvReader
+	b     *pebble.Batch
+	space uint64
+	claim bool
+	added map[uint64]string // ids claimed in the batch
+	known map[string]uint64
+}
+
+func newStoreSymIDs(r kvReader, b *pebble.Batch, space uint64, claim bool) *storeSymIDs {
+	return &storeSymIDs{r: r, b: b, space: space, claim: claim, added: map[uint64]string{}, known: map[string]uint64{}}
+}
+
+func (t *storeSymIDs) symID(sym string) (uint64, error) {
+	if id, ok := t.known[sym]; ok {
+		return id, nil
+	}
+	id, found, err := probeSymID(sym, t.at)
+	if err != nil {
+		return 0, fmt.Errorf("graph: reading the id of symbol %q: %w", sym, err)
+	}
+	if !found && t.claim {
+		if err := t.b.Set(appendSymIDKey(nil, t.space, id), []byte(sym), nil); err != nil {
+			return 0, err
+		}
+		t.added[id] = sym
+	}
+	t.known[sym] = id
+	return id, nil
+}
+
+func (t *storeSymIDs) at(id uint64) (string, bool, error) {
+	if s, ok := t.added[id]; ok {
+		return s, true, nil
+	}
+	v, ok, err := get(t.r, appendSymIDKey(nil, t.space, id))
+	return string(v), ok, err
+}
+
+// hashSymIDs gives every symbol its hash, and remembers which it gave: a
+// generation writer encodes a document with it outside its lock, then
+// checks under the lock that no other symbol of the generation holds one
+// of those ids (see genSymTable.register).
+type hashSymIDs struct {
+	given map[string]uint64
+}
+
+func (h *hashSymIDs) symID(sym string) (uint64, error) {
+	if id, ok := h.given[sym]; ok {
+		return id, nil
+	}
+	id := symbolHash(sym)
+	if h.given == nil {
+		h.given = map[string]uint64{}
+	}
+	h.given[sym] = id
+	return id, nil
+}
+
+func (h *hashSymIDs) reset() { clear(h.given) }
+
+// genSymTable is the symbol table of a generation being written: every
+// id assigned so far. Its owner serializes access.
+type genSymTable struct {
+	ids  map[uint64]string
+	emit func(k, v []byte) // adds a symid record to the generation
+	key  []byte
+}
+
+// register adopts the ids a hashSymIDs gave, adding the symid records of
+// new ones; it reports false, adopting nothing, when one of them is held
+// by another symbol (the document must then be encoded through the
+// table).
+func (t *genSymTable) register(space uint64, h *hashSymIDs) bool {
+	for sym, id := range h.given {
+		if s, ok := t.ids[id]; ok && s != sym {
+			return false
+		}
+	}
+	for sym, id := range h.given {
+		if _, ok := t.ids[id]; !ok {
+			t.claim(space, id, sym)
+		}
+	}
+	return true
+}
+
+func (t *genSymTable) claim(space, id uint64, sym string) {
+	t.ids[id] = sym
+	t.key = appendSymIDKey(t.key[:0], space, id)
+	t.emit(t.key, []byte(sym))
+}
+
+// tableSymIDs assigns ids through a genSymTable, probing past collisions.
+type tableSymIDs struct {
+	t     *genSymTable
+	space uint64
+}
+
+func (x tableSymIDs) symID(sym string) (uint64, error) {
+	id, found, _ := probeSymID(sym, func(id uint64) (string, bool, error) {
+		s, ok := x.t.ids[id]
+		return s, ok, nil
+	})
+	if !found {
+		x.t.claim(x.space, id, sym)
+	}
+	return id, nil
+}
+
+// spaceSym is a symbol string in a space; spaceID a symbol id in one.
+type (
+	spaceSym struct {
+		space uint64
+		sym   string
+	}
+	spaceID struct{ space, id uint64 }
+)
+
+// symCache holds a reader's translations between symbol strings and ids,
+// which a snapshot never changes.
+type symCache struct {
+	mu    sync.Mutex
+	ids   map[spaceSym]uint64 // found ids
+	names map[spaceID]string
+}
+
+// symID returns sym's id in space, and false when no record of the space
+// names sym.
+func (r *Reader) symID(space uint64, sym string) (uint64, bool, error) {
+	c := r.syms()
+	key := spaceSym{space, sym}
+	c.mu.Lock()
+	id, ok := c.ids[key]
+	c.mu.Unlock()
+	if ok {
+		return id, true, nil
+	}
+	id, found, err := probeSymID(sym, func(id uint64) (string, bool, error) { return r.lookupSymName(space, id) })
+	if err != nil || !found {
+		return 0, false, err
+	}
+	c.mu.Lock()
+	if c.ids == nil {
+		c.ids = map[spaceSym]uint64{}
+	}
+	c.ids[key] = id
+	c.mu.Unlock()
+	return id, true, nil
+}
+
+// symName returns the symbol string of an id that a record of space
+// holds; a missing symid record is a malformed store.
+func (r *Reader) symName(space, id uint64) (string, error) {
+	s, ok, err := r.lookupSymName(space, id)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("%w: symbol id %s of %s has no symid record", errBadValue, formatSymID(id), spaceName(space))
+	}
+	return s, nil
+}
+
+func (r *Reader) lookupSymName(space, id uint64) (string, bool, error) {
+	c := r.syms()
+	key := spaceID{space, id}
+	c.mu.Lock()
+	s, ok := c.names[key]
+	c.mu.Unlock()
+	if ok {
+		return s, true, nil
+	}
+	v, ok, err := get(r.kv(), appendSymIDKey(nil, space, id))
+	if err != nil || !ok {
+		return "", false, err
+	}
+	s = string(v)
+	c.mu.Lock()
+	if c.names == nil {
+		c.names = map[spaceID]string{}
+	}
+	c.names[key] = s
+	c.mu.Unlock()
+	return s, true, nil
+}
+
+// syms returns the cache of the reader whose snapshot r reads.
+func (r *Reader) syms() *symCache {
+	if r.parent != nil {
+		return r.parent.syms()
+	}
+	return &r.symCache
+}

@@ -1,0 +1,149 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+// TestSymbolIDCollision makes another string hold the id that p.B's hash
+// asks for, in a generation being written and in the live layer, and
+// checks that p.B gets the next id, that every read (symbol, references,
+// definitions, edges both ways, names, traversal) finds it there, that a
+// document encoded outside the writer's lock before the collision was
+// known is encoded again, and that replacing and deleting live documents
+// remove exactly the records they wrote.
+func TestSymbolIDCollision(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open("collide", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := func(line uint32) textpos.Range {
+		return textpos.Range{Start: textpos.Position{Line: line, Col: 1}, End: textpos.Position{Line: line, Col: 2}}
+	}
+	facts := func(path, from, to string, line uint32) DocumentFacts {
+		return DocumentFacts{
+			Document: Document{Path: path},
+			Symbols:  []Symbol{{ID: from, DisplayName: strings.ToUpper(from[len(from)-1:]), Def: Location{Path: path, Range: at(line)}}},
+			Occurrences: []Occurrence{
+				{Symbol: from, Range: at(line), Roles: RoleDefinition},
+				{Symbol: to, Range: at(line + 1), Roles: RoleReference | RoleCall, Enclosing: from},
+			},
+			Edges: []Edge{{From: from, Kind: EdgeCalls, To: to, Confidence: 1}},
+		}
+	}
+	home := symbolHash("p.B")
+	g, err := s.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	g.syms.claim(g.space, home, "squatter")
+	g.mu.Unlock()
+	for _, f := range []DocumentFacts{facts("a.go", "p.A", "p.B", 1), facts("b.go", "p.B", "p.C", 5)} {
+		if err := g.PutDocument(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.Commit(ctx, Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what, wantIn string, wantRefs int) {
+		t.Helper()
+		r, err := s.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		dump := dumpString(t, r)
+		if !strings.Contains(dump, fmt.Sprintf("gen1/symid id=%s => p.B\n", formatSymID(home+1))) {
+			t.Errorf("%s: p.B is not at the id after its hash:\n%s", what, dump)
+		}
+		if strings.HasPrefix(what, "live") && !strings.Contains(dump, fmt.Sprintf("live/symid id=%s => p.B\n", formatSymID(home+1))) {
+			t.Errorf("%s: p.B is not at the id after its hash in the live layer:\n%s", what, dump)
+		}
+		if sym, ok, err := r.Symbol(ctx, "p.B"); err != nil || !ok || sym.DisplayName != "B" {
+			t.Errorf("%s: Symbol(p.B) = %+v, %v, %v", what, sym, ok, err)
+		}
+		refs, err := r.References(ctx, "p.B", 0)
+		if err != nil || len(refs) != wantRefs || refs[0].Enclosing != "p.A" {
+			t.Errorf("%s: References(p.B) = %+v, %v; want a.go's call from p.A first of %d", what, refs, err, wantRefs)
+		}
+		defs, err := r.Definitions(ctx, "p.B")
+		if err != nil || len(defs) != 1 || defs[0].Path != "b.go" {
+			t.Errorf("%s: Definitions(p.B) = %+v, %v", what, defs, err)
+		}
+		var got []string
+		in, err := r.Incoming(ctx, "p.B", EdgeFilter{})
+		for _, e := range in {
+			got = append(got, e.From+"@"+e.Path)
+		}
+		if err != nil || strings.Join(got, " ") != wantIn {
+			t.Errorf("%s: Incoming(p.B) = %v, %v; want %s", what, got, err, wantIn)
+		}
+		out, err := r.Outgoing(ctx, "p.B", EdgeFilter{})
+		if err != nil || len(out) != 1 || out[0].To != "p.C" {
+			t.Errorf("%s: Outgoing(p.B) = %+v, %v", what, out, err)
+		}
+		if found, err := r.FindSymbols(ctx, "B", false, 0); err != nil || len(found) != 1 || found[0].ID != "p.B" {
+			t.Errorf("%s: FindSymbols(B) = %+v, %v", what, found, err)
+		}
+		visits, _, err := r.Traverse(ctx, []string{"p.C"}, TraverseOptions{Direction: Upstream})
+		if err != nil || len(visits) < 2 || visits[0].Symbol != "p.B" || visits[1].Symbol != "p.A" {
+			t.Errorf("%s: Traverse(p.C up) = %+v, %v; want p.B then p.A", what, visits, err)
+		}
+		if sym, ok, err := r.Symbol(ctx, "squatter"); err != nil || ok {
+			t.Errorf("%s: Symbol(squatter) = %+v, %v, %v; it has an id and no records", what, sym, ok, err)
+		}
+	}
+	check("base", "p.A@a.go", 2)
+
+	// The live layer: the squatter's symid record comes first there too.
+	b := s.db.NewBatch()
+	if err := b.Set(appendSymIDKey(nil, spaceLive, home), []byte("squatter"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.commit(b, pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if err := s.PutDocument(ctx, Live, facts("c.go", "q.D", "p.B", 9)); err != nil {
+		t.Fatal(err)
+	}
+	check("live", "p.A@a.go q.D@c.go", 3)
+	// Replaced by a document without the edge, then deleted: no record of
+	// c.go remains in the live layer's indexes.
+	if err := s.PutDocument(ctx, Live, DocumentFacts{Document: Document{Path: "c.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	check("live replaced", "p.A@a.go", 2)
+	if err := s.DeleteDocument(ctx, Live, "c.go"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for l := range strings.Lines(dumpString(t, r)) {
+		if strings.HasPrefix(l, "live/") && !strings.HasPrefix(l, "live/symid ") {
+			t.Errorf("left in the live layer: %s", l)
+		}
+	}
+}
+
+// dumpString returns r's Dump.
+func dumpString(t *testing.T, r *Reader) string {
+	t.Helper()
+	var b strings.Builder
+	if err := r.Dump(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
