@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,10 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/lspgraph/lspgraph/internal/lspbench"
-	"github.com/lspgraph/lspgraph/internal/proccpu"
 	"github.com/lspgraph/lspgraph/lspproxy"
 )
 
@@ -73,79 +72,20 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 		}
 		proxyArgs = append(proxyArgs, "--cpuprofile", *proxyProfile)
 	}
-	specs := []struct {
-		name, prog string
-		args       []string
-	}{
-		{"direct", server[0], server[1:]},
-		{"copier", self, append([]string{"bench", "copier", "--"}, server...)},
-		{"proxy", self, append(append(proxyArgs, "--"), server...)},
+	cfg := lspbench.Config{Dir: dir, URI: "file://" + path, Text: string(text), Line: line, Col: col,
+		Requests: *requests, Runs: *runs, Warmup: *warmup, Paths: []lspbench.Path{
+			{Name: "direct", Prog: server[0], Args: server[1:]},
+			{Name: "copier", Prog: self, Args: append([]string{"bench", "copier", "--"}, server...)},
+			{Name: "proxy", Prog: self, Args: append(append(proxyArgs, "--"), server...)},
+		}}
+	out, err := lspbench.Compare(ctx, cfg)
+	if err != nil {
+		if errors.Is(err, lspbench.ErrNoDefinition) {
+			return fmt.Errorf("the server has no definition at %s:%s (%w): pick --file/--at on an identifier", *file, *at, err)
+		}
+		return err
 	}
-	var paths []*lspbench.Editor
-	defer func() {
-		for _, p := range paths {
-			p.Stop()
-		}
-	}()
-	uri := "file://" + path
-	for _, s := range specs {
-		p, err := lspbench.Start(ctx, s.name, dir, s.prog, s.args...)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, p)
-		if err := p.Open("file://"+dir, uri, string(text)); err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
-	}
-	params := fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":%d,"character":%d}}`, uri, line-1, col-1)
-	for _, p := range paths {
-		for range *warmup {
-			if _, err := p.Call("textDocument/definition", params); err != nil {
-				return fmt.Errorf("%s: warming up: %w", p.Name, err)
-			}
-		}
-	}
-	if res, err := paths[0].Call("textDocument/definition", params); err != nil || string(res) == "null" || string(res) == "[]" {
-		return fmt.Errorf("the server has no definition at %s:%s (answer %s, %v): pick --file/--at on an identifier", *file, *at, res, err)
-	}
-
-	out := benchProxyResult{Server: strings.Join(server, " "), Requests: *requests}
-	all := make([][]time.Duration, len(paths))
-	cpuAll := make([]time.Duration, len(paths))
-	for run := range *runs {
-		samples := make([][]time.Duration, len(paths))
-		cpu0 := make([]time.Duration, len(paths))
-		for i, p := range paths {
-			cpu0[i] = proccpu.Of(p.PID)
-		}
-		for round := range *requests {
-			// Rotate the order so no path always follows the same one (a
-			// server's work after an answer competes with the next request).
-			for k := range paths {
-				i := (round + k + run) % len(paths)
-				t0 := time.Now()
-				if _, err := paths[i].Call("textDocument/definition", params); err != nil {
-					return fmt.Errorf("%s: %w", paths[i].Name, err)
-				}
-				samples[i] = append(samples[i], time.Since(t0))
-			}
-		}
-		cpu := make([]time.Duration, len(paths))
-		for i, p := range paths {
-			cpu[i] = proccpu.Of(p.PID) - cpu0[i]
-			cpuAll[i] += cpu[i]
-			all[i] = append(all[i], samples[i]...)
-		}
-		out.Runs = append(out.Runs, summarizeProxyRun(paths, samples, cpu))
-	}
-	out.Pooled = summarizeProxyRun(paths, all, cpuAll)
-	for _, p := range paths {
-		if err := p.Shutdown(); err != nil {
-			return fmt.Errorf("%s: %w", p.Name, err)
-		}
-	}
-	paths = nil
+	out.Server = strings.Join(server, " ")
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -154,7 +94,7 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(e.stdout, "%d × textDocument/definition per path per run against %s (goal: added p50 proxy/copier ≤ 1.1, p99 proxy/direct ≤ 1.4)\n", *requests, out.Server)
 	fmt.Fprintln(tw, "run\tdirect p50\tp99\tcopier p50\tp99\tcpu µs/req\tproxy p50\tp99\tcpu µs/req\tadded p50 proxy/copier\tpaired\tp99 proxy/direct\t")
-	row := func(name string, r benchProxyRun) {
+	row := func(name string, r lspbench.RunStats) {
 		d, c, x := r.Paths[0], r.Paths[1], r.Paths[2]
 		ratio := func(v *float64) string {
 			if v == nil {
@@ -169,59 +109,6 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	}
 	row("all", out.Pooled)
 	return tw.Flush()
-}
-
-// summarizeProxyRun computes the percentiles and ratios of one run (or of
-// all runs' samples pooled); cpu is each path's process CPU time over it.
-func summarizeProxyRun(paths []*lspbench.Editor, samples [][]time.Duration, cpu []time.Duration) benchProxyRun {
-	var r benchProxyRun
-	for i, p := range paths {
-		st := benchProxyPath{Name: p.Name, P50ms: lspbench.PercentileMS(samples[i], 50), P99ms: lspbench.PercentileMS(samples[i], 99)}
-		if i > 0 {
-			st.CPUusPerReq = float64(cpu[i].Microseconds()) / float64(len(samples[i]))
-		}
-		r.Paths = append(r.Paths, st)
-	}
-	d, c, x := r.Paths[0], r.Paths[1], r.Paths[2]
-	if c.P50ms > d.P50ms {
-		added := (x.P50ms - d.P50ms) / (c.P50ms - d.P50ms)
-		r.AddedP50Ratio = &added
-	}
-	if paired, ok := lspbench.PairedAddedRatio(samples[0], samples[1], samples[2]); ok {
-		r.PairedAddedP50Ratio = &paired
-	}
-	r.P99OverDirect = x.P99ms / d.P99ms
-	return r
-}
-
-type benchProxyResult struct {
-	Server   string          `json:"server"`
-	Requests int             `json:"requests_per_run"`
-	Runs     []benchProxyRun `json:"runs"`
-	// Pooled is every run's samples taken together.
-	Pooled benchProxyRun `json:"pooled"`
-}
-
-type benchProxyRun struct {
-	Paths []benchProxyPath `json:"paths"` // direct, copier, proxy
-	// AddedP50Ratio is (proxy p50 − direct p50) / (copier p50 − direct
-	// p50): what the proxy adds over what any middle process adds (null
-	// when the copier measured no slower than direct).
-	AddedP50Ratio *float64 `json:"added_p50_proxy_over_copier"`
-	// PairedAddedP50Ratio is median(proxy − direct) / median(copier −
-	// direct) over the rounds, each request less its round's direct one
-	// (see lspbench.PairedAddedRatio); null as AddedP50Ratio.
-	PairedAddedP50Ratio *float64 `json:"paired_added_p50_proxy_over_copier"`
-	P99OverDirect       float64  `json:"p99_proxy_over_direct"`
-}
-
-type benchProxyPath struct {
-	Name  string  `json:"name"`
-	P50ms float64 `json:"p50_ms"`
-	P99ms float64 `json:"p99_ms"`
-	// CPUusPerReq is the middle process's CPU time per request (its
-	// threads' run time from /proc; 0 for direct or where unavailable).
-	CPUusPerReq float64 `json:"cpu_us_per_request,omitempty"`
 }
 
 // runBenchCopier is the floor `bench proxy` compares the proxy with: a

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lspgraph/lspgraph/internal/lspbench"
 )
 
 func TestBenchProxy(t *testing.T) {
@@ -35,7 +37,7 @@ func TestBenchProxy(t *testing.T) {
 	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
 		t.Errorf("--proxy-cpuprofile: %v, %v", fi, err)
 	}
-	var res benchProxyResult
+	var res lspbench.Result
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
