@@ -22,10 +22,10 @@ const (
 // rankings are fusions of one search's signals with other weights
 // (search.Fuse), which is what a search with those weights returns.
 const (
-	RankFused       = "fused"        // search.DefaultSignals
-	RankFit         = "fused-fit"    // the weights chosen on the fit commits
-	RankGraphBlind  = "graph-blind"  // BM25F and the query-blind signals
-	RankBM25F       = "bm25f"        // BM25F alone
+	RankFused       = "fused"       // search.DefaultSignals
+	RankFit         = "fused-fit"   // the weights chosen on the fit commits
+	RankGraphBlind  = "graph-blind" // BM25F and the query-blind signals
+	RankBM25F       = "bm25f"       // BM25F alone
 	RankBM25        = "bm25-whole-file"
 	ablationPrefix  = "fused-without-"
 	candidatesTaken = 100

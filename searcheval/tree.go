@@ -158,5 +158,3 @@ func exportTree(ctx context.Context, gitDir, rev, dir string, pathspecs ...strin
 	}
 	return nil
 }
-
-
