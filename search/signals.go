@@ -60,6 +60,10 @@ var DefaultSignals = SignalWeights{
 // are read per query.
 const evidenceDepth = 20
 
+// spread damps the evidence a document takes from its neighbours and
+// siblings: its own BM25 plus spread times theirs (averaged).
+const spread = 0.5
+
 // siblingsCounted is how many of a directory's other documents, best by
 // BM25, the package signal sums.
 const siblingsCounted = 3
@@ -144,11 +148,15 @@ func neighbourEvidence(ctx context.Context, r *graph.Reader, cands []*candidate)
 			ns = append(ns, j)
 		}
 		slices.Sort(ns) // candidates are best by BM25 first
+		sum := 0.0
 		for _, j := range ns {
-			c.neighbours += cands[j].hit.BM25
+			sum += cands[j].hit.BM25
 			if len(c.hit.Neighbours) < 3 {
 				c.hit.Neighbours = append(c.hit.Neighbours, cands[j].hit.Path)
 			}
+		}
+		if len(ns) > 0 {
+			c.neighbours = c.hit.BM25 + spread*sum/float64(len(ns))
 		}
 	}
 	return nil
@@ -168,18 +176,21 @@ func siblingScores(byPath map[string]*candidate) map[string]float64 {
 	for p, c := range byPath {
 		s := byDir[path.Dir(p)]
 		own := false
-		sum := 0.0
+		sum, n := 0.0, 0
 		for _, v := range s[:min(len(s), siblingsCounted+1)] {
 			if !own && v == c.hit.BM25 {
 				own = true
 				continue
 			}
-			sum += v
+			sum, n = sum+v, n+1
 		}
-		if !own && len(s) > siblingsCounted {
-			sum -= s[siblingsCounted]
+		if !own && n > siblingsCounted {
+			sum, n = sum-s[siblingsCounted], n-1
 		}
-		out[p] = sum
+		out[p] = c.hit.BM25
+		if n > 0 {
+			out[p] += spread * sum / float64(n)
+		}
 	}
 	return out
 }

@@ -123,7 +123,7 @@ func (c *Commit) fuse(w search.SignalWeights) []int {
 }
 
 // fitGrid is the weights tried for each query-dependent signal.
-var fitGrid = []float64{0, 0.25, 0.5, 1, 2}
+var fitGrid = []float64{0, 0.25, 0.5, 1, 2, 4}
 
 // Fit chooses the weights of the query-dependent signals, from fitGrid,
 // that give the best MRR over the fit commits (then the best hit@3, then
