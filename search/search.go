@@ -59,6 +59,9 @@ type Options struct {
 	// Signals are the weights of the signals fused with the text's rank;
 	// DefaultSignals when nil. A signal weighted 0 is not computed.
 	Signals SignalWeights
+	// Cache keeps what searches of the same store read again; nil reads
+	// everything afresh.
+	Cache *Cache
 }
 
 // BM25 parameters and the fusion constant.
@@ -158,7 +161,8 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 		weights = FieldWeights
 	}
 	limit := cmp.Or(o.Limit, 10)
-	st, err := r.TermStats(ctx)
+	v := o.Cache.view(r)
+	st, err := v.termStats(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -206,7 +210,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	slices.SortFunc(cands, func(a, b *candidate) int {
 		return cmp.Or(cmp.Compare(b.hit.BM25, a.hit.BM25), strings.Compare(a.hit.Path, b.hit.Path))
 	})
-	g := graphSignals{r: r, pkgSym: map[string]string{}, byPackage: map[string]string{}, dependents: map[string]float64{}, test: map[string]bool{}}
+	g := graphSignals{v: v}
 	if o.Scope == ScopeClosure {
 		if cands, err = g.inClosure(ctx, cands, o.From); err != nil {
 			return res, err
@@ -255,45 +259,16 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 
 func round(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-// graphSignals reads the graph's signals of candidates, caching per
-// package.
+// graphSignals reads the graph's signals of candidates through a cache.
 type graphSignals struct {
-	r          *graph.Reader
-	pkgSym     map[string]string  // document → its package's symbol
-	byPackage  map[string]string  // package name → its symbol
-	dependents map[string]float64 // package symbol → importing packages
-	test       map[string]bool    // document → whether it is a test
+	v *view
 }
 
 // packageOf returns the symbol of the package a document belongs to, or
 // "" when it defines none.
 func (g *graphSignals) packageOf(ctx context.Context, p string) (string, error) {
-	if s, ok := g.pkgSym[p]; ok {
-		return s, nil
-	}
-	d, _, err := g.r.Document(ctx, p)
-	if err != nil {
-		return "", fmt.Errorf("search: reading document %s: %w", p, err)
-	}
-	g.test[p] = d.Flags&graph.DocTest != 0
-	if s, ok := g.byPackage[d.Package]; ok && d.Package != "" && s != "" {
-		g.pkgSym[p] = s
-		return s, nil
-	}
-	syms, err := g.r.DocumentSymbolsWhere(ctx, p, func(_, kind []byte) bool {
-		k := string(kind)
-		return k == "package" || k == "namespace" || k == "module"
-	})
-	if err != nil {
-		return "", fmt.Errorf("search: reading the symbols of %s: %w", p, err)
-	}
-	id := ""
-	if len(syms) > 0 {
-		id = syms[0].ID
-	}
-	g.pkgSym[p] = id
-	g.byPackage[d.Package] = id
-	return id, nil
+	d, err := g.v.pkg(ctx, p)
+	return d.sym, err
 }
 
 // inClosure keeps the candidates whose package is from's or one it
@@ -309,7 +284,7 @@ func (g *graphSignals) inClosure(ctx context.Context, cands []*candidate, from s
 	seen := map[string]bool{start: true}
 	queue := []string{start}
 	for len(queue) > 0 {
-		es, err := g.r.Outgoing(ctx, queue[0], graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImports}})
+		es, err := g.v.r.Outgoing(ctx, queue[0], graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImports}})
 		if err != nil {
 			return nil, fmt.Errorf("search: reading the imports of %s: %w", queue[0], err)
 		}
@@ -342,13 +317,13 @@ func (g *graphSignals) inClosure(ctx context.Context, cands []*candidate, from s
 // tests).
 func (g *graphSignals) fuse(ctx context.Context, cands []*candidate, from string, q queryWords, w SignalWeights, siblings map[string]float64) error {
 	if w[SignalSymbol] > 0 {
-		if err := symbolEvidence(ctx, g.r, cands[:min(evidenceDepth, len(cands))], q); err != nil {
+		if err := symbolEvidence(ctx, g.v.r, cands[:min(evidenceDepth, len(cands))], q); err != nil {
 			return err
 		}
 		addSignal(cands, SignalSymbol, func(c *candidate) float64 { return c.symbol })
 	}
 	if w[SignalNeighbours] > 0 {
-		if err := neighbourEvidence(ctx, g.r, cands[:min(evidenceDepth, len(cands))]); err != nil {
+		if err := neighbourEvidence(ctx, g.v, cands[:min(evidenceDepth, len(cands))]); err != nil {
 			return err
 		}
 		addSignal(cands, SignalNeighbours, func(c *candidate) float64 { return c.neighbours })
@@ -370,20 +345,20 @@ func (g *graphSignals) fuse(ctx context.Context, cands []*candidate, from string
 		}
 	}
 	for _, c := range cands {
-		s, err := g.packageOf(ctx, c.hit.Path)
+		d, err := g.v.pkg(ctx, c.hit.Path)
 		if err != nil {
 			return err
 		}
-		c.pkgSym = s
+		c.pkgSym = d.sym
 		if w[SignalDependents] > 0 {
-			if c.central, err = g.dependentsOf(ctx, s); err != nil {
+			if c.central, err = g.v.dependents(ctx, d.sym); err != nil {
 				return err
 			}
 		}
 		if from != "" {
-			c.near = proximity(from, c.hit.Path, fromPkg != "" && s == fromPkg)
+			c.near = proximity(from, c.hit.Path, fromPkg != "" && d.sym == fromPkg)
 		}
-		c.hit.Test = g.test[c.hit.Path]
+		c.hit.Test = d.test
 	}
 	if w[SignalDependents] > 0 {
 		addSignal(cands, SignalDependents, func(c *candidate) float64 { return c.central })
@@ -401,23 +376,6 @@ func (g *graphSignals) fuse(ctx context.Context, cands []*candidate, from string
 		return 1
 	})
 	return nil
-}
-
-// dependentsOf counts the packages importing a package symbol.
-func (g *graphSignals) dependentsOf(ctx context.Context, pkgSym string) (float64, error) {
-	if pkgSym == "" {
-		return 0, nil
-	}
-	if n, ok := g.dependents[pkgSym]; ok {
-		return n, nil
-	}
-	es, err := g.r.Incoming(ctx, pkgSym, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImports}})
-	if err != nil {
-		return 0, fmt.Errorf("search: reading the importers of %s: %w", pkgSym, err)
-	}
-	n := float64(len(es))
-	g.dependents[pkgSym] = n
-	return n, nil
 }
 
 // proximity scores how near p is to from: 3 the same document, 2 the same

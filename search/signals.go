@@ -3,10 +3,8 @@ package search
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"path"
 	"slices"
-	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
 )
@@ -108,26 +106,20 @@ func symbolEvidence(ctx context.Context, r *graph.Reader, cands []*candidate, q 
 // another's definitions and scores each by its neighbours' BM25. A symbol
 // defined by more than one candidate (a package) links nothing, nor do
 // imports and locals.
-func neighbourEvidence(ctx context.Context, r *graph.Reader, cands []*candidate) error {
+func neighbourEvidence(ctx context.Context, v *view, cands []*candidate) error {
 	definer := map[string]int{} // symbol → candidate defining it, -1 when several
 	refs := make([][]string, len(cands))
 	for i, c := range cands {
-		occs, err := r.Occurrences(ctx, c.hit.Path)
+		l, err := v.links(ctx, c.hit.Path)
 		if err != nil {
-			return fmt.Errorf("search: reading the references of %s: %w", c.hit.Path, err)
+			return err
 		}
-		for _, o := range occs {
-			if strings.HasPrefix(o.Symbol, "local ") || o.Roles&graph.RoleImport != 0 {
-				continue
-			}
-			if o.Roles&graph.RoleDefinition == 0 {
-				refs[i] = append(refs[i], o.Symbol)
-				continue
-			}
-			if j, ok := definer[o.Symbol]; ok && j != i {
-				definer[o.Symbol] = -1
+		refs[i] = l.refs
+		for _, s := range l.defs {
+			if _, ok := definer[s]; ok {
+				definer[s] = -1
 			} else {
-				definer[o.Symbol] = i
+				definer[s] = i
 			}
 		}
 	}

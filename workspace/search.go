@@ -60,6 +60,7 @@ func (s *Session) searchCommand(ctx context.Context, c Call) (any, error) {
 		return nil, err
 	}
 	defer r.Close()
+	o.Cache = s.searches
 	res, err := search.Search(ctx, r, q.Query, o)
 	if err != nil {
 		return nil, err

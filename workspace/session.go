@@ -19,6 +19,7 @@ import (
 	"github.com/lspgraph/lspgraph/lspproxy"
 	"github.com/lspgraph/lspgraph/overlay"
 	"github.com/lspgraph/lspgraph/resolve"
+	"github.com/lspgraph/lspgraph/search"
 )
 
 // Options configure Open.
@@ -67,6 +68,9 @@ type Session struct {
 	cache   answerCache // encoded answers of a warm session
 	history histories   // history logs read for context packs, by commit
 	scopes  scopeCache  // the scope analysis while the work tree and store hold
+	// searches keeps what searches of the store read again (each base
+	// document's reference links and package, the term statistics).
+	searches *search.Cache
 
 	// liveMu serializes the adapter's calls: the observer's, and the
 	// commands' that add what the live server told them.
@@ -121,13 +125,14 @@ func Open(opts Options) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{
-		root:    root,
-		log:     log,
-		store:   store,
-		buffers: newBuffers(root),
-		started: time.Now(),
-		clients: map[string]ClientInfo{},
-		cache:   answerCache{dir: filepath.Join(store.Dir(), "answers")},
+		root:     root,
+		log:      log,
+		store:    store,
+		buffers:  newBuffers(root),
+		started:  time.Now(),
+		clients:  map[string]ClientInfo{},
+		cache:    answerCache{dir: filepath.Join(store.Dir(), "answers")},
+		searches: search.NewCache(),
 	}
 	// The live adapter reads the editor's text from the session's buffers:
 	// one copy, followed in one place.

@@ -1,0 +1,216 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// Cache keeps what searches of one store read again and again, so a
+// search reads only what changed since the last: per base generation,
+// the reference links and package of each document the base layer owns
+// (the live layer's are read each time); per store version, the term
+// statistics and each package's importers. A search with a Cache answers
+// exactly as one without. Use one Cache per store; it is safe for
+// concurrent searches.
+type Cache struct {
+	mu      sync.Mutex
+	baseGen uint64
+	links   map[string]*docLinks // base document → its links
+	pkgs    map[string]docPackage
+	version uint64
+	stats   *graph.TermStats
+	deps    map[string]float64 // package symbol → importing packages
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{} }
+
+// docLinks are the symbols a document defines and references (imports and
+// locals left out), the reference graph's edges at document level.
+type docLinks struct {
+	defs, refs []string
+}
+
+// docPackage is a document's package symbol and whether it is a test.
+type docPackage struct {
+	sym  string
+	test bool
+}
+
+// view is a Cache as one search sees it: checked against the reader's
+// base generation and version, with the reader's live documents, whose
+// facts are never cached. A nil Cache gives a view that caches for the
+// search alone.
+type view struct {
+	c       *Cache
+	r       *graph.Reader
+	live    []string
+	baseGen uint64
+	version uint64
+}
+
+func (c *Cache) view(r *graph.Reader) *view {
+	if c == nil {
+		c = NewCache()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.links == nil || c.baseGen != r.BaseGeneration() {
+		c.baseGen, c.links, c.pkgs = r.BaseGeneration(), map[string]*docLinks{}, map[string]docPackage{}
+	}
+	if c.deps == nil || c.version != r.Version() {
+		c.version, c.stats, c.deps = r.Version(), nil, map[string]float64{}
+	}
+	return &view{c: c, r: r, live: r.LiveDocuments(), baseGen: r.BaseGeneration(), version: r.Version()}
+}
+
+// current reports, with c.mu held, whether the cache still describes the
+// view's base generation and version (a concurrent search of a newer
+// snapshot may have reset it).
+func (v *view) current() bool { return v.c.baseGen == v.baseGen && v.c.version == v.version }
+
+// base reports whether the base layer owns path's facts.
+func (v *view) base(path string) bool {
+	_, live := slices.BinarySearch(v.live, path)
+	return !live
+}
+
+// termStats returns the reader's term statistics.
+func (v *view) termStats(ctx context.Context) (graph.TermStats, error) {
+	v.c.mu.Lock()
+	st := v.c.stats
+	ok := v.current()
+	v.c.mu.Unlock()
+	if st != nil && ok {
+		return *st, nil
+	}
+	s, err := v.r.TermStats(ctx)
+	if err != nil {
+		return s, err
+	}
+	v.c.mu.Lock()
+	if v.current() {
+		v.c.stats = &s
+	}
+	v.c.mu.Unlock()
+	return s, nil
+}
+
+// links returns the symbols path defines and references.
+func (v *view) links(ctx context.Context, path string) (*docLinks, error) {
+	cacheable := v.base(path)
+	if cacheable {
+		v.c.mu.Lock()
+		l, ok := v.c.links[path], v.current()
+		v.c.mu.Unlock()
+		if l != nil && ok {
+			return l, nil
+		}
+	}
+	occs, err := v.r.Occurrences(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("search: reading the references of %s: %w", path, err)
+	}
+	l := &docLinks{}
+	for _, o := range occs {
+		switch {
+		case strings.HasPrefix(o.Symbol, "local ") || o.Roles&graph.RoleImport != 0:
+		case o.Roles&graph.RoleDefinition != 0:
+			l.defs = append(l.defs, o.Symbol)
+		default:
+			l.refs = append(l.refs, o.Symbol)
+		}
+	}
+	slices.Sort(l.defs)
+	slices.Sort(l.refs)
+	l.defs, l.refs = slices.Compact(l.defs), slices.Compact(l.refs)
+	if cacheable {
+		v.c.mu.Lock()
+		if v.current() {
+			v.c.links[path] = l
+		}
+		v.c.mu.Unlock()
+	}
+	return l, nil
+}
+
+// pkg returns the package symbol of the document at path ("" when it
+// defines none) and whether it is a test.
+func (v *view) pkg(ctx context.Context, path string) (docPackage, error) {
+	cacheable := v.base(path)
+	if cacheable {
+		v.c.mu.Lock()
+		p, ok := v.c.pkgs[path]
+		ok = ok && v.current()
+		v.c.mu.Unlock()
+		if ok {
+			return p, nil
+		}
+	}
+	d, _, err := v.r.Document(ctx, path)
+	if err != nil {
+		return docPackage{}, fmt.Errorf("search: reading document %s: %w", path, err)
+	}
+	syms, err := v.r.DocumentSymbolsWhere(ctx, path, func(_, kind []byte) bool {
+		k := string(kind)
+		return k == "package" || k == "namespace" || k == "module"
+	})
+	if err != nil {
+		return docPackage{}, fmt.Errorf("search: reading the symbols of %s: %w", path, err)
+	}
+	p := docPackage{sym: ownPackage(syms, path), test: d.Flags&graph.DocTest != 0}
+	if cacheable {
+		v.c.mu.Lock()
+		if v.current() {
+			v.c.pkgs[path] = p
+		}
+		v.c.mu.Unlock()
+	}
+	return p, nil
+}
+
+// dependents counts the packages importing a package symbol.
+func (v *view) dependents(ctx context.Context, pkgSym string) (float64, error) {
+	if pkgSym == "" {
+		return 0, nil
+	}
+	v.c.mu.Lock()
+	n, ok := v.c.deps[pkgSym]
+	ok = ok && v.current()
+	v.c.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	es, err := v.r.Incoming(ctx, pkgSym, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImports}})
+	if err != nil {
+		return 0, fmt.Errorf("search: reading the importers of %s: %w", pkgSym, err)
+	}
+	v.c.mu.Lock()
+	if v.current() {
+		v.c.deps[pkgSym] = float64(len(es))
+	}
+	v.c.mu.Unlock()
+	return float64(len(es)), nil
+}
+
+// ownPackage returns the id of the package symbol a document defines
+// itself among syms (an import's package is defined elsewhere), else of
+// the first symbol not external, else "".
+func ownPackage(syms []graph.Symbol, path string) string {
+	for _, s := range syms {
+		if s.Def.Path == path {
+			return s.ID
+		}
+	}
+	for _, s := range syms {
+		if !s.External && s.Def.Path == "" {
+			return s.ID
+		}
+	}
+	return ""
+}
