@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/terms"
 )
 
 // Cache keeps what searches of one store read again and again, so a
@@ -22,6 +23,8 @@ type Cache struct {
 	baseGen uint64
 	links   map[string]*docLinks // base document → its links
 	pkgs    map[string]docPackage
+	names   map[string]*docNames // base document → its named definitions
+	ids     map[string]uint32    // symbol → its number in docLinks
 	version uint64
 	stats   *graph.TermStats
 	deps    map[string]float64 // package symbol → importing packages
@@ -31,9 +34,24 @@ type Cache struct {
 func NewCache() *Cache { return &Cache{} }
 
 // docLinks are the symbols a document defines and references (imports and
-// locals left out), the reference graph's edges at document level.
+// locals left out), by number, sorted: the reference graph's edges at
+// document level.
 type docLinks struct {
-	defs, refs []string
+	defs, refs []uint32
+}
+
+// namedSymbol is a definition of a document with its name's words.
+type namedSymbol struct {
+	sym   SymbolMatch
+	words []string
+	low   []byte // the name in lower case
+}
+
+// docNames are a document's named definitions and, by word, which of
+// them hold it.
+type docNames struct {
+	syms   []namedSymbol
+	byWord map[string][]int
 }
 
 // docPackage is a document's package symbol and whether it is a test.
@@ -61,7 +79,8 @@ func (c *Cache) view(r *graph.Reader) *view {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.links == nil || c.baseGen != r.BaseGeneration() {
-		c.baseGen, c.links, c.pkgs = r.BaseGeneration(), map[string]*docLinks{}, map[string]docPackage{}
+		c.baseGen, c.links, c.pkgs, c.names = r.BaseGeneration(), map[string]*docLinks{}, map[string]docPackage{}, map[string]*docNames{}
+		c.ids = map[string]uint32{}
 	}
 	if c.deps == nil || c.version != r.Version() {
 		c.version, c.stats, c.deps = r.Version(), nil, map[string]float64{}
@@ -117,15 +136,23 @@ func (v *view) links(ctx context.Context, path string) (*docLinks, error) {
 		return nil, fmt.Errorf("search: reading the references of %s: %w", path, err)
 	}
 	l := &docLinks{}
+	v.c.mu.Lock()
 	for _, o := range occs {
-		switch {
-		case strings.HasPrefix(o.Symbol, "local ") || o.Roles&graph.RoleImport != 0:
-		case o.Roles&graph.RoleDefinition != 0:
-			l.defs = append(l.defs, o.Symbol)
-		default:
-			l.refs = append(l.refs, o.Symbol)
+		if strings.HasPrefix(o.Symbol, "local ") || o.Roles&graph.RoleImport != 0 {
+			continue
+		}
+		id, ok := v.c.ids[o.Symbol]
+		if !ok {
+			id = uint32(len(v.c.ids))
+			v.c.ids[o.Symbol] = id
+		}
+		if o.Roles&graph.RoleDefinition != 0 {
+			l.defs = append(l.defs, id)
+		} else {
+			l.refs = append(l.refs, id)
 		}
 	}
+	v.c.mu.Unlock()
 	slices.Sort(l.defs)
 	slices.Sort(l.refs)
 	l.defs, l.refs = slices.Compact(l.defs), slices.Compact(l.refs)
@@ -213,4 +240,47 @@ func ownPackage(syms []graph.Symbol, path string) string {
 		}
 	}
 	return ""
+}
+
+// symbols returns the definitions of the document at path that a reader
+// can name: neither local nor external, defined in it, with a display
+// name.
+func (v *view) symbols(ctx context.Context, path string) (*docNames, error) {
+	cacheable := v.base(path)
+	if cacheable {
+		v.c.mu.Lock()
+		ns, ok := v.c.names[path]
+		ok = ok && v.current()
+		v.c.mu.Unlock()
+		if ok {
+			return ns, nil
+		}
+	}
+	syms, err := v.r.DocumentSymbolsWhere(ctx, path, func(name, _ []byte) bool { return len(name) > 0 })
+	if err != nil {
+		return nil, fmt.Errorf("search: reading the symbols of %s: %w", path, err)
+	}
+	ns := &docNames{byWord: map[string][]int{}}
+	for _, s := range syms {
+		if s.DisplayName == "" || s.External || s.Def.Path != path || strings.HasPrefix(s.ID, "local ") {
+			continue
+		}
+		n := namedSymbol{
+			sym:   SymbolMatch{Name: s.DisplayName, Kind: s.Kind, ID: s.ID, Line: int(s.Def.Range.Start.Line) + 1},
+			words: terms.Query(s.DisplayName),
+			low:   slices.Clone(lowerASCII([]byte(s.DisplayName))),
+		}
+		for _, w := range n.words {
+			ns.byWord[w] = append(ns.byWord[w], len(ns.syms))
+		}
+		ns.syms = append(ns.syms, n)
+	}
+	if cacheable {
+		v.c.mu.Lock()
+		if v.current() {
+			v.c.names[path] = ns
+		}
+		v.c.mu.Unlock()
+	}
+	return ns, nil
 }

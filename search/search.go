@@ -245,10 +245,11 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 		h := hits[i]
 		c := byPath[h.Path]
 		if !c.named {
-			if c.symbols, err = matchingSymbols(ctx, r, h.Path, res.Words, idf); err != nil {
+			if c.symbols, err = matchingSymbols(ctx, v, h.Path, res.Words, idf); err != nil {
 				return res, err
 			}
 		}
+		sortSymbols(c.symbols)
 		h.Symbols = c.symbols[:min(3, len(c.symbols))]
 		h.Score = round(h.Score * 1000)
 		h.BM25 = round(h.BM25)
@@ -317,7 +318,7 @@ func (g *graphSignals) inClosure(ctx context.Context, cands []*candidate, from s
 // tests).
 func (g *graphSignals) fuse(ctx context.Context, cands []*candidate, from string, q queryWords, w SignalWeights, siblings map[string]float64) error {
 	if w[SignalSymbol] > 0 {
-		if err := symbolEvidence(ctx, g.v.r, cands[:min(evidenceDepth, len(cands))], q); err != nil {
+		if err := symbolEvidence(ctx, g.v, cands[:min(evidenceDepth, len(cands))], q); err != nil {
 			return err
 		}
 		addSignal(cands, SignalSymbol, func(c *candidate) float64 { return c.symbol })
@@ -418,38 +419,47 @@ func addSignal(cands []*candidate, name string, value func(*candidate) float64) 
 }
 
 // matchingSymbols returns the definitions of a document whose names hold
-// query words, those with the most first, functions, methods and types
-// before other kinds, then in position order; Score weighs each by the
-// idf of its words and the share of its name they cover.
-func matchingSymbols(ctx context.Context, r *graph.Reader, p string, words []string, idf map[string]float64) ([]SymbolMatch, error) {
-	syms, err := r.DocumentSymbolsWhere(ctx, p, func(name, _ []byte) bool {
-		return len(name) > 0 && mayHold(name, words)
-	})
+// query words, in definition order; score weighs each by the idf of its
+// words and the share of its name they cover.
+func matchingSymbols(ctx context.Context, v *view, p string, words []string, idf map[string]float64) ([]SymbolMatch, error) {
+	names, err := v.symbols(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("search: reading the symbols of %s: %w", p, err)
+		return nil, err
 	}
+	// Only the definitions holding a query word can match: those, in
+	// definition order.
+	var holding []int
+	for _, w := range words {
+		holding = append(holding, names.byWord[w]...)
+	}
+	slices.Sort(holding)
 	var out []SymbolMatch
-	for _, s := range syms {
-		if s.DisplayName == "" || s.External || s.Def.Path != p || strings.HasPrefix(s.ID, "local ") {
+	for _, i := range slices.Compact(holding) {
+		s := &names.syms[i]
+		if !holdsPrefix(s.low, words) {
 			continue
 		}
-		nameWords := terms.Query(s.DisplayName)
 		n, sum := 0, 0.0
-		for _, w := range nameWords {
+		for _, w := range s.words {
 			if slices.Contains(words, w) {
 				n++
 				sum += idf[w]
 			}
 		}
-		if n > 0 {
-			out = append(out, SymbolMatch{Name: s.DisplayName, Kind: s.Kind, ID: s.ID, Line: int(s.Def.Range.Start.Line) + 1, Words: n,
-				score: sum * float64(n) / float64(len(nameWords))})
-		}
+		m := s.sym
+		m.Words, m.score = n, sum*float64(n)/float64(len(s.words))
+		out = append(out, m)
 	}
-	slices.SortFunc(out, func(a, b SymbolMatch) int {
+	return out, nil
+}
+
+// sortSymbols puts the definitions holding the most query words first,
+// functions, methods and types before other kinds, then in position
+// order.
+func sortSymbols(ms []SymbolMatch) {
+	slices.SortFunc(ms, func(a, b SymbolMatch) int {
 		return cmp.Or(cmp.Compare(b.Words, a.Words), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)), cmp.Compare(a.Line, b.Line))
 	})
-	return out, nil
 }
 
 // kindOrder puts the kinds a reader starts from first.
@@ -463,11 +473,10 @@ func kindOrder(k string) int {
 	return 2
 }
 
-// mayHold reports whether name might hold one of the words: whether it
-// contains, ignoring case, the first four letters of one (a stemmed word
-// keeps them).
-func mayHold(name []byte, words []string) bool {
-	low := lowerASCII(name)
+// holdsPrefix reports whether a lower-case name might hold one of the
+// words: whether it contains the first four letters of one (a stemmed
+// word keeps them).
+func holdsPrefix(low []byte, words []string) bool {
 	for _, w := range words {
 		if bytes.Contains(low, []byte(w[:min(len(w), 4)])) {
 			return true

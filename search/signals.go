@@ -6,7 +6,6 @@ import (
 	"path"
 	"slices"
 
-	"github.com/lspgraph/lspgraph/graph"
 )
 
 // The signals a search fuses, by name.
@@ -88,9 +87,9 @@ func Fuse(hits []Hit, w SignalWeights) {
 
 // symbolEvidence scores each candidate by its best definition named by the
 // query's words.
-func symbolEvidence(ctx context.Context, r *graph.Reader, cands []*candidate, q queryWords) error {
+func symbolEvidence(ctx context.Context, v *view, cands []*candidate, q queryWords) error {
 	for _, c := range cands {
-		syms, err := matchingSymbols(ctx, r, c.hit.Path, q.words, q.idf)
+		syms, err := matchingSymbols(ctx, v, c.hit.Path, q.words, q.idf)
 		if err != nil {
 			return err
 		}
@@ -107,8 +106,8 @@ func symbolEvidence(ctx context.Context, r *graph.Reader, cands []*candidate, q 
 // defined by more than one candidate (a package) links nothing, nor do
 // imports and locals.
 func neighbourEvidence(ctx context.Context, v *view, cands []*candidate) error {
-	definer := map[string]int{} // symbol → candidate defining it, -1 when several
-	refs := make([][]string, len(cands))
+	definer := map[uint32]int{} // symbol → candidate defining it, -1 when several
+	refs := make([][]uint32, len(cands))
 	for i, c := range cands {
 		l, err := v.links(ctx, c.hit.Path)
 		if err != nil {
