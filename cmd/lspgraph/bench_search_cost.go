@@ -72,6 +72,15 @@ func runBenchSearchCost(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	rep := searchCostReport{Tree: tree}
+	qs := [][]string{shortQueries}
+	names := []string{"short"}
+	if *queries != "" {
+		long, err := evalQueries(*queries)
+		if err != nil {
+			return err
+		}
+		qs, names = append(qs, long), append(names, "commit messages")
+	}
 	// Alternate the two kinds, twice each, and keep each kind's faster run.
 	best := map[bool]searcheval.IndexCost{}
 	for _, withTerms := range []bool{true, false, true, false} {
@@ -88,15 +97,6 @@ func runBenchSearchCost(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *store != "" {
-		qs := [][]string{shortQueries}
-		names := []string{"short"}
-		if *queries != "" {
-			long, err := evalQueries(*queries)
-			if err != nil {
-				return err
-			}
-			qs, names = append(qs, long), append(names, "commit messages")
-		}
 		rep.Store, rep.LatencyQueryRuns = *store, *runs
 		if err := searchLatencies(ctx, &rep, *store, *root, names, qs, *runs); err != nil {
 			return err
@@ -123,7 +123,11 @@ func evalQueries(file string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rep searcheval.Report
+	var rep struct {
+		Commits []struct {
+			Query string `json:"query"`
+		} `json:"commits"`
+	}
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return nil, fmt.Errorf("bench search-cost: %s is not a bench search report: %w", file, err)
 	}
