@@ -5,7 +5,6 @@ import (
 	"context"
 	"path"
 	"slices"
-
 )
 
 // The signals a search fuses, by name.
