@@ -107,14 +107,15 @@ func TestSymbolSignal(t *testing.T) {
 }
 
 // TestPackageSignal: a document takes half the mean BM25 of the best other
-// documents of its directory.
+// documents of its directory (when the signal is weighted: by default it
+// is not).
 func TestPackageSignal(t *testing.T) {
 	r := graphtest.Base(t, graph.Manifest{Layer: graph.Base},
 		doc("x/a.go", "x", false, []string{"flush/code"}),
 		doc("x/b.go", "x", false, []string{"flush/code", "z/code"}),
 		doc("y/c.go", "y", false, []string{"flush/code"}),
 		doc("y/d.go", "y", false, []string{"other/code"}))
-	res, err := search.Search(context.Background(), r, "flush", search.Options{})
+	res, err := search.Search(context.Background(), r, "flush", search.Options{Signals: search.SignalWeights{search.SignalText: 1, search.SignalPackage: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
