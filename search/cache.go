@@ -99,6 +99,31 @@ func (v *view) base(path string) bool {
 	return !live
 }
 
+// cached returns what the cache's map (chosen by of, under the lock) holds
+// for key when keep allows and the cache is current, else read's answer,
+// kept in that map when keep allows and the cache is still current.
+func cached[T any](v *view, of func(*Cache) map[string]T, key string, keep bool, read func() (T, error)) (T, error) {
+	if keep {
+		v.c.mu.Lock()
+		x, ok := of(v.c)[key]
+		ok = ok && v.current()
+		v.c.mu.Unlock()
+		if ok {
+			return x, nil
+		}
+	}
+	x, err := read()
+	if err != nil || !keep {
+		return x, err
+	}
+	v.c.mu.Lock()
+	if v.current() {
+		of(v.c)[key] = x
+	}
+	v.c.mu.Unlock()
+	return x, nil
+}
+
 // termStats returns the reader's term statistics.
 func (v *view) termStats(ctx context.Context) (graph.TermStats, error) {
 	v.c.mu.Lock()
@@ -122,15 +147,14 @@ func (v *view) termStats(ctx context.Context) (graph.TermStats, error) {
 
 // links returns the symbols path defines and references.
 func (v *view) links(ctx context.Context, path string) (*docLinks, error) {
-	cacheable := v.base(path)
-	if cacheable {
-		v.c.mu.Lock()
-		l, ok := v.c.links[path], v.current()
-		v.c.mu.Unlock()
-		if l != nil && ok {
-			return l, nil
-		}
-	}
+	return cached(v, func(c *Cache) map[string]*docLinks { return c.links }, path, v.base(path), func() (*docLinks, error) {
+		return v.readLinks(ctx, path)
+	})
+}
+
+// readLinks reads the symbols path defines and references, numbering
+// them.
+func (v *view) readLinks(ctx context.Context, path string) (*docLinks, error) {
 	occs, err := v.r.Occurrences(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("search: reading the references of %s: %w", path, err)
@@ -156,29 +180,20 @@ func (v *view) links(ctx context.Context, path string) (*docLinks, error) {
 	slices.Sort(l.defs)
 	slices.Sort(l.refs)
 	l.defs, l.refs = slices.Compact(l.defs), slices.Compact(l.refs)
-	if cacheable {
-		v.c.mu.Lock()
-		if v.current() {
-			v.c.links[path] = l
-		}
-		v.c.mu.Unlock()
-	}
 	return l, nil
 }
 
 // pkg returns the package symbol of the document at path ("" when it
 // defines none) and whether it is a test.
 func (v *view) pkg(ctx context.Context, path string) (docPackage, error) {
-	cacheable := v.base(path)
-	if cacheable {
-		v.c.mu.Lock()
-		p, ok := v.c.pkgs[path]
-		ok = ok && v.current()
-		v.c.mu.Unlock()
-		if ok {
-			return p, nil
-		}
-	}
+	return cached(v, func(c *Cache) map[string]docPackage { return c.pkgs }, path, v.base(path), func() (docPackage, error) {
+		return v.readPackage(ctx, path)
+	})
+}
+
+// readPackage reads the package symbol path defines and whether it is a
+// test.
+func (v *view) readPackage(ctx context.Context, path string) (docPackage, error) {
 	d, _, err := v.r.Document(ctx, path)
 	if err != nil {
 		return docPackage{}, fmt.Errorf("search: reading document %s: %w", path, err)
@@ -190,15 +205,7 @@ func (v *view) pkg(ctx context.Context, path string) (docPackage, error) {
 	if err != nil {
 		return docPackage{}, fmt.Errorf("search: reading the symbols of %s: %w", path, err)
 	}
-	p := docPackage{sym: ownPackage(syms, path), test: d.Flags&graph.DocTest != 0}
-	if cacheable {
-		v.c.mu.Lock()
-		if v.current() {
-			v.c.pkgs[path] = p
-		}
-		v.c.mu.Unlock()
-	}
-	return p, nil
+	return docPackage{sym: ownPackage(syms, path), test: d.Flags&graph.DocTest != 0}, nil
 }
 
 // dependents counts the packages importing a package symbol.
@@ -206,23 +213,13 @@ func (v *view) dependents(ctx context.Context, pkgSym string) (float64, error) {
 	if pkgSym == "" {
 		return 0, nil
 	}
-	v.c.mu.Lock()
-	n, ok := v.c.deps[pkgSym]
-	ok = ok && v.current()
-	v.c.mu.Unlock()
-	if ok {
-		return n, nil
-	}
-	es, err := v.r.Incoming(ctx, pkgSym, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImports}})
-	if err != nil {
-		return 0, fmt.Errorf("search: reading the importers of %s: %w", pkgSym, err)
-	}
-	v.c.mu.Lock()
-	if v.current() {
-		v.c.deps[pkgSym] = float64(len(es))
-	}
-	v.c.mu.Unlock()
-	return float64(len(es)), nil
+	return cached(v, func(c *Cache) map[string]float64 { return c.deps }, pkgSym, true, func() (float64, error) {
+		es, err := v.r.Incoming(ctx, pkgSym, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImports}})
+		if err != nil {
+			return 0, fmt.Errorf("search: reading the importers of %s: %w", pkgSym, err)
+		}
+		return float64(len(es)), nil
+	})
 }
 
 // ownPackage returns the id of the package symbol a document defines
@@ -246,16 +243,14 @@ func ownPackage(syms []graph.Symbol, path string) string {
 // can name: neither local nor external, defined in it, with a display
 // name.
 func (v *view) symbols(ctx context.Context, path string) (*docNames, error) {
-	cacheable := v.base(path)
-	if cacheable {
-		v.c.mu.Lock()
-		ns, ok := v.c.names[path]
-		ok = ok && v.current()
-		v.c.mu.Unlock()
-		if ok {
-			return ns, nil
-		}
-	}
+	return cached(v, func(c *Cache) map[string]*docNames { return c.names }, path, v.base(path), func() (*docNames, error) {
+		return v.readSymbols(ctx, path)
+	})
+}
+
+// readSymbols reads the named definitions of path and indexes them by
+// word.
+func (v *view) readSymbols(ctx context.Context, path string) (*docNames, error) {
 	syms, err := v.r.DocumentSymbolsWhere(ctx, path, func(name, _ []byte) bool { return len(name) > 0 })
 	if err != nil {
 		return nil, fmt.Errorf("search: reading the symbols of %s: %w", path, err)
@@ -274,13 +269,6 @@ func (v *view) symbols(ctx context.Context, path string) (*docNames, error) {
 			ns.byWord[w] = append(ns.byWord[w], len(ns.syms))
 		}
 		ns.syms = append(ns.syms, n)
-	}
-	if cacheable {
-		v.c.mu.Lock()
-		if v.current() {
-			v.c.names[path] = ns
-		}
-		v.c.mu.Unlock()
 	}
 	return ns, nil
 }
