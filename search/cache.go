@@ -272,3 +272,24 @@ func (v *view) readSymbols(ctx context.Context, path string) (*docNames, error) 
 	}
 	return ns, nil
 }
+
+// Warm reads into the cache what searches of r's base generation read
+// again: every base document's references, definitions and package. A
+// session warms its cache once per base generation, so that no search
+// pays for the first reads.
+func (c *Cache) Warm(ctx context.Context, r *graph.Reader) error {
+	v := c.view(r)
+	return r.Documents(ctx, func(d graph.Document) error {
+		if !v.base(d.Path) {
+			return nil
+		}
+		if _, err := v.links(ctx, d.Path); err != nil {
+			return err
+		}
+		if _, err := v.symbols(ctx, d.Path); err != nil {
+			return err
+		}
+		_, err := v.pkg(ctx, d.Path)
+		return err
+	})
+}

@@ -87,6 +87,7 @@ type Session struct {
 	syncReq  chan struct{}
 	syncStop context.CancelFunc
 	syncDone chan struct{}
+	warmDone chan struct{} // closed when the search cache is warm (or warming stopped)
 }
 
 // syncReport is the outcome of the overlay's last background sync.
@@ -153,6 +154,13 @@ func Open(opts Options) (*Session, error) {
 		s.syncReq, s.syncStop, s.syncDone = make(chan struct{}, 1), stop, make(chan struct{})
 		go s.syncLoop(ctx, s.syncReq, s.syncDone)
 		s.syncReq <- struct{}{} // the first sync: the work tree since the base commit
+		s.warmDone = make(chan struct{})
+		go func() {
+			defer close(s.warmDone)
+			if err := s.WarmSearch(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("warming the search cache", "err", err)
+			}
+		}()
 	}
 	log.Info("graph store open", "store", store.Dir(), "root", root)
 	return s, nil
@@ -229,11 +237,14 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	stop, done := s.syncStop, s.syncDone
+	stop, done, warm := s.syncStop, s.syncDone, s.warmDone
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
 		<-done
+	}
+	if warm != nil {
+		<-warm
 	}
 	var errs []error
 	if err := s.live.Close(); err != nil {
