@@ -34,6 +34,9 @@ func (h *Hit) Reasons() string {
 	if len(defs) > 0 {
 		out += "; defines " + strings.Join(defs, ", ")
 	}
+	if len(h.Neighbours) > 0 {
+		out += "; linked by references to " + strings.Join(h.Neighbours, ", ")
+	}
 	return out
 }
 

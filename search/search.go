@@ -56,9 +56,12 @@ type Options struct {
 	Weights Weights
 	// TextOnly ranks by BM25 alone, without the graph's signals.
 	TextOnly bool
-	// GraphScale multiplies the weights of the graph's signals (1 when
-	// 0), for measuring their effect.
-	GraphScale float64
+	// Signals are the weights of the signals fused with the text's rank;
+	// DefaultSignals when nil. A signal weighted 0 is not computed.
+	Signals SignalWeights
+	// Cache keeps what searches of the same store read again; nil reads
+	// everything afresh.
+	Cache *Cache
 }
 
 // BM25 parameters and the fusion constant.
@@ -70,17 +73,6 @@ const (
 	// candidates is how many documents, best by BM25, the graph's signals
 	// re-rank.
 	candidates = 100
-)
-
-// Signal weights in the fusion. The graph's signals know nothing of the
-// query, so they break near-ties of the text ranking rather than outvote
-// it: at 0.3 (centrality, non-test) and 0.5 (proximity) they dragged the
-// MRR of 40 pebble commits from 0.757 to 0.404 (search/testdata).
-const (
-	weightText       = 1.0
-	weightCentrality = 0.05
-	weightProximity  = 0.1
-	weightNonTest    = 0.05
 )
 
 // Match is a query word a hit contains, with its count per field.
@@ -106,6 +98,10 @@ type Hit struct {
 	Matches []Match  `json:"matches"`
 	Signals []Signal `json:"signals,omitempty"`
 	Test    bool     `json:"test,omitempty"`
+	// Neighbours are the candidates, best by BM25 first, whose documents
+	// reference this one's definitions or define what it references
+	// (three at most): the evidence of the neighbours signal.
+	Neighbours []string `json:"neighbours,omitempty"`
 	// Symbols are the document's definitions whose names hold the most
 	// query words (three at most): where to start reading.
 	Symbols []SymbolMatch `json:"symbols,omitempty"`
@@ -118,6 +114,7 @@ type SymbolMatch struct {
 	ID    string `json:"id"`
 	Line  int    `json:"line"` // 1-based line of its definition
 	Words int    `json:"words"`
+	score float64
 }
 
 // Result is a search's answer.
@@ -138,10 +135,16 @@ var ErrNoTerms = errors.New("search: the graph has no term index")
 // candidate is a document being ranked.
 type candidate struct {
 	hit     Hit
-	pkg     string
 	pkgSym  string
 	central float64
 	near    float64
+	// symbol, neighbours and siblings are the query's evidence in the
+	// document's definitions, its reference neighbours and its directory.
+	symbol     float64
+	neighbours float64
+	siblings   float64
+	symbols    []SymbolMatch
+	named      bool // symbols were read
 }
 
 // Search ranks the documents of r's snapshot for query.
@@ -158,7 +161,8 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 		weights = FieldWeights
 	}
 	limit := cmp.Or(o.Limit, 10)
-	st, err := r.TermStats(ctx)
+	v := o.Cache.view(r)
+	st, err := v.termStats(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -168,6 +172,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	res.Documents = st.Documents
 	avgdl := float64(st.Length) / float64(st.Documents)
 	byPath := map[string]*candidate{}
+	idf := map[string]float64{}
 	for _, w := range res.Words {
 		ps, err := r.Postings(ctx, w)
 		if err != nil {
@@ -177,7 +182,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 			continue
 		}
 		df := float64(len(ps))
-		idf := math.Log(1 + (float64(st.Documents)-df+0.5)/(df+0.5))
+		idf[w] = math.Log(1 + (float64(st.Documents)-df+0.5)/(df+0.5))
 		for i := range ps {
 			p := &ps[i]
 			var tf float64
@@ -194,7 +199,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 				c = &candidate{hit: Hit{Path: p.Path, Layer: p.Layer.String()}}
 				byPath[p.Path] = c
 			}
-			c.hit.BM25 += idf * norm * (k1 + 1) / (norm + k1)
+			c.hit.BM25 += idf[w] * norm * (k1 + 1) / (norm + k1)
 			c.hit.Matches = append(c.hit.Matches, m)
 		}
 	}
@@ -205,78 +210,66 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	slices.SortFunc(cands, func(a, b *candidate) int {
 		return cmp.Or(cmp.Compare(b.hit.BM25, a.hit.BM25), strings.Compare(a.hit.Path, b.hit.Path))
 	})
-	g := graphSignals{r: r, pkgSym: map[string]string{}, byPackage: map[string]string{}, dependents: map[string]float64{}, test: map[string]bool{}}
+	g := graphSignals{v: v}
 	if o.Scope == ScopeClosure {
 		if cands, err = g.inClosure(ctx, cands, o.From); err != nil {
 			return res, err
 		}
 	}
+	siblings := siblingScores(byPath)
 	if len(cands) > candidates {
 		cands = cands[:candidates]
 	}
 	res.Candidates = len(cands)
 	for i, c := range cands {
-		c.hit.Score = weightText / float64(rrfK+i+1)
-		c.hit.Signals = []Signal{{Name: "bm25", Value: round(c.hit.BM25), Rank: i + 1}}
+		c.hit.Signals = []Signal{{Name: SignalText, Value: round(c.hit.BM25), Rank: i + 1}}
 	}
-	if !o.TextOnly {
-		if err := g.fuse(ctx, cands, o.From, res.Words, cmp.Or(o.GraphScale, 1)); err != nil {
+	w := o.Signals
+	if w == nil {
+		w = DefaultSignals
+	}
+	if o.TextOnly {
+		w = SignalWeights{SignalText: 1}
+	} else {
+		q := queryWords{words: res.Words, idf: idf}
+		if err := g.fuse(ctx, cands, o.From, q, w, siblings); err != nil {
 			return res, err
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.hit.Score, a.hit.Score) })
-	for _, c := range cands[:min(limit, len(cands))] {
-		if c.hit.Symbols, err = matchingSymbols(ctx, r, c.hit.Path, res.Words); err != nil {
-			return res, err
+	hits := make([]Hit, len(cands))
+	for i, c := range cands {
+		hits[i] = c.hit
+	}
+	Fuse(hits, w)
+	for i := range hits[:min(limit, len(hits))] {
+		h := hits[i]
+		c := byPath[h.Path]
+		if !c.named {
+			if c.symbols, err = matchingSymbols(ctx, v, h.Path, res.Words, idf); err != nil {
+				return res, err
+			}
 		}
-		c.hit.Score = round(c.hit.Score * 1000)
-		c.hit.BM25 = round(c.hit.BM25)
-		res.Hits = append(res.Hits, c.hit)
+		sortSymbols(c.symbols)
+		h.Symbols = c.symbols[:min(3, len(c.symbols))]
+		h.Score = round(h.Score * 1000)
+		h.BM25 = round(h.BM25)
+		res.Hits = append(res.Hits, h)
 	}
 	return res, nil
 }
 
 func round(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-// graphSignals reads the graph's signals of candidates, caching per
-// package.
+// graphSignals reads the graph's signals of candidates through a cache.
 type graphSignals struct {
-	r          *graph.Reader
-	pkgSym     map[string]string  // document → its package's symbol
-	byPackage  map[string]string  // package name → its symbol
-	dependents map[string]float64 // package symbol → importing packages
-	test       map[string]bool    // document → whether it is a test
+	v *view
 }
 
 // packageOf returns the symbol of the package a document belongs to, or
 // "" when it defines none.
 func (g *graphSignals) packageOf(ctx context.Context, p string) (string, error) {
-	if s, ok := g.pkgSym[p]; ok {
-		return s, nil
-	}
-	d, _, err := g.r.Document(ctx, p)
-	if err != nil {
-		return "", fmt.Errorf("search: reading document %s: %w", p, err)
-	}
-	g.test[p] = d.Flags&graph.DocTest != 0
-	if s, ok := g.byPackage[d.Package]; ok && d.Package != "" && s != "" {
-		g.pkgSym[p] = s
-		return s, nil
-	}
-	syms, err := g.r.DocumentSymbolsWhere(ctx, p, func(_, kind []byte) bool {
-		k := string(kind)
-		return k == "package" || k == "namespace" || k == "module"
-	})
-	if err != nil {
-		return "", fmt.Errorf("search: reading the symbols of %s: %w", p, err)
-	}
-	id := ""
-	if len(syms) > 0 {
-		id = syms[0].ID
-	}
-	g.pkgSym[p] = id
-	g.byPackage[d.Package] = id
-	return id, nil
+	d, err := g.v.pkg(ctx, p)
+	return d.sym, err
 }
 
 // inClosure keeps the candidates whose package is from's or one it
@@ -292,7 +285,7 @@ func (g *graphSignals) inClosure(ctx context.Context, cands []*candidate, from s
 	seen := map[string]bool{start: true}
 	queue := []string{start}
 	for len(queue) > 0 {
-		es, err := g.r.Outgoing(ctx, queue[0], graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImports}})
+		es, err := g.v.r.Outgoing(ctx, queue[0], graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImports}})
 		if err != nil {
 			return nil, fmt.Errorf("search: reading the imports of %s: %w", queue[0], err)
 		}
@@ -317,10 +310,34 @@ func (g *graphSignals) inClosure(ctx context.Context, cands []*candidate, from s
 	return out, nil
 }
 
-// fuse adds the graph's signals to the candidates' scores by reciprocal
-// rank: centrality, proximity to from (when given) and non-test (unless
-// the query's words speak of tests).
-func (g *graphSignals) fuse(ctx context.Context, cands []*candidate, from string, words []string, scale float64) error {
+// fuse computes the signals weighted above 0 for the candidates, best by
+// BM25 first: the query's evidence in their definitions (symbol), in the
+// documents their references link them to (neighbours) and in their
+// directories (package), then the query-blind centrality, proximity to
+// from (when given) and non-test (unless the query's words speak of
+// tests).
+func (g *graphSignals) fuse(ctx context.Context, cands []*candidate, from string, q queryWords, w SignalWeights, siblings map[string]float64) error {
+	if w[SignalSymbol] > 0 {
+		if err := symbolEvidence(ctx, g.v, cands[:min(evidenceDepth, len(cands))], q); err != nil {
+			return err
+		}
+		addSignal(cands, SignalSymbol, func(c *candidate) float64 { return c.symbol })
+	}
+	if w[SignalNeighbours] > 0 {
+		if err := neighbourEvidence(ctx, g.v, cands[:min(evidenceDepth, len(cands))]); err != nil {
+			return err
+		}
+		addSignal(cands, SignalNeighbours, func(c *candidate) float64 { return c.neighbours })
+	}
+	if w[SignalPackage] > 0 {
+		for _, c := range cands {
+			c.siblings = siblings[c.hit.Path]
+		}
+		addSignal(cands, SignalPackage, func(c *candidate) float64 { return c.siblings })
+	}
+	if w[SignalDependents] <= 0 && w[SignalProximity] <= 0 && w[SignalNonTest] <= 0 {
+		return nil
+	}
 	fromPkg := ""
 	if from != "" {
 		var err error
@@ -329,50 +346,37 @@ func (g *graphSignals) fuse(ctx context.Context, cands []*candidate, from string
 		}
 	}
 	for _, c := range cands {
-		s, err := g.packageOf(ctx, c.hit.Path)
+		d, err := g.v.pkg(ctx, c.hit.Path)
 		if err != nil {
 			return err
 		}
-		c.pkgSym = s
-		if c.central, err = g.dependentsOf(ctx, s); err != nil {
-			return err
+		c.pkgSym = d.sym
+		if w[SignalDependents] > 0 {
+			if c.central, err = g.v.dependents(ctx, d.sym); err != nil {
+				return err
+			}
 		}
 		if from != "" {
-			c.near = proximity(from, c.hit.Path, fromPkg != "" && s == fromPkg)
+			c.near = proximity(from, c.hit.Path, fromPkg != "" && d.sym == fromPkg)
 		}
-		c.hit.Test = g.test[c.hit.Path]
+		c.hit.Test = d.test
 	}
-	addSignal(cands, "dependents", scale*weightCentrality, func(c *candidate) float64 { return c.central })
-	if from != "" {
-		addSignal(cands, "proximity", scale*weightProximity, func(c *candidate) float64 { return c.near })
+	if w[SignalDependents] > 0 {
+		addSignal(cands, SignalDependents, func(c *candidate) float64 { return c.central })
 	}
-	if slices.Contains(words, "test") {
+	if from != "" && w[SignalProximity] > 0 {
+		addSignal(cands, SignalProximity, func(c *candidate) float64 { return c.near })
+	}
+	if slices.Contains(q.words, "test") || w[SignalNonTest] <= 0 {
 		return nil // the question is about tests: they are not pushed down
 	}
-	addSignal(cands, "non-test", scale*weightNonTest, func(c *candidate) float64 {
+	addSignal(cands, SignalNonTest, func(c *candidate) float64 {
 		if c.hit.Test {
 			return 0
 		}
 		return 1
 	})
 	return nil
-}
-
-// dependentsOf counts the packages importing a package symbol.
-func (g *graphSignals) dependentsOf(ctx context.Context, pkgSym string) (float64, error) {
-	if pkgSym == "" {
-		return 0, nil
-	}
-	if n, ok := g.dependents[pkgSym]; ok {
-		return n, nil
-	}
-	es, err := g.r.Incoming(ctx, pkgSym, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImports}})
-	if err != nil {
-		return 0, fmt.Errorf("search: reading the importers of %s: %w", pkgSym, err)
-	}
-	n := float64(len(es))
-	g.dependents[pkgSym] = n
-	return n, nil
 }
 
 // proximity scores how near p is to from: 3 the same document, 2 the same
@@ -390,9 +394,9 @@ func proximity(from, p string, samePkg bool) float64 {
 }
 
 // addSignal ranks the candidates by value (higher first; equal values
-// share a rank) and adds weight/(rrfK+rank) to their scores. A signal
-// equal for every candidate says nothing and is left out.
-func addSignal(cands []*candidate, name string, weight float64, value func(*candidate) float64) {
+// share a rank) and records each one's rank among those with a value above
+// 0. A signal equal for every candidate says nothing and is left out.
+func addSignal(cands []*candidate, name string, value func(*candidate) float64) {
 	if len(cands) == 0 {
 		return
 	}
@@ -406,41 +410,56 @@ func addSignal(cands []*candidate, name string, weight float64, value func(*cand
 		return
 	}
 	for i, c := range cands {
+		if vals[i] <= 0 && name != SignalNonTest {
+			continue
+		}
 		rank, _ := slices.BinarySearchFunc(sorted, vals[i], func(a, t float64) int { return cmp.Compare(t, a) })
-		c.hit.Score += weight / float64(rrfK+rank+1)
-		c.hit.Signals = append(c.hit.Signals, Signal{Name: name, Value: vals[i], Rank: rank + 1})
+		c.hit.Signals = append(c.hit.Signals, Signal{Name: name, Value: round(vals[i]), Rank: rank + 1})
 	}
 }
 
 // matchingSymbols returns the definitions of a document whose names hold
-// the most query words, three at most, functions, methods and types before
-// other kinds, then in position order.
-func matchingSymbols(ctx context.Context, r *graph.Reader, p string, words []string) ([]SymbolMatch, error) {
-	syms, err := r.DocumentSymbolsWhere(ctx, p, func(name, _ []byte) bool {
-		return len(name) > 0 && mayHold(name, words)
-	})
+// query words, in definition order; score weighs each by the idf of its
+// words and the share of its name they cover.
+func matchingSymbols(ctx context.Context, v *view, p string, words []string, idf map[string]float64) ([]SymbolMatch, error) {
+	names, err := v.symbols(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("search: reading the symbols of %s: %w", p, err)
+		return nil, err
 	}
+	// Only the definitions holding a query word can match: those, in
+	// definition order.
+	var holding []int
+	for _, w := range words {
+		holding = append(holding, names.byWord[w]...)
+	}
+	slices.Sort(holding)
 	var out []SymbolMatch
-	for _, s := range syms {
-		if s.DisplayName == "" || s.External || s.Def.Path != p || strings.HasPrefix(s.ID, "local ") {
+	for _, i := range slices.Compact(holding) {
+		s := &names.syms[i]
+		if !holdsPrefix(s.low, words) {
 			continue
 		}
-		n := 0
-		for _, w := range terms.Query(s.DisplayName) {
+		n, sum := 0, 0.0
+		for _, w := range s.words {
 			if slices.Contains(words, w) {
 				n++
+				sum += idf[w]
 			}
 		}
-		if n > 0 {
-			out = append(out, SymbolMatch{Name: s.DisplayName, Kind: s.Kind, ID: s.ID, Line: int(s.Def.Range.Start.Line) + 1, Words: n})
-		}
+		m := s.sym
+		m.Words, m.score = n, sum*float64(n)/float64(len(s.words))
+		out = append(out, m)
 	}
-	slices.SortFunc(out, func(a, b SymbolMatch) int {
+	return out, nil
+}
+
+// sortSymbols puts the definitions holding the most query words first,
+// functions, methods and types before other kinds, then in position
+// order.
+func sortSymbols(ms []SymbolMatch) {
+	slices.SortFunc(ms, func(a, b SymbolMatch) int {
 		return cmp.Or(cmp.Compare(b.Words, a.Words), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)), cmp.Compare(a.Line, b.Line))
 	})
-	return out[:min(3, len(out))], nil
 }
 
 // kindOrder puts the kinds a reader starts from first.
@@ -454,11 +473,10 @@ func kindOrder(k string) int {
 	return 2
 }
 
-// mayHold reports whether name might hold one of the words: whether it
-// contains, ignoring case, the first four letters of one (a stemmed word
-// keeps them).
-func mayHold(name []byte, words []string) bool {
-	low := lowerASCII(name)
+// holdsPrefix reports whether a lower-case name might hold one of the
+// words: whether it contains the first four letters of one (a stemmed
+// word keeps them).
+func holdsPrefix(low []byte, words []string) bool {
 	for _, w := range words {
 		if bytes.Contains(low, []byte(w[:min(len(w), 4)])) {
 			return true

@@ -181,7 +181,17 @@ func TestSearchSymbolsSkipLocals(t *testing.T) {
 	if len(syms) != 1 || syms[0].Name != "evict" || syms[0].Line != 10 {
 		t.Errorf("symbols of cache/lru.go = %+v, want evict at line 10 alone", syms)
 	}
-	if s := res.Hits[0].Signals; len(s) < 2 || s[1].Name != "dependents" || s[1].Value != 1 {
-		t.Errorf("signals of cache/lru.go = %+v, want 1 dependent (its package found)", s)
+	if s, ok := signal(res.Hits[0], search.SignalDependents); !ok || s.Value != 1 {
+		t.Errorf("signals of cache/lru.go = %+v, want 1 dependent (its package found)", res.Hits[0].Signals)
 	}
+}
+
+// signal returns a hit's signal by name.
+func signal(h search.Hit, name string) (search.Signal, bool) {
+	for _, s := range h.Signals {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return search.Signal{}, false
 }

@@ -1,58 +1,60 @@
 package searcheval
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
-	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/gitcmd"
 	"github.com/lspgraph/lspgraph/search"
-	"github.com/lspgraph/lspgraph/syntax"
 )
 
-// Commit is one commit of the history evaluation: its query,
-// the files it changed and where each ranking put the first of them.
+// Commit is one commit of the history evaluation: its query, the files it
+// changed and where each ranking put them.
 type Commit struct {
-	Commit string         `json:"commit"`
-	Query  string         `json:"query"`
-	Truth  []string       `json:"truth"`
-	Ranks  map[string]int `json:"ranks"` // ranking → rank of the first changed file (0: not in the top 100)
+	Repo   string   `json:"repo"`
+	Split  string   `json:"split"` // SplitFit or SplitHeldOut
+	Commit string   `json:"commit"`
+	Query  string   `json:"query"`
+	Truth  []string `json:"truth"`
+	// Ranks are, per ranking, the rank of each truth file in its order
+	// (0: not in the top 100).
+	Ranks map[string][]int `json:"ranks"`
+	// hits are the candidates of a search with every signal, for fusing
+	// them again with other weights.
+	hits []search.Hit
 }
 
-// Score is one ranking's scores over the commits.
+// Score is one ranking's scores over the commits: the share of commits
+// with a changed file at rank 1, within 3, 5 and 10, the mean reciprocal
+// rank of the first changed file, and the mean share of changed files
+// within 10.
 type Score struct {
-	Ranking string  `json:"ranking"`
-	Hit5    float64 `json:"hit_at_5"`
-	Hit10   float64 `json:"hit_at_10"`
-	MRR     float64 `json:"mrr"`
+	Ranking  string  `json:"ranking"`
+	Hit1     float64 `json:"hit_at_1"`
+	Hit3     float64 `json:"hit_at_3"`
+	Hit5     float64 `json:"hit_at_5"`
+	Hit10    float64 `json:"hit_at_10"`
+	MRR      float64 `json:"mrr"`
+	Recall10 float64 `json:"recall_at_10"`
 }
 
-// Report is the evaluation of one repository.
+// Report is the evaluation: every commit, the weights chosen on the fit
+// commits, and the scores of each ranking over the held-out commits of
+// each repository and of all of them.
 type Report struct {
-	Repo    string   `json:"repo"`
-	Commits []Commit `json:"commits"`
-	Scores  []Score  `json:"scores"`
+	Commits []Commit             `json:"commits"`
+	Fitted  search.SignalWeights `json:"fitted"`
+	Scores  []Table              `json:"scores"`
 }
 
-// rankings are the rankings the evaluation compares, all computed
-// by the same scorer: the graph-fused ranking, field-weighted BM25 alone,
-// and plain BM25 over whole files (every field weighted alike).
-var rankings = []struct {
-	name string
-	opts search.Options
-}{
-	{"fused", search.Options{}},
-	{"fused-graph-x6", search.Options{GraphScale: 6}}, // the first weights (0.3, 0.5, 0.3)
-	{"bm25f", search.Options{TextOnly: true}},
-	{"bm25-whole-file", search.Options{TextOnly: true, Weights: search.FlatWeights}},
+// Table is the scores of every ranking over one set of commits.
+type Table struct {
+	Of      string  `json:"of"` // a repository, or "all"
+	Split   string  `json:"split"`
+	Commits int     `json:"commits"`
+	Scores  []Score `json:"scores"`
 }
 
 // Commits returns up to n commits, newest first, that are not merges,
@@ -89,7 +91,7 @@ func Commits(ctx context.Context, dir, ext string, n int) ([]Commit, error) {
 		if len(truth) == 0 || len(truth) > 8 || len(lines) > 12 {
 			continue
 		}
-		out = append(out, Commit{Commit: hash, Query: q, Truth: truth, Ranks: map[string]int{}})
+		out = append(out, Commit{Commit: hash, Query: q, Truth: truth})
 	}
 	return out, nil
 }
@@ -117,98 +119,41 @@ func commitQuery(msg string) string {
 
 var trailers = []string{"fixes", "fixed", "informs", "epic", "signed-off-by", "co-authored-by", "touches", "see", "closes", "resolves", "part-of"}
 
-// Rank indexes the tree at c's parent and ranks c's query with every
-// ranking.
-func Rank(ctx context.Context, gitDir, ext string, c *Commit) error {
-	tmp, err := os.MkdirTemp("", "lspgraph-search-eval-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	tree := filepath.Join(tmp, "tree")
-	if err := exportTree(ctx, gitDir, c.Commit+"^", tree, "*"+ext, "go.mod"); err != nil {
-		return err
-	}
-	st, err := graph.Open(filepath.Join(tmp, "store"), graph.Options{})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if _, err := syntax.Index(ctx, st, syntax.IndexOptions{Root: tree, Workers: 2}); err != nil {
-		return fmt.Errorf("searcheval: indexing %.12s^: %w", c.Commit, err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	for _, rk := range rankings {
-		o := rk.opts
-		o.Limit = 100
-		res, err := search.Search(ctx, r, c.Query, o)
-		if err != nil {
-			return fmt.Errorf("searcheval: %.12s: %w", c.Commit, err)
-		}
-		c.Ranks[rk.name] = 0
-		for i, h := range res.Hits {
-			if slices.Contains(c.Truth, h.Path) {
-				c.Ranks[rk.name] = i + 1
-				break
-			}
-		}
-	}
-	sort.Strings(c.Truth)
-	return nil
-}
-
-// exportTree writes the files of rev matching the pathspecs into dir with
-// git archive (a partial clone may lack other blobs).
-func exportTree(ctx context.Context, gitDir, rev, dir string, pathspecs ...string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	arch := exec.CommandContext(ctx, "git", append([]string{"-C", gitDir, "archive", "--format=tar", rev, "--"}, pathspecs...)...)
-	untar := exec.CommandContext(ctx, "tar", "-x", "-C", dir)
-	pipe, err := arch.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	untar.Stdin = pipe
-	var errb bytes.Buffer
-	arch.Stderr, untar.Stderr = &errb, &errb
-	if err := untar.Start(); err != nil {
-		return fmt.Errorf("searcheval: starting tar: %w", err)
-	}
-	if err := arch.Run(); err != nil {
-		_, _ = io.Copy(io.Discard, pipe)
-		_ = untar.Wait()
-		return fmt.Errorf("searcheval: git archive %s: %w: %s", rev, err, errb.String())
-	}
-	if err := untar.Wait(); err != nil {
-		return fmt.Errorf("searcheval: extracting %s: %w: %s", rev, err, errb.String())
-	}
-	return nil
-}
-
-// Scores computes each ranking's file hit@5, hit@10 and MRR over commits.
-func Scores(commits []Commit) []Score {
+// Scores computes each ranking's scores over commits, in the order of
+// names.
+func Scores(commits []Commit, names []string) []Score {
 	var out []Score
-	for _, r := range rankings {
-		s := Score{Ranking: r.name}
+	for _, name := range names {
+		s := Score{Ranking: name}
 		for _, c := range commits {
-			k := c.Ranks[r.name]
-			if k > 0 {
-				s.MRR += 1 / float64(k)
+			first, within10 := 0, 0
+			for _, k := range c.Ranks[name] {
+				if k > 0 && (first == 0 || k < first) {
+					first = k
+				}
+				if k > 0 && k <= 10 {
+					within10++
+				}
 			}
-			if k > 0 && k <= 5 {
-				s.Hit5++
+			if len(c.Truth) > 0 {
+				s.Recall10 += float64(within10) / float64(len(c.Truth))
 			}
-			if k > 0 && k <= 10 {
-				s.Hit10++
+			if first == 0 {
+				continue
+			}
+			s.MRR += 1 / float64(first)
+			for _, h := range []struct {
+				at  int
+				sum *float64
+			}{{1, &s.Hit1}, {3, &s.Hit3}, {5, &s.Hit5}, {10, &s.Hit10}} {
+				if first <= h.at {
+					*h.sum++
+				}
 			}
 		}
-		m := float64(len(commits))
-		s.Hit5, s.Hit10, s.MRR = s.Hit5/m, s.Hit10/m, s.MRR/m
+		if m := float64(len(commits)); m > 0 {
+			s.Hit1, s.Hit3, s.Hit5, s.Hit10, s.MRR, s.Recall10 = s.Hit1/m, s.Hit3/m, s.Hit5/m, s.Hit10/m, s.MRR/m, s.Recall10/m
+		}
 		out = append(out, s)
 	}
 	return out

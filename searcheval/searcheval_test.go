@@ -3,6 +3,8 @@ package searcheval
 import (
 	"math"
 	"testing"
+
+	"github.com/lspgraph/lspgraph/search"
 )
 
 // TestCommitQuery drops trailers, links and release notes and folds the
@@ -14,18 +16,50 @@ func TestCommitQuery(t *testing.T) {
 	}
 }
 
-// TestScores counts hits within 5 and 10 and the reciprocal rank, with 0
-// meaning not found.
+// TestScores counts hits at 1, 3, 5 and 10 by the best-ranked truth file,
+// its reciprocal rank (0 meaning not found) and the share of truth files
+// within 10.
 func TestScores(t *testing.T) {
-	cs := []Commit{{Ranks: map[string]int{"fused": 1}}, {Ranks: map[string]int{"fused": 7}}, {Ranks: map[string]int{"fused": 0}}}
-	for _, s := range Scores(cs) {
-		if s.Ranking != "fused" {
-			continue
-		}
-		if math.Abs(s.Hit5-1.0/3) > 1e-9 || math.Abs(s.Hit10-2.0/3) > 1e-9 || math.Abs(s.MRR-(1+1.0/7)/3) > 1e-9 {
-			t.Errorf("fused: %+v; want hit@5 1/3, hit@10 2/3, MRR (1+1/7)/3", s)
-		}
-		return
+	cs := []Commit{
+		{Truth: []string{"a", "b"}, Ranks: map[string][]int{"r": {0, 1}}},
+		{Truth: []string{"a", "b"}, Ranks: map[string][]int{"r": {7, 12}}},
+		{Truth: []string{"a"}, Ranks: map[string][]int{"r": {0}}},
+		{Truth: []string{"a"}, Ranks: map[string][]int{"r": {3}}},
 	}
-	t.Fatal("no fused score")
+	s := Scores(cs, []string{"r"})[0]
+	want := Score{Ranking: "r", Hit1: 1.0 / 4, Hit3: 2.0 / 4, Hit5: 2.0 / 4, Hit10: 3.0 / 4,
+		MRR: (1 + 1.0/7 + 1.0/3) / 4, Recall10: (0.5 + 0.5 + 0 + 1) / 4}
+	for _, p := range [][2]float64{{s.Hit1, want.Hit1}, {s.Hit3, want.Hit3}, {s.Hit5, want.Hit5}, {s.Hit10, want.Hit10}, {s.MRR, want.MRR}, {s.Recall10, want.Recall10}} {
+		if math.Abs(p[0]-p[1]) > 1e-9 {
+			t.Fatalf("scores = %+v; want %+v", s, want)
+		}
+	}
+}
+
+// TestFitChoosesOnFitCommitsOnly: the held-out commits, which a symbol
+// weight would help, do not sway the choice; the fit commits, which the
+// symbol signal hurts, choose it off.
+func TestFitChoosesOnFitCommitsOnly(t *testing.T) {
+	// Two candidates: "x" first by BM25, "y" first by the symbol signal.
+	hits := []search.Hit{
+		{Path: "x", Signals: []search.Signal{{Name: search.SignalText, Rank: 1}, {Name: search.SignalSymbol, Rank: 2}}},
+		{Path: "y", Signals: []search.Signal{{Name: search.SignalText, Rank: 2}, {Name: search.SignalSymbol, Rank: 1}}},
+	}
+	fit := Commit{Split: SplitFit, Truth: []string{"x"}, hits: hits}
+	held := Commit{Split: SplitHeldOut, Truth: []string{"y"}, hits: hits}
+	w := Fit([]Commit{fit, held, held, held})
+	if w[search.SignalSymbol] != 0 {
+		t.Errorf("fitted symbol weight %g; want 0 (the fit commit's truth is x, first by BM25)", w[search.SignalSymbol])
+	}
+	w = Fit([]Commit{{Split: SplitFit, Truth: []string{"y"}, hits: hits}, {Split: SplitHeldOut, Truth: []string{"x"}, hits: hits}})
+	if w[search.SignalSymbol] <= search.DefaultSignals[search.SignalText] {
+		t.Errorf("fitted symbol weight %g; want above the text's %g so y ranks first", w[search.SignalSymbol], search.DefaultSignals[search.SignalText])
+	}
+	rep := Evaluate([]Commit{{Split: SplitFit, Truth: []string{"y"}, hits: hits, Ranks: map[string][]int{RankBM25: {2}}}}, w)
+	if got := rep.Commits[0].Ranks[RankFit]; got[0] != 1 {
+		t.Errorf("fused-fit rank of y = %v; want 1", got)
+	}
+	if got := rep.Commits[0].Ranks[RankBM25F]; got[0] != 2 {
+		t.Errorf("bm25f rank of y = %v; want 2", got)
+	}
 }

@@ -60,6 +60,7 @@ func (s *Session) searchCommand(ctx context.Context, c Call) (any, error) {
 		return nil, err
 	}
 	defer r.Close()
+	o.Cache = s.searches
 	res, err := search.Search(ctx, r, q.Query, o)
 	if err != nil {
 		return nil, err
@@ -69,6 +70,18 @@ func (s *Session) searchCommand(ctx context.Context, c Call) (any, error) {
 		return nil, err
 	}
 	return &SearchAnswer{Result: res, Freshness: fb}, nil
+}
+
+// WarmSearch reads into the session's search cache what searches of the
+// current base generation read again, so that none pays for it. A session
+// started in the background does this once when it opens.
+func (s *Session) WarmSearch(ctx context.Context) error {
+	r, err := s.reader()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return s.searches.Warm(ctx, r)
 }
 
 // Options checks the request and turns it into search options; From is

@@ -19,6 +19,7 @@ import (
 	"github.com/lspgraph/lspgraph/lspproxy"
 	"github.com/lspgraph/lspgraph/overlay"
 	"github.com/lspgraph/lspgraph/resolve"
+	"github.com/lspgraph/lspgraph/search"
 )
 
 // Options configure Open.
@@ -67,6 +68,9 @@ type Session struct {
 	cache   answerCache // encoded answers of a warm session
 	history histories   // history logs read for context packs, by commit
 	scopes  scopeCache  // the scope analysis while the work tree and store hold
+	// searches keeps what searches of the store read again (each base
+	// document's reference links and package, the term statistics).
+	searches *search.Cache
 
 	// liveMu serializes the adapter's calls: the observer's, and the
 	// commands' that add what the live server told them.
@@ -83,6 +87,7 @@ type Session struct {
 	syncReq  chan struct{}
 	syncStop context.CancelFunc
 	syncDone chan struct{}
+	warmDone chan struct{} // closed when the search cache is warm (or warming stopped)
 }
 
 // syncReport is the outcome of the overlay's last background sync.
@@ -121,13 +126,14 @@ func Open(opts Options) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{
-		root:    root,
-		log:     log,
-		store:   store,
-		buffers: newBuffers(root),
-		started: time.Now(),
-		clients: map[string]ClientInfo{},
-		cache:   answerCache{dir: filepath.Join(store.Dir(), "answers")},
+		root:     root,
+		log:      log,
+		store:    store,
+		buffers:  newBuffers(root),
+		started:  time.Now(),
+		clients:  map[string]ClientInfo{},
+		cache:    answerCache{dir: filepath.Join(store.Dir(), "answers")},
+		searches: search.NewCache(),
 	}
 	// The live adapter reads the editor's text from the session's buffers:
 	// one copy, followed in one place.
@@ -148,6 +154,13 @@ func Open(opts Options) (*Session, error) {
 		s.syncReq, s.syncStop, s.syncDone = make(chan struct{}, 1), stop, make(chan struct{})
 		go s.syncLoop(ctx, s.syncReq, s.syncDone)
 		s.syncReq <- struct{}{} // the first sync: the work tree since the base commit
+		s.warmDone = make(chan struct{})
+		go func() {
+			defer close(s.warmDone)
+			if err := s.WarmSearch(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("warming the search cache", "err", err)
+			}
+		}()
 	}
 	log.Info("graph store open", "store", store.Dir(), "root", root)
 	return s, nil
@@ -224,11 +237,14 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	stop, done := s.syncStop, s.syncDone
+	stop, done, warm := s.syncStop, s.syncDone, s.warmDone
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
 		<-done
+	}
+	if warm != nil {
+		<-warm
 	}
 	var errs []error
 	if err := s.live.Close(); err != nil {

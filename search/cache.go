@@ -1,0 +1,295 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/terms"
+)
+
+// Cache keeps what searches of one store read again and again, so a
+// search reads only what changed since the last: per base generation,
+// the reference links and package of each document the base layer owns
+// (the live layer's are read each time); per store version, the term
+// statistics and each package's importers. A search with a Cache answers
+// exactly as one without. Use one Cache per store; it is safe for
+// concurrent searches.
+type Cache struct {
+	mu      sync.Mutex
+	baseGen uint64
+	links   map[string]*docLinks // base document → its links
+	pkgs    map[string]docPackage
+	names   map[string]*docNames // base document → its named definitions
+	ids     map[string]uint32    // symbol → its number in docLinks
+	version uint64
+	stats   *graph.TermStats
+	deps    map[string]float64 // package symbol → importing packages
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{} }
+
+// docLinks are the symbols a document defines and references (imports and
+// locals left out), by number, sorted: the reference graph's edges at
+// document level.
+type docLinks struct {
+	defs, refs []uint32
+}
+
+// namedSymbol is a definition of a document with its name's words.
+type namedSymbol struct {
+	sym   SymbolMatch
+	words []string
+	low   []byte // the name in lower case
+}
+
+// docNames are a document's named definitions and, by word, which of
+// them hold it.
+type docNames struct {
+	syms   []namedSymbol
+	byWord map[string][]int
+}
+
+// docPackage is a document's package symbol and whether it is a test.
+type docPackage struct {
+	sym  string
+	test bool
+}
+
+// view is a Cache as one search sees it: checked against the reader's
+// base generation and version, with the reader's live documents, whose
+// facts are never cached. A nil Cache gives a view that caches for the
+// search alone.
+type view struct {
+	c       *Cache
+	r       *graph.Reader
+	live    []string
+	baseGen uint64
+	version uint64
+}
+
+func (c *Cache) view(r *graph.Reader) *view {
+	if c == nil {
+		c = NewCache()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.links == nil || c.baseGen != r.BaseGeneration() {
+		c.baseGen, c.links, c.pkgs, c.names = r.BaseGeneration(), map[string]*docLinks{}, map[string]docPackage{}, map[string]*docNames{}
+		c.ids = map[string]uint32{}
+	}
+	if c.deps == nil || c.version != r.Version() {
+		c.version, c.stats, c.deps = r.Version(), nil, map[string]float64{}
+	}
+	return &view{c: c, r: r, live: r.LiveDocuments(), baseGen: r.BaseGeneration(), version: r.Version()}
+}
+
+// current reports, with c.mu held, whether the cache still describes the
+// view's base generation and version (a concurrent search of a newer
+// snapshot may have reset it).
+func (v *view) current() bool { return v.c.baseGen == v.baseGen && v.c.version == v.version }
+
+// base reports whether the base layer owns path's facts.
+func (v *view) base(path string) bool {
+	_, live := slices.BinarySearch(v.live, path)
+	return !live
+}
+
+// cached returns what the cache's map (chosen by of, under the lock) holds
+// for key when keep allows and the cache is current, else read's answer,
+// kept in that map when keep allows and the cache is still current.
+func cached[T any](v *view, of func(*Cache) map[string]T, key string, keep bool, read func() (T, error)) (T, error) {
+	if keep {
+		v.c.mu.Lock()
+		x, ok := of(v.c)[key]
+		ok = ok && v.current()
+		v.c.mu.Unlock()
+		if ok {
+			return x, nil
+		}
+	}
+	x, err := read()
+	if err != nil || !keep {
+		return x, err
+	}
+	v.c.mu.Lock()
+	if v.current() {
+		of(v.c)[key] = x
+	}
+	v.c.mu.Unlock()
+	return x, nil
+}
+
+// termStats returns the reader's term statistics.
+func (v *view) termStats(ctx context.Context) (graph.TermStats, error) {
+	v.c.mu.Lock()
+	st := v.c.stats
+	ok := v.current()
+	v.c.mu.Unlock()
+	if st != nil && ok {
+		return *st, nil
+	}
+	s, err := v.r.TermStats(ctx)
+	if err != nil {
+		return s, err
+	}
+	v.c.mu.Lock()
+	if v.current() {
+		v.c.stats = &s
+	}
+	v.c.mu.Unlock()
+	return s, nil
+}
+
+// links returns the symbols path defines and references.
+func (v *view) links(ctx context.Context, path string) (*docLinks, error) {
+	return cached(v, func(c *Cache) map[string]*docLinks { return c.links }, path, v.base(path), func() (*docLinks, error) {
+		return v.readLinks(ctx, path)
+	})
+}
+
+// readLinks reads the symbols path defines and references, numbering
+// them.
+func (v *view) readLinks(ctx context.Context, path string) (*docLinks, error) {
+	occs, err := v.r.Occurrences(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("search: reading the references of %s: %w", path, err)
+	}
+	l := &docLinks{}
+	v.c.mu.Lock()
+	for _, o := range occs {
+		if strings.HasPrefix(o.Symbol, "local ") || o.Roles&graph.RoleImport != 0 {
+			continue
+		}
+		id, ok := v.c.ids[o.Symbol]
+		if !ok {
+			id = uint32(len(v.c.ids))
+			v.c.ids[o.Symbol] = id
+		}
+		if o.Roles&graph.RoleDefinition != 0 {
+			l.defs = append(l.defs, id)
+		} else {
+			l.refs = append(l.refs, id)
+		}
+	}
+	v.c.mu.Unlock()
+	slices.Sort(l.defs)
+	slices.Sort(l.refs)
+	l.defs, l.refs = slices.Compact(l.defs), slices.Compact(l.refs)
+	return l, nil
+}
+
+// pkg returns the package symbol of the document at path ("" when it
+// defines none) and whether it is a test.
+func (v *view) pkg(ctx context.Context, path string) (docPackage, error) {
+	return cached(v, func(c *Cache) map[string]docPackage { return c.pkgs }, path, v.base(path), func() (docPackage, error) {
+		return v.readPackage(ctx, path)
+	})
+}
+
+// readPackage reads the package symbol path defines and whether it is a
+// test.
+func (v *view) readPackage(ctx context.Context, path string) (docPackage, error) {
+	d, _, err := v.r.Document(ctx, path)
+	if err != nil {
+		return docPackage{}, fmt.Errorf("search: reading document %s: %w", path, err)
+	}
+	syms, err := v.r.DocumentSymbolsWhere(ctx, path, func(_, kind []byte) bool {
+		k := string(kind)
+		return k == "package" || k == "namespace" || k == "module"
+	})
+	if err != nil {
+		return docPackage{}, fmt.Errorf("search: reading the symbols of %s: %w", path, err)
+	}
+	return docPackage{sym: ownPackage(syms, path), test: d.Flags&graph.DocTest != 0}, nil
+}
+
+// dependents counts the packages importing a package symbol.
+func (v *view) dependents(ctx context.Context, pkgSym string) (float64, error) {
+	if pkgSym == "" {
+		return 0, nil
+	}
+	return cached(v, func(c *Cache) map[string]float64 { return c.deps }, pkgSym, true, func() (float64, error) {
+		es, err := v.r.Incoming(ctx, pkgSym, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImports}})
+		if err != nil {
+			return 0, fmt.Errorf("search: reading the importers of %s: %w", pkgSym, err)
+		}
+		return float64(len(es)), nil
+	})
+}
+
+// ownPackage returns the id of the package symbol a document defines
+// itself among syms (an import's package is defined elsewhere), else of
+// the first symbol not external, else "".
+func ownPackage(syms []graph.Symbol, path string) string {
+	for _, s := range syms {
+		if s.Def.Path == path {
+			return s.ID
+		}
+	}
+	for _, s := range syms {
+		if !s.External && s.Def.Path == "" {
+			return s.ID
+		}
+	}
+	return ""
+}
+
+// symbols returns the definitions of the document at path that a reader
+// can name: neither local nor external, defined in it, with a display
+// name.
+func (v *view) symbols(ctx context.Context, path string) (*docNames, error) {
+	return cached(v, func(c *Cache) map[string]*docNames { return c.names }, path, v.base(path), func() (*docNames, error) {
+		return v.readSymbols(ctx, path)
+	})
+}
+
+// readSymbols reads the named definitions of path and indexes them by
+// word.
+func (v *view) readSymbols(ctx context.Context, path string) (*docNames, error) {
+	syms, err := v.r.DocumentSymbolsWhere(ctx, path, func(name, _ []byte) bool { return len(name) > 0 })
+	if err != nil {
+		return nil, fmt.Errorf("search: reading the symbols of %s: %w", path, err)
+	}
+	ns := &docNames{byWord: map[string][]int{}}
+	for _, s := range syms {
+		if s.DisplayName == "" || s.External || s.Def.Path != path || strings.HasPrefix(s.ID, "local ") {
+			continue
+		}
+		n := namedSymbol{
+			sym:   SymbolMatch{Name: s.DisplayName, Kind: s.Kind, ID: s.ID, Line: int(s.Def.Range.Start.Line) + 1},
+			words: terms.Query(s.DisplayName),
+			low:   slices.Clone(lowerASCII([]byte(s.DisplayName))),
+		}
+		for _, w := range n.words {
+			ns.byWord[w] = append(ns.byWord[w], len(ns.syms))
+		}
+		ns.syms = append(ns.syms, n)
+	}
+	return ns, nil
+}
+
+// Warm reads into the cache what searches of r's base generation read
+// again: every base document's references, definitions and package. A
+// session warms its cache once per base generation, so that no search
+// pays for the first reads.
+func (c *Cache) Warm(ctx context.Context, r *graph.Reader) error {
+	v := c.view(r)
+	return r.Documents(ctx, func(d graph.Document) error {
+		if !v.base(d.Path) {
+			return nil
+		}
+		if _, err := v.links(ctx, d.Path); err != nil {
+			return err
+		}
+		if _, err := v.symbols(ctx, d.Path); err != nil {
+			return err
+		}
+		_, err := v.pkg(ctx, d.Path)
+		return err
+	})
+}

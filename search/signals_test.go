@@ -1,0 +1,218 @@
+package search_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/graph/graphtest"
+	"github.com/lspgraph/lspgraph/search"
+)
+
+// linked is a document of package pkg holding words, defining the symbols
+// defs and referencing refs (one occurrence each).
+func linked(path, pkg string, words, defs, refs []string) graph.DocumentFacts {
+	f := doc(path, pkg, false, words)
+	line := uint32(1)
+	occ := func(sym string, role graph.Role) {
+		o := graph.Occurrence{Path: path, Symbol: sym, Roles: role}
+		o.Range.Start.Line, o.Range.End.Line = line, line
+		line++
+		f.Occurrences = append(f.Occurrences, o)
+	}
+	for _, d := range defs {
+		f.Symbols = append(f.Symbols, graph.Symbol{ID: d, DisplayName: d, Kind: "function", Def: graph.Location{Path: path}})
+		occ(d, graph.RoleDefinition)
+	}
+	for _, r := range refs {
+		occ(r, graph.RoleReference)
+	}
+	return f
+}
+
+// neighbourDocs: store.go defines Flush, which handler.go calls; both
+// hold the query's words, as does other.go, linked to nothing. util.go
+// references Flush too but holds no query word, so it is no candidate.
+func neighbourDocs() []graph.DocumentFacts {
+	return []graph.DocumentFacts{
+		linked("core/store.go", "core", []string{"flush/code", "memtable/code"}, []string{"Flush"}, nil),
+		linked("api/handler.go", "api", []string{"flush/code", "memtable/doc", "request/code"}, []string{"Handle"}, []string{"Flush"}),
+		linked("misc/other.go", "misc", []string{"flush/string", "memtable/code", "x/code"}, []string{"Other"}, nil),
+		linked("misc/util.go", "misc", []string{"y/code"}, nil, []string{"Flush"}),
+	}
+}
+
+func hitOf(t *testing.T, res search.Result, p string) search.Hit {
+	t.Helper()
+	for _, h := range res.Hits {
+		if h.Path == p {
+			return h
+		}
+	}
+	t.Fatalf("%s not among %v", p, paths(res))
+	return search.Hit{}
+}
+
+// TestNeighbourSignal: a document takes half the mean BM25 of the
+// candidates it is linked to by references, either way, and names them.
+func TestNeighbourSignal(t *testing.T) {
+	r := graphtest.Base(t, graph.Manifest{Layer: graph.Base}, neighbourDocs()...)
+	res, err := search.Search(context.Background(), r, "flush memtable", search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, handler, other := hitOf(t, res, "core/store.go"), hitOf(t, res, "api/handler.go"), hitOf(t, res, "misc/other.go")
+	if !slices.Equal(store.Neighbours, []string{"api/handler.go"}) || !slices.Equal(handler.Neighbours, []string{"core/store.go"}) || other.Neighbours != nil {
+		t.Errorf("neighbours: store %v, handler %v, other %v; want each other, and none", store.Neighbours, handler.Neighbours, other.Neighbours)
+	}
+	s, ok := signal(store, search.SignalNeighbours)
+	if want := store.BM25 + 0.5*handler.BM25; !ok || math.Abs(s.Value-want) > 0.002 {
+		t.Errorf("neighbours signal of store.go = %+v; want %.3f (its BM25 and half its neighbour's)", s, want)
+	}
+	if _, ok := signal(other, search.SignalNeighbours); ok {
+		t.Errorf("other.go, linked to nothing, has a neighbours signal: %+v", other.Signals)
+	}
+}
+
+// TestSymbolSignal: a definition named by the query's words scores by
+// their idf and the share of the name they cover.
+func TestSymbolSignal(t *testing.T) {
+	f := doc("cache/lru.go", "cache", false, []string{"evict/name", "entry/name"})
+	f.Symbols = append(f.Symbols,
+		graph.Symbol{ID: "go cache/evictEntry().", DisplayName: "evictEntry", Kind: "function", Def: graph.Location{Path: "cache/lru.go"}},
+		graph.Symbol{ID: "go cache/evictAllOld().", DisplayName: "evictAllOld", Kind: "function", Def: graph.Location{Path: "cache/lru.go"}})
+	r := graphtest.Base(t, graph.Manifest{Layer: graph.Base}, f,
+		doc("util/misc.go", "util", false, []string{"evict/code", "entry/code"}))
+	res, err := search.Search(context.Background(), r, "evict entry", search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lru := hitOf(t, res, "cache/lru.go")
+	s, ok := signal(lru, search.SignalSymbol)
+	// Both words are in both documents: idf = ln(1 + 0.5/2.5) each;
+	// evictEntry's words are evict, entry and evictentry (the whole name),
+	// two of three covered.
+	if want := 2 * math.Log(1+0.5/2.5) * 2 / 3; !ok || math.Abs(s.Value-want) > 0.002 {
+		t.Errorf("symbol signal of lru.go = %+v; want %.3f", s, want)
+	}
+	if len(lru.Symbols) != 2 || lru.Symbols[0].Name != "evictEntry" {
+		t.Errorf("symbols of lru.go = %+v; want evictEntry first", lru.Symbols)
+	}
+	if _, ok := signal(hitOf(t, res, "util/misc.go"), search.SignalSymbol); ok {
+		t.Error("misc.go, which defines nothing named so, has a symbol signal")
+	}
+}
+
+// TestPackageSignal: a document takes half the mean BM25 of the best other
+// documents of its directory (when the signal is weighted: by default it
+// is not).
+func TestPackageSignal(t *testing.T) {
+	r := graphtest.Base(t, graph.Manifest{Layer: graph.Base},
+		doc("x/a.go", "x", false, []string{"flush/code"}),
+		doc("x/b.go", "x", false, []string{"flush/code", "z/code"}),
+		doc("y/c.go", "y", false, []string{"flush/code"}),
+		doc("y/d.go", "y", false, []string{"other/code"}))
+	res, err := search.Search(context.Background(), r, "flush", search.Options{Signals: search.SignalWeights{search.SignalText: 1, search.SignalPackage: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := hitOf(t, res, "x/a.go"), hitOf(t, res, "x/b.go"), hitOf(t, res, "y/c.go")
+	for _, tc := range []struct {
+		h    search.Hit
+		want float64
+	}{{a, a.BM25 + 0.5*b.BM25}, {b, b.BM25 + 0.5*a.BM25}, {c, c.BM25}} {
+		if s, ok := signal(tc.h, search.SignalPackage); !ok || math.Abs(s.Value-tc.want) > 0.002 {
+			t.Errorf("package signal of %s = %+v; want %.3f", tc.h.Path, s, tc.want)
+		}
+	}
+}
+
+// TestCacheAnswersAsWithout: searches with a cache kept across them answer
+// as searches without, also after the live layer changes a document's
+// references and while a reader of the older snapshot is still searched.
+func TestCacheAnswersAsWithout(t *testing.T) {
+	ctx := context.Background()
+	st := graphtest.Open(t)
+	gw, err := st.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range neighbourDocs() {
+		if err := gw.PutDocument(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := gw.Commit(ctx, graph.Manifest{Layer: graph.Base}); err != nil {
+		t.Fatal(err)
+	}
+	cache := search.NewCache()
+	same := func(r *graph.Reader, q string) search.Result {
+		t.Helper()
+		want, err := search.Search(ctx, r, q, search.Options{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			got, err := search.Search(ctx, r, q, search.Options{Limit: 100, Cache: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := resultString(got), resultString(want); g != w {
+				t.Fatalf("%q with a cache:\n%s\nwithout:\n%s", q, g, w)
+			}
+		}
+		return want
+	}
+	old, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	same(old, "flush memtable")
+	same(old, "memtable request")
+	// The live layer's other.go now calls Flush: it and store.go are linked.
+	edited := linked("misc/other.go", "misc", []string{"flush/string", "memtable/code", "x/code"}, []string{"Other"}, []string{"Flush"})
+	if err := st.PutDocument(ctx, graph.Live, edited); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	res := same(r, "flush memtable")
+	if got := hitOf(t, res, "misc/other.go").Neighbours; !slices.Equal(got, []string{"core/store.go"}) {
+		t.Errorf("neighbours of the edited other.go = %v; want core/store.go", got)
+	}
+	if got := hitOf(t, same(old, "flush memtable"), "misc/other.go").Neighbours; got != nil {
+		t.Errorf("the older snapshot's other.go has neighbours %v", got)
+	}
+}
+
+// resultString renders every hit with its reasons and score.
+func resultString(res search.Result) string {
+	var b []byte
+	for _, h := range res.Hits {
+		b = fmt.Appendf(b, "%s %g %s\n", h.Path, h.Score, h.Reasons())
+	}
+	return string(b)
+}
+
+// TestFuseWeighs: a signal's weight decides which of two rankings wins.
+func TestFuseWeighs(t *testing.T) {
+	hits := []search.Hit{
+		{Path: "x", Signals: []search.Signal{{Name: search.SignalText, Rank: 1}, {Name: search.SignalSymbol, Rank: 2}}},
+		{Path: "y", Signals: []search.Signal{{Name: search.SignalText, Rank: 2}, {Name: search.SignalSymbol, Rank: 1}}},
+	}
+	search.Fuse(hits, search.SignalWeights{search.SignalText: 1, search.SignalSymbol: 0.5})
+	if hits[0].Path != "x" {
+		t.Errorf("symbol at half the text's weight: %s first; want x", hits[0].Path)
+	}
+	search.Fuse(hits, search.SignalWeights{search.SignalText: 1, search.SignalSymbol: 2})
+	if hits[0].Path != "y" || math.Abs(hits[0].Score-(1.0/62+2.0/61)) > 1e-12 {
+		t.Errorf("symbol at twice the text's weight: %+v first; want y scoring 1/62+2/61", hits[0])
+	}
+}
