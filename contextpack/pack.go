@@ -35,6 +35,9 @@ type Options struct {
 	// Without turns ranking signals off (ranking.Options.Without), to
 	// measure what each adds.
 	Without []string
+	// Weights replace the ranking's defaults when set (an evaluation
+	// fitting them).
+	Weights *ranking.Weights
 }
 
 // Item is one piece of evidence. Its path is its File's.
@@ -177,7 +180,7 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}
-	res, err := ranking.Rank(ctx, r, target, ranking.Options{Analysis: a, Scope: cl, MinConfidence: o.MinConfidence, History: o.History, Without: o.Without})
+	res, err := ranking.Rank(ctx, r, target, ranking.Options{Analysis: a, Scope: cl, MinConfidence: o.MinConfidence, History: o.History, Without: o.Without, Weights: o.Weights})
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}

@@ -21,7 +21,7 @@ const (
 
 // The scoring model, in one place.
 //
-//	score = roleWeight(role) × decay(role)^(distance−1) + centralityWeight × ppr/max(ppr)
+//	score = roleWeight(role) × decay(role)^(distance−1) + Weights.Centrality × ppr/max(ppr)
 //
 // The role weights encode the order a careful engineer reads in: the
 // definition first, then the code that calls it and the code it calls, then
@@ -34,7 +34,7 @@ const (
 // candidates and the edges among them: among items of equal role, the ones
 // more tied into the target's neighbourhood (a callee that the callers also
 // use, a type that most candidates mention) come first. It is scaled to at
-// most centralityWeight, less than the gap between adjacent role weights
+// most Weights.Centrality, less than the gap between adjacent role weights
 // at distance 1, so it reorders within a role more than across roles.
 func roleWeight(r Role) float64 {
 	switch r {
@@ -71,15 +71,27 @@ func baseScore(r Role, distance int) float64 {
 	return roleWeight(r) * math.Pow(decay, float64(max(distance, 1)-1))
 }
 
-// Locality and history terms, added to the score.
+// Weights are the score's added terms: locality, history and centrality.
+// The role order is fixed; these are what an evaluation fits
+// (contexteval.Fit), and DefaultWeights are the fitted values.
+type Weights struct {
+	SameFile     float64 // in the target's file, at the target's line (halves sameFileLines away)
+	SameType     float64 // a member of the target's type
+	SameDir      float64 // in the target's directory
+	SamePackage  float64 // in the target's package, another directory
+	CoChange     float64 // times the coupling of the candidate's file
+	CoChangeFunc float64 // times the coupling of the candidate function itself
+	Centrality   float64 // bounds the personalized PageRank term
+}
+
+// DefaultWeights are the weights Rank uses unless told otherwise.
+func DefaultWeights() Weights {
+	return Weights{SameFile: 0.3, SameType: 0.1, SameDir: 0.12, SamePackage: 0.05, CoChange: 0.4, CoChangeFunc: 0.5, Centrality: 0.15}
+}
+
 const (
-	sameFileWeight    = 0.3  // in the target's file, at the target's line
-	sameFileLines     = 30.0 // the same-file term halves this many lines away
-	sameTypeWeight    = 0.1  // a member of the target's type
-	sameDirWeight     = 0.12 // in the target's directory
-	samePackageWeight = 0.05 // in the target's package, another directory
-	coChangeWeight    = 0.4  // times the coupling of the candidate's file
-	minTopCoupling    = 0.25 // couplings are scaled to the strongest, or to this when it is weaker
+	sameFileLines  = 30.0 // the same-file term halves this many lines away
+	minTopCoupling = 0.25 // couplings are scaled to the strongest, or to this when it is weaker
 )
 
 const (
@@ -89,8 +101,6 @@ const (
 	// the target through two callers still exercises it, and is often the
 	// only test that does.
 	testDistanceDecay = 0.7
-	// centralityWeight bounds the personalized PageRank term.
-	centralityWeight = 0.15
 	// pprRestart is the probability of jumping back to the target per step.
 	pprRestart = 0.3
 	// pprIterations is enough for the scores of a few hundred nodes to settle
@@ -115,4 +125,5 @@ const (
 	maxPairedTests    = 8   // tests taken from one paired test file
 	maxDirNeighbours  = 24  // files of the target's directory
 	maxCoChanged      = 48  // files coupled with the target's in the history
+	maxCoChangedFuncs = 32  // functions coupled with the target in the history
 )
