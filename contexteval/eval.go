@@ -129,6 +129,8 @@ type Options struct {
 	Weights *ranking.Weights
 	// Limit stops after this many cases scored (0: all).
 	Limit int
+	// Progress, when set, hears of each case scored.
+	Progress func(r Result)
 }
 
 // Eval scores cases on one graph, keeping the history read at each
@@ -195,6 +197,9 @@ func (e *Eval) Run(ctx context.Context, cases []Case, o Options) ([]Result, erro
 			}
 		}
 		out = append(out, res)
+		if o.Progress != nil {
+			o.Progress(res)
+		}
 	}
 	return out, nil
 }
@@ -271,7 +276,8 @@ func findSeed(ctx context.Context, r *graph.Reader, c Case) (Changed, graph.Symb
 			continue
 		}
 		for _, s := range syms {
-			if s.Def.Path == fn.Path && (s.Kind == "function" || s.Kind == "method") && itemName(s) == fn.Name {
+			callable := s.Kind == "function" || s.Kind == "method" || s.Kind == "constructor" || (s.Kind == "" && strings.HasSuffix(s.ID, ")."))
+			if s.Def.Path == fn.Path && callable && itemName(s) == fn.Name {
 				return fn, s, true
 			}
 		}

@@ -32,6 +32,9 @@ type knob struct {
 }
 
 var knobs = []knob{
+	{"Sibling", func(w *ranking.Weights) *float64 { return &w.Sibling }},
+	{"Test", func(w *ranking.Weights) *float64 { return &w.Test }},
+	{"CoChanged", func(w *ranking.Weights) *float64 { return &w.CoChanged }},
 	{"SameFile", func(w *ranking.Weights) *float64 { return &w.SameFile }},
 	{"SameType", func(w *ranking.Weights) *float64 { return &w.SameType }},
 	{"SameDir", func(w *ranking.Weights) *float64 { return &w.SameDir }},

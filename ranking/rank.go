@@ -950,7 +950,7 @@ func (c *collector) result() *Result {
 	for _, k := range c.order {
 		cand := c.cands[k]
 		cand.Centrality = ppr[k]
-		cand.Score = baseScore(cand.Role, cand.Distance) * c.weight(k)
+		cand.Score = baseScore(cand.Role, cand.Distance) * c.w.roleFactor(cand.Role) * c.weight(k)
 		if maxP > 0 && k != c.target.ID {
 			cand.Score += c.w.Centrality * ppr[k] / maxP
 		}

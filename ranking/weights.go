@@ -62,6 +62,19 @@ func roleWeight(r Role) float64 {
 	return 0
 }
 
+// roleFactor is the fitted factor on a role's weight.
+func (w *Weights) roleFactor(r Role) float64 {
+	switch r {
+	case RoleSibling:
+		return w.Sibling
+	case RoleTest:
+		return w.Test
+	case RoleCoChanged:
+		return w.CoChanged
+	}
+	return 1
+}
+
 // baseScore is the role weight decayed by distance.
 func baseScore(r Role, distance int) float64 {
 	decay := distanceDecay
@@ -71,10 +84,16 @@ func baseScore(r Role, distance int) float64 {
 	return roleWeight(r) * math.Pow(decay, float64(max(distance, 1)-1))
 }
 
-// Weights are the score's added terms: locality, history and centrality.
-// The role order is fixed; these are what an evaluation fits
-// (contexteval.Fit), and DefaultWeights are the fitted values.
+// Weights are what an evaluation fits (contexteval.Fit): the score's added
+// terms (locality, history, centrality) and the role weights of the
+// neighbourhood roles, which scale roleWeight's for the final score (the
+// strongest role of a candidate reached several ways is chosen by
+// roleWeight alone).
 type Weights struct {
+	Sibling   float64 // factor on the sibling role (the file's and directory's definitions, the type's members)
+	Test      float64 // factor on the test role
+	CoChanged float64 // factor on the co-changed role (files and functions that changed together)
+
 	SameFile     float64 // in the target's file, at the target's line (halves sameFileLines away)
 	SameType     float64 // a member of the target's type
 	SameDir      float64 // in the target's directory
@@ -86,7 +105,7 @@ type Weights struct {
 
 // DefaultWeights are the weights Rank uses unless told otherwise.
 func DefaultWeights() Weights {
-	return Weights{SameFile: 0.3, SameType: 0.1, SameDir: 0.12, SamePackage: 0.05, CoChange: 0.4, CoChangeFunc: 0.5, Centrality: 0.15}
+	return Weights{Sibling: 1, Test: 1, CoChanged: 1, SameFile: 0.3, SameType: 0.1, SameDir: 0.12, SamePackage: 0.05, CoChange: 0.4, CoChangeFunc: 0.5, Centrality: 0.15}
 }
 
 const (

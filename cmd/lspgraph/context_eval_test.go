@@ -83,7 +83,11 @@ func TestContextHistoryEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := &contexteval.Eval{G: g}
-	rs, err := ev.Run(ctx, cases, contexteval.Options{Limit: maxCases})
+	progress := func(r contexteval.Result) {
+		v := r.Recall[contexteval.MethodPack][8000]
+		t.Logf("%s %s %s: pack at 8k %.2f/%.2f", r.Commit[:12], r.Seed.Path, r.Seed.Name, v[0], v[1])
+	}
+	rs, err := ev.Run(ctx, cases, contexteval.Options{Limit: maxCases, Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}
