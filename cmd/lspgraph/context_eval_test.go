@@ -118,7 +118,7 @@ func TestContextHistoryEval(t *testing.T) {
 	if os.Getenv("LSPGRAPH_EVAL_FIT") != "0" {
 		older, newer := contexteval.Split(scored)
 		def := ranking.DefaultWeights()
-		fitted, log, err := ev.Fit(ctx, older, def, 2)
+		fitted, log, err := ev.Fit(ctx, older, def, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
