@@ -318,11 +318,8 @@ func newEntry(c *ranking.Candidate, src *docReader, texts map[string]textResult,
 	}
 	tr, ok := texts[loc.Path]
 	if !ok {
-		b, err := src.Read(loc.Path)
-		tr = textResult{text: b, err: err}
-		if err == nil {
-			tr.lines = lines(b)
-		}
+		b, ls, err := src.readLines(loc.Path)
+		tr = textResult{text: b, lines: ls, err: err}
 		texts[loc.Path] = tr
 	}
 	if tr.err != nil {

