@@ -40,6 +40,7 @@ type priced struct {
 	e     *entry
 	costs []int // per form
 	cur   int   // index of the chosen form; len(forms) when absent
+	file  int   // index of its file among the entries' files
 }
 
 func (q *priced) value(i int) float64 {
@@ -99,25 +100,32 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 		}
 		ps[i] = q
 	}
-	fileCost := map[string]int{}
-	fileUsers := map[string]int{}
-	headCost := func(q *priced) int {
+	// Each file's head is priced once and paid by its first item: per
+	// entry, the index of its file in fileCost and fileUsers.
+	fileOf := map[string]int{}
+	var fileCost, fileUsers []int
+	for _, q := range ps {
 		path := q.e.item.Path
-		if fileUsers[path] > 0 {
+		fi, ok := fileOf[path]
+		if !ok {
+			fi = len(fileCost)
+			fileOf[path] = fi
+			fileCost = append(fileCost, Tokens(pt.fileHead(&File{Path: path, Package: q.e.pkg})))
+			fileUsers = append(fileUsers, 0)
+		}
+		q.file = fi
+	}
+	headCost := func(q *priced) int {
+		if fileUsers[q.file] > 0 {
 			return 0
 		}
-		c, ok := fileCost[path]
-		if !ok {
-			c = Tokens(pt.fileHead(&File{Path: path, Package: q.e.pkg}))
-			fileCost[path] = c
-		}
-		return c
+		return fileCost[q.file]
 	}
 	used := 0
 	take := func(q *priced, i int) {
 		if q.cur == len(q.e.forms) {
 			used += headCost(q)
-			fileUsers[q.e.item.Path]++
+			fileUsers[q.file]++
 			used += q.costs[i]
 		} else {
 			used += q.costs[i] - q.costs[q.cur]
@@ -259,7 +267,7 @@ func capBody(e *entry, cap int, pt parts) {
 	}
 	f := e.forms[0]
 	// A text costs at most a token per byte: a short one needs no count.
-	if len(f.text) <= cap || Tokens(f.text) <= cap {
+	if len(f.text) <= cap || tokensAtMost(f.text, cap) {
 		return
 	}
 	ls := strings.SplitAfter(f.text, "\n")
