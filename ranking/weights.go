@@ -85,10 +85,12 @@ func baseScore(r Role, distance int) float64 {
 }
 
 // Weights are what an evaluation fits (contexteval.Fit): the score's added
-// terms (locality, history, centrality) and the role weights of the
-// neighbourhood roles, which scale roleWeight's for the final score (the
-// strongest role of a candidate reached several ways is chosen by
-// roleWeight alone).
+// terms (locality, history, centrality) and factors on the weights of the
+// neighbourhood roles for the final score (the strongest role of a
+// candidate reached several ways is chosen by roleWeight alone).
+// DefaultWeights are set by hand; contexteval/testdata records, per
+// evaluation set, the weights fitted on its older half and their recall on
+// both halves.
 type Weights struct {
 	Sibling   float64 // factor on the sibling role (the file's and directory's definitions, the type's members)
 	Test      float64 // factor on the test role
