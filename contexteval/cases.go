@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -127,7 +129,7 @@ func BuildCases(ctx context.Context, root, rev string, p Parser, limit int) ([]C
 			continue
 		}
 		pe := pending{c: c, changed: changed}
-		for _, path := range sortedKeys(changed) {
+		for _, path := range slices.Sorted(maps.Keys(changed)) {
 			pe.c.Files = append(pe.c.Files, path)
 			src, err := gitcmd.Run(ctx, root, "show", c.Commit+":"+path)
 			if err != nil {

@@ -362,12 +362,3 @@ func Where(rs []Result) string {
 	return fmt.Sprintf("Truth files at 8000 tokens (pack): %d in all; %.1f%% shown, %.1f%% ranked but cut for the budget, %.1f%% never candidates.\n",
 		shown+cut+never, pct(shown), pct(cut), pct(never))
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
