@@ -45,6 +45,8 @@ type Env struct {
 	Root   string // absolute workspace root
 	// Overlay supplies unsaved buffers by root-relative path (may be nil).
 	Overlay func(path string) ([]byte, bool)
+	// Texts, when set, keeps the work tree's documents across requests.
+	Texts *TextCache
 	// Encoding counts the LSP position's columns (the negotiated
 	// positionEncoding; UTF-16 by default).
 	Encoding textpos.Encoding
@@ -82,7 +84,7 @@ func Handle(ctx context.Context, env Env, args json.RawMessage) (*Answer, error)
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, fmt.Errorf("contextpack: decoding lspgraph.context arguments: %w", err)
 	}
-	src := Source{Root: env.Root, Overlay: env.Overlay}
+	src := Source{Root: env.Root, Overlay: env.Overlay, Cache: env.Texts}
 	target, err := req.target(ctx, env, src)
 	if err != nil {
 		return nil, err

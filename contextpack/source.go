@@ -24,6 +24,8 @@ var ErrAbsent = errors.New("contextpack: source absent")
 type Source struct {
 	Root    string
 	Overlay func(path string) ([]byte, bool)
+	// Cache, when set, keeps the work tree's documents across packs.
+	Cache *TextCache
 }
 
 // checkRel validates a root-relative document path: not empty, not
@@ -65,6 +67,40 @@ func (s Source) open() *docReader {
 }
 
 func (d *docReader) Read(p string) ([]byte, error) { return d.src.read(p, d.fs) }
+
+// readLines returns a document's text and its lines: from the cache when
+// the file is unchanged since it was cached, else read and split (and
+// cached, unless it came from an unsaved buffer).
+func (d *docReader) readLines(p string) ([]byte, []string, error) {
+	c := d.src.Cache
+	cacheable := c != nil && d.fs != nil && checkRel(p) == nil
+	if cacheable && d.src.Overlay != nil {
+		if _, ok := d.src.Overlay(p); ok {
+			cacheable = false
+		}
+	}
+	if cacheable {
+		if fi, err := d.fs.Stat(p); err == nil && fi.Mode().IsRegular() {
+			if t, ok := c.get(p, fi.Size(), fi.ModTime()); ok {
+				return t.text, t.lines, nil
+			}
+			b, err := d.Read(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			ls := lines(b)
+			// The size and time seen before the read: a file written
+			// meanwhile is read again next time.
+			c.put(p, cachedText{size: fi.Size(), mod: fi.ModTime(), text: b, lines: ls})
+			return b, ls, nil
+		}
+	}
+	b, err := d.Read(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, lines(b), nil
+}
 
 func (d *docReader) Close() {
 	if d.fs != nil {

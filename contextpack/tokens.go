@@ -37,9 +37,20 @@ import (
 // median. The estimate is subadditive: the count of a concatenation is at
 // most the sum of the parts' counts, so costs summed part by part bound
 // the whole.
-func Tokens(s string) int {
+func Tokens(s string) int { return tokensUpTo(s, -1) }
+
+// tokensAtMost reports whether Tokens(s) <= limit, reading s only until the
+// count passes limit.
+func tokensAtMost(s string, limit int) bool { return tokensUpTo(s, limit) <= limit }
+
+// tokensUpTo is Tokens, stopping once the count passes limit (when limit
+// is not negative): the result is then above limit, not the whole count.
+func tokensUpTo(s string, limit int) int {
 	n := 0
 	for i := 0; i < len(s); {
+		if limit >= 0 && n > limit {
+			return n
+		}
 		c := s[i]
 		switch {
 		case c >= utf8.RuneSelf:

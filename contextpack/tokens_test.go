@@ -126,3 +126,15 @@ func TestTokensAtMostBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestTokensAtMostAgreesWithTokens(t *testing.T) {
+	for _, s := range []string{"", "func (d *DB) Get(key []byte) error {\n\treturn nil\n}\n", "héllo wörld 12345 ;;; \t\n", "  x"} {
+		n := Tokens(s)
+		if !tokensAtMost(s, n) {
+			t.Errorf("tokensAtMost(%q, %d) = false; Tokens is %d", s, n, n)
+		}
+		if n > 0 && tokensAtMost(s, n-1) {
+			t.Errorf("tokensAtMost(%q, %d) = true; Tokens is %d", s, n-1, n)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/lspgraph/lspgraph/internal/gitcmd"
 	"github.com/lspgraph/lspgraph/ranking"
@@ -47,9 +48,15 @@ type Log struct {
 	ids     map[string]int32 // path -> index in files
 	commits []commit
 	byFile  map[int32][]int32 // file -> commits touching it
+	// dir and prefix locate the work tree for the hunks CoupledFuncs
+	// reads; hunks keeps them per commit.
+	dir, prefix string
+	hunkMu      sync.Mutex
+	hunks       map[string]map[string][]string // commit -> path -> declarations changed
 }
 
 type commit struct {
+	hash   string
 	files  []int32
 	weight float64 // recency
 }
@@ -88,13 +95,15 @@ func Load(ctx context.Context, dir, rev string, o Options) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history: reading the log of %s: %w", hash, err)
 	}
-	return parse(hash, strings.TrimSpace(string(prefix)), out, o), nil
+	l := parse(hash, strings.TrimSpace(string(prefix)), out, o)
+	l.dir = dir
+	return l, nil
 }
 
 // parse reads `git log --format=%x00%H --name-only` output, newest first.
 // Paths lose prefix (the directory's path in the repository).
 func parse(hash, prefix string, out []byte, o Options) *Log {
-	l := &Log{Commit: hash, ids: map[string]int32{}, byFile: map[int32][]int32{}}
+	l := &Log{Commit: hash, prefix: prefix, ids: map[string]int32{}, byFile: map[int32][]int32{}}
 	for i, rec := range bytes.Split(out, []byte{0}) {
 		if i == 0 {
 			continue // before the first record
@@ -114,7 +123,7 @@ func parse(hash, prefix string, out []byte, o Options) *Log {
 		if len(paths) == 0 || len(paths) > o.MaxFiles {
 			continue
 		}
-		c := commit{weight: math.Pow(0.5, float64(age)/float64(o.HalfLife))}
+		c := commit{hash: strings.TrimSpace(lines[0]), weight: math.Pow(0.5, float64(age)/float64(o.HalfLife))}
 		ci := int32(len(l.commits))
 		for _, p := range paths {
 			id, ok := l.ids[p]

@@ -9,12 +9,10 @@ import (
 	"testing"
 )
 
-// repo makes a git repository whose commits are given as lists of files
-// to touch, oldest first, and returns its directory and the commit hashes.
-func repo(t *testing.T, commits [][]string) (string, []string) {
-	t.Helper()
-	dir := t.TempDir()
-	git := func(args ...string) string {
+// gitIn returns a runner of git in dir, with a fixed identity, that fails
+// the test on error and returns git's trimmed output.
+func gitIn(t *testing.T, dir string) func(args ...string) string {
+	return func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
@@ -25,6 +23,14 @@ func repo(t *testing.T, commits [][]string) (string, []string) {
 		}
 		return strings.TrimSpace(string(out))
 	}
+}
+
+// repo makes a git repository whose commits are given as lists of files
+// to touch, oldest first, and returns its directory and the commit hashes.
+func repo(t *testing.T, commits [][]string) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	git := gitIn(t, dir)
 	git("init", "-q")
 	var hashes []string
 	for i, files := range commits {

@@ -29,6 +29,6 @@
 // items a careful engineer would need; testdata/rank_stats.txt records
 // recall@5, recall@10 and MRR over them. The evaluation runs in cmd/lspgraph
 // (it needs the SCIP importer) and rewrites the stats with -update.
-// testdata/history_eval_pebble.txt records recall on a real repository's
-// history (cmd/lspgraph TestContextHistoryEval).
+// Recall on real repositories' history, and the fit of [Weights], are
+// recorded in contexteval/testdata (cmd/lspgraph TestContextHistoryEval).
 package ranking

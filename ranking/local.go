@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/lang"
@@ -30,14 +31,14 @@ func (c *collector) locality(cand *Candidate) float64 {
 	switch {
 	case l.Path == t.Def.Path:
 		d := float64(absDiff(l.Range.Start.Line, t.Def.Range.Start.Line))
-		score += sameFileWeight / (1 + d/sameFileLines)
+		score += c.w.SameFile / (1 + d/sameFileLines)
 	case path.Dir(l.Path) == path.Dir(t.Def.Path):
-		score += sameDirWeight
+		score += c.w.SameDir
 	case cand.Package != "" && cand.Package == c.packageOf(t.Def.Path):
-		score += samePackageWeight
+		score += c.w.SamePackage
 	}
 	if p := parentID(t.ID); p != "" && cand.Symbol.ID != "" && parentID(cand.Symbol.ID) == p {
-		score += sameTypeWeight
+		score += c.w.SameType
 	}
 	return score
 }
@@ -300,4 +301,74 @@ func (c *collector) coChanged() error {
 		}
 	}
 	return nil
+}
+
+// coChangedFuncs adds the functions that changed in the commits that
+// changed the target (o.History, when it reads hunks): each found in its
+// file by name, scored by its tie relative to the strongest; a candidate
+// already found earns the tie as a bonus (in result).
+func (c *collector) coChangedFuncs() error {
+	fh, ok := c.o.History.(FuncHistory)
+	t := c.target
+	if !ok || t.Def.Path == "" {
+		return nil
+	}
+	coupled, err := fh.CoupledFuncs(c.ctx, t.Def.Path, name(t), maxCoChangedFuncs)
+	if err != nil {
+		return fmt.Errorf("reading the functions changed with %s: %w", name(t), err)
+	}
+	if len(coupled) == 0 {
+		return nil
+	}
+	c.funcCoupling = map[string]float64{}
+	top := max(coupled[0].Weight, minTopCoupling)
+	for _, fc := range coupled {
+		s, ok, err := c.declared(fc.Path, fc.Name)
+		if err != nil {
+			return err
+		}
+		if !ok || s.ID == t.ID {
+			continue
+		}
+		w := fc.Weight / top
+		if _, seen := c.cands[s.ID]; seen {
+			c.funcCoupling[s.ID] = max(c.funcCoupling[s.ID], w)
+			continue
+		}
+		reason := fmt.Sprintf("changed together with `%s` in %d commit(s) (weight %.2f)", name(t), fc.Commits, fc.Weight)
+		cand := c.add("", s, "", RoleCoChanged, 1, reason, nil)
+		if cand.Role == RoleCoChanged {
+			c.weights[cand.Key] = w
+		}
+	}
+	return nil
+}
+
+// declared finds the function or type of a file that a history name
+// ("DB.Get", or a bare "run") names.
+func (c *collector) declared(p, want string) (graph.Symbol, bool, error) {
+	if c.docSyms == nil {
+		c.docSyms = map[string][]graph.Symbol{}
+	}
+	syms, ok := c.docSyms[p]
+	if !ok {
+		all, err := c.r.DocumentSymbols(c.ctx, p)
+		if err != nil {
+			return graph.Symbol{}, false, fmt.Errorf("reading symbols of %s: %w", p, err)
+		}
+		for _, s := range all {
+			if s.Def.Path == p && usable(s) && (isCallable(s) || isType(s)) {
+				syms = append(syms, s)
+			}
+		}
+		c.docSyms[p] = syms
+	}
+	bare := !strings.Contains(want, ".")
+	for _, s := range syms {
+		n := name(s)
+		if n == want || (bare && n[strings.LastIndexAny(n, ".#")+1:] == want) {
+			return s, true, nil
+		}
+	}
+	return graph.Symbol{}, false, nil
 }

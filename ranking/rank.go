@@ -69,8 +69,11 @@ type Options struct {
 	// Without turns signals off, to measure what each adds: "locality"
 	// (the score's locality terms), "neighbours" (the target file's
 	// definitions and its directory's files), "tests" (the tests of
-	// callees and the paired test files).
+	// callees and the paired test files), "history-functions" (the
+	// functions that changed with the target).
 	Without []string
+	// Weights replace DefaultWeights when set.
+	Weights *Weights
 }
 
 func (o Options) without(signal string) bool {
@@ -102,6 +105,10 @@ func Rank(ctx context.Context, r *graph.Reader, target graph.Symbol, o Options) 
 		docTest: map[string]bool{},
 		adj:     map[string]map[string]bool{},
 		weights: map[string]float64{},
+		w:       DefaultWeights(),
+	}
+	if o.Weights != nil {
+		c.w = *o.Weights
 	}
 	c.syms[target.ID] = symEntry{target, true}
 	def := &Candidate{Key: target.ID, Symbol: target, Role: RoleDefinition, Reason: "definition of `" + name(target) + "`"}
@@ -119,7 +126,11 @@ func Rank(ctx context.Context, r *graph.Reader, target graph.Symbol, o Options) 
 	if !o.without("neighbours") {
 		steps = append(steps, c.directoryNeighbours)
 	}
-	steps = append(steps, c.coChanged, c.namesakes, c.linkCandidates)
+	steps = append(steps, c.coChanged)
+	if !o.without("history-functions") {
+		steps = append(steps, c.coChangedFuncs)
+	}
+	steps = append(steps, c.namesakes, c.linkCandidates)
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("ranking: %s: %w", target.ID, err)
@@ -151,6 +162,12 @@ type collector struct {
 	// target's; weights scales a candidate's role score (co-changed files).
 	coupling map[string]float64
 	weights  map[string]float64
+	// funcCoupling is the history's tie of a candidate function to the
+	// target found another way; docSyms caches the definitions of the
+	// files history names functions in.
+	funcCoupling map[string]float64
+	docSyms      map[string][]graph.Symbol
+	w            Weights
 }
 
 // name is the short qualified name of a symbol ("Catalog.Save"), for
@@ -933,12 +950,12 @@ func (c *collector) result() *Result {
 	for _, k := range c.order {
 		cand := c.cands[k]
 		cand.Centrality = ppr[k]
-		cand.Score = baseScore(cand.Role, cand.Distance) * c.weight(k)
+		cand.Score = baseScore(cand.Role, cand.Distance) * c.w.roleFactor(cand.Role) * c.weight(k)
 		if maxP > 0 && k != c.target.ID {
-			cand.Score += centralityWeight * ppr[k] / maxP
+			cand.Score += c.w.Centrality * ppr[k] / maxP
 		}
 		if k != c.target.ID {
-			cand.Score += coChangeWeight * c.coupling[cand.Location().Path]
+			cand.Score += c.w.CoChange*c.coupling[cand.Location().Path] + c.w.CoChangeFunc*c.funcCoupling[k]
 			if !c.o.without("locality") {
 				cand.Score += c.locality(cand)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lspgraph/lspgraph/contextpack"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -65,9 +66,10 @@ type Session struct {
 	ov      *overlay.Overlay // nil when the overlay could not start
 	buffers *buffers
 	started time.Time
-	cache   answerCache // encoded answers of a warm session
-	history histories   // history logs read for context packs, by commit
-	scopes  scopeCache  // the scope analysis while the work tree and store hold
+	cache   answerCache           // encoded answers of a warm session
+	history histories             // history logs read for context packs, by commit
+	scopes  scopeCache            // the scope analysis while the work tree and store hold
+	texts   contextpack.TextCache // the work tree's documents read for context packs, while unchanged
 	// searches keeps what searches of the store read again (each base
 	// document's reference links and package, the term statistics).
 	searches *search.Cache
