@@ -36,6 +36,10 @@ type IndexOptions struct {
 	// that a listing gone wrong never silently replaces a whole index.
 	// See graph.CheckShrink.
 	AllowShrink bool
+	// TempDir is where the index spills the extracted facts between
+	// extraction and resolution (the system's temporary directory if
+	// empty). The file is removed when the index ends.
+	TempDir string
 	// Progress, when set, is called from several goroutines as files are
 	// extracted and written.
 	Progress func(IndexProgress)
@@ -107,6 +111,13 @@ func (s IndexSummary) FilesPerSecond() float64 {
 // to put, from several goroutines at once. Skipped files are handed over as
 // documents without facts (flagged generated where that is the reason), so
 // the graph knows they exist.
+//
+// Memory stays bounded by what resolution must look names up in: pass 1
+// extracts the files in parallel and writes each one's facts to a spill
+// file as it is extracted, keeping only its definitions (definitionsOf);
+// pass 2 reads each file back, resolves its uses against the table of all
+// definitions and hands it to put. The result is the same as resolving
+// every file's facts held in memory (Resolve).
 func Build(ctx context.Context, opts IndexOptions, put func(context.Context, graph.DocumentFacts) error) (IndexSummary, error) {
 	start := time.Now()
 	sum := IndexSummary{Skipped: map[SkipReason]int{}, EdgesByReason: map[string]int{}, Languages: map[string]int{}}
@@ -123,14 +134,24 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			opts.Progress(IndexProgress{Phase: phase, Done: done, Total: len(paths)})
 		}
 	}
+	sp, err := newSpill(opts.TempDir)
+	if err != nil {
+		return sum, err
+	}
+	defer sp.close()
 
-	// Extract every file in parallel, one Extractor (and parser) per worker.
-	files := make([]*FileFacts, len(paths))
+	// Pass 1: extract every file in parallel, one Extractor (and parser)
+	// per worker, spill its facts and keep its definitions.
+	records := make([]spillRecord, len(paths))
+	read := make([]bool, len(paths)) // false: unreadable
+	defs := make([][]graph.Symbol, len(paths))
 	var next, done atomic.Int64
 	var unreadable, bytes atomic.Int64
 	err = parallel(ctx, workers, func(ctx context.Context) error {
 		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
 		defer x.Close()
+		in := interner{}
+		var rec []byte
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(paths) {
@@ -144,8 +165,13 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 				if err != nil {
 					return err
 				}
-				files[i] = ff
+				rec = encodeFileFacts(rec[:0], ff)
+				if records[i], err = sp.add(rec); err != nil {
+					return err
+				}
+				read[i] = true
 				if ff.Skipped == SkipNone {
+					defs[i] = definitionsOf(ff, in)
 					bytes.Add(int64(len(src)))
 				}
 			}
@@ -157,31 +183,31 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	}
 	sum.Unreadable, sum.Bytes = int(unreadable.Load()), bytes.Load()
 
-	// Resolve against every definition, in parallel, and hand over.
-	r := NewResolver(files, nil)
+	// Pass 2: resolve each file against every definition, in parallel,
+	// and hand it over.
+	r := newResolver(newNameTable(defs), nil, nil)
 	var mu sync.Mutex
 	next.Store(0)
 	done.Store(0)
 	err = parallel(ctx, workers, func(ctx context.Context) error {
 		for {
 			i := int(next.Add(1) - 1)
-			if i >= len(files) {
+			if i >= len(paths) {
 				return nil
 			}
-			f := files[i]
-			if f == nil {
+			if !read[i] {
 				continue
+			}
+			f, err := sp.read(records[i])
+			if err != nil {
+				return err
 			}
 			var df graph.DocumentFacts
 			if f.Skipped != SkipNone {
 				df = graph.DocumentFacts{Document: f.Document}
-			} else {
-				var err error
-				if df, err = r.Document(ctx, f); err != nil {
-					return err
-				}
+			} else if df, err = r.Document(ctx, f); err != nil {
+				return err
 			}
-			files[i] = nil // release the uses; the resolver keeps the definitions
 			if err := put(ctx, df); err != nil {
 				return fmt.Errorf("syntax: writing %s: %w", df.Document.Path, err)
 			}

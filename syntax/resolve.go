@@ -122,19 +122,27 @@ type symbolList struct {
 // symbols left out). The table refers to the files' symbols, which must not
 // change while it is in use.
 func NewNameTable(files []*FileFacts) *NameTable {
-	n := 0
+	lists := make([][]graph.Symbol, 0, len(files))
 	for _, f := range files {
 		if f != nil && f.Skipped == SkipNone {
-			n += len(f.Symbols)
+			lists = append(lists, f.Symbols)
 		}
 	}
+	return newNameTable(lists)
+}
+
+// newNameTable indexes the symbols of lists, in order (package and module
+// symbols left out). The table refers to the lists' symbols, which must
+// not change while it is in use.
+func newNameTable(lists [][]graph.Symbol) *NameTable {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
 	t := &NameTable{syms: make([]*graph.Symbol, 0, n)}
-	for _, f := range files {
-		if f == nil || f.Skipped != SkipNone {
-			continue
-		}
-		for k := range f.Symbols {
-			if s := &f.Symbols[k]; s.Kind != "package" && s.Kind != "module" {
+	for _, l := range lists {
+		for k := range l {
+			if s := &l[k]; s.Kind != "package" && s.Kind != "module" {
 				t.syms = append(t.syms, s)
 			}
 		}
@@ -234,14 +242,20 @@ type Resolver struct {
 // always candidates; external (nil for none) supplies the rest, minus any
 // symbol it reports as defined in one of files (an older version of them).
 func NewResolver(files []*FileFacts, external Lookup) *Resolver {
-	r := &Resolver{local: NewNameTable(files), paths: map[string]bool{}, external: external,
-		cache: map[string][]graph.Symbol{}, defaults: map[string][]graph.Symbol{}}
+	paths := map[string]bool{}
 	for _, f := range files {
 		if f != nil {
-			r.paths[f.Document.Path] = true
+			paths[f.Document.Path] = true
 		}
 	}
-	return r
+	return newResolver(NewNameTable(files), paths, external)
+}
+
+// newResolver returns a Resolver over the definitions of table, paths
+// being the documents resolved (their old facts in external are stale).
+func newResolver(table *NameTable, paths map[string]bool, external Lookup) *Resolver {
+	return &Resolver{local: table, paths: paths, external: external,
+		cache: map[string][]graph.Symbol{}, defaults: map[string][]graph.Symbol{}}
 }
 
 // Resolve resolves files (extracted by Extractor.File) against their own
