@@ -575,7 +575,7 @@ func (r *Resolver) resolveGoTyped(ctx context.Context, f *FileFacts, u *Use, imp
 
 // symbolOf is symbolByID for an id held as a string.
 func (r *Resolver) symbolOf(id string, ext []graph.Symbol) (*graph.Symbol, bool) {
-	if i, ok := r.local.byID[id]; ok {
+	if i, ok := r.local.symbolIndex(id); ok {
 		return r.local.syms[i], true
 	}
 	for k := range ext {

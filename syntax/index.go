@@ -14,6 +14,18 @@ import (
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
+// MemoryLimit is the soft limit of the Go heap `lspgraph index` sets
+// (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one: Build keeps
+// only the definitions of a tree live between files, and the collector
+// holds the heap near that rather than letting it grow to twice the live
+// size. Parsers (C memory) and the store's cache come on top.
+const MemoryLimit = 256 << 20
+
+// spillBytes is the generation writer's chunk (see
+// graph.GenerationWriter.SetSpillBytes) while an index runs: small enough
+// that its two chunks stay well under MemoryLimit.
+const spillBytes = 16 << 20
+
 // IndexOptions configure Build and Index.
 type IndexOptions struct {
 	// Root is the absolute workspace root.
@@ -244,6 +256,7 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 	if !opts.AllowShrink {
 		gw.RefuseShrink()
 	}
+	gw.SetSpillBytes(spillBytes)
 	started := time.Now().UTC()
 	sum, err := Build(ctx, opts, gw.PutDocument)
 	if err != nil {

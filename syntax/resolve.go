@@ -3,6 +3,7 @@ package syntax
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -74,29 +75,38 @@ type Lookup interface {
 
 // NameTable is an in-memory Lookup over the definitions of extracted files,
 // indexed for the resolution rules: by name, by (package, name), by
-// (document, name) and by symbol.
+// (document, name) and by symbol. The indexes are keyed by a 64-bit hash of
+// the key, not the key's strings (a table of a large tree holds one entry
+// per definition in each): a list of symbols read from one is checked
+// against the key itself (symbolList.match), so that two keys of the same
+// hash never mix.
 type NameTable struct {
 	syms       []*graph.Symbol // in the files' order
-	byName     nameIndex[string]
-	byPkgName  nameIndex[[2]string]
-	byPathName nameIndex[[2]string]
-	byID       map[string]int32 // the first symbol of each id
+	seed       maphash.Seed
+	byName     nameIndex
+	byPkgName  nameIndex
+	byPathName nameIndex
+	byID       map[uint64]int32 // the first symbol of each id, by the id's hash
+	// idClash holds the first symbol of each id whose hash is that of an
+	// earlier, different id in byID.
+	idClash map[string]int32
 	// defaults holds the TS/JS default exports by the module path of their
 	// file (its path without extension).
 	defaults map[string][]int32
 }
 
-// nameIndex finds the symbols of a NameTable that share a key, in table
-// order: first holds the index of a key's first symbol plus one, and next
-// links each symbol to the next one with its key (-1 after the last).
-type nameIndex[K comparable] struct {
-	first map[K]int32
+// nameIndex finds the symbols of a NameTable whose keys share a hash, in
+// table order: first holds the index of a hash's first symbol plus one,
+// and next links each symbol to the next one with its hash (-1 after the
+// last).
+type nameIndex struct {
+	first map[uint64]int32
 	next  []int32
 }
 
-// build indexes the n symbols of a table by key.
-func (x *nameIndex[K]) build(n int, key func(i int) K) {
-	x.first = make(map[K]int32, n)
+// build indexes the n symbols of a table by the hash of their key.
+func (x *nameIndex) build(n int, key func(i int) uint64) {
+	x.first = make(map[uint64]int32, n)
 	x.next = make([]int32, n)
 	// Back to front, so that each symbol goes before the ones after it.
 	for i := n - 1; i >= 0; i-- {
@@ -106,16 +116,60 @@ func (x *nameIndex[K]) build(n int, key func(i int) K) {
 	}
 }
 
-// get returns the symbols with key k.
-func (x *nameIndex[K]) get(k K) symbolList {
-	return symbolList{head: x.first[k] - 1, next: x.next}
+// symbolList is a list of symbols of a NameTable: head is the first
+// index (-1: none), next links them; a nil next means head alone. When
+// name is set, only the symbols named name (and, when set, of package pkg
+// or defined in path) belong to it: the others share its key's hash.
+type symbolList struct {
+	head          int32
+	next          []int32
+	name          string
+	pkg, path     string
+	byPkg, byPath bool
 }
 
-// symbolList is a list of symbols of a NameTable: head is the first
-// index (-1: none), next links them; a nil next means head alone.
-type symbolList struct {
-	head int32
-	next []int32
+// match reports whether s belongs to the list.
+func (l *symbolList) match(s *graph.Symbol) bool {
+	if l.name == "" {
+		return true
+	}
+	return s.DisplayName == l.name && (!l.byPkg || s.Package == l.pkg) && (!l.byPath || s.Def.Path == l.path)
+}
+
+// hash1 and hash2 are the hashes of the table's keys.
+func (t *NameTable) hash1(a string) uint64 { return maphash.String(t.seed, a) }
+
+func (t *NameTable) hash2(a, b string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(t.seed)
+	h.WriteString(a)
+	h.WriteByte(0)
+	h.WriteString(b)
+	return h.Sum64()
+}
+
+// named returns the symbols named name.
+func (t *NameTable) named(name string) symbolList {
+	return symbolList{head: t.byName.first[t.hash1(name)] - 1, next: t.byName.next, name: name}
+}
+
+// inPackage returns the symbols named name of package pkg.
+func (t *NameTable) inPackage(pkg, name string) symbolList {
+	return symbolList{head: t.byPkgName.first[t.hash2(pkg, name)] - 1, next: t.byPkgName.next, name: name, pkg: pkg, byPkg: true}
+}
+
+// inPath returns the symbols named name defined in the document at path.
+func (t *NameTable) inPath(path, name string) symbolList {
+	return symbolList{head: t.byPathName.first[t.hash2(path, name)] - 1, next: t.byPathName.next, name: name, path: path, byPath: true}
+}
+
+// symbolIndex returns the index of the first symbol whose id is id.
+func (t *NameTable) symbolIndex(id string) (int32, bool) {
+	if i, ok := t.byID[t.hash1(id)]; ok && t.syms[i].ID == id {
+		return i, true
+	}
+	i, ok := t.idClash[id]
+	return i, ok
 }
 
 // NewNameTable indexes the definitions of files (package and module
@@ -147,15 +201,16 @@ func newNameTable(lists [][]graph.Symbol) *NameTable {
 			}
 		}
 	}
-	// The four indexes are independent: build them side by side.
+	// The indexes are independent: build them side by side.
 	n = len(t.syms)
+	t.seed = maphash.MakeSeed()
 	var wg sync.WaitGroup
-	wg.Go(func() { t.byName.build(n, func(i int) string { return t.syms[i].DisplayName }) })
+	wg.Go(func() { t.byName.build(n, func(i int) uint64 { return t.hash1(t.syms[i].DisplayName) }) })
 	wg.Go(func() {
-		t.byPkgName.build(n, func(i int) [2]string { return [2]string{t.syms[i].Package, t.syms[i].DisplayName} })
+		t.byPkgName.build(n, func(i int) uint64 { return t.hash2(t.syms[i].Package, t.syms[i].DisplayName) })
 	})
 	wg.Go(func() {
-		t.byPathName.build(n, func(i int) [2]string { return [2]string{t.syms[i].Def.Path, t.syms[i].DisplayName} })
+		t.byPathName.build(n, func(i int) uint64 { return t.hash2(t.syms[i].Def.Path, t.syms[i].DisplayName) })
 	})
 	wg.Go(func() {
 		t.defaults = map[string][]int32{}
@@ -167,9 +222,20 @@ func newNameTable(lists [][]graph.Symbol) *NameTable {
 		}
 	})
 	wg.Go(func() {
-		t.byID = make(map[string]int32, n)
-		for i := n - 1; i >= 0; i-- { // the first symbol of an id is the last written
-			t.byID[t.syms[i].ID] = int32(i)
+		t.byID = make(map[uint64]int32, n)
+		t.idClash = map[string]int32{}
+		for i, s := range t.syms {
+			h := t.hash1(s.ID)
+			j, ok := t.byID[h]
+			switch {
+			case !ok:
+				t.byID[h] = int32(i)
+			case t.syms[j].ID == s.ID: // a later symbol of the same id
+			default:
+				if _, ok := t.idClash[s.ID]; !ok {
+					t.idClash[s.ID] = int32(i)
+				}
+			}
 		}
 	})
 	wg.Wait()
@@ -179,9 +245,11 @@ func newNameTable(lists [][]graph.Symbol) *NameTable {
 // Named returns the symbols named name.
 func (t *NameTable) Named(_ context.Context, name string) ([]graph.Symbol, error) {
 	var out []graph.Symbol
-	l := t.byName.get(name)
+	l := t.named(name)
 	for i := l.head; i >= 0; i = l.next[i] {
-		out = append(out, *t.syms[i])
+		if l.match(t.syms[i]) {
+			out = append(out, *t.syms[i])
+		}
 	}
 	if out == nil {
 		out = []graph.Symbol{}
@@ -603,7 +671,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 			return limit == 0 || len(out) <= limit
 		}
 		for i := l.head; i >= 0; i = l.next[i] {
-			if !try(t.syms[i]) {
+			if s := t.syms[i]; l.match(s) && !try(s) {
 				return true
 			}
 			if l.next == nil {
@@ -621,7 +689,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	notMember := func(s *graph.Symbol) bool { return !isMember(*s) }
 	global := func(keep func(*graph.Symbol) bool) []target {
 		out = out[:0]
-		if add(t.byName.get(name), keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
+		if add(t.named(name), keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
 			return nil // too many candidates to guess
 		}
 		if len(out) == 1 {
@@ -632,9 +700,9 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	fromImport := func(imp Import, module string) []target {
 		in := func(s *graph.Symbol) bool { return !isMember(*s) && inModule(lang, imp.Relative, module, *s) }
 		if lang == "go" || lang == "java" || lang == "rust" {
-			add(t.byPkgName.get([2]string{module, name}), in, ConfidenceImported, ReasonImported, 0)
+			add(t.inPackage(module, name), in, ConfidenceImported, ReasonImported, 0)
 		} else {
-			add(t.byName.get(name), in, ConfidenceImported, ReasonImported, 0)
+			add(t.named(name), in, ConfidenceImported, ReasonImported, 0)
 		}
 		return out
 	}
@@ -643,7 +711,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		b.key = memberID(b.key[:0], u.Qualifier, u.Name)
 		id := b.key
 		l := symbolList{head: -1}
-		if i, ok := t.byID[string(id)]; ok {
+		if i, ok := t.symbolIndex(string(id)); ok {
 			l.head = i
 		}
 		add(l, func(s *graph.Symbol) bool { return s.ID == string(id) }, ConfidenceReceiver, ReasonReceiver, 0)
@@ -702,14 +770,14 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return global(rustReexported(imp.Module)), nil
 	}
 	path := f.Document.Path
-	add(t.byPathName.get([2]string{path, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Def.Path == path },
+	add(t.inPath(path, name), func(s *graph.Symbol) bool { return !isMember(*s) && s.Def.Path == path },
 		ConfidenceSameFile, ReasonSameFile, 0)
 	if len(out) > 0 {
 		return out, nil
 	}
 	if lang == "go" || lang == "java" || lang == "rust" {
 		pkg := f.Document.Package
-		add(t.byPkgName.get([2]string{pkg, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == pkg },
+		add(t.inPackage(pkg, name), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == pkg },
 			ConfidenceSamePackage, ReasonSamePackage, 0)
 		if lang == "go" || len(out) > 0 {
 			return out, nil
@@ -736,7 +804,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 				if err != nil {
 					return nil, err
 				}
-				add(t.byName.get(name), exported, ConfidenceImported, ReasonImported, 0)
+				add(t.named(name), exported, ConfidenceImported, ReasonImported, 0)
 			}
 		}
 		if len(out) > 0 {
@@ -746,7 +814,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	}
 	for _, g := range f.Imports { // Rust glob imports: use m::*
 		if g.Name == "*" {
-			add(t.byPkgName.get([2]string{g.Module, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == g.Module },
+			add(t.inPackage(g.Module, name), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == g.Module },
 				ConfidenceImported, ReasonImported, 0)
 		}
 	}
@@ -885,7 +953,7 @@ func memberID(dst []byte, typeID, name string) []byte {
 // symbolByID returns the symbol whose id is id, from the files being
 // resolved or else from ext.
 func (r *Resolver) symbolByID(id []byte, ext []graph.Symbol) (*graph.Symbol, bool) {
-	if i, ok := r.local.byID[string(id)]; ok {
+	if i, ok := r.local.symbolIndex(string(id)); ok {
 		return r.local.syms[i], true
 	}
 	for k := range ext {

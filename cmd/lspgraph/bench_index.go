@@ -10,24 +10,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"syscall"
-	"time"
+
+	"github.com/lspgraph/lspgraph/indexbench"
 )
 
-// indexBenchRun is one measured child process.
-type indexBenchRun struct {
-	Name       string   `json:"name"`
-	Command    []string `json:"command"`
-	Seconds    float64  `json:"wall_seconds"`
-	CPUSeconds float64  `json:"cpu_seconds"` // user + system
-	PeakRSSMB  float64  `json:"peak_rss_mb"`
-	Files      int      `json:"files"`
-	FilesPerS  float64  `json:"files_per_sec"`
-}
-
 type indexBenchResult struct {
-	Dir  string          `json:"dir"`
-	Runs []indexBenchRun `json:"runs"`
+	Dir  string           `json:"dir"`
+	Runs []indexbench.Run `json:"runs"`
 	// WallRatio and CPURatio are the full index's figures (the last run)
 	// over ctags's (the first); ParseWallRatio and ParseCPURatio are the
 	// parse-only run's over ctags's.
@@ -76,7 +65,7 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 
 	res := indexBenchResult{Dir: dir}
 	// ctags writes a real tag file (sorting included), as an editor setup would.
-	run, _, errOut, err := measureChild(ctx, "ctags -R", ctagsPath, "--totals=yes", "-R", "-f", filepath.Join(tmp, "tags"), dir)
+	run, _, errOut, err := indexbench.Measure(ctx, "ctags -R", "", ctagsPath, "--totals=yes", "-R", "-f", filepath.Join(tmp, "tags"), dir)
 	if err != nil {
 		return err
 	}
@@ -99,7 +88,7 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 		if *workers > 0 {
 			args = append(args, "--workers", strconv.Itoa(*workers))
 		}
-		run, out, _, err := measureChild(ctx, phase.name, self, args...)
+		run, out, _, err := indexbench.Measure(ctx, phase.name, "", self, args...)
 		if err != nil {
 			return err
 		}
@@ -134,24 +123,4 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "  index (new store) / ctags: %.2f× wall, %.2f× cpu\n", res.WallRatio, res.CPURatio)
 	fmt.Fprintf(e.stdout, "  parse only / ctags:        %.2f× wall, %.2f× cpu\n", res.ParseWallRatio, res.ParseCPURatio)
 	return nil
-}
-
-// measureChild runs a command to completion and measures it. It returns
-// the command's standard output and standard error.
-func measureChild(ctx context.Context, name, bin string, args ...string) (indexBenchRun, []byte, []byte, error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		return indexBenchRun{}, nil, nil, fmt.Errorf("%s: %w: %s", name, err, bytes.TrimSpace(stderr.Bytes()))
-	}
-	run := indexBenchRun{Name: name, Command: append([]string{bin}, args...), Seconds: wall.Seconds()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		run.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-		run.PeakRSSMB = float64(ru.Maxrss) / 1024 // KB on Linux
-	}
-	return run, stdout.Bytes(), stderr.Bytes(), nil
 }

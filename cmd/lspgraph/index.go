@@ -115,7 +115,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	}
 	prog := newIndexProgress(e.stderr)
 	opts.Progress = prog.update
-	defer relaxGC()()
+	defer boundGC()()
 	var sum syntax.IndexSummary
 	if *dryRun {
 		dir = "(dry run: no store)"
@@ -147,23 +147,16 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// relaxGC makes the collector run less often while an index is built: the
-// facts of every file are live until resolution, so at the default
-// GOGC each cycle rescans most of the heap for little garbage. A soft
-// memory limit (unless GOMEMLIMIT already sets one) brings the collector
-// back before the heap grows past it. The returned function restores the
-// previous settings.
-func relaxGC() (restore func()) {
-	const percent, limit = 200, 3 << 30
-	oldLimit := debug.SetMemoryLimit(-1)
-	if oldLimit == math.MaxInt64 {
-		debug.SetMemoryLimit(limit)
+// boundGC holds the index's heap under syntax.MemoryLimit (unless
+// GOMEMLIMIT already sets a limit): only the definitions stay live from
+// file to file, so the collector can keep the heap near them. The returned
+// function restores the previous limit.
+func boundGC() (restore func()) {
+	old := debug.SetMemoryLimit(-1)
+	if old == math.MaxInt64 {
+		debug.SetMemoryLimit(syntax.MemoryLimit)
 	}
-	oldPercent := debug.SetGCPercent(percent)
-	return func() {
-		debug.SetGCPercent(oldPercent)
-		debug.SetMemoryLimit(oldLimit)
-	}
+	return func() { debug.SetMemoryLimit(old) }
 }
 
 func writeIndexSummary(w io.Writer, sum syntax.IndexSummary, commit string) {
