@@ -3,6 +3,7 @@ package indexbench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -50,6 +51,14 @@ type ScaleSize struct {
 	// IndexSummary is the index's own summary (files, symbols, edges).
 	IndexSummary json.RawMessage `json:"index_summary"`
 	IndexStoreMB float64         `json:"index_store_mb"`
+	// Reindex is the index run again into the same store after Edited
+	// Go files (1%) changed, with the fact cache the first run filled;
+	// ReindexRatio is its wall time over the first run's.
+	Reindex      Run     `json:"reindex"`
+	Edited       int     `json:"edited_files"`
+	ReindexRatio float64 `json:"reindex_ratio"`
+	// ReindexSummary is the second run's summary (files read from the cache).
+	ReindexSummary json.RawMessage `json:"reindex_summary"`
 	// Import is the import of the dump copied Copies times.
 	Import        *Run       `json:"import,omitempty"`
 	ImportDump    *DumpStats `json:"import_dump,omitempty"`
@@ -82,6 +91,7 @@ type ScaleResult struct {
 	ImportWallRatio float64     `json:"import_wall_ratio,omitempty"`
 	ImportCPURatio  float64     `json:"import_cpu_ratio,omitempty"`
 	MaxIndexRSSMB   float64     `json:"max_index_peak_rss_mb"`
+	MaxReindexRatio float64     `json:"max_reindex_ratio"`
 }
 
 // Scale builds the synthetic monorepo at each size in turn (adding copies
@@ -145,7 +155,8 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 		res.ImportCPURatio = last.Import.CPUSeconds / first.Import.CPUSeconds
 	}
 	for _, s := range res.Sizes {
-		res.MaxIndexRSSMB = max(res.MaxIndexRSSMB, s.Index.PeakRSSMB)
+		res.MaxIndexRSSMB = max(res.MaxIndexRSSMB, s.Index.PeakRSSMB, s.Reindex.PeakRSSMB)
+		res.MaxReindexRatio = max(res.MaxReindexRatio, s.ReindexRatio)
 	}
 	return res, nil
 }
@@ -154,7 +165,9 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(string, ...any)) (ScaleSize, error) {
 	size := ScaleSize{Copies: n}
 	store := filepath.Join(o.Dir, "index-"+strconv.Itoa(n))
-	args := []string{"index", "--json", "--store", store, "--root", tree}
+	cache := filepath.Join(o.Dir, "facts-"+strconv.Itoa(n))
+	defer os.RemoveAll(cache)
+	args := []string{"index", "--json", "--store", store, "--fact-cache", cache, "--root", tree}
 	if o.Workers > 0 {
 		args = append(args, "--workers", strconv.Itoa(o.Workers))
 	}
@@ -175,6 +188,18 @@ func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(
 	if size.IndexStoreMB, err = dirMB(store); err != nil {
 		return size, err
 	}
+	if size.Edited, err = EditFiles(tree, 100); err != nil {
+		return size, err
+	}
+	say("indexing %d copies again after changing %d files", n, size.Edited)
+	rerun, out, _, err := Measure(ctx, "lspgraph index (1% changed)", "", o.Lspgraph, args...)
+	if err != nil {
+		return size, err
+	}
+	rerun.Files = sum.Files
+	rerun.FilesPerS = float64(sum.Files) / max(rerun.Seconds, 1e-9)
+	size.Reindex, size.ReindexSummary = rerun, json.RawMessage(strings.TrimSpace(string(out)))
+	size.ReindexRatio = rerun.Seconds / run.Seconds
 	say("timing impact and context on %d copies", n)
 	if size.Impact, size.Context, err = timeQueries(ctx, store, tree, o.Targets, true); err != nil {
 		return size, err
@@ -213,6 +238,35 @@ func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(
 	}
 	size.ImportImpact = &imp
 	return size, os.RemoveAll(istore)
+}
+
+// EditFiles changes one Go file in every `every` under tree (in the order
+// of a walk) by appending a comment line, and returns how many it changed.
+func EditFiles(tree string, every int) (int, error) {
+	seen, edited := 0, 0
+	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.Contains(p, "/testdata/") {
+			return err
+		}
+		seen++
+		if seen%every != 0 {
+			return nil
+		}
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, werr := f.WriteString("\n// changed by the scale benchmark\n")
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return err
+		}
+		edited++
+		return nil
+	})
+	if err != nil {
+		return edited, fmt.Errorf("scale: changing files: %w", err)
+	}
+	return edited, nil
 }
 
 // timeQueries times impact (and, when withContext, a context pack) for

@@ -48,6 +48,10 @@ type IndexOptions struct {
 	// that a listing gone wrong never silently replaces a whole index.
 	// See graph.CheckShrink.
 	AllowShrink bool
+	// Cache, when set, holds the extracted facts of file versions seen
+	// before: they are read instead of parsed, and those extracted are
+	// added (see FactCache). Resolution runs over every file either way.
+	Cache *FactCache
 	// TempDir is where the index spills the extracted facts between
 	// extraction and resolution (the system's temporary directory if
 	// empty). The file is removed when the index ends.
@@ -78,7 +82,9 @@ type IndexSummary struct {
 	EdgesByReason map[string]int `json:"edges_by_reason"`
 	Languages     map[string]int `json:"languages"` // indexed files by language
 	Duration      time.Duration  `json:"duration_ns"`
-	Generation    uint64         `json:"generation,omitempty"`
+	// Cached counts the files whose facts came from IndexOptions.Cache.
+	Cached     int    `json:"cached,omitempty"`
+	Generation uint64 `json:"generation,omitempty"`
 }
 
 // indexPlan is what an index reads, and how.
@@ -158,7 +164,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	read := make([]bool, len(paths)) // false: unreadable
 	defs := make([][]graph.Symbol, len(paths))
 	var next, done atomic.Int64
-	var unreadable, bytes atomic.Int64
+	var unreadable, bytes, cached atomic.Int64
 	err = parallel(ctx, workers, func(ctx context.Context) error {
 		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
 		defer x.Close()
@@ -173,9 +179,12 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			if err != nil {
 				unreadable.Add(1) // deleted since listing, or not a regular file
 			} else {
-				ff, err := x.File(ctx, paths[i], src)
+				ff, hit, err := x.FileCached(ctx, opts.Cache, paths[i], src)
 				if err != nil {
 					return err
+				}
+				if hit {
+					cached.Add(1)
 				}
 				rec = encodeFileFacts(rec[:0], ff)
 				if records[i], err = sp.add(rec); err != nil {
@@ -193,7 +202,12 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	if err != nil {
 		return sum, err
 	}
-	sum.Unreadable, sum.Bytes = int(unreadable.Load()), bytes.Load()
+	sum.Unreadable, sum.Bytes, sum.Cached = int(unreadable.Load()), bytes.Load(), int(cached.Load())
+	if opts.Cache != nil {
+		if _, err := opts.Cache.Trim(); err != nil {
+			return sum, err
+		}
+	}
 
 	// Pass 2: resolve each file against every definition, in parallel,
 	// and hand it over.

@@ -81,8 +81,8 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 		args []string
 	}{
 		{"lspgraph index --parse-only", []string{"index", "--json", "--parse-only", "--root", dir}},
-		{"lspgraph index --dry-run", []string{"index", "--json", "--dry-run", "--root", dir}},
-		{"lspgraph index (new store)", []string{"index", "--json", "--store", filepath.Join(tmp, "store"), "--root", dir}},
+		{"lspgraph index --dry-run", []string{"index", "--json", "--dry-run", "--no-fact-cache", "--root", dir}},
+		{"lspgraph index (new store)", []string{"index", "--json", "--store", filepath.Join(tmp, "store"), "--fact-cache", filepath.Join(tmp, "facts"), "--root", dir}},
 	} {
 		args := phase.args
 		if *workers > 0 {

@@ -70,6 +70,8 @@ func runBenchScale(ctx context.Context, e *env, args []string) error {
 	for _, s := range res.Sizes {
 		fmt.Fprintf(e.stdout, "  %d× %8d Go lines %6d files: index %7.1fs wall %7.1fs cpu %5.0f MB peak RSS, store %5.0f MB\n",
 			s.Copies, s.Tree.GoLines, s.Index.Files, s.Index.Seconds, s.Index.CPUSeconds, s.Index.PeakRSSMB, s.IndexStoreMB)
+		fmt.Fprintf(e.stdout, "      re-index after changing %d files: %.1fs wall %.1fs cpu %.0f MB peak RSS (%.0f%% of the full index's wall)\n",
+			s.Edited, s.Reindex.Seconds, s.Reindex.CPUSeconds, s.Reindex.PeakRSSMB, 100*s.ReindexRatio)
 		fmt.Fprintf(e.stdout, "      impact p50 %.1f p99 %.1f ms, context p50 %.1f p99 %.1f ms (%d targets)\n",
 			s.Impact.P50ms, s.Impact.P99ms, s.Context.P50ms, s.Context.P99ms, s.Impact.Targets)
 		if s.Import != nil {
@@ -81,6 +83,6 @@ func runBenchScale(ctx context.Context, e *env, args []string) error {
 	if res.ImportWallRatio > 0 {
 		fmt.Fprintf(e.stdout, ", import %.2f× wall %.2f× cpu", res.ImportWallRatio, res.ImportCPURatio)
 	}
-	fmt.Fprintf(e.stdout, "; largest index peak RSS %.0f MB\n", res.MaxIndexRSSMB)
+	fmt.Fprintf(e.stdout, "; largest index peak RSS %.0f MB; re-index after 1%% changed at most %.0f%% of a full index\n", res.MaxIndexRSSMB, 100*res.MaxReindexRatio)
 	return nil
 }
