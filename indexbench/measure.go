@@ -27,6 +27,12 @@ type Run struct {
 func Measure(ctx context.Context, name, dir, bin string, args ...string) (Run, []byte, []byte, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
+	return MeasureCmd(name, cmd)
+}
+
+// MeasureCmd is Measure for a command set up by the caller (its
+// environment, …); its standard output and error are taken over.
+func MeasureCmd(name string, cmd *exec.Cmd) (Run, []byte, []byte, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -35,10 +41,11 @@ func Measure(ctx context.Context, name, dir, bin string, args ...string) (Run, [
 	if err != nil {
 		return Run{}, nil, nil, fmt.Errorf("%s: %w: %s", name, err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	run := Run{Name: name, Command: append([]string{bin}, args...), Seconds: wall.Seconds()}
+	run := Run{Name: name, Command: cmd.Args, Seconds: wall.Seconds()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		run.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-		run.PeakRSSMB = float64(ru.Maxrss) / 1024 // KB on Linux
+		// KB on Linux: the largest of the process and the descendants it waited for.
+		run.PeakRSSMB = float64(ru.Maxrss) / 1024
 	}
 	return run, stdout.Bytes(), stderr.Bytes(), nil
 }
