@@ -24,7 +24,7 @@ const MemoryLimit = 256 << 20
 // spillBytes is the generation writer's chunk (see
 // graph.GenerationWriter.SetSpillBytes) while an index runs: small enough
 // that its two chunks stay well under MemoryLimit.
-const spillBytes = 16 << 20
+const spillBytes = 8 << 20
 
 // IndexOptions configure Build and Index.
 type IndexOptions struct {
@@ -162,7 +162,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	// per worker, spill its facts and keep its definitions.
 	records := make([]spillRecord, len(paths))
 	read := make([]bool, len(paths)) // false: unreadable
-	defs := make([][]graph.Symbol, len(paths))
+	defs := make([][]definition, len(paths))
 	var next, done atomic.Int64
 	var unreadable, bytes, cached atomic.Int64
 	err = parallel(ctx, workers, func(ctx context.Context) error {

@@ -81,12 +81,16 @@ type Lookup interface {
 // against the key itself (symbolList.match), so that two keys of the same
 // hash never mix.
 type NameTable struct {
-	syms       []*graph.Symbol // in the files' order
+	syms       []*definition // in the files' order
 	seed       maphash.Seed
 	byName     nameIndex
 	byPkgName  nameIndex
 	byPathName nameIndex
-	byID       map[uint64]int32 // the first symbol of each id, by the id's hash
+	// files holds the run of definitions of each document when every
+	// document's definitions are one run of the table (then byPathName
+	// is not built: see inPath).
+	files map[string][2]int32
+	byID  map[uint64]int32 // the first symbol of each id, by the id's hash
 	// idClash holds the first symbol of each id whose hash is that of an
 	// earlier, different id in byID.
 	idClash map[string]int32
@@ -123,17 +127,26 @@ func (x *nameIndex) build(n int, key func(i int) uint64) {
 type symbolList struct {
 	head          int32
 	next          []int32
+	base          int32 // next[i-base] follows symbol i
 	name          string
 	pkg, path     string
 	byPkg, byPath bool
 }
 
+// after returns the symbol after i in the list, -1 after the last.
+func (l *symbolList) after(i int32) int32 {
+	if l.next == nil {
+		return -1
+	}
+	return l.next[i-l.base]
+}
+
 // match reports whether s belongs to the list.
-func (l *symbolList) match(s *graph.Symbol) bool {
+func (l *symbolList) match(s *definition) bool {
 	if l.name == "" {
 		return true
 	}
-	return s.DisplayName == l.name && (!l.byPkg || s.Package == l.pkg) && (!l.byPath || s.Def.Path == l.path)
+	return s.DisplayName == l.name && (!l.byPkg || s.Package == l.pkg) && (!l.byPath || s.Path == l.path)
 }
 
 // hash1 and hash2 are the hashes of the table's keys.
@@ -158,9 +171,39 @@ func (t *NameTable) inPackage(pkg, name string) symbolList {
 	return symbolList{head: t.byPkgName.first[t.hash2(pkg, name)] - 1, next: t.byPkgName.next, name: name, pkg: pkg, byPkg: true}
 }
 
-// inPath returns the symbols named name defined in the document at path.
-func (t *NameTable) inPath(path, name string) symbolList {
-	return symbolList{head: t.byPathName.first[t.hash2(path, name)] - 1, next: t.byPathName.next, name: name, path: path, byPath: true}
+// inPath returns the symbols named name defined in the document of f.
+// The table's own index by (path, name) serves when it has one; else the
+// document's definitions, one run of the table, are indexed by name on
+// first use (in f, for the time of its resolution), so that the table
+// holds no entry per definition for the same-file rule.
+func (t *NameTable) inPath(f *FileFacts, name string) symbolList {
+	path := f.Document.Path
+	if t.byPathName.first != nil {
+		return symbolList{head: t.byPathName.first[t.hash2(path, name)] - 1, next: t.byPathName.next, name: name, path: path, byPath: true}
+	}
+	if f.own == nil || f.own.path != path {
+		r := t.files[path]
+		own := &documentIndex{path: path, lo: r[0]}
+		n := int(r[1] - r[0])
+		own.first = make(map[uint64]int32, n)
+		own.next = make([]int32, n)
+		for i := r[1] - 1; i >= r[0]; i-- {
+			k := t.hash1(t.syms[i].DisplayName)
+			own.next[i-r[0]] = own.first[k] - 1
+			own.first[k] = i + 1
+		}
+		f.own = own
+	}
+	return symbolList{head: f.own.first[t.hash1(name)] - 1, next: f.own.next, base: f.own.lo, name: name, path: path, byPath: true}
+}
+
+// documentIndex is the index by name of one document's run of a table's
+// definitions [lo, lo+len(next)).
+type documentIndex struct {
+	path  string
+	lo    int32
+	first map[uint64]int32
+	next  []int32
 }
 
 // symbolIndex returns the index of the first symbol whose id is id.
@@ -173,33 +216,49 @@ func (t *NameTable) symbolIndex(id string) (int32, bool) {
 }
 
 // NewNameTable indexes the definitions of files (package and module
-// symbols left out). The table refers to the files' symbols, which must not
-// change while it is in use.
+// symbols left out).
 func NewNameTable(files []*FileFacts) *NameTable {
-	lists := make([][]graph.Symbol, 0, len(files))
+	lists := make([][]definition, 0, len(files))
 	for _, f := range files {
-		if f != nil && f.Skipped == SkipNone {
-			lists = append(lists, f.Symbols)
+		if f == nil || f.Skipped != SkipNone {
+			continue
 		}
+		l := make([]definition, 0, len(f.Symbols))
+		for k := range f.Symbols {
+			if s := &f.Symbols[k]; s.Kind != "package" && s.Kind != "module" {
+				l = append(l, definitionOf(s))
+			}
+		}
+		lists = append(lists, l)
 	}
 	return newNameTable(lists)
 }
 
-// newNameTable indexes the symbols of lists, in order (package and module
-// symbols left out). The table refers to the lists' symbols, which must
-// not change while it is in use.
-func newNameTable(lists [][]graph.Symbol) *NameTable {
+// newNameTable indexes the definitions of lists, in order. The table
+// refers to the lists' definitions, which must not change while it is in
+// use.
+func newNameTable(lists [][]definition) *NameTable {
 	n := 0
 	for _, l := range lists {
 		n += len(l)
 	}
-	t := &NameTable{syms: make([]*graph.Symbol, 0, n)}
+	t := &NameTable{syms: make([]*definition, 0, n), files: map[string][2]int32{}}
 	for _, l := range lists {
+		lo := int32(len(t.syms))
 		for k := range l {
-			if s := &l[k]; s.Kind != "package" && s.Kind != "module" {
-				t.syms = append(t.syms, s)
+			t.syms = append(t.syms, &l[k])
+			if t.files != nil && l[k].Path != l[0].Path {
+				t.files = nil // a list spanning documents
 			}
 		}
+		if len(l) == 0 || t.files == nil {
+			continue
+		}
+		if _, dup := t.files[l[0].Path]; dup {
+			t.files = nil // a document in two lists
+			continue
+		}
+		t.files[l[0].Path] = [2]int32{lo, int32(len(t.syms))}
 	}
 	// The indexes are independent: build them side by side.
 	n = len(t.syms)
@@ -209,14 +268,16 @@ func newNameTable(lists [][]graph.Symbol) *NameTable {
 	wg.Go(func() {
 		t.byPkgName.build(n, func(i int) uint64 { return t.hash2(t.syms[i].Package, t.syms[i].DisplayName) })
 	})
-	wg.Go(func() {
-		t.byPathName.build(n, func(i int) uint64 { return t.hash2(t.syms[i].Def.Path, t.syms[i].DisplayName) })
-	})
+	if t.files == nil {
+		wg.Go(func() {
+			t.byPathName.build(n, func(i int) uint64 { return t.hash2(t.syms[i].Path, t.syms[i].DisplayName) })
+		})
+	}
 	wg.Go(func() {
 		t.defaults = map[string][]int32{}
 		for i, s := range t.syms {
 			if isDefaultExport(s) {
-				p := stripExt(s.Def.Path)
+				p := stripExt(s.Path)
 				t.defaults[p] = append(t.defaults[p], int32(i))
 			}
 		}
@@ -246,9 +307,9 @@ func newNameTable(lists [][]graph.Symbol) *NameTable {
 func (t *NameTable) Named(_ context.Context, name string) ([]graph.Symbol, error) {
 	var out []graph.Symbol
 	l := t.named(name)
-	for i := l.head; i >= 0; i = l.next[i] {
+	for i := l.head; i >= 0; i = l.after(i) {
 		if l.match(t.syms[i]) {
-			out = append(out, *t.syms[i])
+			out = append(out, t.syms[i].symbol())
 		}
 	}
 	if out == nil {
@@ -302,8 +363,8 @@ type Resolver struct {
 	external Lookup
 
 	mu       sync.Mutex
-	cache    map[string][]graph.Symbol // external lookups
-	defaults map[string][]graph.Symbol // external default exports by module
+	cache    map[string][]definition // external lookups
+	defaults map[string][]definition // external default exports by module
 }
 
 // NewResolver prepares the resolution of files. Their own definitions are
@@ -323,7 +384,7 @@ func NewResolver(files []*FileFacts, external Lookup) *Resolver {
 // being the documents resolved (their old facts in external are stale).
 func newResolver(table *NameTable, paths map[string]bool, external Lookup) *Resolver {
 	return &Resolver{local: table, paths: paths, external: external,
-		cache: map[string][]graph.Symbol{}, defaults: map[string][]graph.Symbol{}}
+		cache: map[string][]definition{}, defaults: map[string][]definition{}}
 }
 
 // Resolve resolves files (extracted by Extractor.File) against their own
@@ -346,7 +407,7 @@ func Resolve(ctx context.Context, files []*FileFacts, external Lookup) ([]graph.
 
 // externalNamed returns external's symbols named name that the files being
 // resolved do not supersede.
-func (r *Resolver) externalNamed(ctx context.Context, name string) ([]graph.Symbol, error) {
+func (r *Resolver) externalNamed(ctx context.Context, name string) ([]definition, error) {
 	if r.external == nil {
 		return nil, nil
 	}
@@ -364,7 +425,7 @@ func (r *Resolver) externalNamed(ctx context.Context, name string) ([]graph.Symb
 		if s.External || r.paths[s.Def.Path] || s.Kind == "package" || s.Kind == "module" {
 			continue
 		}
-		ext = append(ext, s)
+		ext = append(ext, definitionOf(&s))
 	}
 	r.mu.Lock()
 	r.cache[name] = ext
@@ -393,6 +454,7 @@ type resolveBuffers struct {
 
 // Document resolves one file's uses and returns its complete facts.
 func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFacts, error) {
+	defer func() { f.own = nil }() // built by inPath for this resolution only
 	df := graph.DocumentFacts{
 		Document: f.Document,
 		Symbols:  append([]graph.Symbol(nil), f.Symbols...),
@@ -617,11 +679,11 @@ func sameFamily(fl, l string) bool {
 	return js(fl) && js(l)
 }
 
-func isMember(s graph.Symbol) bool {
+func isMember(s *definition) bool {
 	return s.Kind == "method" || s.Kind == "field" || s.Kind == "constructor"
 }
 
-func isTypeLike(s graph.Symbol) bool {
+func isTypeLike(s *definition) bool {
 	switch s.Kind {
 	case "struct", "interface", "type", "class", "enum":
 		return true
@@ -662,20 +724,17 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	// add collects the acceptable symbols among the local symbols l and ext
 	// that keep accepts; it stops after limit distinct symbols (0: no limit)
 	// and reports whether it stopped early.
-	add := func(l symbolList, keep func(*graph.Symbol) bool, c float64, reason string, limit int) bool {
-		try := func(s *graph.Symbol) bool {
-			if !sameFamily(lang, s.Language) || (u.Type && !isTypeLike(*s)) || !keep(s) || seen(s.ID) {
+	add := func(l symbolList, keep func(*definition) bool, c float64, reason string, limit int) bool {
+		try := func(s *definition) bool {
+			if !sameFamily(lang, s.Language) || (u.Type && !isTypeLike(s)) || !keep(s) || seen(s.ID) {
 				return true
 			}
 			out = append(out, target{s.ID, c, reason})
 			return limit == 0 || len(out) <= limit
 		}
-		for i := l.head; i >= 0; i = l.next[i] {
+		for i := l.head; i >= 0; i = l.after(i) {
 			if s := t.syms[i]; l.match(s) && !try(s) {
 				return true
-			}
-			if l.next == nil {
-				break
 			}
 		}
 		for k := range ext {
@@ -685,9 +744,9 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		}
 		return false
 	}
-	member := func(s *graph.Symbol) bool { return isMember(*s) }
-	notMember := func(s *graph.Symbol) bool { return !isMember(*s) }
-	global := func(keep func(*graph.Symbol) bool) []target {
+	member := func(s *definition) bool { return isMember(s) }
+	notMember := func(s *definition) bool { return !isMember(s) }
+	global := func(keep func(*definition) bool) []target {
 		out = out[:0]
 		if add(t.named(name), keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
 			return nil // too many candidates to guess
@@ -698,7 +757,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return out
 	}
 	fromImport := func(imp Import, module string) []target {
-		in := func(s *graph.Symbol) bool { return !isMember(*s) && inModule(lang, imp.Relative, module, *s) }
+		in := func(s *definition) bool { return !isMember(s) && inModule(lang, imp.Relative, module, s) }
 		if lang == "go" || lang == "java" || lang == "rust" {
 			add(t.inPackage(module, name), in, ConfidenceImported, ReasonImported, 0)
 		} else {
@@ -714,7 +773,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		if i, ok := t.symbolIndex(string(id)); ok {
 			l.head = i
 		}
-		add(l, func(s *graph.Symbol) bool { return s.ID == string(id) }, ConfidenceReceiver, ReasonReceiver, 0)
+		add(l, func(s *definition) bool { return s.ID == string(id) }, ConfidenceReceiver, ReasonReceiver, 0)
 		if len(out) > 0 {
 			return out, nil
 		}
@@ -770,14 +829,14 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return global(rustReexported(imp.Module)), nil
 	}
 	path := f.Document.Path
-	add(t.inPath(path, name), func(s *graph.Symbol) bool { return !isMember(*s) && s.Def.Path == path },
+	add(t.inPath(f, name), func(s *definition) bool { return !isMember(s) && s.Path == path },
 		ConfidenceSameFile, ReasonSameFile, 0)
 	if len(out) > 0 {
 		return out, nil
 	}
 	if lang == "go" || lang == "java" || lang == "rust" {
 		pkg := f.Document.Package
-		add(t.inPackage(pkg, name), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == pkg },
+		add(t.inPackage(pkg, name), func(s *definition) bool { return !isMember(s) && s.Package == pkg },
 			ConfidenceSamePackage, ReasonSamePackage, 0)
 		if lang == "go" || len(out) > 0 {
 			return out, nil
@@ -814,7 +873,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	}
 	for _, g := range f.Imports { // Rust glob imports: use m::*
 		if g.Name == "*" {
-			add(t.inPackage(g.Module, name), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == g.Module },
+			add(t.inPackage(g.Module, name), func(s *definition) bool { return !isMember(s) && s.Package == g.Module },
 				ConfidenceImported, ReasonImported, 0)
 		}
 	}
@@ -825,7 +884,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 }
 
 // isDefaultExport reports whether s is its TS/JS module's default export.
-func isDefaultExport(s *graph.Symbol) bool {
+func isDefaultExport(s *definition) bool {
 	return (s.Language == "typescript" || s.Language == "javascript") &&
 		(s.Signature == markerExportDefault || s.Signature == markerModuleExports)
 }
@@ -838,8 +897,8 @@ func (r *Resolver) defaultExport(ctx context.Context, lang string, imp Import, u
 	if !imp.Relative {
 		return out, nil
 	}
-	accept := func(s *graph.Symbol) bool {
-		if !sameFamily(lang, s.Language) || isMember(*s) || !isDefaultExport(s) || (u.Type && !isTypeLike(*s)) {
+	accept := func(s *definition) bool {
+		if !sameFamily(lang, s.Language) || isMember(s) || !isDefaultExport(s) || (u.Type && !isTypeLike(s)) {
 			return false
 		}
 		return !imp.Require || s.Signature == markerModuleExports
@@ -865,7 +924,7 @@ func (r *Resolver) defaultExport(ctx context.Context, lang string, imp Import, u
 
 // externalDefaults returns the default exports the graph records for the
 // files of a relative TS/JS module, but for the files being resolved.
-func (r *Resolver) externalDefaults(ctx context.Context, module string) ([]graph.Symbol, error) {
+func (r *Resolver) externalDefaults(ctx context.Context, module string) ([]definition, error) {
 	dl, ok := r.external.(DocumentLookup)
 	if !ok {
 		return nil, nil
@@ -888,8 +947,8 @@ func (r *Resolver) externalDefaults(ctx context.Context, module string) ([]graph
 			return nil, err
 		}
 		for _, s := range syms {
-			if !s.External && s.Def.Path == p && isDefaultExport(&s) {
-				ext = append(ext, s)
+			if d := definitionOf(&s); !s.External && s.Def.Path == p && isDefaultExport(&d) {
+				ext = append(ext, d)
 			}
 		}
 	}
@@ -903,14 +962,14 @@ func (r *Resolver) externalDefaults(ctx context.Context, module string) ([]graph
 // in the Python module module and exported by it to `from module import *`:
 // listed in the module's __all__ when that is a literal list or tuple of
 // strings, else not starting with "_".
-func (r *Resolver) starExports(ctx context.Context, module, name string) (func(*graph.Symbol) bool, error) {
+func (r *Resolver) starExports(ctx context.Context, module, name string) (func(*definition) bool, error) {
 	allSyms, err := r.externalNamed(ctx, "__all__")
 	if err != nil {
 		return nil, err
 	}
 	suffix := " " + module + ":" + name
-	return func(s *graph.Symbol) bool {
-		if isMember(*s) || !strings.HasSuffix(s.ID, suffix) {
+	return func(s *definition) bool {
+		if isMember(s) || !strings.HasSuffix(s.ID, suffix) {
 			return false
 		}
 		id := []byte(s.ID[:len(s.ID)-len(name)] + "__all__")
@@ -952,7 +1011,7 @@ func memberID(dst []byte, typeID, name string) []byte {
 
 // symbolByID returns the symbol whose id is id, from the files being
 // resolved or else from ext.
-func (r *Resolver) symbolByID(id []byte, ext []graph.Symbol) (*graph.Symbol, bool) {
+func (r *Resolver) symbolByID(id []byte, ext []definition) (*definition, bool) {
 	if i, ok := r.local.symbolIndex(string(id)); ok {
 		return r.local.syms[i], true
 	}
@@ -986,7 +1045,7 @@ func (r *Resolver) typesOf(ctx context.Context, f *FileFacts, u *Use, imports ma
 // up in each type found. The edge is as strong as the weaker of the two
 // steps. When no type has the member (it is embedded or inherited), the
 // caller falls back to a global guess.
-func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, b *resolveBuffers) ([]target, error) {
+func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []definition, b *resolveBuffers) ([]target, error) {
 	types, err := r.typesOf(ctx, f, u, imports, b)
 	if err != nil || len(types) == 0 {
 		return nil, err
@@ -1012,7 +1071,7 @@ func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, impor
 
 // inModule reports whether s is defined in (or exported by the package of)
 // an imported module.
-func inModule(lang string, relative bool, module string, s graph.Symbol) bool {
+func inModule(lang string, relative bool, module string, s *definition) bool {
 	switch lang {
 	case "go", "java":
 		return s.Package == module
@@ -1020,12 +1079,12 @@ func inModule(lang string, relative bool, module string, s graph.Symbol) bool {
 		if s.Package == module {
 			return true
 		}
-		p := strings.TrimSuffix(stripExt(s.Def.Path), "/__init__")
+		p := strings.TrimSuffix(stripExt(s.Path), "/__init__")
 		dotted := strings.ReplaceAll(p, "/", ".")
 		return dotted == module || strings.HasSuffix(dotted, "."+module)
 	}
 	if relative {
-		p := stripExt(s.Def.Path)
+		p := stripExt(s.Path)
 		return p == module || p == module+"/index"
 	}
 	return s.Package == module

@@ -85,13 +85,32 @@ func (in interner) get(s string) string {
 	return s
 }
 
-// definitionsOf returns what name resolution reads of a file's
-// definitions: each symbol's id, name, kind, language, package, signature,
-// External and definition path, in the file's order, package and module
-// symbols left out. The rest (documentation, ranges) is left out, and
-// every string is copied out of the extraction's memory (in shares the
-// repeated ones), so that the table keeps nothing else of the file alive.
-func definitionsOf(f *FileFacts, in interner) []graph.Symbol {
+// definition is what name resolution reads of a definition: a
+// graph.Symbol without its documentation and ranges (120 bytes where a
+// Symbol takes 168, for every definition of a tree).
+type definition struct {
+	ID, DisplayName, Kind, Language, Package, Signature string
+	Path                                                string // Def.Path
+	External                                            bool
+}
+
+// definitionOf is the definition of s.
+func definitionOf(s *graph.Symbol) definition {
+	return definition{ID: s.ID, DisplayName: s.DisplayName, Kind: s.Kind, Language: s.Language, Package: s.Package,
+		Signature: s.Signature, Path: s.Def.Path, External: s.External}
+}
+
+// symbol is the graph.Symbol of d, without documentation or ranges.
+func (d *definition) symbol() graph.Symbol {
+	return graph.Symbol{ID: d.ID, DisplayName: d.DisplayName, Kind: d.Kind, Language: d.Language, Package: d.Package,
+		Signature: d.Signature, External: d.External, Def: graph.Location{Path: d.Path}}
+}
+
+// definitionsOf returns the definitions of a file's symbols, in the
+// file's order, package and module symbols left out, every string copied
+// out of the extraction's memory (in shares the repeated ones), so that
+// the table keeps nothing else of the file alive.
+func definitionsOf(f *FileFacts, in interner) []definition {
 	n := 0
 	for k := range f.Symbols {
 		if s := &f.Symbols[k]; s.Kind != "package" && s.Kind != "module" {
@@ -101,13 +120,13 @@ func definitionsOf(f *FileFacts, in interner) []graph.Symbol {
 	if n == 0 {
 		return nil
 	}
-	out := make([]graph.Symbol, 0, n)
+	out := make([]definition, 0, n)
 	for k := range f.Symbols {
 		s := &f.Symbols[k]
 		if s.Kind == "package" || s.Kind == "module" {
 			continue
 		}
-		out = append(out, graph.Symbol{
+		out = append(out, definition{
 			ID:          strings.Clone(s.ID),
 			DisplayName: in.get(s.DisplayName),
 			Kind:        in.get(s.Kind),
@@ -115,7 +134,7 @@ func definitionsOf(f *FileFacts, in interner) []graph.Symbol {
 			Package:     in.get(s.Package),
 			Signature:   strings.Clone(s.Signature),
 			External:    s.External,
-			Def:         graph.Location{Path: in.get(s.Def.Path)},
+			Path:        in.get(s.Def.Path),
 		})
 	}
 	return out
