@@ -321,7 +321,8 @@ func timeQueries(ctx context.Context, dir, root string, n int, withContext bool)
 }
 
 // SampleTargets returns n functions and methods spread evenly over the
-// documents of a graph, in document order (fewer if it has fewer).
+// documents of a graph, in document order: every len/n-th (repeating when
+// there are fewer than n).
 func SampleTargets(ctx context.Context, r *graph.Reader, n int) ([]graph.Symbol, error) {
 	var all []graph.Symbol
 	err := r.Documents(ctx, func(d graph.Document) error {
@@ -337,14 +338,15 @@ func SampleTargets(ctx context.Context, r *graph.Reader, n int) ([]graph.Symbol,
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("scale: listing targets: %w", err)
+		return nil, fmt.Errorf("listing targets: %w", err)
 	}
-	if len(all) <= n {
-		return all, nil
+	if len(all) == 0 {
+		return nil, errors.New("no callable symbols in the graph")
 	}
 	out := make([]graph.Symbol, n)
+	step := max(1, len(all)/n)
 	for i := range out {
-		out[i] = all[i*len(all)/n]
+		out[i] = all[(i*step)%len(all)]
 	}
 	return out, nil
 }

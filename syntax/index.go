@@ -6,6 +6,7 @@ import (
 	"maps"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -234,6 +235,10 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			} else if df, err = r.Document(ctx, f); err != nil {
 				return err
 			}
+			// The facts' strings share the spilled record's memory; what
+			// put keeps (the writer keeps each path) must not hold every
+			// record alive.
+			df.Document = cloneDocument(df.Document)
 			if err := put(ctx, df); err != nil {
 				return fmt.Errorf("syntax: writing %s: %w", df.Document.Path, err)
 			}
@@ -256,6 +261,13 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	})
 	sum.Duration = time.Since(start)
 	return sum, err
+}
+
+// cloneDocument copies d's strings into memory of their own.
+func cloneDocument(d graph.Document) graph.Document {
+	d.Path, d.Language, d.Package = strings.Clone(d.Path), strings.Clone(d.Language), strings.Clone(d.Package)
+	d.ContentHash, d.Digest, d.Source = strings.Clone(d.ContentHash), strings.Clone(d.Digest), strings.Clone(d.Source)
+	return d
 }
 
 // Index builds a syntax-only base generation of opts.Root in store: a new
