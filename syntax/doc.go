@@ -150,7 +150,9 @@
 // against the table of all definitions and writes them. The result is
 // that of resolving all files held in memory ([Resolve]), which tests
 // hold it to. The table's indexes are keyed by 64-bit hashes checked
-// against the key. [MemoryLimit] is the soft heap limit `lspgraph index`
+// against the key, and the same-file rule reads an index of the
+// document's own definitions built while it is resolved, not one entry
+// per definition of the tree. [MemoryLimit] is the soft heap limit `lspgraph index`
 // sets. With [IndexOptions].Cache, pass 1 reads files it has seen before
 // from a [FactCache] (extracted facts per file version, checked by
 // checksum and by the project answers the walk used) instead of parsing
