@@ -59,6 +59,9 @@ type FileFacts struct {
 	// self is the symbol of the file's package (Go) or module (TS/JS,
 	// Python): the source of edges from uses outside any definition.
 	self string
+	// own indexes the file's definitions in the table it is resolved
+	// against, while it is resolved (NameTable.inPath).
+	own *documentIndex
 }
 
 // Import is one imported package, module or name.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-
-	"github.com/lspgraph/lspgraph/graph"
 )
 
 // Go local type inference. The walk writes the type of an expression as a
@@ -422,7 +420,7 @@ func (r *Resolver) evalGoChain(ctx context.Context, f *FileFacts, u *Use, import
 				continue
 			}
 			c, reason := weaker(ConfidenceInferred, ReasonInferred, t.confidence, t.reason)
-			if isTypeLike(*s) { // a conversion
+			if isTypeLike(s) { // a conversion
 				cur = append(cur, goType{s.ID, "", c, reason})
 				continue
 			}
@@ -507,7 +505,7 @@ const maxEmbedDepth = 3
 
 // goMember finds the member name of the Go type typeID, directly or
 // promoted through its embedded fields (promoted is then true).
-func (r *Resolver) goMember(ctx context.Context, typeID, name string, depth int) (*graph.Symbol, bool, error) {
+func (r *Resolver) goMember(ctx context.Context, typeID, name string, depth int) (*definition, bool, error) {
 	ext, err := r.externalNamed(ctx, name)
 	if err != nil {
 		return nil, false, err
@@ -574,8 +572,8 @@ func (r *Resolver) resolveGoTyped(ctx context.Context, f *FileFacts, u *Use, imp
 }
 
 // symbolOf is symbolByID for an id held as a string.
-func (r *Resolver) symbolOf(id string, ext []graph.Symbol) (*graph.Symbol, bool) {
-	if i, ok := r.local.byID[id]; ok {
+func (r *Resolver) symbolOf(id string, ext []definition) (*definition, bool) {
+	if i, ok := r.local.symbolIndex(id); ok {
 		return r.local.syms[i], true
 	}
 	for k := range ext {

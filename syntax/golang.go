@@ -49,7 +49,7 @@ type goState struct {
 
 func (w *walker) extractGo(root *node) {
 	dir := dirOf(w.ff.Document.Path)
-	pkgPath := w.project.goPackage(dir)
+	pkgPath := w.project.askOne(queryGoPackage, dir)
 	var clause *node
 	for i := 0; i < int(root.NamedChildCount()) && i < 8; i++ {
 		if c := root.NamedChild(i); w.typ(c) == "package_clause" {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,18 @@ import (
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
+
+// MemoryLimit is the soft limit of the Go heap `lspgraph index` sets
+// (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one: Build keeps
+// only the definitions of a tree live between files, and the collector
+// holds the heap near that rather than letting it grow to twice the live
+// size. Parsers (C memory) and the store's cache come on top.
+const MemoryLimit = 256 << 20
+
+// spillBytes is the generation writer's chunk (see
+// graph.GenerationWriter.SetSpillBytes) while an index runs: small enough
+// that its two chunks stay well under MemoryLimit.
+const spillBytes = 8 << 20
 
 // IndexOptions configure Build and Index.
 type IndexOptions struct {
@@ -36,6 +49,14 @@ type IndexOptions struct {
 	// that a listing gone wrong never silently replaces a whole index.
 	// See graph.CheckShrink.
 	AllowShrink bool
+	// Cache, when set, holds the extracted facts of file versions seen
+	// before: they are read instead of parsed, and those extracted are
+	// added (see FactCache). Resolution runs over every file either way.
+	Cache *FactCache
+	// TempDir is where the index spills the extracted facts between
+	// extraction and resolution (the system's temporary directory if
+	// empty). The file is removed when the index ends.
+	TempDir string
 	// Progress, when set, is called from several goroutines as files are
 	// extracted and written.
 	Progress func(IndexProgress)
@@ -62,7 +83,9 @@ type IndexSummary struct {
 	EdgesByReason map[string]int `json:"edges_by_reason"`
 	Languages     map[string]int `json:"languages"` // indexed files by language
 	Duration      time.Duration  `json:"duration_ns"`
-	Generation    uint64         `json:"generation,omitempty"`
+	// Cached counts the files whose facts came from IndexOptions.Cache.
+	Cached     int    `json:"cached,omitempty"`
+	Generation uint64 `json:"generation,omitempty"`
 }
 
 // indexPlan is what an index reads, and how.
@@ -107,6 +130,13 @@ func (s IndexSummary) FilesPerSecond() float64 {
 // to put, from several goroutines at once. Skipped files are handed over as
 // documents without facts (flagged generated where that is the reason), so
 // the graph knows they exist.
+//
+// Memory stays bounded by what resolution must look names up in: pass 1
+// extracts the files in parallel and writes each one's facts to a spill
+// file as it is extracted, keeping only its definitions (definitionsOf);
+// pass 2 reads each file back, resolves its uses against the table of all
+// definitions and hands it to put. The result is the same as resolving
+// every file's facts held in memory (Resolve).
 func Build(ctx context.Context, opts IndexOptions, put func(context.Context, graph.DocumentFacts) error) (IndexSummary, error) {
 	start := time.Now()
 	sum := IndexSummary{Skipped: map[SkipReason]int{}, EdgesByReason: map[string]int{}, Languages: map[string]int{}}
@@ -123,14 +153,24 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			opts.Progress(IndexProgress{Phase: phase, Done: done, Total: len(paths)})
 		}
 	}
+	sp, err := newSpill(opts.TempDir)
+	if err != nil {
+		return sum, err
+	}
+	defer sp.close()
 
-	// Extract every file in parallel, one Extractor (and parser) per worker.
-	files := make([]*FileFacts, len(paths))
+	// Pass 1: extract every file in parallel, one Extractor (and parser)
+	// per worker, spill its facts and keep its definitions.
+	records := make([]spillRecord, len(paths))
+	read := make([]bool, len(paths)) // false: unreadable
+	defs := make([][]definition, len(paths))
 	var next, done atomic.Int64
-	var unreadable, bytes atomic.Int64
+	var unreadable, bytes, cached atomic.Int64
 	err = parallel(ctx, workers, func(ctx context.Context) error {
 		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
 		defer x.Close()
+		in := interner{}
+		var rec []byte
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(paths) {
@@ -140,12 +180,20 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			if err != nil {
 				unreadable.Add(1) // deleted since listing, or not a regular file
 			} else {
-				ff, err := x.File(ctx, paths[i], src)
+				ff, hit, err := x.FileCached(ctx, opts.Cache, paths[i], src)
 				if err != nil {
 					return err
 				}
-				files[i] = ff
+				if hit {
+					cached.Add(1)
+				}
+				rec = encodeFileFacts(rec[:0], ff)
+				if records[i], err = sp.add(rec); err != nil {
+					return err
+				}
+				read[i] = true
 				if ff.Skipped == SkipNone {
+					defs[i] = definitionsOf(ff, in)
 					bytes.Add(int64(len(src)))
 				}
 			}
@@ -155,33 +203,42 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	if err != nil {
 		return sum, err
 	}
-	sum.Unreadable, sum.Bytes = int(unreadable.Load()), bytes.Load()
+	sum.Unreadable, sum.Bytes, sum.Cached = int(unreadable.Load()), bytes.Load(), int(cached.Load())
+	if opts.Cache != nil {
+		if _, err := opts.Cache.Trim(); err != nil {
+			return sum, err
+		}
+	}
 
-	// Resolve against every definition, in parallel, and hand over.
-	r := NewResolver(files, nil)
+	// Pass 2: resolve each file against every definition, in parallel,
+	// and hand it over.
+	r := newResolver(newNameTable(defs), nil, nil)
 	var mu sync.Mutex
 	next.Store(0)
 	done.Store(0)
 	err = parallel(ctx, workers, func(ctx context.Context) error {
 		for {
 			i := int(next.Add(1) - 1)
-			if i >= len(files) {
+			if i >= len(paths) {
 				return nil
 			}
-			f := files[i]
-			if f == nil {
+			if !read[i] {
 				continue
+			}
+			f, err := sp.read(records[i])
+			if err != nil {
+				return err
 			}
 			var df graph.DocumentFacts
 			if f.Skipped != SkipNone {
 				df = graph.DocumentFacts{Document: f.Document}
-			} else {
-				var err error
-				if df, err = r.Document(ctx, f); err != nil {
-					return err
-				}
+			} else if df, err = r.Document(ctx, f); err != nil {
+				return err
 			}
-			files[i] = nil // release the uses; the resolver keeps the definitions
+			// The facts' strings share the spilled record's memory; what
+			// put keeps (the writer keeps each path) must not hold every
+			// record alive.
+			df.Document = cloneDocument(df.Document)
 			if err := put(ctx, df); err != nil {
 				return fmt.Errorf("syntax: writing %s: %w", df.Document.Path, err)
 			}
@@ -206,6 +263,13 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	return sum, err
 }
 
+// cloneDocument copies d's strings into memory of their own.
+func cloneDocument(d graph.Document) graph.Document {
+	d.Path, d.Language, d.Package = strings.Clone(d.Path), strings.Clone(d.Language), strings.Clone(d.Package)
+	d.ContentHash, d.Digest, d.Source = strings.Clone(d.ContentHash), strings.Clone(d.Digest), strings.Clone(d.Source)
+	return d
+}
+
 // Index builds a syntax-only base generation of opts.Root in store: a new
 // generation holding every listed document, switched to atomically with a
 // manifest naming the commit, this tool and its counts. On error the new
@@ -218,6 +282,7 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 	if !opts.AllowShrink {
 		gw.RefuseShrink()
 	}
+	gw.SetSpillBytes(spillBytes)
 	started := time.Now().UTC()
 	sum, err := Build(ctx, opts, gw.PutDocument)
 	if err != nil {

@@ -21,6 +21,10 @@ type project struct {
 	npm     map[string]npmPackage
 	pyRoots map[string]string
 	cargo   map[string]rustCrate
+	// recording makes ask record the questions a walk asks in asked
+	// (projectlog.go).
+	recording bool
+	asked     []projectAnswer
 	// walk is the scratch memory of the walks of this project's files
 	// (one at a time: an Extractor is not used concurrently).
 	walk walkBuffers

@@ -18,7 +18,7 @@ type pyState struct {
 }
 
 func (w *walker) extractPython(root *node) {
-	pkg, module := w.project.pythonModule(w.ff.Document.Path)
+	pkg, module := w.project.ask(queryPythonModule, w.ff.Document.Path)
 	w.pkg, w.idPkg = pkg, pkg
 	w.modDesc = module + ":"
 	w.ff.Document.Package = pkg

@@ -3,6 +3,7 @@ package syntax
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -74,29 +75,42 @@ type Lookup interface {
 
 // NameTable is an in-memory Lookup over the definitions of extracted files,
 // indexed for the resolution rules: by name, by (package, name), by
-// (document, name) and by symbol.
+// (document, name) and by symbol. The indexes are keyed by a 64-bit hash of
+// the key, not the key's strings (a table of a large tree holds one entry
+// per definition in each): a list of symbols read from one is checked
+// against the key itself (symbolList.match), so that two keys of the same
+// hash never mix.
 type NameTable struct {
-	syms       []*graph.Symbol // in the files' order
-	byName     nameIndex[string]
-	byPkgName  nameIndex[[2]string]
-	byPathName nameIndex[[2]string]
-	byID       map[string]int32 // the first symbol of each id
+	syms       []*definition // in the files' order
+	seed       maphash.Seed
+	byName     nameIndex
+	byPkgName  nameIndex
+	byPathName nameIndex
+	// files holds the run of definitions of each document when every
+	// document's definitions are one run of the table (then byPathName
+	// is not built: see inPath).
+	files map[string][2]int32
+	byID  map[uint64]int32 // the first symbol of each id, by the id's hash
+	// idClash holds the first symbol of each id whose hash is that of an
+	// earlier, different id in byID.
+	idClash map[string]int32
 	// defaults holds the TS/JS default exports by the module path of their
 	// file (its path without extension).
 	defaults map[string][]int32
 }
 
-// nameIndex finds the symbols of a NameTable that share a key, in table
-// order: first holds the index of a key's first symbol plus one, and next
-// links each symbol to the next one with its key (-1 after the last).
-type nameIndex[K comparable] struct {
-	first map[K]int32
+// nameIndex finds the symbols of a NameTable whose keys share a hash, in
+// table order: first holds the index of a hash's first symbol plus one,
+// and next links each symbol to the next one with its hash (-1 after the
+// last).
+type nameIndex struct {
+	first map[uint64]int32
 	next  []int32
 }
 
-// build indexes the n symbols of a table by key.
-func (x *nameIndex[K]) build(n int, key func(i int) K) {
-	x.first = make(map[K]int32, n)
+// build indexes the n symbols of a table by the hash of their key.
+func (x *nameIndex) build(n int, key func(i int) uint64) {
+	x.first = make(map[uint64]int32, n)
 	x.next = make([]int32, n)
 	// Back to front, so that each symbol goes before the ones after it.
 	for i := n - 1; i >= 0; i-- {
@@ -106,62 +120,183 @@ func (x *nameIndex[K]) build(n int, key func(i int) K) {
 	}
 }
 
-// get returns the symbols with key k.
-func (x *nameIndex[K]) get(k K) symbolList {
-	return symbolList{head: x.first[k] - 1, next: x.next}
+// symbolList is a list of symbols of a NameTable: head is the first
+// index (-1: none), next links them; a nil next means head alone. When
+// name is set, only the symbols named name (and, when set, of package pkg
+// or defined in path) belong to it: the others share its key's hash.
+type symbolList struct {
+	head          int32
+	next          []int32
+	base          int32 // next[i-base] follows symbol i
+	name          string
+	pkg, path     string
+	byPkg, byPath bool
 }
 
-// symbolList is a list of symbols of a NameTable: head is the first
-// index (-1: none), next links them; a nil next means head alone.
-type symbolList struct {
-	head int32
-	next []int32
+// after returns the symbol after i in the list, -1 after the last.
+func (l *symbolList) after(i int32) int32 {
+	if l.next == nil {
+		return -1
+	}
+	return l.next[i-l.base]
+}
+
+// match reports whether s belongs to the list.
+func (l *symbolList) match(s *definition) bool {
+	if l.name == "" {
+		return true
+	}
+	return s.DisplayName == l.name && (!l.byPkg || s.Package == l.pkg) && (!l.byPath || s.Path == l.path)
+}
+
+// hash1 and hash2 are the hashes of the table's keys.
+func (t *NameTable) hash1(a string) uint64 { return maphash.String(t.seed, a) }
+
+func (t *NameTable) hash2(a, b string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(t.seed)
+	h.WriteString(a)
+	h.WriteByte(0)
+	h.WriteString(b)
+	return h.Sum64()
+}
+
+// named returns the symbols named name.
+func (t *NameTable) named(name string) symbolList {
+	return symbolList{head: t.byName.first[t.hash1(name)] - 1, next: t.byName.next, name: name}
+}
+
+// inPackage returns the symbols named name of package pkg.
+func (t *NameTable) inPackage(pkg, name string) symbolList {
+	return symbolList{head: t.byPkgName.first[t.hash2(pkg, name)] - 1, next: t.byPkgName.next, name: name, pkg: pkg, byPkg: true}
+}
+
+// inPath returns the symbols named name defined in the document of f.
+// The table's own index by (path, name) serves when it has one; else the
+// document's definitions, one run of the table, are indexed by name on
+// first use (in f, for the time of its resolution), so that the table
+// holds no entry per definition for the same-file rule.
+func (t *NameTable) inPath(f *FileFacts, name string) symbolList {
+	path := f.Document.Path
+	if t.byPathName.first != nil {
+		return symbolList{head: t.byPathName.first[t.hash2(path, name)] - 1, next: t.byPathName.next, name: name, path: path, byPath: true}
+	}
+	if f.own == nil || f.own.path != path {
+		r := t.files[path]
+		own := &documentIndex{path: path, lo: r[0]}
+		n := int(r[1] - r[0])
+		own.first = make(map[uint64]int32, n)
+		own.next = make([]int32, n)
+		for i := r[1] - 1; i >= r[0]; i-- {
+			k := t.hash1(t.syms[i].DisplayName)
+			own.next[i-r[0]] = own.first[k] - 1
+			own.first[k] = i + 1
+		}
+		f.own = own
+	}
+	return symbolList{head: f.own.first[t.hash1(name)] - 1, next: f.own.next, base: f.own.lo, name: name, path: path, byPath: true}
+}
+
+// documentIndex is the index by name of one document's run of a table's
+// definitions [lo, lo+len(next)).
+type documentIndex struct {
+	path  string
+	lo    int32
+	first map[uint64]int32
+	next  []int32
+}
+
+// symbolIndex returns the index of the first symbol whose id is id.
+func (t *NameTable) symbolIndex(id string) (int32, bool) {
+	if i, ok := t.byID[t.hash1(id)]; ok && t.syms[i].ID == id {
+		return i, true
+	}
+	i, ok := t.idClash[id]
+	return i, ok
 }
 
 // NewNameTable indexes the definitions of files (package and module
-// symbols left out). The table refers to the files' symbols, which must not
-// change while it is in use.
+// symbols left out).
 func NewNameTable(files []*FileFacts) *NameTable {
-	n := 0
-	for _, f := range files {
-		if f != nil && f.Skipped == SkipNone {
-			n += len(f.Symbols)
-		}
-	}
-	t := &NameTable{syms: make([]*graph.Symbol, 0, n)}
+	lists := make([][]definition, 0, len(files))
 	for _, f := range files {
 		if f == nil || f.Skipped != SkipNone {
 			continue
 		}
+		l := make([]definition, 0, len(f.Symbols))
 		for k := range f.Symbols {
 			if s := &f.Symbols[k]; s.Kind != "package" && s.Kind != "module" {
-				t.syms = append(t.syms, s)
+				l = append(l, definitionOf(s))
 			}
 		}
+		lists = append(lists, l)
 	}
-	// The four indexes are independent: build them side by side.
+	return newNameTable(lists)
+}
+
+// newNameTable indexes the definitions of lists, in order. The table
+// refers to the lists' definitions, which must not change while it is in
+// use.
+func newNameTable(lists [][]definition) *NameTable {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	t := &NameTable{syms: make([]*definition, 0, n), files: map[string][2]int32{}}
+	for _, l := range lists {
+		lo := int32(len(t.syms))
+		for k := range l {
+			t.syms = append(t.syms, &l[k])
+			if t.files != nil && l[k].Path != l[0].Path {
+				t.files = nil // a list spanning documents
+			}
+		}
+		if len(l) == 0 || t.files == nil {
+			continue
+		}
+		if _, dup := t.files[l[0].Path]; dup {
+			t.files = nil // a document in two lists
+			continue
+		}
+		t.files[l[0].Path] = [2]int32{lo, int32(len(t.syms))}
+	}
+	// The indexes are independent: build them side by side.
 	n = len(t.syms)
+	t.seed = maphash.MakeSeed()
 	var wg sync.WaitGroup
-	wg.Go(func() { t.byName.build(n, func(i int) string { return t.syms[i].DisplayName }) })
+	wg.Go(func() { t.byName.build(n, func(i int) uint64 { return t.hash1(t.syms[i].DisplayName) }) })
 	wg.Go(func() {
-		t.byPkgName.build(n, func(i int) [2]string { return [2]string{t.syms[i].Package, t.syms[i].DisplayName} })
+		t.byPkgName.build(n, func(i int) uint64 { return t.hash2(t.syms[i].Package, t.syms[i].DisplayName) })
 	})
-	wg.Go(func() {
-		t.byPathName.build(n, func(i int) [2]string { return [2]string{t.syms[i].Def.Path, t.syms[i].DisplayName} })
-	})
+	if t.files == nil {
+		wg.Go(func() {
+			t.byPathName.build(n, func(i int) uint64 { return t.hash2(t.syms[i].Path, t.syms[i].DisplayName) })
+		})
+	}
 	wg.Go(func() {
 		t.defaults = map[string][]int32{}
 		for i, s := range t.syms {
 			if isDefaultExport(s) {
-				p := stripExt(s.Def.Path)
+				p := stripExt(s.Path)
 				t.defaults[p] = append(t.defaults[p], int32(i))
 			}
 		}
 	})
 	wg.Go(func() {
-		t.byID = make(map[string]int32, n)
-		for i := n - 1; i >= 0; i-- { // the first symbol of an id is the last written
-			t.byID[t.syms[i].ID] = int32(i)
+		t.byID = make(map[uint64]int32, n)
+		t.idClash = map[string]int32{}
+		for i, s := range t.syms {
+			h := t.hash1(s.ID)
+			j, ok := t.byID[h]
+			switch {
+			case !ok:
+				t.byID[h] = int32(i)
+			case t.syms[j].ID == s.ID: // a later symbol of the same id
+			default:
+				if _, ok := t.idClash[s.ID]; !ok {
+					t.idClash[s.ID] = int32(i)
+				}
+			}
 		}
 	})
 	wg.Wait()
@@ -171,9 +306,11 @@ func NewNameTable(files []*FileFacts) *NameTable {
 // Named returns the symbols named name.
 func (t *NameTable) Named(_ context.Context, name string) ([]graph.Symbol, error) {
 	var out []graph.Symbol
-	l := t.byName.get(name)
-	for i := l.head; i >= 0; i = l.next[i] {
-		out = append(out, *t.syms[i])
+	l := t.named(name)
+	for i := l.head; i >= 0; i = l.after(i) {
+		if l.match(t.syms[i]) {
+			out = append(out, t.syms[i].symbol())
+		}
 	}
 	if out == nil {
 		out = []graph.Symbol{}
@@ -226,22 +363,28 @@ type Resolver struct {
 	external Lookup
 
 	mu       sync.Mutex
-	cache    map[string][]graph.Symbol // external lookups
-	defaults map[string][]graph.Symbol // external default exports by module
+	cache    map[string][]definition // external lookups
+	defaults map[string][]definition // external default exports by module
 }
 
 // NewResolver prepares the resolution of files. Their own definitions are
 // always candidates; external (nil for none) supplies the rest, minus any
 // symbol it reports as defined in one of files (an older version of them).
 func NewResolver(files []*FileFacts, external Lookup) *Resolver {
-	r := &Resolver{local: NewNameTable(files), paths: map[string]bool{}, external: external,
-		cache: map[string][]graph.Symbol{}, defaults: map[string][]graph.Symbol{}}
+	paths := map[string]bool{}
 	for _, f := range files {
 		if f != nil {
-			r.paths[f.Document.Path] = true
+			paths[f.Document.Path] = true
 		}
 	}
-	return r
+	return newResolver(NewNameTable(files), paths, external)
+}
+
+// newResolver returns a Resolver over the definitions of table, paths
+// being the documents resolved (their old facts in external are stale).
+func newResolver(table *NameTable, paths map[string]bool, external Lookup) *Resolver {
+	return &Resolver{local: table, paths: paths, external: external,
+		cache: map[string][]definition{}, defaults: map[string][]definition{}}
 }
 
 // Resolve resolves files (extracted by Extractor.File) against their own
@@ -264,7 +407,7 @@ func Resolve(ctx context.Context, files []*FileFacts, external Lookup) ([]graph.
 
 // externalNamed returns external's symbols named name that the files being
 // resolved do not supersede.
-func (r *Resolver) externalNamed(ctx context.Context, name string) ([]graph.Symbol, error) {
+func (r *Resolver) externalNamed(ctx context.Context, name string) ([]definition, error) {
 	if r.external == nil {
 		return nil, nil
 	}
@@ -282,7 +425,7 @@ func (r *Resolver) externalNamed(ctx context.Context, name string) ([]graph.Symb
 		if s.External || r.paths[s.Def.Path] || s.Kind == "package" || s.Kind == "module" {
 			continue
 		}
-		ext = append(ext, s)
+		ext = append(ext, definitionOf(&s))
 	}
 	r.mu.Lock()
 	r.cache[name] = ext
@@ -311,6 +454,7 @@ type resolveBuffers struct {
 
 // Document resolves one file's uses and returns its complete facts.
 func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFacts, error) {
+	defer func() { f.own = nil }() // built by inPath for this resolution only
 	df := graph.DocumentFacts{
 		Document: f.Document,
 		Symbols:  append([]graph.Symbol(nil), f.Symbols...),
@@ -535,11 +679,11 @@ func sameFamily(fl, l string) bool {
 	return js(fl) && js(l)
 }
 
-func isMember(s graph.Symbol) bool {
+func isMember(s *definition) bool {
 	return s.Kind == "method" || s.Kind == "field" || s.Kind == "constructor"
 }
 
-func isTypeLike(s graph.Symbol) bool {
+func isTypeLike(s *definition) bool {
 	switch s.Kind {
 	case "struct", "interface", "type", "class", "enum":
 		return true
@@ -580,20 +724,17 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	// add collects the acceptable symbols among the local symbols l and ext
 	// that keep accepts; it stops after limit distinct symbols (0: no limit)
 	// and reports whether it stopped early.
-	add := func(l symbolList, keep func(*graph.Symbol) bool, c float64, reason string, limit int) bool {
-		try := func(s *graph.Symbol) bool {
-			if !sameFamily(lang, s.Language) || (u.Type && !isTypeLike(*s)) || !keep(s) || seen(s.ID) {
+	add := func(l symbolList, keep func(*definition) bool, c float64, reason string, limit int) bool {
+		try := func(s *definition) bool {
+			if !sameFamily(lang, s.Language) || (u.Type && !isTypeLike(s)) || !keep(s) || seen(s.ID) {
 				return true
 			}
 			out = append(out, target{s.ID, c, reason})
 			return limit == 0 || len(out) <= limit
 		}
-		for i := l.head; i >= 0; i = l.next[i] {
-			if !try(t.syms[i]) {
+		for i := l.head; i >= 0; i = l.after(i) {
+			if s := t.syms[i]; l.match(s) && !try(s) {
 				return true
-			}
-			if l.next == nil {
-				break
 			}
 		}
 		for k := range ext {
@@ -603,11 +744,11 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		}
 		return false
 	}
-	member := func(s *graph.Symbol) bool { return isMember(*s) }
-	notMember := func(s *graph.Symbol) bool { return !isMember(*s) }
-	global := func(keep func(*graph.Symbol) bool) []target {
+	member := func(s *definition) bool { return isMember(s) }
+	notMember := func(s *definition) bool { return !isMember(s) }
+	global := func(keep func(*definition) bool) []target {
 		out = out[:0]
-		if add(t.byName.get(name), keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
+		if add(t.named(name), keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
 			return nil // too many candidates to guess
 		}
 		if len(out) == 1 {
@@ -616,11 +757,11 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return out
 	}
 	fromImport := func(imp Import, module string) []target {
-		in := func(s *graph.Symbol) bool { return !isMember(*s) && inModule(lang, imp.Relative, module, *s) }
+		in := func(s *definition) bool { return !isMember(s) && inModule(lang, imp.Relative, module, s) }
 		if lang == "go" || lang == "java" || lang == "rust" {
-			add(t.byPkgName.get([2]string{module, name}), in, ConfidenceImported, ReasonImported, 0)
+			add(t.inPackage(module, name), in, ConfidenceImported, ReasonImported, 0)
 		} else {
-			add(t.byName.get(name), in, ConfidenceImported, ReasonImported, 0)
+			add(t.named(name), in, ConfidenceImported, ReasonImported, 0)
 		}
 		return out
 	}
@@ -629,10 +770,10 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		b.key = memberID(b.key[:0], u.Qualifier, u.Name)
 		id := b.key
 		l := symbolList{head: -1}
-		if i, ok := t.byID[string(id)]; ok {
+		if i, ok := t.symbolIndex(string(id)); ok {
 			l.head = i
 		}
-		add(l, func(s *graph.Symbol) bool { return s.ID == string(id) }, ConfidenceReceiver, ReasonReceiver, 0)
+		add(l, func(s *definition) bool { return s.ID == string(id) }, ConfidenceReceiver, ReasonReceiver, 0)
 		if len(out) > 0 {
 			return out, nil
 		}
@@ -688,14 +829,14 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return global(rustReexported(imp.Module)), nil
 	}
 	path := f.Document.Path
-	add(t.byPathName.get([2]string{path, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Def.Path == path },
+	add(t.inPath(f, name), func(s *definition) bool { return !isMember(s) && s.Path == path },
 		ConfidenceSameFile, ReasonSameFile, 0)
 	if len(out) > 0 {
 		return out, nil
 	}
 	if lang == "go" || lang == "java" || lang == "rust" {
 		pkg := f.Document.Package
-		add(t.byPkgName.get([2]string{pkg, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == pkg },
+		add(t.inPackage(pkg, name), func(s *definition) bool { return !isMember(s) && s.Package == pkg },
 			ConfidenceSamePackage, ReasonSamePackage, 0)
 		if lang == "go" || len(out) > 0 {
 			return out, nil
@@ -722,7 +863,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 				if err != nil {
 					return nil, err
 				}
-				add(t.byName.get(name), exported, ConfidenceImported, ReasonImported, 0)
+				add(t.named(name), exported, ConfidenceImported, ReasonImported, 0)
 			}
 		}
 		if len(out) > 0 {
@@ -732,7 +873,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	}
 	for _, g := range f.Imports { // Rust glob imports: use m::*
 		if g.Name == "*" {
-			add(t.byPkgName.get([2]string{g.Module, name}), func(s *graph.Symbol) bool { return !isMember(*s) && s.Package == g.Module },
+			add(t.inPackage(g.Module, name), func(s *definition) bool { return !isMember(s) && s.Package == g.Module },
 				ConfidenceImported, ReasonImported, 0)
 		}
 	}
@@ -743,7 +884,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 }
 
 // isDefaultExport reports whether s is its TS/JS module's default export.
-func isDefaultExport(s *graph.Symbol) bool {
+func isDefaultExport(s *definition) bool {
 	return (s.Language == "typescript" || s.Language == "javascript") &&
 		(s.Signature == markerExportDefault || s.Signature == markerModuleExports)
 }
@@ -756,8 +897,8 @@ func (r *Resolver) defaultExport(ctx context.Context, lang string, imp Import, u
 	if !imp.Relative {
 		return out, nil
 	}
-	accept := func(s *graph.Symbol) bool {
-		if !sameFamily(lang, s.Language) || isMember(*s) || !isDefaultExport(s) || (u.Type && !isTypeLike(*s)) {
+	accept := func(s *definition) bool {
+		if !sameFamily(lang, s.Language) || isMember(s) || !isDefaultExport(s) || (u.Type && !isTypeLike(s)) {
 			return false
 		}
 		return !imp.Require || s.Signature == markerModuleExports
@@ -783,7 +924,7 @@ func (r *Resolver) defaultExport(ctx context.Context, lang string, imp Import, u
 
 // externalDefaults returns the default exports the graph records for the
 // files of a relative TS/JS module, but for the files being resolved.
-func (r *Resolver) externalDefaults(ctx context.Context, module string) ([]graph.Symbol, error) {
+func (r *Resolver) externalDefaults(ctx context.Context, module string) ([]definition, error) {
 	dl, ok := r.external.(DocumentLookup)
 	if !ok {
 		return nil, nil
@@ -806,8 +947,8 @@ func (r *Resolver) externalDefaults(ctx context.Context, module string) ([]graph
 			return nil, err
 		}
 		for _, s := range syms {
-			if !s.External && s.Def.Path == p && isDefaultExport(&s) {
-				ext = append(ext, s)
+			if d := definitionOf(&s); !s.External && s.Def.Path == p && isDefaultExport(&d) {
+				ext = append(ext, d)
 			}
 		}
 	}
@@ -821,14 +962,14 @@ func (r *Resolver) externalDefaults(ctx context.Context, module string) ([]graph
 // in the Python module module and exported by it to `from module import *`:
 // listed in the module's __all__ when that is a literal list or tuple of
 // strings, else not starting with "_".
-func (r *Resolver) starExports(ctx context.Context, module, name string) (func(*graph.Symbol) bool, error) {
+func (r *Resolver) starExports(ctx context.Context, module, name string) (func(*definition) bool, error) {
 	allSyms, err := r.externalNamed(ctx, "__all__")
 	if err != nil {
 		return nil, err
 	}
 	suffix := " " + module + ":" + name
-	return func(s *graph.Symbol) bool {
-		if isMember(*s) || !strings.HasSuffix(s.ID, suffix) {
+	return func(s *definition) bool {
+		if isMember(s) || !strings.HasSuffix(s.ID, suffix) {
 			return false
 		}
 		id := []byte(s.ID[:len(s.ID)-len(name)] + "__all__")
@@ -870,8 +1011,8 @@ func memberID(dst []byte, typeID, name string) []byte {
 
 // symbolByID returns the symbol whose id is id, from the files being
 // resolved or else from ext.
-func (r *Resolver) symbolByID(id []byte, ext []graph.Symbol) (*graph.Symbol, bool) {
-	if i, ok := r.local.byID[string(id)]; ok {
+func (r *Resolver) symbolByID(id []byte, ext []definition) (*definition, bool) {
+	if i, ok := r.local.symbolIndex(string(id)); ok {
 		return r.local.syms[i], true
 	}
 	for k := range ext {
@@ -904,7 +1045,7 @@ func (r *Resolver) typesOf(ctx context.Context, f *FileFacts, u *Use, imports ma
 // up in each type found. The edge is as strong as the weaker of the two
 // steps. When no type has the member (it is embedded or inherited), the
 // caller falls back to a global guess.
-func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []graph.Symbol, b *resolveBuffers) ([]target, error) {
+func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, imports map[string]Import, ext []definition, b *resolveBuffers) ([]target, error) {
 	types, err := r.typesOf(ctx, f, u, imports, b)
 	if err != nil || len(types) == 0 {
 		return nil, err
@@ -930,7 +1071,7 @@ func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, impor
 
 // inModule reports whether s is defined in (or exported by the package of)
 // an imported module.
-func inModule(lang string, relative bool, module string, s graph.Symbol) bool {
+func inModule(lang string, relative bool, module string, s *definition) bool {
 	switch lang {
 	case "go", "java":
 		return s.Package == module
@@ -938,12 +1079,12 @@ func inModule(lang string, relative bool, module string, s graph.Symbol) bool {
 		if s.Package == module {
 			return true
 		}
-		p := strings.TrimSuffix(stripExt(s.Def.Path), "/__init__")
+		p := strings.TrimSuffix(stripExt(s.Path), "/__init__")
 		dotted := strings.ReplaceAll(p, "/", ".")
 		return dotted == module || strings.HasSuffix(dotted, "."+module)
 	}
 	if relative {
-		p := stripExt(s.Def.Path)
+		p := stripExt(s.Path)
 		return p == module || p == module+"/index"
 	}
 	return s.Package == module

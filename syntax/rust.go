@@ -47,7 +47,7 @@ var rustPrelude = func() map[string]bool {
 // extractRust extracts a .rs file: its module (from Cargo.toml and the
 // file's path), its items, its use declarations and the names it uses.
 func (w *walker) extractRust(root *node) {
-	crate, module := w.project.rustModule(w.ff.Document.Path)
+	crate, module := w.project.ask(queryRustModule, w.ff.Document.Path)
 	w.pkg, w.idPkg = module, module
 	w.ff.Document.Package = module
 	w.ff.module = module

@@ -546,9 +546,9 @@ func (w *walker) rustMemberUse(name, obj *node, call bool) {
 // declaration takes from a module that does not define it, most often a
 // re-export (pub use): the definitions of that name anywhere in the same
 // crate, members left out. A module outside the workspace has none.
-func rustReexported(module string) func(*graph.Symbol) bool {
+func rustReexported(module string) func(*definition) bool {
 	crate, _, _ := strings.Cut(module, "::")
-	return func(s *graph.Symbol) bool {
-		return !isMember(*s) && (s.Package == crate || strings.HasPrefix(s.Package, crate+"::"))
+	return func(s *definition) bool {
+		return !isMember(s) && (s.Package == crate || strings.HasPrefix(s.Package, crate+"::"))
 	}
 }

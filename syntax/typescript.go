@@ -38,7 +38,7 @@ const (
 )
 
 func (w *walker) extractTS(root *node) {
-	pkg, module := w.project.tsModule(w.ff.Document.Path)
+	pkg, module := w.project.ask(queryTSModule, w.ff.Document.Path)
 	w.pkg, w.idPkg = pkg, pkg
 	w.modDesc = strings.TrimPrefix(strings.TrimPrefix(module, pkg), "/") + ":"
 	w.ff.Document.Package = pkg
@@ -137,7 +137,7 @@ func (w *walker) tsResolveModule(spec string) (module string, relative bool) {
 // tsTarget is the module symbol an import points at.
 func (w *walker) tsTarget(module string, relative bool) string {
 	if relative {
-		_, m := w.project.tsModule(module + ".ts")
+		_, m := w.project.ask(queryTSModule, module+".ts")
 		return packageID(w.lang, m)
 	}
 	return packageID(w.lang, module)

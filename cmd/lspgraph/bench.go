@@ -12,9 +12,9 @@ import (
 // runBench dispatches `lspgraph bench SUBJECT`.
 func runBench(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(e.stderr, "Usage: lspgraph bench scip [--root DIR] [--cpuprofile FILE] [--json] FILE\n       lspgraph bench index [--ctags PATH] [--workers N] [--json] DIR\n       lspgraph bench mcp [--targets N] [--depth D] [--cli-targets N] [--cli-runs N] [--json] FILE\n       lspgraph bench calibrate --root DIR [--threshold T] [--targets N] [--seed S] [--json] DUMP\n       lspgraph bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--json] -- SERVER [ARGS...]\n       lspgraph bench search --git DIR [--commits N] [--skip K] [--json] [--out FILE]\n       lspgraph bench search-cost [--store DIR] [--runs N] [--json] TREE\n")
+		fmt.Fprint(e.stderr, "Usage: lspgraph bench scip [--root DIR] [--cpuprofile FILE] [--json] FILE\n       lspgraph bench index [--ctags PATH] [--workers N] [--json] DIR\n       lspgraph bench scale [--copies 1,2,4] [--source DIR] [--dump FILE] [--targets N] [--json] DIR\n       lspgraph bench mcp [--targets N] [--depth D] [--cli-targets N] [--cli-runs N] [--json] FILE\n       lspgraph bench calibrate --root DIR [--threshold T] [--targets N] [--seed S] [--json] DUMP\n       lspgraph bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--json] -- SERVER [ARGS...]\n       lspgraph bench search --git DIR [--commits N] [--skip K] [--json] [--out FILE]\n       lspgraph bench search-cost [--store DIR] [--runs N] [--json] TREE\n")
 		if len(args) == 0 {
-			return fmt.Errorf("%w: missing subject (scip, index, mcp, calibrate, proxy, search, search-cost)", errUsage)
+			return fmt.Errorf("%w: missing subject (scip, index, scale, mcp, calibrate, proxy, search, search-cost)", errUsage)
 		}
 		return nil
 	}
@@ -23,6 +23,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return runBenchSCIP(ctx, e, args[1:])
 	case "index":
 		return runBenchIndex(ctx, e, args[1:])
+	case "scale":
+		return runBenchScale(ctx, e, args[1:])
 	case "mcp":
 		return runBenchMCP(ctx, e, args[1:])
 	case "calibrate":
@@ -36,7 +38,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	case "search-cost":
 		return runBenchSearchCost(ctx, e, args[1:])
 	}
-	return fmt.Errorf("%w: unknown bench subject %q (want scip, index, mcp, calibrate, proxy, search or search-cost)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown bench subject %q (want scip, index, scale, mcp, calibrate, proxy, search or search-cost)", errUsage, args[0])
 }
 
 func runBenchSCIP(ctx context.Context, e *env, args []string) error {

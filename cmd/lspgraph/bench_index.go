@@ -1,50 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"syscall"
-	"time"
+
+	"github.com/lspgraph/lspgraph/indexbench"
 )
 
-// indexBenchRun is one measured child process.
-type indexBenchRun struct {
-	Name       string   `json:"name"`
-	Command    []string `json:"command"`
-	Seconds    float64  `json:"wall_seconds"`
-	CPUSeconds float64  `json:"cpu_seconds"` // user + system
-	PeakRSSMB  float64  `json:"peak_rss_mb"`
-	Files      int      `json:"files"`
-	FilesPerS  float64  `json:"files_per_sec"`
-}
-
-type indexBenchResult struct {
-	Dir  string          `json:"dir"`
-	Runs []indexBenchRun `json:"runs"`
-	// WallRatio and CPURatio are the full index's figures (the last run)
-	// over ctags's (the first); ParseWallRatio and ParseCPURatio are the
-	// parse-only run's over ctags's.
-	WallRatio      float64         `json:"wall_ratio"`
-	CPURatio       float64         `json:"cpu_ratio"`
-	ParseWallRatio float64         `json:"parse_wall_ratio"`
-	ParseCPURatio  float64         `json:"parse_cpu_ratio"`
-	Summary        json.RawMessage `json:"index_summary"`
-}
-
-// runBenchIndex measures `lspgraph index` on a tree next to `ctags -R` on
-// the same tree, each as a child process (wall time, CPU time, peak RSS):
-// ctags writing a tag file, the index without a store (--dry-run: parsing,
-// extraction, resolution), and the index into a new store.
+// runBenchIndex measures `lspgraph index` on a tree next to `ctags -R`
+// (and CodeGraph with --codegraph): indexbench.Compare.
 func runBenchIndex(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "bench index", "bench index [--ctags PATH] [--workers N] [--json] DIR")
+	fs := newFlagSet(e, "bench index", "bench index [--ctags PATH] [--codegraph PATH] [--workers N] [--json] DIR")
 	ctags := fs.String("ctags", "ctags", "universal-ctags binary")
+	codegraph := fs.String("codegraph", "", "also measure CodeGraph's `codegraph init` on DIR (the codegraph command of npm's @colbymchenry/codegraph)")
 	workers := fs.Int("workers", 0, "parallel parsers for the index (default: the number of CPUs)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.Parse(args); err != nil {
@@ -68,61 +39,10 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("finding the lspgraph binary: %w", err)
 	}
-	tmp, err := os.MkdirTemp("", "lspgraph-bench-index-")
-	if err != nil {
-		return fmt.Errorf("creating a temporary directory: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-
-	res := indexBenchResult{Dir: dir}
-	// ctags writes a real tag file (sorting included), as an editor setup would.
-	run, _, errOut, err := measureChild(ctx, "ctags -R", ctagsPath, "--totals=yes", "-R", "-f", filepath.Join(tmp, "tags"), dir)
+	res, err := indexbench.Compare(ctx, indexbench.CompareOptions{Dir: dir, Lspgraph: self, Ctags: ctagsPath, CodeGraph: *codegraph, Workers: *workers})
 	if err != nil {
 		return err
 	}
-	if m := regexp.MustCompile(`(?m)^(\d+) files?,`).FindSubmatch(errOut); m != nil {
-		run.Files, _ = strconv.Atoi(string(m[1]))
-	}
-	res.Runs = append(res.Runs, run)
-
-	// Tree-sitter alone (the floor), the extractor alone (no store), then
-	// the real thing into a new store.
-	for _, phase := range []struct {
-		name string
-		args []string
-	}{
-		{"lspgraph index --parse-only", []string{"index", "--json", "--parse-only", "--root", dir}},
-		{"lspgraph index --dry-run", []string{"index", "--json", "--dry-run", "--root", dir}},
-		{"lspgraph index (new store)", []string{"index", "--json", "--store", filepath.Join(tmp, "store"), "--root", dir}},
-	} {
-		args := phase.args
-		if *workers > 0 {
-			args = append(args, "--workers", strconv.Itoa(*workers))
-		}
-		run, out, _, err := measureChild(ctx, phase.name, self, args...)
-		if err != nil {
-			return err
-		}
-		var sum struct {
-			Files int `json:"files"`
-		}
-		if err := json.Unmarshal(out, &sum); err != nil {
-			return fmt.Errorf("reading the index summary: %w", err)
-		}
-		run.Files = sum.Files
-		res.Summary = json.RawMessage(bytes.TrimSpace(out))
-		res.Runs = append(res.Runs, run)
-	}
-	for i := range res.Runs {
-		res.Runs[i].FilesPerS = float64(res.Runs[i].Files) / max(res.Runs[i].Seconds, 1e-9)
-	}
-	full := res.Runs[len(res.Runs)-1]
-	res.WallRatio = full.Seconds / max(res.Runs[0].Seconds, 1e-9)
-	res.CPURatio = full.CPUSeconds / max(res.Runs[0].CPUSeconds, 1e-9)
-	parse := res.Runs[1]
-	res.ParseWallRatio = parse.Seconds / max(res.Runs[0].Seconds, 1e-9)
-	res.ParseCPURatio = parse.CPUSeconds / max(res.Runs[0].CPUSeconds, 1e-9)
-
 	if *asJSON {
 		return writeJSON(e.stdout, res)
 	}
@@ -131,27 +51,11 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "  %-28s %7.2fs wall %7.2fs cpu %6.0f MB peak RSS %6d files %7.0f files/s\n",
 			r.Name, r.Seconds, r.CPUSeconds, r.PeakRSSMB, r.Files, r.FilesPerS)
 	}
-	fmt.Fprintf(e.stdout, "  index (new store) / ctags: %.2f× wall, %.2f× cpu\n", res.WallRatio, res.CPURatio)
+	fmt.Fprintf(e.stdout, "  index (new store) / ctags: %.2f× wall, %.2f× cpu; store %.1f MB\n", res.WallRatio, res.CPURatio, res.StoreMB)
 	fmt.Fprintf(e.stdout, "  parse only / ctags:        %.2f× wall, %.2f× cpu\n", res.ParseWallRatio, res.ParseCPURatio)
+	if cg := res.CodeGraph; cg != nil {
+		fmt.Fprintf(e.stdout, "  index / CodeGraph %s:  %.2f× wall, %.2f× peak RSS, %.2f× store (%.1f MB vs %.1f MB)\n",
+			cg.Version, cg.WallRatio, cg.RSSRatio, cg.StoreRatio, res.StoreMB, cg.StoreMB)
+	}
 	return nil
-}
-
-// measureChild runs a command to completion and measures it. It returns
-// the command's standard output and standard error.
-func measureChild(ctx context.Context, name, bin string, args ...string) (indexBenchRun, []byte, []byte, error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		return indexBenchRun{}, nil, nil, fmt.Errorf("%s: %w: %s", name, err, bytes.TrimSpace(stderr.Bytes()))
-	}
-	run := indexBenchRun{Name: name, Command: append([]string{bin}, args...), Seconds: wall.Seconds()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		run.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-		run.PeakRSSMB = float64(ru.Maxrss) / 1024 // KB on Linux
-	}
-	return run, stdout.Bytes(), stderr.Bytes(), nil
 }

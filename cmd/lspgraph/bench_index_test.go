@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lspgraph/lspgraph/indexbench"
 )
 
 // TestMain lets the test binary stand in for lspgraph when a command runs
@@ -36,7 +38,7 @@ func TestBenchIndex(t *testing.T) {
 	if code := run(context.Background(), e, []string{"bench", "index", "--json", root}); code != 0 {
 		t.Fatalf("bench index exited %d: %s", code, stderr.String())
 	}
-	var res indexBenchResult
+	var res indexbench.CompareResult
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout.String())
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/contextpack"
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/indexbench"
 	"github.com/lspgraph/lspgraph/scip"
 	"github.com/lspgraph/lspgraph/scope"
 )
@@ -36,32 +37,11 @@ func corpusDump(name string) (string, bool) {
 // benchTargets picks n callable symbols spread over the graph's documents,
 // deterministically (cycling when the graph has fewer).
 func benchTargets(b *testing.B, r *graph.Reader, n int) []graph.Symbol {
-	ctx := context.Background()
-	var all []graph.Symbol
-	err := r.Documents(ctx, func(d graph.Document) error {
-		syms, err := r.DocumentSymbols(ctx, d.Path)
-		if err != nil {
-			return err
-		}
-		for _, s := range syms {
-			if (s.Kind == "function" || s.Kind == "method") && !strings.HasPrefix(s.ID, "local ") && s.Def.Path != "" {
-				all = append(all, s)
-			}
-		}
-		return nil
-	})
+	targets, err := indexbench.SampleTargets(context.Background(), r, n)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if len(all) == 0 {
-		b.Fatal("no callable symbols in the graph")
-	}
-	out := make([]graph.Symbol, n)
-	step := max(1, len(all)/n)
-	for i := range out {
-		out[i] = all[(i*step)%len(all)]
-	}
-	return out
+	return targets
 }
 
 // BenchmarkContext builds context packs (8000 tokens, closure scope) for

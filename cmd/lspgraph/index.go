@@ -21,7 +21,7 @@ import (
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
-const indexSynopsis = "index [--store DIR] [--root DIR] [--workers N] [--parse-timeout D] [--allow-shrink] [--json] [DIR] [--lsp -- SERVER ARGS...]"
+const indexSynopsis = "index [--store DIR] [--root DIR] [--workers N] [--parse-timeout D] [--fact-cache DIR | --no-fact-cache] [--allow-shrink] [--json] [DIR] [--lsp -- SERVER ARGS...]"
 
 // runIndex builds a syntax-only base generation of a repository: every
 // source file is parsed with tree-sitter, names are resolved with the
@@ -45,6 +45,8 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	useLSP := fs.Bool("lsp", false, "crawl a language server (after --) instead of parsing with tree-sitter")
 	dryRun := fs.Bool("dry-run", false, "extract and resolve, but write nothing (measures the extractor alone)")
+	factCache := fs.String("fact-cache", "", "directory of the cache of extracted facts, shared by indexes (default: the user cache directory's lspgraph/facts)")
+	noFactCache := fs.Bool("no-fact-cache", false, "parse every file, reading and writing no fact cache")
 	parseOnly := fs.Bool("parse-only", false, "parse every file with tree-sitter and stop: nothing extracted or written (measures the parser alone)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -113,9 +115,14 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	if !*noFactCache {
+		if opts.Cache, err = openFactCache(*factCache); err != nil {
+			return err
+		}
+	}
 	prog := newIndexProgress(e.stderr)
 	opts.Progress = prog.update
-	defer relaxGC()()
+	defer boundGC()()
 	var sum syntax.IndexSummary
 	if *dryRun {
 		dir = "(dry run: no store)"
@@ -147,23 +154,27 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// relaxGC makes the collector run less often while an index is built: the
-// facts of every file are live until resolution, so at the default
-// GOGC each cycle rescans most of the heap for little garbage. A soft
-// memory limit (unless GOMEMLIMIT already sets one) brings the collector
-// back before the heap grows past it. The returned function restores the
-// previous settings.
-func relaxGC() (restore func()) {
-	const percent, limit = 200, 3 << 30
-	oldLimit := debug.SetMemoryLimit(-1)
-	if oldLimit == math.MaxInt64 {
-		debug.SetMemoryLimit(limit)
+// openFactCache opens the fact cache in dir, or the default one.
+func openFactCache(dir string) (*syntax.FactCache, error) {
+	if dir == "" {
+		var err error
+		if dir, err = syntax.DefaultFactCacheDir(); err != nil {
+			return nil, err
+		}
 	}
-	oldPercent := debug.SetGCPercent(percent)
-	return func() {
-		debug.SetGCPercent(oldPercent)
-		debug.SetMemoryLimit(oldLimit)
+	return syntax.OpenFactCache(dir, 0)
+}
+
+// boundGC holds the index's heap under syntax.MemoryLimit (unless
+// GOMEMLIMIT already sets a limit): only the definitions stay live from
+// file to file, so the collector can keep the heap near them. The returned
+// function restores the previous limit.
+func boundGC() (restore func()) {
+	old := debug.SetMemoryLimit(-1)
+	if old == math.MaxInt64 {
+		debug.SetMemoryLimit(syntax.MemoryLimit)
 	}
+	return func() { debug.SetMemoryLimit(old) }
 }
 
 func writeIndexSummary(w io.Writer, sum syntax.IndexSummary, commit string) {
@@ -190,6 +201,9 @@ func writeIndexSummary(w io.Writer, sum syntax.IndexSummary, commit string) {
 	}
 	if len(langs) > 0 {
 		fmt.Fprintf(w, "  languages   %s\n", strings.Join(langs, ", "))
+	}
+	if sum.Cached > 0 {
+		fmt.Fprintf(w, "  cached      %d files' facts read from the fact cache, not parsed\n", sum.Cached)
 	}
 	fmt.Fprintf(w, "  facts       %d symbols, %d occurrences, %d edges\n", sum.Symbols, sum.Occurrences, sum.Edges)
 	for _, r := range syntax.Rules() { // confidences differ by language: see syntax/CALIBRATION.md

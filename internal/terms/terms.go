@@ -1,6 +1,7 @@
 package terms
 
 import (
+	"bytes"
 	"path"
 	"strings"
 	"unicode"
@@ -95,7 +96,7 @@ func (c *counter) source(src []byte, hash bool) {
 
 // indexFrom returns the index of sep in src at or after from, or len(src).
 func indexFrom(src []byte, from int, sep string) int {
-	if j := strings.Index(string(src[from:]), sep); j >= 0 {
+	if j := bytes.Index(src[from:], []byte(sep)); j >= 0 { // no copy of the rest of the file
 		return from + j
 	}
 	return len(src)

@@ -1,0 +1,51 @@
+package indexbench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Run is one measured child process.
+type Run struct {
+	Name       string   `json:"name"`
+	Command    []string `json:"command"`
+	Seconds    float64  `json:"wall_seconds"`
+	CPUSeconds float64  `json:"cpu_seconds"` // user + system
+	PeakRSSMB  float64  `json:"peak_rss_mb"`
+	Files      int      `json:"files"`
+	FilesPerS  float64  `json:"files_per_sec"`
+}
+
+// Measure runs bin with args to completion in dir ("" for the current
+// directory) and measures it. It returns the command's standard output and
+// standard error; a failed command is an error carrying its standard
+// error.
+func Measure(ctx context.Context, name, dir, bin string, args ...string) (Run, []byte, []byte, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	return MeasureCmd(name, cmd)
+}
+
+// MeasureCmd is Measure for a command set up by the caller (its
+// environment, …); its standard output and error are taken over.
+func MeasureCmd(name string, cmd *exec.Cmd) (Run, []byte, []byte, error) {
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return Run{}, nil, nil, fmt.Errorf("%s: %w: %s", name, err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	run := Run{Name: name, Command: cmd.Args, Seconds: wall.Seconds()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		run.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+		// KB on Linux: the largest of the process and the descendants it waited for.
+		run.PeakRSSMB = float64(ru.Maxrss) / 1024
+	}
+	return run, stdout.Bytes(), stderr.Bytes(), nil
+}

@@ -1,0 +1,382 @@
+package indexbench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lspgraph/lspgraph/contextpack"
+	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/scope"
+)
+
+// ScaleOptions configure Scale.
+type ScaleOptions struct {
+	// Lspgraph is the lspgraph binary the index and import run as.
+	Lspgraph string
+	// Source is the Go tree copied (GOROOT/src).
+	Source string
+	// Dump, when set, is a SCIP dump imported at each size, copied as
+	// many times as the tree (CopyDump).
+	Dump string
+	// Dir is the working directory: the copies, the stores and the dumps
+	// go there. It is created and must not hold a previous run.
+	Dir string
+	// Copies are the sizes measured, increasing (e.g. 1, 2, 4).
+	Copies []int
+	// Targets is the number of functions and methods impact and context
+	// are timed on at each size (default 100).
+	Targets int
+	// Workers is passed to the index (0: its default).
+	Workers int
+	// Progress, when set, is told what starts.
+	Progress func(string)
+}
+
+// ScaleSize is what one size measured.
+type ScaleSize struct {
+	Copies int       `json:"copies"`
+	Tree   CopyStats `json:"tree"`
+	Index  Run       `json:"index"`
+	// IndexSummary is the index's own summary (files, symbols, edges).
+	IndexSummary json.RawMessage `json:"index_summary"`
+	IndexStoreMB float64         `json:"index_store_mb"`
+	// Reindex is the index run again into the same store after Edited
+	// Go files (1%) changed, with the fact cache the first run filled;
+	// ReindexRatio is its wall time over the first run's.
+	Reindex      Run     `json:"reindex"`
+	Edited       int     `json:"edited_files"`
+	ReindexRatio float64 `json:"reindex_ratio"`
+	// ReindexSummary is the second run's summary (files read from the cache).
+	ReindexSummary json.RawMessage `json:"reindex_summary"`
+	// Import is the import of the dump copied Copies times.
+	Import        *Run       `json:"import,omitempty"`
+	ImportDump    *DumpStats `json:"import_dump,omitempty"`
+	ImportStoreMB float64    `json:"import_store_mb,omitempty"`
+	// Impact and Context are timed in this process on the index's store.
+	Impact  Latency `json:"impact"`
+	Context Latency `json:"context"`
+	// ImportImpact is impact timed on the import's store.
+	ImportImpact *Latency `json:"import_impact,omitempty"`
+}
+
+// Latency is the distribution of one query's time over the targets.
+type Latency struct {
+	Targets int     `json:"targets"`
+	P50ms   float64 `json:"p50_ms"`
+	P99ms   float64 `json:"p99_ms"`
+	Maxms   float64 `json:"max_ms"`
+}
+
+// ScaleResult is the whole benchmark. Each ratio is the figure at the
+// largest size over the smallest's, next to the ratio of their sizes: at
+// most that ratio is at most linear growth.
+type ScaleResult struct {
+	Source          string      `json:"source"`
+	Dump            string      `json:"dump,omitempty"`
+	Sizes           []ScaleSize `json:"sizes"`
+	SizeRatio       float64     `json:"size_ratio"`
+	IndexWallRatio  float64     `json:"index_wall_ratio"`
+	IndexCPURatio   float64     `json:"index_cpu_ratio"`
+	ImportWallRatio float64     `json:"import_wall_ratio,omitempty"`
+	ImportCPURatio  float64     `json:"import_cpu_ratio,omitempty"`
+	MaxIndexRSSMB   float64     `json:"max_index_peak_rss_mb"`
+	MaxReindexRatio float64     `json:"max_reindex_ratio"`
+}
+
+// Scale builds the synthetic monorepo at each size in turn (adding copies
+// to the tree of the size before) and measures it: `lspgraph index` into a
+// new store as a child process (wall, CPU, peak RSS), the import of the
+// dump copied as many times (when there is one), and impact (depth 3,
+// default bound) and a context pack (8,000 tokens) for a sample of
+// functions and methods of the index, in this process.
+func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
+	res := ScaleResult{Source: o.Source, Dump: o.Dump}
+	if len(o.Copies) == 0 || !slices.IsSorted(o.Copies) || o.Copies[0] < 1 {
+		return res, fmt.Errorf("scale: sizes must be increasing copy counts from 1 up, got %v", o.Copies)
+	}
+	if o.Targets <= 0 {
+		o.Targets = 100
+	}
+	say := func(format string, args ...any) {
+		if o.Progress != nil {
+			o.Progress(fmt.Sprintf(format, args...))
+		}
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return res, fmt.Errorf("scale: %w", err)
+	}
+	tree := filepath.Join(o.Dir, "tree")
+	if _, err := os.Stat(tree); err == nil {
+		return res, fmt.Errorf("scale: %s holds a previous run; remove it or pick another directory", o.Dir)
+	}
+	if err := os.MkdirAll(tree, 0o755); err != nil {
+		return res, fmt.Errorf("scale: %w", err)
+	}
+	var total CopyStats
+	have := 0
+	for _, n := range o.Copies {
+		for have < n {
+			have++
+			say("copying %s as copy %d", o.Source, have)
+			st, err := CopyTree(o.Source, filepath.Join(tree, "copy"+strconv.Itoa(have)), have)
+			if err != nil {
+				return res, err
+			}
+			total.Files += st.Files
+			total.GoFiles += st.GoFiles
+			total.GoLines += st.GoLines
+			total.Bytes += st.Bytes
+			total.Rewritten += st.Rewritten
+		}
+		size, err := o.measure(ctx, n, tree, say)
+		if err != nil {
+			return res, err
+		}
+		size.Tree = total
+		res.Sizes = append(res.Sizes, size)
+	}
+	first, last := res.Sizes[0], res.Sizes[len(res.Sizes)-1]
+	res.SizeRatio = float64(last.Copies) / float64(first.Copies)
+	res.IndexWallRatio = last.Index.Seconds / first.Index.Seconds
+	res.IndexCPURatio = last.Index.CPUSeconds / first.Index.CPUSeconds
+	if first.Import != nil {
+		res.ImportWallRatio = last.Import.Seconds / first.Import.Seconds
+		res.ImportCPURatio = last.Import.CPUSeconds / first.Import.CPUSeconds
+	}
+	for _, s := range res.Sizes {
+		res.MaxIndexRSSMB = max(res.MaxIndexRSSMB, s.Index.PeakRSSMB, s.Reindex.PeakRSSMB)
+		res.MaxReindexRatio = max(res.MaxReindexRatio, s.ReindexRatio)
+	}
+	return res, nil
+}
+
+// measure measures one size of the tree.
+func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(string, ...any)) (ScaleSize, error) {
+	size := ScaleSize{Copies: n}
+	store := filepath.Join(o.Dir, "index-"+strconv.Itoa(n))
+	cache := filepath.Join(o.Dir, "facts-"+strconv.Itoa(n))
+	defer os.RemoveAll(cache)
+	args := []string{"index", "--json", "--store", store, "--fact-cache", cache, "--root", tree}
+	if o.Workers > 0 {
+		args = append(args, "--workers", strconv.Itoa(o.Workers))
+	}
+	say("indexing %d copies", n)
+	run, out, _, err := Measure(ctx, "lspgraph index", "", o.Lspgraph, args...)
+	if err != nil {
+		return size, err
+	}
+	var sum struct {
+		Files int `json:"files"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		return size, fmt.Errorf("scale: reading the index summary: %w", err)
+	}
+	run.Files = sum.Files
+	run.FilesPerS = float64(sum.Files) / max(run.Seconds, 1e-9)
+	size.Index, size.IndexSummary = run, json.RawMessage(strings.TrimSpace(string(out)))
+	if size.IndexStoreMB, err = dirMB(store); err != nil {
+		return size, err
+	}
+	if size.Edited, err = EditFiles(tree, 100); err != nil {
+		return size, err
+	}
+	say("indexing %d copies again after changing %d files", n, size.Edited)
+	rerun, out, _, err := Measure(ctx, "lspgraph index (1% changed)", "", o.Lspgraph, args...)
+	if err != nil {
+		return size, err
+	}
+	rerun.Files = sum.Files
+	rerun.FilesPerS = float64(sum.Files) / max(rerun.Seconds, 1e-9)
+	size.Reindex, size.ReindexSummary = rerun, json.RawMessage(strings.TrimSpace(string(out)))
+	size.ReindexRatio = rerun.Seconds / run.Seconds
+	say("timing impact and context on %d copies", n)
+	if size.Impact, size.Context, err = timeQueries(ctx, store, tree, o.Targets, true); err != nil {
+		return size, err
+	}
+	if err := os.RemoveAll(store); err != nil {
+		return size, fmt.Errorf("scale: %w", err)
+	}
+	if o.Dump == "" {
+		return size, nil
+	}
+	dump := filepath.Join(o.Dir, "dump-"+strconv.Itoa(n)+".scip")
+	say("writing %s copied %d times", o.Dump, n)
+	ds, err := CopyDump(o.Dump, dump, n)
+	if err != nil {
+		return size, err
+	}
+	defer os.Remove(dump)
+	size.ImportDump = &ds
+	istore, iroot := filepath.Join(o.Dir, "import-"+strconv.Itoa(n)), filepath.Join(o.Dir, "import-root")
+	if err := os.MkdirAll(iroot, 0o755); err != nil {
+		return size, fmt.Errorf("scale: %w", err)
+	}
+	say("importing it")
+	irun, _, _, err := Measure(ctx, "lspgraph scip import", "", o.Lspgraph,
+		"scip", "import", "--json", "--store", istore, "--root", iroot, "--commit", "scale", dump)
+	if err != nil {
+		return size, err
+	}
+	size.Import = &irun
+	if size.ImportStoreMB, err = dirMB(istore); err != nil {
+		return size, err
+	}
+	imp, _, err := timeQueries(ctx, istore, iroot, o.Targets, false)
+	if err != nil {
+		return size, err
+	}
+	size.ImportImpact = &imp
+	return size, os.RemoveAll(istore)
+}
+
+// EditFiles changes one Go file in every `every` under tree (in the order
+// of a walk) by appending a comment line, and returns how many it changed.
+func EditFiles(tree string, every int) (int, error) {
+	seen, edited := 0, 0
+	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.Contains(p, "/testdata/") {
+			return err
+		}
+		seen++
+		if seen%every != 0 {
+			return nil
+		}
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, werr := f.WriteString("\n// changed by the scale benchmark\n")
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return err
+		}
+		edited++
+		return nil
+	})
+	if err != nil {
+		return edited, fmt.Errorf("scale: changing files: %w", err)
+	}
+	return edited, nil
+}
+
+// timeQueries times impact (and, when withContext, a context pack) for
+// a sample of the functions and methods of the store at dir.
+func timeQueries(ctx context.Context, dir, root string, n int, withContext bool) (Latency, Latency, error) {
+	var imp, cpack Latency
+	st, err := graph.Open(dir, graph.Options{ReadOnly: true})
+	if err != nil {
+		return imp, cpack, fmt.Errorf("scale: opening %s: %w", dir, err)
+	}
+	defer st.Close()
+	r, err := st.Reader()
+	if err != nil {
+		return imp, cpack, fmt.Errorf("scale: reading %s: %w", dir, err)
+	}
+	defer r.Close()
+	targets, err := SampleTargets(ctx, r, n)
+	if err != nil {
+		return imp, cpack, err
+	}
+	o := impact.DefaultOptions()
+	o.Freshness = &freshness.Block{BaseCommit: "scale", Head: "scale"}
+	var lat []time.Duration
+	for _, t := range targets {
+		t0 := time.Now()
+		if _, err := impact.Compute(ctx, r, t, o); err != nil {
+			return imp, cpack, fmt.Errorf("scale: impact of %s: %w", t.ID, err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	imp = latency(lat)
+	if !withContext {
+		return imp, cpack, nil
+	}
+	ws, err := scope.Discover(root)
+	if err != nil {
+		return imp, cpack, fmt.Errorf("scale: %w", err)
+	}
+	a, err := scope.Analyze(ctx, ws, r)
+	if err != nil {
+		return imp, cpack, fmt.Errorf("scale: %w", err)
+	}
+	lat = lat[:0]
+	for _, t := range targets {
+		t0 := time.Now()
+		if _, err := contextpack.Build(ctx, r, a, t, contextpack.Options{Budget: 8000, Source: contextpack.Source{Root: root}}); err != nil {
+			return imp, cpack, fmt.Errorf("scale: context of %s: %w", t.ID, err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	return imp, latency(lat), nil
+}
+
+// SampleTargets returns n functions and methods spread evenly over the
+// documents of a graph, in document order: every len/n-th (repeating when
+// there are fewer than n).
+func SampleTargets(ctx context.Context, r *graph.Reader, n int) ([]graph.Symbol, error) {
+	var all []graph.Symbol
+	err := r.Documents(ctx, func(d graph.Document) error {
+		syms, err := r.DocumentSymbols(ctx, d.Path)
+		if err != nil {
+			return err
+		}
+		for _, s := range syms {
+			if (s.Kind == "function" || s.Kind == "method") && !strings.HasPrefix(s.ID, "local ") && s.Def.Path != "" {
+				all = append(all, s)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing targets: %w", err)
+	}
+	if len(all) == 0 {
+		return nil, errors.New("no callable symbols in the graph")
+	}
+	out := make([]graph.Symbol, n)
+	step := max(1, len(all)/n)
+	for i := range out {
+		out[i] = all[(i*step)%len(all)]
+	}
+	return out, nil
+}
+
+func latency(d []time.Duration) Latency {
+	if len(d) == 0 {
+		return Latency{}
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	ms := func(x time.Duration) float64 { return float64(x) / float64(time.Millisecond) }
+	at := func(q float64) time.Duration { return s[min(len(s)-1, int(q*float64(len(s))))] }
+	return Latency{Targets: len(s), P50ms: ms(at(0.50)), P99ms: ms(at(0.99)), Maxms: ms(s[len(s)-1])}
+}
+
+// dirMB is the size of the files under dir in megabytes.
+func dirMB(dir string) (float64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err == nil {
+			n += fi.Size()
+		}
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("scale: sizing %s: %w", dir, err)
+	}
+	return float64(n) / (1 << 20), nil
+}

@@ -1,0 +1,68 @@
+package syntax
+
+// What a file's facts depend on besides its path and content: the answers
+// of its project (go.mod, package.json, pyproject.toml, Cargo.toml between
+// its directory and the root) to the questions its walk asked. The fact
+// cache keeps them with the facts and reuses the facts only when the
+// project still answers the same.
+
+// projectQuery names one question a walk asks its project.
+type projectQuery uint8
+
+const (
+	queryGoPackage    projectQuery = iota + 1 // goPackage(dir)
+	queryTSModule                             // tsModule(file)
+	queryPythonModule                         // pythonModule(file)
+	queryRustModule                           // rustModule(file)
+)
+
+// projectAnswer is one question and its answer.
+type projectAnswer struct {
+	Query projectQuery
+	Arg   string
+	A, B  string
+}
+
+// answer asks the project one question.
+func (p *project) answer(q projectQuery, arg string) (a, b string) {
+	switch q {
+	case queryGoPackage:
+		a = p.goPackage(arg)
+	case queryTSModule:
+		a, b = p.tsModule(arg)
+	case queryPythonModule:
+		a, b = p.pythonModule(arg)
+	case queryRustModule:
+		a, b = p.rustModule(arg)
+	}
+	return a, b
+}
+
+// ask answers a question and, while a walk records them, records it.
+func (p *project) ask(q projectQuery, arg string) (a, b string) {
+	a, b = p.answer(q, arg)
+	if p.recording {
+		p.asked = append(p.asked, projectAnswer{q, arg, a, b})
+	}
+	return a, b
+}
+
+// askOne is ask for the questions with one answer.
+func (p *project) askOne(q projectQuery, arg string) string {
+	a, _ := p.ask(q, arg)
+	return a
+}
+
+// stillAnswers reports whether the project answers each question as
+// recorded.
+func (p *project) stillAnswers(asked []projectAnswer) bool {
+	for _, q := range asked {
+		if q.Query < queryGoPackage || q.Query > queryRustModule {
+			return false
+		}
+		if a, b := p.answer(q.Query, q.Arg); a != q.A || b != q.B {
+			return false
+		}
+	}
+	return true
+}
