@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lspgraph/lspgraph/contextpack"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/lspgraph/lspgraph/contextpack"
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/impact"
@@ -118,10 +119,10 @@ func Open(opts Options) (*Session, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	store, err := graph.Open(dir, graph.Options{})
+	store, err := OpenStore(dir, root, log)
 	switch {
 	case errors.Is(err, graph.ErrSchema):
-		return nil, fmt.Errorf("%w; rebuild it with `lspgraph scip import` or `lspgraph index`", err)
+		return nil, err
 	case err != nil && !errors.Is(err, graph.ErrLocked):
 		return nil, fmt.Errorf("opening the graph store %s: %w", dir, err)
 	case err != nil:
@@ -437,4 +438,45 @@ func (s *Session) readWorkspaceFile(abs string) ([]byte, error) {
 		return text, nil
 	}
 	return s.buffers.readFile(rel)
+}
+
+// OpenStore opens the store in dir for writing, as graph.Open does, except
+// that the workspace's default store (graph.DefaultDir of root), a cache of
+// lspgraph's own, is set aside and started anew when another version of
+// lspgraph wrote it. A store the user named is never removed: its schema
+// error says how to rebuild it.
+func OpenStore(dir, root string, log *slog.Logger) (*graph.Store, error) {
+	store, err := graph.Open(dir, graph.Options{})
+	if !errors.Is(err, graph.ErrSchema) || !isDefaultStore(dir, root) {
+		return store, err
+	}
+	if log != nil {
+		log.Warn("the workspace's store has another schema version: starting a new one", "store", dir)
+	}
+	if derr := discardStore(dir); derr != nil {
+		return nil, fmt.Errorf("%w; setting it aside failed: %v", err, derr)
+	}
+	return graph.Open(dir, graph.Options{})
+}
+
+// isDefaultStore reports whether dir is the store graph.DefaultDir gives
+// the workspace root: a cache of lspgraph's own, never a directory a user
+// named.
+func isDefaultStore(dir, root string) bool {
+	def, err := graph.DefaultDir(root)
+	return err == nil && filepath.Clean(def) == filepath.Clean(dir)
+}
+
+// discardStore removes a store directory: it is renamed first, so that a
+// process opening the same path meanwhile finds either the old store whole
+// or none.
+func discardStore(dir string) error {
+	aside := fmt.Sprintf("%s.discarded-%d", dir, os.Getpid())
+	if err := os.Rename(dir, aside); err != nil {
+		return fmt.Errorf("moving %s aside: %w", dir, err)
+	}
+	if err := os.RemoveAll(aside); err != nil {
+		return fmt.Errorf("removing %s: %w", aside, err)
+	}
+	return nil
 }

@@ -128,7 +128,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		dir = "(dry run: no store)"
 		sum, err = syntax.Build(ctx, opts, func(context.Context, graph.DocumentFacts) error { return nil })
 	} else {
-		store, oerr := graph.Open(dir, graph.Options{})
+		store, oerr := workspace.OpenStore(dir, root, nil)
 		if oerr != nil {
 			return fmt.Errorf("opening store %s: %w", dir, oerr)
 		}

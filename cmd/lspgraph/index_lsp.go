@@ -13,6 +13,7 @@ import (
 	"github.com/lspgraph/lspgraph/crawl"
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // runIndexLSP crawls a language server (`lspgraph index --lsp -- SERVER
@@ -21,7 +22,7 @@ func runIndexLSP(ctx context.Context, e *env, root, dir string, server []string,
 	if len(server) == 0 {
 		return fmt.Errorf("%w: --lsp needs the language server's command line after --, e.g. `lspgraph index --lsp -- gopls`", errUsage)
 	}
-	store, err := graph.Open(dir, graph.Options{})
+	store, err := workspace.OpenStore(dir, root, nil)
 	if err != nil {
 		return fmt.Errorf("opening store %s: %w", dir, err)
 	}

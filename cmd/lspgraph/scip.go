@@ -16,7 +16,6 @@ import (
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/goconv"
-	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/scip"
 	"github.com/lspgraph/lspgraph/workspace"
 )
@@ -77,7 +76,7 @@ func runSCIPImport(ctx context.Context, e *env, args []string) error {
 	}
 	defer in.Close()
 
-	store, err := graph.Open(dir, graph.Options{})
+	store, err := workspace.OpenStore(dir, root, nil)
 	if err != nil {
 		return fmt.Errorf("opening store %s: %w", dir, err)
 	}
