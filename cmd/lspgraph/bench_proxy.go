@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -87,9 +86,7 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	}
 	out.Server = strings.Join(server, " ")
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(e.stdout, out)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(e.stdout, "%d × textDocument/definition per path per run against %s (goal: added p50 proxy/copier ≤ 1.1, p99 proxy/direct ≤ 1.4)\n", *requests, out.Server)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -175,7 +176,7 @@ func BenchmarkContext(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			ids := sortedKeys(slowest)
+			ids := slices.Sorted(maps.Keys(slowest))
 			sort.SliceStable(ids, func(i, j int) bool { return slowest[ids[i]] > slowest[ids[j]] })
 			for _, id := range ids[:min(3, len(ids))] {
 				b.Logf("slowest (CPU): %v %s", slowest[id].Round(time.Millisecond), id)

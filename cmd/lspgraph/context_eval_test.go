@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -46,12 +47,12 @@ func TestContextHistoryEval(t *testing.T) {
 	if gitDir == "" {
 		t.Skip("LSPGRAPH_EVAL_GIT is not set")
 	}
-	lang := cmpOr(os.Getenv("LSPGRAPH_EVAL_LANG"), "go")
+	lang := cmp.Or(os.Getenv("LSPGRAPH_EVAL_LANG"), "go")
 	set, ok := evalSets[lang]
 	if !ok {
 		t.Fatalf("LSPGRAPH_EVAL_LANG=%q: want go or ts", lang)
 	}
-	rev := cmpOr(os.Getenv("LSPGRAPH_EVAL_REV"), set.rev)
+	rev := cmp.Or(os.Getenv("LSPGRAPH_EVAL_REV"), set.rev)
 	dump := os.Getenv("LSPGRAPH_EVAL_DUMP")
 	if dump == "" {
 		p, ok := corpusDump(set.dump)
@@ -65,7 +66,7 @@ func TestContextHistoryEval(t *testing.T) {
 		maxCases = n
 	}
 	short := set.name[strings.Index(set.name, "/")+1:]
-	out := cmpOr(os.Getenv("LSPGRAPH_EVAL_OUT"), filepath.Join("..", "..", "contexteval", "testdata", "history_eval_"+short+".txt"))
+	out := cmp.Or(os.Getenv("LSPGRAPH_EVAL_OUT"), filepath.Join("..", "..", "contexteval", "testdata", "history_eval_"+short+".txt"))
 	ctx := context.Background()
 
 	start := time.Now()

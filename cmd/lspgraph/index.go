@@ -7,14 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime/debug"
-	"sort"
-	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/syntax"
@@ -58,7 +52,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	if rootArg == "" && fs.NArg() == 1 {
 		rootArg = fs.Arg(0)
 	}
-	root, err := scipResolveRoot(rootArg)
+	root, err := workspaceRoot(ctx, rootArg)
 	if err != nil {
 		return err
 	}
@@ -109,7 +103,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 				return writeJSON(e.stdout, res)
 			}
 			fmt.Fprintf(e.stdout, "%s → %s (through the session of pid %d)\n", res.Root, res.Store, c.PID())
-			writeIndexSummary(e.stdout, res.Summary, res.Commit)
+			res.Summary.WriteText(e.stdout, res.Commit)
 			return nil
 		} else if !errors.Is(err, workspace.ErrNoSession) {
 			return err
@@ -150,7 +144,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		}{root, dir, gitHead(ctx, root), sum.FilesPerSecond(), sum.Duration.Seconds(), sum})
 	}
 	fmt.Fprintf(e.stdout, "%s → %s\n", root, dir)
-	writeIndexSummary(e.stdout, sum, gitHead(ctx, root))
+	sum.WriteText(e.stdout, gitHead(ctx, root))
 	return nil
 }
 
@@ -177,100 +171,18 @@ func boundGC() (restore func()) {
 	return func() { debug.SetMemoryLimit(old) }
 }
 
-func writeIndexSummary(w io.Writer, sum syntax.IndexSummary, commit string) {
-	skipped := 0
-	var parts []string
-	reasons := make([]string, 0, len(sum.Skipped))
-	for r := range sum.Skipped {
-		reasons = append(reasons, string(r))
-	}
-	sort.Strings(reasons)
-	for _, r := range reasons {
-		n := sum.Skipped[syntax.SkipReason(r)]
-		skipped += n
-		parts = append(parts, fmt.Sprintf("%s %d", r, n))
-	}
-	skip := fmt.Sprintf("%d skipped", skipped)
-	if len(parts) > 0 {
-		skip += " (" + strings.Join(parts, ", ") + ")"
-	}
-	fmt.Fprintf(w, "  files       %d listed, %d indexed, %s, %d unreadable\n", sum.Files, sum.Indexed, skip, sum.Unreadable)
-	var langs []string
-	for _, l := range sortedKeys(sum.Languages) {
-		langs = append(langs, fmt.Sprintf("%s %d", l, sum.Languages[l]))
-	}
-	if len(langs) > 0 {
-		fmt.Fprintf(w, "  languages   %s\n", strings.Join(langs, ", "))
-	}
-	if sum.Cached > 0 {
-		fmt.Fprintf(w, "  cached      %d files' facts read from the fact cache, not parsed\n", sum.Cached)
-	}
-	fmt.Fprintf(w, "  facts       %d symbols, %d occurrences, %d edges\n", sum.Symbols, sum.Occurrences, sum.Edges)
-	for _, r := range syntax.Rules() { // confidences differ by language: see syntax/CALIBRATION.md
-		if n := sum.EdgesByReason[r.Reason]; n > 0 {
-			fmt.Fprintf(w, "    %-31s %d edges\n", r.Reason, n)
+// indexProgress shows extraction and resolution: the phase and files done.
+type indexProgress struct{ *progress }
+
+func newIndexProgress(w io.Writer) indexProgress { return indexProgress{newProgress(w)} }
+
+func (p indexProgress) update(pr syntax.IndexProgress) {
+	done := pr.Done == pr.Total
+	p.show(done, func(elapsed time.Duration) (string, string) {
+		plain := "" // when done, the summary follows
+		if !done {
+			plain = fmt.Sprintf("index: %s %d of %d files, %.0f files/s", pr.Phase, pr.Done, pr.Total, float64(pr.Done)/max(elapsed.Seconds(), 1e-9))
 		}
-	}
-	secs := sum.Duration.Seconds()
-	fmt.Fprintf(w, "  time        %.2fs, %.0f files/s, %.1f MB/s\n", secs, sum.FilesPerSecond(), float64(sum.Bytes)/1e6/max(secs, 1e-9))
-	if commit == "" {
-		commit = "(not a git work tree)"
-	}
-	fmt.Fprintf(w, "  generation  %d, commit %s, tool %s %s\n", sum.Generation, commit, syntax.Tool, syntax.Version)
-}
-
-// indexProgress shows extraction and resolution progress: a bar redrawn in
-// place on a terminal, a plain line every few seconds otherwise.
-type indexProgress struct {
-	w        io.Writer
-	tty      bool
-	interval time.Duration
-
-	mu    sync.Mutex
-	start time.Time
-	last  time.Time
-	drawn bool
-}
-
-func newIndexProgress(w io.Writer) *indexProgress {
-	p := &indexProgress{w: w, interval: 5 * time.Second, start: time.Now()}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.tty, p.interval = true, 100*time.Millisecond
-	}
-	p.last = p.start
-	return p
-}
-
-func (p *indexProgress) update(pr syntax.IndexProgress) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := time.Now()
-	if now.Sub(p.last) < p.interval && pr.Done != pr.Total {
-		return
-	}
-	if !p.tty && pr.Done == pr.Total {
-		return // the summary follows
-	}
-	p.last = now
-	rate := float64(pr.Done) / max(now.Sub(p.start).Seconds(), 1e-9)
-	if !p.tty {
-		fmt.Fprintf(p.w, "index: %s %d of %d files, %.0f files/s\n", pr.Phase, pr.Done, pr.Total, rate)
-		return
-	}
-	const width = 30
-	n := 0
-	if pr.Total > 0 {
-		n = pr.Done * width / pr.Total
-	}
-	bar := strings.Repeat("█", n) + strings.Repeat("·", width-n)
-	fmt.Fprintf(p.w, "\r\033[Kindex %-7s [%s] %d/%d files", pr.Phase, bar, pr.Done, pr.Total)
-	p.drawn = true
-}
-
-func (p *indexProgress) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.tty && p.drawn {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
+		return fmt.Sprintf("index %-7s [%s] %d/%d files", pr.Phase, progressBar(int64(pr.Done), int64(pr.Total)), pr.Done, pr.Total), plain
+	})
 }

@@ -8,11 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/lspgraph/lspgraph/crawl"
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/impact"
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
@@ -97,10 +96,7 @@ func shortCommit(c string) string {
 	if c == "" {
 		return "(no commit: not a git work tree)"
 	}
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
+	return impact.ShortRev(c)
 }
 
 // crawlServerLog is where the server's stderr goes: the file named by
@@ -118,37 +114,19 @@ func crawlServerLog(e *env) (io.Writer, func()) {
 	return f, func() { _ = f.Close() }
 }
 
-// crawlProgress shows a crawl's phases on stderr: one rewritten line on a
-// terminal, a line per finished phase otherwise.
-type crawlProgress struct {
-	e    *env
-	tty  bool
-	last time.Time
-	line string
-}
+// crawlProgress shows a crawl's phases: one rewritten line on a terminal,
+// a line per finished phase otherwise.
+type crawlProgress struct{ *progress }
 
-func newCrawlProgress(e *env) *crawlProgress {
-	f, ok := e.stderr.(*os.File)
-	return &crawlProgress{e: e, tty: ok && term.IsTerminal(int(f.Fd()))}
-}
+func newCrawlProgress(e *env) crawlProgress { return crawlProgress{newProgress(e.stderr)} }
 
-func (p *crawlProgress) update(pr crawl.Progress) {
-	line := fmt.Sprintf("%s %d/%d", pr.Phase, pr.Done, pr.Total)
-	if !p.tty {
-		if pr.Done == pr.Total {
-			fmt.Fprintf(p.e.stderr, "crawl: %s\n", line)
+func (p crawlProgress) update(pr crawl.Progress) {
+	done := pr.Done == pr.Total
+	p.show(done, func(time.Duration) (string, string) {
+		line := fmt.Sprintf("crawl: %s %d/%d", pr.Phase, pr.Done, pr.Total)
+		if !done {
+			return line, ""
 		}
-		return
-	}
-	if now := time.Now(); pr.Done == pr.Total || now.Sub(p.last) > 100*time.Millisecond {
-		p.last = now
-		fmt.Fprintf(p.e.stderr, "\r%-60s", "crawl: "+line)
-		p.line = line
-	}
-}
-
-func (p *crawlProgress) finish() {
-	if p.tty && p.line != "" {
-		fmt.Fprintf(p.e.stderr, "\r%s\r", strings.Repeat(" ", 68))
-	}
+		return line, line
+	})
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -173,7 +175,7 @@ func compareWithSCIP(t *testing.T, fixture, dump string, server []string, docume
 	for k := range sc {
 		keys[k] = true
 	}
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		l, inL := lsp[k]
 		s, inS := sc[k]
 		switch {

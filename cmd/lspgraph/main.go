@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
 	"syscall"
 )
 
@@ -156,16 +155,6 @@ func (fs *flagSet) Parse(args []string) error {
 		return fmt.Errorf("%w: %v (see lspgraph %s --help)", errUsage, err, fs.Name())
 	}
 	return err
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // writeRawJSON writes an answer already encoded as JSON the way writeJSON

@@ -8,11 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/goconv"
@@ -50,7 +46,7 @@ func runSCIPImport(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: want exactly one dump file (or - for standard input)", errUsage)
 	}
-	root, err := scipResolveRoot(*rootFlag)
+	root, err := workspaceRoot(ctx, *rootFlag)
 	if err != nil {
 		return err
 	}
@@ -133,26 +129,6 @@ func openDump(e *env, arg string) (io.ReadCloser, int64, string, error) {
 	return f, fi.Size(), arg, nil
 }
 
-// scipResolveRoot returns the absolute workspace root: the flag, else the
-// git top level of the current directory, else the current directory.
-func scipResolveRoot(flagValue string) (string, error) {
-	if flagValue != "" {
-		abs, err := filepath.Abs(flagValue)
-		if err != nil {
-			return "", fmt.Errorf("resolving --root: %w", err)
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return "", fmt.Errorf("--root %s is not a directory", abs)
-		}
-		return abs, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("finding the current directory: %w", err)
-	}
-	return gitTopLevel(wd), nil
-}
-
 // gitHead returns HEAD's commit when root is a git work tree, else "".
 func gitHead(ctx context.Context, root string) string {
 	head, err := freshness.Head(ctx, root)
@@ -160,76 +136,6 @@ func gitHead(ctx context.Context, root string) string {
 		return ""
 	}
 	return head
-}
-
-// importProgress shows how far an import got: a bar redrawn in place on a
-// terminal, a plain line every few seconds otherwise.
-type importProgress struct {
-	w        io.Writer
-	name     string
-	tty      bool
-	interval time.Duration
-
-	mu      sync.Mutex
-	last    time.Time
-	start   time.Time
-	drawn   bool
-	current scip.Progress
-}
-
-func newImportProgress(w io.Writer, name string) *importProgress {
-	p := &importProgress{w: w, name: name, interval: 5 * time.Second, start: time.Now()}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.tty, p.interval = true, 100*time.Millisecond
-	}
-	p.last = p.start
-	return p
-}
-
-func (p *importProgress) update(pr scip.Progress) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.current = pr
-	now := time.Now()
-	if now.Sub(p.last) < p.interval {
-		return
-	}
-	p.last = now
-	p.draw(now)
-}
-
-func (p *importProgress) draw(now time.Time) {
-	pr := p.current
-	mb := float64(pr.Bytes) / 1e6
-	rate := mb / max(now.Sub(p.start).Seconds(), 1e-9)
-	if !p.tty {
-		if pr.Total > 0 {
-			fmt.Fprintf(p.w, "scip import: %.1f of %.1f MB (%d%%), %d documents, %.1f MB/s\n",
-				mb, float64(pr.Total)/1e6, pr.Bytes*100/pr.Total, pr.Documents, rate)
-		} else {
-			fmt.Fprintf(p.w, "scip import: %.1f MB, %d documents, %.1f MB/s\n", mb, pr.Documents, rate)
-		}
-		return
-	}
-	const width = 30
-	bar := strings.Repeat("·", width)
-	pct := ""
-	if pr.Total > 0 {
-		n := int(pr.Bytes * width / pr.Total)
-		bar = strings.Repeat("█", n) + strings.Repeat("·", width-n)
-		pct = fmt.Sprintf("%3d%% ", pr.Bytes*100/pr.Total)
-	}
-	fmt.Fprintf(p.w, "\r\033[K%s [%s] %s%.1f MB, %d documents, %.1f MB/s", p.name, bar, pct, mb, pr.Documents, rate)
-	p.drawn = true
-}
-
-// finish clears the bar on a terminal.
-func (p *importProgress) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.tty && p.drawn {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
 }
 
 // importThroughSession has the session import a dump: a file by its
@@ -273,4 +179,29 @@ func importThroughSession(ctx context.Context, e *env, c *workspace.Client, arg 
 	}
 	fmt.Fprintf(e.stdout, "%s → %s (through the session of pid %d)\n", arg, res.Store, c.PID())
 	return res.Summary.WriteText(e.stdout)
+}
+
+// importProgress shows how far an import got: bytes read of the dump,
+// documents and throughput.
+type importProgress struct {
+	*progress
+	name string
+}
+
+func newImportProgress(w io.Writer, name string) *importProgress {
+	return &importProgress{progress: newProgress(w), name: name}
+}
+
+func (p *importProgress) update(pr scip.Progress) {
+	p.show(false, func(elapsed time.Duration) (string, string) {
+		mb := float64(pr.Bytes) / 1e6
+		rate := mb / max(elapsed.Seconds(), 1e-9)
+		if pr.Total <= 0 {
+			return fmt.Sprintf("%s [%s] %.1f MB, %d documents, %.1f MB/s", p.name, progressBar(0, 0), mb, pr.Documents, rate),
+				fmt.Sprintf("scip import: %.1f MB, %d documents, %.1f MB/s", mb, pr.Documents, rate)
+		}
+		pct := pr.Bytes * 100 / pr.Total
+		return fmt.Sprintf("%s [%s] %3d%% %.1f MB, %d documents, %.1f MB/s", p.name, progressBar(pr.Bytes, pr.Total), pct, mb, pr.Documents, rate),
+			fmt.Sprintf("scip import: %.1f of %.1f MB (%d%%), %d documents, %.1f MB/s", mb, float64(pr.Total)/1e6, pct, pr.Documents, rate)
+	})
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -122,12 +125,12 @@ func printLayer(w io.Writer, l workspace.LayerStatus) {
 	if tool := strings.TrimSpace(l.Tool + " " + l.ToolVersion); tool != "" {
 		parts = append(parts, tool)
 	}
-	parts = append(parts, cmpOr(l.State, "state unknown"))
+	parts = append(parts, cmp.Or(l.State, "state unknown"))
 	fmt.Fprintf(w, "%s: %s\n", l.Layer, strings.Join(parts, ", "))
 	fmt.Fprintf(w, "  %d documents, %d symbols, %d occurrences, %d edges\n", l.Documents, l.Symbols, l.Occurrences, l.Edges)
 	if len(l.Extra) > 0 {
 		var extra []string
-		for _, k := range sortedKeys(l.Extra) {
+		for _, k := range slices.Sorted(maps.Keys(l.Extra)) {
 			extra = append(extra, fmt.Sprintf("%s %d", k, l.Extra[k]))
 		}
 		fmt.Fprintf(w, "  %s\n", strings.Join(extra, ", "))
@@ -142,13 +145,6 @@ func printLayer(w io.Writer, l workspace.LayerStatus) {
 	if l.Root != "" {
 		fmt.Fprintf(w, "  root %s\n", l.Root)
 	}
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // abbreviate joins the first n items and says how many more there are.

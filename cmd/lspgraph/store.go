@@ -10,18 +10,6 @@ import (
 	"github.com/lspgraph/lspgraph/internal/gitcmd"
 )
 
-// openStore opens the store of a command: storeFlag when set, else the
-// default store of root (defaultRoot() when root is empty). The errors say
-// what to do (ErrLocked names the holder's pid; a read-only open of a
-// missing store wraps graph.ErrNotFound).
-func openStore(e *env, storeFlag, root string, readOnly bool) (*graph.Store, error) {
-	dir, err := storeDir(storeFlag, root)
-	if err != nil {
-		return nil, err
-	}
-	return graph.Open(dir, graph.Options{ReadOnly: readOnly})
-}
-
 // storeDir resolves the store directory from --store and --root.
 func storeDir(storeFlag, root string) (string, error) {
 	if storeFlag != "" {

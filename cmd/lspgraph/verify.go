@@ -59,7 +59,13 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStore(e, *store, r, true)
+	dir, err := storeDir(*store, r)
+	if err != nil {
+		return err
+	}
+	// Read-only: a missing store wraps graph.ErrNotFound, whose message
+	// says how to build it.
+	st, err := graph.Open(dir, graph.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}
