@@ -4,6 +4,9 @@ package impact
 // JSON is the Answer itself.
 
 import (
+	"github.com/lspgraph/lspgraph/internal/gitcmd"
+
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -231,15 +234,7 @@ func freshnessLine(a *Answer) string {
 }
 
 // ShortRev abbreviates a commit to 12 characters, "unknown" when empty.
-func ShortRev(c string) string {
-	switch {
-	case c == "":
-		return "unknown"
-	case len(c) > 12:
-		return c[:12]
-	}
-	return c
-}
+func ShortRev(c string) string { return cmp.Or(gitcmd.ShortCommit(c), "unknown") }
 
 // --- markdown ---------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 package impact
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/gitcmd"
 	"github.com/lspgraph/lspgraph/internal/lang"
 )
 
@@ -286,12 +288,4 @@ func isSyntaxTool(t string) bool {
 	return strings.Contains(t, "syntax")
 }
 
-func shortCommit(c string) string {
-	if c == "" {
-		return "(unknown)"
-	}
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
-}
+func shortCommit(c string) string { return cmp.Or(gitcmd.ShortCommit(c), "(unknown)") }

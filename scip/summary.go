@@ -1,6 +1,8 @@
 package scip
 
 import (
+	"github.com/lspgraph/lspgraph/internal/gitcmd"
+
 	"cmp"
 	"fmt"
 	"io"
@@ -18,7 +20,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "imported a %s index: generation %d", tool, s.Generation)
 	if s.Commit != "" {
-		fmt.Fprintf(&b, ", commit %s", shortCommit(s.Commit))
+		fmt.Fprintf(&b, ", commit %s", gitcmd.ShortCommit(s.Commit))
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  documents    %s → %s (%s converted, %s reused unchanged)\n", num(s.DocumentsBefore), num(s.Documents), num(s.Converted), num(s.Reused))
@@ -65,13 +67,6 @@ func groupSkips(skips []Skip) []skipGroup {
 		groups[i].occurrences += s.Occurrences
 	}
 	return groups
-}
-
-func shortCommit(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
 }
 
 // num formats n with thousands separators.

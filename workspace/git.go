@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -68,12 +69,4 @@ func gitOutput(ctx context.Context, root string, args ...string) ([]byte, error)
 }
 
 // shortRev abbreviates a commit for messages.
-func shortRev(c string) string {
-	switch {
-	case c == "":
-		return "unknown"
-	case len(c) > 12:
-		return c[:12]
-	}
-	return c
-}
+func shortRev(c string) string { return cmp.Or(gitcmd.ShortCommit(c), "unknown") }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,7 +12,7 @@ import (
 	"github.com/lspgraph/lspgraph/crawl"
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
-	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/internal/gitcmd"
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
@@ -93,10 +94,7 @@ func runIndexLSP(ctx context.Context, e *env, root, dir string, server []string,
 }
 
 func shortCommit(c string) string {
-	if c == "" {
-		return "(no commit: not a git work tree)"
-	}
-	return impact.ShortRev(c)
+	return cmp.Or(gitcmd.ShortCommit(c), "(no commit: not a git work tree)")
 }
 
 // crawlServerLog is where the server's stderr goes: the file named by

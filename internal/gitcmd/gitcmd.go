@@ -48,3 +48,12 @@ func TopLevel(dir string) (string, bool) {
 		d = parent
 	}
 }
+
+// ShortCommit abbreviates a commit id to 12 characters, the length every
+// message of lspgraph prints; "" stays "".
+func ShortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}

@@ -43,3 +43,16 @@ func TestRunAndTopLevel(t *testing.T) {
 		t.Errorf("Run with a cancelled context succeeded")
 	}
 }
+
+func TestShortCommit(t *testing.T) {
+	for in, want := range map[string]string{
+		"":             "",
+		"abc":          "abc",
+		"0123456789ab": "0123456789ab",
+		"0965231086e58c35dc372205dc480a5eb7768447": "0965231086e5",
+	} {
+		if got := ShortCommit(in); got != want {
+			t.Errorf("ShortCommit(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
