@@ -58,7 +58,7 @@ func (c *collector) fileNeighbours() error {
 	if t.Def.Path == "" {
 		return nil
 	}
-	syms, err := c.r.DocumentSymbols(c.ctx, t.Def.Path)
+	syms, err := c.g.DocumentSymbols(t.Def.Path)
 	if err != nil {
 		return fmt.Errorf("reading symbols of %s: %w", t.Def.Path, err)
 	}
@@ -103,7 +103,7 @@ func (c *collector) calleeTests() error {
 			break
 		}
 		n++
-		refs, err := c.r.References(c.ctx, cand.Symbol.ID, maxPerExpansion)
+		refs, err := c.g.References(cand.Symbol.ID, maxPerExpansion)
 		if err != nil {
 			return fmt.Errorf("reading references of %s: %w", cand.Symbol.ID, err)
 		}
@@ -130,14 +130,14 @@ func (c *collector) pairedTests() error {
 	if t.Def.Path == "" {
 		return nil
 	}
-	d, ok, err := c.r.Document(c.ctx, t.Def.Path)
+	d, ok, err := c.g.Document(t.Def.Path)
 	if err != nil || !ok {
 		return err
 	}
 	// What the target's file defines, to tell which uses in a test file
 	// concern it without looking every used symbol up.
 	defined := map[string]bool{}
-	syms, err := c.r.DocumentSymbols(c.ctx, t.Def.Path)
+	syms, err := c.g.DocumentSymbols(t.Def.Path)
 	if err != nil {
 		return fmt.Errorf("reading symbols of %s: %w", t.Def.Path, err)
 	}
@@ -147,14 +147,14 @@ func (c *collector) pairedTests() error {
 		}
 	}
 	for _, p := range lang.PairedTestPaths(t.Def.Path, d.Language) {
-		td, ok, err := c.r.Document(c.ctx, p)
+		td, ok, err := c.g.Document(p)
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", p, err)
 		}
 		if !ok {
 			continue
 		}
-		occs, err := c.r.Occurrences(c.ctx, td.Path)
+		occs, err := c.g.Occurrences(td.Path)
 		if err != nil {
 			return fmt.Errorf("reading occurrences of %s: %w", td.Path, err)
 		}
@@ -238,7 +238,7 @@ func (c *collector) firstDefinition(p string) (graph.Symbol, bool, error) {
 		s, ok := c.o.Analysis.FirstDefinition(p)
 		return s, ok, nil
 	}
-	syms, err := c.r.DocumentSymbols(c.ctx, p)
+	syms, err := c.g.DocumentSymbols(p)
 	if err != nil {
 		return graph.Symbol{}, false, fmt.Errorf("reading symbols of %s: %w", p, err)
 	}
@@ -291,7 +291,7 @@ func (c *collector) coChanged() error {
 		if ok {
 			cand = c.add("", s, "", RoleCoChanged, 1, reason, nil)
 		} else {
-			if _, known, err := c.r.Document(c.ctx, cp.Path); err != nil || !known {
+			if _, known, err := c.g.Document(cp.Path); err != nil || !known {
 				continue
 			}
 			cand = c.add("", graph.Symbol{}, "site:"+cp.Path+":1", RoleCoChanged, 1, reason, &graph.Location{Path: cp.Path})
@@ -352,7 +352,7 @@ func (c *collector) declared(p, want string) (graph.Symbol, bool, error) {
 	}
 	syms, ok := c.docSyms[p]
 	if !ok {
-		all, err := c.r.DocumentSymbols(c.ctx, p)
+		all, err := c.g.DocumentSymbols(p)
 		if err != nil {
 			return graph.Symbol{}, false, fmt.Errorf("reading symbols of %s: %w", p, err)
 		}

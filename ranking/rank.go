@@ -74,6 +74,9 @@ type Options struct {
 	Without []string
 	// Weights replace DefaultWeights when set.
 	Weights *Weights
+	// Cache, when set, keeps the graph reads across calls on the same
+	// store version.
+	Cache *Cache
 }
 
 func (o Options) without(signal string) bool {
@@ -99,7 +102,7 @@ type Result struct {
 // Rank collects and scores the candidates around target.
 func Rank(ctx context.Context, r *graph.Reader, target graph.Symbol, o Options) (*Result, error) {
 	c := &collector{
-		ctx: ctx, r: r, o: o, target: target,
+		ctx: ctx, r: r, g: reads{ctx, r, o.Cache}, o: o, target: target,
 		cands:   map[string]*Candidate{},
 		syms:    map[string]symEntry{},
 		docTest: map[string]bool{},
@@ -150,6 +153,7 @@ type symEntry struct {
 type collector struct {
 	ctx     context.Context
 	r       *graph.Reader
+	g       reads // r, through o.Cache
 	o       Options
 	target  graph.Symbol
 	cands   map[string]*Candidate
@@ -192,7 +196,7 @@ func (c *collector) sym(id string) (graph.Symbol, bool) {
 	if e, ok := c.syms[id]; ok {
 		return e.s, e.ok
 	}
-	s, ok, err := c.r.Symbol(c.ctx, id)
+	s, ok, err := c.g.Symbol(id)
 	if err != nil {
 		ok = false
 	}
@@ -204,7 +208,7 @@ func (c *collector) isTestDoc(path string) bool {
 	if t, ok := c.docTest[path]; ok {
 		return t
 	}
-	d, ok, err := c.r.Document(c.ctx, path)
+	d, ok, err := c.g.Document(path)
 	t := err == nil && ok && d.Flags&graph.DocTest != 0
 	c.docTest[path] = t
 	return t
@@ -228,9 +232,9 @@ func (c *collector) importLine(path string, line uint32) bool {
 	if !ok {
 		lines = map[uint32]bool{}
 		c.imports[path] = lines
-		d, found, err := c.r.Document(c.ctx, path)
+		d, found, err := c.g.Document(path)
 		if err == nil && found && d.Language != "go" {
-			occs, err := c.r.Occurrences(c.ctx, path)
+			occs, err := c.g.Occurrences(path)
 			if err == nil {
 				for _, o := range occs {
 					if o.Roles&graph.RoleDefinition == 0 && isModuleSymbol(o.Symbol) {
@@ -341,7 +345,7 @@ func (c *collector) filter(kinds ...graph.EdgeKind) graph.EdgeFilter {
 // test when the reference is in a test document).
 func (c *collector) callers() error {
 	t := c.target
-	refs, err := c.r.References(c.ctx, t.ID, maxReferences)
+	refs, err := c.g.References(t.ID, maxReferences)
 	if err != nil {
 		return fmt.Errorf("reading references: %w", err)
 	}
@@ -376,7 +380,7 @@ func (c *collector) callers() error {
 		}
 	}
 	// Edges catch callers whose occurrences lack an enclosing definition.
-	in, err := c.r.Incoming(c.ctx, t.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
+	in, err := c.g.Incoming(t.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
 	if err != nil {
 		return fmt.Errorf("reading incoming edges: %w", err)
 	}
@@ -403,7 +407,7 @@ func (c *collector) uses(s graph.Symbol) ([]string, map[string]*graph.Location, 
 	sites := map[string]*graph.Location{}
 	var ids []string
 	if s.Def.Path != "" {
-		occs, err := c.r.Occurrences(c.ctx, s.Def.Path)
+		occs, err := c.g.Occurrences(s.Def.Path)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading occurrences of %s: %w", s.Def.Path, err)
 		}
@@ -423,7 +427,7 @@ func (c *collector) uses(s graph.Symbol) ([]string, map[string]*graph.Location, 
 			}
 		}
 	}
-	out, err := c.r.Outgoing(c.ctx, s.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
+	out, err := c.g.Outgoing(s.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading outgoing edges: %w", err)
 	}
@@ -468,7 +472,7 @@ func (c *collector) callees() error {
 
 // typeEdges adds the target's declared types.
 func (c *collector) typeEdges() error {
-	out, err := c.r.Outgoing(c.ctx, c.target.ID, c.filter(graph.EdgeTypeOf, graph.EdgeTypeDef))
+	out, err := c.g.Outgoing(c.target.ID, c.filter(graph.EdgeTypeOf, graph.EdgeTypeDef))
 	if err != nil {
 		return fmt.Errorf("reading type edges: %w", err)
 	}
@@ -485,7 +489,7 @@ func (c *collector) typeEdges() error {
 // through the interface reach the target by dispatch.
 func (c *collector) implementations() error {
 	t := c.target
-	in, err := c.r.Incoming(c.ctx, t.ID, c.filter(graph.EdgeImplements))
+	in, err := c.g.Incoming(t.ID, c.filter(graph.EdgeImplements))
 	if err != nil {
 		return fmt.Errorf("reading implementations: %w", err)
 	}
@@ -497,7 +501,7 @@ func (c *collector) implementations() error {
 		c.add(t.ID, s, "", RoleImplementation, 1, fmt.Sprintf("implements `%s`", name(t)), nil)
 		// The tests of an implementation pin the behaviour the interface
 		// method promises.
-		refs, err := c.r.References(c.ctx, s.ID, maxPerExpansion)
+		refs, err := c.g.References(s.ID, maxPerExpansion)
 		if err != nil {
 			return fmt.Errorf("reading references of %s: %w", s.ID, err)
 		}
@@ -513,7 +517,7 @@ func (c *collector) implementations() error {
 			c.add(s.ID, ts, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which implements `%s`: calls it at %s", name(s), name(t), at(*site)), site)
 		}
 	}
-	out, err := c.r.Outgoing(c.ctx, t.ID, c.filter(graph.EdgeImplements))
+	out, err := c.g.Outgoing(t.ID, c.filter(graph.EdgeImplements))
 	if err != nil {
 		return fmt.Errorf("reading implemented interfaces: %w", err)
 	}
@@ -526,7 +530,7 @@ func (c *collector) implementations() error {
 		if !isCallable(iface) {
 			continue
 		}
-		refs, err := c.r.References(c.ctx, iface.ID, maxPerExpansion)
+		refs, err := c.g.References(iface.ID, maxPerExpansion)
 		if err != nil {
 			return fmt.Errorf("reading references of %s: %w", iface.ID, err)
 		}
@@ -590,7 +594,7 @@ func parentID(id string) string {
 func (c *collector) containment() error {
 	t := c.target
 	parent := ""
-	in, err := c.r.Incoming(c.ctx, t.ID, c.filter(graph.EdgeContains))
+	in, err := c.g.Incoming(t.ID, c.filter(graph.EdgeContains))
 	if err != nil {
 		return fmt.Errorf("reading containers: %w", err)
 	}
@@ -636,7 +640,7 @@ func (c *collector) containment() error {
 // file whose id extends the type's.
 func (c *collector) members(typ graph.Symbol) ([]graph.Symbol, error) {
 	var out []graph.Symbol
-	edges, err := c.r.Outgoing(c.ctx, typ.ID, c.filter(graph.EdgeContains))
+	edges, err := c.g.Outgoing(typ.ID, c.filter(graph.EdgeContains))
 	if err != nil {
 		return nil, fmt.Errorf("reading members of %s: %w", typ.ID, err)
 	}
@@ -649,7 +653,7 @@ func (c *collector) members(typ graph.Symbol) ([]graph.Symbol, error) {
 		}
 	}
 	if len(out) == 0 && typ.Def.Path != "" {
-		syms, err := c.r.DocumentSymbols(c.ctx, typ.Def.Path)
+		syms, err := c.g.DocumentSymbols(typ.Def.Path)
 		if err != nil {
 			return nil, fmt.Errorf("reading symbols of %s: %w", typ.Def.Path, err)
 		}
@@ -686,7 +690,7 @@ func (c *collector) secondHop() error {
 		if i >= maxSecondHop {
 			break
 		}
-		refs, err := c.r.References(c.ctx, cl.Symbol.ID, maxPerExpansion)
+		refs, err := c.g.References(cl.Symbol.ID, maxPerExpansion)
 		if err != nil {
 			return fmt.Errorf("reading references of %s: %w", cl.Symbol.ID, err)
 		}
@@ -719,7 +723,7 @@ func (c *collector) secondHop() error {
 			break
 		}
 		// A call through an interface reaches its implementations.
-		impls, err := c.r.Incoming(c.ctx, ce.Symbol.ID, c.filter(graph.EdgeImplements))
+		impls, err := c.g.Incoming(ce.Symbol.ID, c.filter(graph.EdgeImplements))
 		if err != nil {
 			return fmt.Errorf("reading implementations of %s: %w", ce.Symbol.ID, err)
 		}
@@ -728,7 +732,7 @@ func (c *collector) secondHop() error {
 				c.add(ce.Key, s, "", RoleImplementation, 2, fmt.Sprintf("implements `%s`, which `%s` calls", name(ce.Symbol), name(t)), nil)
 			}
 		}
-		out, err := c.r.Outgoing(c.ctx, ce.Symbol.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
+		out, err := c.g.Outgoing(ce.Symbol.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
 		if err != nil {
 			return fmt.Errorf("reading outgoing edges of %s: %w", ce.Symbol.ID, err)
 		}
@@ -778,7 +782,7 @@ func (c *collector) tests() error {
 			continue
 		}
 		// A test body with no named definition: find the site.
-		refs, err := c.r.References(c.ctx, via.ID, maxPerExpansion)
+		refs, err := c.g.References(via.ID, maxPerExpansion)
 		if err != nil {
 			return fmt.Errorf("reading references of %s: %w", via.ID, err)
 		}
@@ -867,7 +871,7 @@ func (c *collector) linkCandidates() error {
 		n++
 		f := c.filter()
 		f.Limit = maxLinkEdges
-		tos, err := c.r.Targets(c.ctx, cand.Symbol.ID, f)
+		tos, err := c.g.Targets(cand.Symbol.ID, f)
 		if err != nil {
 			return fmt.Errorf("reading edges of %s: %w", cand.Symbol.ID, err)
 		}
