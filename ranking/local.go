@@ -85,7 +85,7 @@ func (c *collector) fileNeighbours() error {
 		if d < 0 {
 			where = fmt.Sprintf("%d lines above", -d)
 		}
-		c.add("", s, "", RoleSibling, 1, fmt.Sprintf("defined %s `%s` in the same file", where, name(t)), nil)
+		c.add("", s, "", RoleSibling, 1, fmt.Sprintf("defined %s `%s` in the same file", where, c.name(t)), nil)
 	}
 	return nil
 }
@@ -116,7 +116,7 @@ func (c *collector) calleeTests() error {
 				continue
 			}
 			site := &graph.Location{Path: o.Path, Range: o.Range}
-			c.add(cand.Key, s, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which `%s` calls: calls it at %s", name(cand.Symbol), name(c.target), at(*site)), site)
+			c.add(cand.Key, s, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which `%s` calls: calls it at %s", c.name(cand.Symbol), c.name(c.target), at(*site)), site)
 		}
 	}
 	return nil
@@ -171,7 +171,7 @@ func (c *collector) pairedTests() error {
 				continue
 			}
 			site := &graph.Location{Path: o.Path, Range: o.Range}
-			reason := fmt.Sprintf("in %s, the paired test file of %s: uses `%s` at %s", path.Base(td.Path), path.Base(t.Def.Path), name(s), at(*site))
+			reason := fmt.Sprintf("in %s, the paired test file of %s: uses `%s` at %s", path.Base(td.Path), path.Base(t.Def.Path), c.name(s), at(*site))
 			if e, ok := c.sym(o.Enclosing); ok && usable(e) {
 				if _, seen := c.cands[e.ID]; !seen {
 					c.add(t.ID, e, "", RoleTest, 2, reason, site)
@@ -313,9 +313,9 @@ func (c *collector) coChangedFuncs() error {
 	if !ok || t.Def.Path == "" {
 		return nil
 	}
-	coupled, err := fh.CoupledFuncs(c.ctx, t.Def.Path, name(t), maxCoChangedFuncs)
+	coupled, err := fh.CoupledFuncs(c.ctx, t.Def.Path, c.name(t), maxCoChangedFuncs)
 	if err != nil {
-		return fmt.Errorf("reading the functions changed with %s: %w", name(t), err)
+		return fmt.Errorf("reading the functions changed with %s: %w", c.name(t), err)
 	}
 	if len(coupled) == 0 {
 		return nil
@@ -335,7 +335,7 @@ func (c *collector) coChangedFuncs() error {
 			c.funcCoupling[s.ID] = max(c.funcCoupling[s.ID], w)
 			continue
 		}
-		reason := fmt.Sprintf("changed together with `%s` in %d commit(s) (weight %.2f)", name(t), fc.Commits, fc.Weight)
+		reason := fmt.Sprintf("changed together with `%s` in %d commit(s) (weight %.2f)", c.name(t), fc.Commits, fc.Weight)
 		cand := c.add("", s, "", RoleCoChanged, 1, reason, nil)
 		if cand.Role == RoleCoChanged {
 			c.weights[cand.Key] = w
@@ -365,7 +365,7 @@ func (c *collector) declared(p, want string) (graph.Symbol, bool, error) {
 	}
 	bare := !strings.Contains(want, ".")
 	for _, s := range syms {
-		n := name(s)
+		n := c.name(s)
 		if n == want || (bare && n[strings.LastIndexAny(n, ".#")+1:] == want) {
 			return s, true, nil
 		}

@@ -105,6 +105,7 @@ func Rank(ctx context.Context, r *graph.Reader, target graph.Symbol, o Options) 
 		ctx: ctx, r: r, g: reads{ctx, r, o.Cache}, o: o, target: target,
 		cands:   map[string]*Candidate{},
 		syms:    map[string]symEntry{},
+		names:   map[string]string{},
 		docTest: map[string]bool{},
 		adj:     map[string]map[string]bool{},
 		weights: map[string]float64{},
@@ -159,6 +160,7 @@ type collector struct {
 	cands   map[string]*Candidate
 	order   []string // insertion order, for deterministic iteration
 	syms    map[string]symEntry
+	names   map[string]string // name of each symbol id
 	docTest map[string]bool
 	imports map[string]map[uint32]bool // per document, lines holding imports
 	adj     map[string]map[string]bool
@@ -186,6 +188,20 @@ func name(s graph.Symbol) string {
 		return s.DisplayName
 	}
 	return scope.ShortName(s.ID)
+}
+
+// name is name(s), computed once per symbol of a ranking: reasons name the
+// target and the candidates again and again.
+func (c *collector) name(s graph.Symbol) string {
+	if s.ID == "" {
+		return name(s)
+	}
+	if n, ok := c.names[s.ID]; ok {
+		return n
+	}
+	n := name(s)
+	c.names[s.ID] = n
+	return n
 }
 
 func at(l graph.Location) string {
@@ -364,9 +380,9 @@ func (c *collector) callers() error {
 			}
 			key := fmt.Sprintf("site:%s:%d", o.Path, o.Range.Start.Line+1)
 			if test {
-				c.add(t.ID, graph.Symbol{}, key, RoleTest, 1, fmt.Sprintf("test code %s `%s` at %s", verb(t), name(t), at(*site)), site)
+				c.add(t.ID, graph.Symbol{}, key, RoleTest, 1, fmt.Sprintf("test code %s `%s` at %s", verb(t), c.name(t), at(*site)), site)
 			} else {
-				c.add(t.ID, graph.Symbol{}, key, RoleCaller, 1, fmt.Sprintf("top-level code %s `%s` at %s", verb(t), name(t), at(*site)), site)
+				c.add(t.ID, graph.Symbol{}, key, RoleCaller, 1, fmt.Sprintf("top-level code %s `%s` at %s", verb(t), c.name(t), at(*site)), site)
 			}
 			continue
 		}
@@ -374,9 +390,9 @@ func (c *collector) callers() error {
 			continue // the first site (in path order), or a stronger relation, explains it
 		}
 		if test {
-			c.add(t.ID, s, "", RoleTest, 1, fmt.Sprintf("test of `%s`: %s it at %s", name(t), verb(t), at(*site)), site)
+			c.add(t.ID, s, "", RoleTest, 1, fmt.Sprintf("test of `%s`: %s it at %s", c.name(t), verb(t), at(*site)), site)
 		} else {
-			c.add(t.ID, s, "", RoleCaller, 1, fmt.Sprintf("%s `%s` at %s", verb(t), name(t), at(*site)), site)
+			c.add(t.ID, s, "", RoleCaller, 1, fmt.Sprintf("%s `%s` at %s", verb(t), c.name(t), at(*site)), site)
 		}
 	}
 	// Edges catch callers whose occurrences lack an enclosing definition.
@@ -396,7 +412,7 @@ func (c *collector) callers() error {
 		if c.isTestDoc(s.Def.Path) {
 			role = RoleTest
 		}
-		c.add(t.ID, s, "", role, 1, fmt.Sprintf("%s `%s` (in %s)", verb(t), name(t), e.Path), nil)
+		c.add(t.ID, s, "", role, 1, fmt.Sprintf("%s `%s` (in %s)", verb(t), c.name(t), e.Path), nil)
 	}
 	return nil
 }
@@ -460,11 +476,11 @@ func (c *collector) callees() error {
 		}
 		switch {
 		case isCallable(s):
-			c.add(t.ID, s, "", RoleCallee, 1, fmt.Sprintf("called by `%s`%s", name(t), where), site)
+			c.add(t.ID, s, "", RoleCallee, 1, fmt.Sprintf("called by `%s`%s", c.name(t), where), site)
 		case isType(s):
-			c.add(t.ID, s, "", RoleType, 1, fmt.Sprintf("type used by `%s`%s", name(t), where), site)
+			c.add(t.ID, s, "", RoleType, 1, fmt.Sprintf("type used by `%s`%s", c.name(t), where), site)
 		default:
-			c.add(t.ID, s, "", RoleUses, 1, fmt.Sprintf("used by `%s`%s", name(t), where), site)
+			c.add(t.ID, s, "", RoleUses, 1, fmt.Sprintf("used by `%s`%s", c.name(t), where), site)
 		}
 	}
 	return nil
@@ -478,7 +494,7 @@ func (c *collector) typeEdges() error {
 	}
 	for _, e := range out {
 		if s, ok := c.sym(e.To); ok && usable(s) {
-			c.add(c.target.ID, s, "", RoleType, 1, fmt.Sprintf("type of `%s`", name(c.target)), nil)
+			c.add(c.target.ID, s, "", RoleType, 1, fmt.Sprintf("type of `%s`", c.name(c.target)), nil)
 		}
 	}
 	return nil
@@ -498,7 +514,7 @@ func (c *collector) implementations() error {
 		if !ok || !usable(s) {
 			continue
 		}
-		c.add(t.ID, s, "", RoleImplementation, 1, fmt.Sprintf("implements `%s`", name(t)), nil)
+		c.add(t.ID, s, "", RoleImplementation, 1, fmt.Sprintf("implements `%s`", c.name(t)), nil)
 		// The tests of an implementation pin the behaviour the interface
 		// method promises.
 		refs, err := c.g.References(s.ID, maxPerExpansion)
@@ -514,7 +530,7 @@ func (c *collector) implementations() error {
 				continue
 			}
 			site := &graph.Location{Path: o.Path, Range: o.Range}
-			c.add(s.ID, ts, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which implements `%s`: calls it at %s", name(s), name(t), at(*site)), site)
+			c.add(s.ID, ts, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which implements `%s`: calls it at %s", c.name(s), c.name(t), at(*site)), site)
 		}
 	}
 	out, err := c.g.Outgoing(t.ID, c.filter(graph.EdgeImplements))
@@ -526,7 +542,7 @@ func (c *collector) implementations() error {
 		if !ok || !usable(iface) {
 			continue
 		}
-		c.add(t.ID, iface, "", RoleImplementation, 1, fmt.Sprintf("`%s` implements it", name(t)), nil)
+		c.add(t.ID, iface, "", RoleImplementation, 1, fmt.Sprintf("`%s` implements it", c.name(t)), nil)
 		if !isCallable(iface) {
 			continue
 		}
@@ -547,7 +563,7 @@ func (c *collector) implementations() error {
 			if c.isTestDoc(o.Path) {
 				role = RoleTest
 			}
-			c.add(iface.ID, s, "", role, 2, fmt.Sprintf("calls `%s` at %s, which `%s` implements", name(iface), at(*site), name(t)), site)
+			c.add(iface.ID, s, "", role, 2, fmt.Sprintf("calls `%s` at %s, which `%s` implements", c.name(iface), at(*site), c.name(t)), site)
 		}
 	}
 	return nil
@@ -613,14 +629,14 @@ func (c *collector) containment() error {
 	}
 	if parent != "" {
 		ps, _ := c.sym(parent)
-		c.add(t.ID, ps, "", RoleType, 1, fmt.Sprintf("`%s` is a member of `%s`", name(t), name(ps)), nil)
+		c.add(t.ID, ps, "", RoleType, 1, fmt.Sprintf("`%s` is a member of `%s`", c.name(t), c.name(ps)), nil)
 		members, err := c.members(ps)
 		if err != nil {
 			return err
 		}
 		for _, m := range members {
 			if m.ID != t.ID {
-				c.add(parent, m, "", RoleSibling, 1, fmt.Sprintf("member of the same type `%s`", name(ps)), nil)
+				c.add(parent, m, "", RoleSibling, 1, fmt.Sprintf("member of the same type `%s`", c.name(ps)), nil)
 			}
 		}
 	}
@@ -630,7 +646,7 @@ func (c *collector) containment() error {
 			return err
 		}
 		for _, m := range members {
-			c.add(t.ID, m, "", RoleMember, 1, fmt.Sprintf("member of `%s`", name(t)), nil)
+			c.add(t.ID, m, "", RoleMember, 1, fmt.Sprintf("member of `%s`", c.name(t)), nil)
 		}
 	}
 	return nil
@@ -703,7 +719,7 @@ func (c *collector) secondHop() error {
 			if o.Enclosing == "" {
 				if test {
 					key := fmt.Sprintf("site:%s:%d", o.Path, o.Range.Start.Line+1)
-					c.add(cl.Key, graph.Symbol{}, key, RoleTest, 2, fmt.Sprintf("test code %s `%s`, which %s `%s`, at %s", verb(cl.Symbol), name(cl.Symbol), verb(t), name(t), at(*site)), site)
+					c.add(cl.Key, graph.Symbol{}, key, RoleTest, 2, fmt.Sprintf("test code %s `%s`, which %s `%s`, at %s", verb(cl.Symbol), c.name(cl.Symbol), verb(t), c.name(t), at(*site)), site)
 				}
 				continue
 			}
@@ -712,9 +728,9 @@ func (c *collector) secondHop() error {
 				continue
 			}
 			if test {
-				c.add(cl.Key, s, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which %s `%s`: %s it at %s", name(cl.Symbol), verb(t), name(t), verb(cl.Symbol), at(*site)), site)
+				c.add(cl.Key, s, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which %s `%s`: %s it at %s", c.name(cl.Symbol), verb(t), c.name(t), verb(cl.Symbol), at(*site)), site)
 			} else {
-				c.add(cl.Key, s, "", RoleCaller, 2, fmt.Sprintf("%s `%s` at %s, which %s `%s`", verb(cl.Symbol), name(cl.Symbol), at(*site), verb(t), name(t)), site)
+				c.add(cl.Key, s, "", RoleCaller, 2, fmt.Sprintf("%s `%s` at %s, which %s `%s`", verb(cl.Symbol), c.name(cl.Symbol), at(*site), verb(t), c.name(t)), site)
 			}
 		}
 	}
@@ -729,7 +745,7 @@ func (c *collector) secondHop() error {
 		}
 		for _, e := range impls {
 			if s, ok := c.sym(e.From); ok && usable(s) && s.ID != t.ID {
-				c.add(ce.Key, s, "", RoleImplementation, 2, fmt.Sprintf("implements `%s`, which `%s` calls", name(ce.Symbol), name(t)), nil)
+				c.add(ce.Key, s, "", RoleImplementation, 2, fmt.Sprintf("implements `%s`, which `%s` calls", c.name(ce.Symbol), c.name(t)), nil)
 			}
 		}
 		out, err := c.g.Outgoing(ce.Symbol.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
@@ -745,7 +761,7 @@ func (c *collector) secondHop() error {
 			if !ok || !usable(s) || s.ID == t.ID || !isCallable(s) {
 				continue
 			}
-			c.add(ce.Key, s, "", RoleCallee, 2, fmt.Sprintf("called by `%s`, which `%s` calls", name(ce.Symbol), name(t)), nil)
+			c.add(ce.Key, s, "", RoleCallee, 2, fmt.Sprintf("called by `%s`, which `%s` calls", c.name(ce.Symbol), c.name(t)), nil)
 			n++
 		}
 	}
@@ -774,11 +790,11 @@ func (c *collector) tests() error {
 		}
 		chain := ""
 		if via.ID != t.ID {
-			chain = fmt.Sprintf(" through `%s`", name(via))
+			chain = fmt.Sprintf(" through `%s`", c.name(via))
 		}
 		s, ok := c.sym(v.Symbol)
 		if ok && usable(s) {
-			c.add(via.ID, s, "", RoleTest, v.Depth, fmt.Sprintf("test of `%s`%s", name(t), chain), nil)
+			c.add(via.ID, s, "", RoleTest, v.Depth, fmt.Sprintf("test of `%s`%s", c.name(t), chain), nil)
 			continue
 		}
 		// A test body with no named definition: find the site.
@@ -792,7 +808,7 @@ func (c *collector) tests() error {
 			}
 			site := &graph.Location{Path: o.Path, Range: o.Range}
 			key := fmt.Sprintf("site:%s:%d", o.Path, o.Range.Start.Line+1)
-			c.add(via.ID, graph.Symbol{}, key, RoleTest, v.Depth, fmt.Sprintf("test code at %s exercises `%s`%s", at(*site), name(t), chain), site)
+			c.add(via.ID, graph.Symbol{}, key, RoleTest, v.Depth, fmt.Sprintf("test code at %s exercises `%s`%s", at(*site), c.name(t), chain), site)
 		}
 	}
 	return nil
@@ -840,7 +856,7 @@ func (c *collector) namesakes() error {
 			if _, known := c.cands[s.ID]; known || !usable(s) || isCallable(s) != isCallable(rt.of) {
 				continue
 			}
-			reason := fmt.Sprintf("same name as `%s` (%s); no reference connects them", name(rt.of), at(rt.of.Def))
+			reason := fmt.Sprintf("same name as `%s` (%s); no reference connects them", c.name(rt.of), at(rt.of.Def))
 			c.add("", s, "", RoleNamesake, 1, reason, nil)
 			n++
 		}
