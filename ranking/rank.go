@@ -212,6 +212,11 @@ func (c *collector) sym(id string) (graph.Symbol, bool) {
 	if e, ok := c.syms[id]; ok {
 		return e.s, e.ok
 	}
+	if strings.HasPrefix(id, "local ") {
+		// A document-local symbol (a variable, a parameter) is never an
+		// item (usable), and a body mentions many: none is read.
+		return graph.Symbol{}, false
+	}
 	s, ok, err := c.g.Symbol(id)
 	if err != nil {
 		ok = false
