@@ -21,9 +21,10 @@ type Cache struct {
 	m       map[readKey]any
 }
 
-// maxCacheWeight bounds what a Cache holds (entries plus slice elements);
-// past it, it starts over.
-const maxCacheWeight = 4 << 20
+// maxCacheWeight bounds what a Cache holds (entries plus slice elements,
+// each some 100 bytes at most); past it, it starts over. The 300 packs of
+// the pebble benchmark (100 targets) hold some 150,000.
+const maxCacheWeight = 1 << 20
 
 // readKey names one read: its method, its symbol or path, and for edges
 // the filter.
