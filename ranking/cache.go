@@ -23,7 +23,7 @@ type Cache struct {
 
 // maxCacheWeight bounds what a Cache holds (entries plus slice elements,
 // each some 100 bytes at most); past it, it starts over. The 300 packs of
-// the pebble benchmark (100 targets) hold some 150,000.
+// the pebble benchmark (100 targets) hold a few hundred thousand.
 const maxCacheWeight = 1 << 20
 
 // readKey names one read: its method, its symbol or path, and for edges
