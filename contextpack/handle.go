@@ -47,6 +47,9 @@ type Env struct {
 	Overlay func(path string) ([]byte, bool)
 	// Texts, when set, keeps the work tree's documents across requests.
 	Texts *TextCache
+	// Reads, when set, keeps the ranking's graph reads across requests on
+	// the same store version.
+	Reads *ranking.Cache
 	// Encoding counts the LSP position's columns (the negotiated
 	// positionEncoding; UTF-16 by default).
 	Encoding textpos.Encoding
@@ -103,7 +106,7 @@ func Handle(ctx context.Context, env Env, args json.RawMessage) (*Answer, error)
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}
-	o := Options{Budget: req.Budget, Format: format, Scope: scope.ParseSpec(req.Scope), Source: src, Freshness: env.Freshness}
+	o := Options{Budget: req.Budget, Format: format, Scope: scope.ParseSpec(req.Scope), Source: src, Freshness: env.Freshness, Reads: env.Reads}
 	if env.History != nil && req.HistoryRev != "none" {
 		h, err := env.History(ctx, req.HistoryRev)
 		if err != nil {

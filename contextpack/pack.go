@@ -38,6 +38,9 @@ type Options struct {
 	// Weights replace the ranking's defaults when set (an evaluation
 	// fitting them).
 	Weights *ranking.Weights
+	// Reads, when set, keeps the ranking's graph reads across packs on the
+	// same store version (ranking.Cache).
+	Reads *ranking.Cache
 }
 
 // Item is one piece of evidence. Its path is its File's.
@@ -180,7 +183,7 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}
-	res, err := ranking.Rank(ctx, r, target, ranking.Options{Analysis: a, Scope: cl, MinConfidence: o.MinConfidence, History: o.History, Without: o.Without, Weights: o.Weights})
+	res, err := ranking.Rank(ctx, r, target, ranking.Options{Analysis: a, Scope: cl, MinConfidence: o.MinConfidence, History: o.History, Without: o.Without, Weights: o.Weights, Cache: o.Reads})
 	if err != nil {
 		return nil, fmt.Errorf("contextpack: %w", err)
 	}

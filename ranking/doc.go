@@ -31,4 +31,9 @@
 // (it needs the SCIP importer) and rewrites the stats with -update.
 // Recall on real repositories' history, and the fit of [Weights], are
 // recorded in contexteval/testdata (cmd/lspgraph TestContextHistoryEval).
+//
+// A host that ranks many targets keeps a [Cache] (Options.Cache): the
+// symbols, documents' symbols and occurrences, and edges a ranking reads,
+// kept while the store's version holds, so that a pack after the first
+// decodes little of the graph again.
 package ranking

@@ -58,7 +58,7 @@ func (c *collector) fileNeighbours() error {
 	if t.Def.Path == "" {
 		return nil
 	}
-	syms, err := c.r.DocumentSymbols(c.ctx, t.Def.Path)
+	syms, err := c.g.DocumentSymbols(t.Def.Path)
 	if err != nil {
 		return fmt.Errorf("reading symbols of %s: %w", t.Def.Path, err)
 	}
@@ -85,7 +85,7 @@ func (c *collector) fileNeighbours() error {
 		if d < 0 {
 			where = fmt.Sprintf("%d lines above", -d)
 		}
-		c.add("", s, "", RoleSibling, 1, fmt.Sprintf("defined %s `%s` in the same file", where, name(t)), nil)
+		c.add("", s, "", RoleSibling, 1, fmt.Sprintf("defined %s `%s` in the same file", where, c.name(t)), nil)
 	}
 	return nil
 }
@@ -103,7 +103,7 @@ func (c *collector) calleeTests() error {
 			break
 		}
 		n++
-		refs, err := c.r.References(c.ctx, cand.Symbol.ID, maxPerExpansion)
+		refs, err := c.g.References(cand.Symbol.ID, maxPerExpansion)
 		if err != nil {
 			return fmt.Errorf("reading references of %s: %w", cand.Symbol.ID, err)
 		}
@@ -116,7 +116,7 @@ func (c *collector) calleeTests() error {
 				continue
 			}
 			site := &graph.Location{Path: o.Path, Range: o.Range}
-			c.add(cand.Key, s, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which `%s` calls: calls it at %s", name(cand.Symbol), name(c.target), at(*site)), site)
+			c.add(cand.Key, s, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which `%s` calls: calls it at %s", c.name(cand.Symbol), c.name(c.target), at(*site)), site)
 		}
 	}
 	return nil
@@ -130,14 +130,14 @@ func (c *collector) pairedTests() error {
 	if t.Def.Path == "" {
 		return nil
 	}
-	d, ok, err := c.r.Document(c.ctx, t.Def.Path)
+	d, ok, err := c.g.Document(t.Def.Path)
 	if err != nil || !ok {
 		return err
 	}
 	// What the target's file defines, to tell which uses in a test file
 	// concern it without looking every used symbol up.
 	defined := map[string]bool{}
-	syms, err := c.r.DocumentSymbols(c.ctx, t.Def.Path)
+	syms, err := c.g.DocumentSymbols(t.Def.Path)
 	if err != nil {
 		return fmt.Errorf("reading symbols of %s: %w", t.Def.Path, err)
 	}
@@ -147,14 +147,14 @@ func (c *collector) pairedTests() error {
 		}
 	}
 	for _, p := range lang.PairedTestPaths(t.Def.Path, d.Language) {
-		td, ok, err := c.r.Document(c.ctx, p)
+		td, ok, err := c.g.Document(p)
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", p, err)
 		}
 		if !ok {
 			continue
 		}
-		occs, err := c.r.Occurrences(c.ctx, td.Path)
+		occs, err := c.g.Occurrences(td.Path)
 		if err != nil {
 			return fmt.Errorf("reading occurrences of %s: %w", td.Path, err)
 		}
@@ -171,7 +171,7 @@ func (c *collector) pairedTests() error {
 				continue
 			}
 			site := &graph.Location{Path: o.Path, Range: o.Range}
-			reason := fmt.Sprintf("in %s, the paired test file of %s: uses `%s` at %s", path.Base(td.Path), path.Base(t.Def.Path), name(s), at(*site))
+			reason := fmt.Sprintf("in %s, the paired test file of %s: uses `%s` at %s", path.Base(td.Path), path.Base(t.Def.Path), c.name(s), at(*site))
 			if e, ok := c.sym(o.Enclosing); ok && usable(e) {
 				if _, seen := c.cands[e.ID]; !seen {
 					c.add(t.ID, e, "", RoleTest, 2, reason, site)
@@ -238,7 +238,7 @@ func (c *collector) firstDefinition(p string) (graph.Symbol, bool, error) {
 		s, ok := c.o.Analysis.FirstDefinition(p)
 		return s, ok, nil
 	}
-	syms, err := c.r.DocumentSymbols(c.ctx, p)
+	syms, err := c.g.DocumentSymbols(p)
 	if err != nil {
 		return graph.Symbol{}, false, fmt.Errorf("reading symbols of %s: %w", p, err)
 	}
@@ -291,7 +291,7 @@ func (c *collector) coChanged() error {
 		if ok {
 			cand = c.add("", s, "", RoleCoChanged, 1, reason, nil)
 		} else {
-			if _, known, err := c.r.Document(c.ctx, cp.Path); err != nil || !known {
+			if _, known, err := c.g.Document(cp.Path); err != nil || !known {
 				continue
 			}
 			cand = c.add("", graph.Symbol{}, "site:"+cp.Path+":1", RoleCoChanged, 1, reason, &graph.Location{Path: cp.Path})
@@ -313,9 +313,9 @@ func (c *collector) coChangedFuncs() error {
 	if !ok || t.Def.Path == "" {
 		return nil
 	}
-	coupled, err := fh.CoupledFuncs(c.ctx, t.Def.Path, name(t), maxCoChangedFuncs)
+	coupled, err := fh.CoupledFuncs(c.ctx, t.Def.Path, c.name(t), maxCoChangedFuncs)
 	if err != nil {
-		return fmt.Errorf("reading the functions changed with %s: %w", name(t), err)
+		return fmt.Errorf("reading the functions changed with %s: %w", c.name(t), err)
 	}
 	if len(coupled) == 0 {
 		return nil
@@ -335,7 +335,7 @@ func (c *collector) coChangedFuncs() error {
 			c.funcCoupling[s.ID] = max(c.funcCoupling[s.ID], w)
 			continue
 		}
-		reason := fmt.Sprintf("changed together with `%s` in %d commit(s) (weight %.2f)", name(t), fc.Commits, fc.Weight)
+		reason := fmt.Sprintf("changed together with `%s` in %d commit(s) (weight %.2f)", c.name(t), fc.Commits, fc.Weight)
 		cand := c.add("", s, "", RoleCoChanged, 1, reason, nil)
 		if cand.Role == RoleCoChanged {
 			c.weights[cand.Key] = w
@@ -352,7 +352,7 @@ func (c *collector) declared(p, want string) (graph.Symbol, bool, error) {
 	}
 	syms, ok := c.docSyms[p]
 	if !ok {
-		all, err := c.r.DocumentSymbols(c.ctx, p)
+		all, err := c.g.DocumentSymbols(p)
 		if err != nil {
 			return graph.Symbol{}, false, fmt.Errorf("reading symbols of %s: %w", p, err)
 		}
@@ -365,7 +365,7 @@ func (c *collector) declared(p, want string) (graph.Symbol, bool, error) {
 	}
 	bare := !strings.Contains(want, ".")
 	for _, s := range syms {
-		n := name(s)
+		n := c.name(s)
 		if n == want || (bare && n[strings.LastIndexAny(n, ".#")+1:] == want) {
 			return s, true, nil
 		}

@@ -74,6 +74,9 @@ type Options struct {
 	Without []string
 	// Weights replace DefaultWeights when set.
 	Weights *Weights
+	// Cache, when set, keeps the graph reads across calls on the same
+	// store version.
+	Cache *Cache
 }
 
 func (o Options) without(signal string) bool {
@@ -99,9 +102,10 @@ type Result struct {
 // Rank collects and scores the candidates around target.
 func Rank(ctx context.Context, r *graph.Reader, target graph.Symbol, o Options) (*Result, error) {
 	c := &collector{
-		ctx: ctx, r: r, o: o, target: target,
+		ctx: ctx, r: r, g: reads{ctx, r, o.Cache}, o: o, target: target,
 		cands:   map[string]*Candidate{},
 		syms:    map[string]symEntry{},
+		names:   map[string]string{},
 		docTest: map[string]bool{},
 		adj:     map[string]map[string]bool{},
 		weights: map[string]float64{},
@@ -150,11 +154,13 @@ type symEntry struct {
 type collector struct {
 	ctx     context.Context
 	r       *graph.Reader
+	g       reads // r, through o.Cache
 	o       Options
 	target  graph.Symbol
 	cands   map[string]*Candidate
 	order   []string // insertion order, for deterministic iteration
 	syms    map[string]symEntry
+	names   map[string]string // name of each symbol id
 	docTest map[string]bool
 	imports map[string]map[uint32]bool // per document, lines holding imports
 	adj     map[string]map[string]bool
@@ -184,6 +190,20 @@ func name(s graph.Symbol) string {
 	return scope.ShortName(s.ID)
 }
 
+// name is name(s), computed once per symbol of a ranking: reasons name the
+// target and the candidates again and again.
+func (c *collector) name(s graph.Symbol) string {
+	if s.ID == "" {
+		return name(s)
+	}
+	if n, ok := c.names[s.ID]; ok {
+		return n
+	}
+	n := name(s)
+	c.names[s.ID] = n
+	return n
+}
+
 func at(l graph.Location) string {
 	return fmt.Sprintf("%s:%d", l.Path, l.Range.Start.Line+1)
 }
@@ -192,7 +212,12 @@ func (c *collector) sym(id string) (graph.Symbol, bool) {
 	if e, ok := c.syms[id]; ok {
 		return e.s, e.ok
 	}
-	s, ok, err := c.r.Symbol(c.ctx, id)
+	if strings.HasPrefix(id, "local ") {
+		// A document-local symbol (a variable, a parameter) is never an
+		// item (usable), and a body mentions many: none is read.
+		return graph.Symbol{}, false
+	}
+	s, ok, err := c.g.Symbol(id)
 	if err != nil {
 		ok = false
 	}
@@ -204,7 +229,7 @@ func (c *collector) isTestDoc(path string) bool {
 	if t, ok := c.docTest[path]; ok {
 		return t
 	}
-	d, ok, err := c.r.Document(c.ctx, path)
+	d, ok, err := c.g.Document(path)
 	t := err == nil && ok && d.Flags&graph.DocTest != 0
 	c.docTest[path] = t
 	return t
@@ -228,9 +253,9 @@ func (c *collector) importLine(path string, line uint32) bool {
 	if !ok {
 		lines = map[uint32]bool{}
 		c.imports[path] = lines
-		d, found, err := c.r.Document(c.ctx, path)
+		d, found, err := c.g.Document(path)
 		if err == nil && found && d.Language != "go" {
-			occs, err := c.r.Occurrences(c.ctx, path)
+			occs, err := c.g.Occurrences(path)
 			if err == nil {
 				for _, o := range occs {
 					if o.Roles&graph.RoleDefinition == 0 && isModuleSymbol(o.Symbol) {
@@ -341,7 +366,7 @@ func (c *collector) filter(kinds ...graph.EdgeKind) graph.EdgeFilter {
 // test when the reference is in a test document).
 func (c *collector) callers() error {
 	t := c.target
-	refs, err := c.r.References(c.ctx, t.ID, maxReferences)
+	refs, err := c.g.References(t.ID, maxReferences)
 	if err != nil {
 		return fmt.Errorf("reading references: %w", err)
 	}
@@ -360,9 +385,9 @@ func (c *collector) callers() error {
 			}
 			key := fmt.Sprintf("site:%s:%d", o.Path, o.Range.Start.Line+1)
 			if test {
-				c.add(t.ID, graph.Symbol{}, key, RoleTest, 1, fmt.Sprintf("test code %s `%s` at %s", verb(t), name(t), at(*site)), site)
+				c.add(t.ID, graph.Symbol{}, key, RoleTest, 1, fmt.Sprintf("test code %s `%s` at %s", verb(t), c.name(t), at(*site)), site)
 			} else {
-				c.add(t.ID, graph.Symbol{}, key, RoleCaller, 1, fmt.Sprintf("top-level code %s `%s` at %s", verb(t), name(t), at(*site)), site)
+				c.add(t.ID, graph.Symbol{}, key, RoleCaller, 1, fmt.Sprintf("top-level code %s `%s` at %s", verb(t), c.name(t), at(*site)), site)
 			}
 			continue
 		}
@@ -370,13 +395,13 @@ func (c *collector) callers() error {
 			continue // the first site (in path order), or a stronger relation, explains it
 		}
 		if test {
-			c.add(t.ID, s, "", RoleTest, 1, fmt.Sprintf("test of `%s`: %s it at %s", name(t), verb(t), at(*site)), site)
+			c.add(t.ID, s, "", RoleTest, 1, fmt.Sprintf("test of `%s`: %s it at %s", c.name(t), verb(t), at(*site)), site)
 		} else {
-			c.add(t.ID, s, "", RoleCaller, 1, fmt.Sprintf("%s `%s` at %s", verb(t), name(t), at(*site)), site)
+			c.add(t.ID, s, "", RoleCaller, 1, fmt.Sprintf("%s `%s` at %s", verb(t), c.name(t), at(*site)), site)
 		}
 	}
 	// Edges catch callers whose occurrences lack an enclosing definition.
-	in, err := c.r.Incoming(c.ctx, t.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
+	in, err := c.g.Incoming(t.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
 	if err != nil {
 		return fmt.Errorf("reading incoming edges: %w", err)
 	}
@@ -392,7 +417,7 @@ func (c *collector) callers() error {
 		if c.isTestDoc(s.Def.Path) {
 			role = RoleTest
 		}
-		c.add(t.ID, s, "", role, 1, fmt.Sprintf("%s `%s` (in %s)", verb(t), name(t), e.Path), nil)
+		c.add(t.ID, s, "", role, 1, fmt.Sprintf("%s `%s` (in %s)", verb(t), c.name(t), e.Path), nil)
 	}
 	return nil
 }
@@ -403,7 +428,7 @@ func (c *collector) uses(s graph.Symbol) ([]string, map[string]*graph.Location, 
 	sites := map[string]*graph.Location{}
 	var ids []string
 	if s.Def.Path != "" {
-		occs, err := c.r.Occurrences(c.ctx, s.Def.Path)
+		occs, err := c.g.Occurrences(s.Def.Path)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading occurrences of %s: %w", s.Def.Path, err)
 		}
@@ -423,7 +448,7 @@ func (c *collector) uses(s graph.Symbol) ([]string, map[string]*graph.Location, 
 			}
 		}
 	}
-	out, err := c.r.Outgoing(c.ctx, s.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
+	out, err := c.g.Outgoing(s.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading outgoing edges: %w", err)
 	}
@@ -456,11 +481,11 @@ func (c *collector) callees() error {
 		}
 		switch {
 		case isCallable(s):
-			c.add(t.ID, s, "", RoleCallee, 1, fmt.Sprintf("called by `%s`%s", name(t), where), site)
+			c.add(t.ID, s, "", RoleCallee, 1, fmt.Sprintf("called by `%s`%s", c.name(t), where), site)
 		case isType(s):
-			c.add(t.ID, s, "", RoleType, 1, fmt.Sprintf("type used by `%s`%s", name(t), where), site)
+			c.add(t.ID, s, "", RoleType, 1, fmt.Sprintf("type used by `%s`%s", c.name(t), where), site)
 		default:
-			c.add(t.ID, s, "", RoleUses, 1, fmt.Sprintf("used by `%s`%s", name(t), where), site)
+			c.add(t.ID, s, "", RoleUses, 1, fmt.Sprintf("used by `%s`%s", c.name(t), where), site)
 		}
 	}
 	return nil
@@ -468,13 +493,13 @@ func (c *collector) callees() error {
 
 // typeEdges adds the target's declared types.
 func (c *collector) typeEdges() error {
-	out, err := c.r.Outgoing(c.ctx, c.target.ID, c.filter(graph.EdgeTypeOf, graph.EdgeTypeDef))
+	out, err := c.g.Outgoing(c.target.ID, c.filter(graph.EdgeTypeOf, graph.EdgeTypeDef))
 	if err != nil {
 		return fmt.Errorf("reading type edges: %w", err)
 	}
 	for _, e := range out {
 		if s, ok := c.sym(e.To); ok && usable(s) {
-			c.add(c.target.ID, s, "", RoleType, 1, fmt.Sprintf("type of `%s`", name(c.target)), nil)
+			c.add(c.target.ID, s, "", RoleType, 1, fmt.Sprintf("type of `%s`", c.name(c.target)), nil)
 		}
 	}
 	return nil
@@ -485,7 +510,7 @@ func (c *collector) typeEdges() error {
 // through the interface reach the target by dispatch.
 func (c *collector) implementations() error {
 	t := c.target
-	in, err := c.r.Incoming(c.ctx, t.ID, c.filter(graph.EdgeImplements))
+	in, err := c.g.Incoming(t.ID, c.filter(graph.EdgeImplements))
 	if err != nil {
 		return fmt.Errorf("reading implementations: %w", err)
 	}
@@ -494,10 +519,10 @@ func (c *collector) implementations() error {
 		if !ok || !usable(s) {
 			continue
 		}
-		c.add(t.ID, s, "", RoleImplementation, 1, fmt.Sprintf("implements `%s`", name(t)), nil)
+		c.add(t.ID, s, "", RoleImplementation, 1, fmt.Sprintf("implements `%s`", c.name(t)), nil)
 		// The tests of an implementation pin the behaviour the interface
 		// method promises.
-		refs, err := c.r.References(c.ctx, s.ID, maxPerExpansion)
+		refs, err := c.g.References(s.ID, maxPerExpansion)
 		if err != nil {
 			return fmt.Errorf("reading references of %s: %w", s.ID, err)
 		}
@@ -510,10 +535,10 @@ func (c *collector) implementations() error {
 				continue
 			}
 			site := &graph.Location{Path: o.Path, Range: o.Range}
-			c.add(s.ID, ts, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which implements `%s`: calls it at %s", name(s), name(t), at(*site)), site)
+			c.add(s.ID, ts, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which implements `%s`: calls it at %s", c.name(s), c.name(t), at(*site)), site)
 		}
 	}
-	out, err := c.r.Outgoing(c.ctx, t.ID, c.filter(graph.EdgeImplements))
+	out, err := c.g.Outgoing(t.ID, c.filter(graph.EdgeImplements))
 	if err != nil {
 		return fmt.Errorf("reading implemented interfaces: %w", err)
 	}
@@ -522,11 +547,11 @@ func (c *collector) implementations() error {
 		if !ok || !usable(iface) {
 			continue
 		}
-		c.add(t.ID, iface, "", RoleImplementation, 1, fmt.Sprintf("`%s` implements it", name(t)), nil)
+		c.add(t.ID, iface, "", RoleImplementation, 1, fmt.Sprintf("`%s` implements it", c.name(t)), nil)
 		if !isCallable(iface) {
 			continue
 		}
-		refs, err := c.r.References(c.ctx, iface.ID, maxPerExpansion)
+		refs, err := c.g.References(iface.ID, maxPerExpansion)
 		if err != nil {
 			return fmt.Errorf("reading references of %s: %w", iface.ID, err)
 		}
@@ -543,7 +568,7 @@ func (c *collector) implementations() error {
 			if c.isTestDoc(o.Path) {
 				role = RoleTest
 			}
-			c.add(iface.ID, s, "", role, 2, fmt.Sprintf("calls `%s` at %s, which `%s` implements", name(iface), at(*site), name(t)), site)
+			c.add(iface.ID, s, "", role, 2, fmt.Sprintf("calls `%s` at %s, which `%s` implements", c.name(iface), at(*site), c.name(t)), site)
 		}
 	}
 	return nil
@@ -590,7 +615,7 @@ func parentID(id string) string {
 func (c *collector) containment() error {
 	t := c.target
 	parent := ""
-	in, err := c.r.Incoming(c.ctx, t.ID, c.filter(graph.EdgeContains))
+	in, err := c.g.Incoming(t.ID, c.filter(graph.EdgeContains))
 	if err != nil {
 		return fmt.Errorf("reading containers: %w", err)
 	}
@@ -609,14 +634,14 @@ func (c *collector) containment() error {
 	}
 	if parent != "" {
 		ps, _ := c.sym(parent)
-		c.add(t.ID, ps, "", RoleType, 1, fmt.Sprintf("`%s` is a member of `%s`", name(t), name(ps)), nil)
+		c.add(t.ID, ps, "", RoleType, 1, fmt.Sprintf("`%s` is a member of `%s`", c.name(t), c.name(ps)), nil)
 		members, err := c.members(ps)
 		if err != nil {
 			return err
 		}
 		for _, m := range members {
 			if m.ID != t.ID {
-				c.add(parent, m, "", RoleSibling, 1, fmt.Sprintf("member of the same type `%s`", name(ps)), nil)
+				c.add(parent, m, "", RoleSibling, 1, fmt.Sprintf("member of the same type `%s`", c.name(ps)), nil)
 			}
 		}
 	}
@@ -626,7 +651,7 @@ func (c *collector) containment() error {
 			return err
 		}
 		for _, m := range members {
-			c.add(t.ID, m, "", RoleMember, 1, fmt.Sprintf("member of `%s`", name(t)), nil)
+			c.add(t.ID, m, "", RoleMember, 1, fmt.Sprintf("member of `%s`", c.name(t)), nil)
 		}
 	}
 	return nil
@@ -636,7 +661,7 @@ func (c *collector) containment() error {
 // file whose id extends the type's.
 func (c *collector) members(typ graph.Symbol) ([]graph.Symbol, error) {
 	var out []graph.Symbol
-	edges, err := c.r.Outgoing(c.ctx, typ.ID, c.filter(graph.EdgeContains))
+	edges, err := c.g.Outgoing(typ.ID, c.filter(graph.EdgeContains))
 	if err != nil {
 		return nil, fmt.Errorf("reading members of %s: %w", typ.ID, err)
 	}
@@ -649,7 +674,7 @@ func (c *collector) members(typ graph.Symbol) ([]graph.Symbol, error) {
 		}
 	}
 	if len(out) == 0 && typ.Def.Path != "" {
-		syms, err := c.r.DocumentSymbols(c.ctx, typ.Def.Path)
+		syms, err := c.g.DocumentSymbols(typ.Def.Path)
 		if err != nil {
 			return nil, fmt.Errorf("reading symbols of %s: %w", typ.Def.Path, err)
 		}
@@ -686,7 +711,7 @@ func (c *collector) secondHop() error {
 		if i >= maxSecondHop {
 			break
 		}
-		refs, err := c.r.References(c.ctx, cl.Symbol.ID, maxPerExpansion)
+		refs, err := c.g.References(cl.Symbol.ID, maxPerExpansion)
 		if err != nil {
 			return fmt.Errorf("reading references of %s: %w", cl.Symbol.ID, err)
 		}
@@ -699,7 +724,7 @@ func (c *collector) secondHop() error {
 			if o.Enclosing == "" {
 				if test {
 					key := fmt.Sprintf("site:%s:%d", o.Path, o.Range.Start.Line+1)
-					c.add(cl.Key, graph.Symbol{}, key, RoleTest, 2, fmt.Sprintf("test code %s `%s`, which %s `%s`, at %s", verb(cl.Symbol), name(cl.Symbol), verb(t), name(t), at(*site)), site)
+					c.add(cl.Key, graph.Symbol{}, key, RoleTest, 2, fmt.Sprintf("test code %s `%s`, which %s `%s`, at %s", verb(cl.Symbol), c.name(cl.Symbol), verb(t), c.name(t), at(*site)), site)
 				}
 				continue
 			}
@@ -708,9 +733,9 @@ func (c *collector) secondHop() error {
 				continue
 			}
 			if test {
-				c.add(cl.Key, s, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which %s `%s`: %s it at %s", name(cl.Symbol), verb(t), name(t), verb(cl.Symbol), at(*site)), site)
+				c.add(cl.Key, s, "", RoleTest, 2, fmt.Sprintf("test of `%s`, which %s `%s`: %s it at %s", c.name(cl.Symbol), verb(t), c.name(t), verb(cl.Symbol), at(*site)), site)
 			} else {
-				c.add(cl.Key, s, "", RoleCaller, 2, fmt.Sprintf("%s `%s` at %s, which %s `%s`", verb(cl.Symbol), name(cl.Symbol), at(*site), verb(t), name(t)), site)
+				c.add(cl.Key, s, "", RoleCaller, 2, fmt.Sprintf("%s `%s` at %s, which %s `%s`", verb(cl.Symbol), c.name(cl.Symbol), at(*site), verb(t), c.name(t)), site)
 			}
 		}
 	}
@@ -719,16 +744,16 @@ func (c *collector) secondHop() error {
 			break
 		}
 		// A call through an interface reaches its implementations.
-		impls, err := c.r.Incoming(c.ctx, ce.Symbol.ID, c.filter(graph.EdgeImplements))
+		impls, err := c.g.Incoming(ce.Symbol.ID, c.filter(graph.EdgeImplements))
 		if err != nil {
 			return fmt.Errorf("reading implementations of %s: %w", ce.Symbol.ID, err)
 		}
 		for _, e := range impls {
 			if s, ok := c.sym(e.From); ok && usable(s) && s.ID != t.ID {
-				c.add(ce.Key, s, "", RoleImplementation, 2, fmt.Sprintf("implements `%s`, which `%s` calls", name(ce.Symbol), name(t)), nil)
+				c.add(ce.Key, s, "", RoleImplementation, 2, fmt.Sprintf("implements `%s`, which `%s` calls", c.name(ce.Symbol), c.name(t)), nil)
 			}
 		}
-		out, err := c.r.Outgoing(c.ctx, ce.Symbol.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
+		out, err := c.g.Outgoing(ce.Symbol.ID, c.filter(graph.EdgeCalls, graph.EdgeReferences))
 		if err != nil {
 			return fmt.Errorf("reading outgoing edges of %s: %w", ce.Symbol.ID, err)
 		}
@@ -741,7 +766,7 @@ func (c *collector) secondHop() error {
 			if !ok || !usable(s) || s.ID == t.ID || !isCallable(s) {
 				continue
 			}
-			c.add(ce.Key, s, "", RoleCallee, 2, fmt.Sprintf("called by `%s`, which `%s` calls", name(ce.Symbol), name(t)), nil)
+			c.add(ce.Key, s, "", RoleCallee, 2, fmt.Sprintf("called by `%s`, which `%s` calls", c.name(ce.Symbol), c.name(t)), nil)
 			n++
 		}
 	}
@@ -770,15 +795,15 @@ func (c *collector) tests() error {
 		}
 		chain := ""
 		if via.ID != t.ID {
-			chain = fmt.Sprintf(" through `%s`", name(via))
+			chain = fmt.Sprintf(" through `%s`", c.name(via))
 		}
 		s, ok := c.sym(v.Symbol)
 		if ok && usable(s) {
-			c.add(via.ID, s, "", RoleTest, v.Depth, fmt.Sprintf("test of `%s`%s", name(t), chain), nil)
+			c.add(via.ID, s, "", RoleTest, v.Depth, fmt.Sprintf("test of `%s`%s", c.name(t), chain), nil)
 			continue
 		}
 		// A test body with no named definition: find the site.
-		refs, err := c.r.References(c.ctx, via.ID, maxPerExpansion)
+		refs, err := c.g.References(via.ID, maxPerExpansion)
 		if err != nil {
 			return fmt.Errorf("reading references of %s: %w", via.ID, err)
 		}
@@ -788,7 +813,7 @@ func (c *collector) tests() error {
 			}
 			site := &graph.Location{Path: o.Path, Range: o.Range}
 			key := fmt.Sprintf("site:%s:%d", o.Path, o.Range.Start.Line+1)
-			c.add(via.ID, graph.Symbol{}, key, RoleTest, v.Depth, fmt.Sprintf("test code at %s exercises `%s`%s", at(*site), name(t), chain), site)
+			c.add(via.ID, graph.Symbol{}, key, RoleTest, v.Depth, fmt.Sprintf("test code at %s exercises `%s`%s", at(*site), c.name(t), chain), site)
 		}
 	}
 	return nil
@@ -836,7 +861,7 @@ func (c *collector) namesakes() error {
 			if _, known := c.cands[s.ID]; known || !usable(s) || isCallable(s) != isCallable(rt.of) {
 				continue
 			}
-			reason := fmt.Sprintf("same name as `%s` (%s); no reference connects them", name(rt.of), at(rt.of.Def))
+			reason := fmt.Sprintf("same name as `%s` (%s); no reference connects them", c.name(rt.of), at(rt.of.Def))
 			c.add("", s, "", RoleNamesake, 1, reason, nil)
 			n++
 		}
@@ -867,7 +892,7 @@ func (c *collector) linkCandidates() error {
 		n++
 		f := c.filter()
 		f.Limit = maxLinkEdges
-		tos, err := c.r.Targets(c.ctx, cand.Symbol.ID, f)
+		tos, err := c.g.Targets(cand.Symbol.ID, f)
 		if err != nil {
 			return fmt.Errorf("reading edges of %s: %w", cand.Symbol.ID, err)
 		}

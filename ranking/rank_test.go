@@ -52,6 +52,12 @@ func TestSortTieBreaks(t *testing.T) {
 // belongs to type T with a sibling method; Other.Target is a namesake.
 func rankGraph(t *testing.T) *graph.Reader {
 	t.Helper()
+	return graphtest.Base(t, graph.Manifest{Tool: "test", State: graph.StateComplete}, rankFacts(t)...)
+}
+
+// rankFacts are rankGraph's documents.
+func rankFacts(t *testing.T) []graph.DocumentFacts {
+	t.Helper()
 	docs := map[string]string{
 		"p/p.go": `
 sym p/T# name=T kind=struct def=p/p.go@3:6-3:7 extent=3:1-3:20
@@ -87,7 +93,7 @@ edge q/Far(). calls p/T#Target().
 		}
 		facts = append(facts, graphtest.MustParseFacts(t, d, text))
 	}
-	return graphtest.Base(t, graph.Manifest{Tool: "test", State: graph.StateComplete}, facts...)
+	return facts
 }
 
 func TestRankRolesAndScope(t *testing.T) {

@@ -331,7 +331,7 @@ func (s *Session) contextCommand(ctx context.Context, c Call) (any, error) {
 	}
 	var ans *contextpack.Answer
 	err = s.scopes.with(ctx, s.root, r, w, func(a *scope.Analysis) error {
-		ans, err = contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Texts: &s.texts, Encoding: c.Encoding,
+		ans, err = contextpack.Handle(ctx, contextpack.Env{Reader: r, Root: s.root, Overlay: s.buffers.get, Texts: &s.texts, Reads: &s.reads, Encoding: c.Encoding,
 			Freshness: &fb, History: s.historyAt, Analysis: a}, arg)
 		return err
 	})

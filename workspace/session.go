@@ -20,6 +20,7 @@ import (
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/lspgraph/lspgraph/lspproxy"
 	"github.com/lspgraph/lspgraph/overlay"
+	"github.com/lspgraph/lspgraph/ranking"
 	"github.com/lspgraph/lspgraph/resolve"
 	"github.com/lspgraph/lspgraph/search"
 )
@@ -71,6 +72,7 @@ type Session struct {
 	history histories             // history logs read for context packs, by commit
 	scopes  scopeCache            // the scope analysis while the work tree and store hold
 	texts   contextpack.TextCache // the work tree's documents read for context packs, while unchanged
+	reads   ranking.Cache         // the graph reads of context packs' rankings, while the store's version holds
 	// searches keeps what searches of the store read again (each base
 	// document's reference links and package, the term statistics).
 	searches *search.Cache
