@@ -52,8 +52,9 @@ type Options struct {
 	Limit int    // hits returned; 10 when 0
 	Scope Scope  // "" is ScopeRepo
 	From  string // the current document, for proximity and the closure
-	// Weights are the field weights; FieldWeights when nil.
-	Weights Weights
+	// Text is BM25F's parameters for every document; when nil, each
+	// document's are its language's (TextFor).
+	Text *Text
 	// TextOnly ranks by BM25 alone, without the graph's signals.
 	TextOnly bool
 	// Signals are the weights of the signals fused with the text's rank;
@@ -64,10 +65,9 @@ type Options struct {
 	Cache *Cache
 }
 
-// BM25 parameters and the fusion constant.
+// BM25's saturation and the fusion constant.
 const (
 	k1 = 1.2
-	b  = 0.75
 	// rrfK damps the fusion: a signal's contribution is weight/(rrfK+rank).
 	rrfK = 60
 	// candidates is how many documents, best by BM25, the graph's signals
@@ -156,10 +156,6 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	if o.Scope == ScopeClosure && o.From == "" {
 		return res, errors.New("search: --scope closure needs the current file (--from)")
 	}
-	weights := o.Weights
-	if weights == nil {
-		weights = FieldWeights
-	}
 	limit := cmp.Or(o.Limit, 10)
 	v := o.Cache.view(r)
 	st, err := v.termStats(ctx)
@@ -185,15 +181,21 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 		idf[w] = math.Log(1 + (float64(st.Documents)-df+0.5)/(df+0.5))
 		for i := range ps {
 			p := &ps[i]
+			var text Text
+			if o.Text != nil {
+				text = *o.Text
+			} else {
+				text = TextFor(p.Path)
+			}
 			var tf float64
 			m := Match{Word: w, Fields: map[string]int{}}
 			for _, f := range graph.TermFields {
 				if c := p.Count(f); c > 0 {
-					tf += weights[f] * float64(c)
+					tf += text.Weights[f] * float64(c)
 					m.Fields[f.String()] = c
 				}
 			}
-			norm := tf / (1 - b + b*float64(p.Length)/avgdl)
+			norm := tf / (1 - text.B + text.B*float64(p.Length)/avgdl)
 			c := byPath[p.Path]
 			if c == nil {
 				c = &candidate{hit: Hit{Path: p.Path, Layer: p.Layer.String()}}

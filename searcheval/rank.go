@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/search"
 )
 
@@ -22,14 +24,29 @@ const (
 // rankings are fusions of one search's signals with other weights
 // (search.Fuse), which is what a search with those weights returns.
 const (
-	RankFused       = "fused"       // search.DefaultSignals
-	RankFit         = "fused-fit"   // the weights chosen on the fit commits
-	RankGraphBlind  = "graph-blind" // BM25F and the query-blind signals
-	RankBM25F       = "bm25f"       // BM25F alone
+	RankFused       = "fused"             // search.DefaultSignals, search.LanguageText
+	RankFit         = "fused-fit"         // the weights chosen on the fit commits
+	RankHandFields  = "fused-hand-fields" // search.DefaultSignals over search.HandText
+	RankGraphBlind  = "graph-blind"       // BM25F and the query-blind signals
+	RankBM25F       = "bm25f"             // BM25F alone (search.LanguageText)
+	RankBM25FHand   = "bm25f-hand-fields" // BM25F alone over search.HandText
 	RankBM25        = "bm25-whole-file"
 	ablationPrefix  = "fused-without-"
 	candidatesTaken = 100
 )
+
+// TextGrid is the BM25F parameters the fit chooses from per language:
+// the hand-set field weights first, then flat ones and milder field
+// weightings, with b 0.75, and the hand-set and flat ones with b 0.5.
+var TextGrid = []search.Text{
+	search.HandText,
+	search.FlatText,
+	{Weights: search.Weights{graph.TermName: 2, graph.TermPath: 2, graph.TermDoc: 1, graph.TermString: 1, graph.TermCode: 1}, B: 0.75},
+	{Weights: search.Weights{graph.TermName: 2, graph.TermPath: 1, graph.TermDoc: 1, graph.TermString: 1, graph.TermCode: 1}, B: 0.75},
+	{Weights: search.Weights{graph.TermName: 1, graph.TermPath: 2, graph.TermDoc: 1, graph.TermString: 1, graph.TermCode: 1}, B: 0.75},
+	{Weights: search.FieldWeights, B: 0.5},
+	{Weights: search.FlatWeights, B: 0.5},
+}
 
 // querySignals are the query-dependent graph signals, each left out in
 // turn by an ablation ranking.
@@ -44,21 +61,28 @@ func Rankings() []string {
 	for _, s := range querySignals {
 		out = append(out, ablationPrefix+s)
 	}
-	return append(out, ablationPrefix+"blind", RankGraphBlind, RankBM25F, RankBM25)
+	return append(out, ablationPrefix+"blind", RankHandFields, RankGraphBlind, RankBM25F, RankBM25FHand, RankBM25)
+}
+
+// Fitted is what the fit commits chose: BM25F's parameters per language
+// (an index into TextGrid) and the signal weights.
+type Fitted struct {
+	Text    map[string]int       `json:"text"`
+	Signals search.SignalWeights `json:"signals"`
 }
 
 // weightsOf returns the signal weights of a fused ranking.
 func weightsOf(name string, fitted search.SignalWeights) search.SignalWeights {
 	w := maps.Clone(search.DefaultSignals)
 	switch name {
-	case RankFused:
+	case RankFused, RankHandFields:
 	case RankFit:
 		w = fitted
 	case RankGraphBlind:
 		for _, s := range querySignals {
 			w[s] = 0
 		}
-	case RankBM25F:
+	case RankBM25F, RankBM25FHand:
 		w = search.SignalWeights{search.SignalText: 1}
 	case ablationPrefix + "blind":
 		for _, s := range blindSignals {
@@ -71,9 +95,11 @@ func weightsOf(name string, fitted search.SignalWeights) search.SignalWeights {
 }
 
 // Rank searches c's query against a syntax index of the tree at c's
-// parent: once with every signal, keeping the candidates to fuse, and once
-// as plain BM25 over whole files. With cache set, the index is kept in
-// cache/PARENT and reused by later runs (indexing is what a run costs).
+// parent: with every signal, keeping the candidates to fuse, once with
+// each language's BM25F parameters (search.LanguageText) and once with
+// each of TextGrid; and once as plain BM25 over whole files. With cache
+// set, the index is kept in cache/PARENT and reused by later runs
+// (indexing is what a run costs).
 func Rank(ctx context.Context, gitDir, ext, cache string, c *Commit) error {
 	st, cleanup, err := parentStore(ctx, gitDir, ext, cache, c.Commit)
 	if err != nil {
@@ -86,19 +112,32 @@ func Rank(ctx context.Context, gitDir, ext, cache string, c *Commit) error {
 	}
 	defer r.Close()
 	sort.Strings(c.Truth)
+	c.Language = lang.Of("x" + ext)
 	every := search.SignalWeights{}
 	for k := range search.DefaultSignals {
 		every[k] = 1
 	}
-	all, err := search.Search(ctx, r, c.Query, search.Options{Limit: candidatesTaken, Signals: every})
+	reads := search.NewCache()
+	texts := []*search.Text{nil} // search.LanguageText
+	for i := range TextGrid {
+		texts = append(texts, &TextGrid[i])
+	}
+	c.hits, c.grid = nil, nil
+	for i, t := range texts {
+		res, err := search.Search(ctx, r, c.Query, search.Options{Limit: candidatesTaken, Signals: every, Text: t, Cache: reads})
+		if err != nil {
+			return fmt.Errorf("searcheval: %.12s: %w", c.Commit, err)
+		}
+		if i == 0 {
+			c.hits = res.Hits
+		} else {
+			c.grid = append(c.grid, res.Hits)
+		}
+	}
+	flat, err := search.Search(ctx, r, c.Query, search.Options{Limit: candidatesTaken, TextOnly: true, Text: &search.FlatText, Cache: reads})
 	if err != nil {
 		return fmt.Errorf("searcheval: %.12s: %w", c.Commit, err)
 	}
-	flat, err := search.Search(ctx, r, c.Query, search.Options{Limit: candidatesTaken, TextOnly: true, Weights: search.FlatWeights})
-	if err != nil {
-		return fmt.Errorf("searcheval: %.12s: %w", c.Commit, err)
-	}
-	c.hits = all.Hits
 	c.Ranks = map[string][]int{RankBM25: truthRanks(c.Truth, flat.Hits)}
 	return nil
 }
@@ -115,9 +154,14 @@ func truthRanks(truth []string, hits []search.Hit) []int {
 	return ranks
 }
 
-// fuse ranks c's candidates with weights w.
-func (c *Commit) fuse(w search.SignalWeights) []int {
-	hits := slices.Clone(c.hits)
+// fuse ranks c's candidates searched with the BM25F parameters text (an
+// index into TextGrid, or -1 for search.LanguageText) with weights w.
+func (c *Commit) fuse(text int, w search.SignalWeights) []int {
+	hits := c.hits
+	if text >= 0 {
+		hits = c.grid[text]
+	}
+	hits = slices.Clone(hits)
 	search.Fuse(hits, w)
 	return truthRanks(c.Truth, hits)
 }
@@ -125,30 +169,71 @@ func (c *Commit) fuse(w search.SignalWeights) []int {
 // fitGrid is the weights tried for each query-dependent signal.
 var fitGrid = []float64{0, 0.25, 0.5, 1, 2, 4}
 
-// Fit chooses the weights of the query-dependent signals, from fitGrid,
-// that give the best MRR over the fit commits (then the best hit@3, then
-// the smallest weights), the other weights as in search.DefaultSignals.
-func Fit(commits []Commit) search.SignalWeights {
+// Fit chooses, on the fit commits alone, BM25F's parameters per language
+// from TextGrid and the weights of the query-dependent signals from
+// fitGrid (the other weights as in search.DefaultSignals). First, per
+// language, the parameters of the best fusion over that language's
+// commits with any signal weights; then the signal weights best over all
+// fit commits with those parameters. Best is the highest MRR, then hit@3,
+// then the earlier in the grids (the hand-set fields, the smaller
+// weights).
+func Fit(commits []Commit) Fitted {
 	var fit []Commit
 	for _, c := range commits {
 		if c.Split == SplitFit {
 			fit = append(fit, c)
 		}
 	}
+	f := Fitted{Text: map[string]int{}}
+	var langs []string
+	for _, c := range fit {
+		if !slices.Contains(langs, c.Language) {
+			langs = append(langs, c.Language)
+		}
+	}
+	for _, l := range langs {
+		var cs []Commit
+		for _, c := range fit {
+			if c.Language == l {
+				cs = append(cs, c)
+			}
+		}
+		var best Score
+		for t := range TextGrid {
+			text := map[string]int{l: t}
+			if _, sc := bestSignals(cs, text); t == 0 || better(sc, best) {
+				f.Text[l], best = t, sc
+			}
+		}
+	}
+	f.Signals, _ = bestSignals(fit, f.Text)
+	return f
+}
+
+// better reports whether a scores above b: MRR, then hit@3.
+func better(a, b Score) bool {
+	return cmp.Or(cmp.Compare(a.MRR, b.MRR), cmp.Compare(a.Hit3, b.Hit3)) > 0
+}
+
+// bestSignals returns the signal weights, from fitGrid, whose fusion of
+// commits' candidates searched with the BM25F parameters text (per
+// language, an index into TextGrid) scores best, and that score.
+func bestSignals(commits []Commit, text map[string]int) (search.SignalWeights, Score) {
 	var best search.SignalWeights
 	var bestScore Score
 	n := len(querySignals)
 	idx := make([]int, n)
+	cs := slices.Clone(commits)
 	for {
 		w := maps.Clone(search.DefaultSignals)
 		for i, s := range querySignals {
 			w[s] = fitGrid[idx[i]]
 		}
-		for i := range fit {
-			fit[i].Ranks = map[string][]int{RankFit: fit[i].fuse(w)}
+		for i := range cs {
+			cs[i].Ranks = map[string][]int{RankFit: cs[i].fuse(text[cs[i].Language], w)}
 		}
-		sc := Scores(fit, []string{RankFit})[0]
-		if best == nil || cmp.Or(cmp.Compare(sc.MRR, bestScore.MRR), cmp.Compare(sc.Hit3, bestScore.Hit3)) > 0 {
+		sc := Scores(cs, []string{RankFit})[0]
+		if best == nil || better(sc, bestScore) {
 			best, bestScore = w, sc
 		}
 		i := 0
@@ -159,23 +244,31 @@ func Fit(commits []Commit) search.SignalWeights {
 			idx[i] = 0
 		}
 		if i == n {
-			return best
+			return best, bestScore
 		}
 	}
 }
 
 // Evaluate ranks commits (Rank done) with every ranking, fitted the
-// weights chosen on the fit commits, and scores the held-out commits per
-// repository and over all of them, and the fit commits over all.
-func Evaluate(commits []Commit, fitted search.SignalWeights) Report {
+// parameters and weights chosen on the fit commits, and scores the
+// held-out commits per repository and over all of them, and the fit
+// commits over all.
+func Evaluate(commits []Commit, fitted Fitted) Report {
 	for i := range commits {
 		c := &commits[i]
 		flat := c.Ranks[RankBM25]
 		c.Ranks = map[string][]int{RankBM25: flat}
 		for _, name := range Rankings() {
-			if name != RankBM25 {
-				c.Ranks[name] = c.fuse(weightsOf(name, fitted))
+			text := -1
+			switch name {
+			case RankBM25:
+				continue
+			case RankFit:
+				text = fitted.Text[c.Language]
+			case RankHandFields, RankBM25FHand:
+				text = 0 // TextGrid[0] is search.HandText
 			}
+			c.Ranks[name] = c.fuse(text, weightsOf(name, fitted.Signals))
 		}
 	}
 	rep := Report{Commits: commits, Fitted: fitted}
