@@ -27,6 +27,7 @@ const (
 	RankFused       = "fused"             // search.DefaultSignals, search.LanguageText
 	RankFit         = "fused-fit"         // the weights chosen on the fit commits
 	RankHandFields  = "fused-hand-fields" // search.DefaultSignals over search.HandText
+	RankOverBM25    = "fused-over-bm25"   // search.DefaultSignals over search.FlatText (reported, not fitted)
 	RankGraphBlind  = "graph-blind"       // BM25F and the query-blind signals
 	RankBM25F       = "bm25f"             // BM25F alone (search.LanguageText)
 	RankBM25FHand   = "bm25f-hand-fields" // BM25F alone over search.HandText
@@ -41,7 +42,7 @@ const (
 var TextGrid = []search.Text{
 	search.HandText,
 	search.FlatText,
-	{Weights: search.Weights{graph.TermName: 2, graph.TermPath: 2, graph.TermDoc: 1, graph.TermString: 1, graph.TermCode: 1}, B: 0.75},
+	search.MildText,
 	{Weights: search.Weights{graph.TermName: 2, graph.TermPath: 1, graph.TermDoc: 1, graph.TermString: 1, graph.TermCode: 1}, B: 0.75},
 	{Weights: search.Weights{graph.TermName: 1, graph.TermPath: 2, graph.TermDoc: 1, graph.TermString: 1, graph.TermCode: 1}, B: 0.75},
 	{Weights: search.FieldWeights, B: 0.5},
@@ -61,7 +62,7 @@ func Rankings() []string {
 	for _, s := range querySignals {
 		out = append(out, ablationPrefix+s)
 	}
-	return append(out, ablationPrefix+"blind", RankHandFields, RankGraphBlind, RankBM25F, RankBM25FHand, RankBM25)
+	return append(out, ablationPrefix+"blind", RankHandFields, RankOverBM25, RankGraphBlind, RankBM25F, RankBM25FHand, RankBM25)
 }
 
 // Fitted is what the fit commits chose: BM25F's parameters per language
@@ -75,7 +76,7 @@ type Fitted struct {
 func weightsOf(name string, fitted search.SignalWeights) search.SignalWeights {
 	w := maps.Clone(search.DefaultSignals)
 	switch name {
-	case RankFused, RankHandFields:
+	case RankFused, RankHandFields, RankOverBM25:
 	case RankFit:
 		w = fitted
 	case RankGraphBlind:
@@ -273,6 +274,8 @@ func Evaluate(commits []Commit, fitted Fitted) Report {
 				text = fitted.Text[c.Language]
 			case RankHandFields, RankBM25FHand:
 				text = 0 // TextGrid[0] is search.HandText
+			case RankOverBM25:
+				text = 1 // TextGrid[1] is search.FlatText
 			}
 			c.Ranks[name] = c.fuse(text, weightsOf(name, fitted.Signals))
 		}
