@@ -60,6 +60,8 @@ type Options struct {
 	// Signals are the weights of the signals fused with the text's rank;
 	// DefaultSignals when nil. A signal weighted 0 is not computed.
 	Signals SignalWeights
+	// Fusion sums the signals; DefaultFusion when "".
+	Fusion Fusion
 	// Cache keeps what searches of the same store read again; nil reads
 	// everything afresh.
 	Cache *Cache
@@ -242,7 +244,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	for i, c := range cands {
 		hits[i] = c.hit
 	}
-	Fuse(hits, w)
+	FuseBy(hits, w, cmp.Or(o.Fusion, DefaultFusion))
 	for i := range hits[:min(limit, len(hits))] {
 		h := hits[i]
 		c := byPath[h.Path]

@@ -72,14 +72,50 @@ type queryWords struct {
 	idf   map[string]float64
 }
 
+// Fusion is how the signals' evidence is summed.
+type Fusion string
+
+const (
+	// FusionRRF sums each signal's reciprocal rank, weighted (rrfK
+	// damping).
+	FusionRRF Fusion = "rrf"
+	// FusionSum (CombSUM) sums each signal's value over its largest
+	// among the hits, weighted.
+	FusionSum Fusion = "combsum"
+)
+
+// DefaultFusion is the fusion a search uses: reciprocal ranks, which the
+// fit on the older half of the history commits chose over CombSUM.
+const DefaultFusion = FusionRRF
+
 // Fuse scores hits by the reciprocal ranks of their signals, each
 // weighted by w (rrfK damping), and sorts them best first, equal scores
 // in their order.
-func Fuse(hits []Hit, w SignalWeights) {
+func Fuse(hits []Hit, w SignalWeights) { FuseBy(hits, w, FusionRRF) }
+
+// FuseBy scores hits by their signals, each weighted by w, summed as f
+// says (FusionRRF or FusionSum), and sorts them best first, equal scores
+// in their order.
+func FuseBy(hits []Hit, w SignalWeights, f Fusion) {
+	var top map[string]float64
+	if f == FusionSum {
+		top = map[string]float64{}
+		for _, h := range hits {
+			for _, s := range h.Signals {
+				top[s.Name] = max(top[s.Name], s.Value)
+			}
+		}
+	}
 	for i := range hits {
 		h := &hits[i]
 		h.Score = 0
 		for _, s := range h.Signals {
+			if f == FusionSum {
+				if top[s.Name] > 0 {
+					h.Score += w[s.Name] * s.Value / top[s.Name]
+				}
+				continue
+			}
 			h.Score += w[s.Name] / float64(rrfK+s.Rank)
 		}
 	}

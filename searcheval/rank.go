@@ -28,6 +28,7 @@ const (
 	RankFit         = "fused-fit"         // the weights chosen on the fit commits
 	RankHandFields  = "fused-hand-fields" // search.DefaultSignals over search.HandText
 	RankOverBM25    = "fused-over-bm25"   // search.DefaultSignals over search.FlatText (reported, not fitted)
+	RankFitOther    = "fused-fit-other"   // the other fusion with its weights chosen on the fit commits
 	RankGraphBlind  = "graph-blind"       // BM25F and the query-blind signals
 	RankBM25F       = "bm25f"             // BM25F alone (search.LanguageText)
 	RankBM25FHand   = "bm25f-hand-fields" // BM25F alone over search.HandText
@@ -58,7 +59,7 @@ var blindSignals = []string{search.SignalDependents, search.SignalProximity, sea
 
 // Rankings names the rankings in the order they are reported.
 func Rankings() []string {
-	out := []string{RankFused, RankFit}
+	out := []string{RankFused, RankFit, RankFitOther}
 	for _, s := range querySignals {
 		out = append(out, ablationPrefix+s)
 	}
@@ -66,10 +67,14 @@ func Rankings() []string {
 }
 
 // Fitted is what the fit commits chose: BM25F's parameters per language
-// (an index into TextGrid) and the signal weights.
+// (an index into TextGrid), the fusion and its signal weights, and the
+// best weights of the other fusion.
 type Fitted struct {
-	Text    map[string]int       `json:"text"`
-	Signals search.SignalWeights `json:"signals"`
+	Text         map[string]int       `json:"text"`
+	Fusion       search.Fusion        `json:"fusion"`
+	Signals      search.SignalWeights `json:"signals"`
+	Other        search.Fusion        `json:"other_fusion"`
+	OtherSignals search.SignalWeights `json:"other_signals"`
 }
 
 // weightsOf returns the signal weights of a fused ranking.
@@ -77,7 +82,7 @@ func weightsOf(name string, fitted search.SignalWeights) search.SignalWeights {
 	w := maps.Clone(search.DefaultSignals)
 	switch name {
 	case RankFused, RankHandFields, RankOverBM25:
-	case RankFit:
+	case RankFit, RankFitOther:
 		w = fitted
 	case RankGraphBlind:
 		for _, s := range querySignals {
@@ -157,13 +162,13 @@ func truthRanks(truth []string, hits []search.Hit) []int {
 
 // fuse ranks c's candidates searched with the BM25F parameters text (an
 // index into TextGrid, or -1 for search.LanguageText) with weights w.
-func (c *Commit) fuse(text int, w search.SignalWeights) []int {
+func (c *Commit) fuse(text int, w search.SignalWeights, f search.Fusion) []int {
 	hits := c.hits
 	if text >= 0 {
 		hits = c.grid[text]
 	}
 	hits = slices.Clone(hits)
-	search.Fuse(hits, w)
+	search.FuseBy(hits, w, f)
 	return truthRanks(c.Truth, hits)
 }
 
@@ -206,14 +211,21 @@ func Fit(commits []Commit) Fitted {
 		var best Score
 		for t := range TextGrid {
 			for i := range cs {
-				cs[i].Ranks = map[string][]int{RankFit: cs[i].fuse(t, textOnly)}
+				cs[i].Ranks = map[string][]int{RankFit: cs[i].fuse(t, textOnly, search.DefaultFusion)}
 			}
 			if sc := Scores(cs, []string{RankFit})[0]; t == 0 || better(sc, best) {
 				f.Text[l], best = t, sc
 			}
 		}
 	}
-	f.Signals, _ = bestSignals(fit, f.Text)
+	f.Fusion, f.Other = search.FusionRRF, search.FusionSum
+	var rrf, sum Score
+	f.Signals, rrf = bestSignals(fit, f.Text, search.FusionRRF)
+	f.OtherSignals, sum = bestSignals(fit, f.Text, search.FusionSum)
+	if better(sum, rrf) {
+		f.Fusion, f.Other = f.Other, f.Fusion
+		f.Signals, f.OtherSignals = f.OtherSignals, f.Signals
+	}
 	return f
 }
 
@@ -222,10 +234,10 @@ func better(a, b Score) bool {
 	return cmp.Or(cmp.Compare(a.MRR, b.MRR), cmp.Compare(a.Hit3, b.Hit3)) > 0
 }
 
-// bestSignals returns the signal weights, from fitGrid, whose fusion of
+// bestSignals returns the signal weights, from fitGrid, whose fusion f of
 // commits' candidates searched with the BM25F parameters text (per
 // language, an index into TextGrid) scores best, and that score.
-func bestSignals(commits []Commit, text map[string]int) (search.SignalWeights, Score) {
+func bestSignals(commits []Commit, text map[string]int, f search.Fusion) (search.SignalWeights, Score) {
 	var best search.SignalWeights
 	var bestScore Score
 	n := len(querySignals)
@@ -237,7 +249,7 @@ func bestSignals(commits []Commit, text map[string]int) (search.SignalWeights, S
 			w[s] = fitGrid[idx[i]]
 		}
 		for i := range cs {
-			cs[i].Ranks = map[string][]int{RankFit: cs[i].fuse(text[cs[i].Language], w)}
+			cs[i].Ranks = map[string][]int{RankFit: cs[i].fuse(text[cs[i].Language], w, f)}
 		}
 		sc := Scores(cs, []string{RankFit})[0]
 		if best == nil || better(sc, bestScore) {
@@ -266,18 +278,20 @@ func Evaluate(commits []Commit, fitted Fitted) Report {
 		flat := c.Ranks[RankBM25]
 		c.Ranks = map[string][]int{RankBM25: flat}
 		for _, name := range Rankings() {
-			text := -1
+			text, fusion, w := -1, search.DefaultFusion, weightsOf(name, fitted.Signals)
 			switch name {
 			case RankBM25:
 				continue
 			case RankFit:
-				text = fitted.Text[c.Language]
+				text, fusion = fitted.Text[c.Language], fitted.Fusion
+			case RankFitOther:
+				text, fusion, w = fitted.Text[c.Language], fitted.Other, fitted.OtherSignals
 			case RankHandFields, RankBM25FHand:
 				text = 0 // TextGrid[0] is search.HandText
 			case RankOverBM25:
 				text = 1 // TextGrid[1] is search.FlatText
 			}
-			c.Ranks[name] = c.fuse(text, weightsOf(name, fitted.Signals))
+			c.Ranks[name] = c.fuse(text, w, fusion)
 		}
 	}
 	rep := Report{Commits: commits, Fitted: fitted}

@@ -24,7 +24,13 @@ func WriteText(w io.Writer, rep *Report) error {
 	}
 	slices.Sort(ws)
 	slices.Sort(ts)
-	fmt.Fprintf(&b, "weights chosen on the fit commits: %s\nBM25F chosen on the fit commits: %s\n", strings.Join(ws, ", "), strings.Join(ts, "; "))
+	var others []string
+	for k, v := range rep.Fitted.OtherSignals {
+		others = append(others, fmt.Sprintf("%s %g", k, v))
+	}
+	slices.Sort(others)
+	fmt.Fprintf(&b, "weights chosen on the fit commits: %s\nBM25F chosen on the fit commits: %s\nfusion chosen: %s; %s (fused-fit-other) weighs %s\n",
+		strings.Join(ws, ", "), strings.Join(ts, "; "), rep.Fitted.Fusion, rep.Fitted.Other, strings.Join(others, ", "))
 	for _, t := range rep.Scores {
 		fmt.Fprintf(&b, "\n%s: %d %s commits\n%-26s %7s %7s %7s %7s %7s %7s\n", t.Of, t.Commits, t.Split,
 			"ranking", "hit@1", "hit@3", "hit@5", "hit@10", "MRR", "rec@10")
