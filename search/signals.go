@@ -36,7 +36,7 @@ const (
 // name.
 type SignalWeights map[string]float64
 
-// DefaultSignals are the fusion's weights: those of the query's evidence
+// DefaultSignals are the weights of DefaultFusion: those of the query's evidence
 // chosen on the older half of 150 commits of each of three repositories'
 // histories (pebble, vuejs/core, flask; search/testdata/README.md), over
 // the candidates of each language's BM25F (LanguageText).
@@ -45,9 +45,9 @@ type SignalWeights map[string]float64
 // from 0.757 to 0.404.
 var DefaultSignals = SignalWeights{
 	SignalText:       1,
-	SignalSymbol:     1,
-	SignalNeighbours: 4,
-	SignalPackage:    0.25,
+	SignalSymbol:     0.5,
+	SignalNeighbours: 0.5,
+	SignalPackage:    0,
 	SignalDependents: 0.05,
 	SignalProximity:  0.1,
 	SignalNonTest:    0.05,
@@ -84,9 +84,10 @@ const (
 	FusionSum Fusion = "combsum"
 )
 
-// DefaultFusion is the fusion a search uses: reciprocal ranks, which the
-// fit on the older half of the history commits chose over CombSUM.
-const DefaultFusion = FusionRRF
+// DefaultFusion is the fusion a search uses: CombSUM, which the fit on the
+// older half of the history commits chose over reciprocal ranks
+// (search/testdata/README.md).
+const DefaultFusion = FusionSum
 
 // Fuse scores hits by the reciprocal ranks of their signals, each
 // weighted by w (rrfK damping), and sorts them best first, equal scores
