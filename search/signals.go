@@ -32,8 +32,8 @@ const (
 	SignalNonTest = "non-test"
 )
 
-// SignalWeights weigh each signal's reciprocal rank in the fusion, by
-// name.
+// SignalWeights weigh each signal in the fusion (its value over the
+// largest, or its reciprocal rank), by name.
 type SignalWeights map[string]float64
 
 // DefaultSignals are the weights of DefaultFusion: those of the query's evidence
