@@ -147,6 +147,29 @@ type candidate struct {
 	siblings   float64
 	symbols    []SymbolMatch
 	named      bool // symbols were read
+	// postings are the document's postings of the query's words, in the
+	// query's order: its Matches, built for the hits returned only.
+	postings []wordPosting
+}
+
+// wordPosting is a document's counts per field of one query word.
+type wordPosting struct {
+	word   string
+	counts [len(graph.Posting{}.Counts)]int
+}
+
+// matches returns a candidate's words with their count per field.
+func (c *candidate) matches() []Match {
+	out := make([]Match, len(c.postings))
+	for i, wp := range c.postings {
+		out[i] = Match{Word: wp.word, Fields: map[string]int{}}
+		for _, f := range graph.TermFields {
+			if n := wp.counts[f-1]; n > 0 {
+				out[i].Fields[f.String()] = n
+			}
+		}
+	}
+	return out
 }
 
 // Search ranks the documents of r's snapshot for query.
@@ -190,11 +213,11 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 				text = TextFor(p.Path)
 			}
 			var tf float64
-			m := Match{Word: w, Fields: map[string]int{}}
+			wp := wordPosting{word: w}
 			for _, f := range graph.TermFields {
 				if c := p.Count(f); c > 0 {
 					tf += text.Weights[f] * float64(c)
-					m.Fields[f.String()] = c
+					wp.counts[f-1] = c
 				}
 			}
 			norm := tf / (1 - text.B + text.B*float64(p.Length)/avgdl)
@@ -204,7 +227,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 				byPath[p.Path] = c
 			}
 			c.hit.BM25 += idf[w] * norm * (k1 + 1) / (norm + k1)
-			c.hit.Matches = append(c.hit.Matches, m)
+			c.postings = append(c.postings, wp)
 		}
 	}
 	cands := make([]*candidate, 0, len(byPath))
@@ -255,6 +278,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 		}
 		sortSymbols(c.symbols)
 		h.Symbols = c.symbols[:min(3, len(c.symbols))]
+		h.Matches = c.matches()
 		h.Score = round(h.Score * 1000)
 		h.BM25 = round(h.BM25)
 		res.Hits = append(res.Hits, h)
