@@ -243,17 +243,20 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 			return res, err
 		}
 	}
-	siblings := siblingScores(byPath)
+	w := o.Signals
+	if w == nil {
+		w = DefaultSignals
+	}
+	var siblings map[string]float64
+	if !o.TextOnly && w[SignalPackage] > 0 {
+		siblings = siblingScores(byPath) // over every document, before the cut
+	}
 	if len(cands) > candidates {
 		cands = cands[:candidates]
 	}
 	res.Candidates = len(cands)
 	for i, c := range cands {
 		c.hit.Signals = []Signal{{Name: SignalText, Value: round(c.hit.BM25), Rank: i + 1}}
-	}
-	w := o.Signals
-	if w == nil {
-		w = DefaultSignals
 	}
 	if o.TextOnly {
 		w = SignalWeights{SignalText: 1}
