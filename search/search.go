@@ -52,22 +52,24 @@ type Options struct {
 	Limit int    // hits returned; 10 when 0
 	Scope Scope  // "" is ScopeRepo
 	From  string // the current document, for proximity and the closure
-	// Weights are the field weights; FieldWeights when nil.
-	Weights Weights
+	// Text is BM25F's parameters for every document; when nil, each
+	// document's are its language's (TextFor).
+	Text *Text
 	// TextOnly ranks by BM25 alone, without the graph's signals.
 	TextOnly bool
 	// Signals are the weights of the signals fused with the text's rank;
 	// DefaultSignals when nil. A signal weighted 0 is not computed.
 	Signals SignalWeights
+	// Fusion sums the signals; DefaultFusion when "".
+	Fusion Fusion
 	// Cache keeps what searches of the same store read again; nil reads
 	// everything afresh.
 	Cache *Cache
 }
 
-// BM25 parameters and the fusion constant.
+// BM25's saturation and the fusion constant.
 const (
 	k1 = 1.2
-	b  = 0.75
 	// rrfK damps the fusion: a signal's contribution is weight/(rrfK+rank).
 	rrfK = 60
 	// candidates is how many documents, best by BM25, the graph's signals
@@ -145,6 +147,29 @@ type candidate struct {
 	siblings   float64
 	symbols    []SymbolMatch
 	named      bool // symbols were read
+	// postings are the document's postings of the query's words, in the
+	// query's order: its Matches, built for the hits returned only.
+	postings []wordPosting
+}
+
+// wordPosting is a document's counts per field of one query word.
+type wordPosting struct {
+	word   string
+	counts [len(graph.Posting{}.Counts)]int
+}
+
+// matches returns a candidate's words with their count per field.
+func (c *candidate) matches() []Match {
+	out := make([]Match, len(c.postings))
+	for i, wp := range c.postings {
+		out[i] = Match{Word: wp.word, Fields: map[string]int{}}
+		for _, f := range graph.TermFields {
+			if n := wp.counts[f-1]; n > 0 {
+				out[i].Fields[f.String()] = n
+			}
+		}
+	}
+	return out
 }
 
 // Search ranks the documents of r's snapshot for query.
@@ -155,10 +180,6 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	}
 	if o.Scope == ScopeClosure && o.From == "" {
 		return res, errors.New("search: --scope closure needs the current file (--from)")
-	}
-	weights := o.Weights
-	if weights == nil {
-		weights = FieldWeights
 	}
 	limit := cmp.Or(o.Limit, 10)
 	v := o.Cache.view(r)
@@ -185,22 +206,28 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 		idf[w] = math.Log(1 + (float64(st.Documents)-df+0.5)/(df+0.5))
 		for i := range ps {
 			p := &ps[i]
+			var text Text
+			if o.Text != nil {
+				text = *o.Text
+			} else {
+				text = TextFor(p.Path)
+			}
 			var tf float64
-			m := Match{Word: w, Fields: map[string]int{}}
+			wp := wordPosting{word: w}
 			for _, f := range graph.TermFields {
 				if c := p.Count(f); c > 0 {
-					tf += weights[f] * float64(c)
-					m.Fields[f.String()] = c
+					tf += text.Weights[f] * float64(c)
+					wp.counts[f-1] = c
 				}
 			}
-			norm := tf / (1 - b + b*float64(p.Length)/avgdl)
+			norm := tf / (1 - text.B + text.B*float64(p.Length)/avgdl)
 			c := byPath[p.Path]
 			if c == nil {
 				c = &candidate{hit: Hit{Path: p.Path, Layer: p.Layer.String()}}
 				byPath[p.Path] = c
 			}
 			c.hit.BM25 += idf[w] * norm * (k1 + 1) / (norm + k1)
-			c.hit.Matches = append(c.hit.Matches, m)
+			c.postings = append(c.postings, wp)
 		}
 	}
 	cands := make([]*candidate, 0, len(byPath))
@@ -216,17 +243,20 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 			return res, err
 		}
 	}
-	siblings := siblingScores(byPath)
+	w := o.Signals
+	if w == nil {
+		w = DefaultSignals
+	}
+	var siblings map[string]float64
+	if !o.TextOnly && w[SignalPackage] > 0 {
+		siblings = siblingScores(byPath) // over every document, before the cut
+	}
 	if len(cands) > candidates {
 		cands = cands[:candidates]
 	}
 	res.Candidates = len(cands)
 	for i, c := range cands {
 		c.hit.Signals = []Signal{{Name: SignalText, Value: round(c.hit.BM25), Rank: i + 1}}
-	}
-	w := o.Signals
-	if w == nil {
-		w = DefaultSignals
 	}
 	if o.TextOnly {
 		w = SignalWeights{SignalText: 1}
@@ -240,7 +270,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	for i, c := range cands {
 		hits[i] = c.hit
 	}
-	Fuse(hits, w)
+	FuseBy(hits, w, cmp.Or(o.Fusion, DefaultFusion))
 	for i := range hits[:min(limit, len(hits))] {
 		h := hits[i]
 		c := byPath[h.Path]
@@ -251,6 +281,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 		}
 		sortSymbols(c.symbols)
 		h.Symbols = c.symbols[:min(3, len(c.symbols))]
+		h.Matches = c.matches()
 		h.Score = round(h.Score * 1000)
 		h.BM25 = round(h.BM25)
 		res.Hits = append(res.Hits, h)

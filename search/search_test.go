@@ -3,6 +3,7 @@ package search_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 
@@ -84,7 +85,7 @@ func TestSearchRanksNamesFirst(t *testing.T) {
 
 func TestSearchFlatWeights(t *testing.T) {
 	r := fixture(t)
-	flat, err := search.Search(context.Background(), r, "evict", search.Options{TextOnly: true, Weights: search.FlatWeights})
+	flat, err := search.Search(context.Background(), r, "evict", search.Options{TextOnly: true, Text: &search.FlatText})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,4 +195,18 @@ func signal(h search.Hit, name string) (search.Signal, bool) {
 		}
 	}
 	return search.Signal{}, false
+}
+
+// TestTextFor: a document is weighted by its language's row of
+// LanguageText, found by its extension (.tsx is TypeScript), and one of a
+// language without a row by the hand-set weights.
+func TestTextFor(t *testing.T) {
+	for p, l := range map[string]string{"a/b.go": "go", "src/x.ts": "typescript", "src/x.tsx": "typescript", "f/app.py": "python"} {
+		if got, want := search.TextFor(p), search.LanguageText[l]; got.B != want.B || !maps.Equal(got.Weights, want.Weights) {
+			t.Errorf("TextFor(%s) = %+v; want the %s row %+v", p, got, l, want)
+		}
+	}
+	if got := search.TextFor("README.md"); got.B != search.HandText.B || !maps.Equal(got.Weights, search.HandText.Weights) {
+		t.Errorf("TextFor(README.md) = %+v; want HandText", got)
+	}
 }

@@ -216,3 +216,23 @@ func TestFuseWeighs(t *testing.T) {
 		t.Errorf("symbol at twice the text's weight: %+v first; want y scoring 1/62+2/61", hits[0])
 	}
 }
+
+// TestFuseBySum: CombSUM weighs each signal's value over its largest
+// among the hits, so a margin in value counts where ranks would not.
+func TestFuseBySum(t *testing.T) {
+	hits := []search.Hit{
+		{Path: "x", Signals: []search.Signal{{Name: search.SignalText, Value: 10, Rank: 1}, {Name: search.SignalSymbol, Value: 1, Rank: 2}}},
+		{Path: "y", Signals: []search.Signal{{Name: search.SignalText, Value: 9, Rank: 2}, {Name: search.SignalSymbol, Value: 4, Rank: 1}}},
+		{Path: "z", Signals: []search.Signal{{Name: search.SignalText, Value: 2, Rank: 3}}},
+	}
+	w := search.SignalWeights{search.SignalText: 1, search.SignalSymbol: 0.5}
+	search.FuseBy(hits, w, search.FusionRRF)
+	if hits[0].Path != "x" {
+		t.Errorf("rrf, symbol at half the text's weight: %s first; want x", hits[0].Path)
+	}
+	search.FuseBy(hits, w, search.FusionSum)
+	// y: 9/10 + 0.5·4/4 = 1.4; x: 10/10 + 0.5·1/4 = 1.125; z: 2/10.
+	if got := []string{hits[0].Path, hits[1].Path, hits[2].Path}; !slices.Equal(got, []string{"y", "x", "z"}) || math.Abs(hits[0].Score-1.4) > 1e-12 {
+		t.Errorf("combsum order %v (first scoring %g); want y x z, y scoring 1.4", got, hits[0].Score)
+	}
+}

@@ -5,18 +5,32 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/lspgraph/lspgraph/graph"
 )
 
 // WriteText writes a report's fitted weights and its tables for a
 // terminal.
 func WriteText(w io.Writer, rep *Report) error {
 	var b strings.Builder
-	var ws []string
-	for k, v := range rep.Fitted {
+	var ws, ts []string
+	for k, v := range rep.Fitted.Signals {
 		ws = append(ws, fmt.Sprintf("%s %g", k, v))
 	}
+	for l, i := range rep.Fitted.Text {
+		t := TextGrid[i]
+		ts = append(ts, fmt.Sprintf("%s: name %g path %g doc %g string %g code %g b %g", l,
+			t.Weights[graph.TermName], t.Weights[graph.TermPath], t.Weights[graph.TermDoc], t.Weights[graph.TermString], t.Weights[graph.TermCode], t.B))
+	}
 	slices.Sort(ws)
-	fmt.Fprintf(&b, "weights chosen on the fit commits: %s\n", strings.Join(ws, ", "))
+	slices.Sort(ts)
+	var others []string
+	for k, v := range rep.Fitted.OtherSignals {
+		others = append(others, fmt.Sprintf("%s %g", k, v))
+	}
+	slices.Sort(others)
+	fmt.Fprintf(&b, "weights chosen on the fit commits: %s\nBM25F chosen on the fit commits: %s\nfusion chosen: %s; %s (fused-fit-other) weighs %s\n",
+		strings.Join(ws, ", "), strings.Join(ts, "; "), rep.Fitted.Fusion, rep.Fitted.Other, strings.Join(others, ", "))
 	for _, t := range rep.Scores {
 		fmt.Fprintf(&b, "\n%s: %d %s commits\n%-26s %7s %7s %7s %7s %7s %7s\n", t.Of, t.Commits, t.Split,
 			"ranking", "hit@1", "hit@3", "hit@5", "hit@10", "MRR", "rec@10")

@@ -13,17 +13,21 @@ import (
 // Commit is one commit of the history evaluation: its query, the files it
 // changed and where each ranking put them.
 type Commit struct {
-	Repo   string   `json:"repo"`
-	Split  string   `json:"split"` // SplitFit or SplitHeldOut
-	Commit string   `json:"commit"`
-	Query  string   `json:"query"`
-	Truth  []string `json:"truth"`
+	Repo string `json:"repo"`
+	// Language is the graph language of the truth files (internal/lang).
+	Language string   `json:"language"`
+	Split    string   `json:"split"` // SplitFit or SplitHeldOut
+	Commit   string   `json:"commit"`
+	Query    string   `json:"query"`
+	Truth    []string `json:"truth"`
 	// Ranks are, per ranking, the rank of each truth file in its order
 	// (0: not in the top 100).
 	Ranks map[string][]int `json:"ranks"`
 	// hits are the candidates of a search with every signal, for fusing
-	// them again with other weights.
+	// them again with other weights; grid those of the same search with
+	// each of TextGrid's BM25F parameters.
 	hits []search.Hit
+	grid [][]search.Hit
 }
 
 // Score is one ranking's scores over the commits: the share of commits
@@ -44,9 +48,9 @@ type Score struct {
 // commits, and the scores of each ranking over the held-out commits of
 // each repository and of all of them.
 type Report struct {
-	Commits []Commit             `json:"commits"`
-	Fitted  search.SignalWeights `json:"fitted"`
-	Scores  []Table              `json:"scores"`
+	Commits []Commit `json:"commits"`
+	Fitted  Fitted   `json:"fitted"`
+	Scores  []Table  `json:"scores"`
 }
 
 // Table is the scores of every ranking over one set of commits.

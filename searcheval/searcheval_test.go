@@ -36,6 +36,15 @@ func TestScores(t *testing.T) {
 	}
 }
 
+// sameGrid is hits as the candidates of every setting of TextGrid.
+func sameGrid(hits []search.Hit) [][]search.Hit {
+	g := make([][]search.Hit, len(TextGrid))
+	for i := range g {
+		g[i] = hits
+	}
+	return g
+}
+
 // TestFitChoosesOnFitCommitsOnly: the held-out commits, which a symbol
 // weight would help, do not sway the choice; the fit commits, which the
 // symbol signal hurts, choose it off.
@@ -45,21 +54,45 @@ func TestFitChoosesOnFitCommitsOnly(t *testing.T) {
 		{Path: "x", Signals: []search.Signal{{Name: search.SignalText, Rank: 1}, {Name: search.SignalSymbol, Rank: 2}}},
 		{Path: "y", Signals: []search.Signal{{Name: search.SignalText, Rank: 2}, {Name: search.SignalSymbol, Rank: 1}}},
 	}
-	fit := Commit{Split: SplitFit, Truth: []string{"x"}, hits: hits}
-	held := Commit{Split: SplitHeldOut, Truth: []string{"y"}, hits: hits}
-	w := Fit([]Commit{fit, held, held, held})
+	fit := Commit{Split: SplitFit, Truth: []string{"x"}, hits: hits, grid: sameGrid(hits)}
+	held := Commit{Split: SplitHeldOut, Truth: []string{"y"}, hits: hits, grid: sameGrid(hits)}
+	w := Fit([]Commit{fit, held, held, held}).Signals
 	if w[search.SignalSymbol] != 0 {
 		t.Errorf("fitted symbol weight %g; want 0 (the fit commit's truth is x, first by BM25)", w[search.SignalSymbol])
 	}
-	w = Fit([]Commit{{Split: SplitFit, Truth: []string{"y"}, hits: hits}, {Split: SplitHeldOut, Truth: []string{"x"}, hits: hits}})
-	if w[search.SignalSymbol] <= search.DefaultSignals[search.SignalText] {
+	f := Fit([]Commit{{Split: SplitFit, Truth: []string{"y"}, hits: hits, grid: sameGrid(hits)}, {Split: SplitHeldOut, Truth: []string{"x"}, hits: hits, grid: sameGrid(hits)}})
+	if w := f.Signals; w[search.SignalSymbol] <= search.DefaultSignals[search.SignalText] {
 		t.Errorf("fitted symbol weight %g; want above the text's %g so y ranks first", w[search.SignalSymbol], search.DefaultSignals[search.SignalText])
 	}
-	rep := Evaluate([]Commit{{Split: SplitFit, Truth: []string{"y"}, hits: hits, Ranks: map[string][]int{RankBM25: {2}}}}, w)
+	rep := Evaluate([]Commit{{Split: SplitFit, Truth: []string{"y"}, hits: hits, grid: sameGrid(hits), Ranks: map[string][]int{RankBM25: {2}}}}, f)
 	if got := rep.Commits[0].Ranks[RankFit]; got[0] != 1 {
 		t.Errorf("fused-fit rank of y = %v; want 1", got)
 	}
 	if got := rep.Commits[0].Ranks[RankBM25F]; got[0] != 2 {
 		t.Errorf("bm25f rank of y = %v; want 2", got)
+	}
+}
+
+// TestFitChoosesTextPerLanguage: each language's BM25F parameters are
+// those whose candidates rank its fit commits' truth best, whatever the
+// held-out commits and the other language's commits say.
+func TestFitChoosesTextPerLanguage(t *testing.T) {
+	x := []search.Hit{{Path: "x", Signals: []search.Signal{{Name: search.SignalText, Rank: 1}}}, {Path: "y", Signals: []search.Signal{{Name: search.SignalText, Rank: 2}}}}
+	y := []search.Hit{{Path: "y", Signals: []search.Signal{{Name: search.SignalText, Rank: 1}}}, {Path: "x", Signals: []search.Signal{{Name: search.SignalText, Rank: 2}}}}
+	grid := sameGrid(x)
+	grid[2] = y // only the third setting puts y first
+	commit := func(l, split, truth string) Commit {
+		return Commit{Language: l, Split: split, Truth: []string{truth}, hits: x, grid: grid}
+	}
+	f := Fit([]Commit{commit("go", SplitFit, "y"), commit("go", SplitHeldOut, "x"), commit("python", SplitFit, "x"), commit("python", SplitHeldOut, "y"), commit("python", SplitHeldOut, "y")})
+	if f.Text["go"] != 2 || f.Text["python"] != 0 {
+		t.Errorf("fitted text settings %v; want go 2 (its fit truth is first only there), python 0 (the first of the settings ranking x first)", f.Text)
+	}
+	rep := Evaluate([]Commit{commit("go", SplitHeldOut, "y")}, f)
+	if got := rep.Commits[0].Ranks[RankFit]; got[0] != 1 {
+		t.Errorf("fused-fit rank of y = %v; want 1 (searched with the fitted setting)", got)
+	}
+	if got := rep.Commits[0].Ranks[RankBM25FHand]; got[0] != 2 {
+		t.Errorf("bm25f-hand-fields rank of y = %v; want 2", got)
 	}
 }
