@@ -88,15 +88,19 @@ func TestShutdownAnsweredLate(t *testing.T) {
 // shutdown is stopped: one that reads its input ends when it is closed,
 // one that never reads it is killed.
 func TestShutdownUnansweredProcess(t *testing.T) {
+	// The process that reads its input gets all the time a loaded machine
+	// may need to see the end of it, so that only the one that never reads
+	// is killed.
 	for _, tc := range []struct {
-		name   string
-		cmd    func(t *testing.T) *exec.Cmd
-		status string
+		name        string
+		cmd         func(t *testing.T) *exec.Cmd
+		exitTimeout time.Duration
+		status      string
 	}{
 		{"ignores shutdown", func(t *testing.T) *exec.Cmd {
 			return lsptest.FakeServerCommand(t, lsptest.FakeServer{Hang: []string{"shutdown"}})
-		}, "exit status 1"},
-		{"never reads", func(t *testing.T) *exec.Cmd { return exec.Command("sleep", "60") }, "signal: killed"},
+		}, lsptest.Timeout / 2, "exit status 1"},
+		{"never reads", func(t *testing.T) *exec.Cmd { return exec.Command("sleep", "60") }, 100 * time.Millisecond, "signal: killed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := tc.cmd(t)
@@ -107,7 +111,7 @@ func TestShutdownUnansweredProcess(t *testing.T) {
 			t.Cleanup(func() { cmd.Process.Kill() })
 			cfg := testConfig()
 			cfg.ShutdownTimeout = 100 * time.Millisecond
-			cfg.ExitTimeout = 100 * time.Millisecond
+			cfg.ExitTimeout = tc.exitTimeout
 			editorConn, proxyEditor := net.Pipe()
 			editor := lsptest.NewEndpoint("editor", editorConn)
 			defer editorConn.Close()
