@@ -53,6 +53,12 @@ type WorkTree struct {
 	BaseErr error
 }
 
+// gitResult is a git process's output or error.
+type gitResult struct {
+	out []byte
+	err error
+}
+
 // Look takes a look at root's git state with at most two git processes:
 // `git status --porcelain=v2 --branch` (HEAD and the untracked files) and
 // `git diff --name-status -M BASE` (what changed since base in tracked
@@ -67,6 +73,19 @@ func Look(ctx context.Context, root, base string) (*WorkTree, error) {
 	prefix := ""
 	if rel, err := filepath.Rel(top, root); err == nil && rel != "." {
 		prefix = filepath.ToSlash(rel) + "/"
+	}
+	// With the base known, the diff runs beside the status: an answer
+	// waits for the slower of the two, not for both in turn.
+	diffArgs := func(base string) []string {
+		return []string{"diff", "--name-status", "-z", "-M", "--relative", "--no-ext-diff", base, "--"}
+	}
+	var diffDone chan gitResult
+	if base != "" {
+		diffDone = make(chan gitResult, 1)
+		go func() {
+			out, err := git(ctx, root, diffArgs(base)...)
+			diffDone <- gitResult{out, err}
+		}()
 	}
 	out, err := git(ctx, root, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=all", "--", ".")
 	if err != nil {
@@ -100,7 +119,14 @@ func Look(ctx context.Context, root, base string) (*WorkTree, error) {
 		w.Base = w.Head
 	}
 	if w.Base != "" {
-		out, err := git(ctx, root, "diff", "--name-status", "-z", "-M", "--relative", "--no-ext-diff", w.Base, "--")
+		var out []byte
+		var err error
+		if diffDone != nil {
+			r := <-diffDone
+			out, err = r.out, r.err
+		} else {
+			out, err = git(ctx, root, diffArgs(w.Base)...)
+		}
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return nil, ctx.Err()
