@@ -97,3 +97,15 @@ func TestTSFuncs(t *testing.T) {
 		t.Errorf("Funcs = %+v; want %+v", fs, want)
 	}
 }
+
+func TestSummarizeSkipsEmptyTruth(t *testing.T) {
+	rs := []Result{
+		{TruthFiles: 2, TruthFuncs: 2, Recall: map[string]map[int][2]float64{MethodPack: {8000: {0.5, 1}}}},
+		{TruthFiles: 1, TruthFuncs: 0, Recall: map[string]map[int][2]float64{MethodPack: {8000: {1, 0}}}},
+	}
+	s := Summarize(rs)
+	got := s.Recall[MethodPack][8000]
+	if got != [2]float64{0.75, 1} || s.FileCases != 2 || s.FuncCases != 1 {
+		t.Errorf("Summarize = %v over %d/%d cases; want [0.75 1] over 2/1 (a case with no truth function other than the seed does not count toward function recall)", got, s.FileCases, s.FuncCases)
+	}
+}

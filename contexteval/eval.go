@@ -292,14 +292,27 @@ func itemName(s graph.Symbol) string {
 }
 
 // Summary is the mean recall of each method at each budget over results.
+// File recall is the mean over the cases with truth files besides the
+// seed's, function recall over the cases with truth functions besides the
+// seed: the recall of an empty truth is undefined, not zero.
 type Summary struct {
-	Cases  int
-	Recall map[string]map[int][2]float64
+	Cases int
+	// FileCases and FuncCases are how many cases each mean is over.
+	FileCases, FuncCases int
+	Recall               map[string]map[int][2]float64
 }
 
 // Summarize averages results.
 func Summarize(rs []Result) Summary {
 	s := Summary{Cases: len(rs), Recall: map[string]map[int][2]float64{}}
+	for _, r := range rs {
+		if r.TruthFiles > 0 {
+			s.FileCases++
+		}
+		if r.TruthFuncs > 0 {
+			s.FuncCases++
+		}
+	}
 	for _, r := range rs {
 		for m, bs := range r.Recall {
 			if s.Recall[m] == nil {
@@ -307,7 +320,13 @@ func Summarize(rs []Result) Summary {
 			}
 			for b, v := range bs {
 				cur := s.Recall[m][b]
-				s.Recall[m][b] = [2]float64{cur[0] + v[0]/float64(len(rs)), cur[1] + v[1]/float64(len(rs))}
+				if r.TruthFiles > 0 {
+					cur[0] += v[0] / float64(s.FileCases)
+				}
+				if r.TruthFuncs > 0 {
+					cur[1] += v[1] / float64(s.FuncCases)
+				}
+				s.Recall[m][b] = cur
 			}
 		}
 	}
@@ -318,6 +337,7 @@ func Summarize(rs []Result) Summary {
 // recall, methods in order, budgets ascending.
 func (s Summary) Table(methods []string) string {
 	var b strings.Builder
+	fmt.Fprintf(&b, "# %d cases: file recall over the %d with truth files, function recall over the %d with truth functions\n", s.Cases, s.FileCases, s.FuncCases)
 	fmt.Fprintf(&b, "%-26s %8s %12s %12s\n", "method", "budget", "file recall", "func recall")
 	for _, m := range methods {
 		bs := s.Recall[m]
