@@ -38,6 +38,12 @@ func WriteText(w io.Writer, rep *Report) error {
 			fmt.Fprintf(&b, "%-26s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f\n", s.Ranking, s.Hit1, s.Hit3, s.Hit5, s.Hit10, s.MRR, s.Recall10)
 		}
 	}
+	if ps := compareHeldOut(rep.Commits); len(ps) > 0 {
+		fmt.Fprintf(&b, "\nheld-out, paired by commit: MRR difference, its 95%% interval (bootstrap, %d resamples), commits where the first ranks the first changed file higher / lower\n", Resamples)
+		for _, p := range ps {
+			fmt.Fprintf(&b, "%-40s %-6s vs %-16s %4d commits  %+.3f  [%+.3f, %+.3f]  %3d higher %3d lower\n", p.Of, p.A, p.B, p.Commits, p.Diff, p.Low, p.High, p.Wins, p.Losses)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -130,11 +130,8 @@ func Scores(commits []Commit, names []string) []Score {
 	for _, name := range names {
 		s := Score{Ranking: name}
 		for _, c := range commits {
-			first, within10 := 0, 0
+			first, within10 := firstRank(c.Ranks[name]), 0
 			for _, k := range c.Ranks[name] {
-				if k > 0 && (first == 0 || k < first) {
-					first = k
-				}
 				if k > 0 && k <= 10 {
 					within10++
 				}
@@ -161,4 +158,24 @@ func Scores(commits []Commit, names []string) []Score {
 		out = append(out, s)
 	}
 	return out
+}
+
+// firstRank is the best rank among a commit's truth files (0: none in the
+// top 100).
+func firstRank(ranks []int) int {
+	first := 0
+	for _, k := range ranks {
+		if k > 0 && (first == 0 || k < first) {
+			first = k
+		}
+	}
+	return first
+}
+
+// reciprocalRank is 1/first rank, 0 when no truth file was found.
+func reciprocalRank(ranks []int) float64 {
+	if k := firstRank(ranks); k > 0 {
+		return 1 / float64(k)
+	}
+	return 0
 }

@@ -1,7 +1,11 @@
 package searcheval
 
 import (
+	"bytes"
+	"encoding/json"
+	"flag"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/lspgraph/lspgraph/search"
@@ -94,5 +98,60 @@ func TestFitChoosesTextPerLanguage(t *testing.T) {
 	}
 	if got := rep.Commits[0].Ranks[RankBM25FHand]; got[0] != 2 {
 		t.Errorf("bm25f-hand-fields rank of y = %v; want 2", got)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/eval-history.txt's tables from its JSON report")
+
+// TestCommittedReport checks that the committed history report's text is
+// what its JSON (every commit's ranks) renders: the tables and the paired
+// comparisons are derived from the ranks, not written by hand.
+func TestCommittedReport(t *testing.T) {
+	js, err := os.ReadFile("../search/testdata/eval-history.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := WriteText(&got, &rep); err != nil {
+		t.Fatal(err)
+	}
+	const txt = "../search/testdata/eval-history.txt"
+	if *update {
+		if err := os.WriteFile(txt, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(txt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("%s differs from what its JSON renders (run with -update after checking the diff):\n%s", txt, got.String())
+	}
+}
+
+func TestCompare(t *testing.T) {
+	var cs []Commit
+	for i := 0; i < 40; i++ {
+		a, b := []int{1}, []int{2} // a ranks every truth first, b second
+		if i%4 == 0 {
+			a, b = []int{3}, []int{1}
+		}
+		cs = append(cs, Commit{Ranks: map[string][]int{"a": a, "b": b}})
+	}
+	p := Compare("x", cs, "a", "b")
+	// 30 commits at +0.5, 10 at 1/3-1 = -2/3: mean (15 - 6.67)/40.
+	if p.Wins != 30 || p.Losses != 10 || math.Abs(p.Diff-(15-20.0/3)/40) > 1e-9 {
+		t.Errorf("Compare = %+v; want 30 wins, 10 losses, difference %.4f", p, (15-20.0/3)/40)
+	}
+	if !(p.Low < p.Diff && p.Diff < p.High) || p.Low <= 0 {
+		t.Errorf("interval [%.3f, %.3f] should hold %.3f and lie above 0", p.Low, p.High, p.Diff)
+	}
+	if q := Compare("x", cs, "b", "a"); q.High >= 0 || q.Wins != 10 {
+		t.Errorf("reversed: %+v; want an interval below 0 and 10 wins", q)
 	}
 }
