@@ -40,6 +40,11 @@ type Options struct {
 	// without a running session) leaves it false: each answer syncs first
 	// anyway.
 	Background bool
+	// Watch follows the work tree with a watcher (internal/treewatch), so
+	// that an answer reuses the last look at it while nothing changed
+	// instead of running git (a long-lived session). Without it, or when
+	// the tree cannot be watched, every answer runs git.
+	Watch bool
 }
 
 // Server is the live language server a session verifies answers with: a
@@ -76,6 +81,9 @@ type Session struct {
 	// searches keeps what searches of the store read again (each base
 	// document's reference links and package, the term statistics).
 	searches *search.Cache
+	// looks takes the looks at the work tree, reusing the last while a
+	// watcher says nothing changed.
+	looks *looks
 
 	// liveMu serializes the adapter's calls: the observer's, and the
 	// commands' that add what the live server told them.
@@ -139,6 +147,10 @@ func Open(opts Options) (*Session, error) {
 		clients:  map[string]ClientInfo{},
 		cache:    answerCache{dir: filepath.Join(store.Dir(), "answers")},
 		searches: search.NewCache(),
+		looks:    newLooks(root, log),
+	}
+	if opts.Watch {
+		s.looks.watch()
 	}
 	// The live adapter reads the editor's text from the session's buffers:
 	// one copy, followed in one place.
@@ -251,6 +263,7 @@ func (s *Session) Close() error {
 	if warm != nil {
 		<-warm
 	}
+	s.looks.close()
 	var errs []error
 	if err := s.live.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("closing the live adapter: %w", err))
@@ -271,7 +284,8 @@ func (s *Session) Close() error {
 // tree's changes since the base (a file changed outside the editor, a
 // branch switched) and the buffer edits still waiting for the overlay's
 // debounce. It returns the look at the work tree it took, for the answer's
-// freshness block: one look (two git processes) serves the whole answer. A
+// freshness block: one look (two git processes, or none while a watcher
+// says the tree is unchanged since the last) serves the whole answer. A
 // failure leaves the answer to the facts as they are; the freshness block
 // then names what is stale.
 func (s *Session) sync(ctx context.Context) *freshness.WorkTree {
@@ -295,13 +309,18 @@ func (s *Session) look(ctx context.Context) *freshness.WorkTree {
 		}
 		r.Close()
 	}
-	w, err := freshness.Look(ctx, s.root, base)
+	w, err := s.looks.look(ctx, base)
 	if err != nil {
 		s.log.Warn("reading the work tree's state before an answer", "err", err)
 		return nil
 	}
 	return w
 }
+
+// Watching waits until the work tree's watcher (Options.Watch) has
+// started and reports whether it runs: whether answers reuse their look at
+// the work tree while nothing changed.
+func (s *Session) Watching(ctx context.Context) bool { return s.looks.waitStarted(ctx) }
 
 // reader opens a reader of the store.
 func (s *Session) reader() (*graph.Reader, error) {
