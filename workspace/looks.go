@@ -19,6 +19,7 @@ import (
 type looks struct {
 	root string
 	log  *slog.Logger
+	opts treewatch.Options
 
 	mu       sync.Mutex
 	watcher  *treewatch.Watcher // nil while none runs
@@ -35,8 +36,8 @@ type looks struct {
 	wg       sync.WaitGroup     // starts under way
 }
 
-func newLooks(root string, log *slog.Logger) *looks {
-	return &looks{root: root, log: log, started: make(chan struct{})}
+func newLooks(root string, log *slog.Logger, opts treewatch.Options) *looks {
+	return &looks{root: root, log: log, opts: opts, started: make(chan struct{})}
 }
 
 // watch starts the watcher in the background; answers take full looks
@@ -57,7 +58,7 @@ func (l *looks) startLocked() {
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		w, err := treewatch.Start(context.Background(), l.root, treewatch.Options{})
+		w, err := treewatch.Start(context.Background(), l.root, l.opts)
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.starting = false

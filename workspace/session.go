@@ -18,6 +18,7 @@ import (
 	"github.com/lspgraph/lspgraph/impact"
 	"github.com/lspgraph/lspgraph/ingest"
 	"github.com/lspgraph/lspgraph/internal/textpos"
+	"github.com/lspgraph/lspgraph/internal/treewatch"
 	"github.com/lspgraph/lspgraph/lspproxy"
 	"github.com/lspgraph/lspgraph/overlay"
 	"github.com/lspgraph/lspgraph/ranking"
@@ -147,7 +148,7 @@ func Open(opts Options) (*Session, error) {
 		clients:  map[string]ClientInfo{},
 		cache:    answerCache{dir: filepath.Join(store.Dir(), "answers")},
 		searches: search.NewCache(),
-		looks:    newLooks(root, log),
+		looks:    newLooks(root, log, treewatch.Options{}),
 	}
 	if opts.Watch {
 		s.looks.watch()
