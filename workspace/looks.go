@@ -20,6 +20,9 @@ type looks struct {
 	root string
 	log  *slog.Logger
 	opts treewatch.Options
+	// base returns the base layer's commit, for the look a new watcher
+	// takes first (nil: none is taken).
+	base func() string
 
 	mu       sync.Mutex
 	watcher  *treewatch.Watcher // nil while none runs
@@ -36,8 +39,8 @@ type looks struct {
 	wg       sync.WaitGroup     // starts under way
 }
 
-func newLooks(root string, log *slog.Logger, opts treewatch.Options) *looks {
-	return &looks{root: root, log: log, opts: opts, started: make(chan struct{})}
+func newLooks(root string, log *slog.Logger, opts treewatch.Options, base func() string) *looks {
+	return &looks{root: root, log: log, opts: opts, base: base, started: make(chan struct{})}
 }
 
 // watch starts the watcher in the background; answers take full looks
@@ -60,13 +63,7 @@ func (l *looks) startLocked() {
 		defer l.wg.Done()
 		w, err := treewatch.Start(context.Background(), l.root, l.opts)
 		l.mu.Lock()
-		defer l.mu.Unlock()
 		l.starting = false
-		select {
-		case <-l.started:
-		default:
-			close(l.started)
-		}
 		switch {
 		case err != nil:
 			l.off = true
@@ -81,11 +78,27 @@ func (l *looks) startLocked() {
 			l.watcher = w
 			l.log.Info("watching the work tree", "directories", w.Dirs())
 		}
+		running := err == nil && l.watcher == w
+		l.mu.Unlock()
+		if running && l.base != nil {
+			// The first look, so that no answer waits for it.
+			if _, err := l.look(context.Background(), l.base()); err != nil {
+				l.log.Debug("the first look at the watched work tree", "err", err)
+			}
+		}
+		l.mu.Lock()
+		select {
+		case <-l.started:
+		default:
+			close(l.started)
+		}
+		l.mu.Unlock()
 	}()
 }
 
-// waitStarted waits until the first start of the watcher ended; it
-// reports whether a watcher runs (false at once when none was asked for).
+// waitStarted waits until the first start of the watcher ended (with its
+// first look); it reports whether a watcher runs (false at once when none
+// was asked for).
 func (l *looks) waitStarted(ctx context.Context) bool {
 	l.mu.Lock()
 	asked := l.starting || l.watcher != nil || l.off

@@ -134,7 +134,10 @@ func TestWatchedLooks(t *testing.T) {
 		}
 		return head, changed
 	}
-	if head, changed := ask("first answer", 1); head != first || len(changed) != 0 {
+	if full, _ := s.looks.counts(); full != 1 {
+		t.Fatalf("the watcher's start took %d looks, want 1 (the first, so that no answer waits for it)", full)
+	}
+	if head, changed := ask("first answer", 0); head != first || len(changed) != 0 {
 		t.Fatalf("first answer: head %s, changed %v; want %s and nothing", head, changed, first)
 	}
 	ask("unchanged tree", 0)
@@ -184,7 +187,7 @@ func TestWatchedLooks(t *testing.T) {
 // another (a new base import).
 func TestLookBaseInKey(t *testing.T) {
 	root, _, git := gitFixture(t)
-	l := newLooks(root, slog.New(slog.DiscardHandler), treewatch.Options{})
+	l := newLooks(root, slog.New(slog.DiscardHandler), treewatch.Options{}, nil)
 	defer l.close()
 	l.watch()
 	if !l.waitStarted(context.Background()) {
@@ -209,7 +212,7 @@ func TestLookBaseInKey(t *testing.T) {
 func TestLooksFallBack(t *testing.T) {
 	root, _, _ := gitFixture(t)
 	ctx := context.Background()
-	l := newLooks(root, slog.New(slog.DiscardHandler), treewatch.Options{MaxDirs: 1})
+	l := newLooks(root, slog.New(slog.DiscardHandler), treewatch.Options{MaxDirs: 1}, nil)
 	l.watch()
 	if l.waitStarted(ctx) {
 		t.Fatal("watching a tree over the cap")
@@ -224,7 +227,7 @@ func TestLooksFallBack(t *testing.T) {
 	}
 	l.close()
 
-	l = newLooks(root, slog.New(slog.DiscardHandler), treewatch.Options{})
+	l = newLooks(root, slog.New(slog.DiscardHandler), treewatch.Options{}, nil)
 	defer l.close()
 	l.watch()
 	if !l.waitStarted(ctx) {

@@ -148,8 +148,8 @@ func Open(opts Options) (*Session, error) {
 		clients:  map[string]ClientInfo{},
 		cache:    answerCache{dir: filepath.Join(store.Dir(), "answers")},
 		searches: search.NewCache(),
-		looks:    newLooks(root, log, treewatch.Options{}),
 	}
+	s.looks = newLooks(root, log, treewatch.Options{}, s.baseCommit)
 	if opts.Watch {
 		s.looks.watch()
 	}
@@ -215,7 +215,9 @@ func (s *Session) syncLoop(ctx context.Context, req <-chan struct{}, done chan<-
 		case <-req:
 		}
 		start := time.Now()
-		stats, err := s.ov.Sync(ctx)
+		// The session's look: reused while the tree is unchanged, and
+		// left for the next answer to reuse.
+		stats, err := s.ov.SyncWith(ctx, s.look(ctx))
 		rep := syncReport{At: start, Stats: stats}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -303,19 +305,25 @@ func (s *Session) sync(ctx context.Context) *freshness.WorkTree {
 // look takes a look at the work tree against the base layer's commit; nil
 // when git fails (freshness then takes its own look and says what failed).
 func (s *Session) look(ctx context.Context) *freshness.WorkTree {
-	base := ""
-	if r, err := s.store.Reader(); err == nil {
-		if m, ok, err := r.Manifest(graph.Base); err == nil && ok {
-			base = m.Commit
-		}
-		r.Close()
-	}
-	w, err := s.looks.look(ctx, base)
+	w, err := s.looks.look(ctx, s.baseCommit())
 	if err != nil {
 		s.log.Warn("reading the work tree's state before an answer", "err", err)
 		return nil
 	}
 	return w
+}
+
+// baseCommit is the base layer's commit ("" when there is none).
+func (s *Session) baseCommit() string {
+	r, err := s.store.Reader()
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	if m, ok, err := r.Manifest(graph.Base); err == nil && ok {
+		return m.Commit
+	}
+	return ""
 }
 
 // Watching waits until the work tree's watcher (Options.Watch) has

@@ -211,3 +211,22 @@ func TestWorktree(t *testing.T) {
 	}
 	_ = root
 }
+
+// BenchmarkSync: what an answer pays to know that nothing changed (a
+// cookie created, its event read, the cookie removed).
+func BenchmarkSync(b *testing.B) {
+	root := b.TempDir()
+	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
+		b.Skipf("git init: %v %s", err, out)
+	}
+	w, err := Start(context.Background(), root, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	for b.Loop() {
+		if _, err := w.Sync(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
