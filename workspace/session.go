@@ -307,6 +307,9 @@ func (s *Session) sync(ctx context.Context) *freshness.WorkTree {
 func (s *Session) look(ctx context.Context) *freshness.WorkTree {
 	w, err := s.looks.look(ctx, s.baseCommit())
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		s.log.Warn("reading the work tree's state before an answer", "err", err)
 		return nil
 	}
