@@ -40,6 +40,9 @@ var (
 	// ErrRulesChanged breaks a watcher whose ignore rules changed: the
 	// directories it skips may no longer be the ones git ignores.
 	ErrRulesChanged = errors.New("treewatch: ignore rules changed")
+	// ErrGitDirMoved breaks a watcher whose git directory was removed,
+	// renamed or created anew: its watches there are gone.
+	ErrGitDirMoved = errors.New("treewatch: the git directory moved")
 	// ErrClosed is returned by Sync after Close.
 	ErrClosed = errors.New("treewatch: closed")
 )
@@ -115,6 +118,12 @@ func Start(ctx context.Context, root string, opts Options) (*Watcher, error) {
 	}
 	removeStaleCookies(w.gitDir)
 	go w.loop()
+	// A cookie must come back (a git directory that cannot be written
+	// to cannot be synced with).
+	if _, err := w.Sync(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -276,6 +285,14 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 	if w.err != nil {
 		return
 	}
+	moved := ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
+	if ev.Name == w.gitDir || ev.Name == w.commonDir || ev.Name == filepath.Join(w.root, ".git") {
+		if moved {
+			w.gen++
+			w.breakLocked(ErrGitDirMoved)
+		}
+		return
+	}
 	if w.gitDirs[parent] || w.gitDirs[ev.Name] {
 		if parent == w.gitDir && strings.HasPrefix(name, cookiePrefix) {
 			if ch, ok := w.cookies[name]; ok && ev.Has(fsnotify.Create) {
@@ -296,9 +313,6 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 				}
 			}
 		}
-		return
-	}
-	if ev.Name == filepath.Join(w.root, ".git") {
 		return
 	}
 	w.gen++
@@ -432,8 +446,9 @@ func (w *Watcher) Sync(ctx context.Context) (uint64, error) {
 	p := filepath.Join(w.gitDir, name)
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
-		w.forget(name)
-		return 0, fmt.Errorf("treewatch: creating the cookie %s: %w", p, err)
+		err = fmt.Errorf("treewatch: creating the cookie %s: %w", p, err)
+		w.fail(err) // this watcher cannot be synced with
+		return 0, err
 	}
 	f.Close()
 	defer os.Remove(p)

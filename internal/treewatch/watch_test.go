@@ -230,3 +230,41 @@ func BenchmarkSync(b *testing.B) {
 		}
 	}
 }
+
+// TestGitDirMovedBreaks: a .git directory replaced (a repository cloned
+// anew in place) leaves the watches of the old one dead.
+func TestGitDirMovedBreaks(t *testing.T) {
+	root, _ := repo(t)
+	w := start(t, root, Options{})
+	syncGen(t, w)
+	if err := os.Rename(filepath.Join(root, ".git"), filepath.Join(root, "old.git")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-r", filepath.Join(root, "old.git"), filepath.Join(root, ".git")).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	if _, err := w.Sync(context.Background()); err == nil {
+		t.Fatal("Sync after .git was replaced succeeded")
+	}
+	if !errors.Is(w.Err(), ErrGitDirMoved) {
+		t.Fatalf("Err: %v, want ErrGitDirMoved", w.Err())
+	}
+}
+
+// TestUnwritableGitDir: a git directory the cookie cannot be created in
+// cannot be watched.
+func TestUnwritableGitDir(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes to read-only directories")
+	}
+	root, _ := repo(t)
+	gitDir := filepath.Join(root, ".git")
+	if err := os.Chmod(gitDir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(gitDir, 0o755)
+	if w, err := Start(context.Background(), root, Options{}); err == nil {
+		w.Close()
+		t.Fatal("Start succeeded with a read-only git directory")
+	}
+}
