@@ -29,6 +29,7 @@ type looks struct {
 	starting bool               // a start is under way
 	started  chan struct{}      // closed when the first start ended
 	off      bool               // watching is impossible: full looks only
+	offWhy   string             // why
 	closed   bool
 	last     *freshness.WorkTree
 	lastBase string
@@ -66,7 +67,7 @@ func (l *looks) startLocked() {
 		l.starting = false
 		switch {
 		case err != nil:
-			l.off = true
+			l.off, l.offWhy = true, err.Error()
 			if errors.Is(err, treewatch.ErrNotGit) {
 				l.log.Info("the work tree is not watched: every answer looks at it", "reason", err)
 			} else {
@@ -183,6 +184,21 @@ func (l *looks) counts() (full, reused int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.full, l.reused
+}
+
+// state says whether the work tree is watched, or why not.
+func (l *looks) state() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.watcher != nil:
+		return "watched"
+	case l.off:
+		return l.offWhy
+	case l.starting:
+		return "starting"
+	}
+	return "not watched"
 }
 
 // close stops watching.

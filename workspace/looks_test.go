@@ -178,8 +178,13 @@ func TestWatchedLooks(t *testing.T) {
 	if head != first || len(changed) != 0 {
 		t.Fatalf("after switching to a branch at the base: head %s, changed %v; want %s and nothing", head, changed, first)
 	}
-	if full, reused := s.looks.counts(); reused == 0 || full == 0 {
-		t.Fatalf("%d looks ran git, %d were reused", full, reused)
+	raw, err := s.Command(context.Background(), CommandStatus, Call{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := raw.(Status).Session
+	if st.WorkTree != "watched" || st.GitLooks == 0 || st.ReusedLooks == 0 {
+		t.Fatalf("status: work tree %q, %d looks ran git, %d were reused", st.WorkTree, st.GitLooks, st.ReusedLooks)
 	}
 }
 
@@ -216,6 +221,9 @@ func TestLooksFallBack(t *testing.T) {
 	l.watch()
 	if l.waitStarted(ctx) {
 		t.Fatal("watching a tree over the cap")
+	}
+	if st := l.state(); !strings.Contains(st, "too many directories") {
+		t.Fatalf("state %q does not say why the tree is not watched", st)
 	}
 	for range 3 {
 		if _, err := l.look(ctx, ""); err != nil {
