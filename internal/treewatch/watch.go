@@ -72,11 +72,14 @@ type Watcher struct {
 	cookies map[string]chan struct{} // waiting cookies by file name
 	dirs    map[string]bool          // watched work-tree directories
 	gitDirs map[string]bool          // watched directories of git's state
+	// above are the directories between the root and the work tree's
+	// top: only their .gitignore files matter.
+	above map[string]bool
 }
 
 // Start watches the work tree at root and the git state a look at it
-// reads. It asks git three things once (the git directories, the ignored
-// directories) and adds one watch per directory.
+// reads. It asks git twice (the git directories, the ignored directories)
+// and adds one watch per directory.
 func Start(ctx context.Context, root string, opts Options) (*Watcher, error) {
 	if opts.MaxDirs <= 0 {
 		opts.MaxDirs = DefaultMaxDirs
@@ -88,7 +91,8 @@ func Start(ctx context.Context, root string, opts Options) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("treewatch: resolving %s: %w", root, err)
 	}
-	if _, ok := gitcmd.TopLevel(root); !ok {
+	top, ok := gitcmd.TopLevel(root)
+	if !ok {
 		return nil, ErrNotGit
 	}
 	out, err := gitcmd.Run(ctx, root, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
@@ -102,7 +106,13 @@ func Start(ctx context.Context, root string, opts Options) (*Watcher, error) {
 	w := &Watcher{
 		root: root, gitDir: filepath.Clean(lines[0]), commonDir: filepath.Clean(lines[1]), opts: opts,
 		done: make(chan struct{}), cookies: map[string]chan struct{}{},
-		dirs: map[string]bool{}, gitDirs: map[string]bool{},
+		dirs: map[string]bool{}, gitDirs: map[string]bool{}, above: map[string]bool{},
+	}
+	for d := filepath.Dir(root); top != root && strings.HasPrefix(root, d+string(filepath.Separator)); d = filepath.Dir(d) {
+		w.above[d] = true
+		if d == top || d == filepath.Dir(d) {
+			break
+		}
 	}
 	w.heads = filepath.Join(w.commonDir, "refs", "heads")
 	ignored, err := ignoredDirs(ctx, root)
@@ -136,6 +146,11 @@ func (w *Watcher) watchAll(ignored map[string]bool) error {
 	}
 	if err := w.addTree(w.heads, nil, true); err != nil {
 		return err
+	}
+	for d := range w.above {
+		if err := w.fw.Add(d); err != nil {
+			return fmt.Errorf("treewatch: watching %s: %w", d, watchErr(err))
+		}
 	}
 	return w.addTree(w.root, ignored, false)
 }
@@ -290,6 +305,13 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		if moved {
 			w.gen++
 			w.breakLocked(ErrGitDirMoved)
+		}
+		return
+	}
+	if w.above[parent] || w.above[ev.Name] {
+		if name == ".gitignore" {
+			w.gen++
+			w.breakLocked(ErrRulesChanged)
 		}
 		return
 	}

@@ -268,3 +268,27 @@ func TestUnwritableGitDir(t *testing.T) {
 		t.Fatal("Start succeeded with a read-only git directory")
 	}
 }
+
+// TestRootBelowTop: a root below the work tree's top watches only its own
+// subtree, and the .gitignore files above it for their rules.
+func TestRootBelowTop(t *testing.T) {
+	top, _ := repo(t)
+	root := filepath.Join(top, "pkg")
+	w := start(t, root, Options{})
+	if n := w.Dirs(); n != 1 {
+		t.Fatalf("watching %d work-tree directories, want 1 (pkg)", n)
+	}
+	g := syncGen(t, w)
+	write(t, top, "a.go", "package a // outside the root\n")
+	if g2 := syncGen(t, w); g2 != g {
+		t.Fatalf("a change outside the root counted: generation %d, want %d", g2, g)
+	}
+	write(t, root, "b.go", "package pkg // inside\n")
+	if g2 := syncGen(t, w); g2 <= g {
+		t.Fatalf("a change inside the root: generation %d, not above %d", g2, g)
+	}
+	write(t, top, ".gitignore", "pkg/gen/\n")
+	if _, err := w.Sync(context.Background()); !errors.Is(err, ErrRulesChanged) {
+		t.Fatalf("Sync after the top's .gitignore changed: %v, want ErrRulesChanged", err)
+	}
+}
