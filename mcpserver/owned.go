@@ -45,7 +45,7 @@ func Own(ctx context.Context, root, dir string, others Asker, start func() (Live
 	} else if !errors.Is(err, workspace.ErrNoSession) {
 		return nil, err
 	}
-	s, err := workspace.Open(workspace.Options{Root: root, StoreDir: dir, Background: true})
+	s, err := workspace.Open(workspace.Options{Root: root, StoreDir: dir, Background: true, Watch: true})
 	if errors.Is(err, graph.ErrLocked) {
 		logf("%v; answering without starting the server", err)
 		return nil, nil

@@ -10,7 +10,11 @@
 // JSON in and JSON out, knowing nothing of the transport. Before answering,
 // a command takes one look at the work tree (freshness.Look: two git
 // processes, none outside git), syncs the overlay with it and computes the
-// freshness block from the same look. An impact answer computed without
+// freshness block from the same look. A session opened with Options.Watch
+// follows the tree with a watcher (internal/treewatch) and reuses its last
+// look while the watcher, after a cookie sync, has seen no change since it
+// was taken and the base commit is the same; it runs git only then, or
+// always when the tree cannot be watched. An impact answer computed without
 // the live server is reused while the store's version, the look and the
 // buffers are unchanged.
 //

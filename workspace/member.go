@@ -163,7 +163,7 @@ func (m *Member) join() error {
 	if !errors.Is(err, ErrNoSession) {
 		return err
 	}
-	s, err := Open(Options{Root: m.opts.Root, StoreDir: m.opts.StoreDir, Logger: m.log, Background: true})
+	s, err := Open(Options{Root: m.opts.Root, StoreDir: m.opts.StoreDir, Logger: m.log, Background: true, Watch: true})
 	if err != nil {
 		if errors.Is(err, graph.ErrLocked) {
 			return fmt.Errorf("%w; lspgraph commands answer once it is free (retrying)", err)

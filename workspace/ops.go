@@ -101,6 +101,13 @@ type SessionInfo struct {
 	// from the same state and those computed afresh.
 	CachedAnswers   int `json:"cachedAnswers"`
 	ComputedAnswers int `json:"computedAnswers"`
+	// WorkTree says whether a watcher follows the work tree ("watched",
+	// "starting", "not watched", or why it cannot be); GitLooks and
+	// ReusedLooks count the looks at it that ran git and those reused
+	// because the watcher saw no change.
+	WorkTree    string `json:"workTree"`
+	GitLooks    int    `json:"gitLooks"`
+	ReusedLooks int    `json:"reusedLooks"`
 }
 
 // statusCommand answers lspgraph.status: the store, the session and the
@@ -128,6 +135,8 @@ func (s *Session) statusCommand(ctx context.Context, _ Call) (any, error) {
 	s.mu.Unlock()
 	sortClients(out.Session.Clients)
 	out.Session.CachedAnswers, out.Session.ComputedAnswers = s.cache.stats()
+	out.Session.WorkTree = s.looks.state()
+	out.Session.GitLooks, out.Session.ReusedLooks = s.looks.counts()
 	fb, err := s.freshness(ctx, r, nil)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/lspgraph/lspgraph/impact"
 	"github.com/lspgraph/lspgraph/ingest"
 	"github.com/lspgraph/lspgraph/internal/textpos"
+	"github.com/lspgraph/lspgraph/internal/treewatch"
 	"github.com/lspgraph/lspgraph/lspproxy"
 	"github.com/lspgraph/lspgraph/overlay"
 	"github.com/lspgraph/lspgraph/ranking"
@@ -40,6 +41,11 @@ type Options struct {
 	// without a running session) leaves it false: each answer syncs first
 	// anyway.
 	Background bool
+	// Watch follows the work tree with a watcher (internal/treewatch), so
+	// that an answer reuses the last look at it while nothing changed
+	// instead of running git (a long-lived session). Without it, or when
+	// the tree cannot be watched, every answer runs git.
+	Watch bool
 }
 
 // Server is the live language server a session verifies answers with: a
@@ -76,6 +82,9 @@ type Session struct {
 	// searches keeps what searches of the store read again (each base
 	// document's reference links and package, the term statistics).
 	searches *search.Cache
+	// looks takes the looks at the work tree, reusing the last while a
+	// watcher says nothing changed.
+	looks *looks
 
 	// liveMu serializes the adapter's calls: the observer's, and the
 	// commands' that add what the live server told them.
@@ -140,6 +149,10 @@ func Open(opts Options) (*Session, error) {
 		cache:    answerCache{dir: filepath.Join(store.Dir(), "answers")},
 		searches: search.NewCache(),
 	}
+	s.looks = newLooks(root, log, treewatch.Options{}, s.baseCommit)
+	if opts.Watch {
+		s.looks.watch()
+	}
 	// The live adapter reads the editor's text from the session's buffers:
 	// one copy, followed in one place.
 	s.live = ingest.New(store, ingest.Options{Root: root, Logger: log, Buffer: s.buffers.get, BufferVersion: s.buffers.currentVersion})
@@ -202,7 +215,9 @@ func (s *Session) syncLoop(ctx context.Context, req <-chan struct{}, done chan<-
 		case <-req:
 		}
 		start := time.Now()
-		stats, err := s.ov.Sync(ctx)
+		// The session's look: reused while the tree is unchanged, and
+		// left for the next answer to reuse.
+		stats, err := s.ov.SyncWith(ctx, s.look(ctx))
 		rep := syncReport{At: start, Stats: stats}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -251,6 +266,7 @@ func (s *Session) Close() error {
 	if warm != nil {
 		<-warm
 	}
+	s.looks.close()
 	var errs []error
 	if err := s.live.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("closing the live adapter: %w", err))
@@ -271,7 +287,8 @@ func (s *Session) Close() error {
 // tree's changes since the base (a file changed outside the editor, a
 // branch switched) and the buffer edits still waiting for the overlay's
 // debounce. It returns the look at the work tree it took, for the answer's
-// freshness block: one look (two git processes) serves the whole answer. A
+// freshness block: one look (two git processes, or none while a watcher
+// says the tree is unchanged since the last) serves the whole answer. A
 // failure leaves the answer to the facts as they are; the freshness block
 // then names what is stale.
 func (s *Session) sync(ctx context.Context) *freshness.WorkTree {
@@ -288,20 +305,34 @@ func (s *Session) sync(ctx context.Context) *freshness.WorkTree {
 // look takes a look at the work tree against the base layer's commit; nil
 // when git fails (freshness then takes its own look and says what failed).
 func (s *Session) look(ctx context.Context) *freshness.WorkTree {
-	base := ""
-	if r, err := s.store.Reader(); err == nil {
-		if m, ok, err := r.Manifest(graph.Base); err == nil && ok {
-			base = m.Commit
-		}
-		r.Close()
-	}
-	w, err := freshness.Look(ctx, s.root, base)
+	w, err := s.looks.look(ctx, s.baseCommit())
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		s.log.Warn("reading the work tree's state before an answer", "err", err)
 		return nil
 	}
 	return w
 }
+
+// baseCommit is the base layer's commit ("" when there is none).
+func (s *Session) baseCommit() string {
+	r, err := s.store.Reader()
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	if m, ok, err := r.Manifest(graph.Base); err == nil && ok {
+		return m.Commit
+	}
+	return ""
+}
+
+// Watching waits until the work tree's watcher (Options.Watch) has
+// started and reports whether it runs: whether answers reuse their look at
+// the work tree while nothing changed.
+func (s *Session) Watching(ctx context.Context) bool { return s.looks.waitStarted(ctx) }
 
 // reader opens a reader of the store.
 func (s *Session) reader() (*graph.Reader, error) {

@@ -190,7 +190,8 @@ func searchLatencies(ctx context.Context, rep *searchCostReport, storeDir, root 
 		rep.Latencies = append(rep.Latencies, latencyOf("in-process", names[i], ds, cpu))
 	}
 	st.Close()
-	s, err := workspace.Open(workspace.Options{Root: root, StoreDir: storeDir})
+	// A long-lived session's: the work tree watched, as a proxy's is.
+	s, err := workspace.Open(workspace.Options{Root: root, StoreDir: storeDir, Watch: true})
 	if err != nil {
 		return err
 	}
@@ -199,6 +200,7 @@ func searchLatencies(ctx context.Context, rep *searchCostReport, storeDir, root 
 	if err := s.WarmSearch(ctx); err != nil {
 		return err
 	}
+	s.Watching(ctx)
 	rep.WarmSeconds = append(rep.WarmSeconds, time.Since(start).Seconds())
 	for i, set := range qs {
 		var ds, cpu []time.Duration

@@ -14,7 +14,15 @@ import (
 // standard output. A failure's error names the command and carries git's
 // standard error, and wraps the process error (so a cancelled ctx shows).
 func Run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return RunInput(ctx, dir, nil, args...)
+}
+
+// RunInput is Run with stdin given to git as its standard input.
+func RunInput(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

@@ -1,0 +1,294 @@
+package treewatch
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// repo makes a git repository with one commit: a.go, pkg/b.go, and an
+// ignored build/ directory with a subdirectory.
+func repo(t *testing.T) (string, func(args ...string) string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write(t, root, "a.go", "package a\n")
+	write(t, root, "pkg/b.go", "package pkg\n")
+	write(t, root, ".gitignore", "build/\n")
+	write(t, root, "build/out/x.o", "binary")
+	git("init", "-q", "-b", "main")
+	git("add", "-A")
+	git("commit", "-q", "-m", "first")
+	return root, git
+}
+
+func write(t *testing.T, root, rel, text string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func start(t *testing.T, root string, opts Options) *Watcher {
+	t.Helper()
+	w, err := Start(context.Background(), root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+func syncGen(t *testing.T, w *Watcher) uint64 {
+	t.Helper()
+	g, err := w.Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestSyncSeesEveryChange: each change made before Sync is counted by it,
+// with no wait in between (the cookie closes the window); nothing changed
+// means the same generation; what git ignores is not watched.
+func TestSyncSeesEveryChange(t *testing.T) {
+	root, git := repo(t)
+	w := start(t, root, Options{})
+	if n := w.Dirs(); n != 2 {
+		t.Fatalf("watching %d work-tree directories, want 2 (the root and pkg; build/ is ignored)", n)
+	}
+	g := syncGen(t, w)
+	if g2 := syncGen(t, w); g2 != g {
+		t.Fatalf("nothing changed, yet the generation went from %d to %d", g, g2)
+	}
+	changes := []struct {
+		name string
+		do   func()
+	}{
+		{"edit a file", func() { write(t, root, "a.go", "package a\n\nfunc A() {}\n") }},
+		{"edit a file in a subdirectory", func() { write(t, root, "pkg/b.go", "package pkg // b\n") }},
+		{"create a directory with a file", func() { write(t, root, "newdir/deep/c.go", "package deep\n") }},
+		{"write in the new directory", func() { write(t, root, "newdir/deep/d.go", "package deep\n") }},
+		{"stage a file", func() { git("add", "newdir") }},
+		{"commit", func() { git("commit", "-q", "-m", "second") }},
+		{"switch branch", func() { git("checkout", "-q", "-b", "other", "HEAD~1") }},
+		{"remove a directory", func() {
+			if err := os.RemoveAll(filepath.Join(root, "pkg")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, c := range changes {
+		c.do()
+		g2 := syncGen(t, w)
+		if g2 <= g {
+			t.Fatalf("%s: generation %d, not above %d", c.name, g2, g)
+		}
+		g = g2
+	}
+	for i := range 50 {
+		write(t, root, "a.go", "package a // "+strconv.Itoa(i)+"\n")
+		g2 := syncGen(t, w)
+		if g2 <= g {
+			t.Fatalf("write %d just before Sync: generation %d, not above %d", i, g2, g)
+		}
+		g = g2
+	}
+	write(t, root, "build/out/y.o", "ignored")
+	if err := os.MkdirAll(filepath.Join(root, "build", "more"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if g2 := syncGen(t, w); g2 != g {
+		t.Fatalf("a change in an ignored directory counted: generation %d, want %d", g2, g)
+	}
+	ents, err := os.ReadDir(filepath.Join(root, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), cookiePrefix) {
+			t.Errorf("cookie %s left in .git", e.Name())
+		}
+	}
+}
+
+// TestNewIgnoredDirectoryNotWatched: a directory git ignores created after
+// Start is left out, one it does not ignore is watched.
+func TestNewIgnoredDirectoryNotWatched(t *testing.T) {
+	root, _ := repo(t)
+	w := start(t, root, Options{})
+	write(t, root, "sub/build/x.o", "ignored") // build/ matches at any depth
+	syncGen(t, w)
+	if n := w.Dirs(); n != 3 {
+		t.Fatalf("watching %d directories, want 3 (the root, pkg, sub; not sub/build)", n)
+	}
+	g := syncGen(t, w)
+	write(t, root, "sub/build/y.o", "ignored")
+	if g2 := syncGen(t, w); g2 != g {
+		t.Fatalf("a write in a new ignored directory counted: generation %d, want %d", g2, g)
+	}
+}
+
+// TestRulesChangeBreaks: a watcher whose ignore rules changed is broken
+// for good, as is one closed.
+func TestRulesChangeBreaks(t *testing.T) {
+	root, _ := repo(t)
+	w := start(t, root, Options{})
+	syncGen(t, w)
+	write(t, root, ".gitignore", "")
+	if _, err := w.Sync(context.Background()); !errors.Is(err, ErrRulesChanged) {
+		t.Fatalf("Sync after .gitignore changed: %v, want ErrRulesChanged", err)
+	}
+	if !errors.Is(w.Err(), ErrRulesChanged) {
+		t.Fatalf("Err: %v", w.Err())
+	}
+	w2 := start(t, root, Options{})
+	w2.Close()
+	if _, err := w2.Sync(context.Background()); err == nil {
+		t.Fatal("Sync of a closed watcher succeeded")
+	}
+}
+
+// TestStartRefuses: no git work tree, or more directories than the cap.
+func TestStartRefuses(t *testing.T) {
+	if _, err := Start(context.Background(), t.TempDir(), Options{}); !errors.Is(err, ErrNotGit) {
+		t.Fatalf("Start outside git: %v, want ErrNotGit", err)
+	}
+	root, _ := repo(t)
+	if _, err := Start(context.Background(), root, Options{MaxDirs: 1}); !errors.Is(err, ErrTooManyDirs) {
+		t.Fatalf("Start with a cap of 1 directory: %v, want ErrTooManyDirs", err)
+	}
+	w := start(t, root, Options{MaxDirs: 2})
+	write(t, root, "third/x.go", "package third\n")
+	if _, err := w.Sync(context.Background()); !errors.Is(err, ErrTooManyDirs) {
+		t.Fatalf("Sync after a directory over the cap was created: %v, want ErrTooManyDirs", err)
+	}
+}
+
+// TestWorktree: in a linked worktree, HEAD and the index live in its own
+// git directory, the branches in the common one.
+func TestWorktree(t *testing.T) {
+	root, git := repo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	git("worktree", "add", "-q", "-b", "side", wt)
+	w := start(t, wt, Options{})
+	g := syncGen(t, w)
+	write(t, wt, "a.go", "package a // side\n")
+	g2 := syncGen(t, w)
+	if g2 <= g {
+		t.Fatalf("edit in the worktree: generation %d, not above %d", g2, g)
+	}
+	cmd := exec.Command("git", "commit", "-q", "-am", "side")
+	cmd.Dir = wt
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("commit: %v %s", err, out)
+	}
+	if g3 := syncGen(t, w); g3 <= g2 {
+		t.Fatalf("commit in the worktree: generation %d, not above %d", g3, g2)
+	}
+	_ = root
+}
+
+// BenchmarkSync: what an answer pays to know that nothing changed (a
+// cookie created, its event read, the cookie removed).
+func BenchmarkSync(b *testing.B) {
+	root := b.TempDir()
+	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
+		b.Skipf("git init: %v %s", err, out)
+	}
+	w, err := Start(context.Background(), root, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	for b.Loop() {
+		if _, err := w.Sync(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestGitDirMovedBreaks: a .git directory replaced (a repository cloned
+// anew in place) leaves the watches of the old one dead.
+func TestGitDirMovedBreaks(t *testing.T) {
+	root, _ := repo(t)
+	w := start(t, root, Options{})
+	syncGen(t, w)
+	if err := os.Rename(filepath.Join(root, ".git"), filepath.Join(root, "old.git")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-r", filepath.Join(root, "old.git"), filepath.Join(root, ".git")).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	if _, err := w.Sync(context.Background()); err == nil {
+		t.Fatal("Sync after .git was replaced succeeded")
+	}
+	if !errors.Is(w.Err(), ErrGitDirMoved) {
+		t.Fatalf("Err: %v, want ErrGitDirMoved", w.Err())
+	}
+}
+
+// TestUnwritableGitDir: a git directory the cookie cannot be created in
+// cannot be watched.
+func TestUnwritableGitDir(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes to read-only directories")
+	}
+	root, _ := repo(t)
+	gitDir := filepath.Join(root, ".git")
+	if err := os.Chmod(gitDir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(gitDir, 0o755)
+	if w, err := Start(context.Background(), root, Options{}); err == nil {
+		w.Close()
+		t.Fatal("Start succeeded with a read-only git directory")
+	}
+}
+
+// TestRootBelowTop: a root below the work tree's top watches only its own
+// subtree, and the .gitignore files above it for their rules.
+func TestRootBelowTop(t *testing.T) {
+	top, _ := repo(t)
+	root := filepath.Join(top, "pkg")
+	w := start(t, root, Options{})
+	if n := w.Dirs(); n != 1 {
+		t.Fatalf("watching %d work-tree directories, want 1 (pkg)", n)
+	}
+	g := syncGen(t, w)
+	write(t, top, "a.go", "package a // outside the root\n")
+	if g2 := syncGen(t, w); g2 != g {
+		t.Fatalf("a change outside the root counted: generation %d, want %d", g2, g)
+	}
+	write(t, root, "b.go", "package pkg // inside\n")
+	if g2 := syncGen(t, w); g2 <= g {
+		t.Fatalf("a change inside the root: generation %d, not above %d", g2, g)
+	}
+	write(t, top, ".gitignore", "pkg/gen/\n")
+	if _, err := w.Sync(context.Background()); !errors.Is(err, ErrRulesChanged) {
+		t.Fatalf("Sync after the top's .gitignore changed: %v, want ErrRulesChanged", err)
+	}
+}

@@ -1,0 +1,281 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lspgraph/lspgraph/freshness"
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/treewatch"
+	"github.com/lspgraph/lspgraph/scip"
+)
+
+// gitFixture copies testdata/goapp into a new git repository with one
+// commit, imports its SCIP dump at that commit and returns the root, the
+// store's directory and a git runner in the root.
+func gitFixture(t *testing.T) (string, string, func(args ...string) string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := filepath.Join(t.TempDir(), "goapp")
+	if out, err := exec.Command("cp", "-r", filepath.Join(repoRoot(t), "testdata", "goapp"), root).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	age(t, root)
+	git("init", "-q", "-b", "main")
+	git("add", "-A")
+	git("commit", "-q", "-m", "fixture")
+	dir := t.TempDir()
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := scip.Import(context.Background(), st, f, scip.Options{Root: root, Commit: git("rev-parse", "HEAD")}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	return root, dir, git
+}
+
+// age sets the times of the files under root an hour back. A file whose
+// time is not older than the index's is racily clean to git, and every
+// git status writes the index again (a change a watcher sees) until the
+// clock has moved on; aged files are not.
+func age(t *testing.T, root string) {
+	t.Helper()
+	then := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		return os.Chtimes(p, then, then)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// searchFresh asks the session's lspgraph.search and returns the answer's
+// HEAD and changed documents.
+func searchFresh(t *testing.T, s *Session) (string, []string) {
+	t.Helper()
+	raw, err := s.Command(context.Background(), CommandSearch, Call{Args: []json.RawMessage{json.RawMessage(`{"query":"catalog save"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, ok := raw.(*SearchAnswer)
+	if !ok {
+		t.Fatalf("lspgraph.search answered a %T", raw)
+	}
+	return ans.Freshness.Head, ans.Freshness.Changed
+}
+
+func writeFile(t *testing.T, root, rel, text string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWatchedLooks: a watched session runs git only when something
+// changed, and every change made outside the editor shows in the next
+// answer: an edit, a file in a new directory, a commit, a branch switch.
+func TestWatchedLooks(t *testing.T) {
+	root, dir, git := gitFixture(t)
+	s, err := Open(Options{Root: root, StoreDir: dir, Logger: slog.New(slog.DiscardHandler), Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !s.Watching(context.Background()) {
+		t.Fatal("the session does not watch its git work tree")
+	}
+	first := git("rev-parse", "HEAD")
+	// ask answers once and checks how many looks ran git.
+	ask := func(what string, wantFull int) (string, []string) {
+		t.Helper()
+		before, _ := s.looks.counts()
+		head, changed := searchFresh(t, s)
+		after, _ := s.looks.counts()
+		if after-before != wantFull {
+			t.Fatalf("%s: %d looks ran git, want %d", what, after-before, wantFull)
+		}
+		return head, changed
+	}
+	if full, _ := s.looks.counts(); full != 1 {
+		t.Fatalf("the watcher's start took %d looks, want 1 (the first, so that no answer waits for it)", full)
+	}
+	if head, changed := ask("first answer", 0); head != first || len(changed) != 0 {
+		t.Fatalf("first answer: head %s, changed %v; want %s and nothing", head, changed, first)
+	}
+	ask("unchanged tree", 0)
+	ask("unchanged tree again", 0)
+
+	edited := "service/catalog.go"
+	b, err := os.ReadFile(filepath.Join(root, edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, edited, string(b)+"\n// edited outside the editor\n")
+	if _, changed := ask("after an edit on disk", 1); !slices.Contains(changed, edited) {
+		t.Fatalf("after an edit on disk: changed %v, want %s", changed, edited)
+	}
+	ask("unchanged since the edit", 0)
+
+	writeFile(t, root, "extra/deeper/extra.go", "package deeper\n")
+	if _, changed := ask("after a file in a new directory", 1); !slices.Contains(changed, "extra/deeper/extra.go") {
+		t.Fatalf("after a file in a new directory: changed %v", changed)
+	}
+	writeFile(t, root, "extra/deeper/more.go", "package deeper\n")
+	if _, changed := ask("after a second file there", 1); !slices.Contains(changed, "extra/deeper/more.go") {
+		t.Fatalf("after a second file in the new directory: changed %v", changed)
+	}
+
+	age(t, root)
+	git("add", "-A")
+	git("commit", "-q", "-m", "second")
+	second := git("rev-parse", "HEAD")
+	head, _ := searchFresh(t, s)
+	if head != second {
+		t.Fatalf("after a commit: head %s, want %s", head, second)
+	}
+	ask("unchanged since the commit", 0)
+
+	git("checkout", "-q", "-b", "other", first)
+	head, changed := searchFresh(t, s)
+	if head != first || len(changed) != 0 {
+		t.Fatalf("after switching to a branch at the base: head %s, changed %v; want %s and nothing", head, changed, first)
+	}
+	raw, err := s.Command(context.Background(), CommandStatus, Call{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := raw.(Status).Session
+	if st.WorkTree != "watched" || st.GitLooks == 0 || st.ReusedLooks == 0 {
+		t.Fatalf("status: work tree %q, %d looks ran git, %d were reused", st.WorkTree, st.GitLooks, st.ReusedLooks)
+	}
+}
+
+// TestLookBaseInKey: a look taken against one base is not reused for
+// another (a new base import).
+func TestLookBaseInKey(t *testing.T) {
+	root, _, git := gitFixture(t)
+	l := newLooks(root, slog.New(slog.DiscardHandler), treewatch.Options{}, nil)
+	defer l.close()
+	l.watch()
+	if !l.waitStarted(context.Background()) {
+		t.Fatal("not watching")
+	}
+	head := git("rev-parse", "HEAD")
+	ctx := context.Background()
+	for _, base := range []string{head, head, "", "", head} {
+		if _, err := l.look(ctx, base); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if full, reused := l.counts(); full != 3 || reused != 2 {
+		t.Fatalf("bases A A B B A: %d looks ran git, %d reused; want 3 and 2", full, reused)
+	}
+}
+
+// TestLooksFallBack: when the tree cannot be watched (more directories
+// than the cap) every look runs git; when the watcher breaks (its ignore
+// rules changed) looks run git until a new one runs, and answers stay
+// true throughout.
+func TestLooksFallBack(t *testing.T) {
+	root, _, _ := gitFixture(t)
+	ctx := context.Background()
+	l := newLooks(root, slog.New(slog.DiscardHandler), treewatch.Options{MaxDirs: 1}, nil)
+	l.watch()
+	if l.waitStarted(ctx) {
+		t.Fatal("watching a tree over the cap")
+	}
+	if st := l.state(); !strings.Contains(st, "too many directories") {
+		t.Fatalf("state %q does not say why the tree is not watched", st)
+	}
+	for range 3 {
+		if _, err := l.look(ctx, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if full, reused := l.counts(); full != 3 || reused != 0 {
+		t.Fatalf("unwatchable tree: %d looks ran git, %d reused; want 3 and 0", full, reused)
+	}
+	l.close()
+
+	l = newLooks(root, slog.New(slog.DiscardHandler), treewatch.Options{}, nil)
+	defer l.close()
+	l.watch()
+	if !l.waitStarted(ctx) {
+		t.Fatal("not watching")
+	}
+	l.look(ctx, "")
+	writeFile(t, root, ".gitignore", "ignored/\n")
+	w, err := l.look(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(w.Changes, func(c freshness.Change) bool { return c.Path == ".gitignore" }) {
+		t.Fatalf("after .gitignore was written: changes %v", w.Changes)
+	}
+	// A new watcher starts in the background.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		l.mu.Lock()
+		running := l.watcher != nil
+		l.mu.Unlock()
+		if running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no new watcher after the old one broke")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	l.look(ctx, "")
+	before, _ := l.counts()
+	l.look(ctx, "")
+	if after, _ := l.counts(); after != before {
+		t.Fatal("the new watcher's looks are not reused")
+	}
+	writeFile(t, root, "late.go", "package main\n")
+	w, err = l.look(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(w.Changes, func(c freshness.Change) bool { return c.Path == "late.go" }) {
+		t.Fatalf("the new watcher missed a new file: changes %v", w.Changes)
+	}
+}
