@@ -25,7 +25,9 @@ type GenerationWriter struct {
 	chunk   chunk               // records neither spilled nor ingested
 	limit   int                 // chunk size that makes it spill
 	sizes   mergeSizes          // run marks and sstables a merge cuts
-	runs    []*runFile          // sorted run files spilled, oldest first
+	runs    []*runFile          // sorted runs spilled, oldest first
+	memRuns int                 // bytes of sorted runs that may stay in memory
+	kept    int                 // bytes of the runs in memory
 	files   int                 // run files and sstables created so far
 	written map[string]struct{} // paths written, to replace duplicates
 	syms    genSymTable         // the generation's symbol ids
@@ -86,6 +88,7 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 	g := &GenerationWriter{
 		s: s, gen: gen, space: genSpace(gen), prev: genSpaceOrZero(cur),
 		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes, sizes: defaultMergeSizes,
+		memRuns: memRunBytes,
 	}
 	g.chunk.reserve = g.limit
 	g.syms = genSymTable{ids: map[uint64]string{}, emit: func(k, v []byte) { g.chunk.add(k, v) }}
@@ -192,15 +195,18 @@ func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFact
 }
 
 // startSpill takes the pending chunk to be spilled by finishSpill outside
-// g.mu, and reserves its run file's place among the runs. The caller holds
-// g.mu.
+// g.mu, and reserves its run's place among the runs: in memory while the
+// runs kept there stay within g.memRuns, else in a run file. The caller
+// holds g.mu.
 func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
-	run := &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
-	g.runs = append(g.runs, run)
 	full := new(chunk)
 	*full = g.chunk
+	run := g.newRun(full)
+	g.runs = append(g.runs, run)
 	g.spillMu.Lock()
-	if g.spare != nil {
+	if run.mem != nil {
+		g.chunk = chunk{reserve: g.limit}
+	} else if g.spare != nil {
 		g.chunk, g.spare = *g.spare, nil
 	} else {
 		g.chunk = chunk{reserve: g.limit}
@@ -210,9 +216,25 @@ func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
 	return full, run
 }
 
-// finishSpill writes a chunk taken by startSpill to its run file.
+// newRun returns the run a full chunk c becomes: c itself when it fits in
+// the memory left for runs, else a new run file. The caller holds g.mu.
+func (g *GenerationWriter) newRun(c *chunk) *runFile {
+	if n := c.memSize(); g.kept+n <= g.memRuns {
+		g.kept += n
+		return &runFile{mem: c}
+	}
+	return &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
+}
+
+// finishSpill sorts a chunk taken by startSpill and writes it to its run
+// file, unless the run is the chunk itself.
 func (g *GenerationWriter) finishSpill(c *chunk, run *runFile) error {
 	defer g.spilling.Done()
+	if run.mem != nil {
+		c.sortDedup()
+		c.scratch = nil
+		return nil
+	}
 	err := g.s.spillChunk(c, run, g.sizes)
 	c.reset()
 	g.spillMu.Lock()
@@ -236,16 +258,15 @@ func (g *GenerationWriter) waitSpills() error {
 	return g.spillErr
 }
 
-// spill writes the pending chunk, sorted, to a run file, to be merged with
-// the others when the generation is flushed.
+// spill sorts the pending chunk into a run, in memory or in a file, to be
+// merged with the others when the generation is flushed. The caller holds
+// g.mu.
 func (g *GenerationWriter) spill() error {
-	run := &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
-	if err := g.s.spillChunk(&g.chunk, run, g.sizes); err != nil {
-		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
+	if err := g.waitSpills(); err != nil {
+		return err
 	}
-	g.runs = append(g.runs, run)
-	g.chunk.reset()
-	return nil
+	full, run := g.startSpill()
+	return g.finishSpill(full, run)
 }
 
 // fileName names the next run file or sstable the writer creates.
@@ -297,7 +318,7 @@ func (g *GenerationWriter) flush() error {
 		return nil
 	}
 	runs := g.runs
-	g.runs = nil
+	g.runs, g.kept = nil, 0
 	g.spillMu.Lock()
 	g.spare = nil // the merge needs its memory more
 	g.spillMu.Unlock()
@@ -468,9 +489,11 @@ func (g *GenerationWriter) finish() {
 	g.spare = nil
 	g.syms.ids = nil
 	for _, r := range g.runs {
-		_ = g.s.fs.Remove(r.path)
+		if r.mem == nil {
+			_ = g.s.fs.Remove(r.path)
+		}
 	}
-	g.runs = nil
+	g.runs, g.kept = nil, 0
 	if g.s.gen == g {
 		g.s.gen = nil
 	}
