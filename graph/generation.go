@@ -204,9 +204,7 @@ func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
 	run := g.newRun(full)
 	g.runs = append(g.runs, run)
 	g.spillMu.Lock()
-	if run.mem != nil {
-		g.chunk = chunk{reserve: g.limit}
-	} else if g.spare != nil {
+	if g.spare != nil {
 		g.chunk, g.spare = *g.spare, nil
 	} else {
 		g.chunk = chunk{reserve: g.limit}
@@ -217,9 +215,10 @@ func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
 }
 
 // newRun returns the run a full chunk c becomes: c itself when it fits in
-// the memory left for runs, else a new run file. The caller holds g.mu.
+// the memory left for runs (compacted, it holds its size), else a new run
+// file. The caller holds g.mu.
 func (g *GenerationWriter) newRun(c *chunk) *runFile {
-	if n := c.memSize(); g.kept+n <= g.memRuns {
+	if n := c.size(); g.kept+n <= g.memRuns {
 		g.kept += n
 		return &runFile{mem: c}
 	}
@@ -233,6 +232,12 @@ func (g *GenerationWriter) finishSpill(c *chunk, run *runFile) error {
 	if run.mem != nil {
 		c.sortDedup()
 		c.scratch = nil
+		old := c.compact(nil)
+		g.spillMu.Lock()
+		if g.spare == nil {
+			g.spare = &chunk{arena: old[:0], reserve: g.limit}
+		}
+		g.spillMu.Unlock()
 		return nil
 	}
 	err := g.s.spillChunk(c, run, g.sizes)

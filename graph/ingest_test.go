@@ -190,7 +190,7 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 	defer s7.Close()
 	keptOnce, s8 := dump(1, memRunBytes, defaultMergeSizes, false)
 	defer s8.Close()
-	mixed, s9 := dump(1, 40<<10, small, true)
+	mixed, s9 := dump(1, 4<<10, small, true)
 	defer s9.Close()
 	// The manifests differ in their times only, and the versions in how
 	// many batches the writer committed on the way.
