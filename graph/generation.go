@@ -235,7 +235,9 @@ func (g *GenerationWriter) finishSpill(c *chunk, run *runFile) error {
 		old := c.compact(nil)
 		g.spillMu.Lock()
 		if g.spare == nil {
-			g.spare = &chunk{arena: old[:0], reserve: g.limit}
+			// Room for as many entries as this chunk held spares the
+			// next one their regrowth.
+			g.spare = &chunk{arena: old[:0], ents: make([]chunkEntry, 0, len(c.ents)), reserve: g.limit}
 		}
 		g.spillMu.Unlock()
 		return nil
