@@ -59,9 +59,8 @@
 //
 // Live-layer writes are Pebble batches, one per document. A generation is
 // written without the write-ahead log or the memtable: its records are
-// sorted in chunks of bounded size into sorted runs, kept in memory up to
-// a bound and spilled to files past it, and merged at the end into
-// sstables that do not overlap, which are ingested
+// sorted in chunks of bounded size, spilled as sorted runs to files, and
+// merged at the end into sstables that do not overlap, which are ingested
 // into the bottom level in one step. That costs a fraction of inserting
 // small keys in random order into a memtable, and no compaction follows.
 package graph

@@ -25,9 +25,7 @@ type GenerationWriter struct {
 	chunk   chunk               // records neither spilled nor ingested
 	limit   int                 // chunk size that makes it spill
 	sizes   mergeSizes          // run marks and sstables a merge cuts
-	runs    []*runFile          // sorted runs spilled, oldest first
-	memRuns int                 // bytes of sorted runs that may stay in memory
-	kept    int                 // bytes of the runs in memory
+	runs    []*runFile          // sorted run files spilled, oldest first
 	files   int                 // run files and sstables created so far
 	written map[string]struct{} // paths written, to replace duplicates
 	syms    genSymTable         // the generation's symbol ids
@@ -88,7 +86,6 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 	g := &GenerationWriter{
 		s: s, gen: gen, space: genSpace(gen), prev: genSpaceOrZero(cur),
 		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes, sizes: defaultMergeSizes,
-		memRuns: memRunBytes,
 	}
 	g.chunk.reserve = g.limit
 	g.syms = genSymTable{ids: map[uint64]string{}, emit: func(k, v []byte) { g.chunk.add(k, v) }}
@@ -195,14 +192,13 @@ func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFact
 }
 
 // startSpill takes the pending chunk to be spilled by finishSpill outside
-// g.mu, and reserves its run's place among the runs: in memory while the
-// runs kept there stay within g.memRuns, else in a run file. The caller
-// holds g.mu.
+// g.mu, and reserves its run file's place among the runs. The caller holds
+// g.mu.
 func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
+	run := &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
+	g.runs = append(g.runs, run)
 	full := new(chunk)
 	*full = g.chunk
-	run := g.newRun(full)
-	g.runs = append(g.runs, run)
 	g.spillMu.Lock()
 	if g.spare != nil {
 		g.chunk, g.spare = *g.spare, nil
@@ -214,34 +210,9 @@ func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
 	return full, run
 }
 
-// newRun returns the run a full chunk c becomes: c itself when it fits in
-// the memory left for runs (compacted, it holds its size), else a new run
-// file. The caller holds g.mu.
-func (g *GenerationWriter) newRun(c *chunk) *runFile {
-	if n := c.size(); g.kept+n <= g.memRuns {
-		g.kept += n
-		return &runFile{mem: c}
-	}
-	return &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
-}
-
-// finishSpill sorts a chunk taken by startSpill and writes it to its run
-// file, unless the run is the chunk itself.
+// finishSpill writes a chunk taken by startSpill to its run file.
 func (g *GenerationWriter) finishSpill(c *chunk, run *runFile) error {
 	defer g.spilling.Done()
-	if run.mem != nil {
-		c.sortDedup()
-		c.scratch = nil
-		old := c.compact(nil)
-		g.spillMu.Lock()
-		if g.spare == nil {
-			// Room for as many entries as this chunk held spares the
-			// next one their regrowth.
-			g.spare = &chunk{arena: old[:0], ents: make([]chunkEntry, 0, len(c.ents)), reserve: g.limit}
-		}
-		g.spillMu.Unlock()
-		return nil
-	}
 	err := g.s.spillChunk(c, run, g.sizes)
 	c.reset()
 	g.spillMu.Lock()
@@ -265,15 +236,16 @@ func (g *GenerationWriter) waitSpills() error {
 	return g.spillErr
 }
 
-// spill sorts the pending chunk into a run, in memory or in a file, to be
-// merged with the others when the generation is flushed. The caller holds
-// g.mu.
+// spill writes the pending chunk, sorted, to a run file, to be merged with
+// the others when the generation is flushed.
 func (g *GenerationWriter) spill() error {
-	if err := g.waitSpills(); err != nil {
-		return err
+	run := &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
+	if err := g.s.spillChunk(&g.chunk, run, g.sizes); err != nil {
+		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
 	}
-	full, run := g.startSpill()
-	return g.finishSpill(full, run)
+	g.runs = append(g.runs, run)
+	g.chunk.reset()
+	return nil
 }
 
 // fileName names the next run file or sstable the writer creates.
@@ -325,7 +297,7 @@ func (g *GenerationWriter) flush() error {
 		return nil
 	}
 	runs := g.runs
-	g.runs, g.kept = nil, 0
+	g.runs = nil
 	g.spillMu.Lock()
 	g.spare = nil // the merge needs its memory more
 	g.spillMu.Unlock()
@@ -496,11 +468,9 @@ func (g *GenerationWriter) finish() {
 	g.spare = nil
 	g.syms.ids = nil
 	for _, r := range g.runs {
-		if r.mem == nil {
-			_ = g.s.fs.Remove(r.path)
-		}
+		_ = g.s.fs.Remove(r.path)
 	}
-	g.runs, g.kept = nil, 0
+	g.runs = nil
 	if g.s.gen == g {
 		g.s.gen = nil
 	}

@@ -40,16 +40,6 @@ import (
 // after it are converted.
 const chunkBytes = 16 << 20
 
-// memRunBytes bounds the memory a generation writer's sorted runs may
-// take before they go to run files. Writing and reading back run files
-// cost the pebble corpus's import (114 MB of records) a fifth of its CPU
-// time on a machine whose page cache takes 235 MB/s; keeping them all in
-// memory, though, made the writer's peak memory grow with the input (325
-// MB for that dump, 652 MB for four times it). 64 MiB keeps half of that
-// dump's runs in memory, for the same CPU time as keeping them all, and
-// bounds the memory whatever the input.
-const memRunBytes = 64 << 20
-
 // maxRunRecord bounds the key and value lengths a run file's record header
 // may declare: a chunk's offsets are 32-bit. A record is never cut, so one
 // large document's record may exceed a chunk.
@@ -121,28 +111,6 @@ func (c *chunk) key(e chunkEntry) []byte   { return c.arena[e.k:e.v] }
 func (c *chunk) value(e chunkEntry) []byte { return c.arena[e.v:e.end] }
 func (c *chunk) size() int                 { return len(c.arena) + 12*len(c.ents) }
 func (c *chunk) empty() bool               { return len(c.ents) == 0 }
-
-// compact rewrites the arena of a sorted chunk in key order, into into
-// when it is large enough, and returns the arena it replaced. A merge then
-// reads the chunk from start to end: read in key order from the arena it
-// was added to, each record missed the cache, and the merge waited on
-// every miss, where the copy here lets the processor fetch many at once.
-func (c *chunk) compact(into []byte) (old []byte) {
-	if cap(into) < len(c.arena) {
-		into = make([]byte, 0, len(c.arena))
-	}
-	a := into[:0]
-	for i, e := range c.ents {
-		n := chunkEntry{k: uint32(len(a))}
-		a = append(a, c.arena[e.k:e.v]...)
-		n.v = uint32(len(a))
-		a = append(a, c.arena[e.v:e.end]...)
-		n.end = uint32(len(a))
-		c.ents[i] = n
-	}
-	old, c.arena = c.arena, a
-	return old
-}
 
 func (c *chunk) reset() {
 	c.arena, c.ents = c.arena[:0], c.ents[:0]
@@ -387,14 +355,12 @@ type mergeSizes struct {
 // defaultMergeSizes: tables of 32 MiB, marks every 256 KiB.
 var defaultMergeSizes = mergeSizes{table: 32 << 20, mark: 256 << 10}
 
-// runFile is a sorted run: a file and where its records start (a mark
-// every mergeSizes.mark bytes or so, the first at offset 0), or, when mem
-// is set, a sorted chunk kept in memory instead of written.
+// runFile is a sorted run file and where its records start: a mark every
+// mergeSizes.mark bytes or so, the first at offset 0.
 type runFile struct {
 	path  string
 	size  int64
 	marks []runMark
-	mem   *chunk
 }
 
 // runMark is the offset of a record in a run file and its key.
@@ -454,9 +420,7 @@ func (s *Store) spillChunk(c *chunk, r *runFile, sizes mergeSizes) error {
 func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, sizes mergeSizes, names func() string) (err error) {
 	defer func() {
 		for _, r := range runs {
-			if r.mem == nil {
-				_ = s.fs.Remove(r.path)
-			}
+			_ = s.fs.Remove(r.path)
 		}
 	}()
 	c.sortDedup()
@@ -518,11 +482,7 @@ func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, siz
 func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
 	total := int64(len(c.arena))
 	for _, r := range runs {
-		if r.mem != nil {
-			total += int64(len(r.mem.arena))
-		} else {
-			total += r.size
-		}
+		total += r.size
 	}
 	if total <= sizes.table {
 		return nil
@@ -532,29 +492,7 @@ func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
 		weight int64 // bytes of records from key to the next sample
 	}
 	var samples []sample
-	var acc int64
-	var last []byte
-	sampleChunk := func(c *chunk) {
-		acc = 0
-		for _, e := range c.ents {
-			if acc == 0 {
-				last = c.key(e)
-			}
-			acc += int64(e.end - e.k)
-			if acc >= sizes.mark {
-				samples = append(samples, sample{last, acc})
-				acc = 0
-			}
-		}
-		if acc > 0 {
-			samples = append(samples, sample{last, acc})
-		}
-	}
 	for _, r := range runs {
-		if r.mem != nil {
-			sampleChunk(r.mem)
-			continue
-		}
 		for i, m := range r.marks {
 			end := r.size
 			if i+1 < len(r.marks) {
@@ -563,7 +501,21 @@ func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
 			samples = append(samples, sample{m.key, end - m.off})
 		}
 	}
-	sampleChunk(c)
+	var acc int64
+	var last []byte
+	for _, e := range c.ents {
+		if acc == 0 {
+			last = c.key(e)
+		}
+		acc += int64(e.end - e.k)
+		if acc >= sizes.mark {
+			samples = append(samples, sample{last, acc})
+			acc = 0
+		}
+	}
+	if acc > 0 {
+		samples = append(samples, sample{last, acc})
+	}
 	slices.SortFunc(samples, func(a, b sample) int { return bytes.Compare(a.key, b.key) })
 	var bounds [][]byte
 	acc = 0
@@ -590,17 +542,20 @@ func (s *Store) writeRange(runs []*runFile, c *chunk, lo, hi []byte, path string
 		}
 	}()
 	for _, r := range runs {
-		if r.mem != nil {
-			srcs = append(srcs, newChunkSource(r.mem, lo, hi))
-			continue
-		}
 		rs, err := s.openRun(r, lo)
 		if err != nil {
 			return false, err
 		}
 		srcs = append(srcs, rs)
 	}
-	srcs = append(srcs, newChunkSource(c, lo, hi))
+	start, end := 0, len(c.ents)
+	if lo != nil {
+		start, _ = slices.BinarySearchFunc(c.ents, lo, func(e chunkEntry, k []byte) int { return bytes.Compare(c.key(e), k) })
+	}
+	if hi != nil {
+		end, _ = slices.BinarySearchFunc(c.ents, hi, func(e chunkEntry, k []byte) int { return bytes.Compare(c.key(e), k) })
+	}
+	srcs = append(srcs, &chunkSource{c: c, i: start, end: end})
 	m, err := newMerger(srcs, lo, hi)
 	if err != nil {
 		return false, err
@@ -665,19 +620,6 @@ type mergeSource interface {
 type chunkSource struct {
 	c      *chunk
 	i, end int
-}
-
-// newChunkSource reads the entries of the sorted chunk c with keys in
-// [lo, hi) (nil for no bound).
-func newChunkSource(c *chunk, lo, hi []byte) *chunkSource {
-	start, end := 0, len(c.ents)
-	if lo != nil {
-		start, _ = slices.BinarySearchFunc(c.ents, lo, func(e chunkEntry, k []byte) int { return bytes.Compare(c.key(e), k) })
-	}
-	if hi != nil {
-		end, _ = slices.BinarySearchFunc(c.ents, hi, func(e chunkEntry, k []byte) int { return bytes.Compare(c.key(e), k) })
-	}
-	return &chunkSource{c: c, i: start, end: end}
 }
 
 func (s *chunkSource) next() ([]byte, []byte, bool, error) {

@@ -109,14 +109,14 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 			Edges: []Edge{{From: sym, To: "scip-go gomod example.com/m v1 pkg0/F0().", Kind: EdgeCalls, Count: i}},
 		}
 	}
-	dump := func(limit, memRuns int, sizes mergeSizes, rewrite bool) (string, *Store) {
+	dump := func(limit int, sizes mergeSizes, rewrite bool) (string, *Store) {
 		dir := t.TempDir()
 		s := openDisk(t, dir, Options{})
 		g, err := s.BeginGeneration(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g.limit, g.memRuns, g.sizes = limit, memRuns, sizes
+		g.limit, g.sizes = limit, sizes
 		for i := range 40 {
 			if err := g.PutDocument(ctx, docs(i)); err != nil {
 				t.Fatal(err)
@@ -131,23 +131,6 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 			if err := g.PutDocument(ctx, docs(i)); err != nil {
 				t.Fatal(err)
 			}
-		}
-		if err := g.waitSpills(); err != nil {
-			t.Fatal(err)
-		}
-		inMem, inFiles := 0, 0
-		for _, r := range g.runs {
-			if r.mem != nil {
-				inMem++
-			} else {
-				inFiles++
-			}
-		}
-		if limit == 1 && (inMem > 0) != (memRuns > 0) || inFiles > 0 && memRuns >= memRunBytes {
-			t.Errorf("memory for runs %d: %d runs in memory, %d in files", memRuns, inMem, inFiles)
-		}
-		if memRuns > 0 && memRuns < memRunBytes && (inMem == 0 || inFiles == 0) {
-			t.Errorf("memory for runs %d: %d runs in memory, %d in files, want both", memRuns, inMem, inFiles)
 		}
 		if err := g.Commit(ctx, Manifest{}); err != nil {
 			t.Fatal(err)
@@ -172,26 +155,19 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 		}
 		return b.String(), s
 	}
-	whole, s1 := dump(chunkBytes, memRunBytes, defaultMergeSizes, true)
+	whole, s1 := dump(chunkBytes, defaultMergeSizes, true)
 	defer s1.Close()
-	spilled, s2 := dump(1, 0, defaultMergeSizes, true)
+	spilled, s2 := dump(1, defaultMergeSizes, true)
 	defer s2.Close()
-	spilledOnce, s3 := dump(1, 0, defaultMergeSizes, false)
+	spilledOnce, s3 := dump(1, defaultMergeSizes, false)
 	defer s3.Close()
 	small := mergeSizes{table: 2000, mark: 100}
-	cut, s4 := dump(1, 0, small, true)
+	cut, s4 := dump(1, small, true)
 	defer s4.Close()
-	cutOnce, s5 := dump(1, 0, small, false)
+	cutOnce, s5 := dump(1, small, false)
 	defer s5.Close()
-	cutWhole, s6 := dump(chunkBytes, memRunBytes, small, false)
+	cutWhole, s6 := dump(chunkBytes, small, false)
 	defer s6.Close()
-	// Runs kept in memory, and some in memory, the rest in files.
-	kept, s7 := dump(1, memRunBytes, small, true)
-	defer s7.Close()
-	keptOnce, s8 := dump(1, memRunBytes, defaultMergeSizes, false)
-	defer s8.Close()
-	mixed, s9 := dump(1, 4<<10, small, true)
-	defer s9.Close()
 	// The manifests differ in their times only, and the versions in how
 	// many batches the writer committed on the way.
 	strip := func(s string) string {
@@ -203,8 +179,7 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 		}
 		return strings.Join(out, "")
 	}
-	for name, got := range map[string]string{"spilled": spilled, "spilled once": spilledOnce, "cut": cut, "cut once": cutOnce, "cut in memory": cutWhole,
-		"runs in memory": kept, "runs in memory once": keptOnce, "runs in memory and files": mixed} {
+	for name, got := range map[string]string{"spilled": spilled, "spilled once": spilledOnce, "cut": cut, "cut once": cutOnce, "cut in memory": cutWhole} {
 		if strip(got) != strip(whole) {
 			t.Errorf("%s generation differs:\n%s\nwant:\n%s", name, got, whole)
 		}
