@@ -671,6 +671,19 @@ type mergeHead struct {
 	src  mergeSource
 	rank int // index of the source: higher is newer
 	k, v []byte
+	// bounded: the source ends before the merger's upper bound (a chunk
+	// cut to the range), so its keys need no comparison with it.
+	bounded bool
+	// The key's first 16 bytes as numbers (zero-padded), which decide
+	// most comparisons without a call: keys of a generation share their
+	// first 8 bytes, and the 8 after them are a kind byte and, in most
+	// records, the start of a symbol id, a hash.
+	a0, a1 uint64
+}
+
+func (h *mergeHead) set(k, v []byte) {
+	h.k, h.v = k, v
+	h.a0, h.a1 = abbreviate(k, 0), abbreviate(k, 8)
 }
 
 func newMerger(srcs []mergeSource, lo, hi []byte) (*merger, error) {
@@ -683,8 +696,11 @@ func newMerger(srcs []mergeSource, lo, hi []byte) (*merger, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ok && m.below(k) {
-			m.heads = append(m.heads, mergeHead{src, i, k, v})
+		_, bounded := src.(*chunkSource)
+		if ok && (bounded || m.below(k)) {
+			h := mergeHead{src: src, rank: i, bounded: bounded}
+			h.set(k, v)
+			m.heads = append(m.heads, h)
 		}
 	}
 	for i := len(m.heads)/2 - 1; i >= 0; i-- {
@@ -701,9 +717,13 @@ func (m *merger) current() (k, v []byte) { return m.heads[0].k, m.heads[0].v }
 // next moves past the current key in every source holding it.
 func (m *merger) next() error {
 	key := m.heads[0].k
-	// Advance the top first (its slices may be reused), remembering the key.
-	m.scratch = append(m.scratch[:0], key...)
-	for len(m.heads) > 0 && bytes.Equal(m.heads[0].k, m.scratch) {
+	if !m.heads[0].bounded {
+		// Advance the top first (a run file's slices are reused),
+		// remembering the key; a chunk's stay valid.
+		m.scratch = append(m.scratch[:0], key...)
+		key = m.scratch
+	}
+	for len(m.heads) > 0 && bytes.Equal(m.heads[0].k, key) {
 		if err := m.advanceTop(); err != nil {
 			return err
 		}
@@ -718,8 +738,8 @@ func (m *merger) advanceTop() error {
 	if err != nil {
 		return err
 	}
-	if ok && m.below(k) {
-		h.k, h.v = k, v
+	if ok && (h.bounded || m.below(k)) {
+		h.set(k, v)
 	} else {
 		last := len(m.heads) - 1
 		m.heads[0] = m.heads[last]
@@ -736,6 +756,12 @@ func (m *merger) below(k []byte) bool { return m.hi == nil || bytes.Compare(k, m
 
 func (m *merger) less(i, j int) bool {
 	a, b := &m.heads[i], &m.heads[j]
+	if a.a0 != b.a0 {
+		return a.a0 < b.a0
+	}
+	if a.a1 != b.a1 {
+		return a.a1 < b.a1
+	}
 	if c := bytes.Compare(a.k, b.k); c != 0 {
 		return c < 0
 	}

@@ -213,7 +213,7 @@ func normalizeEdges(in []Edge) ([]Edge, error) {
 		out = append(out, e)
 	}
 	if !slices.IsSortedFunc(out, compareEdgeKeys) {
-		sortStableInPlace(out, func(a, b *Edge) int { return compareEdgeKeys(*a, *b) })
+		sortEdges(out)
 	}
 	w := 0
 	for i := range out {
@@ -225,6 +225,49 @@ func normalizeEdges(in []Edge) ([]Edge, error) {
 		w++
 	}
 	return out[:w], nil
+}
+
+// maxEdgeRank bounds the distinct strings sortEdges ranks: three ranks
+// share a number.
+const maxEdgeRank = 1 << 21
+
+// sortEdges sorts edges stably by from, kind, to. It ranks the distinct
+// strings first, so that the sort compares numbers: a document's edges
+// repeat few symbols, whose strings share long prefixes, and comparing
+// them was most of the cost of normalizing a document.
+func sortEdges(edges []Edge) {
+	rank := make(map[string]uint64, len(edges))
+	for i := range edges {
+		e := &edges[i]
+		rank[e.From], rank[string(e.Kind)], rank[e.To] = 0, 0, 0
+	}
+	if len(rank) > maxEdgeRank {
+		sortStableInPlace(edges, func(a, b *Edge) int { return compareEdgeKeys(*a, *b) })
+		return
+	}
+	strs := make([]string, 0, len(rank))
+	for s := range rank {
+		strs = append(strs, s)
+	}
+	slices.Sort(strs)
+	for i, s := range strs {
+		rank[s] = uint64(i)
+	}
+	type ranked struct {
+		key uint64
+		i   int
+	}
+	rs := make([]ranked, len(edges))
+	for i := range edges {
+		e := &edges[i]
+		rs[i] = ranked{rank[e.From]<<42 | rank[string(e.Kind)]<<21 | rank[e.To], i}
+	}
+	slices.SortFunc(rs, func(a, b ranked) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.i, b.i)) })
+	sorted := make([]Edge, len(edges))
+	for j, r := range rs {
+		sorted[j] = edges[r.i]
+	}
+	copy(edges, sorted)
 }
 
 // compareEdgeKeys orders edges by from, kind, to.

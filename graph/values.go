@@ -219,7 +219,9 @@ func (t *idReader) id() string {
 // enclosing symbol.
 func appendDocOccsValue(dst []byte, occs []Occurrence) []byte {
 	w := valueWriter{dst}
-	t := idWriter{&w, make(map[string]uint64)}
+	// Sized for a symbol per four occurrences, which spares the table most
+	// of its growth.
+	t := idWriter{&w, make(map[string]uint64, len(occs)/4)}
 	w.uvarint(uint64(len(occs)))
 	for i := range occs {
 		o := &occs[i]
@@ -262,7 +264,7 @@ func decodeDocOccsValue(path string, b []byte, stopAfter *uint32) ([]Occurrence,
 // as a string.
 func appendDocEdgesValue(dst []byte, edges []Edge) []byte {
 	w := valueWriter{dst}
-	t := idWriter{&w, make(map[string]uint64)}
+	t := idWriter{&w, make(map[string]uint64, len(edges)/2)}
 	w.uvarint(uint64(len(edges)))
 	var v []byte
 	for i := range edges {

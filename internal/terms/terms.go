@@ -133,10 +133,10 @@ func Query(q string) []string {
 	c.text(q, graph.TermCode)
 	seen := map[string]bool{}
 	var out []string
-	for _, k := range c.order {
-		if !seen[k.word] {
-			seen[k.word] = true
-			out = append(out, k.word)
+	for _, t := range c.out {
+		if !seen[t.Word] {
+			seen[t.Word] = true
+			out = append(out, t.Word)
 		}
 	}
 	return out
@@ -148,29 +148,32 @@ type termKey struct {
 	field graph.TermField
 }
 
-// counter counts words per field, remembering the order they came in.
+// counter counts words per field, remembering the order they came in: the
+// terms in that order, and where each is among them (one map look-up per
+// word counted again, which most are).
 type counter struct {
-	counts map[termKey]int
-	order  []termKey
+	index map[termKey]int
+	out   []graph.Term
 }
 
 func (c *counter) add(word string, f graph.TermField) {
-	if c.counts == nil {
-		c.counts = map[termKey]int{}
-	}
 	k := termKey{word, f}
-	if c.counts[k] == 0 {
-		c.order = append(c.order, k)
+	if i, ok := c.index[k]; ok {
+		c.out[i].Count++
+		return
 	}
-	c.counts[k]++
+	if c.index == nil {
+		c.index = map[termKey]int{}
+	}
+	c.index[k] = len(c.out)
+	c.out = append(c.out, graph.Term{Word: word, Field: f, Count: 1})
 }
 
 func (c *counter) terms() []graph.Term {
-	out := make([]graph.Term, 0, len(c.order))
-	for _, k := range c.order {
-		out = append(out, graph.Term{Word: k.word, Field: k.field, Count: c.counts[k]})
+	if c.out == nil {
+		return []graph.Term{}
 	}
-	return out
+	return c.out
 }
 
 // text counts the words of prose or a literal: each run of letters, digits
