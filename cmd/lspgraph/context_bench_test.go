@@ -76,26 +76,18 @@ func BenchmarkContext(b *testing.B) {
 				if root == "" {
 					root = b.TempDir()
 				}
-				dir := filepath.Join(b.TempDir(), "store")
-				st, err := graph.Open(dir, graph.Options{})
-				if err != nil {
-					b.Fatal(err)
+				// LSPGRAPH_CONTEXT_STORE names a store to import into once
+				// and reuse, to compare builds without importing each time.
+				dir := os.Getenv("LSPGRAPH_CONTEXT_STORE")
+				if dir == "" {
+					dir = filepath.Join(b.TempDir(), "store")
 				}
-				f, err := os.Open(gc.dump)
-				if err != nil {
-					b.Fatal(err)
+				if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil {
+					importCorpus(b, dir, gc.dump, opts)
 				}
-				start := time.Now()
-				if _, err := scip.Import(ctx, st, f, opts); err != nil {
-					b.Fatal(err)
-				}
-				f.Close()
-				if err := st.Close(); err != nil {
-					b.Fatal(err)
-				}
-				b.Logf("imported %s in %v", filepath.Base(gc.dump), time.Since(start).Round(time.Millisecond))
 				// Query a store opened afresh, as the CLI does.
-				if st, err = graph.Open(dir, graph.Options{ReadOnly: true}); err != nil {
+				st, err := graph.Open(dir, graph.Options{ReadOnly: true})
+				if err != nil {
 					b.Fatal(err)
 				}
 				defer st.Close()
@@ -140,7 +132,7 @@ func BenchmarkContext(b *testing.B) {
 			// LSPGRAPH_CONTEXT_DUMP names a directory to write the first
 			// round's packs to, to compare the answers of two builds.
 			dump := os.Getenv("LSPGRAPH_CONTEXT_DUMP")
-			var lat, cpu []time.Duration
+			var lat, wall, cpu []time.Duration // lat is sorted at the end; wall keeps the order
 			// CPU time of the building thread, beside wall time: on a
 			// loaded machine wall time mostly measures waiting for a core.
 			runtime.LockOSThread()
@@ -165,6 +157,7 @@ func BenchmarkContext(b *testing.B) {
 						b.Fatal(err)
 					}
 					lat = append(lat, time.Since(t0))
+					wall = append(wall, lat[len(lat)-1])
 					if dump != "" && len(lat) <= len(targets) {
 						name := fmt.Sprintf("%03d.json", len(lat))
 						if err := os.WriteFile(filepath.Join(dump, name), []byte(p.Render()), 0o644); err != nil {
@@ -196,10 +189,18 @@ func BenchmarkContext(b *testing.B) {
 			}
 			b.ReportMetric(pct(0.50), "p50-ms/pack")
 			b.ReportMetric(pct(0.99), "p99-ms/pack")
-			// The first round reads the graph with nothing cached yet.
-			first := slices.Clone(cpu[:len(targets)])
-			slices.Sort(first)
-			b.ReportMetric(float64(first[min(len(first)-1, len(first)*99/100)].Microseconds())/1000, "first-round-cpu-p99-ms/pack")
+			// The first round reads the graph with nothing cached yet: the
+			// cold cost of a target a session has not seen.
+			ms := func(d []time.Duration, q float64) float64 {
+				return float64(d[min(len(d)-1, int(q*float64(len(d))))].Microseconds()) / 1000
+			}
+			firstCPU, firstWall := slices.Clone(cpu[:len(targets)]), slices.Clone(wall[:len(targets)])
+			slices.Sort(firstCPU)
+			slices.Sort(firstWall)
+			b.ReportMetric(ms(firstCPU, 0.50), "first-round-cpu-p50-ms/pack")
+			b.ReportMetric(ms(firstCPU, 0.99), "first-round-cpu-p99-ms/pack")
+			b.ReportMetric(ms(firstWall, 0.50), "first-round-p50-ms/pack")
+			b.ReportMetric(ms(firstWall, 0.99), "first-round-p99-ms/pack")
 			sort.Slice(cpu, func(i, j int) bool { return cpu[i] < cpu[j] })
 			b.ReportMetric(float64(cpu[len(cpu)/2].Microseconds())/1000, "cpu-p50-ms/pack")
 			b.ReportMetric(float64(cpu[min(len(cpu)-1, len(cpu)*99/100)].Microseconds())/1000, "cpu-p99-ms/pack")
@@ -208,6 +209,27 @@ func BenchmarkContext(b *testing.B) {
 			b.ReportMetric(float64(withSnippet)/float64(max(1, items)), "snippet-share")
 		})
 	}
+}
+
+// importCorpus imports a SCIP dump into a new store at dir.
+func importCorpus(b *testing.B, dir, dump string, opts scip.Options) {
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(dump)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	start := time.Now()
+	if _, err := scip.Import(context.Background(), st, f, opts); err != nil {
+		b.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("imported %s in %v", filepath.Base(dump), time.Since(start).Round(time.Millisecond))
 }
 
 // logSlowest logs the slowest targets with their candidate counts and the
