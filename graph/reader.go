@@ -37,7 +37,17 @@ type Reader struct {
 	manifests  map[Layer]cachedManifest
 
 	symCache symCache // symbol ids translated so far
+
+	// iters are idle iterators on snap, lent out again by scans: a
+	// ranking makes thousands of small scans, and re-bounding an open
+	// iterator costs less than opening and closing one.
+	itersMu sync.Mutex
+	iters   []*pebble.Iterator
 }
+
+// maxIdleIters bounds the idle iterators a Reader keeps (one per
+// concurrent scan, nested ones included).
+const maxIdleIters = 8
 
 type cachedManifest struct {
 	m  Manifest
@@ -82,7 +92,41 @@ func (r *Reader) kv() kvReader {
 	if r.closed.Load() {
 		return closedKV{}
 	}
-	return r.snap
+	return snapKV{r}
+}
+
+// snapKV is a Reader's snapshot, lending its idle iterators to scans.
+type snapKV struct{ r *Reader }
+
+func (s snapKV) NewIter(o *pebble.IterOptions) (*pebble.Iterator, error) { return s.r.snap.NewIter(o) }
+func (s snapKV) Get(k []byte) ([]byte, io.Closer, error)                 { return s.r.snap.Get(k) }
+
+func (s snapKV) iter(lower, upper []byte) (*pebble.Iterator, error) {
+	r := s.r
+	r.itersMu.Lock()
+	if n := len(r.iters); n > 0 {
+		it := r.iters[n-1]
+		r.iters = r.iters[:n-1]
+		r.itersMu.Unlock()
+		it.SetBounds(lower, upper)
+		return it, nil
+	}
+	r.itersMu.Unlock()
+	return r.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+}
+
+// release keeps an iterator for the next scan, or closes it once the
+// reader is closed (or enough are idle).
+func (s snapKV) release(it *pebble.Iterator) error {
+	r := s.r
+	r.itersMu.Lock()
+	if !r.closed.Load() && len(r.iters) < maxIdleIters && it.Error() == nil {
+		r.iters = append(r.iters, it)
+		r.itersMu.Unlock()
+		return nil
+	}
+	r.itersMu.Unlock()
+	return it.Close()
 }
 
 // closedKV is the kvReader of a closed Reader.
@@ -145,7 +189,14 @@ func (r *Reader) closeLocked() error {
 		return nil
 	}
 	delete(r.store.readers, r)
-	return r.snap.Close()
+	r.itersMu.Lock()
+	var err error
+	for _, it := range r.iters {
+		err = cmp.Or(err, it.Close())
+	}
+	r.iters = nil
+	r.itersMu.Unlock()
+	return cmp.Or(err, r.snap.Close())
 }
 
 // BaseView returns a view of r's snapshot without the live layer: the
@@ -174,6 +225,15 @@ func (r *Reader) hidden(ls layerSpace, path string) bool {
 		return false
 	}
 	_, ok := r.live[path]
+	return ok
+}
+
+// hiddenBytes is hidden for a path still in a key's bytes.
+func (r *Reader) hiddenBytes(ls layerSpace, path []byte) bool {
+	if ls.layer != Base || len(r.live) == 0 {
+		return false
+	}
+	_, ok := r.live[string(path)]
 	return ok
 }
 

@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 )
@@ -41,37 +43,47 @@ func (r *Reader) Outgoing(ctx context.Context, id string, f EdgeFilter) ([]Edge,
 // a definition points at.
 func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string, error) {
 	conf := map[edgeKey]float64{}
+	// Per layer, the best confidence per (to id, kind); ids are named once
+	// each, after the scan.
+	byID := map[idEdgeKey]float64{}
 	for _, ls := range r.layers {
 		prefixes, err := r.edgePrefixes(ls, kindOut, id, f)
 		if err != nil {
 			return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 		}
+		clear(byID)
 		for _, p := range prefixes {
 			err := scanPrefix(ctx, r.kv(), p, func(key, v []byte) error {
-				d, ok := decodeKey(key)
+				ek, to, path, ok := splitEdgeKey(key)
 				if !ok {
 					return fmt.Errorf("%w: edge key %q", errBadValue, key)
 				}
-				if r.hidden(ls, d.fields[1]) {
+				if r.hiddenBytes(ls, path) {
 					return nil
-				}
-				to, err := r.symName(ls.space, d.syms[1])
-				if err != nil {
-					return err
 				}
 				vr := valueReader{b: v}
 				c := vr.float()
 				if vr.bad {
-					return fmt.Errorf("%w: edge %s -> %s", errBadValue, id, to)
+					return fmt.Errorf("%w: edge %s -> %s", errBadValue, id, formatSymID(to))
 				}
-				ek := edgeKey{to, EdgeKind(d.fields[0])}
-				if cur, ok := conf[ek]; !ok || c > cur {
-					conf[ek] = c
+				k := idEdgeKey{to, edgeKindOf(ek)}
+				if cur, ok := byID[k]; !ok || c > cur {
+					byID[k] = c
 				}
 				return nil
 			})
 			if err != nil {
 				return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+			}
+		}
+		for k, c := range byID {
+			to, err := r.symName(ls.space, k.id)
+			if err != nil {
+				return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+			}
+			ek := edgeKey{to, k.kind}
+			if cur, ok := conf[ek]; !ok || c > cur {
+				conf[ek] = c
 			}
 		}
 	}
@@ -96,6 +108,54 @@ func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string
 	return out, nil
 }
 
+// idEdgeKey is an edgeKey within one space, before its symbol is named.
+type idEdgeKey struct {
+	id   uint64
+	kind EdgeKind
+}
+
+// splitEdgeKey splits an out or in key after its symbol prefix (space,
+// kind byte, symbol id) into the edge kind, the other symbol's id and the
+// path, without copying.
+func splitEdgeKey(key []byte) (kind []byte, other uint64, path []byte, ok bool) {
+	const head = 9 + symIDLen
+	if len(key) < head {
+		return nil, 0, nil, false
+	}
+	rest := key[head:]
+	i := bytes.IndexByte(rest, 0)
+	if i < 0 || len(rest) < i+1+symIDLen {
+		return nil, 0, nil, false
+	}
+	path = rest[i+1+symIDLen:]
+	if bytes.IndexByte(path, 0) >= 0 {
+		return nil, 0, nil, false
+	}
+	return rest[:i], binary.BigEndian.Uint64(rest[i+1:]), path, true
+}
+
+// edgeKindOf returns the kind a key spells, without allocating for the
+// known kinds.
+func edgeKindOf(b []byte) EdgeKind {
+	switch string(b) {
+	case string(EdgeReferences):
+		return EdgeReferences
+	case string(EdgeCalls):
+		return EdgeCalls
+	case string(EdgeImplements):
+		return EdgeImplements
+	case string(EdgeTypeOf):
+		return EdgeTypeOf
+	case string(EdgeContains):
+		return EdgeContains
+	case string(EdgeImports):
+		return EdgeImports
+	case string(EdgeTypeDef):
+		return EdgeTypeDef
+	}
+	return EdgeKind(b)
+}
+
 // edgeKey identifies an aggregated edge.
 type edgeKey struct {
 	other string
@@ -111,7 +171,7 @@ func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]
 			return nil, err
 		}
 		for _, p := range prefixes {
-			if err := r.scanEdges(ctx, ls, k, p, agg); err != nil {
+			if err := r.scanEdges(ctx, ls, k, id, p, agg); err != nil {
 				return nil, err
 			}
 		}
@@ -161,41 +221,48 @@ func (r *Reader) edgePrefixes(ls layerSpace, k kind, id string, f EdgeFilter) ([
 	return prefixes, nil
 }
 
-// scanEdges folds the edge keys under prefix into agg.
-func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, prefix []byte, agg map[edgeKey]*Edge) error {
+// scanEdges folds the edge keys under prefix (id's, of kind k) into agg.
+// An edge already aggregated decodes its value's strings only when it is
+// more confident than the one kept (mergeEdge).
+func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, id string, prefix []byte, agg map[edgeKey]*Edge) error {
 	return scanPrefix(ctx, r.kv(), prefix, func(key, v []byte) error {
-		d, ok := decodeKey(key)
+		kb, otherID, path, ok := splitEdgeKey(key)
 		if !ok {
 			return fmt.Errorf("%w: edge key %q", errBadValue, key)
 		}
-		path := d.fields[1]
-		if r.hidden(ls, path) {
+		if r.hiddenBytes(ls, path) {
 			return nil
 		}
-		a, err := r.symName(ls.space, d.syms[0])
+		other, err := r.symName(ls.space, otherID)
 		if err != nil {
 			return err
 		}
-		b, err := r.symName(ls.space, d.syms[1])
-		if err != nil {
-			return err
-		}
-		e := Edge{Kind: EdgeKind(d.fields[0]), Path: path, Layer: ls.layer}
+		ek := edgeKey{other, edgeKindOf(kb)}
+		e := Edge{Kind: ek.kind, Layer: ls.layer}
 		if k == kindIn {
-			e.To, e.From = a, b
+			e.To, e.From = id, other
 		} else {
-			e.From, e.To = a, b
+			e.From, e.To = id, other
 		}
+		if cur, ok := agg[ek]; ok {
+			c, n, err := decodeEdgeConfidence(v)
+			if err != nil {
+				return fmt.Errorf("%w: edge %s -> %s", err, e.From, e.To)
+			}
+			if c <= cur.Confidence {
+				cur.Count += n
+				return nil
+			}
+			e.Path = string(path)
+			if err := decodeEdgeValue(&e, v); err != nil {
+				return err
+			}
+			mergeEdge(cur, e)
+			return nil
+		}
+		e.Path = string(path)
 		if err := decodeEdgeValue(&e, v); err != nil {
 			return err
-		}
-		ek := edgeKey{e.To, e.Kind}
-		if k == kindIn {
-			ek.other = e.From
-		}
-		if a, ok := agg[ek]; ok {
-			mergeEdge(a, e)
-			return nil
 		}
 		agg[ek] = &e
 		return nil
