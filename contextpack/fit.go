@@ -270,27 +270,33 @@ func capBody(e *entry, cap int, pt parts) {
 	if len(f.text) <= cap || tokensAtMost(f.text, cap) {
 		return
 	}
-	ls := strings.SplitAfter(f.text, "\n")
-	if len(ls) > 0 && ls[len(ls)-1] == "" {
-		ls = ls[:len(ls)-1]
+	// The lines (each with its newline) that fit, a prefix of the text.
+	total := strings.Count(f.text, "\n")
+	if !strings.HasSuffix(f.text, "\n") {
+		total++ // a last line without its newline
 	}
-	var b strings.Builder
-	n := 0
-	for _, l := range ls {
+	end, n, kept := 0, 0, 0
+	for end < len(f.text) {
+		l := f.text[end:]
+		if i := strings.IndexByte(l, '\n'); i >= 0 {
+			l = l[:i+1]
+		}
 		c := Tokens(l)
 		if n+c+8 > cap {
 			break
 		}
-		b.WriteString(l)
+		end += len(l)
 		n += c
+		if strings.HasSuffix(l, "\n") {
+			kept++
+		}
 	}
-	kept := strings.Count(b.String(), "\n")
 	if kept == 0 {
 		e.forms = e.forms[1:]
 		return
 	}
-	fmt.Fprintf(&b, "… (%d more lines)\n", len(ls)-kept)
-	e.forms[0] = form{show: SnippetExcerpt, start: f.start, text: b.String(), note: fmt.Sprintf("first %d of %d lines", kept, len(ls))}
+	text := f.text[:end] + fmt.Sprintf("… (%d more lines)\n", total-kept)
+	e.forms[0] = form{show: SnippetExcerpt, start: f.start, text: text, note: fmt.Sprintf("first %d of %d lines", kept, total)}
 	e.capped = true
 	_ = pt
 }

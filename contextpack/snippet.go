@@ -1,7 +1,6 @@
 package contextpack
 
 import (
-	"bytes"
 	"path"
 	"strings"
 
@@ -221,8 +220,14 @@ func stripLineComment(l, lang string) string {
 
 // joinLines renders lines [a, b] (inclusive).
 func joinLines(ls []string, a, b int) string {
-	var buf bytes.Buffer
-	for i := a; i <= b && i < len(ls); i++ {
+	b = min(b, len(ls)-1)
+	n := 0
+	for i := a; i <= b; i++ {
+		n += len(ls[i]) + 1
+	}
+	var buf strings.Builder
+	buf.Grow(n)
+	for i := a; i <= b; i++ {
 		buf.WriteString(ls[i])
 		buf.WriteByte('\n')
 	}

@@ -44,7 +44,8 @@ func TestTargetsMatchesOutgoing(t *testing.T) {
 	}
 	defer r.Close()
 	filters := []EdgeFilter{{}, {MinConfidence: 0.6}, {Limit: 5}, {Limit: 1}, {Kinds: []EdgeKind{EdgeCalls}},
-		{Kinds: []EdgeKind{EdgeReferences, EdgeTypeOf}, MinConfidence: 0.3, Limit: 4}}
+		{Kinds: []EdgeKind{EdgeReferences, EdgeTypeOf}, MinConfidence: 0.3, Limit: 4},
+		{Kinds: []EdgeKind{EdgeCalls, EdgeTypeOf, EdgeCalls}, Limit: 3}}
 	for _, f := range filters {
 		es, err := r.Outgoing(ctx, from, f)
 		if err != nil {

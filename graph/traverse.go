@@ -42,17 +42,23 @@ func (r *Reader) Outgoing(ctx context.Context, id string, f EdgeFilter) ([]Edge,
 // edges' other fields: the cheap read for asking which of a set of symbols
 // a definition points at.
 func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string, error) {
-	conf := map[edgeKey]float64{}
-	// Per layer, the best confidence per (to id, kind); ids are named once
-	// each, after the scan.
-	byID := map[idEdgeKey]float64{}
-	for _, ls := range r.layers {
+	var keys []edgeKey
+	var confs []float64
+	var conf map[edgeKey]float64 // over several layers
+	var seen []idEdge
+	for li, ls := range r.layers {
 		prefixes, err := r.edgePrefixes(ls, kindOut, id, f)
 		if err != nil {
 			return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 		}
-		clear(byID)
-		for _, p := range prefixes {
+		// Under one prefix the keys run by kind, then target, then path:
+		// an edge's documents are adjacent, so the best confidence per
+		// (kind, target) is kept without a map.
+		seen = seen[:0]
+		for i, p := range prefixes {
+			if slices.ContainsFunc(prefixes[:i], func(q []byte) bool { return bytes.Equal(p, q) }) {
+				continue // a kind named twice
+			}
 			err := scanPrefix(ctx, r.kv(), p, func(key, v []byte) error {
 				ek, to, path, ok := splitEdgeKey(key)
 				if !ok {
@@ -66,52 +72,76 @@ func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string
 				if vr.bad {
 					return fmt.Errorf("%w: edge %s -> %s", errBadValue, id, formatSymID(to))
 				}
-				k := idEdgeKey{to, edgeKindOf(ek)}
-				if cur, ok := byID[k]; !ok || c > cur {
-					byID[k] = c
+				if n := len(seen); n > 0 && seen[n-1].to == to && string(seen[n-1].kind) == string(ek) {
+					seen[n-1].conf = max(seen[n-1].conf, c)
+					return nil
 				}
+				seen = append(seen, idEdge{to, edgeKindOf(ek), c})
 				return nil
 			})
 			if err != nil {
 				return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 			}
 		}
-		for k, c := range byID {
-			to, err := r.symName(ls.space, k.id)
+		for _, e := range seen {
+			to, err := r.symName(ls.space, e.to)
 			if err != nil {
 				return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 			}
-			ek := edgeKey{to, k.kind}
-			if cur, ok := conf[ek]; !ok || c > cur {
-				conf[ek] = c
+			k := edgeKey{to, e.kind}
+			if li == 0 {
+				keys, confs = append(keys, k), append(confs, e.conf)
+				continue
+			}
+			if conf == nil {
+				conf = make(map[edgeKey]float64, len(keys))
+				for i, k := range keys {
+					conf[k] = confs[i]
+				}
+			}
+			if cur, ok := conf[k]; !ok || e.conf > cur {
+				conf[k] = e.conf
 			}
 		}
 	}
-	keys := make([]edgeKey, 0, len(conf))
-	for k, c := range conf {
-		if c >= f.MinConfidence {
-			keys = append(keys, k)
+	if conf != nil {
+		keys, confs = keys[:0], confs[:0]
+		for k, c := range conf {
+			keys, confs = append(keys, k), append(confs, c)
 		}
 	}
-	slices.SortFunc(keys, func(a, b edgeKey) int {
-		return cmp.Or(cmp.Compare(a.other, b.other), cmp.Compare(a.kind, b.kind))
-	})
+	w := 0
+	for i, k := range keys {
+		if confs[i] >= f.MinConfidence {
+			keys[w] = k
+			w++
+		}
+	}
+	keys = keys[:w]
 	if f.Limit > 0 && len(keys) > f.Limit {
+		// Which edges the limit keeps depends on the order.
+		slices.SortFunc(keys, func(a, b edgeKey) int {
+			return cmp.Or(cmp.Compare(a.other, b.other), cmp.Compare(a.kind, b.kind))
+		})
 		keys = keys[:f.Limit]
 	}
-	var out []string
-	for i, k := range keys {
-		if i == 0 || k.other != keys[i-1].other {
-			out = append(out, k.other)
-		}
+	if len(keys) == 0 {
+		return nil, nil
 	}
-	return out, nil
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.other
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
-// idEdgeKey is an edgeKey within one space, before its symbol is named.
-type idEdgeKey struct {
-	id   uint64
+// idEdge is an edge's target within one space, before it is named, its
+// kind and its best confidence.
+type idEdge struct {
+	to   uint64
 	kind EdgeKind
+	conf float64
 }
 
 // splitEdgeKey splits an out or in key after its symbol prefix (space,
