@@ -55,8 +55,18 @@ func (q *priced) value(i int) float64 {
 // per token, then fills the manifest with what room is left.
 // unpriced counts the ranked candidates not considered (below the best
 // maxConsidered), dropped for the budget all the same.
-func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int) error {
+// costs, when set, keeps what texts cost across forms and packs.
+func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int, costs *textCosts) error {
 	pt := partsOf(p.Format)
+	if costs == nil {
+		costs = &textCosts{}
+	}
+	price := func(it *Item) int {
+		if jp, ok := pt.(jsonParts); ok {
+			return jp.itemTokens(it, costs)
+		}
+		return Tokens(pt.item(it, Language(it.Path)))
+	}
 	budget := p.Budget
 	// The frame is priced with the counts at their largest, so that the
 	// digits can only shrink.
@@ -96,7 +106,7 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 		for _, f := range e.forms {
 			it := e.item
 			it.Show, it.Start, it.Text, it.Note = f.show, f.start, f.text, f.note
-			q.costs = append(q.costs, Tokens(pt.item(&it, Language(it.Path))))
+			q.costs = append(q.costs, price(&it))
 		}
 		ps[i] = q
 	}

@@ -205,7 +205,11 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 	for i := range res.Items[:n] {
 		cands = append(cands, newEntry(&res.Items[i], src, texts, start))
 	}
-	if err := fit(p, cands, len(res.Items)-n, outOfScope(res.OutOfScope), len(res.OutOfScope)); err != nil {
+	var costs *textCosts
+	if o.Source.Cache != nil {
+		costs = &o.Source.Cache.costs
+	}
+	if err := fit(p, cands, len(res.Items)-n, outOfScope(res.OutOfScope), len(res.OutOfScope), costs); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -8,12 +8,15 @@ import (
 // TextCache keeps work-tree documents' text, split in lines, across packs:
 // a host that answers many packs (a session, a benchmark) reads and splits
 // a file once while its size and modification time stay the same (checked
-// on every use, through the same root-confined lookup as a read). Unsaved
-// buffers (Source.Overlay) are never cached. Safe for concurrent use.
+// on every use, through the same root-confined lookup as a read), and
+// prices a snippet's text once. Unsaved buffers (Source.Overlay) are never
+// cached. Safe for concurrent use.
 type TextCache struct {
 	mu    sync.Mutex
 	docs  map[string]cachedText
 	bytes int
+	// costs keeps what snippet texts cost in JSON, for pricing.
+	costs textCosts
 }
 
 // maxCachedBytes bounds the text a TextCache holds; past it, it starts
