@@ -279,7 +279,6 @@ func displayName(s graph.Symbol) string {
 }
 
 type textResult struct {
-	text  []byte
 	lines []string // split once per document
 	err   error
 }
@@ -325,8 +324,8 @@ func newEntry(c *ranking.Candidate, src *docReader, texts map[string]textResult,
 	}
 	tr, ok := texts[loc.Path]
 	if !ok {
-		b, ls, err := src.readLines(loc.Path)
-		tr = textResult{text: b, lines: ls, err: err}
+		ls, err := src.readLines(loc.Path)
+		tr = textResult{lines: ls, err: err}
 		texts[loc.Path] = tr
 	}
 	if tr.err != nil {

@@ -68,8 +68,11 @@ func Language(p string) string {
 func indentBased(lang string) bool { return lang == "python" }
 
 // lines splits text into lines without terminators.
-func lines(text []byte) []string {
-	s := strings.ReplaceAll(string(text), "\r\n", "\n")
+func lines(text []byte) []string { return splitLines(string(text)) }
+
+// splitLines is lines of a string.
+func splitLines(text string) []string {
+	s := strings.ReplaceAll(text, "\r\n", "\n")
 	out := strings.Split(s, "\n")
 	if len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]

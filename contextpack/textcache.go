@@ -26,7 +26,7 @@ const maxCachedBytes = 64 << 20
 type cachedText struct {
 	size  int64
 	mod   time.Time
-	text  []byte
+	bytes int // of the text the lines were cut from
 	lines []string
 }
 
@@ -43,12 +43,12 @@ func (c *TextCache) get(path string, size int64, mod time.Time) (cachedText, boo
 func (c *TextCache) put(path string, t cachedText) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.docs == nil || c.bytes+len(t.text) > maxCachedBytes {
+	if c.docs == nil || c.bytes+t.bytes > maxCachedBytes {
 		c.docs, c.bytes = map[string]cachedText{}, 0
 	}
 	if old, ok := c.docs[path]; ok {
-		c.bytes -= len(old.text)
+		c.bytes -= old.bytes
 	}
 	c.docs[path] = t
-	c.bytes += len(t.text)
+	c.bytes += t.bytes
 }

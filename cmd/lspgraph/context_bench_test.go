@@ -180,6 +180,15 @@ func BenchmarkContext(b *testing.B) {
 				}
 			}
 			b.StopTimer()
+			// The first round's slowest packs: the cold tail, by target.
+			order := make([]int, len(targets))
+			for i := range order {
+				order[i] = i
+			}
+			sort.SliceStable(order, func(i, j int) bool { return cpu[order[i]] > cpu[order[j]] })
+			for _, i := range order[:min(5, len(order))] {
+				b.Logf("first round, slowest (CPU): %v (wall %v) #%d %s", cpu[i].Round(100*time.Microsecond), wall[i].Round(100*time.Microsecond), i, targets[i].ID)
+			}
 			ids := slices.Sorted(maps.Keys(slowest))
 			sort.SliceStable(ids, func(i, j int) bool { return slowest[ids[i]] > slowest[ids[j]] })
 			logSlowest(b, r, a, root, targets, ids[:min(10, len(ids))], slowest)
