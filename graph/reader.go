@@ -481,6 +481,12 @@ func (r *Reader) occurrencesOf(ctx context.Context, k kind, id string, limit int
 		}
 		prefix := appendSymPrefix(nil, ls.space, k, sid)
 		n := 0
+		// The enclosing symbols are named together after the scan.
+		type enclosed struct {
+			i  int
+			id uint64
+		}
+		var encs []enclosed
 		err = scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 			rest := k[len(prefix):]
 			i := bytes.IndexByte(rest, 0)
@@ -498,9 +504,7 @@ func (r *Reader) occurrencesOf(ctx context.Context, k kind, id string, limit int
 			}
 			o.Roles = roles
 			if hasEnc {
-				if o.Enclosing, err = r.symName(ls.space, enc); err != nil {
-					return err
-				}
+				encs = append(encs, enclosed{len(out), enc})
 			}
 			out = append(out, o)
 			if n++; limit > 0 && n >= limit {
@@ -510,6 +514,17 @@ func (r *Reader) occurrencesOf(ctx context.Context, k kind, id string, limit int
 		})
 		if err != nil {
 			return nil, err
+		}
+		ids := make([]uint64, len(encs))
+		for i, e := range encs {
+			ids[i] = e.id
+		}
+		names, err := r.symNames(ls.space, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i, e := range encs {
+			out[e.i].Enclosing = names[i]
 		}
 	}
 	slices.SortFunc(out, compareOccurrences)

@@ -50,11 +50,9 @@ type iterReuser interface {
 	release(*pebble.Iterator) error
 }
 
-// scanRange calls fn for every key in [lower, upper).
-func scanRange(ctx context.Context, r kvReader, lower, upper []byte, fn func(k, v []byte) error) (err error) {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+// withIter calls fn with an iterator bounded to [lower, upper): one r
+// lends again when it can, else a new one.
+func withIter(r kvReader, lower, upper []byte, fn func(*pebble.Iterator) error) (err error) {
 	var it *pebble.Iterator
 	if ru, ok := r.(iterReuser); ok {
 		if it, err = ru.iter(lower, upper); err != nil {
@@ -67,6 +65,19 @@ func scanRange(ctx context.Context, r kvReader, lower, upper []byte, fn func(k, 
 		}
 		defer func() { err = cmp.Or(err, it.Close()) }()
 	}
+	return fn(it)
+}
+
+// scanRange calls fn for every key in [lower, upper).
+func scanRange(ctx context.Context, r kvReader, lower, upper []byte, fn func(k, v []byte) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return withIter(r, lower, upper, func(it *pebble.Iterator) error { return scanIter(ctx, it, fn) })
+}
+
+// scanIter is scanRange's loop over an iterator.
+func scanIter(ctx context.Context, it *pebble.Iterator, fn func(k, v []byte) error) error {
 	n := 0
 	for ok := it.First(); ok; ok = it.Next() {
 		if n++; n%256 == 0 {

@@ -5,7 +5,9 @@ package graph
 // and how readers translate them back.
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -232,6 +234,62 @@ func (r *Reader) lookupSymName(space, id uint64) (string, bool, error) {
 	c.names[key] = s
 	c.mu.Unlock()
 	return s, true, nil
+}
+
+// symNames is symName of many ids of space: those not translated yet are
+// read in key order through one iterator, not one lookup each.
+func (r *Reader) symNames(space uint64, ids []uint64) ([]string, error) {
+	out := make([]string, len(ids))
+	c := r.syms()
+	var missing []uint64
+	c.mu.Lock()
+	for i, id := range ids {
+		if s, ok := c.names[spaceID{space, id}]; ok {
+			out[i] = s
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	c.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	slices.Sort(missing)
+	missing = slices.Compact(missing)
+	found := make(map[uint64]string, len(missing))
+	lower := appendPrefix(nil, space, kindSymID)
+	var key []byte
+	err := withIter(r.kv(), lower, prefixEnd(lower), func(it *pebble.Iterator) error {
+		for _, id := range missing {
+			key = appendSymIDKey(key[:0], space, id)
+			if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+				return fmt.Errorf("%w: symbol id %s of %s has no symid record", errBadValue, formatSymID(id), spaceName(space))
+			}
+			v, err := it.ValueAndErr()
+			if err != nil {
+				return err
+			}
+			found[id] = string(v)
+		}
+		return it.Error()
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.names == nil {
+		c.names = map[spaceID]string{}
+	}
+	for id, s := range found {
+		c.names[spaceID{space, id}] = s
+	}
+	c.mu.Unlock()
+	for i, id := range ids {
+		if s, ok := found[id]; ok {
+			out[i] = s
+		}
+	}
+	return out, nil
 }
 
 // syms returns the cache of the reader whose snapshot r reads.

@@ -83,12 +83,16 @@ func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string
 				return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 			}
 		}
-		for _, e := range seen {
-			to, err := r.symName(ls.space, e.to)
-			if err != nil {
-				return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
-			}
-			k := edgeKey{to, e.kind}
+		ids := make([]uint64, len(seen))
+		for i, e := range seen {
+			ids[i] = e.to
+		}
+		names, err := r.symNames(ls.space, ids)
+		if err != nil {
+			return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+		}
+		for i, e := range seen {
+			k := edgeKey{names[i], e.kind}
 			if li == 0 {
 				keys, confs = append(keys, k), append(confs, e.conf)
 				continue
@@ -200,9 +204,35 @@ func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]
 		if err != nil {
 			return nil, err
 		}
+		// Within a layer an id is one symbol: its edges aggregate by id,
+		// and the ids are named together after the scan.
+		layer := map[idEdgeKey]*Edge{}
+		var order []idEdgeKey
 		for _, p := range prefixes {
-			if err := r.scanEdges(ctx, ls, k, id, p, agg); err != nil {
+			if err := r.scanEdges(ctx, ls, k, id, p, layer, &order); err != nil {
 				return nil, err
+			}
+		}
+		ids := make([]uint64, len(order))
+		for i, ik := range order {
+			ids[i] = ik.id
+		}
+		names, err := r.symNames(ls.space, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i, ik := range order {
+			e := layer[ik]
+			if k == kindIn {
+				e.From = names[i]
+			} else {
+				e.To = names[i]
+			}
+			ek := edgeKey{names[i], ik.kind}
+			if a, ok := agg[ek]; ok {
+				mergeEdge(a, *e)
+			} else {
+				agg[ek] = e
 			}
 		}
 	}
@@ -251,10 +281,11 @@ func (r *Reader) edgePrefixes(ls layerSpace, k kind, id string, f EdgeFilter) ([
 	return prefixes, nil
 }
 
-// scanEdges folds the edge keys under prefix (id's, of kind k) into agg.
-// An edge already aggregated decodes its value's strings only when it is
-// more confident than the one kept (mergeEdge).
-func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, id string, prefix []byte, agg map[edgeKey]*Edge) error {
+// scanEdges folds the edge keys under prefix (id's, of kind k, in layer
+// ls) into agg, by the other symbol's id (left unnamed), appending each new
+// key to order. An edge already aggregated decodes its value's strings
+// only when it is more confident than the one kept (mergeEdge).
+func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, id string, prefix []byte, agg map[idEdgeKey]*Edge, order *[]idEdgeKey) error {
 	return scanPrefix(ctx, r.kv(), prefix, func(key, v []byte) error {
 		kb, otherID, path, ok := splitEdgeKey(key)
 		if !ok {
@@ -263,21 +294,17 @@ func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, id string
 		if r.hiddenBytes(ls, path) {
 			return nil
 		}
-		other, err := r.symName(ls.space, otherID)
-		if err != nil {
-			return err
-		}
-		ek := edgeKey{other, edgeKindOf(kb)}
-		e := Edge{Kind: ek.kind, Layer: ls.layer}
+		ik := idEdgeKey{otherID, edgeKindOf(kb)}
+		e := Edge{Kind: ik.kind, Layer: ls.layer}
 		if k == kindIn {
-			e.To, e.From = id, other
+			e.To = id
 		} else {
-			e.From, e.To = id, other
+			e.From = id
 		}
-		if cur, ok := agg[ek]; ok {
+		if cur, ok := agg[ik]; ok {
 			c, n, err := decodeEdgeConfidence(v)
 			if err != nil {
-				return fmt.Errorf("%w: edge %s -> %s", err, e.From, e.To)
+				return fmt.Errorf("%w: edge of %s", err, id)
 			}
 			if c <= cur.Confidence {
 				cur.Count += n
@@ -294,9 +321,17 @@ func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, id string
 		if err := decodeEdgeValue(&e, v); err != nil {
 			return err
 		}
-		agg[ek] = &e
+		agg[ik] = &e
+		*order = append(*order, ik)
 		return nil
 	})
+}
+
+// idEdgeKey identifies an aggregated edge within one layer, by the other
+// symbol's id.
+type idEdgeKey struct {
+	id   uint64
+	kind EdgeKind
 }
 
 // Direction of a traversal.
