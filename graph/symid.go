@@ -231,7 +231,11 @@ func (r *Reader) lookupSymName(space, id uint64) (string, bool, error) {
 	if c.names == nil {
 		c.names = map[spaceID]string{}
 	}
+	if c.ids == nil {
+		c.ids = map[spaceSym]uint64{}
+	}
 	c.names[key] = s
+	c.ids[spaceSym{space, s}] = id
 	c.mu.Unlock()
 	return s, true, nil
 }
@@ -280,8 +284,13 @@ func (r *Reader) symNames(space uint64, ids []uint64) ([]string, error) {
 	if c.names == nil {
 		c.names = map[spaceID]string{}
 	}
+	if c.ids == nil {
+		c.ids = map[spaceSym]uint64{}
+	}
 	for id, s := range found {
+		// One string has one id in a space: the translation holds both ways.
 		c.names[spaceID{space, id}] = s
+		c.ids[spaceSym{space, s}] = id
 	}
 	c.mu.Unlock()
 	for i, id := range ids {

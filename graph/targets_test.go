@@ -57,6 +57,27 @@ func TestTargetsMatchesOutgoing(t *testing.T) {
 				want = append(want, e.To)
 			}
 		}
+		// TargetsIn keeps those of a set, through both readers: the
+		// view has one layer, where no target outside the set is named.
+		for _, rd := range []*Reader{r, r.BaseView()} {
+			all, err := rd.Targets(ctx, from, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			some := []string{"scip a/T01().", "scip a/T04().", "scip a/T07().", "scip a/Live().", "scip a/Absent()."}
+			set, err := rd.SymbolSet(some)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := rd.TargetsIn(ctx, from, f, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := slices.DeleteFunc(slices.Clone(all), func(s string) bool { return !slices.Contains(some, s) })
+			if !slices.Equal(in, want) {
+				t.Errorf("filter %+v, %d layers: TargetsIn = %v, want %v of %v", f, len(rd.layers), in, want, all)
+			}
+		}
 		got, err := r.Targets(ctx, from, f)
 		if err != nil {
 			t.Fatal(err)

@@ -51,37 +51,8 @@ func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string
 		if err != nil {
 			return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 		}
-		// Under one prefix the keys run by kind, then target, then path:
-		// an edge's documents are adjacent, so the best confidence per
-		// (kind, target) is kept without a map.
-		seen = seen[:0]
-		for i, p := range prefixes {
-			if slices.ContainsFunc(prefixes[:i], func(q []byte) bool { return bytes.Equal(p, q) }) {
-				continue // a kind named twice
-			}
-			err := scanPrefix(ctx, r.kv(), p, func(key, v []byte) error {
-				ek, to, path, ok := splitEdgeKey(key)
-				if !ok {
-					return fmt.Errorf("%w: edge key %q", errBadValue, key)
-				}
-				if r.hiddenBytes(ls, path) {
-					return nil
-				}
-				vr := valueReader{b: v}
-				c := vr.float()
-				if vr.bad {
-					return fmt.Errorf("%w: edge %s -> %s", errBadValue, id, formatSymID(to))
-				}
-				if n := len(seen); n > 0 && seen[n-1].to == to && string(seen[n-1].kind) == string(ek) {
-					seen[n-1].conf = max(seen[n-1].conf, c)
-					return nil
-				}
-				seen = append(seen, idEdge{to, edgeKindOf(ek), c})
-				return nil
-			})
-			if err != nil {
-				return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
-			}
+		if seen, err = r.outTargets(ctx, ls, id, prefixes, seen[:0]); err != nil {
+			return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 		}
 		ids := make([]uint64, len(seen))
 		for i, e := range seen {
@@ -138,6 +109,117 @@ func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// outTargets appends to seen the targets of id's edges under prefixes in
+// one layer, with the best confidence of each (target, kind). Under one
+// prefix the keys run by kind, then target, then path: an edge's
+// documents are adjacent, so no map is needed.
+func (r *Reader) outTargets(ctx context.Context, ls layerSpace, id string, prefixes [][]byte, seen []idEdge) ([]idEdge, error) {
+	for i, p := range prefixes {
+		if slices.ContainsFunc(prefixes[:i], func(q []byte) bool { return bytes.Equal(p, q) }) {
+			continue // a kind named twice
+		}
+		err := scanPrefix(ctx, r.kv(), p, func(key, v []byte) error {
+			ek, to, path, ok := splitEdgeKey(key)
+			if !ok {
+				return fmt.Errorf("%w: edge key %q", errBadValue, key)
+			}
+			if r.hiddenBytes(ls, path) {
+				return nil
+			}
+			vr := valueReader{b: v}
+			c := vr.float()
+			if vr.bad {
+				return fmt.Errorf("%w: edge %s -> %s", errBadValue, id, formatSymID(to))
+			}
+			if n := len(seen); n > 0 && seen[n-1].to == to && string(seen[n-1].kind) == string(ek) {
+				seen[n-1].conf = max(seen[n-1].conf, c)
+				return nil
+			}
+			seen = append(seen, idEdge{to, edgeKindOf(ek), c})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return seen, nil
+}
+
+// SymbolSet is a set of symbols as a reader's layers number them, so that
+// which edges lead into it is known without naming their targets.
+type SymbolSet struct {
+	r   *Reader
+	ids []map[uint64]string // per layer of r.layers: id → symbol
+}
+
+// SymbolSet returns the set of syms for reads of r (a symbol no layer
+// names is in no edge).
+func (r *Reader) SymbolSet(syms []string) (*SymbolSet, error) {
+	set := &SymbolSet{r: r, ids: make([]map[uint64]string, len(r.layers))}
+	for li, ls := range r.layers {
+		m := make(map[uint64]string, len(syms))
+		for _, sym := range syms {
+			id, ok, err := r.symID(ls.space, sym)
+			if err != nil {
+				return nil, fmt.Errorf("graph: numbering %q: %w", sym, err)
+			}
+			if ok {
+				m[id] = sym
+			}
+		}
+		set.ids[li] = m
+	}
+	return set, nil
+}
+
+// TargetsIn returns Targets(id, f) that are in set, in the same order. It
+// names only those, unless the graph has several layers or f.Limit cuts
+// (which targets the limit keeps depends on all their names).
+func (r *Reader) TargetsIn(ctx context.Context, id string, f EdgeFilter, set *SymbolSet) ([]string, error) {
+	if len(r.layers) != 1 || set.r != r {
+		return r.targetsInNamed(ctx, id, f, set)
+	}
+	ls := r.layers[0]
+	prefixes, err := r.edgePrefixes(ls, kindOut, id, f)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+	}
+	seen, err := r.outTargets(ctx, ls, id, prefixes, nil)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+	}
+	var out []string
+	kept := 0
+	for _, e := range seen {
+		if e.conf >= f.MinConfidence {
+			kept++
+			if sym, ok := set.ids[0][e.to]; ok {
+				out = append(out, sym)
+			}
+		}
+	}
+	if f.Limit > 0 && kept > f.Limit {
+		return r.targetsInNamed(ctx, id, f, set)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// targetsInNamed is TargetsIn through Targets.
+func (r *Reader) targetsInNamed(ctx context.Context, id string, f EdgeFilter, set *SymbolSet) ([]string, error) {
+	all, err := r.Targets(ctx, id, f)
+	if err != nil {
+		return nil, err
+	}
+	in := map[string]bool{}
+	for _, m := range set.ids {
+		for _, sym := range m {
+			in[sym] = true
+		}
+	}
+	return slices.DeleteFunc(all, func(s string) bool { return !in[s] }), nil
 }
 
 // idEdge is an edge's target within one space, before it is named, its

@@ -906,6 +906,18 @@ func (c *collector) namesakes() error {
 // linkCandidates adds the graph edges among candidates to the centrality
 // subgraph.
 func (c *collector) linkCandidates() error {
+	// Only the edges into candidates count: the graph tells them apart
+	// without naming the other targets (most of them, on a cold store).
+	var syms []string
+	for _, k := range c.order {
+		if c.cands[k].Symbol.ID == k {
+			syms = append(syms, k)
+		}
+	}
+	set, err := c.r.SymbolSet(syms)
+	if err != nil {
+		return fmt.Errorf("reading the candidates' ids: %w", err)
+	}
 	n := 0
 	for _, k := range c.order {
 		if n >= maxLinked {
@@ -926,7 +938,7 @@ func (c *collector) linkCandidates() error {
 		n++
 		f := c.filter()
 		f.Limit = maxLinkEdges
-		tos, err := c.g.Targets(cand.Symbol.ID, f)
+		tos, err := c.r.TargetsIn(c.ctx, cand.Symbol.ID, f, set)
 		if err != nil {
 			return fmt.Errorf("reading edges of %s: %w", cand.Symbol.ID, err)
 		}
