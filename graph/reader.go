@@ -36,7 +36,8 @@ type Reader struct {
 	manifestMu sync.Mutex
 	manifests  map[Layer]cachedManifest
 
-	symCache symCache // symbol ids translated so far
+	symCache symCache  // symbol ids of the live layer translated so far
+	genSyms  *symCache // those of the base generation, shared (Store.genSymCache)
 
 	// iters are idle iterators on snap, lent out again by scans: a
 	// ranking makes thousands of small scans, and re-bounding an open
@@ -159,6 +160,7 @@ func (r *Reader) load() error {
 	}
 	if gen != 0 {
 		r.layers = append(r.layers, layerSpace{Base, genSpace(gen)})
+		r.genSyms = r.store.genSymCache(genSpace(gen))
 	}
 	return err
 }

@@ -179,7 +179,7 @@ type symCache struct {
 // symID returns sym's id in space, and false when no record of the space
 // names sym.
 func (r *Reader) symID(space uint64, sym string) (uint64, bool, error) {
-	c := r.syms()
+	c := r.syms(space)
 	key := spaceSym{space, sym}
 	c.mu.Lock()
 	id, ok := c.ids[key]
@@ -214,7 +214,7 @@ func (r *Reader) symName(space, id uint64) (string, error) {
 }
 
 func (r *Reader) lookupSymName(space, id uint64) (string, bool, error) {
-	c := r.syms()
+	c := r.syms(space)
 	key := spaceID{space, id}
 	c.mu.Lock()
 	s, ok := c.names[key]
@@ -244,7 +244,7 @@ func (r *Reader) lookupSymName(space, id uint64) (string, bool, error) {
 // read in key order through one iterator, not one lookup each.
 func (r *Reader) symNames(space uint64, ids []uint64) ([]string, error) {
 	out := make([]string, len(ids))
-	c := r.syms()
+	c := r.syms(space)
 	var missing []uint64
 	c.mu.Lock()
 	for i, id := range ids {
@@ -301,10 +301,15 @@ func (r *Reader) symNames(space uint64, ids []uint64) ([]string, error) {
 	return out, nil
 }
 
-// syms returns the cache of the reader whose snapshot r reads.
-func (r *Reader) syms() *symCache {
+// syms returns the translations of space for the reader whose snapshot
+// r reads: its base generation's are shared with the store's other
+// readers of it, the rest are its own.
+func (r *Reader) syms(space uint64) *symCache {
 	if r.parent != nil {
-		return r.parent.syms()
+		return r.parent.syms(space)
+	}
+	if r.genSyms != nil && space == genSpace(r.baseGen) {
+		return r.genSyms
 	}
 	return &r.symCache
 }

@@ -93,3 +93,46 @@ func TestTargetsMatchesOutgoing(t *testing.T) {
 		t.Errorf("Targets = %v, want the live edge", got)
 	}
 }
+
+// TestReadersShareGenerationSymbols: a reader of a base generation finds
+// the symbol ids another reader of it translated (a session opens a reader
+// per answer), and never those of the live layer's space.
+func TestReadersShareGenerationSymbols(t *testing.T) {
+	ctx := context.Background()
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	f := DocumentFacts{Document: Document{Path: "a.go", Source: SourceSCIP},
+		Edges: []Edge{{From: "scip a/F().", To: "scip a/G().", Kind: EdgeCalls, Confidence: 1, Source: SourceSCIP, Reason: "r", Count: 1}}}
+	if err := s.PutDocument(ctx, Base, f); err != nil {
+		t.Fatal(err)
+	}
+	live := DocumentFacts{Document: Document{Path: "b.go", Source: SourceSyntax},
+		Edges: []Edge{{From: "scip a/H().", To: "scip a/G().", Kind: EdgeCalls, Confidence: 0.5, Source: SourceSyntax, Reason: "r", Count: 1}}}
+	if err := s.PutDocument(ctx, Live, live); err != nil {
+		t.Fatal(err)
+	}
+	r1, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r1.Close()
+	if in, err := r1.Incoming(ctx, "scip a/G().", EdgeFilter{}); err != nil || len(in) != 2 {
+		t.Fatalf("Incoming = %v, %v; want the base and the live edge", in, err)
+	}
+	r2, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	base := genSpace(r2.BaseGeneration())
+	c := r2.syms(base)
+	c.mu.Lock()
+	_, shared := c.ids[spaceSym{base, "scip a/F()."}]
+	c.mu.Unlock()
+	if !shared {
+		t.Errorf("a second reader of the generation does not find the id the first translated")
+	}
+	if r2.syms(spaceLive) == r1.syms(spaceLive) {
+		t.Errorf("readers share the live layer's translations")
+	}
+}
