@@ -66,6 +66,7 @@ func BenchmarkContext(b *testing.B) {
 		b.Run(gc.name, func(b *testing.B) {
 			ctx := context.Background()
 			var r *graph.Reader
+			var st *graph.Store // the corpus's, to open a reader per pack
 			var root string
 			if gc.corpus {
 				// Without the sources snippets degrade to locations;
@@ -86,8 +87,8 @@ func BenchmarkContext(b *testing.B) {
 					importCorpus(b, dir, gc.dump, opts)
 				}
 				// Query a store opened afresh, as the CLI does.
-				st, err := graph.Open(dir, graph.Options{ReadOnly: true})
-				if err != nil {
+				var err error
+				if st, err = graph.Open(dir, graph.Options{ReadOnly: true}); err != nil {
 					b.Fatal(err)
 				}
 				defer st.Close()
@@ -148,13 +149,26 @@ func BenchmarkContext(b *testing.B) {
 			if os.Getenv("LSPGRAPH_CONTEXT_NOCACHE") == "" {
 				reads = new(ranking.Cache)
 			}
+			// LSPGRAPH_CONTEXT_READER_PER_PACK opens a reader per pack on
+			// the corpus store, as a session does per answer.
+			perPack := os.Getenv("LSPGRAPH_CONTEXT_READER_PER_PACK") != ""
 			b.ResetTimer()
 			for b.Loop() {
 				for _, t := range targets {
 					t0, c0 := time.Now(), threadCPUTime(b)
-					p, err := contextpack.Build(ctx, r, a, t, contextpack.Options{Budget: 8000, Source: contextpack.Source{Root: root, Cache: &texts}, Reads: reads})
+					pr := r
+					if perPack && st != nil {
+						// As a session answers: a reader of its own.
+						if pr, err = st.Reader(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					p, err := contextpack.Build(ctx, pr, a, t, contextpack.Options{Budget: 8000, Source: contextpack.Source{Root: root, Cache: &texts}, Reads: reads})
 					if err != nil {
 						b.Fatal(err)
+					}
+					if pr != r {
+						pr.Close()
 					}
 					lat = append(lat, time.Since(t0))
 					wall = append(wall, lat[len(lat)-1])
