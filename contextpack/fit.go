@@ -55,8 +55,18 @@ func (q *priced) value(i int) float64 {
 // per token, then fills the manifest with what room is left.
 // unpriced counts the ranked candidates not considered (below the best
 // maxConsidered), dropped for the budget all the same.
-func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int) error {
+// costs, when set, keeps what texts cost across forms and packs.
+func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int, costs *textCosts) error {
 	pt := partsOf(p.Format)
+	if costs == nil {
+		costs = &textCosts{}
+	}
+	price := func(it *Item) int {
+		if jp, ok := pt.(jsonParts); ok {
+			return jp.itemTokens(it, costs)
+		}
+		return Tokens(pt.item(it, Language(it.Path)))
+	}
 	budget := p.Budget
 	// The frame is priced with the counts at their largest, so that the
 	// digits can only shrink.
@@ -96,7 +106,7 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 		for _, f := range e.forms {
 			it := e.item
 			it.Show, it.Start, it.Text, it.Note = f.show, f.start, f.text, f.note
-			q.costs = append(q.costs, Tokens(pt.item(&it, Language(it.Path))))
+			q.costs = append(q.costs, price(&it))
 		}
 		ps[i] = q
 	}
@@ -270,27 +280,33 @@ func capBody(e *entry, cap int, pt parts) {
 	if len(f.text) <= cap || tokensAtMost(f.text, cap) {
 		return
 	}
-	ls := strings.SplitAfter(f.text, "\n")
-	if len(ls) > 0 && ls[len(ls)-1] == "" {
-		ls = ls[:len(ls)-1]
+	// The lines (each with its newline) that fit, a prefix of the text.
+	total := strings.Count(f.text, "\n")
+	if !strings.HasSuffix(f.text, "\n") {
+		total++ // a last line without its newline
 	}
-	var b strings.Builder
-	n := 0
-	for _, l := range ls {
+	end, n, kept := 0, 0, 0
+	for end < len(f.text) {
+		l := f.text[end:]
+		if i := strings.IndexByte(l, '\n'); i >= 0 {
+			l = l[:i+1]
+		}
 		c := Tokens(l)
 		if n+c+8 > cap {
 			break
 		}
-		b.WriteString(l)
+		end += len(l)
 		n += c
+		if strings.HasSuffix(l, "\n") {
+			kept++
+		}
 	}
-	kept := strings.Count(b.String(), "\n")
 	if kept == 0 {
 		e.forms = e.forms[1:]
 		return
 	}
-	fmt.Fprintf(&b, "… (%d more lines)\n", len(ls)-kept)
-	e.forms[0] = form{show: SnippetExcerpt, start: f.start, text: b.String(), note: fmt.Sprintf("first %d of %d lines", kept, len(ls))}
+	text := f.text[:end] + fmt.Sprintf("… (%d more lines)\n", total-kept)
+	e.forms[0] = form{show: SnippetExcerpt, start: f.start, text: text, note: fmt.Sprintf("first %d of %d lines", kept, total)}
 	e.capped = true
 	_ = pt
 }

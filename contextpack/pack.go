@@ -205,7 +205,11 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 	for i := range res.Items[:n] {
 		cands = append(cands, newEntry(&res.Items[i], src, texts, start))
 	}
-	if err := fit(p, cands, len(res.Items)-n, outOfScope(res.OutOfScope), len(res.OutOfScope)); err != nil {
+	var costs *textCosts
+	if o.Source.Cache != nil {
+		costs = &o.Source.Cache.costs
+	}
+	if err := fit(p, cands, len(res.Items)-n, outOfScope(res.OutOfScope), len(res.OutOfScope), costs); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -275,7 +279,6 @@ func displayName(s graph.Symbol) string {
 }
 
 type textResult struct {
-	text  []byte
 	lines []string // split once per document
 	err   error
 }
@@ -321,8 +324,8 @@ func newEntry(c *ranking.Candidate, src *docReader, texts map[string]textResult,
 	}
 	tr, ok := texts[loc.Path]
 	if !ok {
-		b, ls, err := src.readLines(loc.Path)
-		tr = textResult{text: b, lines: ls, err: err}
+		ls, err := src.readLines(loc.Path)
+		tr = textResult{lines: ls, err: err}
 		texts[loc.Path] = tr
 	}
 	if tr.err != nil {

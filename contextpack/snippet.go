@@ -1,7 +1,6 @@
 package contextpack
 
 import (
-	"bytes"
 	"path"
 	"strings"
 
@@ -69,8 +68,11 @@ func Language(p string) string {
 func indentBased(lang string) bool { return lang == "python" }
 
 // lines splits text into lines without terminators.
-func lines(text []byte) []string {
-	s := strings.ReplaceAll(string(text), "\r\n", "\n")
+func lines(text []byte) []string { return splitLines(string(text)) }
+
+// splitLines is lines of a string.
+func splitLines(text string) []string {
+	s := strings.ReplaceAll(text, "\r\n", "\n")
 	out := strings.Split(s, "\n")
 	if len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
@@ -221,8 +223,14 @@ func stripLineComment(l, lang string) string {
 
 // joinLines renders lines [a, b] (inclusive).
 func joinLines(ls []string, a, b int) string {
-	var buf bytes.Buffer
-	for i := a; i <= b && i < len(ls); i++ {
+	b = min(b, len(ls)-1)
+	n := 0
+	for i := a; i <= b; i++ {
+		n += len(ls[i]) + 1
+	}
+	var buf strings.Builder
+	buf.Grow(n)
+	for i := a; i <= b; i++ {
 		buf.WriteString(ls[i])
 		buf.WriteByte('\n')
 	}

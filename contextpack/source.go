@@ -68,10 +68,10 @@ func (s Source) open() *docReader {
 
 func (d *docReader) Read(p string) ([]byte, error) { return d.src.read(p, d.fs) }
 
-// readLines returns a document's text and its lines: from the cache when
-// the file is unchanged since it was cached, else read and split (and
-// cached, unless it came from an unsaved buffer).
-func (d *docReader) readLines(p string) ([]byte, []string, error) {
+// readLines returns a document's lines: from the cache when the file is
+// unchanged since it was cached, else read and split (and cached, unless it
+// came from an unsaved buffer).
+func (d *docReader) readLines(p string) ([]string, error) {
 	c := d.src.Cache
 	cacheable := c != nil && d.fs != nil && checkRel(p) == nil
 	if cacheable && d.src.Overlay != nil {
@@ -82,24 +82,26 @@ func (d *docReader) readLines(p string) ([]byte, []string, error) {
 	if cacheable {
 		if fi, err := d.fs.Stat(p); err == nil && fi.Mode().IsRegular() {
 			if t, ok := c.get(p, fi.Size(), fi.ModTime()); ok {
-				return t.text, t.lines, nil
+				return t.lines, nil
 			}
-			b, err := d.Read(p)
+			// Read as a string, which the lines are cut from: the text
+			// is not copied again.
+			text, err := d.fs.ReadFileString(p)
 			if err != nil {
-				return nil, nil, err
+				return nil, readError(err)
 			}
-			ls := lines(b)
+			ls := splitLines(text)
 			// The size and time seen before the read: a file written
 			// meanwhile is read again next time.
-			c.put(p, cachedText{size: fi.Size(), mod: fi.ModTime(), text: b, lines: ls})
-			return b, ls, nil
+			c.put(p, cachedText{size: fi.Size(), mod: fi.ModTime(), bytes: len(text), lines: ls})
+			return ls, nil
 		}
 	}
 	b, err := d.Read(p)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return b, lines(b), nil
+	return lines(b), nil
 }
 
 func (d *docReader) Close() {
@@ -132,11 +134,17 @@ func (s Source) read(p string, fsys *rootfs.Root) ([]byte, error) {
 		defer fsys.Close()
 	}
 	b, err := fsys.ReadFile(p)
-	switch {
-	case errors.Is(err, rootfs.ErrOutside):
-		return nil, fmt.Errorf("%w: %w", ErrEscapes, err)
-	case err != nil:
-		return nil, fmt.Errorf("%w: %w", ErrAbsent, err)
+	if err != nil {
+		return nil, readError(err)
 	}
 	return b, nil
+}
+
+// readError is a failed read of the work tree as Read reports it: wrapping
+// ErrEscapes or ErrAbsent.
+func readError(err error) error {
+	if errors.Is(err, rootfs.ErrOutside) {
+		return fmt.Errorf("%w: %w", ErrEscapes, err)
+	}
+	return fmt.Errorf("%w: %w", ErrAbsent, err)
 }

@@ -8,12 +8,15 @@ import (
 // TextCache keeps work-tree documents' text, split in lines, across packs:
 // a host that answers many packs (a session, a benchmark) reads and splits
 // a file once while its size and modification time stay the same (checked
-// on every use, through the same root-confined lookup as a read). Unsaved
-// buffers (Source.Overlay) are never cached. Safe for concurrent use.
+// on every use, through the same root-confined lookup as a read), and
+// prices a snippet's text once. Unsaved buffers (Source.Overlay) are never
+// cached. Safe for concurrent use.
 type TextCache struct {
 	mu    sync.Mutex
 	docs  map[string]cachedText
 	bytes int
+	// costs keeps what snippet texts cost in JSON, for pricing.
+	costs textCosts
 }
 
 // maxCachedBytes bounds the text a TextCache holds; past it, it starts
@@ -23,7 +26,7 @@ const maxCachedBytes = 64 << 20
 type cachedText struct {
 	size  int64
 	mod   time.Time
-	text  []byte
+	bytes int // of the text the lines were cut from
 	lines []string
 }
 
@@ -40,12 +43,12 @@ func (c *TextCache) get(path string, size int64, mod time.Time) (cachedText, boo
 func (c *TextCache) put(path string, t cachedText) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.docs == nil || c.bytes+len(t.text) > maxCachedBytes {
+	if c.docs == nil || c.bytes+t.bytes > maxCachedBytes {
 		c.docs, c.bytes = map[string]cachedText{}, 0
 	}
 	if old, ok := c.docs[path]; ok {
-		c.bytes -= len(old.text)
+		c.bytes -= old.bytes
 	}
 	c.docs[path] = t
-	c.bytes += len(t.text)
+	c.bytes += t.bytes
 }

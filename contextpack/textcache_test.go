@@ -26,7 +26,7 @@ func TestTextCacheRereadsChangedFiles(t *testing.T) {
 		t.Helper()
 		d := src.open()
 		defer d.Close()
-		_, ls, err := d.readLines("a.go")
+		ls, err := d.readLines("a.go")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,8 +36,19 @@ type Reader struct {
 	manifestMu sync.Mutex
 	manifests  map[Layer]cachedManifest
 
-	symCache symCache // symbol ids translated so far
+	symCache symCache  // symbol ids of the live layer translated so far
+	genSyms  *symCache // those of the base generation, shared (Store.genSymCache)
+
+	// iters are idle iterators on snap, lent out again by scans: a
+	// ranking makes thousands of small scans, and re-bounding an open
+	// iterator costs less than opening and closing one.
+	itersMu sync.Mutex
+	iters   []*pebble.Iterator
 }
+
+// maxIdleIters bounds the idle iterators a Reader keeps (one per
+// concurrent scan, nested ones included).
+const maxIdleIters = 8
 
 type cachedManifest struct {
 	m  Manifest
@@ -82,7 +93,41 @@ func (r *Reader) kv() kvReader {
 	if r.closed.Load() {
 		return closedKV{}
 	}
-	return r.snap
+	return snapKV{r}
+}
+
+// snapKV is a Reader's snapshot, lending its idle iterators to scans.
+type snapKV struct{ r *Reader }
+
+func (s snapKV) NewIter(o *pebble.IterOptions) (*pebble.Iterator, error) { return s.r.snap.NewIter(o) }
+func (s snapKV) Get(k []byte) ([]byte, io.Closer, error)                 { return s.r.snap.Get(k) }
+
+func (s snapKV) iter(lower, upper []byte) (*pebble.Iterator, error) {
+	r := s.r
+	r.itersMu.Lock()
+	if n := len(r.iters); n > 0 {
+		it := r.iters[n-1]
+		r.iters = r.iters[:n-1]
+		r.itersMu.Unlock()
+		it.SetBounds(lower, upper)
+		return it, nil
+	}
+	r.itersMu.Unlock()
+	return r.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+}
+
+// release keeps an iterator for the next scan, or closes it once the
+// reader is closed (or enough are idle).
+func (s snapKV) release(it *pebble.Iterator) error {
+	r := s.r
+	r.itersMu.Lock()
+	if !r.closed.Load() && len(r.iters) < maxIdleIters && it.Error() == nil {
+		r.iters = append(r.iters, it)
+		r.itersMu.Unlock()
+		return nil
+	}
+	r.itersMu.Unlock()
+	return it.Close()
 }
 
 // closedKV is the kvReader of a closed Reader.
@@ -115,6 +160,7 @@ func (r *Reader) load() error {
 	}
 	if gen != 0 {
 		r.layers = append(r.layers, layerSpace{Base, genSpace(gen)})
+		r.genSyms = r.store.genSymCache(genSpace(gen))
 	}
 	return err
 }
@@ -145,7 +191,14 @@ func (r *Reader) closeLocked() error {
 		return nil
 	}
 	delete(r.store.readers, r)
-	return r.snap.Close()
+	r.itersMu.Lock()
+	var err error
+	for _, it := range r.iters {
+		err = cmp.Or(err, it.Close())
+	}
+	r.iters = nil
+	r.itersMu.Unlock()
+	return cmp.Or(err, r.snap.Close())
 }
 
 // BaseView returns a view of r's snapshot without the live layer: the
@@ -174,6 +227,15 @@ func (r *Reader) hidden(ls layerSpace, path string) bool {
 		return false
 	}
 	_, ok := r.live[path]
+	return ok
+}
+
+// hiddenBytes is hidden for a path still in a key's bytes.
+func (r *Reader) hiddenBytes(ls layerSpace, path []byte) bool {
+	if ls.layer != Base || len(r.live) == 0 {
+		return false
+	}
+	_, ok := r.live[string(path)]
 	return ok
 }
 
@@ -421,6 +483,12 @@ func (r *Reader) occurrencesOf(ctx context.Context, k kind, id string, limit int
 		}
 		prefix := appendSymPrefix(nil, ls.space, k, sid)
 		n := 0
+		// The enclosing symbols are named together after the scan.
+		type enclosed struct {
+			i  int
+			id uint64
+		}
+		var encs []enclosed
 		err = scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 			rest := k[len(prefix):]
 			i := bytes.IndexByte(rest, 0)
@@ -438,9 +506,7 @@ func (r *Reader) occurrencesOf(ctx context.Context, k kind, id string, limit int
 			}
 			o.Roles = roles
 			if hasEnc {
-				if o.Enclosing, err = r.symName(ls.space, enc); err != nil {
-					return err
-				}
+				encs = append(encs, enclosed{len(out), enc})
 			}
 			out = append(out, o)
 			if n++; limit > 0 && n >= limit {
@@ -450,6 +516,17 @@ func (r *Reader) occurrencesOf(ctx context.Context, k kind, id string, limit int
 		})
 		if err != nil {
 			return nil, err
+		}
+		ids := make([]uint64, len(encs))
+		for i, e := range encs {
+			ids[i] = e.id
+		}
+		names, err := r.symNames(ls.space, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i, e := range encs {
+			out[e.i].Enclosing = names[i]
 		}
 	}
 	slices.SortFunc(out, compareOccurrences)

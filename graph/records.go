@@ -40,16 +40,44 @@ func scanPrefix(ctx context.Context, r kvReader, prefix []byte, fn func(k, v []b
 // errStop ends a scan early without error.
 var errStop = errors.New("graph: stop scan")
 
+// iterReuser is a kvReader that lends iterators out again (a Reader's
+// snapshot): re-bounding an open iterator costs less than opening one.
+type iterReuser interface {
+	kvReader
+	// iter returns an iterator bounded to [lower, upper); give it back
+	// with release.
+	iter(lower, upper []byte) (*pebble.Iterator, error)
+	release(*pebble.Iterator) error
+}
+
+// withIter calls fn with an iterator bounded to [lower, upper): one r
+// lends again when it can, else a new one.
+func withIter(r kvReader, lower, upper []byte, fn func(*pebble.Iterator) error) (err error) {
+	var it *pebble.Iterator
+	if ru, ok := r.(iterReuser); ok {
+		if it, err = ru.iter(lower, upper); err != nil {
+			return err
+		}
+		defer func() { err = cmp.Or(err, ru.release(it)) }()
+	} else {
+		if it, err = r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper}); err != nil {
+			return err
+		}
+		defer func() { err = cmp.Or(err, it.Close()) }()
+	}
+	return fn(it)
+}
+
 // scanRange calls fn for every key in [lower, upper).
-func scanRange(ctx context.Context, r kvReader, lower, upper []byte, fn func(k, v []byte) error) (err error) {
+func scanRange(ctx context.Context, r kvReader, lower, upper []byte, fn func(k, v []byte) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
-	if err != nil {
-		return err
-	}
-	defer func() { err = cmp.Or(err, it.Close()) }()
+	return withIter(r, lower, upper, func(it *pebble.Iterator) error { return scanIter(ctx, it, fn) })
+}
+
+// scanIter is scanRange's loop over an iterator.
+func scanIter(ctx context.Context, it *pebble.Iterator, fn func(k, v []byte) error) error {
 	n := 0
 	for ok := it.First(); ok; ok = it.Next() {
 		if n++; n%256 == 0 {

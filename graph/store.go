@@ -60,6 +60,25 @@ type Store struct {
 	// one more than the last; version is the last one written.
 	commitMu sync.Mutex
 	version  atomic.Uint64
+
+	// genSyms translates the symbol ids of one base generation's space
+	// for every reader of it: a generation's space is never reused and
+	// an id keeps its string for the life of its space, so translations
+	// outlive the reader that made them (a session opens a reader per
+	// answer). Replaced when readers move to another generation.
+	genSymsMu    sync.Mutex
+	genSyms      *symCache
+	genSymsSpace uint64
+}
+
+// genSymCache returns the translations of a base generation's space.
+func (s *Store) genSymCache(space uint64) *symCache {
+	s.genSymsMu.Lock()
+	defer s.genSymsMu.Unlock()
+	if s.genSyms == nil || s.genSymsSpace != space {
+		s.genSyms, s.genSymsSpace = &symCache{}, space
+	}
+	return s.genSyms
 }
 
 // Version counts the writes readers can see, over the store's life: it is

@@ -5,7 +5,9 @@ package graph
 // and how readers translate them back.
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -177,7 +179,7 @@ type symCache struct {
 // symID returns sym's id in space, and false when no record of the space
 // names sym.
 func (r *Reader) symID(space uint64, sym string) (uint64, bool, error) {
-	c := r.syms()
+	c := r.syms(space)
 	key := spaceSym{space, sym}
 	c.mu.Lock()
 	id, ok := c.ids[key]
@@ -212,7 +214,7 @@ func (r *Reader) symName(space, id uint64) (string, error) {
 }
 
 func (r *Reader) lookupSymName(space, id uint64) (string, bool, error) {
-	c := r.syms()
+	c := r.syms(space)
 	key := spaceID{space, id}
 	c.mu.Lock()
 	s, ok := c.names[key]
@@ -229,15 +231,85 @@ func (r *Reader) lookupSymName(space, id uint64) (string, bool, error) {
 	if c.names == nil {
 		c.names = map[spaceID]string{}
 	}
+	if c.ids == nil {
+		c.ids = map[spaceSym]uint64{}
+	}
 	c.names[key] = s
+	c.ids[spaceSym{space, s}] = id
 	c.mu.Unlock()
 	return s, true, nil
 }
 
-// syms returns the cache of the reader whose snapshot r reads.
-func (r *Reader) syms() *symCache {
+// symNames is symName of many ids of space: those not translated yet are
+// read in key order through one iterator, not one lookup each.
+func (r *Reader) symNames(space uint64, ids []uint64) ([]string, error) {
+	out := make([]string, len(ids))
+	c := r.syms(space)
+	var missing []uint64
+	c.mu.Lock()
+	for i, id := range ids {
+		if s, ok := c.names[spaceID{space, id}]; ok {
+			out[i] = s
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	c.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	slices.Sort(missing)
+	missing = slices.Compact(missing)
+	found := make(map[uint64]string, len(missing))
+	lower := appendPrefix(nil, space, kindSymID)
+	var key []byte
+	err := withIter(r.kv(), lower, prefixEnd(lower), func(it *pebble.Iterator) error {
+		for _, id := range missing {
+			key = appendSymIDKey(key[:0], space, id)
+			if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+				return fmt.Errorf("%w: symbol id %s of %s has no symid record", errBadValue, formatSymID(id), spaceName(space))
+			}
+			v, err := it.ValueAndErr()
+			if err != nil {
+				return err
+			}
+			found[id] = string(v)
+		}
+		return it.Error()
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.names == nil {
+		c.names = map[spaceID]string{}
+	}
+	if c.ids == nil {
+		c.ids = map[spaceSym]uint64{}
+	}
+	for id, s := range found {
+		// One string has one id in a space: the translation holds both ways.
+		c.names[spaceID{space, id}] = s
+		c.ids[spaceSym{space, s}] = id
+	}
+	c.mu.Unlock()
+	for i, id := range ids {
+		if s, ok := found[id]; ok {
+			out[i] = s
+		}
+	}
+	return out, nil
+}
+
+// syms returns the translations of space for the reader whose snapshot
+// r reads: its base generation's are shared with the store's other
+// readers of it, the rest are its own.
+func (r *Reader) syms(space uint64) *symCache {
 	if r.parent != nil {
-		return r.parent.syms()
+		return r.parent.syms(space)
+	}
+	if r.genSyms != nil && space == genSpace(r.baseGen) {
+		return r.genSyms
 	}
 	return &r.symCache
 }

@@ -160,7 +160,7 @@ func decodeDocTermsValue(path string, b []byte) ([]Term, error) {
 		t := Term{Word: r.str(), Field: TermField(r.uvarint()), Count: int(r.uvarint())}
 		out = append(out, t)
 	}
-	return out, r.done("terms of " + path)
+	return out, r.done("terms of", path)
 }
 
 // Term value: the document's length, then the word's count in each field.
@@ -179,7 +179,7 @@ func decodeTermValue(p *Posting, b []byte) error {
 	for i := range p.Counts {
 		p.Counts[i] = int(r.uvarint())
 	}
-	return r.done("posting of " + p.Path)
+	return r.done("posting of", p.Path)
 }
 
 // terms emits a document's doc-terms record and one posting per word.

@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 )
@@ -40,60 +42,234 @@ func (r *Reader) Outgoing(ctx context.Context, id string, f EdgeFilter) ([]Edge,
 // edges' other fields: the cheap read for asking which of a set of symbols
 // a definition points at.
 func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string, error) {
-	conf := map[edgeKey]float64{}
-	for _, ls := range r.layers {
+	var keys []edgeKey
+	var confs []float64
+	var conf map[edgeKey]float64 // over several layers
+	var seen []idEdge
+	for li, ls := range r.layers {
 		prefixes, err := r.edgePrefixes(ls, kindOut, id, f)
 		if err != nil {
 			return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 		}
-		for _, p := range prefixes {
-			err := scanPrefix(ctx, r.kv(), p, func(key, v []byte) error {
-				d, ok := decodeKey(key)
-				if !ok {
-					return fmt.Errorf("%w: edge key %q", errBadValue, key)
+		if seen, err = r.outTargets(ctx, ls, id, prefixes, seen[:0]); err != nil {
+			return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+		}
+		ids := make([]uint64, len(seen))
+		for i, e := range seen {
+			ids[i] = e.to
+		}
+		names, err := r.symNames(ls.space, ids)
+		if err != nil {
+			return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+		}
+		for i, e := range seen {
+			k := edgeKey{names[i], e.kind}
+			if li == 0 {
+				keys, confs = append(keys, k), append(confs, e.conf)
+				continue
+			}
+			if conf == nil {
+				conf = make(map[edgeKey]float64, len(keys))
+				for i, k := range keys {
+					conf[k] = confs[i]
 				}
-				if r.hidden(ls, d.fields[1]) {
-					return nil
-				}
-				to, err := r.symName(ls.space, d.syms[1])
-				if err != nil {
-					return err
-				}
-				vr := valueReader{b: v}
-				c := vr.float()
-				if vr.bad {
-					return fmt.Errorf("%w: edge %s -> %s", errBadValue, id, to)
-				}
-				ek := edgeKey{to, EdgeKind(d.fields[0])}
-				if cur, ok := conf[ek]; !ok || c > cur {
-					conf[ek] = c
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+			}
+			if cur, ok := conf[k]; !ok || e.conf > cur {
+				conf[k] = e.conf
 			}
 		}
 	}
-	keys := make([]edgeKey, 0, len(conf))
-	for k, c := range conf {
-		if c >= f.MinConfidence {
-			keys = append(keys, k)
+	if conf != nil {
+		keys, confs = keys[:0], confs[:0]
+		for k, c := range conf {
+			keys, confs = append(keys, k), append(confs, c)
 		}
 	}
-	slices.SortFunc(keys, func(a, b edgeKey) int {
-		return cmp.Or(cmp.Compare(a.other, b.other), cmp.Compare(a.kind, b.kind))
-	})
+	w := 0
+	for i, k := range keys {
+		if confs[i] >= f.MinConfidence {
+			keys[w] = k
+			w++
+		}
+	}
+	keys = keys[:w]
 	if f.Limit > 0 && len(keys) > f.Limit {
+		// Which edges the limit keeps depends on the order.
+		slices.SortFunc(keys, func(a, b edgeKey) int {
+			return cmp.Or(cmp.Compare(a.other, b.other), cmp.Compare(a.kind, b.kind))
+		})
 		keys = keys[:f.Limit]
 	}
-	var out []string
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	out := make([]string, len(keys))
 	for i, k := range keys {
-		if i == 0 || k.other != keys[i-1].other {
-			out = append(out, k.other)
+		out[i] = k.other
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// outTargets appends to seen the targets of id's edges under prefixes in
+// one layer, with the best confidence of each (target, kind). Under one
+// prefix the keys run by kind, then target, then path: an edge's
+// documents are adjacent, so no map is needed.
+func (r *Reader) outTargets(ctx context.Context, ls layerSpace, id string, prefixes [][]byte, seen []idEdge) ([]idEdge, error) {
+	for i, p := range prefixes {
+		if slices.ContainsFunc(prefixes[:i], func(q []byte) bool { return bytes.Equal(p, q) }) {
+			continue // a kind named twice
+		}
+		err := scanPrefix(ctx, r.kv(), p, func(key, v []byte) error {
+			ek, to, path, ok := splitEdgeKey(key)
+			if !ok {
+				return fmt.Errorf("%w: edge key %q", errBadValue, key)
+			}
+			if r.hiddenBytes(ls, path) {
+				return nil
+			}
+			vr := valueReader{b: v}
+			c := vr.float()
+			if vr.bad {
+				return fmt.Errorf("%w: edge %s -> %s", errBadValue, id, formatSymID(to))
+			}
+			if n := len(seen); n > 0 && seen[n-1].to == to && string(seen[n-1].kind) == string(ek) {
+				seen[n-1].conf = max(seen[n-1].conf, c)
+				return nil
+			}
+			seen = append(seen, idEdge{to, edgeKindOf(ek), c})
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
-	return out, nil
+	return seen, nil
+}
+
+// SymbolSet is a set of symbols as a reader's layers number them, so that
+// which edges lead into it is known without naming their targets.
+type SymbolSet struct {
+	r   *Reader
+	ids []map[uint64]string // per layer of r.layers: id → symbol
+}
+
+// SymbolSet returns the set of syms for reads of r (a symbol no layer
+// names is in no edge).
+func (r *Reader) SymbolSet(syms []string) (*SymbolSet, error) {
+	set := &SymbolSet{r: r, ids: make([]map[uint64]string, len(r.layers))}
+	for li, ls := range r.layers {
+		m := make(map[uint64]string, len(syms))
+		for _, sym := range syms {
+			id, ok, err := r.symID(ls.space, sym)
+			if err != nil {
+				return nil, fmt.Errorf("graph: numbering %q: %w", sym, err)
+			}
+			if ok {
+				m[id] = sym
+			}
+		}
+		set.ids[li] = m
+	}
+	return set, nil
+}
+
+// TargetsIn returns Targets(id, f) that are in set, in the same order. It
+// names only those, unless the graph has several layers or f.Limit cuts
+// (which targets the limit keeps depends on all their names).
+func (r *Reader) TargetsIn(ctx context.Context, id string, f EdgeFilter, set *SymbolSet) ([]string, error) {
+	if len(r.layers) != 1 || set.r != r {
+		return r.targetsInNamed(ctx, id, f, set)
+	}
+	ls := r.layers[0]
+	prefixes, err := r.edgePrefixes(ls, kindOut, id, f)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+	}
+	seen, err := r.outTargets(ctx, ls, id, prefixes, nil)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
+	}
+	var out []string
+	kept := 0
+	for _, e := range seen {
+		if e.conf >= f.MinConfidence {
+			kept++
+			if sym, ok := set.ids[0][e.to]; ok {
+				out = append(out, sym)
+			}
+		}
+	}
+	if f.Limit > 0 && kept > f.Limit {
+		return r.targetsInNamed(ctx, id, f, set)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// targetsInNamed is TargetsIn through Targets.
+func (r *Reader) targetsInNamed(ctx context.Context, id string, f EdgeFilter, set *SymbolSet) ([]string, error) {
+	all, err := r.Targets(ctx, id, f)
+	if err != nil {
+		return nil, err
+	}
+	in := map[string]bool{}
+	for _, m := range set.ids {
+		for _, sym := range m {
+			in[sym] = true
+		}
+	}
+	return slices.DeleteFunc(all, func(s string) bool { return !in[s] }), nil
+}
+
+// idEdge is an edge's target within one space, before it is named, its
+// kind and its best confidence.
+type idEdge struct {
+	to   uint64
+	kind EdgeKind
+	conf float64
+}
+
+// splitEdgeKey splits an out or in key after its symbol prefix (space,
+// kind byte, symbol id) into the edge kind, the other symbol's id and the
+// path, without copying.
+func splitEdgeKey(key []byte) (kind []byte, other uint64, path []byte, ok bool) {
+	const head = 9 + symIDLen
+	if len(key) < head {
+		return nil, 0, nil, false
+	}
+	rest := key[head:]
+	i := bytes.IndexByte(rest, 0)
+	if i < 0 || len(rest) < i+1+symIDLen {
+		return nil, 0, nil, false
+	}
+	path = rest[i+1+symIDLen:]
+	if bytes.IndexByte(path, 0) >= 0 {
+		return nil, 0, nil, false
+	}
+	return rest[:i], binary.BigEndian.Uint64(rest[i+1:]), path, true
+}
+
+// edgeKindOf returns the kind a key spells, without allocating for the
+// known kinds.
+func edgeKindOf(b []byte) EdgeKind {
+	switch string(b) {
+	case string(EdgeReferences):
+		return EdgeReferences
+	case string(EdgeCalls):
+		return EdgeCalls
+	case string(EdgeImplements):
+		return EdgeImplements
+	case string(EdgeTypeOf):
+		return EdgeTypeOf
+	case string(EdgeContains):
+		return EdgeContains
+	case string(EdgeImports):
+		return EdgeImports
+	case string(EdgeTypeDef):
+		return EdgeTypeDef
+	}
+	return EdgeKind(b)
 }
 
 // edgeKey identifies an aggregated edge.
@@ -110,9 +286,35 @@ func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]
 		if err != nil {
 			return nil, err
 		}
+		// Within a layer an id is one symbol: its edges aggregate by id,
+		// and the ids are named together after the scan.
+		layer := map[idEdgeKey]*Edge{}
+		var order []idEdgeKey
 		for _, p := range prefixes {
-			if err := r.scanEdges(ctx, ls, k, p, agg); err != nil {
+			if err := r.scanEdges(ctx, ls, k, id, p, layer, &order); err != nil {
 				return nil, err
+			}
+		}
+		ids := make([]uint64, len(order))
+		for i, ik := range order {
+			ids[i] = ik.id
+		}
+		names, err := r.symNames(ls.space, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i, ik := range order {
+			e := layer[ik]
+			if k == kindIn {
+				e.From = names[i]
+			} else {
+				e.To = names[i]
+			}
+			ek := edgeKey{names[i], ik.kind}
+			if a, ok := agg[ek]; ok {
+				mergeEdge(a, *e)
+			} else {
+				agg[ek] = e
 			}
 		}
 	}
@@ -161,45 +363,57 @@ func (r *Reader) edgePrefixes(ls layerSpace, k kind, id string, f EdgeFilter) ([
 	return prefixes, nil
 }
 
-// scanEdges folds the edge keys under prefix into agg.
-func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, prefix []byte, agg map[edgeKey]*Edge) error {
+// scanEdges folds the edge keys under prefix (id's, of kind k, in layer
+// ls) into agg, by the other symbol's id (left unnamed), appending each new
+// key to order. An edge already aggregated decodes its value's strings
+// only when it is more confident than the one kept (mergeEdge).
+func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, id string, prefix []byte, agg map[idEdgeKey]*Edge, order *[]idEdgeKey) error {
 	return scanPrefix(ctx, r.kv(), prefix, func(key, v []byte) error {
-		d, ok := decodeKey(key)
+		kb, otherID, path, ok := splitEdgeKey(key)
 		if !ok {
 			return fmt.Errorf("%w: edge key %q", errBadValue, key)
 		}
-		path := d.fields[1]
-		if r.hidden(ls, path) {
+		if r.hiddenBytes(ls, path) {
 			return nil
 		}
-		a, err := r.symName(ls.space, d.syms[0])
-		if err != nil {
-			return err
-		}
-		b, err := r.symName(ls.space, d.syms[1])
-		if err != nil {
-			return err
-		}
-		e := Edge{Kind: EdgeKind(d.fields[0]), Path: path, Layer: ls.layer}
+		ik := idEdgeKey{otherID, edgeKindOf(kb)}
+		e := Edge{Kind: ik.kind, Layer: ls.layer}
 		if k == kindIn {
-			e.To, e.From = a, b
+			e.To = id
 		} else {
-			e.From, e.To = a, b
+			e.From = id
 		}
+		if cur, ok := agg[ik]; ok {
+			c, n, err := decodeEdgeConfidence(v)
+			if err != nil {
+				return fmt.Errorf("%w: edge of %s", err, id)
+			}
+			if c <= cur.Confidence {
+				cur.Count += n
+				return nil
+			}
+			e.Path = string(path)
+			if err := decodeEdgeValue(&e, v); err != nil {
+				return err
+			}
+			mergeEdge(cur, e)
+			return nil
+		}
+		e.Path = string(path)
 		if err := decodeEdgeValue(&e, v); err != nil {
 			return err
 		}
-		ek := edgeKey{e.To, e.Kind}
-		if k == kindIn {
-			ek.other = e.From
-		}
-		if a, ok := agg[ek]; ok {
-			mergeEdge(a, e)
-			return nil
-		}
-		agg[ek] = &e
+		agg[ik] = &e
+		*order = append(*order, ik)
 		return nil
 	})
+}
+
+// idEdgeKey identifies an aggregated edge within one layer, by the other
+// symbol's id.
+type idEdgeKey struct {
+	id   uint64
+	kind EdgeKind
 }
 
 // Direction of a traversal.

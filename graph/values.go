@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
@@ -70,6 +71,16 @@ func (r *valueReader) str() string {
 	return s
 }
 
+// skipStr steps over a string.
+func (r *valueReader) skipStr() {
+	n := r.uvarint()
+	if r.bad || n > uint64(len(r.b)) {
+		r.bad = true
+		return
+	}
+	r.b = r.b[n:]
+}
+
 func (r *valueReader) float() float64 {
 	if len(r.b) < 8 {
 		r.bad = true
@@ -87,10 +98,12 @@ func (r *valueReader) rng() textpos.Range {
 	return x
 }
 
-// done reports an error if the value was malformed or has trailing bytes.
-func (r *valueReader) done(what string) error {
+// done reports an error if the value was malformed or has trailing bytes,
+// naming what it is and the parts after it (joined by spaces only then:
+// a value decoded fine allocates no message).
+func (r *valueReader) done(what string, parts ...string) error {
 	if r.bad || len(r.b) != 0 {
-		return fmt.Errorf("%w: %s", errBadValue, what)
+		return fmt.Errorf("%w: %s", errBadValue, strings.Join(append([]string{what}, parts...), " "))
 	}
 	return nil
 }
@@ -124,7 +137,7 @@ func decodeSymbolValue(id string, b []byte) (Symbol, error) {
 	s.Def.Path = r.str()
 	s.Def.Range = r.rng()
 	s.DefExtent = r.rng()
-	return s, r.done("symbol " + id)
+	return s, r.done("symbol", id)
 }
 
 // Occurrence value (ref and def records): roles, then the enclosing
@@ -164,7 +177,18 @@ func decodeEdgeValue(e *Edge, b []byte) error {
 	e.Confidence = r.float()
 	e.Source, e.Reason = r.str(), r.str()
 	e.Count = int(r.uvarint())
-	return r.done("edge " + e.From + " -> " + e.To)
+	return r.done("edge", e.From, "->", e.To)
+}
+
+// decodeEdgeConfidence decodes an edge value's confidence and count,
+// checking the rest without copying its strings.
+func decodeEdgeConfidence(b []byte) (confidence float64, count int, err error) {
+	r := valueReader{b: b}
+	confidence = r.float()
+	r.skipStr()
+	r.skipStr()
+	count = int(r.uvarint())
+	return confidence, count, r.done("edge")
 }
 
 // The doc-occs and doc-edges values hold a whole document's occurrences or
@@ -256,7 +280,7 @@ func decodeDocOccsValue(path string, b []byte, stopAfter *uint32) ([]Occurrence,
 		}
 		out = append(out, o)
 	}
-	return out, r.done("occurrences of " + path)
+	return out, r.done("occurrences of", path)
 }
 
 // Doc-edges value: every edge a document justifies, in key order: the
@@ -299,7 +323,7 @@ func decodeDocEdgesValue(path string, b []byte) ([]Edge, error) {
 		r.b = r.b[l:]
 		out = append(out, e)
 	}
-	return out, r.done("edges of " + path)
+	return out, r.done("edges of", path)
 }
 
 // Document value: every field but Path and Layer.
@@ -320,5 +344,5 @@ func decodeDocValue(path string, b []byte) (Document, error) {
 	d.Language, d.Package, d.ContentHash = r.str(), r.str(), r.str()
 	d.Digest, d.Source = r.str(), r.str()
 	d.Flags = DocumentFlags(r.u32())
-	return d, r.done("document " + path)
+	return d, r.done("document", path)
 }

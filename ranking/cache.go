@@ -141,9 +141,3 @@ func (g reads) Outgoing(id string, f graph.EdgeFilter) ([]graph.Edge, error) {
 		return g.r.Outgoing(g.ctx, id, f)
 	}, count)
 }
-
-func (g reads) Targets(id string, f graph.EdgeFilter) ([]string, error) {
-	return cached(g, readKey{op: "targets", arg: id, filter: filterKey(f)}, func() ([]string, error) {
-		return g.r.Targets(g.ctx, id, f)
-	}, count)
-}

@@ -778,10 +778,7 @@ func (c *collector) secondHop() error {
 // callback in a module body).
 func (c *collector) tests() error {
 	t := c.target
-	visits, _, err := c.r.Traverse(c.ctx, []string{t.ID}, graph.TraverseOptions{
-		Direction: graph.Upstream, Kinds: []graph.EdgeKind{graph.EdgeCalls, graph.EdgeReferences},
-		MinConfidence: c.o.MinConfidence, MaxDepth: maxTestDepth, Limit: maxTestVisits,
-	})
+	visits, err := c.callersUpTo(maxTestDepth, maxTestVisits)
 	if err != nil {
 		return fmt.Errorf("walking callers: %w", err)
 	}
@@ -817,6 +814,43 @@ func (c *collector) tests() error {
 		}
 	}
 	return nil
+}
+
+// callersUpTo walks the callers of the target breadth-first, as
+// graph.Reader.Traverse upstream over calls and references does (the same
+// visits in the same order, at most limit), reading each symbol's callers
+// through the cache: the callers a walk meets are those of the targets
+// near it, read again by their packs.
+func (c *collector) callersUpTo(maxDepth, limit int) ([]graph.Visit, error) {
+	f := c.filter(graph.EdgeCalls, graph.EdgeReferences)
+	seen := map[string]bool{c.target.ID: true}
+	frontier := []string{c.target.ID}
+	var visits []graph.Visit
+	for depth := 1; len(frontier) > 0 && depth <= maxDepth; depth++ {
+		var next []string
+		for _, sym := range frontier {
+			if err := c.ctx.Err(); err != nil {
+				return nil, err
+			}
+			in, err := c.g.Incoming(sym, f)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range in {
+				if seen[e.From] {
+					continue
+				}
+				if len(visits) >= limit {
+					return visits, nil
+				}
+				seen[e.From] = true
+				visits = append(visits, graph.Visit{Symbol: e.From, Depth: depth, Via: e})
+				next = append(next, e.From)
+			}
+		}
+		frontier = next
+	}
+	return visits, nil
 }
 
 // namesakes adds symbols that share a name with the target or one of its
@@ -872,6 +906,18 @@ func (c *collector) namesakes() error {
 // linkCandidates adds the graph edges among candidates to the centrality
 // subgraph.
 func (c *collector) linkCandidates() error {
+	// Only the edges into candidates count: the graph tells them apart
+	// without naming the other targets (most of them, on a cold store).
+	var syms []string
+	for _, k := range c.order {
+		if c.cands[k].Symbol.ID == k {
+			syms = append(syms, k)
+		}
+	}
+	set, err := c.r.SymbolSet(syms)
+	if err != nil {
+		return fmt.Errorf("reading the candidates' ids: %w", err)
+	}
 	n := 0
 	for _, k := range c.order {
 		if n >= maxLinked {
@@ -892,7 +938,7 @@ func (c *collector) linkCandidates() error {
 		n++
 		f := c.filter()
 		f.Limit = maxLinkEdges
-		tos, err := c.g.Targets(cand.Symbol.ID, f)
+		tos, err := c.r.TargetsIn(c.ctx, cand.Symbol.ID, f, set)
 		if err != nil {
 			return fmt.Errorf("reading edges of %s: %w", cand.Symbol.ID, err)
 		}

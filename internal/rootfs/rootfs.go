@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -74,33 +75,61 @@ func (r *Root) Close() error {
 // ReadFile returns the content of the regular file at rel, a root-relative
 // slash-separated path, following symbolic links that stay inside the root.
 func (r *Root) ReadFile(rel string) ([]byte, error) {
-	res, err := r.resolve(rel)
+	f, fi, err := r.openRegular(rel)
 	if err != nil {
 		return nil, err
-	}
-	defer res.close()
-	if err := regular(rel, res.fi); err != nil {
-		return nil, err
-	}
-	// openFlags never block on a named pipe swapped in since resolve
-	// looked, and the opened file's own mode has the last word.
-	f, err := res.dir.OpenFile(res.name, openFlags, 0)
-	if err != nil {
-		return nil, openError(rel, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("rootfs: %s: %w", rel, underlying(err))
-	}
-	if err := regular(rel, fi); err != nil {
-		return nil, err
-	}
 	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
 	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, fmt.Errorf("rootfs: reading %s: %w", rel, underlying(err))
 	}
 	return buf.Bytes(), nil
+}
+
+// ReadFileString is ReadFile into a string, without copying the content
+// again.
+func (r *Root) ReadFileString(rel string) (string, error) {
+	f, fi, err := r.openRegular(rel)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	b.Grow(int(fi.Size()) + bytes.MinRead)
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", fmt.Errorf("rootfs: reading %s: %w", rel, underlying(err))
+	}
+	return b.String(), nil
+}
+
+// openRegular opens the regular file at rel for reading, with what the
+// opened file says of itself.
+func (r *Root) openRegular(rel string) (*os.File, fs.FileInfo, error) {
+	res, err := r.resolve(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.close()
+	if err := regular(rel, res.fi); err != nil {
+		return nil, nil, err
+	}
+	// openFlags never block on a named pipe swapped in since resolve
+	// looked, and the opened file's own mode has the last word.
+	f, err := res.dir.OpenFile(res.name, openFlags, 0)
+	if err != nil {
+		return nil, nil, openError(rel, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("rootfs: %s: %w", rel, underlying(err))
+	}
+	if err := regular(rel, fi); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }
 
 // Stat describes what rel reaches, following symbolic links that stay

@@ -146,6 +146,14 @@ func TestReadFile(t *testing.T) {
 			if failing && strings.Contains(string(got), l.canary) {
 				t.Fatalf("ReadFile(%q) returned the canary (%s)", tt.rel, tt.promise)
 			}
+			// ReadFileString reads and refuses the same.
+			str, serr := r.ReadFileString(tt.rel)
+			switch {
+			case str != string(got) || (serr == nil) != (err == nil):
+				t.Fatalf("ReadFileString(%q) = %q, %v; ReadFile %q, %v (%s)", tt.rel, str, serr, got, err, tt.promise)
+			case failing && tt.wantErr != nil && !errors.Is(serr, tt.wantErr):
+				t.Fatalf("ReadFileString(%q) error = %v; want %v (%s)", tt.rel, serr, tt.wantErr, tt.promise)
+			}
 			real, err := r.RealPath(tt.rel)
 			switch {
 			case tt.real != "" && (err != nil || real != tt.real):

@@ -1,0 +1,111 @@
+package contextpack
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+)
+
+// Pricing an item counts the tokens of its rendering, whose text (a body,
+// a doc, a signature) is most of it; in JSON a text is the same escaped
+// string whatever item carries it. textCosts keeps what a text costs apart
+// from its item, so that a text priced once (by another form or another
+// pack) costs only its item's other fields again.
+//
+// The estimate ([Tokens]) counts runs of one kind of character, and only a
+// run of whitespace looks past its end (at the next character), so a
+// string splits exactly where a run ends: inside the item's JSON, the
+// escaped text sits between two quotes, and its leading and trailing runs
+// of punctuation join them. Hence, with esc = lead + core + trail (lead and
+// trail its leading and trailing punctuation, core starting and ending
+// with something else):
+//
+//	Tokens(P + esc + S) = Tokens(P + lead) + (Tokens(core + `"`) - 1) + Tokens(trail + S)
+//
+// for P ending and S starting with a quote: core's last run meets a quote
+// there as in the whole, and that quote alone costs 1.
+type textCost struct {
+	lead, trail string
+	core        int  // Tokens(core + `"`) - 1
+	flat        bool // esc is all punctuation: price the item whole
+}
+
+// textCosts memoizes textCost per text; safe for concurrent use.
+type textCosts struct {
+	mu    sync.Mutex
+	m     map[string]textCost
+	bytes int
+}
+
+// maxCostedBytes bounds the texts a textCosts holds; past it, it starts over.
+const maxCostedBytes = 32 << 20
+
+func (c *textCosts) of(text string) textCost {
+	c.mu.Lock()
+	tc, ok := c.m[text]
+	c.mu.Unlock()
+	if ok {
+		return tc
+	}
+	tc = costText(text)
+	c.mu.Lock()
+	if c.m == nil || c.bytes+len(text) > maxCostedBytes {
+		c.m, c.bytes = map[string]textCost{}, 0
+	}
+	if _, ok := c.m[text]; !ok {
+		c.bytes += len(text)
+	}
+	c.m[text] = tc
+	c.mu.Unlock()
+	return tc
+}
+
+// costText splits a text's JSON escape into its runs of punctuation at
+// either end and the tokens between them.
+func costText(text string) textCost {
+	b, _ := json.Marshal(text)
+	esc := string(b[1 : len(b)-1])
+	i := 0
+	for i < len(esc) && punct(esc[i]) {
+		i++
+	}
+	if i == len(esc) {
+		return textCost{flat: true}
+	}
+	j := len(esc)
+	for punct(esc[j-1]) {
+		j--
+	}
+	return textCost{lead: esc[:i], trail: esc[j:], core: Tokens(esc[i:j]+`"`) - 1}
+}
+
+// punct reports a byte of the estimate's punctuation runs.
+func punct(c byte) bool { return c < 0x80 && !asciiLetter(c) && !digit(c) && !space(c) }
+
+// textMarker stands for an item's text while the rest of it is rendered:
+// a NUL, which no document path, symbol or reason holds, escaped.
+const textMarker = "\x00"
+
+// itemTokens is Tokens(j.item(it, "")), through costs for the text.
+func (j jsonParts) itemTokens(it *Item, costs *textCosts) int {
+	if costs == nil || it.Text == "" {
+		return Tokens(j.item(it, ""))
+	}
+	tc := costs.of(it.Text)
+	if tc.flat {
+		return Tokens(j.item(it, ""))
+	}
+	q := *it
+	q.Text = textMarker
+	s := j.item(&q, "")
+	open := `"text":"`
+	if j.indent {
+		open = `"text": "`
+	}
+	at := strings.Index(s, open+`\u0000"`)
+	if at < 0 {
+		return Tokens(j.item(it, ""))
+	}
+	pre, post := s[:at+len(open)], s[at+len(open)+len(`\u0000`):]
+	return Tokens(pre+tc.lead) + tc.core + Tokens(tc.trail+post)
+}
