@@ -1,0 +1,311 @@
+package syntax
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lang"
+)
+
+// patchShare bounds an incremental index: it runs when at most one
+// document in patchShare is resolved again or deleted (a patch holds its
+// records in memory until it commits), else the index is built in full.
+const patchShare = 20
+
+// minPatch is the fewest documents an incremental index may resolve again
+// or delete, however small the generation.
+const minPatch = 100
+
+// indexIncremental brings the current base generation up to date when it
+// is an index of opts.Root by this version with the same options, whose
+// documents recorded their lookups: every listed file is read and its
+// content hash compared with its document's, and the project's answers
+// its facts depend on asked again; the files that changed are extracted
+// (through the fact cache); the table of definitions is the generation's
+// symbols with those files' in their place; the documents resolved again
+// are the changed files and every other whose recorded lookups hit a key
+// whose definitions changed (lookups.go); they are written, and the
+// documents of files gone deleted, in one graph.BasePatch. done is false,
+// with nothing written, when the generation does not qualify or too much
+// changed: the caller then indexes in full.
+func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions) (sum IndexSummary, done bool, err error) {
+	start := time.Now()
+	r, err := store.Reader()
+	if err != nil {
+		return sum, false, fmt.Errorf("syntax: %w", err)
+	}
+	defer r.Close()
+	m, ok, err := r.Manifest(graph.Base)
+	if err != nil || !ok || r.BaseGeneration() == 0 {
+		return sum, false, err
+	}
+	if m.Tool != Tool || m.ToolVersion != Version || m.Root != opts.Root || m.State != graph.StateComplete ||
+		m.Extra[extraLookups] != lookupsVersion || m.Extra[extraMaxFileSize] != opts.MaxFileSize {
+		return sum, false, nil
+	}
+	base := map[string]graph.Document{}
+	if err := r.BaseDocuments(ctx, func(d graph.Document) error { base[d.Path] = d; return nil }); err != nil {
+		return sum, false, err
+	}
+	recs := make(map[string]*docRecord, len(base))
+	err = r.BaseLookups(ctx, func(path string, b []byte) error {
+		rec, err := decodeDocRecord(b)
+		if err == nil {
+			recs[path] = &rec
+		}
+		return nil // an unreadable record: the document is resolved again
+	})
+	if err != nil {
+		return sum, false, err
+	}
+	plan, err := opts.plan(ctx)
+	if err != nil {
+		return sum, false, err
+	}
+	defer plan.fs.Close()
+	paths := plan.paths
+	limit := max(len(base)/patchShare, minPatch)
+
+	// Which files changed: read and hash every one, ask the project again.
+	const (
+		same = iota
+		changed
+		unreadable
+	)
+	state := make([]uint8, len(paths))
+	var next atomic.Int64
+	var nChanged atomic.Int64
+	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
+		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
+		defer x.Close()
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(paths) {
+				return nil
+			}
+			src, err := plan.fs.ReadFile(paths[i])
+			if err != nil {
+				state[i] = unreadable
+				continue
+			}
+			d, ok := base[paths[i]]
+			rec := recs[paths[i]]
+			if !ok || rec == nil || d.ContentHash != lang.HashContent(src) || !x.project.stillAnswers(rec.asked) {
+				state[i] = changed
+				nChanged.Add(1)
+			}
+		}
+	})
+	if err != nil {
+		return sum, false, err
+	}
+	listed := make(map[string]bool, len(paths))
+	for i, p := range paths {
+		if state[i] != unreadable {
+			listed[p] = true
+		}
+	}
+	var deleted []string
+	for p := range base {
+		if !listed[p] {
+			deleted = append(deleted, p)
+		}
+	}
+	// Too much changed; or the index loses half the documents or more,
+	// which a full index refuses or allows (IndexOptions.AllowShrink).
+	if int(nChanged.Load())+len(deleted) > limit || 2*len(deleted) >= len(base) {
+		return sum, false, nil
+	}
+
+	// The definitions of the generation, by document: a run of st each.
+	st := newDefStore()
+	old := make(map[string][2]int32, len(base))
+	var doc string
+	var run []definition
+	flush := func() {
+		if len(run) > 0 {
+			old[doc] = st.add(run)
+		}
+		run = run[:0]
+	}
+	err = r.BaseSymbols(ctx, func(path string, s graph.Symbol) error {
+		if path != doc {
+			flush()
+			doc = path
+		}
+		if s.Kind != "package" && s.Kind != "module" {
+			run = append(run, definitionOf(&s))
+		}
+		return nil
+	})
+	if err != nil {
+		return sum, false, err
+	}
+	flush()
+	_ = r.Close()
+
+	// Extract the files that changed, and mark the keys whose
+	// definitions changed.
+	facts := make([]*FileFacts, len(paths))
+	asked := make([][]projectAnswer, len(paths))
+	var cached atomic.Int64
+	extract := func(which []int) error {
+		next.Store(0)
+		return parallel(ctx, plan.workers, func(ctx context.Context) error {
+			x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
+			defer x.Close()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(which) {
+					return nil
+				}
+				i := which[k]
+				src, err := plan.fs.ReadFile(paths[i])
+				if err != nil {
+					return fmt.Errorf("syntax: reading %s again: %w", paths[i], err)
+				}
+				ff, answers, hit, err := x.fileAnswered(ctx, opts.Cache, paths[i], src)
+				if err != nil {
+					return err
+				}
+				if hit {
+					cached.Add(1)
+				}
+				facts[i], asked[i] = ff, append([]projectAnswer(nil), answers...)
+			}
+		})
+	}
+	var todo []int
+	for i := range paths {
+		if state[i] == changed {
+			todo = append(todo, i)
+		}
+	}
+	if err := extract(todo); err != nil {
+		return sum, false, err
+	}
+	defs := make([][2]int32, len(paths))
+	marked := map[uint32]struct{}{}
+	mark := func(k uint32) { marked[k] = struct{}{} }
+	for i, p := range paths {
+		switch state[i] {
+		case same:
+			defs[i] = old[p]
+		case changed:
+			var now []definition
+			if facts[i].Skipped == SkipNone {
+				now = definitionsOf(facts[i])
+				defs[i] = st.add(now)
+			}
+			changedKeys(st.run(old[p]), now, mark)
+		}
+	}
+	for _, p := range deleted {
+		changedKeys(st.run(old[p]), nil, mark)
+	}
+	clear(old)
+
+	// The documents a change reaches.
+	resolve := todo
+	if len(marked) > 0 {
+		var reached []int
+		for i, p := range paths {
+			if state[i] == same && recs[p].looksUp(marked) {
+				reached = append(reached, i)
+			}
+		}
+		if len(todo)+len(reached)+len(deleted) > limit {
+			return sum, false, nil
+		}
+		if err := extract(reached); err != nil {
+			return sum, false, err
+		}
+		resolve = append(resolve, reached...)
+	}
+
+	// Resolve them against the whole table and patch the generation.
+	sum = IndexSummary{Files: plan.listed, Skipped: map[SkipReason]int{}, EdgesByReason: map[string]int{}, Languages: map[string]int{},
+		Incremental: true, Changed: len(todo), Resolved: len(resolve), Deleted: len(deleted)}
+	maps.Copy(sum.Skipped, plan.skipped)
+	for i, p := range paths {
+		switch {
+		case state[i] == unreadable:
+			sum.Unreadable++
+		case facts[i] != nil:
+			countFile(&sum, facts[i].Skipped, facts[i].Document.Language)
+		default:
+			countFile(&sum, recs[p].skipped, base[p].Language)
+		}
+	}
+	sum.Cached = int(cached.Load())
+	patch, err := store.BeginPatch(ctx)
+	if err != nil {
+		return sum, false, fmt.Errorf("syntax: %w", err)
+	}
+	defer patch.Abort()
+	rsv := newResolver(newNameTable(st, defs), nil, nil)
+	var mu sync.Mutex
+	next.Store(0)
+	var written atomic.Int64
+	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
+		for {
+			k := int(next.Add(1) - 1)
+			if k >= len(resolve) {
+				return nil
+			}
+			i := resolve[k]
+			df, err := resolveRecorded(ctx, rsv, facts[i], asked[i])
+			if err != nil {
+				return err
+			}
+			if err := patch.PutDocument(ctx, df); err != nil {
+				return fmt.Errorf("syntax: writing %s: %w", df.Document.Path, err)
+			}
+			facts[i] = nil
+			mu.Lock()
+			for _, e := range df.Edges {
+				sum.EdgesByReason[e.Reason]++
+			}
+			mu.Unlock()
+			if opts.Progress != nil {
+				opts.Progress(IndexProgress{Phase: "resolve", Done: int(written.Add(1)), Total: len(resolve)})
+			}
+		}
+	})
+	if err != nil {
+		return sum, false, err
+	}
+	for _, p := range deleted {
+		if err := patch.DeleteDocument(ctx, p); err != nil {
+			return sum, false, fmt.Errorf("syntax: %w", err)
+		}
+	}
+	if err := patch.Commit(ctx, indexManifest(opts, sum, start.UTC())); err != nil {
+		return sum, false, fmt.Errorf("syntax: committing the changes to generation %d: %w", patch.Generation(), err)
+	}
+	sum.Generation = patch.Generation()
+	if r, err := store.Reader(); err == nil {
+		if m, ok, err := r.Manifest(graph.Base); err == nil && ok {
+			sum.Symbols, sum.Occurrences, sum.Edges = m.Symbols, m.Occurrences, m.Edges
+		}
+		_ = r.Close()
+	}
+	sum.Duration = time.Since(start)
+	return sum, true, nil
+}
+
+// countFile counts one file in a summary: indexed in its language, or
+// skipped for its reason.
+func countFile(sum *IndexSummary, skipped SkipReason, language string) {
+	if skipped != SkipNone {
+		sum.Skipped[skipped]++
+		return
+	}
+	sum.Indexed++
+	sum.Languages[language]++
+}
