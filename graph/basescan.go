@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"unsafe"
 )
 
 // The base layer read whole, in path order, for a producer that brings
@@ -33,7 +35,9 @@ func (r *Reader) BaseDocuments(ctx context.Context, fn func(Document) error) err
 
 // BaseSymbols calls fn for every symbol the documents of the base
 // generation define, by document path, then id: each document's symbols
-// as BaseDocumentSymbols returns them.
+// as BaseDocumentSymbols returns them. The strings of path and s share
+// the store's memory and are valid only during the call (a generation's
+// symbols are read without a copy of each): fn copies what it keeps.
 func (r *Reader) BaseSymbols(ctx context.Context, fn func(path string, s Symbol) error) error {
 	ls, ok := r.base()
 	if !ok {
@@ -41,15 +45,16 @@ func (r *Reader) BaseSymbols(ctx context.Context, fn func(path string, s Symbol)
 	}
 	prefix := appendPrefix(nil, ls.space, kindDocSym)
 	err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
-		path, rest, ok := cutField(k[len(prefix):], false)
-		if !ok {
+		rest := k[len(prefix):]
+		i := bytes.IndexByte(rest, 0)
+		if i < 0 {
 			return fmt.Errorf("%w: doc-sym key %q", errBadValue, k)
 		}
-		s, err := decodeSymbolValue(string(rest), v)
+		s, err := decodeSymbol(unsafe.String(unsafe.SliceData(rest[i+1:]), len(rest)-i-1), valueReader{b: v, borrow: true})
 		if err != nil {
 			return err
 		}
-		return fn(path, s)
+		return fn(unsafe.String(unsafe.SliceData(rest), i), s)
 	})
 	if err != nil {
 		return fmt.Errorf("graph: reading the base symbols: %w", err)

@@ -45,14 +45,26 @@ func (st *defStore) add(defs []definition) [2]int32 {
 	defer st.mu.Unlock()
 	lo := int32(len(st.defs))
 	for k := range defs {
-		d := &defs[k]
-		st.defs = append(st.defs, packedDef{
-			id: st.bytes(d.ID), sig: st.bytes(d.Signature),
-			name: st.str(d.DisplayName), kind: st.str(d.Kind), lang: st.str(d.Language),
-			pkg: st.str(d.Package), at: st.str(d.Path), external: d.External,
-		})
+		st.pack(&defs[k])
 	}
 	return [2]int32{lo, int32(len(st.defs))}
+}
+
+// addOne stores d (its strings are copied) and returns its position.
+func (st *defStore) addOne(d *definition) int32 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.pack(d)
+	return int32(len(st.defs) - 1)
+}
+
+// pack appends d. The caller holds st.mu.
+func (st *defStore) pack(d *definition) {
+	st.defs = append(st.defs, packedDef{
+		id: st.bytes(d.ID), sig: st.bytes(d.Signature),
+		name: st.str(d.DisplayName), kind: st.str(d.Kind), lang: st.str(d.Language),
+		pkg: st.str(d.Package), at: st.str(d.Path), external: d.External,
+	})
 }
 
 // bytes copies s into the arena. The caller holds st.mu.

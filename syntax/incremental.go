@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +64,43 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	if err != nil {
 		return sum, false, err
 	}
+	// The definitions of the generation, by document: a run of st each,
+	// read beside the listing and the hashing below.
+	st := newDefStore()
+	old := make(map[string][2]int32, len(base))
+	scanned := make(chan error, 1)
+	scanCtx, stopScan := context.WithCancel(ctx)
+	go func() {
+		var doc string
+		lo := int32(-1)
+		err := r.BaseSymbols(scanCtx, func(path string, s graph.Symbol) error {
+			if path != doc {
+				if lo >= 0 {
+					old[doc] = [2]int32{lo, int32(len(st.defs))}
+				}
+				doc, lo = strings.Clone(path), -1
+			}
+			if s.Kind != "package" && s.Kind != "module" {
+				d := definitionOf(&s)
+				if i := st.addOne(&d); lo < 0 {
+					lo = i
+				}
+			}
+			return nil
+		})
+		if lo >= 0 {
+			old[doc] = [2]int32{lo, int32(len(st.defs))}
+		}
+		scanned <- err
+	}()
+	waited := false
+	defer func() {
+		if !waited {
+			stopScan()
+			<-scanned
+		}
+		stopScan()
+	}()
 	plan, err := opts.plan(ctx)
 	if err != nil {
 		return sum, false, err
@@ -122,31 +160,11 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		return sum, false, nil
 	}
 
-	// The definitions of the generation, by document: a run of st each.
-	st := newDefStore()
-	old := make(map[string][2]int32, len(base))
-	var doc string
-	var run []definition
-	flush := func() {
-		if len(run) > 0 {
-			old[doc] = st.add(run)
-		}
-		run = run[:0]
-	}
-	err = r.BaseSymbols(ctx, func(path string, s graph.Symbol) error {
-		if path != doc {
-			flush()
-			doc = path
-		}
-		if s.Kind != "package" && s.Kind != "module" {
-			run = append(run, definitionOf(&s))
-		}
-		return nil
-	})
-	if err != nil {
+	// The generation's definitions, read while the files were hashed.
+	waited = true
+	if err := <-scanned; err != nil {
 		return sum, false, err
 	}
-	flush()
 	_ = r.Close()
 
 	// Extract the files that changed, and mark the keys whose
