@@ -218,3 +218,76 @@ func incrementalDiff(got, want []string) string {
 	}
 	return b.String()
 }
+
+// TestIncrementalIndexDeletesEqualFull deletes the files of the other
+// languages' fixtures one at a time (TS/JS default exports, Python star
+// imports, Java and Rust packages): after each, the generation brought up
+// to date must hold exactly the facts of a full index.
+func TestIncrementalIndexDeletesEqualFull(t *testing.T) {
+	ctx := context.Background()
+	for _, fixture := range []string{"jsapp", "pystar", "javaapp", "rustcrate"} {
+		t.Run(fixture, func(t *testing.T) {
+			root := t.TempDir()
+			src := filepath.Join("testdata", fixture)
+			var files []string
+			err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				rel, _ := filepath.Rel(src, p)
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if err := os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755); err != nil {
+					return err
+				}
+				if grammarFor(filepath.ToSlash(rel)) != "" {
+					files = append(files, rel)
+				}
+				return os.WriteFile(filepath.Join(root, rel), data, 0o644)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := IndexOptions{Root: root, Workers: 2, TempDir: t.TempDir()}
+			inc, err := graph.Open(filepath.Join(t.TempDir(), "incremental"), graph.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer inc.Close()
+			if _, err := Index(ctx, inc, opts); err != nil {
+				t.Fatal(err)
+			}
+			// Up to a third of the files: an index that loses half is
+			// built in full (see IndexOptions.AllowShrink).
+			for _, rel := range files[:max(1, len(files)/3)] {
+				if err := os.Remove(filepath.Join(root, rel)); err != nil {
+					t.Fatal(err)
+				}
+				sum, err := Index(ctx, inc, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sum.Incremental || sum.Deleted != 1 {
+					t.Fatalf("deleting %s: incremental %v, %d deleted", rel, sum.Incremental, sum.Deleted)
+				}
+				full, err := graph.Open(filepath.Join(t.TempDir(), "full"), graph.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				fopts := opts
+				fopts.Full = true
+				if _, err := Index(ctx, full, fopts); err != nil {
+					t.Fatal(err)
+				}
+				if got, want := generationLines(t, inc), generationLines(t, full); !slices.Equal(got, want) {
+					t.Errorf("deleting %s: the incremental index differs from the full one (resolved %d)\n%s",
+						rel, sum.Resolved, incrementalDiff(got, want))
+				}
+				full.Close()
+				t.Logf("deleting %s: resolved %d of %d", rel, sum.Resolved, sum.Files)
+			}
+		})
+	}
+}
