@@ -116,8 +116,9 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		unreadable
 	)
 	state := make([]uint8, len(paths))
+	trustBefore := m.Started.Add(-2 * time.Second).UnixNano()
 	var next atomic.Int64
-	var nChanged atomic.Int64
+	var nChanged, hashed atomic.Int64
 	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
 		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
 		defer x.Close()
@@ -126,14 +127,30 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 			if i >= len(paths) {
 				return nil
 			}
-			src, err := plan.fs.ReadFile(paths[i])
-			if err != nil {
-				state[i] = unreadable
-				continue
-			}
 			d, ok := base[paths[i]]
 			rec := recs[paths[i]]
-			if !ok || rec == nil || d.ContentHash != lang.HashContent(src) || !x.project.stillAnswers(rec.asked) {
+			if !ok || rec == nil {
+				state[i] = changed
+				nChanged.Add(1)
+				continue
+			}
+			// A file whose size and time are as recorded, the time older
+			// than the index that recorded them (so that no write in the
+			// same tick of the clock can hide), is not read.
+			if st := plan.stats[i]; st.mtime == 0 || st != rec.stat || st.mtime >= trustBefore {
+				hashed.Add(1)
+				src, err := plan.fs.ReadFile(paths[i])
+				if err != nil {
+					state[i] = unreadable
+					continue
+				}
+				if d.ContentHash != lang.HashContent(src) {
+					state[i] = changed
+					nChanged.Add(1)
+					continue
+				}
+			}
+			if !x.project.stillAnswers(rec.asked) {
 				state[i] = changed
 				nChanged.Add(1)
 			}
@@ -248,7 +265,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 
 	// Resolve them against the whole table and patch the generation.
 	sum = IndexSummary{Files: plan.listed, Skipped: map[SkipReason]int{}, EdgesByReason: map[string]int{}, Languages: map[string]int{},
-		Incremental: true, Changed: len(todo), Resolved: len(resolve), Deleted: len(deleted)}
+		Incremental: true, Hashed: int(hashed.Load()), Changed: len(todo), Resolved: len(resolve), Deleted: len(deleted)}
 	maps.Copy(sum.Skipped, plan.skipped)
 	for i, p := range paths {
 		switch {
@@ -277,7 +294,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 				return nil
 			}
 			i := resolve[k]
-			df, err := resolveRecorded(ctx, rsv, facts[i], asked[i])
+			df, err := resolveRecorded(ctx, rsv, facts[i], plan.stats[i], asked[i])
 			if err != nil {
 				return err
 			}

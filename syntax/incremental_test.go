@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
 )
@@ -289,5 +290,62 @@ func TestIncrementalIndexDeletesEqualFull(t *testing.T) {
 				t.Logf("deleting %s: resolved %d of %d", rel, sum.Resolved, sum.Files)
 			}
 		})
+	}
+}
+
+// TestIncrementalIndexReadsChangedFiles: a file whose size and time are
+// those its document recorded is not read again; one written since is, and
+// the index still equals a full one.
+func TestIncrementalIndexReadsChangedFiles(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	copyGoTree(t, root, "go/token")
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := IndexOptions{Root: root, Workers: 2, TempDir: t.TempDir()}
+	inc, err := graph.Open(filepath.Join(t.TempDir(), "incremental"), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inc.Close()
+	if _, err := Index(ctx, inc, opts); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Index(ctx, inc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Incremental || sum.Hashed != 0 || sum.Changed != 0 {
+		t.Fatalf("nothing changed: incremental %v, %d files hashed, %d changed", sum.Incremental, sum.Hashed, sum.Changed)
+	}
+	editFile(t, root, "go/token/token.go", func(s string) string {
+		return strings.Replace(s, "func Lookup(", "func LookupRenamed(", 1)
+	})
+	if sum, err = Index(ctx, inc, opts); err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Incremental || sum.Hashed != 1 || sum.Changed != 1 {
+		t.Fatalf("one file changed: incremental %v, %d files hashed, %d changed", sum.Incremental, sum.Hashed, sum.Changed)
+	}
+	full, err := graph.Open(filepath.Join(t.TempDir(), "full"), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	fopts := opts
+	fopts.Full = true
+	if _, err := Index(ctx, full, fopts); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := generationLines(t, inc), generationLines(t, full); !slices.Equal(got, want) {
+		t.Errorf("the incremental index differs from the full one\n%s", incrementalDiff(got, want))
 	}
 }

@@ -98,7 +98,10 @@ type IndexSummary struct {
 	// rest were kept as they were. Symbols, Occurrences and Edges are then
 	// the generation's; EdgesByReason counts the edges of the documents
 	// written.
+	// Hashed files were read to compare their content (the others' size
+	// and modification time were those their documents recorded).
 	Incremental bool `json:"incremental,omitempty"`
+	Hashed      int  `json:"hashed,omitempty"`
 	Changed     int  `json:"changed,omitempty"`
 	Resolved    int  `json:"resolved,omitempty"`
 	Deleted     int  `json:"deleted,omitempty"`
@@ -108,6 +111,7 @@ type IndexSummary struct {
 type indexPlan struct {
 	fs      *rootfs.Root       // the root every file is read through; closed by the caller
 	paths   []string           // real root-relative paths to read, sorted, each once
+	stats   []fileStat         // each path's size and modification time when listed
 	listed  int                // paths listed (opts.Files, or the listing)
 	skipped map[SkipReason]int // listed paths left out before reading: symbolic links
 	workers int                // parallel workers
@@ -130,7 +134,7 @@ func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 		return p, fmt.Errorf("syntax: %w", err)
 	}
 	p.fs, p.listed = fsys, len(listed)
-	p.paths, p.skipped = realFiles(fsys, listed)
+	p.paths, p.stats, p.skipped = realFiles(fsys, listed)
 	if p.workers = opts.Workers; p.workers <= 0 {
 		p.workers = runtime.NumCPU()
 	}
@@ -247,7 +251,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			if err != nil {
 				return err
 			}
-			df, err := resolveRecorded(ctx, r, f, asked[i])
+			df, err := resolveRecorded(ctx, r, f, plan.stats[i], asked[i])
 			if err != nil {
 				return err
 			}
@@ -284,9 +288,9 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 // no facts), recording in the result what the next index needs to know
 // whether it must resolve the file again: the project's answers its facts
 // depend on, and the keys its resolution looked up (lookups.go).
-func resolveRecorded(ctx context.Context, r *Resolver, f *FileFacts, asked []projectAnswer) (graph.DocumentFacts, error) {
+func resolveRecorded(ctx context.Context, r *Resolver, f *FileFacts, st fileStat, asked []projectAnswer) (graph.DocumentFacts, error) {
 	if f.Skipped != SkipNone {
-		return graph.DocumentFacts{Document: f.Document, Lookups: encodeDocRecord(f.Skipped, asked, nil)}, nil
+		return graph.DocumentFacts{Document: f.Document, Lookups: encodeDocRecord(st, f.Skipped, asked, nil)}, nil
 	}
 	f.looked = map[uint32]struct{}{}
 	defer func() { f.looked = nil }()
@@ -294,7 +298,7 @@ func resolveRecorded(ctx context.Context, r *Resolver, f *FileFacts, asked []pro
 	if err != nil {
 		return df, err
 	}
-	df.Lookups = encodeDocRecord(SkipNone, asked, f.looked)
+	df.Lookups = encodeDocRecord(st, SkipNone, asked, f.looked)
 	return df, nil
 }
 

@@ -87,20 +87,24 @@ func changedKeys(old, new []definition, mark func(uint32)) {
 
 // lookupsVersion starts a record; a record of another version is not
 // read (the index is then built in full).
-const lookupsVersion = 1
+const lookupsVersion = 2
 
-// docRecord is what an index keeps per document for the next one: why it
-// was skipped, the project's answers its extraction depended on, and the
-// keys its resolution looked up, sorted.
+// docRecord is what an index keeps per document for the next one: the
+// size and modification time of the file when it was listed, why it was
+// skipped, the project's answers its extraction depended on, and the keys
+// its resolution looked up, sorted.
 type docRecord struct {
+	stat    fileStat
 	skipped SkipReason
 	asked   []projectAnswer
 	keys    []uint32
 }
 
 // encodeDocRecord returns the record of a document.
-func encodeDocRecord(skipped SkipReason, asked []projectAnswer, looked map[uint32]struct{}) []byte {
+func encodeDocRecord(st fileStat, skipped SkipReason, asked []projectAnswer, looked map[uint32]struct{}) []byte {
 	b := []byte{lookupsVersion}
+	b = binary.AppendVarint(b, st.size)
+	b = binary.AppendVarint(b, st.mtime)
 	str := func(s string) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
@@ -135,6 +139,13 @@ func decodeDocRecord(b []byte) (docRecord, error) {
 		return bad("version")
 	}
 	b = b[1:]
+	for _, v := range []*int64{&rec.stat.size, &rec.stat.mtime} {
+		x, n := binary.Varint(b)
+		if n <= 0 {
+			return bad("file size and time")
+		}
+		*v, b = x, b[n:]
+	}
 	num := func() (uint64, bool) {
 		v, n := binary.Uvarint(b)
 		if n <= 0 {
