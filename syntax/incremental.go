@@ -116,7 +116,6 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		unreadable
 	)
 	state := make([]uint8, len(paths))
-	trustBefore := m.Started.Add(-2 * time.Second).UnixNano()
 	var next atomic.Int64
 	var nChanged, hashed atomic.Int64
 	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
@@ -134,10 +133,8 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 				nChanged.Add(1)
 				continue
 			}
-			// A file whose size and time are as recorded, the time older
-			// than the index that recorded them (so that no write in the
-			// same tick of the clock can hide), is not read.
-			if st := plan.stats[i]; st.mtime == 0 || st != rec.stat || st.mtime >= trustBefore {
+			// A file whose size and time are as recorded is not read.
+			if st := plan.stats[i]; st.mtime == 0 || st != rec.stat {
 				hashed.Add(1)
 				src, err := plan.fs.ReadFile(paths[i])
 				if err != nil {

@@ -107,11 +107,15 @@ type IndexSummary struct {
 	Deleted     int  `json:"deleted,omitempty"`
 }
 
+// racyWindow is how recent a file's modification time must not be for an
+// index to record it as its version's (see fileStat).
+const racyWindow = 2 * time.Second
+
 // indexPlan is what an index reads, and how.
 type indexPlan struct {
 	fs      *rootfs.Root       // the root every file is read through; closed by the caller
 	paths   []string           // real root-relative paths to read, sorted, each once
-	stats   []fileStat         // each path's size and modification time when listed
+	stats   []fileStat         // each path's size and modification time when listed (0: too recent to vouch)
 	listed  int                // paths listed (opts.Files, or the listing)
 	skipped map[SkipReason]int // listed paths left out before reading: symbolic links
 	workers int                // parallel workers
@@ -122,6 +126,7 @@ type indexPlan struct {
 // of parallel workers. The caller closes plan.fs.
 func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 	var p indexPlan
+	racy := time.Now().Add(-racyWindow).UnixNano()
 	listed := opts.Files
 	if listed == nil {
 		var err error
@@ -135,6 +140,14 @@ func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 	}
 	p.fs, p.listed = fsys, len(listed)
 	p.paths, p.stats, p.skipped = realFiles(fsys, listed)
+	for i := range p.stats {
+		if p.stats[i].mtime >= racy {
+			// Written so recently that a write in the same tick of the
+			// file system's clock could follow unseen: the file's time
+			// vouches for nothing (it is read again next time).
+			p.stats[i].mtime = 0
+		}
+	}
 	if p.workers = opts.Workers; p.workers <= 0 {
 		p.workers = runtime.NumCPU()
 	}
