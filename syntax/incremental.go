@@ -208,7 +208,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 				if hit {
 					cached.Add(1)
 				}
-				facts[i], asked[i] = ff, append([]projectAnswer(nil), answers...)
+				facts[i], asked[i] = ff, cloneAnswers(answers)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -218,7 +217,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 				if err != nil {
 					return err
 				}
-				asked[i] = slices.Clone(answers)
+				asked[i] = cloneAnswers(answers)
 				if hit {
 					cached.Add(1)
 				}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -205,4 +206,18 @@ func (rec *docRecord) looksUp(marked map[uint32]struct{}) bool {
 		}
 	}
 	return false
+}
+
+// cloneAnswers copies answers into memory of their own: those read from
+// the fact cache share the memory of the whole entry, which an index that
+// keeps them for every file until it writes the file would keep alive.
+func cloneAnswers(answers []projectAnswer) []projectAnswer {
+	if len(answers) == 0 {
+		return nil
+	}
+	out := make([]projectAnswer, len(answers))
+	for i, q := range answers {
+		out[i] = projectAnswer{Query: q.Query, Arg: strings.Clone(q.Arg), A: strings.Clone(q.A), B: strings.Clone(q.B)}
+	}
+	return out
 }
