@@ -24,9 +24,10 @@ const minPatch = 100
 
 // indexIncremental brings the current base generation up to date when it
 // is an index of opts.Root by this version with the same options, whose
-// documents recorded their lookups: every listed file is read and its
-// content hash compared with its document's, and the project's answers
-// its facts depend on asked again; the files that changed are extracted
+// documents recorded their lookups: every listed file whose size or time
+// differs from its document's record is read and its content hash compared
+// with the document's, and the project's answers each file's facts depend
+// on are asked again; the files that changed are extracted
 // (through the fact cache); the table of definitions is the generation's
 // symbols with those files' in their place; the documents resolved again
 // are the changed files and every other whose recorded lookups hit a key
