@@ -50,6 +50,26 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		m.Extra[extraLookups] != lookupsVersion || m.Extra[extraMaxFileSize] != opts.MaxFileSize {
 		return sum, false, nil
 	}
+	// The listing (each path resolved inside the root: a walk of system
+	// calls) runs beside the reads of the generation below.
+	type planned struct {
+		p   indexPlan
+		err error
+	}
+	planCh := make(chan planned, 1)
+	go func() {
+		p, err := opts.plan(ctx)
+		planCh <- planned{p, err}
+	}()
+	var plan indexPlan
+	gotPlan := false
+	defer func() {
+		if !gotPlan {
+			if pl := <-planCh; pl.err == nil {
+				pl.p.fs.Close()
+			}
+		}
+	}()
 	base := map[string]graph.Document{}
 	if err := r.BaseDocuments(ctx, func(d graph.Document) error { base[d.Path] = d; return nil }); err != nil {
 		return sum, false, err
@@ -102,10 +122,12 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		}
 		stopScan()
 	}()
-	plan, err := opts.plan(ctx)
-	if err != nil {
-		return sum, false, err
+	pl := <-planCh
+	gotPlan = true
+	if pl.err != nil {
+		return sum, false, pl.err
 	}
+	plan = pl.p
 	defer plan.fs.Close()
 	paths := plan.paths
 	limit := max(len(base)/patchShare, minPatch)
