@@ -14,9 +14,10 @@ import (
 )
 
 // patchShare bounds an incremental index: it runs when at most one
-// document in patchShare is resolved again or deleted (a patch holds its
-// records in memory until it commits), else the index is built in full.
-const patchShare = 20
+// document in patchShare is resolved again or deleted, else the index is
+// built in full. A patch holds its records in memory until it commits: at
+// 4% of a tree of 27,000 files the index's peak RSS passed 400 MB.
+const patchShare = 40
 
 // minPatch is the fewest documents an incremental index may resolve again
 // or delete, however small the generation.
@@ -205,8 +206,17 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	_ = r.Close()
 
 	// Extract the files that changed, and mark the keys whose
-	// definitions changed.
-	facts := make([]*FileFacts, len(paths))
+	// definitions changed. Their facts wait in a spill file, as a full
+	// index's do, so that memory holds only their definitions.
+	sp, err := newSpill(opts.TempDir)
+	if err != nil {
+		return sum, false, err
+	}
+	defer sp.close()
+	records := make([]spillRecord, len(paths))
+	extracted := make([]bool, len(paths))
+	kinds := make([]fileKind, len(paths))
+	defs := make([][2]int32, len(paths))
 	asked := make([][]projectAnswer, len(paths))
 	var cached atomic.Int64
 	extract := func(which []int) error {
@@ -214,6 +224,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		return parallel(ctx, plan.workers, func(ctx context.Context) error {
 			x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
 			defer x.Close()
+			var rec []byte
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(which) {
@@ -231,7 +242,15 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 				if hit {
 					cached.Add(1)
 				}
-				facts[i], asked[i] = ff, cloneAnswers(answers)
+				rec = encodeFileFacts(rec[:0], ff)
+				if records[i], err = sp.add(rec); err != nil {
+					return err
+				}
+				extracted[i], asked[i] = true, cloneAnswers(answers)
+				kinds[i] = fileKind{ff.Skipped, strings.Clone(ff.Document.Language)}
+				if state[i] == changed && ff.Skipped == SkipNone {
+					defs[i] = st.add(definitionsOf(ff))
+				}
 			}
 		})
 	}
@@ -244,7 +263,6 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	if err := extract(todo); err != nil {
 		return sum, false, err
 	}
-	defs := make([][2]int32, len(paths))
 	marked := map[uint32]struct{}{}
 	mark := func(k uint32) { marked[k] = struct{}{} }
 	for i, p := range paths {
@@ -252,12 +270,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		case same:
 			defs[i] = old[p]
 		case changed:
-			var now []definition
-			if facts[i].Skipped == SkipNone {
-				now = definitionsOf(facts[i])
-				defs[i] = st.add(now)
-			}
-			changedKeys(st.run(old[p]), now, mark)
+			changedKeys(st.run(old[p]), st.run(defs[i]), mark)
 		}
 	}
 	for _, p := range deleted {
@@ -291,8 +304,8 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		switch {
 		case state[i] == unreadable:
 			sum.Unreadable++
-		case facts[i] != nil:
-			countFile(&sum, facts[i].Skipped, facts[i].Document.Language)
+		case extracted[i]:
+			countFile(&sum, kinds[i].skipped, kinds[i].language)
 		default:
 			countFile(&sum, recs[p].skipped, base[p].Language)
 		}
@@ -314,14 +327,17 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 				return nil
 			}
 			i := resolve[k]
-			df, err := resolveRecorded(ctx, rsv, facts[i], plan.stats[i], asked[i])
+			f, err := sp.read(records[i])
+			if err != nil {
+				return err
+			}
+			df, err := resolveRecorded(ctx, rsv, f, plan.stats[i], asked[i])
 			if err != nil {
 				return err
 			}
 			if err := patch.PutDocument(ctx, df); err != nil {
 				return fmt.Errorf("syntax: writing %s: %w", df.Document.Path, err)
 			}
-			facts[i] = nil
 			mu.Lock()
 			for _, e := range df.Edges {
 				sum.EdgesByReason[e.Reason]++
@@ -352,6 +368,12 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	}
 	sum.Duration = time.Since(start)
 	return sum, true, nil
+}
+
+// fileKind is what a summary counts of an extracted file.
+type fileKind struct {
+	skipped  SkipReason
+	language string
 }
 
 // countFile counts one file in a summary: indexed in its language, or
