@@ -167,6 +167,12 @@ type DocumentFacts struct {
 	Occurrences []Occurrence // Path is taken from Document.Path
 	Edges       []Edge       // edges this document justifies
 	Terms       []Term       // the words the document is searched by
+	// Lookups is what the producer's name resolution looked up for the
+	// document, in a form of its own: the graph keeps it with the
+	// document's other facts (replaced, reused and deleted with them) and
+	// never reads it, so that a producer resolving again can tell which
+	// documents a change of definitions reaches (see syntax.Index).
+	Lookups []byte
 }
 
 // State tells whether a layer's content is complete.

@@ -67,6 +67,9 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 	if s.gen != nil {
 		return nil, fmt.Errorf("graph: generation %d is already being written in %s", s.gen.gen, s.dir)
 	}
+	if s.patch != nil {
+		return nil, fmt.Errorf("graph: base generation %d is being patched in %s", s.patch.gen, s.dir)
+	}
 	cur, err := currentGen(s.db)
 	if err != nil {
 		return nil, err

@@ -352,8 +352,12 @@ type mergeSizes struct {
 	mark  int64 // how far apart the marks of a run file are
 }
 
-// defaultMergeSizes: tables of 32 MiB, marks every 256 KiB.
-var defaultMergeSizes = mergeSizes{table: 32 << 20, mark: 256 << 10}
+// defaultMergeSizes: tables of 32 MiB, marks every 32 KiB. Every table's
+// merge reads each run from the mark before its range to the mark after
+// it: with marks far apart a large generation (many runs, many tables)
+// read and buffered each run's marks' span for every table, a cost that
+// grew with the square of the generation.
+var defaultMergeSizes = mergeSizes{table: 32 << 20, mark: 32 << 10}
 
 // runFile is a sorted run file and where its records start: a mark every
 // mergeSizes.mark bytes or so, the first at offset 0.
@@ -542,7 +546,7 @@ func (s *Store) writeRange(runs []*runFile, c *chunk, lo, hi []byte, path string
 		}
 	}()
 	for _, r := range runs {
-		rs, err := s.openRun(r, lo)
+		rs, err := s.openRun(r, lo, hi)
 		if err != nil {
 			return false, err
 		}
@@ -589,15 +593,18 @@ func (s *Store) writeRange(runs []*runFile, c *chunk, lo, hi []byte, path string
 	return true, nil
 }
 
-// openRun opens the run file r at its last mark not after lo.
-func (s *Store) openRun(r *runFile, lo []byte) (*runSource, error) {
+// openRun opens the run file r from its last mark not after lo to its
+// first mark at or after hi (nil: the end), with a buffer no larger than
+// that span.
+func (s *Store) openRun(r *runFile, lo, hi []byte) (*runSource, error) {
 	f, err := s.fs.Open(r.path)
 	if err != nil {
 		return nil, fmt.Errorf("graph: opening %s: %w", r.path, err)
 	}
+	byKey := func(m runMark, k []byte) int { return bytes.Compare(m.key, k) }
 	var off int64
 	if lo != nil {
-		i, found := slices.BinarySearchFunc(r.marks, lo, func(m runMark, k []byte) int { return bytes.Compare(m.key, k) })
+		i, found := slices.BinarySearchFunc(r.marks, lo, byKey)
 		if !found {
 			i--
 		}
@@ -605,8 +612,16 @@ func (s *Store) openRun(r *runFile, lo []byte) (*runSource, error) {
 			off = r.marks[i].off
 		}
 	}
-	rd := io.NewSectionReader(f, off, r.size-off)
-	return &runSource{path: r.path, f: f, r: bufio.NewReaderSize(rd, 256<<10)}, nil
+	end := r.size
+	if hi != nil {
+		// The records from a mark whose key is hi or after are all
+		// past the range.
+		if j, _ := slices.BinarySearchFunc(r.marks, hi, byKey); j < len(r.marks) {
+			end = max(off, r.marks[j].off)
+		}
+	}
+	rd := io.NewSectionReader(f, off, end-off)
+	return &runSource{path: r.path, f: f, r: bufio.NewReaderSize(rd, int(min(256<<10, max(end-off, 4<<10))))}, nil
 }
 
 // mergeSource is a sorted sequence of records without duplicate keys.

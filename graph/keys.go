@@ -29,7 +29,7 @@ package graph
 // (a generation is dropped whole; the live layer when it is cleared).
 //
 // Within a data space, the records written by one document are the
-// doc-first records (kinds D, S, O, E, T, all beginning with the document's
+// doc-first records (kinds D, S, O, E, T, L, all beginning with the document's
 // path). The other kinds are indexes derived from them; a document's writer
 // computes both from the same facts, so replacing a document deletes exactly
 // the index keys it wrote. A symbol local to its document (see docLocal)
@@ -95,6 +95,10 @@ const (
 	kindDocOcc   kind = 'O' // path → doc-occs value: every occurrence of the document
 	kindDocEdge  kind = 'E' // path → doc-edges value: every edge of the document
 	kindDocTerms kind = 'T' // path → doc-terms value: every term of the document
+	// kindDocLookups holds DocumentFacts.Lookups; like the terms, a new
+	// kind within schema 3: a store without it reads as one whose
+	// producer recorded no lookups.
+	kindDocLookups kind = 'L' // path → the producer's lookups, opaque
 )
 
 // Data space kind: the space's symbol table. Upper case, so that it sorts
@@ -157,6 +161,8 @@ func layoutOf(k kind) (keyLayout, bool) {
 		return keyLayout{"doc-edges", "s", []string{"path"}}, true
 	case kindDocTerms:
 		return keyLayout{"doc-terms", "s", []string{"path"}}, true
+	case kindDocLookups:
+		return keyLayout{"doc-lookups", "s", []string{"path"}}, true
 	case kindTerm:
 		return keyLayout{"term", "ss", []string{"word", "path"}}, true
 	case kindSymID:

@@ -112,7 +112,7 @@ func normalizeFacts(f DocumentFacts) (DocumentFacts, error) {
 	if err := validID("package", f.Document.Package); err != nil {
 		return f, err
 	}
-	out := DocumentFacts{Document: f.Document}
+	out := DocumentFacts{Document: f.Document, Lookups: f.Lookups}
 	out.Document.Layer = 0
 	var err error
 	if out.Symbols, err = normalizeSymbols(f.Symbols); err != nil {
@@ -371,7 +371,14 @@ func emitRecords(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) er
 		e.put(appendDocEdgeKey(e.k[:0], space, e.path), appendDocEdgesValue(e.v[:0], f.Edges))
 	}
 	e.terms(f.Terms)
+	if len(f.Lookups) > 0 {
+		e.put(appendDocLookupsKey(e.k[:0], space, e.path), f.Lookups)
+	}
 	return e.err
+}
+
+func appendDocLookupsKey(dst []byte, space uint64, path string) []byte {
+	return append(appendPrefix(dst, space, kindDocLookups), path...)
 }
 
 // recordEmitter builds keys in reused buffers; the first sink error sticks.
@@ -460,6 +467,11 @@ func readDocFacts(ctx context.Context, r kvReader, space uint64, path string) (f
 	}
 	if f.Terms, err = readDocTerms(ctx, r, space, path); err != nil {
 		return f, false, err
+	}
+	if v, ok, err := get(r, appendDocLookupsKey(nil, space, path)); err != nil {
+		return f, false, err
+	} else if ok {
+		f.Lookups = v
 	}
 	return f, true, nil
 }

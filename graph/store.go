@@ -52,6 +52,9 @@ type Store struct {
 
 	mu  sync.Mutex        // serializes writes to the live layer and meta records
 	gen *GenerationWriter // the active generation writer, if any; under mu
+	// patch is the active BasePatch, if any; under mu. A store has a
+	// generation writer or a patch, never both.
+	patch *BasePatch
 
 	readersMu sync.Mutex
 	readers   map[*Reader]struct{} // open readers, closed by Close

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -137,6 +138,10 @@ func (t *genSymTable) register(space uint64, h *hashSymIDs) bool {
 }
 
 func (t *genSymTable) claim(space, id uint64, sym string) {
+	// A copy: the string handed in may share the memory of a whole
+	// decoded document (a spilled record, a SCIP payload), which the
+	// table would otherwise keep alive for the rest of the generation.
+	sym = strings.Clone(sym)
 	t.ids[id] = sym
 	t.key = appendSymIDKey(t.key[:0], space, id)
 	t.emit(t.key, []byte(sym))

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
@@ -40,6 +41,8 @@ func (w *valueWriter) rng(r textpos.Range) {
 type valueReader struct {
 	b   []byte
 	bad bool
+	// borrow makes str return strings that share b's memory.
+	borrow bool
 }
 
 func (r *valueReader) uvarint() uint64 {
@@ -66,7 +69,12 @@ func (r *valueReader) str() string {
 		r.bad = true
 		return ""
 	}
-	s := string(r.b[:n])
+	var s string
+	if r.borrow {
+		s = unsafe.String(unsafe.SliceData(r.b), n)
+	} else {
+		s = string(r.b[:n])
+	}
 	r.b = r.b[n:]
 	return s
 }
@@ -129,7 +137,11 @@ func appendSymbolValue(dst []byte, s *Symbol) []byte {
 }
 
 func decodeSymbolValue(id string, b []byte) (Symbol, error) {
-	r := valueReader{b: b}
+	return decodeSymbol(id, valueReader{b: b})
+}
+
+// decodeSymbol reads a symbol value from r.
+func decodeSymbol(id string, r valueReader) (Symbol, error) {
 	s := Symbol{ID: id}
 	s.DisplayName, s.Kind, s.Language = r.str(), r.str(), r.str()
 	s.Package, s.Signature, s.Doc = r.str(), r.str(), r.str()

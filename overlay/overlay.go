@@ -68,7 +68,11 @@ type record struct {
 	Version    int
 	BaseGen    uint64
 	BaseCommit string
-	Docs       map[string]*docState
+	// BaseFinished is when the base generation was last written: an
+	// incremental index (graph.BasePatch) changes a generation in place,
+	// keeping its number.
+	BaseFinished time.Time
+	Docs         map[string]*docState
 	// Uses maps every workspace document at its base content to the names
 	// it uses; built on demand, valid for BaseGen.
 	Uses map[string][]string
@@ -274,15 +278,16 @@ func (o *Overlay) sync(ctx context.Context, refresh bool) (SyncStats, error) {
 	if !haveBase || gen == 0 {
 		return st, nil // nothing to overlay; freshness reports the missing base
 	}
-	if o.rec == nil || o.rec.Version != recordVersion || o.rec.BaseGen != gen || o.rec.BaseCommit != base.Commit {
+	if o.rec == nil || o.rec.Version != recordVersion || o.rec.BaseGen != gen || o.rec.BaseCommit != base.Commit ||
+		!o.rec.BaseFinished.Equal(base.Finished) {
 		// Unknown provenance: start again from the base. Over the same
 		// base, the language server's facts stay (they describe texts,
 		// not the base); a new base replaces everything.
-		keepLSP := o.rec == nil || o.rec.BaseGen == gen
+		keepLSP := o.rec == nil || (o.rec.BaseGen == gen && o.rec.BaseFinished.Equal(base.Finished))
 		if err := o.resetLive(ctx, keepLSP); err != nil {
 			return st, err
 		}
-		o.rec = &record{Version: recordVersion, BaseGen: gen, BaseCommit: base.Commit, Docs: map[string]*docState{}}
+		o.rec = &record{Version: recordVersion, BaseGen: gen, BaseCommit: base.Commit, BaseFinished: base.Finished, Docs: map[string]*docState{}}
 	}
 	if refresh {
 		o.changes = nil

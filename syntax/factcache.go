@@ -84,23 +84,23 @@ func (c *FactCache) entryPath(p, contentHash string, maxFileSize int) string {
 
 // load returns the cached facts of a file version, when there are facts
 // that the project x still answers for. A corrupt entry is removed.
-func (c *FactCache) load(x *Extractor, p string, contentHash string) (*FileFacts, bool) {
+func (c *FactCache) load(x *Extractor, p string, contentHash string) (*FileFacts, []projectAnswer, bool) {
 	name := c.entryPath(p, contentHash, x.opts.MaxFileSize)
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	ff, asked, err := decodeEntry(data)
 	if err != nil || ff.Document.Path != p || ff.Document.ContentHash != contentHash {
 		_ = os.Remove(name) // never trusted; the next index writes it anew
-		return nil, false
+		return nil, nil, false
 	}
 	if !x.project.stillAnswers(asked) {
-		return nil, false
+		return nil, nil, false
 	}
 	now := time.Now()
 	_ = os.Chtimes(name, now, now) // used: Trim keeps it longer
-	return ff, true
+	return ff, asked, true
 }
 
 // store writes the entry of a file version.
@@ -196,22 +196,31 @@ func decodeEntry(data []byte) (*FileFacts, []projectAnswer, error) {
 // entry that cannot be written is no error: the facts are returned all
 // the same.
 func (x *Extractor) FileCached(ctx context.Context, c *FactCache, p string, src []byte) (ff *FileFacts, hit bool, err error) {
-	if c == nil || grammarFor(p) == "" || x.skipReason(p, src) != SkipNone {
+	ff, _, hit, err = x.fileAnswered(ctx, c, p, src)
+	return ff, hit, err
+}
+
+// fileAnswered is FileCached (c may be nil) that also returns the
+// project's answers the facts depend on, for an index to check on its next
+// run. They are shared with x until its next file.
+func (x *Extractor) fileAnswered(ctx context.Context, c *FactCache, p string, src []byte) (ff *FileFacts, asked []projectAnswer, hit bool, err error) {
+	if grammarFor(p) == "" || x.skipReason(p, src) != SkipNone {
 		ff, err = x.File(ctx, p, src)
-		return ff, false, err
+		return ff, nil, false, err
 	}
-	hash := lang.HashContent(src)
-	if ff, ok := c.load(x, p, hash); ok {
-		return ff, true, nil
+	if c != nil {
+		if ff, asked, ok := c.load(x, p, lang.HashContent(src)); ok {
+			return ff, asked, true, nil
+		}
 	}
 	x.project.recording, x.project.asked = true, x.project.asked[:0]
 	ff, err = x.File(ctx, p, src)
 	x.project.recording = false
-	if err != nil || ff.Skipped != SkipNone {
-		return ff, false, err
+	if err != nil || ff.Skipped != SkipNone || c == nil {
+		return ff, x.project.asked, false, err
 	}
 	_ = c.store(x, ff, x.project.asked)
-	return ff, false, nil
+	return ff, x.project.asked, false, nil
 }
 
 // Trim removes the entries used least recently until the cache holds at

@@ -62,6 +62,9 @@ type FileFacts struct {
 	// own indexes the file's definitions in the table it is resolved
 	// against, while it is resolved (NameTable.inPath).
 	own *documentIndex
+	// looked, when not nil, records the keys of the table its
+	// resolution looks up (see look).
+	looked map[uint32]struct{}
 }
 
 // Import is one imported package, module or name.

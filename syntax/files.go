@@ -34,7 +34,7 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 		return nil, fmt.Errorf("syntax: %w", err)
 	}
 	defer fsys.Close()
-	files, _ := realFiles(fsys, listed)
+	files, _, _ := realFiles(fsys, listed)
 	return files, nil
 }
 
@@ -43,39 +43,59 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 // (skipped as SkipLink when that path is listed already, dropped when the
 // listing would leave that path out), and one that leads outside the root
 // is skipped as SkipOutside. A path that cannot be resolved otherwise
-// (gone since the listing) is kept for its read to report.
-func realFiles(fsys *rootfs.Root, listed []string) ([]string, map[SkipReason]int) {
-	skipped := map[SkipReason]int{}
-	seen := make(map[string]bool, len(listed))
-	files := make([]string, 0, len(listed))
-	add := func(p string) bool {
-		if seen[p] {
+// (gone since the listing) is kept for its read to report. stats holds
+// the size and modification time each file had then (zero when unknown).
+func realFiles(fsys *rootfs.Root, listed []string) (files []string, stats []fileStat, skipped map[SkipReason]int) {
+	skipped = map[SkipReason]int{}
+	seen := make(map[string]fileStat, len(listed))
+	files = make([]string, 0, len(listed))
+	add := func(p string, st fileStat) bool {
+		if _, ok := seen[p]; ok {
 			return false
 		}
-		seen[p] = true
+		seen[p] = st
 		files = append(files, p)
 		return true
 	}
-	var links [][2]string // listed link, real path
+	type link struct {
+		real string
+		st   fileStat
+	}
+	var links []link
 	for _, p := range listed {
-		real, err := fsys.RealPath(p)
+		real, fi, err := fsys.RealStat(p)
+		var st fileStat
+		if err == nil {
+			st = fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+		}
 		switch {
 		case errors.Is(err, rootfs.ErrOutside):
 			skipped[SkipOutside]++
 		case err != nil || real == p:
-			add(p)
+			add(p, st)
 		default:
-			links = append(links, [2]string{p, real})
+			links = append(links, link{real, st})
 		}
 	}
 	// Links last, so that a file listed under its own path keeps it.
 	for _, l := range links {
-		if !keepPath(l[1]) || !add(l[1]) {
+		if !keepPath(l.real) || !add(l.real, l.st) {
 			skipped[SkipLink]++
 		}
 	}
 	sort.Strings(files)
-	return files, skipped
+	stats = make([]fileStat, len(files))
+	for i, p := range files {
+		stats[i] = seen[p]
+	}
+	return files, stats, skipped
+}
+
+// fileStat is what a file's metadata says of its version: an incremental
+// index does not read a file whose size and modification time are those
+// its document recorded.
+type fileStat struct {
+	size, mtime int64
 }
 
 // listFiles lists root as ListFiles describes, symbolic links unresolved.

@@ -415,7 +415,7 @@ func (r *Resolver) evalGoChain(ctx context.Context, f *FileFacts, u *Use, import
 			return nil, err
 		}
 		for _, t := range targets {
-			s, ok := r.symbolOf(t.id, ext)
+			s, ok := r.symbolOf(f, t.id, ext)
 			if !ok {
 				continue
 			}
@@ -471,7 +471,7 @@ func (r *Resolver) evalGoChain(ctx context.Context, f *FileFacts, u *Use, import
 			if !call {
 				name = step
 			}
-			m, promoted, err := r.goMember(ctx, t.id, name, 0)
+			m, promoted, err := r.goMember(ctx, f, t.id, name, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -505,13 +505,13 @@ const maxEmbedDepth = 3
 
 // goMember finds the member name of the Go type typeID, directly or
 // promoted through its embedded fields (promoted is then true).
-func (r *Resolver) goMember(ctx context.Context, typeID, name string, depth int) (*definition, bool, error) {
+func (r *Resolver) goMember(ctx context.Context, f *FileFacts, typeID, name string, depth int) (*definition, bool, error) {
 	ext, err := r.externalNamed(ctx, name)
 	if err != nil {
 		return nil, false, err
 	}
 	var key [128]byte
-	if s, ok := r.symbolByID(memberID(key[:0], typeID, name), ext); ok {
+	if s, ok := r.symbolByID(f, memberID(key[:0], typeID, name), ext); ok {
 		return s, false, nil
 	}
 	if depth >= maxEmbedDepth {
@@ -522,7 +522,7 @@ func (r *Resolver) goMember(ctx context.Context, typeID, name string, depth int)
 	if err != nil {
 		return nil, false, err
 	}
-	ts, ok := r.symbolOf(typeID, tsyms)
+	ts, ok := r.symbolOf(f, typeID, tsyms)
 	if !ok {
 		return nil, false, nil
 	}
@@ -537,7 +537,7 @@ func (r *Resolver) goMember(ctx context.Context, typeID, name string, depth int)
 		if !ok || wrap != "" || id == typeID {
 			continue
 		}
-		s, _, err := r.goMember(ctx, id, name, depth+1)
+		s, _, err := r.goMember(ctx, f, id, name, depth+1)
 		if err != nil || s != nil {
 			return s, s != nil, err
 		}
@@ -556,7 +556,7 @@ func (r *Resolver) resolveGoTyped(ctx context.Context, f *FileFacts, u *Use, imp
 		if t.wrap != "" {
 			continue
 		}
-		s, promoted, err := r.goMember(ctx, t.id, u.Name, 0)
+		s, promoted, err := r.goMember(ctx, f, t.id, u.Name, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -572,9 +572,10 @@ func (r *Resolver) resolveGoTyped(ctx context.Context, f *FileFacts, u *Use, imp
 }
 
 // symbolOf is symbolByID for an id held as a string.
-func (r *Resolver) symbolOf(id string, ext []definition) (*definition, bool) {
-	if i, ok := r.local.symbolIndex(id); ok {
-		return r.local.syms[i], true
+func (r *Resolver) symbolOf(f *FileFacts, id string, ext []definition) (*definition, bool) {
+	if i, ok := r.local.symbolIndex(f, id); ok {
+		d := r.local.def(i)
+		return &d, true
 	}
 	for k := range ext {
 		if ext[k].ID == id {

@@ -60,6 +60,9 @@ type IndexOptions struct {
 	// Progress, when set, is called from several goroutines as files are
 	// extracted and written.
 	Progress func(IndexProgress)
+	// Full makes Index build a whole new generation even when it could
+	// bring the current one up to date incrementally.
+	Full bool
 }
 
 // IndexProgress reports how far an index got.
@@ -86,12 +89,32 @@ type IndexSummary struct {
 	// Cached counts the files whose facts came from IndexOptions.Cache.
 	Cached     int    `json:"cached,omitempty"`
 	Generation uint64 `json:"generation,omitempty"`
+	// Incremental is set when the index brought the current generation up
+	// to date instead of writing a new one: then Changed files had
+	// another content (or were new), Resolved documents were resolved
+	// and written again (the changed ones and those whose lookups a
+	// change of definitions reached), Deleted documents went, and the
+	// rest were kept as they were. Symbols, Occurrences and Edges are then
+	// the generation's; EdgesByReason counts the edges of the documents
+	// written.
+	// Hashed files were read to compare their content (the others' size
+	// and modification time were those their documents recorded).
+	Incremental bool `json:"incremental,omitempty"`
+	Hashed      int  `json:"hashed,omitempty"`
+	Changed     int  `json:"changed,omitempty"`
+	Resolved    int  `json:"resolved,omitempty"`
+	Deleted     int  `json:"deleted,omitempty"`
 }
+
+// racyWindow is how recent a file's modification time must not be for an
+// index to record it as its version's (see fileStat).
+const racyWindow = 2 * time.Second
 
 // indexPlan is what an index reads, and how.
 type indexPlan struct {
 	fs      *rootfs.Root       // the root every file is read through; closed by the caller
 	paths   []string           // real root-relative paths to read, sorted, each once
+	stats   []fileStat         // each path's size and modification time when listed (0: too recent to vouch)
 	listed  int                // paths listed (opts.Files, or the listing)
 	skipped map[SkipReason]int // listed paths left out before reading: symbolic links
 	workers int                // parallel workers
@@ -102,6 +125,7 @@ type indexPlan struct {
 // of parallel workers. The caller closes plan.fs.
 func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 	var p indexPlan
+	racy := time.Now().Add(-racyWindow).UnixNano()
 	listed := opts.Files
 	if listed == nil {
 		var err error
@@ -114,7 +138,15 @@ func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 		return p, fmt.Errorf("syntax: %w", err)
 	}
 	p.fs, p.listed = fsys, len(listed)
-	p.paths, p.skipped = realFiles(fsys, listed)
+	p.paths, p.stats, p.skipped = realFiles(fsys, listed)
+	for i := range p.stats {
+		if p.stats[i].mtime >= racy {
+			// Written so recently that a write in the same tick of the
+			// file system's clock could follow unseen: the file's time
+			// vouches for nothing (it is read again next time).
+			p.stats[i].mtime = 0
+		}
+	}
 	if p.workers = opts.Workers; p.workers <= 0 {
 		p.workers = runtime.NumCPU()
 	}
@@ -163,13 +195,14 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	// per worker, spill its facts and keep its definitions.
 	records := make([]spillRecord, len(paths))
 	read := make([]bool, len(paths)) // false: unreadable
-	defs := make([][]definition, len(paths))
+	st := newDefStore()
+	defs := make([][2]int32, len(paths))         // each file's run of st
+	asked := make([][]projectAnswer, len(paths)) // kept with each document
 	var next, done atomic.Int64
 	var unreadable, bytes, cached atomic.Int64
 	err = parallel(ctx, workers, func(ctx context.Context) error {
 		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
 		defer x.Close()
-		in := interner{}
 		var rec []byte
 		for {
 			i := int(next.Add(1) - 1)
@@ -180,10 +213,11 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			if err != nil {
 				unreadable.Add(1) // deleted since listing, or not a regular file
 			} else {
-				ff, hit, err := x.FileCached(ctx, opts.Cache, paths[i], src)
+				ff, answers, hit, err := x.fileAnswered(ctx, opts.Cache, paths[i], src)
 				if err != nil {
 					return err
 				}
+				asked[i] = cloneAnswers(answers)
 				if hit {
 					cached.Add(1)
 				}
@@ -193,7 +227,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 				}
 				read[i] = true
 				if ff.Skipped == SkipNone {
-					defs[i] = definitionsOf(ff, in)
+					defs[i] = st.add(definitionsOf(ff))
 					bytes.Add(int64(len(src)))
 				}
 			}
@@ -212,7 +246,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 
 	// Pass 2: resolve each file against every definition, in parallel,
 	// and hand it over.
-	r := newResolver(newNameTable(defs), nil, nil)
+	r := newResolver(newNameTable(st, defs), nil, nil)
 	var mu sync.Mutex
 	next.Store(0)
 	done.Store(0)
@@ -229,12 +263,11 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			if err != nil {
 				return err
 			}
-			var df graph.DocumentFacts
-			if f.Skipped != SkipNone {
-				df = graph.DocumentFacts{Document: f.Document}
-			} else if df, err = r.Document(ctx, f); err != nil {
+			df, err := resolveRecorded(ctx, r, f, plan.stats[i], asked[i])
+			if err != nil {
 				return err
 			}
+			asked[i] = nil
 			// The facts' strings share the spilled record's memory; what
 			// put keeps (the writer keeps each path) must not hold every
 			// record alive.
@@ -263,6 +296,24 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	return sum, err
 }
 
+// resolveRecorded resolves one extracted file with r (a skipped one has
+// no facts), recording in the result what the next index needs to know
+// whether it must resolve the file again: the project's answers its facts
+// depend on, and the keys its resolution looked up (lookups.go).
+func resolveRecorded(ctx context.Context, r *Resolver, f *FileFacts, st fileStat, asked []projectAnswer) (graph.DocumentFacts, error) {
+	if f.Skipped != SkipNone {
+		return graph.DocumentFacts{Document: f.Document, Lookups: encodeDocRecord(st, f.Skipped, asked, nil)}, nil
+	}
+	f.looked = map[uint32]struct{}{}
+	defer func() { f.looked = nil }()
+	df, err := r.Document(ctx, f)
+	if err != nil {
+		return df, err
+	}
+	df.Lookups = encodeDocRecord(st, SkipNone, asked, f.looked)
+	return df, nil
+}
+
 // cloneDocument copies d's strings into memory of their own.
 func cloneDocument(d graph.Document) graph.Document {
 	d.Path, d.Language, d.Package = strings.Clone(d.Path), strings.Clone(d.Language), strings.Clone(d.Package)
@@ -274,7 +325,20 @@ func cloneDocument(d graph.Document) graph.Document {
 // generation holding every listed document, switched to atomically with a
 // manifest naming the commit, this tool and its counts. On error the new
 // generation is discarded and the previous one stays current.
+//
+// When the current base generation is an index of the same root by this
+// version, with the same options, and few files changed since, the index
+// is incremental instead (see indexIncremental): only the documents whose
+// facts can have changed are resolved again, and they replace theirs in
+// the current generation at once (graph.BasePatch); the facts are those a
+// full index would write.
 func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSummary, error) {
+	if !opts.Full {
+		sum, done, err := indexIncremental(ctx, store, opts)
+		if err != nil || done {
+			return sum, err
+		}
+	}
 	gw, err := store.BeginGeneration(ctx)
 	if err != nil {
 		return IndexSummary{}, fmt.Errorf("syntax: starting a generation: %w", err)
@@ -289,11 +353,32 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 		_ = gw.Abort()
 		return sum, err
 	}
-	extra := map[string]int{"files": sum.Files, "indexed": sum.Indexed, "unreadable": sum.Unreadable}
+	m := indexManifest(opts, sum, started)
+	if err := gw.Commit(ctx, m); err != nil {
+		_ = gw.Abort()
+		return sum, fmt.Errorf("syntax: committing the generation: %w", err)
+	}
+	sum.Generation = gw.Generation()
+	return sum, nil
+}
+
+// The manifest's extra counts an incremental index checks: the version of
+// the documents' records (0 or absent: none) and the size limit the index
+// ran with.
+const (
+	extraLookups     = "lookups"
+	extraMaxFileSize = "max_file_size"
+)
+
+// indexManifest is the manifest of an index of opts.Root that sum
+// describes.
+func indexManifest(opts IndexOptions, sum IndexSummary, started time.Time) graph.Manifest {
+	extra := map[string]int{"files": sum.Files, "indexed": sum.Indexed, "unreadable": sum.Unreadable,
+		extraLookups: lookupsVersion, extraMaxFileSize: opts.MaxFileSize}
 	for _, r := range sortedReasons(sum.Skipped) {
 		extra["skipped_"+string(r)] = sum.Skipped[r]
 	}
-	m := graph.Manifest{
+	return graph.Manifest{
 		Layer:       graph.Base,
 		Commit:      opts.Commit,
 		Root:        opts.Root,
@@ -303,12 +388,6 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 		Extra:       extra,
 		Started:     started,
 	}
-	if err := gw.Commit(ctx, m); err != nil {
-		_ = gw.Abort()
-		return sum, fmt.Errorf("syntax: committing the generation: %w", err)
-	}
-	sum.Generation = gw.Generation()
-	return sum, nil
 }
 
 func sortedReasons(m map[SkipReason]int) []SkipReason {

@@ -81,7 +81,8 @@ type Lookup interface {
 // against the key itself (symbolList.match), so that two keys of the same
 // hash never mix.
 type NameTable struct {
-	syms       []*definition // in the files' order
+	st         *defStore
+	syms       []int32 // the store's positions, in the files' order
 	seed       maphash.Seed
 	byName     nameIndex
 	byPkgName  nameIndex
@@ -141,13 +142,24 @@ func (l *symbolList) after(i int32) int32 {
 	return l.next[i-l.base]
 }
 
-// match reports whether s belongs to the list.
-func (l *symbolList) match(s *definition) bool {
+// match reports whether the symbol i of t belongs to the list.
+func (l *symbolList) match(t *NameTable, i int32) bool {
 	if l.name == "" {
 		return true
 	}
-	return s.DisplayName == l.name && (!l.byPkg || s.Package == l.pkg) && (!l.byPath || s.Path == l.path)
+	p := &t.st.defs[t.syms[i]]
+	strs := t.st.strs
+	return strs[p.name] == l.name && (!l.byPkg || strs[p.pkg] == l.pkg) && (!l.byPath || strs[p.at] == l.path)
 }
+
+// def returns the symbol i of the table.
+func (t *NameTable) def(i int32) definition { return t.st.get(t.syms[i]) }
+
+// packed returns the stored form of the symbol i of the table.
+func (t *NameTable) packed(i int32) *packedDef { return &t.st.defs[t.syms[i]] }
+
+// id returns the id of the symbol i of the table.
+func (t *NameTable) id(i int32) string { return t.st.string(t.packed(i).id) }
 
 // hash1 and hash2 are the hashes of the table's keys.
 func (t *NameTable) hash1(a string) uint64 { return maphash.String(t.seed, a) }
@@ -161,13 +173,16 @@ func (t *NameTable) hash2(a, b string) uint64 {
 	return h.Sum64()
 }
 
-// named returns the symbols named name.
-func (t *NameTable) named(name string) symbolList {
+// named returns the symbols named name (f, when not nil, records the
+// lookup: see FileFacts.look).
+func (t *NameTable) named(f *FileFacts, name string) symbolList {
+	f.look(lookName, name, "")
 	return symbolList{head: t.byName.first[t.hash1(name)] - 1, next: t.byName.next, name: name}
 }
 
 // inPackage returns the symbols named name of package pkg.
-func (t *NameTable) inPackage(pkg, name string) symbolList {
+func (t *NameTable) inPackage(f *FileFacts, pkg, name string) symbolList {
+	f.look(lookPackage, pkg, name)
 	return symbolList{head: t.byPkgName.first[t.hash2(pkg, name)] - 1, next: t.byPkgName.next, name: name, pkg: pkg, byPkg: true}
 }
 
@@ -178,6 +193,7 @@ func (t *NameTable) inPackage(pkg, name string) symbolList {
 // holds no entry per definition for the same-file rule.
 func (t *NameTable) inPath(f *FileFacts, name string) symbolList {
 	path := f.Document.Path
+	f.look(lookPath, path, name)
 	if t.byPathName.first != nil {
 		return symbolList{head: t.byPathName.first[t.hash2(path, name)] - 1, next: t.byPathName.next, name: name, path: path, byPath: true}
 	}
@@ -188,7 +204,7 @@ func (t *NameTable) inPath(f *FileFacts, name string) symbolList {
 		own.first = make(map[uint64]int32, n)
 		own.next = make([]int32, n)
 		for i := r[1] - 1; i >= r[0]; i-- {
-			k := t.hash1(t.syms[i].DisplayName)
+			k := t.hash1(t.st.strs[t.packed(i).name])
 			own.next[i-r[0]] = own.first[k] - 1
 			own.first[k] = i + 1
 		}
@@ -207,8 +223,9 @@ type documentIndex struct {
 }
 
 // symbolIndex returns the index of the first symbol whose id is id.
-func (t *NameTable) symbolIndex(id string) (int32, bool) {
-	if i, ok := t.byID[t.hash1(id)]; ok && t.syms[i].ID == id {
+func (t *NameTable) symbolIndex(f *FileFacts, id string) (int32, bool) {
+	f.look(lookID, id, "")
+	if i, ok := t.byID[t.hash1(id)]; ok && t.id(i) == id {
 		return i, true
 	}
 	i, ok := t.idClash[id]
@@ -218,83 +235,93 @@ func (t *NameTable) symbolIndex(id string) (int32, bool) {
 // NewNameTable indexes the definitions of files (package and module
 // symbols left out).
 func NewNameTable(files []*FileFacts) *NameTable {
-	lists := make([][]definition, 0, len(files))
+	st := newDefStore()
+	runs := make([][2]int32, 0, len(files))
+	var l []definition
 	for _, f := range files {
 		if f == nil || f.Skipped != SkipNone {
 			continue
 		}
-		l := make([]definition, 0, len(f.Symbols))
+		l = l[:0]
 		for k := range f.Symbols {
 			if s := &f.Symbols[k]; s.Kind != "package" && s.Kind != "module" {
 				l = append(l, definitionOf(s))
 			}
 		}
-		lists = append(lists, l)
+		runs = append(runs, st.add(l))
 	}
-	return newNameTable(lists)
+	return newNameTable(st, runs)
 }
 
-// newNameTable indexes the definitions of lists, in order. The table
-// refers to the lists' definitions, which must not change while it is in
-// use.
-func newNameTable(lists [][]definition) *NameTable {
+// newNameTable indexes the definitions of st, a run of positions per
+// document, in the order of runs. The store must no longer be added to.
+func newNameTable(st *defStore, runs [][2]int32) *NameTable {
 	n := 0
-	for _, l := range lists {
-		n += len(l)
+	for _, r := range runs {
+		n += int(r[1] - r[0])
 	}
-	t := &NameTable{syms: make([]*definition, 0, n), files: map[string][2]int32{}}
-	for _, l := range lists {
+	t := &NameTable{st: st, syms: make([]int32, 0, n), files: map[string][2]int32{}}
+	strs := st.strs
+	for _, r := range runs {
 		lo := int32(len(t.syms))
-		for k := range l {
-			t.syms = append(t.syms, &l[k])
-			if t.files != nil && l[k].Path != l[0].Path {
-				t.files = nil // a list spanning documents
+		for i := r[0]; i < r[1]; i++ {
+			t.syms = append(t.syms, i)
+			if t.files != nil && st.defs[i].at != st.defs[r[0]].at {
+				t.files = nil // a run spanning documents
 			}
 		}
-		if len(l) == 0 || t.files == nil {
+		if r[1] <= r[0] || t.files == nil {
 			continue
 		}
-		if _, dup := t.files[l[0].Path]; dup {
-			t.files = nil // a document in two lists
+		path := strs[st.defs[r[0]].at]
+		if _, dup := t.files[path]; dup {
+			t.files = nil // a document in two runs
 			continue
 		}
-		t.files[l[0].Path] = [2]int32{lo, int32(len(t.syms))}
+		t.files[path] = [2]int32{lo, int32(len(t.syms))}
 	}
 	// The indexes are independent: build them side by side.
 	n = len(t.syms)
 	t.seed = maphash.MakeSeed()
 	var wg sync.WaitGroup
-	wg.Go(func() { t.byName.build(n, func(i int) uint64 { return t.hash1(t.syms[i].DisplayName) }) })
+	wg.Go(func() { t.byName.build(n, func(i int) uint64 { return t.hash1(strs[t.packed(int32(i)).name]) }) })
 	wg.Go(func() {
-		t.byPkgName.build(n, func(i int) uint64 { return t.hash2(t.syms[i].Package, t.syms[i].DisplayName) })
+		t.byPkgName.build(n, func(i int) uint64 {
+			p := t.packed(int32(i))
+			return t.hash2(strs[p.pkg], strs[p.name])
+		})
 	})
 	if t.files == nil {
 		wg.Go(func() {
-			t.byPathName.build(n, func(i int) uint64 { return t.hash2(t.syms[i].Path, t.syms[i].DisplayName) })
+			t.byPathName.build(n, func(i int) uint64 {
+				p := t.packed(int32(i))
+				return t.hash2(strs[p.at], strs[p.name])
+			})
 		})
 	}
 	wg.Go(func() {
 		t.defaults = map[string][]int32{}
-		for i, s := range t.syms {
-			if isDefaultExport(s) {
-				p := stripExt(s.Path)
-				t.defaults[p] = append(t.defaults[p], int32(i))
+		for i := range int32(n) {
+			if p := t.packed(i); isDefaultExportOf(strs[p.lang], t.st.string(p.sig)) {
+				path := stripExt(strs[p.at])
+				t.defaults[path] = append(t.defaults[path], i)
 			}
 		}
 	})
 	wg.Go(func() {
 		t.byID = make(map[uint64]int32, n)
 		t.idClash = map[string]int32{}
-		for i, s := range t.syms {
-			h := t.hash1(s.ID)
+		for i := range int32(n) {
+			id := t.id(i)
+			h := t.hash1(id)
 			j, ok := t.byID[h]
 			switch {
 			case !ok:
-				t.byID[h] = int32(i)
-			case t.syms[j].ID == s.ID: // a later symbol of the same id
+				t.byID[h] = i
+			case t.id(j) == id: // a later symbol of the same id
 			default:
-				if _, ok := t.idClash[s.ID]; !ok {
-					t.idClash[s.ID] = int32(i)
+				if _, ok := t.idClash[id]; !ok {
+					t.idClash[id] = i
 				}
 			}
 		}
@@ -306,10 +333,11 @@ func newNameTable(lists [][]definition) *NameTable {
 // Named returns the symbols named name.
 func (t *NameTable) Named(_ context.Context, name string) ([]graph.Symbol, error) {
 	var out []graph.Symbol
-	l := t.named(name)
+	l := t.named(nil, name)
 	for i := l.head; i >= 0; i = l.after(i) {
-		if l.match(t.syms[i]) {
-			out = append(out, t.syms[i].symbol())
+		if l.match(t, i) {
+			d := t.def(i)
+			out = append(out, d.symbol())
 		}
 	}
 	if out == nil {
@@ -444,10 +472,11 @@ type target struct {
 // targets of a use are read before the next use is resolved, so each list
 // is reused from use to use.
 type resolveBuffers struct {
-	targets []target // a use's targets
-	types   []target // the types of x in x.Name or x.f.Name
-	derived []target // the members of those types
-	key     []byte   // a symbol id being looked up
+	targets []target   // a use's targets
+	types   []target   // the types of x in x.Name or x.f.Name
+	derived []target   // the members of those types
+	key     []byte     // a symbol id being looked up
+	cand    definition // the candidate of the table being tried
 	// goTypes holds the types of the Go type chains met in the document.
 	goTypes map[string][]goType
 }
@@ -551,7 +580,7 @@ func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFa
 			addEdge(graph.Edge{From: from, To: t.id, Kind: kind, Confidence: t.confidence,
 				Source: graph.SourceSyntax, Reason: t.reason, Count: 1})
 			if u.Implements && u.Enclosing != "" {
-				if err := r.implementedMethods(ctx, u, t, b, addEdge); err != nil {
+				if err := r.implementedMethods(ctx, f, u, t, b, addEdge); err != nil {
 					return graph.DocumentFacts{}, fmt.Errorf("syntax: resolving %s: %w", f.Document.Path, err)
 				}
 			}
@@ -733,7 +762,10 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 			return limit == 0 || len(out) <= limit
 		}
 		for i := l.head; i >= 0; i = l.after(i) {
-			if s := t.syms[i]; l.match(s) && !try(s) {
+			if !l.match(t, i) {
+				continue
+			}
+			if b.cand = t.def(i); !try(&b.cand) {
 				return true
 			}
 		}
@@ -748,7 +780,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	notMember := func(s *definition) bool { return !isMember(s) }
 	global := func(keep func(*definition) bool) []target {
 		out = out[:0]
-		if add(t.named(name), keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
+		if add(t.named(f, name), keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
 			return nil // too many candidates to guess
 		}
 		if len(out) == 1 {
@@ -759,9 +791,9 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	fromImport := func(imp Import, module string) []target {
 		in := func(s *definition) bool { return !isMember(s) && inModule(lang, imp.Relative, module, s) }
 		if lang == "go" || lang == "java" || lang == "rust" {
-			add(t.inPackage(module, name), in, ConfidenceImported, ReasonImported, 0)
+			add(t.inPackage(f, module, name), in, ConfidenceImported, ReasonImported, 0)
 		} else {
-			add(t.named(name), in, ConfidenceImported, ReasonImported, 0)
+			add(t.named(f, name), in, ConfidenceImported, ReasonImported, 0)
 		}
 		return out
 	}
@@ -770,7 +802,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		b.key = memberID(b.key[:0], u.Qualifier, u.Name)
 		id := b.key
 		l := symbolList{head: -1}
-		if i, ok := t.symbolIndex(string(id)); ok {
+		if i, ok := t.symbolIndex(f, string(id)); ok {
 			l.head = i
 		}
 		add(l, func(s *definition) bool { return s.ID == string(id) }, ConfidenceReceiver, ReasonReceiver, 0)
@@ -778,7 +810,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 			return out, nil
 		}
 		if lang == "go" { // a member promoted through an embedded field
-			s, promoted, err := r.goMember(ctx, u.Qualifier, name, 0)
+			s, promoted, err := r.goMember(ctx, f, u.Qualifier, name, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -820,7 +852,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	// UseBare.
 	js := lang == "typescript" || lang == "javascript"
 	if u.Import && js && (imp.Name == "default" || imp.Require) {
-		return r.defaultExport(ctx, lang, imp, u, out)
+		return r.defaultExport(ctx, f, lang, imp, u, out)
 	}
 	if u.Import {
 		if fromImport(imp, imp.Module); len(out) > 0 || lang != "rust" {
@@ -836,7 +868,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	}
 	if lang == "go" || lang == "java" || lang == "rust" {
 		pkg := f.Document.Package
-		add(t.inPackage(pkg, name), func(s *definition) bool { return !isMember(s) && s.Package == pkg },
+		add(t.inPackage(f, pkg, name), func(s *definition) bool { return !isMember(s) && s.Package == pkg },
 			ConfidenceSamePackage, ReasonSamePackage, 0)
 		if lang == "go" || len(out) > 0 {
 			return out, nil
@@ -844,7 +876,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	}
 	if imported {
 		if js && (imp.Name == "default" || imp.Require) {
-			return r.defaultExport(ctx, lang, imp, u, out)
+			return r.defaultExport(ctx, f, lang, imp, u, out)
 		}
 		if imp.Name == "" || imp.Name == "default" {
 			return nil, nil
@@ -859,11 +891,11 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		// at run time.
 		for i := len(f.Imports) - 1; i >= 0 && len(out) == 0; i-- {
 			if g := f.Imports[i]; g.Name == "*" {
-				exported, err := r.starExports(ctx, g.Module, name)
+				exported, err := r.starExports(ctx, f, g.Module, name)
 				if err != nil {
 					return nil, err
 				}
-				add(t.named(name), exported, ConfidenceImported, ReasonImported, 0)
+				add(t.named(f, name), exported, ConfidenceImported, ReasonImported, 0)
 			}
 		}
 		if len(out) > 0 {
@@ -873,7 +905,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	}
 	for _, g := range f.Imports { // Rust glob imports: use m::*
 		if g.Name == "*" {
-			add(t.inPackage(g.Module, name), func(s *definition) bool { return !isMember(s) && s.Package == g.Module },
+			add(t.inPackage(f, g.Module, name), func(s *definition) bool { return !isMember(s) && s.Package == g.Module },
 				ConfidenceImported, ReasonImported, 0)
 		}
 	}
@@ -884,16 +916,19 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 }
 
 // isDefaultExport reports whether s is its TS/JS module's default export.
-func isDefaultExport(s *definition) bool {
-	return (s.Language == "typescript" || s.Language == "javascript") &&
-		(s.Signature == markerExportDefault || s.Signature == markerModuleExports)
+func isDefaultExport(s *definition) bool { return isDefaultExportOf(s.Language, s.Signature) }
+
+// isDefaultExportOf is isDefaultExport of a symbol's language and signature.
+func isDefaultExportOf(language, signature string) bool {
+	return (language == "typescript" || language == "javascript") &&
+		(signature == markerExportDefault || signature == markerModuleExports)
 }
 
 // defaultExport appends to out the default export of the module a TS/JS
 // default import (or a require() binding: only `module.exports = f`)
 // names, from the files being resolved or else from the graph when the
 // external Lookup is a DocumentLookup. Imports of packages are left out.
-func (r *Resolver) defaultExport(ctx context.Context, lang string, imp Import, u *Use, out []target) ([]target, error) {
+func (r *Resolver) defaultExport(ctx context.Context, f *FileFacts, lang string, imp Import, u *Use, out []target) ([]target, error) {
 	if !imp.Relative {
 		return out, nil
 	}
@@ -904,8 +939,9 @@ func (r *Resolver) defaultExport(ctx context.Context, lang string, imp Import, u
 		return !imp.Require || s.Signature == markerModuleExports
 	}
 	for _, p := range [...]string{imp.Module, imp.Module + "/index"} {
+		f.look(lookDefaults, p, "")
 		for _, i := range r.local.defaults[p] {
-			if s := r.local.syms[i]; accept(s) && !slices.ContainsFunc(out, func(t target) bool { return t.id == s.ID }) {
+			if s := r.local.def(i); accept(&s) && !slices.ContainsFunc(out, func(t target) bool { return t.id == s.ID }) {
 				out = append(out, target{s.ID, ConfidenceImported, ReasonImported})
 			}
 		}
@@ -962,7 +998,7 @@ func (r *Resolver) externalDefaults(ctx context.Context, module string) ([]defin
 // in the Python module module and exported by it to `from module import *`:
 // listed in the module's __all__ when that is a literal list or tuple of
 // strings, else not starting with "_".
-func (r *Resolver) starExports(ctx context.Context, module, name string) (func(*definition) bool, error) {
+func (r *Resolver) starExports(ctx context.Context, f *FileFacts, module, name string) (func(*definition) bool, error) {
 	allSyms, err := r.externalNamed(ctx, "__all__")
 	if err != nil {
 		return nil, err
@@ -973,7 +1009,7 @@ func (r *Resolver) starExports(ctx context.Context, module, name string) (func(*
 			return false
 		}
 		id := []byte(s.ID[:len(s.ID)-len(name)] + "__all__")
-		if all, ok := r.symbolByID(id, allSyms); ok {
+		if all, ok := r.symbolByID(f, id, allSyms); ok {
 			if names, ok := pyAllNames(all.Signature); ok {
 				return slices.Contains(names, name)
 			}
@@ -985,14 +1021,14 @@ func (r *Resolver) starExports(ctx context.Context, module, name string) (func(*
 // implementedMethods adds an implements edge from each method of u.Members
 // (a method of u.Enclosing) to the method of the same name of the supertype
 // t, when t has one, with the confidence of t's resolution.
-func (r *Resolver) implementedMethods(ctx context.Context, u *Use, t target, b *resolveBuffers, addEdge func(graph.Edge)) error {
+func (r *Resolver) implementedMethods(ctx context.Context, f *FileFacts, u *Use, t target, b *resolveBuffers, addEdge func(graph.Edge)) error {
 	for _, m := range u.Members {
 		ext, err := r.externalNamed(ctx, m)
 		if err != nil {
 			return err
 		}
 		b.key = memberID(b.key[:0], t.id, m)
-		s, ok := r.symbolByID(b.key, ext)
+		s, ok := r.symbolByID(f, b.key, ext)
 		if !ok || (s.Kind != "method" && s.Kind != "function") {
 			continue
 		}
@@ -1011,9 +1047,10 @@ func memberID(dst []byte, typeID, name string) []byte {
 
 // symbolByID returns the symbol whose id is id, from the files being
 // resolved or else from ext.
-func (r *Resolver) symbolByID(id []byte, ext []definition) (*definition, bool) {
-	if i, ok := r.local.symbolIndex(string(id)); ok {
-		return r.local.syms[i], true
+func (r *Resolver) symbolByID(f *FileFacts, id []byte, ext []definition) (*definition, bool) {
+	if i, ok := r.local.symbolIndex(f, string(id)); ok {
+		d := r.local.def(i)
+		return &d, true
 	}
 	for k := range ext {
 		if ext[k].ID == string(id) {
@@ -1053,7 +1090,7 @@ func (r *Resolver) resolveTyped(ctx context.Context, f *FileFacts, u *Use, impor
 	out := b.derived[:0]
 	for _, t := range types {
 		b.key = memberID(b.key[:0], t.id, u.Name)
-		s, ok := r.symbolByID(b.key, ext)
+		s, ok := r.symbolByID(f, b.key, ext)
 		if !ok {
 			continue
 		}

@@ -3,7 +3,6 @@ package syntax
 import (
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -72,19 +71,6 @@ func (s *spill) close() error {
 	return err
 }
 
-// interner shares equal strings: a table of definitions holds each
-// package, path, kind and name once.
-type interner map[string]string
-
-func (in interner) get(s string) string {
-	if v, ok := in[s]; ok {
-		return v
-	}
-	s = strings.Clone(s)
-	in[s] = s
-	return s
-}
-
 // definition is what name resolution reads of a definition: a
 // graph.Symbol without its documentation and ranges (120 bytes where a
 // Symbol takes 168, for every definition of a tree).
@@ -106,14 +92,21 @@ func (d *definition) symbol() graph.Symbol {
 		Signature: d.Signature, External: d.External, Def: graph.Location{Path: d.Path}}
 }
 
-// definitionsOf returns the definitions of a file's symbols, in the
-// file's order, package and module symbols left out, every string copied
-// out of the extraction's memory (in shares the repeated ones), so that
-// the table keeps nothing else of the file alive.
-func definitionsOf(f *FileFacts, in interner) []definition {
+// definitionsOf returns the definitions of a file's symbols, package and
+// module symbols left out. Their strings share the file's memory: a
+// defStore copies what it keeps.
+//
+// The definitions are those of the symbols as the store keeps them (by
+// id, one per id: graph.NormalizeSymbols), so that a table built from a
+// stored generation's symbols (incremental.go) is this one.
+func definitionsOf(f *FileFacts) []definition {
+	syms, err := graph.NormalizeSymbols(f.Symbols)
+	if err != nil {
+		syms = f.Symbols // the document is refused when it is written
+	}
 	n := 0
-	for k := range f.Symbols {
-		if s := &f.Symbols[k]; s.Kind != "package" && s.Kind != "module" {
+	for k := range syms {
+		if s := &syms[k]; s.Kind != "package" && s.Kind != "module" {
 			n++
 		}
 	}
@@ -121,21 +114,12 @@ func definitionsOf(f *FileFacts, in interner) []definition {
 		return nil
 	}
 	out := make([]definition, 0, n)
-	for k := range f.Symbols {
-		s := &f.Symbols[k]
+	for k := range syms {
+		s := &syms[k]
 		if s.Kind == "package" || s.Kind == "module" {
 			continue
 		}
-		out = append(out, definition{
-			ID:          strings.Clone(s.ID),
-			DisplayName: in.get(s.DisplayName),
-			Kind:        in.get(s.Kind),
-			Language:    in.get(s.Language),
-			Package:     in.get(s.Package),
-			Signature:   strings.Clone(s.Signature),
-			External:    s.External,
-			Path:        in.get(s.Def.Path),
-		})
+		out = append(out, definitionOf(s))
 	}
 	return out
 }

@@ -66,6 +66,10 @@ func builtFacts(t *testing.T, root string, paths []string, workers int) map[stri
 			if _, dup := out[df.Document.Path]; dup {
 				t.Errorf("%s handed over twice", df.Document.Path)
 			}
+			if len(df.Lookups) == 0 {
+				t.Errorf("%s handed over without its record of lookups", df.Document.Path)
+			}
+			df.Lookups = nil // the index's own record for the next index; Resolve makes none
 			out[df.Document.Path] = df
 			return nil
 		})

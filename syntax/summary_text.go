@@ -37,6 +37,9 @@ func (sum IndexSummary) WriteText(w io.Writer, commit string) {
 	if len(langs) > 0 {
 		fmt.Fprintf(w, "  languages   %s\n", strings.Join(langs, ", "))
 	}
+	if sum.Incremental {
+		fmt.Fprintf(w, "  incremental %d files changed, %d deleted; %d documents resolved again, the others kept\n", sum.Changed, sum.Deleted, sum.Resolved)
+	}
 	if sum.Cached > 0 {
 		fmt.Fprintf(w, "  cached      %d files' facts read from the fact cache, not parsed\n", sum.Cached)
 	}

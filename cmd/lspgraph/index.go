@@ -15,7 +15,7 @@ import (
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
-const indexSynopsis = "index [--store DIR] [--root DIR] [--workers N] [--parse-timeout D] [--fact-cache DIR | --no-fact-cache] [--allow-shrink] [--json] [DIR] [--lsp -- SERVER ARGS...]"
+const indexSynopsis = "index [--store DIR] [--root DIR] [--workers N] [--parse-timeout D] [--fact-cache DIR | --no-fact-cache] [--allow-shrink] [--full] [--json] [DIR] [--lsp -- SERVER ARGS...]"
 
 // runIndex builds a syntax-only base generation of a repository: every
 // source file is parsed with tree-sitter, names are resolved with the
@@ -36,6 +36,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	workers := fs.Int("workers", 0, "parallel parsers (default: the number of CPUs)")
 	timeout := fs.Duration("parse-timeout", syntax.DefaultParseTimeout, "longest parse of one file before it is skipped")
 	allowShrink := fs.Bool("allow-shrink", false, "accept an index that keeps fewer than half the documents of the previous one of the root (refused by default)")
+	full := fs.Bool("full", false, "write a whole new generation even when the current one can be brought up to date incrementally")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	useLSP := fs.Bool("lsp", false, "crawl a language server (after --) instead of parsing with tree-sitter")
 	dryRun := fs.Bool("dry-run", false, "extract and resolve, but write nothing (measures the extractor alone)")
@@ -73,6 +74,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		ParseTimeout: *timeout,
 		Commit:       gitHead(ctx, root),
 		AllowShrink:  *allowShrink,
+		Full:         *full,
 	}
 	if *parseOnly {
 		ps, err := syntax.ParseAll(ctx, opts)

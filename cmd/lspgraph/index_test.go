@@ -71,7 +71,7 @@ func TestIndexThenImpact(t *testing.T) {
 
 	// The human summary names the skip reasons and the confidence table rows.
 	stdout.Reset()
-	if code := run(ctx, e, []string{"index", "--store", dir, root}); code != 0 {
+	if code := run(ctx, e, []string{"index", "--full", "--store", dir, root}); code != 0 {
 		t.Fatalf("index exited %d: %s", code, stderr.String())
 	}
 	for _, want := range []string{"7 listed, 7 indexed, 0 skipped", "syntax:receiver-type", "files/s", "tool lspgraph-syntax"} {

@@ -155,6 +155,17 @@ func (r *Root) RealPath(rel string) (string, error) {
 	return res.real, nil
 }
 
+// RealStat is RealPath that also describes what the path reaches, as
+// Stat does, in the same walk.
+func (r *Root) RealStat(rel string) (string, fs.FileInfo, error) {
+	res, err := r.resolve(rel)
+	if err != nil {
+		return "", nil, err
+	}
+	res.close()
+	return res.real, res.fi, nil
+}
+
 // Rel returns the root-relative slash path of an absolute path, "." for
 // the root itself. A path outside the root (a sibling directory whose name
 // starts with the root's included) fails with an error wrapping

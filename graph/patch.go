@@ -1,0 +1,224 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// BasePatch changes a few documents of the current base generation in
+// place and commits them at once: what a producer does instead of writing
+// a whole new generation when it knows that only those documents' facts
+// changed (syntax.Index after a small edit). Every document put replaces
+// the one of its path, every document deleted goes, with all the index
+// records they wrote; nothing is visible until Commit, which applies the
+// whole patch and the new manifest in one atomic batch (readers see the
+// generation before or after it, never between), and raises the store's
+// version. Unlike a GenerationWriter's, a patch's records are held in
+// memory until Commit: it suits a small part of a generation.
+//
+// While a patch is open no generation can be begun; base writes through
+// Store.PutDocument or DeleteDocument to the patched documents are not
+// allowed (the patch read their records when they were put).
+type BasePatch struct {
+	s     *Store
+	gen   uint64
+	space uint64
+
+	mu      sync.Mutex
+	b       *pebble.Batch
+	ids     *storeSymIDs    // claims the ids of new symbols, in b
+	touched map[string]bool // paths put or deleted
+	delta   patchCounts
+	done    bool
+}
+
+// patchCounts are what a patch adds to the generation's counts (negative
+// for what it removes).
+type patchCounts struct {
+	documents, symbols, occurrences, edges, termDocuments int
+}
+
+// BeginPatch starts a patch of the current base generation. A store
+// without a base generation yields an error wrapping ErrNotFound.
+func (s *Store) BeginPatch(ctx context.Context) (*BasePatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writable(); err != nil {
+		return nil, err
+	}
+	if s.gen != nil {
+		return nil, fmt.Errorf("graph: generation %d is being written in %s", s.gen.gen, s.dir)
+	}
+	if s.patch != nil {
+		return nil, fmt.Errorf("graph: base generation %d is already being patched in %s", s.patch.gen, s.dir)
+	}
+	gen, err := currentGen(s.db)
+	if err != nil {
+		return nil, err
+	}
+	if gen == 0 {
+		return nil, fmt.Errorf("graph: patching %s: no base generation: %w", s.dir, ErrNotFound)
+	}
+	p := &BasePatch{s: s, gen: gen, space: genSpace(gen), b: s.db.NewBatch(), touched: map[string]bool{}}
+	p.ids = newStoreSymIDs(s.db, p.b, p.space, true)
+	s.patch = p
+	return p, nil
+}
+
+// Generation returns the number of the generation patched.
+func (p *BasePatch) Generation() uint64 { return p.gen }
+
+// PutDocument replaces the document of f's path (or adds it). A path is
+// put or deleted once per patch.
+func (p *BasePatch) PutDocument(ctx context.Context, f DocumentFacts) error {
+	nf, err := normalizeFacts(f)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.removeLocked(ctx, nf.Document.Path); err != nil {
+		return err
+	}
+	if err := emitRecords(p.space, &nf, p.ids, setInto(p.b)); err != nil {
+		return fmt.Errorf("graph: patching document %q in generation %d: %w", nf.Document.Path, p.gen, err)
+	}
+	p.delta.add(nf, 1)
+	return nil
+}
+
+// DeleteDocument removes the document at path, if the generation has it.
+func (p *BasePatch) DeleteDocument(ctx context.Context, path string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err := p.removeLocked(ctx, path)
+	return err
+}
+
+// removeLocked adds the deletion of path's records to the batch and
+// reports whether there were any. The caller holds p.mu.
+func (p *BasePatch) removeLocked(ctx context.Context, path string) (bool, error) {
+	if err := p.usable(); err != nil {
+		return false, err
+	}
+	if p.touched[path] {
+		return false, fmt.Errorf("graph: document %q is patched twice in generation %d", path, p.gen)
+	}
+	p.touched[path] = true
+	old, err := deleteDocument(ctx, p.s.db, p.b, p.space, path)
+	if err != nil {
+		return false, fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
+	}
+	if old.Document.Path == "" {
+		return false, nil
+	}
+	p.delta.add(old, -1)
+	return true, nil
+}
+
+func (c *patchCounts) add(f DocumentFacts, sign int) {
+	c.documents += sign
+	c.symbols += sign * len(f.Symbols)
+	c.occurrences += sign * len(f.Occurrences)
+	c.edges += sign * len(f.Edges)
+	c.termDocuments += sign * min(len(f.Terms), 1)
+}
+
+func (p *BasePatch) usable() error {
+	if p.s.closed.Load() {
+		return ErrClosed
+	}
+	if p.done {
+		return errors.New("graph: base patch already committed or aborted")
+	}
+	return nil
+}
+
+// Commit applies the patch with m as the base manifest, atomically. m's
+// Layer and Generation are set by the patch; its counts are the previous
+// manifest's with the patch's changes applied, and its State, Started and
+// Finished are filled as a GenerationWriter's Commit fills them. The
+// generation must still be the current one.
+func (p *BasePatch) Commit(ctx context.Context, m Manifest) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.usable(); err != nil {
+		return err
+	}
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer p.finish()
+	cur, err := currentGen(s.db)
+	if err != nil {
+		return err
+	}
+	if cur != p.gen {
+		return fmt.Errorf("graph: base generation %d was replaced by %d while it was patched", p.gen, cur)
+	}
+	prev, _, err := readManifest(s.db, Base)
+	if err != nil {
+		return err
+	}
+	m.Layer, m.Generation = Base, p.gen
+	m.State = cmp.Or(m.State, StateComplete)
+	m.Documents = prev.Documents + p.delta.documents
+	m.Symbols = prev.Symbols + p.delta.symbols
+	m.Occurrences = prev.Occurrences + p.delta.occurrences
+	m.Edges = prev.Edges + p.delta.edges
+	if terms := prev.Extra[ManifestTermDocuments] + p.delta.termDocuments; terms > 0 {
+		if m.Extra == nil {
+			m.Extra = map[string]int{}
+		}
+		m.Extra[ManifestTermDocuments] = terms
+	}
+	if m.Started.IsZero() {
+		m.Started = time.Now().UTC()
+	}
+	if m.Finished.IsZero() {
+		m.Finished = time.Now().UTC()
+	}
+	if err := putManifest(p.b, m); err != nil {
+		return err
+	}
+	if err := s.commit(p.b, pebble.Sync); err != nil {
+		return fmt.Errorf("graph: committing the patch of generation %d: %w", p.gen, err)
+	}
+	return nil
+}
+
+// Abort discards the patch. Aborting a committed or aborted patch does
+// nothing.
+func (p *BasePatch) Abort() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return nil
+	}
+	p.s.mu.Lock()
+	defer p.s.mu.Unlock()
+	p.finish()
+	return nil
+}
+
+// finish releases the batch and the store's slot. The caller holds p.mu
+// and p.s.mu.
+func (p *BasePatch) finish() {
+	p.done = true
+	_ = p.b.Close()
+	if p.s.patch == p {
+		p.s.patch = nil
+	}
+}

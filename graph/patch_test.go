@@ -1,0 +1,148 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+// patchDoc is a document of n symbols, each referring to the next of
+// document next (a shared name across documents).
+func patchDoc(path string, n int, next string, terms ...string) DocumentFacts {
+	f := DocumentFacts{Document: Document{Path: path, Language: "go", Package: "p", ContentHash: "h" + path, Source: SourceSyntax}}
+	for i := range n {
+		id := fmt.Sprintf("go p %s.F%d", strings.TrimSuffix(path, ".go"), i)
+		r := textpos.Range{Start: textpos.Position{Line: uint32(i)}, End: textpos.Position{Line: uint32(i), Col: 2}}
+		f.Symbols = append(f.Symbols, Symbol{ID: id, DisplayName: fmt.Sprintf("F%d", i), Kind: "function", Language: "go", Package: "p",
+			Def: Location{Path: path, Range: r}})
+		f.Occurrences = append(f.Occurrences, Occurrence{Path: path, Range: r, Symbol: id, Roles: RoleDefinition})
+		if next != "" {
+			to := fmt.Sprintf("go p %s.F%d", strings.TrimSuffix(next, ".go"), i)
+			f.Edges = append(f.Edges, Edge{From: id, To: to, Kind: EdgeCalls, Confidence: 0.9, Source: SourceSyntax, Reason: "r", Count: 1})
+		}
+	}
+	for _, w := range terms {
+		f.Terms = append(f.Terms, Term{Word: w, Field: TermName, Count: 1})
+	}
+	f.Lookups = []byte("lookups of " + path)
+	return f
+}
+
+// baseDump is the dump of a store's base generation without its symbol
+// table (a patch keeps the ids of symbols no document names any more).
+func baseDump(t *testing.T, s *Store) string {
+	t.Helper()
+	r, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	if err := r.Dump(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(l, "gen") && !strings.Contains(l, "/symid ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestBasePatchEqualsNewGeneration: a generation patched (a document
+// replaced, one deleted, one added) holds exactly the records of a new
+// generation of the same documents, its manifest the same counts; a
+// reader opened before the commit still sees the generation before.
+func TestBasePatchEqualsNewGeneration(t *testing.T) {
+	ctx := context.Background()
+	write := func(s *Store, docs ...DocumentFacts) {
+		g, err := s.BeginGeneration(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			if err := g.PutDocument(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := g.Commit(ctx, Manifest{Tool: "t"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patched := openDisk(t, t.TempDir(), Options{})
+	defer patched.Close()
+	write(patched, patchDoc("a.go", 3, "b.go", "alpha"), patchDoc("b.go", 2, "c.go", "beta"), patchDoc("c.go", 4, "", "gamma"))
+	before, err := patched.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer before.Close()
+	want := baseDump(t, patched)
+
+	p, err := patched.BeginPatch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := patched.BeginGeneration(ctx); err == nil {
+		t.Error("a generation was begun while a patch was open")
+	}
+	if err := p.PutDocument(ctx, patchDoc("b.go", 5, "d.go", "beta", "delta")); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.DeleteDocument(ctx, "c.go"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.PutDocument(ctx, patchDoc("d.go", 1, "a.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.PutDocument(ctx, patchDoc("d.go", 1, "")); err == nil {
+		t.Error("a document was patched twice")
+	}
+	if err := p.Commit(ctx, Manifest{Tool: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := baseDump(t, patched); got == want {
+		t.Fatal("the patch changed nothing")
+	}
+
+	fresh := openDisk(t, t.TempDir(), Options{})
+	defer fresh.Close()
+	write(fresh, patchDoc("a.go", 3, "b.go", "alpha"), patchDoc("b.go", 5, "d.go", "beta", "delta"), patchDoc("d.go", 1, "a.go"))
+	if got, want := baseDump(t, patched), baseDump(t, fresh); got != want {
+		t.Errorf("patched generation:\n%s\n\nnew generation:\n%s", got, want)
+	}
+	manifest := func(s *Store) Manifest {
+		r, err := s.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		m, _, err := r.Manifest(Base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	pm, fm := manifest(patched), manifest(fresh)
+	if pm.Documents != fm.Documents || pm.Symbols != fm.Symbols || pm.Occurrences != fm.Occurrences || pm.Edges != fm.Edges ||
+		pm.Extra[ManifestTermDocuments] != fm.Extra[ManifestTermDocuments] {
+		t.Errorf("patched manifest %+v, new generation's %+v", pm, fm)
+	}
+	if syms, err := before.DocumentSymbols(ctx, "c.go"); err != nil || len(syms) != 4 {
+		t.Errorf("a reader of the generation before the patch reads c.go's symbols = %d, %v; want 4", len(syms), err)
+	}
+	if err := p.DeleteDocument(ctx, "a.go"); err == nil {
+		t.Error("a committed patch took a deletion")
+	}
+	empty := openDisk(t, t.TempDir(), Options{})
+	defer empty.Close()
+	if _, err := empty.BeginPatch(ctx); !errors.Is(err, ErrNotFound) {
+		t.Errorf("patching a store without a base generation = %v, want ErrNotFound", err)
+	}
+}
