@@ -84,7 +84,19 @@ func CopyTree(src, dst string, n int) (CopyStats, error) {
 		}
 		st.Files++
 		st.Bytes += int64(len(data))
-		return os.WriteFile(out, data, 0o644)
+		if err := os.WriteFile(out, data, 0o644); err != nil {
+			return err
+		}
+		// The copy keeps the source's modification time, as a checkout
+		// made a while ago has its files' times: a tree indexed seconds
+		// after every file was written is one whose recorded times an
+		// incremental index cannot trust (they fall within the clock's
+		// tick of the listing), which no edited work tree resembles.
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(out, info.ModTime(), info.ModTime())
 	})
 	if err != nil {
 		return st, fmt.Errorf("copying %s to %s: %w", src, dst, err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/syntax"
@@ -30,6 +31,12 @@ func TestCopyTree(t *testing.T) {
 	write(t, src, "go.mod", "module std\n\ngo 1.26\n")
 	write(t, src, "a/a.go", "package a\n\nfunc F() int { return 1 }\n")
 	write(t, src, "b/b.go", "package b\n\nimport (\n\t\"a\"\n\t\"fmt\"\n)\n\nfunc G() { fmt.Println(a.F()) }\n")
+	old := time.Now().Add(-48 * time.Hour).Truncate(time.Second)
+	for _, f := range []string{"go.mod", "a/a.go", "b/b.go"} {
+		if err := os.Chtimes(filepath.Join(src, f), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tree := t.TempDir()
 	for n := 1; n <= 2; n++ {
 		st, err := CopyTree(src, filepath.Join(tree, "copy"+string(rune('0'+n))), n)
@@ -46,6 +53,17 @@ func TestCopyTree(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "\t\"scale.example/copy2/a\"\n\t\"fmt\"") {
 		t.Errorf("copy 2's imports not rewritten as expected:\n%s", b)
+	}
+	// Rewritten or not, a copy has its source's time, as a checkout made
+	// a while ago has.
+	for _, f := range []string{"go.mod", "a/a.go", "b/b.go"} {
+		fi, err := os.Stat(filepath.Join(tree, "copy2", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.ModTime().Equal(old) {
+			t.Errorf("copy of %s modified at %v, want the source's %v", f, fi.ModTime(), old)
+		}
 	}
 	if _, err := CopyTree(src, filepath.Join(tree, "copy2"), 2); err == nil {
 		t.Error("copying onto an existing copy succeeded")
