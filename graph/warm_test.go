@@ -89,6 +89,10 @@ func TestWarmFillsBlockCache(t *testing.T) {
 	if st.Bytes >= CacheSize/2 {
 		t.Fatalf("the test's generation (%d bytes) does not fit the budget", st.Bytes)
 	}
+	// The bytes Warm counts bound what it adds to the cache, about.
+	if size := s.db.Metrics().BlockCache.Size; size > st.Bytes*5/4 {
+		t.Errorf("the block cache holds %d bytes after Warm counted %d", size, st.Bytes)
+	}
 	hits, misses := readWarmKinds(t, s)
 	t.Logf("warm: %+v; read after: %d hits, %d misses (cold: %d misses)", st, hits, misses, coldMisses)
 	if hits == 0 || misses > hits/100 {
