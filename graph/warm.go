@@ -15,11 +15,15 @@ const CacheSize = 64 << 20
 
 // warmKinds are the record kinds Warm reads, most useful first: a
 // budget smaller than the generation keeps the first ones. They are what
-// answers about a symbol read: its id's string (every key holds ids), its
-// records, its edges both ways, its definitions, the names searched, the
-// symbols and records of the documents answers point into, and last its
-// references (large, and read a few at a time).
-var warmKinds = []kind{kindSymID, kindSym, kindOut, kindIn, kindDef, kindName, kindDocSym, kindDoc, kindRef}
+// answers about a symbol read: its id's string (every index key holds
+// ids), its records, its definitions and the names searched (these four
+// small), its edges out and in, then the symbols and records of the
+// documents answers point into, and last its references (large, and read
+// a few at a time). On the Pebble repository's graph (SCIP, 740
+// documents) the first four are 12 MB of records, the edges 18 MB each
+// way, the documents' symbols 17 MB and the references 16 MB; a block
+// holds about its records' bytes in the cache.
+var warmKinds = []kind{kindSymID, kindSym, kindDef, kindName, kindOut, kindIn, kindDocSym, kindDoc, kindRef}
 
 // warmChunk is the bytes Warm reads between two looks at whether to go
 // on (the context, the store closing, the generation changing), yielding
