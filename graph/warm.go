@@ -34,8 +34,10 @@ const warmChunk = 256 << 10
 type WarmEnd int
 
 const (
+	// WarmStopped: an error stopped it (the context's, ErrClosed).
+	WarmStopped WarmEnd = iota
 	// WarmComplete: every record kind Warm reads was read.
-	WarmComplete WarmEnd = iota
+	WarmComplete
 	// WarmBudget: the bytes read reached the budget.
 	WarmBudget
 	// WarmGenerationChanged: another base generation became current.
@@ -46,6 +48,8 @@ const (
 
 func (e WarmEnd) String() string {
 	switch e {
+	case WarmStopped:
+		return "stopped"
 	case WarmComplete:
 		return "complete"
 	case WarmBudget:
