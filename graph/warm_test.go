@@ -128,7 +128,7 @@ func TestWarmStops(t *testing.T) {
 	s := openDisk(t, dir, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if st, err := s.Warm(ctx, CacheSize/2); !errors.Is(err, context.Canceled) || st.Keys != 0 {
+	if st, err := s.Warm(ctx, CacheSize/2); !errors.Is(err, context.Canceled) || st.Keys != 0 || st.End != WarmStopped {
 		t.Errorf("Warm with a done context = %+v, %v; want context.Canceled before reading", st, err)
 	}
 
