@@ -63,4 +63,12 @@
 // merged at the end into sstables that do not overlap, which are ingested
 // into the bottom level in one step. That costs a fraction of inserting
 // small keys in random order into a memtable, and no compaction follows.
+//
+// Reads go through Pebble's block cache ([CacheSize]). A symbol's records,
+// names and edges sit in different parts of a generation's space, so the
+// first answers about a neighbourhood load many blocks. [Store.Warm] reads
+// the kinds answers read of the current generation, in order of use and up
+// to a budget of bytes, through ordinary iterators a chunk at a time, and
+// stops when the store closes or another generation becomes current; a
+// long-lived holder of the store runs it in the background.
 package graph

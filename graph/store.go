@@ -72,6 +72,13 @@ type Store struct {
 	genSymsMu    sync.Mutex
 	genSyms      *symCache
 	genSymsSpace uint64
+
+	// warmMu is held by Warm while it reads a chunk, and by Close before
+	// it closes the database: Close waits for that chunk, and no chunk
+	// starts after it.
+	warmMu sync.Mutex
+	// warmYield, when set (by tests), runs between two chunks of Warm.
+	warmYield func()
 }
 
 // genSymCache returns the translations of a base generation's space.
@@ -205,7 +212,7 @@ func pebbleOptions(fs vfs.FS, lock *dirLock, readOnly bool) *pebble.Options {
 		FS:                          fs,
 		ReadOnly:                    readOnly,
 		FormatMajorVersion:          pebble.FormatNewest,
-		CacheSize:                   64 << 20, // queries touch a few blocks per level
+		CacheSize:                   CacheSize,
 		MemTableSize:                64 << 20,
 		MemTableStopWritesThreshold: 4,
 		L0CompactionThreshold:       4,
@@ -400,6 +407,8 @@ func (s *Store) Close() error {
 		err = cmp.Or(err, r.closeLocked())
 	}
 	s.readersMu.Unlock()
+	s.warmMu.Lock() // a chunk of Warm in progress ends first
+	s.warmMu.Unlock()
 	err = cmp.Or(err, s.db.Close())
 	if s.lock != nil {
 		err = cmp.Or(err, s.lock.close())

@@ -85,10 +85,13 @@ type Status struct {
 	StoreStatus
 	Root string `json:"root"`
 	// Session describes the process that owns the store.
-	Session      SessionInfo      `json:"session"`
-	Observations ingest.Stats     `json:"observations"`
-	Overlay      *syncReport      `json:"overlay,omitempty"` // the last background sync
-	Freshness    *freshness.Block `json:"freshness,omitempty"`
+	Session      SessionInfo  `json:"session"`
+	Observations ingest.Stats `json:"observations"`
+	Overlay      *syncReport  `json:"overlay,omitempty"` // the last background sync
+	// BlockCache is the last warm-up of the store's block cache (a
+	// long-lived session's).
+	BlockCache *WarmReport      `json:"blockCacheWarmUp,omitempty"`
+	Freshness  *freshness.Block `json:"freshness,omitempty"`
 }
 
 // SessionInfo describes a session's process and who is attached to it.
@@ -137,6 +140,9 @@ func (s *Session) statusCommand(ctx context.Context, _ Call) (any, error) {
 	out.Session.CachedAnswers, out.Session.ComputedAnswers = s.cache.stats()
 	out.Session.WorkTree = s.looks.state()
 	out.Session.GitLooks, out.Session.ReusedLooks = s.looks.counts()
+	if s.blocks != nil {
+		out.BlockCache = s.blocks.report()
+	}
 	fb, err := s.freshness(ctx, r, nil)
 	if err != nil {
 		return nil, err
@@ -356,6 +362,9 @@ func (s *Session) importCommand(ctx context.Context, c Call) (any, error) {
 // afterNewBase brings the live layer in step with a base generation that
 // just replaced the previous one.
 func (s *Session) afterNewBase(ctx context.Context) {
+	if s.blocks != nil {
+		s.blocks.request()
+	}
 	if s.syncReq != nil {
 		s.requestSync()
 		return

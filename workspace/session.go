@@ -102,6 +102,8 @@ type Session struct {
 	syncStop context.CancelFunc
 	syncDone chan struct{}
 	warmDone chan struct{} // closed when the search cache is warm (or warming stopped)
+	// blocks warms the store's block cache (a long-lived session's only).
+	blocks *blockWarmer
 }
 
 // syncReport is the outcome of the overlay's last background sync.
@@ -172,6 +174,7 @@ func Open(opts Options) (*Session, error) {
 		s.syncReq, s.syncStop, s.syncDone = make(chan struct{}, 1), stop, make(chan struct{})
 		go s.syncLoop(ctx, s.syncReq, s.syncDone)
 		s.syncReq <- struct{}{} // the first sync: the work tree since the base commit
+		s.blocks = startBlockWarmer(ctx, store, log)
 		s.warmDone = make(chan struct{})
 		go func() {
 			defer close(s.warmDone)
@@ -262,6 +265,9 @@ func (s *Session) Close() error {
 	if stop != nil {
 		stop()
 		<-done
+	}
+	if s.blocks != nil {
+		<-s.blocks.done
 	}
 	if warm != nil {
 		<-warm

@@ -19,6 +19,7 @@ import (
 	"github.com/lspgraph/lspgraph/ranking"
 	"github.com/lspgraph/lspgraph/scip"
 	"github.com/lspgraph/lspgraph/scope"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // corpusDump locates a corpus dump: $LSPGRAPH_CORPUS (a directory, or the
@@ -96,6 +97,23 @@ func BenchmarkContext(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer r.Close()
+				// LSPGRAPH_CONTEXT_WARM warms the block cache as a
+				// long-lived session does when it opens, to completion,
+				// long before its first question.
+				if os.Getenv("LSPGRAPH_CONTEXT_WARM") != "" {
+					t0 := time.Now()
+					ws, err := st.Warm(ctx, workspace.WarmBudget)
+					if err != nil {
+						b.Fatal(err)
+					}
+					took := time.Since(t0)
+					b.Logf("warm-up: %s, %d keys, %.1f MB of records, %.1f MB of blocks (%.1f MB read from the tables), in %s",
+						ws.End, ws.Keys, float64(ws.Bytes)/1e6, float64(ws.BlockBytes)/1e6, float64(ws.BlockBytesRead)/1e6, took.Round(time.Millisecond))
+					defer func() {
+						b.ReportMetric(float64(took.Microseconds())/1000, "warm-ms")
+						b.ReportMetric(float64(ws.Bytes)/1e6, "warm-MB")
+					}()
+				}
 			} else {
 				r, root = contextFixture(b, gc.dump, gc.fixture)
 			}
