@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/lspbench"
 	"github.com/lspgraph/lspgraph/internal/proccpu"
 	"github.com/lspgraph/lspgraph/search"
 	"github.com/lspgraph/lspgraph/searcheval"
@@ -219,11 +219,9 @@ func searchLatencies(ctx context.Context, rep *searchCostReport, storeDir, root 
 	return nil
 }
 
+// latencyOf summarizes one set's timings, percentiles by nearest rank.
 func latencyOf(path, queries string, ds, cpu []time.Duration) searchLatency {
-	slices.Sort(ds)
-	slices.Sort(cpu)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	at := func(ds []time.Duration, p float64) time.Duration { return ds[min(len(ds)-1, int(p*float64(len(ds))))] }
-	return searchLatency{Path: path, Queries: queries, N: len(ds), P50ms: ms(at(ds, 0.5)), P99ms: ms(at(ds, 0.99)), MaxMs: ms(ds[len(ds)-1]),
-		CPUP50ms: ms(at(cpu, 0.5)), CPUP99ms: ms(at(cpu, 0.99))}
+	pct := lspbench.PercentileMS
+	return searchLatency{Path: path, Queries: queries, N: len(ds), P50ms: pct(ds, 50), P99ms: pct(ds, 99), MaxMs: pct(ds, 100),
+		CPUP50ms: pct(cpu, 50), CPUP99ms: pct(cpu, 99)}
 }
