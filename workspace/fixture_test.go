@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -105,5 +107,22 @@ func (x *proxied) observer() lspproxy.Observer {
 	return lspproxy.Observer{
 		OnExchange: func(e lspproxy.Exchange) { x.s.Exchange(context.Background(), e) },
 		OnDocument: x.s.Document,
+	}
+}
+
+// gitIn returns a runner of git commands in root, with an author and a
+// committer set, that fails the test on an error and returns the trimmed
+// output.
+func gitIn(t testing.TB, root string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
 	}
 }
