@@ -504,6 +504,10 @@ func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
 	if total <= sizes.table {
 		return nil
 	}
+	// Four ranges a core at least, down to an eighth of the table size:
+	// with a few large ranges the last one was merged on one core while
+	// the others idled.
+	table := min(sizes.table, max(total/int64(4*runtime.GOMAXPROCS(0)), sizes.table/8))
 	type sample struct {
 		key    []byte
 		weight int64 // bytes of records from key to the next sample
@@ -537,7 +541,7 @@ func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
 	var bounds [][]byte
 	acc = 0
 	for _, sm := range samples {
-		if acc >= sizes.table && (len(bounds) == 0 || bytes.Compare(sm.key, bounds[len(bounds)-1]) > 0) {
+		if acc >= table && (len(bounds) == 0 || bytes.Compare(sm.key, bounds[len(bounds)-1]) > 0) {
 			bounds = append(bounds, sm.key)
 			acc = 0
 		}
