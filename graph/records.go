@@ -358,6 +358,9 @@ func emitRecords(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) er
 	for i := range f.Symbols {
 		e.symbol(&f.Symbols[i])
 	}
+	if len(f.Symbols) > 0 {
+		e.put(appendDocSymsKey(e.k[:0], space, e.path), appendDocSymsValue(e.v[:0], f.Symbols))
+	}
 	for i := range f.Occurrences {
 		e.occurrence(&f.Occurrences[i])
 	}
@@ -411,11 +414,10 @@ func (e *recordEmitter) id(sym string) uint64 {
 }
 
 func (e *recordEmitter) symbol(s *Symbol) {
-	v := appendSymbolValue(e.v[:0], s)
-	e.put(appendDocSymKey(e.k[:0], e.space, e.path, s.ID), v)
 	if docLocal(s.ID, e.path) {
 		return
 	}
+	v := appendSymbolValue(e.v[:0], s)
 	id := e.id(s.ID)
 	e.put(appendSymKey(e.k[:0], e.space, id, e.path), v)
 	if s.DisplayName != "" {
@@ -477,14 +479,31 @@ func readDocFacts(ctx context.Context, r kvReader, space uint64, path string) (f
 }
 
 func readDocSymbols(ctx context.Context, r kvReader, space uint64, path string) ([]Symbol, error) {
-	var out []Symbol
-	prefix := appendField(appendPrefix(nil, space, kindDocSym), path)
-	err := scanPrefix(ctx, r, prefix, func(k, v []byte) error {
-		s, err := decodeSymbolValue(string(k[len(prefix):]), v)
-		out = append(out, s)
-		return err
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	v, ok, err := get(r, appendDocSymsKey(nil, space, path))
+	if err != nil || !ok {
+		return nil, err
+	}
+	return decodeDocSymsValue(path, v)
+}
+
+// readDocSymbol reads one symbol of a document, decoding only it.
+func readDocSymbol(r kvReader, space uint64, path, id string) (s Symbol, found bool, err error) {
+	v, ok, err := get(r, appendDocSymsKey(nil, space, path))
+	if err != nil || !ok {
+		return s, false, err
+	}
+	err = eachDocSym(path, v, func(k, v []byte) error {
+		if string(k) != id {
+			return nil
+		}
+		s, err = decodeSymbolValue(id, v)
+		found = true
+		return cmp.Or(err, errStop)
 	})
-	return out, err
+	return s, found, err
 }
 
 // readDocOccurrences reads a document's occurrences in position order,
