@@ -31,6 +31,20 @@ func get(r kvReader, key []byte) ([]byte, bool, error) {
 	return out, true, closer.Close()
 }
 
+// view calls fn with key's value, which is valid only during the call,
+// without copying it; ok is false (and fn not called) when key is absent.
+func view(r kvReader, key []byte, fn func(v []byte) error) (ok bool, err error) {
+	v, closer, err := r.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	err = fn(v)
+	return true, cmp.Or(err, closer.Close())
+}
+
 // scanPrefix calls fn for every key with the given prefix, in key order,
 // checking ctx as it goes. fn's slices are valid only during the call.
 func scanPrefix(ctx context.Context, r kvReader, prefix []byte, fn func(k, v []byte) error) error {
@@ -482,26 +496,27 @@ func readDocSymbols(ctx context.Context, r kvReader, space uint64, path string) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	v, ok, err := get(r, appendDocSymsKey(nil, space, path))
-	if err != nil || !ok {
-		return nil, err
-	}
-	return decodeDocSymsValue(path, v)
+	var out []Symbol
+	_, err := view(r, appendDocSymsKey(nil, space, path), func(v []byte) error {
+		var err error
+		out, err = decodeDocSymsValue(path, v)
+		return err
+	})
+	return out, err
 }
 
 // readDocSymbol reads one symbol of a document, decoding only it.
 func readDocSymbol(r kvReader, space uint64, path, id string) (s Symbol, found bool, err error) {
-	v, ok, err := get(r, appendDocSymsKey(nil, space, path))
-	if err != nil || !ok {
-		return s, false, err
-	}
-	err = eachDocSym(path, v, func(k, v []byte) error {
-		if string(k) != id {
-			return nil
-		}
-		s, err = decodeSymbolValue(id, v)
-		found = true
-		return cmp.Or(err, errStop)
+	_, err = view(r, appendDocSymsKey(nil, space, path), func(v []byte) error {
+		return eachDocSym(path, v, func(k, v []byte) error {
+			if string(k) != id {
+				return nil
+			}
+			var err error
+			s, err = decodeSymbolValue(id, v)
+			found = true
+			return cmp.Or(err, errStop)
+		})
 	})
 	return s, found, err
 }

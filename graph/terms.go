@@ -294,23 +294,21 @@ func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep fun
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	v, ok, err := get(r.kv(), appendDocSymsKey(nil, ls.space, path))
-	if err != nil || !ok {
-		return nil, err
-	}
 	var out []Symbol
-	err = eachDocSym(path, v, func(id, v []byte) error {
-		if bytes.HasPrefix(id, []byte(localPrefix)) {
-			return nil
-		}
-		head := valueReader{b: v}
-		name, kind := head.bytes(), head.bytes()
-		if !head.bad && !keep(name, kind) {
-			return nil
-		}
-		s, err := decodeSymbolValue(string(id), v)
-		out = append(out, s)
-		return err
+	_, err := view(r.kv(), appendDocSymsKey(nil, ls.space, path), func(v []byte) error {
+		return eachDocSym(path, v, func(id, v []byte) error {
+			if bytes.HasPrefix(id, []byte(localPrefix)) {
+				return nil
+			}
+			head := valueReader{b: v}
+			name, kind := head.bytes(), head.bytes()
+			if !head.bad && !keep(name, kind) {
+				return nil
+			}
+			s, err := decodeSymbolValue(string(id), v)
+			out = append(out, s)
+			return err
+		})
 	})
 	return out, err
 }
