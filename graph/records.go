@@ -278,31 +278,45 @@ const maxEdgeRank = 1 << 21
 // repeat few symbols, whose strings share long prefixes, and comparing
 // them was most of the cost of normalizing a document.
 func sortEdges(edges []Edge) {
-	rank := make(map[string]uint64, len(edges))
+	// Each distinct string gets a number in order of appearance (one map
+	// look-up per field), then the numbers are mapped to the strings'
+	// ranks in sorted order.
+	first := make(map[string]uint32, len(edges))
+	var strs []string
+	num := func(s string) uint32 {
+		n, ok := first[s]
+		if !ok {
+			n = uint32(len(strs))
+			first[s] = n
+			strs = append(strs, s)
+		}
+		return n
+	}
+	nums := make([][3]uint32, len(edges))
 	for i := range edges {
 		e := &edges[i]
-		rank[e.From], rank[string(e.Kind)], rank[e.To] = 0, 0, 0
+		nums[i] = [3]uint32{num(e.From), num(string(e.Kind)), num(e.To)}
 	}
-	if len(rank) > maxEdgeRank {
+	if len(strs) > maxEdgeRank {
 		sortStableInPlace(edges, func(a, b *Edge) int { return compareEdgeKeys(*a, *b) })
 		return
 	}
-	strs := make([]string, 0, len(rank))
-	for s := range rank {
-		strs = append(strs, s)
+	order := make([]uint32, len(strs))
+	for i := range order {
+		order[i] = uint32(i)
 	}
-	slices.Sort(strs)
-	for i, s := range strs {
-		rank[s] = uint64(i)
+	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(strs[a], strs[b]) })
+	rank := make([]uint64, len(strs))
+	for r, n := range order {
+		rank[n] = uint64(r)
 	}
 	type ranked struct {
 		key uint64
 		i   int
 	}
 	rs := make([]ranked, len(edges))
-	for i := range edges {
-		e := &edges[i]
-		rs[i] = ranked{rank[e.From]<<42 | rank[string(e.Kind)]<<21 | rank[e.To], i}
+	for i, n := range nums {
+		rs[i] = ranked{rank[n[0]]<<42 | rank[n[1]]<<21 | rank[n[2]], i}
 	}
 	slices.SortFunc(rs, func(a, b ranked) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.i, b.i)) })
 	sorted := make([]Edge, len(edges))
