@@ -459,6 +459,10 @@ func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, siz
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// One read buffer per run, reused from range to range: a
+			// buffer per run and range made a generation allocate (and
+			// clear) memory that grew with the square of its size.
+			bufs := make([]*bufio.Reader, len(runs))
 			for i := range jobs {
 				var lo, hi []byte
 				if i > 0 {
@@ -467,7 +471,7 @@ func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, siz
 				if i < len(bounds) {
 					hi = bounds[i]
 				}
-				written[i], errs[i] = s.writeRange(runs, c, lo, hi, tables[i])
+				written[i], errs[i] = s.writeRange(runs, bufs, c, lo, hi, tables[i])
 			}
 		}()
 	}
@@ -551,9 +555,10 @@ func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
 }
 
 // writeRange merges the records of runs and c with keys in [lo, hi) (nil
-// for no bound) into the sstable at path. written is false when the range
-// holds no record; then no file is left at path.
-func (s *Store) writeRange(runs []*runFile, c *chunk, lo, hi []byte, path string) (written bool, err error) {
+// for no bound) into the sstable at path, reading run i through bufs[i]
+// (made when nil). written is false when the range holds no record; then
+// no file is left at path.
+func (s *Store) writeRange(runs []*runFile, bufs []*bufio.Reader, c *chunk, lo, hi []byte, path string) (written bool, err error) {
 	srcs := make([]mergeSource, 0, len(runs)+1)
 	defer func() {
 		for _, src := range srcs {
@@ -562,8 +567,8 @@ func (s *Store) writeRange(runs []*runFile, c *chunk, lo, hi []byte, path string
 			}
 		}
 	}()
-	for _, r := range runs {
-		rs, err := s.openRun(r, lo, hi)
+	for i, r := range runs {
+		rs, err := s.openRun(r, &bufs[i], lo, hi)
 		if err != nil {
 			return false, err
 		}
@@ -611,9 +616,9 @@ func (s *Store) writeRange(runs []*runFile, c *chunk, lo, hi []byte, path string
 }
 
 // openRun opens the run file r from its last mark not after lo to its
-// first mark at or after hi (nil: the end), with a buffer no larger than
-// that span.
-func (s *Store) openRun(r *runFile, lo, hi []byte) (*runSource, error) {
+// first mark at or after hi (nil: the end), read through *buf, which is
+// made, no larger than that span, when nil.
+func (s *Store) openRun(r *runFile, buf **bufio.Reader, lo, hi []byte) (*runSource, error) {
 	f, err := s.fs.Open(r.path)
 	if err != nil {
 		return nil, fmt.Errorf("graph: opening %s: %w", r.path, err)
@@ -638,7 +643,12 @@ func (s *Store) openRun(r *runFile, lo, hi []byte) (*runSource, error) {
 		}
 	}
 	rd := io.NewSectionReader(f, off, end-off)
-	return &runSource{path: r.path, f: f, r: bufio.NewReaderSize(rd, int(min(256<<10, max(end-off, 4<<10))))}, nil
+	if *buf == nil {
+		*buf = bufio.NewReaderSize(rd, int(min(256<<10, max(end-off, 4<<10))))
+	} else {
+		(*buf).Reset(rd)
+	}
+	return &runSource{path: r.path, f: f, r: *buf}, nil
 }
 
 // mergeSource is a sorted sequence of records without duplicate keys.
