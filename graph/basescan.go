@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"unsafe"
@@ -46,15 +45,14 @@ func (r *Reader) BaseSymbols(ctx context.Context, fn func(path string, s Symbol)
 	prefix := appendPrefix(nil, ls.space, kindDocSym)
 	err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 		rest := k[len(prefix):]
-		i := bytes.IndexByte(rest, 0)
-		if i < 0 {
-			return fmt.Errorf("%w: doc-sym key %q", errBadValue, k)
-		}
-		s, err := decodeSymbol(unsafe.String(unsafe.SliceData(rest[i+1:]), len(rest)-i-1), valueReader{b: v, borrow: true})
-		if err != nil {
-			return err
-		}
-		return fn(unsafe.String(unsafe.SliceData(rest), i), s)
+		path := unsafe.String(unsafe.SliceData(rest), len(rest))
+		return eachDocSym(path, v, func(id, v []byte) error {
+			s, err := decodeSymbol(unsafe.String(unsafe.SliceData(id), len(id)), valueReader{b: v, borrow: true})
+			if err != nil {
+				return err
+			}
+			return fn(path, s)
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("graph: reading the base symbols: %w", err)

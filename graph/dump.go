@@ -74,12 +74,24 @@ func formatValue(k, v []byte, name func(space, id uint64) (string, bool)) string
 		}
 		f.add("lang", doc.Language, "pkg", doc.Package, "hash", doc.ContentHash, "digest", doc.Digest,
 			"source", doc.Source, "flags", uint64(doc.Flags))
-	case kindDocSym, kindSym:
+	case kindSym:
 		s, err := decodeSymbolValue("", v)
 		if err != nil {
 			return err.Error()
 		}
 		formatSymbol(&f, &s)
+	case kindDocSym:
+		syms, err := decodeDocSymsValue(d.fields[0], v)
+		if err != nil {
+			return err.Error()
+		}
+		parts := make([]string, len(syms))
+		for i := range syms {
+			var sf fieldList
+			formatSymbol(&sf, &syms[i])
+			parts[i] = strings.TrimSpace(quoteIfNeeded(syms[i].ID) + " " + sf.String())
+		}
+		return strings.Join(parts, "; ")
 	case kindDocOcc:
 		occs, err := decodeDocOccsValue(d.fields[0], v, nil)
 		if err != nil {

@@ -306,16 +306,12 @@ func (r *Reader) Symbol(ctx context.Context, id string) (Symbol, bool, error) {
 			return Symbol{}, false, fmt.Errorf("graph: reading symbol %q: %w", id, err)
 		}
 		if p, ok := localPath(id); ok && !r.hidden(ls, p) {
-			// A symbol local to p has its doc-sym record only.
-			v, ok, err := get(r.kv(), appendDocSymKey(nil, ls.space, p, id))
+			// A symbol local to p is in its doc-syms record only.
+			s, ok, err := readDocSymbol(r.kv(), ls.space, p, id)
 			if err != nil {
 				return Symbol{}, false, fmt.Errorf("graph: reading symbol %q: %w", id, err)
 			}
 			if ok {
-				s, err := decodeSymbolValue(id, v)
-				if err != nil {
-					return Symbol{}, false, fmt.Errorf("graph: reading symbol %q: %w", id, err)
-				}
 				if !found {
 					merged, found = s, true
 				} else {

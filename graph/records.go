@@ -31,6 +31,20 @@ func get(r kvReader, key []byte) ([]byte, bool, error) {
 	return out, true, closer.Close()
 }
 
+// view calls fn with key's value, which is valid only during the call,
+// without copying it; ok is false (and fn not called) when key is absent.
+func view(r kvReader, key []byte, fn func(v []byte) error) (ok bool, err error) {
+	v, closer, err := r.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	err = fn(v)
+	return true, cmp.Or(err, closer.Close())
+}
+
 // scanPrefix calls fn for every key with the given prefix, in key order,
 // checking ctx as it goes. fn's slices are valid only during the call.
 func scanPrefix(ctx context.Context, r kvReader, prefix []byte, fn func(k, v []byte) error) error {
@@ -264,31 +278,45 @@ const maxEdgeRank = 1 << 21
 // repeat few symbols, whose strings share long prefixes, and comparing
 // them was most of the cost of normalizing a document.
 func sortEdges(edges []Edge) {
-	rank := make(map[string]uint64, len(edges))
+	// Each distinct string gets a number in order of appearance (one map
+	// look-up per field), then the numbers are mapped to the strings'
+	// ranks in sorted order.
+	first := make(map[string]uint32, len(edges))
+	var strs []string
+	num := func(s string) uint32 {
+		n, ok := first[s]
+		if !ok {
+			n = uint32(len(strs))
+			first[s] = n
+			strs = append(strs, s)
+		}
+		return n
+	}
+	nums := make([][3]uint32, len(edges))
 	for i := range edges {
 		e := &edges[i]
-		rank[e.From], rank[string(e.Kind)], rank[e.To] = 0, 0, 0
+		nums[i] = [3]uint32{num(e.From), num(string(e.Kind)), num(e.To)}
 	}
-	if len(rank) > maxEdgeRank {
+	if len(strs) > maxEdgeRank {
 		sortStableInPlace(edges, func(a, b *Edge) int { return compareEdgeKeys(*a, *b) })
 		return
 	}
-	strs := make([]string, 0, len(rank))
-	for s := range rank {
-		strs = append(strs, s)
+	order := make([]uint32, len(strs))
+	for i := range order {
+		order[i] = uint32(i)
 	}
-	slices.Sort(strs)
-	for i, s := range strs {
-		rank[s] = uint64(i)
+	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(strs[a], strs[b]) })
+	rank := make([]uint64, len(strs))
+	for r, n := range order {
+		rank[n] = uint64(r)
 	}
 	type ranked struct {
 		key uint64
 		i   int
 	}
 	rs := make([]ranked, len(edges))
-	for i := range edges {
-		e := &edges[i]
-		rs[i] = ranked{rank[e.From]<<42 | rank[string(e.Kind)]<<21 | rank[e.To], i}
+	for i, n := range nums {
+		rs[i] = ranked{rank[n[0]]<<42 | rank[n[1]]<<21 | rank[n[2]], i}
 	}
 	slices.SortFunc(rs, func(a, b ranked) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.i, b.i)) })
 	sorted := make([]Edge, len(edges))
@@ -358,6 +386,9 @@ func emitRecords(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) er
 	for i := range f.Symbols {
 		e.symbol(&f.Symbols[i])
 	}
+	if len(f.Symbols) > 0 {
+		e.put(appendDocSymsKey(e.k[:0], space, e.path), appendDocSymsValue(e.v[:0], f.Symbols))
+	}
 	for i := range f.Occurrences {
 		e.occurrence(&f.Occurrences[i])
 	}
@@ -411,11 +442,10 @@ func (e *recordEmitter) id(sym string) uint64 {
 }
 
 func (e *recordEmitter) symbol(s *Symbol) {
-	v := appendSymbolValue(e.v[:0], s)
-	e.put(appendDocSymKey(e.k[:0], e.space, e.path, s.ID), v)
 	if docLocal(s.ID, e.path) {
 		return
 	}
+	v := appendSymbolValue(e.v[:0], s)
 	id := e.id(s.ID)
 	e.put(appendSymKey(e.k[:0], e.space, id, e.path), v)
 	if s.DisplayName != "" {
@@ -477,14 +507,32 @@ func readDocFacts(ctx context.Context, r kvReader, space uint64, path string) (f
 }
 
 func readDocSymbols(ctx context.Context, r kvReader, space uint64, path string) ([]Symbol, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var out []Symbol
-	prefix := appendField(appendPrefix(nil, space, kindDocSym), path)
-	err := scanPrefix(ctx, r, prefix, func(k, v []byte) error {
-		s, err := decodeSymbolValue(string(k[len(prefix):]), v)
-		out = append(out, s)
+	_, err := view(r, appendDocSymsKey(nil, space, path), func(v []byte) error {
+		var err error
+		out, err = decodeDocSymsValue(path, v)
 		return err
 	})
 	return out, err
+}
+
+// readDocSymbol reads one symbol of a document, decoding only it.
+func readDocSymbol(r kvReader, space uint64, path, id string) (s Symbol, found bool, err error) {
+	_, err = view(r, appendDocSymsKey(nil, space, path), func(v []byte) error {
+		return eachDocSym(path, v, func(k, v []byte) error {
+			if string(k) != id {
+				return nil
+			}
+			var err error
+			s, err = decodeSymbolValue(id, v)
+			found = true
+			return cmp.Or(err, errStop)
+		})
+	})
+	return s, found, err
 }
 
 // readDocOccurrences reads a document's occurrences in position order,

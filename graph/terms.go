@@ -9,6 +9,7 @@ package graph
 // layer hides a base document's postings as it hides its other facts.
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -290,25 +291,26 @@ func (r *Reader) DocumentSymbolsWhere(ctx context.Context, path string, keep fun
 	if !ok {
 		return nil, nil
 	}
-	var out []Symbol
-	prefix := appendField(appendPrefix(nil, ls.space, kindDocSym), path)
-	visit := func(k, v []byte) error {
-		head := valueReader{b: v}
-		name, kind := head.bytes(), head.bytes()
-		if !head.bad && !keep(name, kind) {
-			return nil
-		}
-		s, err := decodeSymbolValue(string(k[len(prefix):]), v)
-		out = append(out, s)
-		return err
-	}
-	// Locals' ids all begin "local ": scan the keys before and after them.
-	localStart := append(slices.Clone(prefix), localPrefix...)
-	localEnd := prefixEnd(localStart)
-	if err := scanRange(ctx, r.kv(), prefix, localStart, visit); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return out, scanRange(ctx, r.kv(), localEnd, prefixEnd(prefix), visit)
+	var out []Symbol
+	_, err := view(r.kv(), appendDocSymsKey(nil, ls.space, path), func(v []byte) error {
+		return eachDocSym(path, v, func(id, v []byte) error {
+			if bytes.HasPrefix(id, []byte(localPrefix)) {
+				return nil
+			}
+			head := valueReader{b: v}
+			name, kind := head.bytes(), head.bytes()
+			if !head.bad && !keep(name, kind) {
+				return nil
+			}
+			s, err := decodeSymbolValue(string(id), v)
+			out = append(out, s)
+			return err
+		})
+	})
+	return out, err
 }
 
 // localPrefix begins the id of every symbol local to its document.

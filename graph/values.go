@@ -152,6 +152,56 @@ func decodeSymbol(id string, r valueReader) (Symbol, error) {
 	return s, r.done("symbol", id)
 }
 
+// Doc-syms value: a document's symbols in id order: their number, then
+// per symbol its id and its symbol value, each as a string.
+func appendDocSymsValue(dst []byte, syms []Symbol) []byte {
+	w := valueWriter{dst}
+	w.uvarint(uint64(len(syms)))
+	var v []byte
+	for i := range syms {
+		w.str(syms[i].ID)
+		v = appendSymbolValue(v[:0], &syms[i])
+		w.uvarint(uint64(len(v)))
+		w.b = append(w.b, v...)
+	}
+	return w.b
+}
+
+// eachDocSym calls fn with the id and the symbol value of every symbol of
+// a doc-syms value, in order, without copying them; errStop from fn ends
+// the walk without error.
+func eachDocSym(path string, b []byte, fn func(id, v []byte) error) error {
+	r := valueReader{b: b}
+	n := r.uvarint()
+	if n > uint64(len(b)) {
+		return fmt.Errorf("%w: symbols of %q", errBadValue, path)
+	}
+	for range n {
+		id, v := r.bytes(), r.bytes()
+		if r.bad {
+			break
+		}
+		if err := fn(id, v); err != nil {
+			if errors.Is(err, errStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return r.done("symbols of", path)
+}
+
+// decodeDocSymsValue decodes every symbol of a doc-syms value.
+func decodeDocSymsValue(path string, b []byte) ([]Symbol, error) {
+	var out []Symbol
+	err := eachDocSym(path, b, func(id, v []byte) error {
+		s, err := decodeSymbolValue(string(id), v)
+		out = append(out, s)
+		return err
+	})
+	return out, err
+}
+
 // Occurrence value (ref and def records): roles, then the enclosing
 // symbol's id in the space (8 bytes big-endian), absent when there is none.
 func appendOccValue(dst []byte, roles Role, enclosing uint64, hasEnclosing bool) []byte {

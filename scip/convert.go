@@ -41,6 +41,8 @@ type Converter struct {
 	// without a SymbolInformation), by symbol and language: the documents
 	// of a dump mention the same symbols over and over.
 	shapes map[shapeKey]symbolDescription
+	// kinds caches kindName: the enum's name comes from its descriptor.
+	kinds map[scip.SymbolInformation_Kind]string
 }
 
 type shapeKey struct{ sym, lang string }
@@ -68,12 +70,27 @@ func (c *Converter) describe(sym string, info *scip.SymbolInformation, lang stri
 		if name := strings.ReplaceAll(info.DisplayName, "\x00", ""); name != "" {
 			d.DisplayName = name
 		}
-		if kind := kindName(info.Kind); kind != "" {
+		if kind := c.kindName(info.Kind); kind != "" {
 			d.Kind = kind
 		}
 		d.Signature, d.Doc = signatureAndDoc(info)
 	}
 	return d
+}
+
+// kindName is [kindName] through the converter's cache.
+func (c *Converter) kindName(k scip.SymbolInformation_Kind) string {
+	name, ok := c.kinds[k]
+	if !ok {
+		if c.kinds == nil {
+			c.kinds = make(map[scip.SymbolInformation_Kind]string)
+		}
+		name = kindName(k)
+		if len(c.kinds) < 256 { // a dump may give any number
+			c.kinds[k] = name
+		}
+	}
+	return name
 }
 
 // DocStats counts what converting one document produced.

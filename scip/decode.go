@@ -6,11 +6,11 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 
 	"github.com/scip-code/scip/bindings/go/scip"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 )
 
 // Index field numbers (scip.proto).
@@ -52,84 +52,82 @@ type DecodeStats struct {
 	UnknownFields int   // top-level fields other than metadata, documents, external symbols: skipped
 }
 
-// Decode streams a SCIP index from r through v, one record at a time, with
-// the bindings' ParseStreaming. It checks ctx before every record. size is
-// the input's length when known (0 otherwise); it bounds declared lengths.
-// progress, when not nil, is called with the bytes consumed after each
-// record.
+// Decode streams a SCIP index from r through v, one record at a time. It
+// checks ctx before every record. size is the input's length when known (0
+// otherwise); it bounds declared lengths. progress, when not nil, is called
+// with the bytes consumed after each record.
+//
+// Documents are decoded from the wire by a decoder of our own (see
+// docDecoder), metadata and external symbols by the bindings'
+// proto.Unmarshal; either way the messages are the bindings' types, with
+// what proto.Unmarshal gives for the same bytes.
 func Decode(ctx context.Context, r io.Reader, size int64, v Visitor, progress func(int64)) (DecodeStats, error) {
-	fr := &frameReader{br: bufio.NewReaderSize(r, readBufferSize(size)), size: size, hash: sha256.New()}
-	record := func() Record {
-		rec := Record{Offset: fr.recStart, End: fr.off}
-		fr.hash.Sum(rec.Digest[:0])
-		if progress != nil {
-			progress(fr.off)
+	fr := &frameReader{br: bufio.NewReaderSize(r, readBufferSize(size)), size: size}
+	var (
+		dec docDecoder
+		buf []byte
+	)
+	stats := func() DecodeStats { return DecodeStats{Bytes: fr.off, UnknownFields: fr.unknown} }
+	for {
+		if err := ctx.Err(); err != nil {
+			return stats(), fmt.Errorf("scip: stopped at byte %d: %w", fr.off, err)
 		}
-		return rec
-	}
-	visitor := scip.IndexVisitor{
-		VisitMetadata: func(ctx context.Context, m *scip.Metadata) error {
-			if err := ctx.Err(); err != nil {
-				return &visitError{fmt.Errorf("scip: stopped at byte %d: %w", fr.off, err)}
-			}
-			if v.Metadata == nil {
-				return nil
-			}
-			if err := v.Metadata(ctx, record(), m); err != nil {
-				return &visitError{err}
-			}
-			return nil
-		},
-		VisitDocument: func(ctx context.Context, d *scip.Document) error {
-			if err := ctx.Err(); err != nil {
-				return &visitError{fmt.Errorf("scip: stopped at byte %d: %w", fr.off, err)}
-			}
-			if v.Document == nil {
-				return nil
-			}
-			if err := v.Document(ctx, record(), d); err != nil {
-				return &visitError{err}
-			}
-			return nil
-		},
-		VisitExternalSymbol: func(ctx context.Context, si *scip.SymbolInformation) error {
-			if err := ctx.Err(); err != nil {
-				return &visitError{fmt.Errorf("scip: stopped at byte %d: %w", fr.off, err)}
-			}
-			if v.ExternalSymbol == nil {
-				return nil
-			}
-			if err := v.ExternalSymbol(ctx, record(), si); err != nil {
-				return &visitError{err}
-			}
-			return nil
-		},
-	}
-	err := visitor.ParseStreaming(ctx, fr)
-	stats := DecodeStats{Bytes: fr.off, UnknownFields: fr.unknown}
-	var ve *visitError
-	switch {
-	case err == nil:
-		return stats, nil
-	case fr.err != nil:
-		// The framing reader's own error names the offset precisely.
-		return stats, fr.err
-	case errors.As(err, &ve):
-		return stats, ve.err
-	case ctx.Err() != nil:
-		return stats, fmt.Errorf("scip: stopped at byte %d: %w", fr.off, ctx.Err())
-	default:
-		// The record that just ended does not decode.
-		return stats, fmt.Errorf("%w: %s record at byte %d: %w", ErrCorrupt, fieldName(fr.recField), fr.recStart, err)
+		payload, err := fr.readRecord(&buf)
+		if err == io.EOF {
+			return stats(), nil
+		}
+		if err != nil {
+			return stats(), err
+		}
+		rec := Record{Offset: fr.recStart, End: fr.off, Digest: sha256.Sum256(payload)}
+		if err := visitRecord(ctx, &dec, fr.recField, payload, rec, v, progress); err != nil {
+			return stats(), err
+		}
 	}
 }
 
-// visitError marks an error returned by a Visitor function, so that Decode
-// does not mistake it for corrupt input.
-type visitError struct{ err error }
-
-func (e *visitError) Error() string { return e.err.Error() }
-func (e *visitError) Unwrap() error { return e.err }
+// visitRecord decodes one record's payload and hands it to v.
+func visitRecord(ctx context.Context, dec *docDecoder, field protowire.Number, payload []byte, rec Record, v Visitor, progress func(int64)) error {
+	corrupt := func(err error) error {
+		return fmt.Errorf("%w: %s record at byte %d: %w", ErrCorrupt, fieldName(field), rec.Offset, err)
+	}
+	switch field {
+	case fieldMetadata:
+		m := &scip.Metadata{}
+		if err := proto.Unmarshal(payload, m); err != nil {
+			return corrupt(err)
+		}
+		if progress != nil {
+			progress(rec.End)
+		}
+		if v.Metadata != nil {
+			return v.Metadata(ctx, rec, m)
+		}
+	case fieldDocuments:
+		d, err := dec.document(payload)
+		if err != nil {
+			return corrupt(err)
+		}
+		if progress != nil {
+			progress(rec.End)
+		}
+		if v.Document != nil {
+			return v.Document(ctx, rec, d)
+		}
+	case fieldExternalSymbols:
+		si := &scip.SymbolInformation{}
+		if err := proto.Unmarshal(payload, si); err != nil {
+			return corrupt(err)
+		}
+		if progress != nil {
+			progress(rec.End)
+		}
+		if v.ExternalSymbol != nil {
+			return v.ExternalSymbol(ctx, rec, si)
+		}
+	}
+	return nil
+}
 
 func fieldName(f protowire.Number) string {
 	switch f {
@@ -143,67 +141,47 @@ func fieldName(f protowire.Number) string {
 	return fmt.Sprintf("field %d", f)
 }
 
-// frameReader sits between ParseStreaming and the buffered input. It follows
-// the top-level framing (tag, length, payload) as bytes pass, so it knows
-// each record's offset, digests its payload, rejects lengths the input
-// cannot hold before the parser allocates them, and skips unknown fields.
-// ParseStreaming never reads past the end of a record, so when a visitor
-// runs the reader stands exactly at the end of the record being visited.
+// frameReader follows the top-level framing (tag, length, payload) of the
+// buffered input: it knows each record's offset, rejects lengths the input
+// cannot hold before a buffer is allocated for them, and skips unknown
+// fields.
 type frameReader struct {
 	br   *bufio.Reader
 	size int64 // input length, 0 when unknown
 	off  int64 // bytes consumed so far
 
-	inRecord  bool  // inside a record whose framing was accepted
-	remaining int64 // bytes of the current record not yet delivered
-	unhashed  int64 // leading bytes of the record (tag, length) not hashed
-	recStart  int64
-	recField  protowire.Number
-	hash      hash.Hash
-	unknown   int
-	err       error // sticky
+	head     int64 // leading bytes of the current record (tag, length)
+	total    int64 // bytes of the current record, head included
+	recStart int64
+	recField protowire.Number
+	unknown  int
 }
 
-func (f *frameReader) Read(p []byte) (int, error) {
-	if f.err != nil {
-		return 0, f.err
+// readRecord reads the next known record into *buf (grown as needed) and
+// returns its payload; io.EOF at a clean end of input.
+func (f *frameReader) readRecord(buf *[]byte) ([]byte, error) {
+	if err := f.nextRecord(); err != nil {
+		return nil, err
 	}
-	if len(p) == 0 {
-		return 0, nil
+	if _, err := f.br.Discard(int(f.head)); err != nil {
+		return nil, fmt.Errorf("scip: reading at byte %d: %w", f.off, err)
 	}
-	if f.remaining == 0 {
-		f.inRecord = false
-		if err := f.nextRecord(); err != nil {
-			if err != io.EOF {
-				f.err = err
-			}
-			return 0, err
-		}
+	f.off += f.head
+	n := int(f.total - f.head)
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
 	}
-	if int64(len(p)) > f.remaining {
-		p = p[:f.remaining]
+	payload := (*buf)[:n]
+	got, err := io.ReadFull(f.br, payload)
+	f.off += int64(got)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return nil, fmt.Errorf("%w: %s record at byte %d is truncated: input ends at byte %d, %d bytes short",
+			ErrCorrupt, fieldName(f.recField), f.recStart, f.off, n-got)
 	}
-	n, err := f.br.Read(p)
-	if n > 0 {
-		hashFrom := int64(0)
-		if f.unhashed > 0 {
-			hashFrom = min(f.unhashed, int64(n))
-			f.unhashed -= hashFrom
-		}
-		f.hash.Write(p[hashFrom:n])
-		f.remaining -= int64(n)
-		f.off += int64(n)
+	if err != nil {
+		return nil, fmt.Errorf("scip: reading at byte %d: %w", f.off, err)
 	}
-	if err == io.EOF && f.remaining > 0 {
-		f.err = fmt.Errorf("%w: %s record at byte %d is truncated: input ends at byte %d, %d bytes short",
-			ErrCorrupt, fieldName(f.recField), f.recStart, f.off, f.remaining)
-		return n, f.err
-	}
-	if err != nil && err != io.EOF {
-		f.err = fmt.Errorf("scip: reading at byte %d: %w", f.off, err)
-		return n, f.err
-	}
-	return n, nil
+	return payload, nil
 }
 
 // nextRecord reads the framing of the next record without consuming it,
@@ -249,12 +227,10 @@ func (f *frameReader) nextRecord() error {
 			}
 			total = int64(n+m) + int64(l)
 			if known {
-				f.inRecord = true
-				f.remaining = total
-				f.unhashed = int64(n + m)
+				f.total = total
+				f.head = int64(n + m)
 				f.recStart = f.off
 				f.recField = num
-				f.hash.Reset()
 				return nil
 			}
 		case protowire.VarintType:

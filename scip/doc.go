@@ -1,10 +1,12 @@
 // Package scip imports SCIP dumps into the code graph.
 //
-// A dump is read as a stream, one document at a time, with the official
-// bindings ([scip.IndexVisitor] and its ParseStreaming) behind a framing
-// reader that knows the byte offset of every record, refuses impossible
-// lengths before anything is allocated, skips unknown top-level fields and
-// digests each document's payload. Its principal types are:
+// A dump is read as a stream, one document at a time, by a framing reader
+// that knows the byte offset of every record, refuses impossible lengths
+// before anything is allocated, skips unknown top-level fields and digests
+// each document's payload. Documents are decoded from the wire into the
+// official bindings' types by a decoder of our own, which gives what the
+// bindings' proto.Unmarshal gives for the same bytes (fuzzed against it)
+// at a fraction of its allocations. Its principal types are:
 //
 //   - [Converter] turns one SCIP document into [graph.DocumentFacts]:
 //     symbols, occurrences with their enclosing definition, and edges.

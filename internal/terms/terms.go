@@ -216,6 +216,14 @@ func (c *counter) identifier(id string, f graph.TermField) {
 // capital of a run followed by lower case (HTTPServer → HTTP, Server) and
 // between letters and digits.
 func Split(id string) []string {
+	if isASCII(id) {
+		return splitASCII(id)
+	}
+	return splitRunes(id)
+}
+
+// splitRunes is Split for any identifier.
+func splitRunes(id string) []string {
 	var out []string
 	rs := []rune(id)
 	start := 0
@@ -248,6 +256,55 @@ func Split(id string) []string {
 	flush(len(rs))
 	return out
 }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// splitASCII is Split for an identifier of ASCII bytes, whose words are
+// substrings of it: no rune slice, no string copies.
+func splitASCII(id string) []string {
+	var out []string
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			out = append(out, id[start:end])
+		}
+		start = end
+	}
+	for i := 0; i < len(id); i++ {
+		b := id[i]
+		if !isASCIILetter(b) && !isASCIIDigit(b) {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		prev := id[i-1]
+		switch {
+		case isASCIIUpper(b) && isASCIILower(prev):
+			flush(i)
+		case isASCIIUpper(b) && isASCIIUpper(prev) && i+1 < len(id) && isASCIILower(id[i+1]):
+			flush(i)
+		case isASCIIDigit(b) != isASCIIDigit(prev):
+			flush(i)
+		}
+	}
+	flush(len(id))
+	return out
+}
+
+func isASCIIUpper(b byte) bool  { return 'A' <= b && b <= 'Z' }
+func isASCIILower(b byte) bool  { return 'a' <= b && b <= 'z' }
+func isASCIIDigit(b byte) bool  { return '0' <= b && b <= '9' }
+func isASCIILetter(b byte) bool { return isASCIIUpper(b) || isASCIILower(b) }
 
 // normalize lower-cases a word and folds its ending; ok is false for words
 // not worth indexing (stop words, single letters, numbers).

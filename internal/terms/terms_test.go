@@ -85,3 +85,19 @@ func evictOldest(m map[string]int) error {
 		}
 	}
 }
+
+// FuzzSplitASCII checks that the ASCII fast path splits as the general one.
+func FuzzSplitASCII(f *testing.F) {
+	for _, s := range []string{"parseHTTPRequest2Fast", "snake_case_ID", "A1b2C3", "__x__", "ABCdef", "", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !isASCII(s) {
+			return
+		}
+		got, want := splitASCII(s), splitRunes(s)
+		if !slices.Equal(got, want) {
+			t.Fatalf("splitASCII(%q) = %q, splitRunes = %q", s, got, want)
+		}
+	})
+}

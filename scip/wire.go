@@ -1,0 +1,517 @@
+package scip
+
+import (
+	"errors"
+	"unicode/utf8"
+
+	"github.com/scip-code/scip/bindings/go/scip"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+)
+
+// docDecoder decodes Document records straight from the wire, the fields
+// the converter reads, into the bindings' types: what proto.Unmarshal
+// makes of the same bytes, without its per-message reflection and
+// allocations. A document's occurrences and symbol informations are each
+// allocated in one slab, its ranges in a shared arena, and symbol strings
+// are interned (a document repeats the same few hundred symbols
+// thousands of times). The strings are ordinary copies, never views of
+// the record's buffer: the converter's caches and the graph's symbol
+// table keep them.
+//
+// A message with anything the fast path does not expect (a field it does
+// not decode, a field with another wire type, a singular message given
+// twice) is handed to proto.Unmarshal whole, so the result is always the
+// bindings' own. Malformed input fails as the bindings fail it: a
+// truncated or corrupt varint or length, a string that is not UTF-8.
+type docDecoder struct {
+	syms map[string]string // interned symbol strings
+	ints []int32           // arena for ranges
+	slow int               // messages handed to proto.Unmarshal
+}
+
+// maxInterned bounds the interned symbols; the table is emptied when full.
+const maxInterned = 1 << 16
+
+// Field numbers of scip.proto.
+const (
+	docRelativePath     = 1
+	docOccurrences      = 2
+	docSymbols          = 3
+	docLanguage         = 4
+	docText             = 5
+	docPositionEncoding = 6
+
+	occRange                    = 1
+	occSymbol                   = 2
+	occSymbolRoles              = 3
+	occEnclosingRange           = 7
+	occSingleLineRange          = 8
+	occMultiLineRange           = 9
+	occSingleLineEnclosingRange = 10
+	occMultiLineEnclosingRange  = 11
+
+	infoSymbol                 = 1
+	infoDocumentation          = 3
+	infoRelationships          = 4
+	infoKind                   = 5
+	infoDisplayName            = 6
+	infoSignatureDocumentation = 7
+	infoEnclosingSymbol        = 8
+
+	relSymbol           = 1
+	relIsReference      = 2
+	relIsImplementation = 3
+	relIsTypeDefinition = 4
+	relIsDefinition     = 5
+)
+
+// errSlowPath makes a message's decoder give it to proto.Unmarshal.
+var errSlowPath = errors.New("scip: message needs the generic decoder")
+
+// errInvalidUTF8 is a string field that is not UTF-8, which proto3 refuses.
+var errInvalidUTF8 = errors.New("string field contains invalid UTF-8")
+
+// document decodes one Document record.
+func (d *docDecoder) document(b []byte) (*scip.Document, error) {
+	doc := &scip.Document{}
+	err := d.fillDocument(doc, b)
+	if err == errSlowPath {
+		d.slow++
+		doc = &scip.Document{}
+		err = proto.Unmarshal(b, doc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// fillDocument decodes b into doc, which is empty.
+func (d *docDecoder) fillDocument(doc *scip.Document, b []byte) error {
+	nOcc, nSym, err := countDocFields(b)
+	if err != nil {
+		return err
+	}
+	var occs []scip.Occurrence
+	var infos []scip.SymbolInformation
+	if nOcc > 0 {
+		occs = make([]scip.Occurrence, nOcc)
+		doc.Occurrences = make([]*scip.Occurrence, 0, nOcc)
+	}
+	if nSym > 0 {
+		infos = make([]scip.SymbolInformation, nSym)
+		doc.Symbols = make([]*scip.SymbolInformation, 0, nSym)
+	}
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		switch {
+		case num == docPositionEncoding && typ == protowire.VarintType:
+		case num >= docRelativePath && num < docPositionEncoding && typ == protowire.BytesType:
+		default:
+			return errSlowPath
+		}
+		if typ == protowire.VarintType {
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return protowire.ParseError(n)
+			}
+			b = b[n:]
+			doc.PositionEncoding = scip.PositionEncoding(int32(v))
+			continue
+		}
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		switch num {
+		case docRelativePath:
+			if doc.RelativePath, err = plainString(v); err != nil {
+				return err
+			}
+		case docOccurrences:
+			o := &occs[len(doc.Occurrences)]
+			if err := d.occurrence(o, v); err != nil {
+				return err
+			}
+			doc.Occurrences = append(doc.Occurrences, o)
+		case docSymbols:
+			si := &infos[len(doc.Symbols)]
+			if err := d.symbolInformation(si, v); err != nil {
+				return err
+			}
+			doc.Symbols = append(doc.Symbols, si)
+		case docLanguage:
+			if doc.Language, err = plainString(v); err != nil {
+				return err
+			}
+		case docText:
+			if doc.Text, err = plainString(v); err != nil {
+				return err
+			}
+		default:
+			return errSlowPath
+		}
+	}
+	return nil
+}
+
+// countDocFields counts a document's occurrences and symbol informations.
+func countDocFields(b []byte) (occs, syms int, err error) {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return 0, 0, protowire.ParseError(n)
+		}
+		b = b[n:]
+		if typ == protowire.BytesType {
+			switch num {
+			case docOccurrences:
+				occs++
+			case docSymbols:
+				syms++
+			}
+		}
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return 0, 0, protowire.ParseError(n)
+		}
+		b = b[n:]
+	}
+	return occs, syms, nil
+}
+
+// occurrence decodes b into o, which is empty; a message the fast path
+// does not handle goes to proto.Unmarshal.
+func (d *docDecoder) occurrence(o *scip.Occurrence, b []byte) error {
+	err := d.fillOccurrence(o, b)
+	if err == errSlowPath {
+		d.slow++
+		*o = scip.Occurrence{}
+		return proto.Unmarshal(b, o)
+	}
+	return err
+}
+
+func (d *docDecoder) fillOccurrence(o *scip.Occurrence, b []byte) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		switch {
+		case (num == occRange || num == occEnclosingRange) && (typ == protowire.BytesType || typ == protowire.VarintType):
+			dst := &o.Range
+			if num == occEnclosingRange {
+				dst = &o.EnclosingRange
+			}
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				*dst = append(*dst, int32(v))
+				continue
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return protowire.ParseError(n)
+			}
+			b = b[n:]
+			if err := d.packedInt32(dst, v); err != nil {
+				return err
+			}
+		case num == occSymbol && typ == protowire.BytesType:
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return protowire.ParseError(n)
+			}
+			b = b[n:]
+			s, err := d.symbol(v)
+			if err != nil {
+				return err
+			}
+			o.Symbol = s
+		case num == occSymbolRoles && typ == protowire.VarintType:
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return protowire.ParseError(n)
+			}
+			b = b[n:]
+			o.SymbolRoles = int32(v)
+		case num >= occSingleLineRange && num <= occMultiLineEnclosingRange && typ == protowire.BytesType:
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return protowire.ParseError(n)
+			}
+			b = b[n:]
+			if err := typedRange(o, num, v); err != nil {
+				return err
+			}
+		default:
+			return errSlowPath
+		}
+	}
+	return nil
+}
+
+// typedRange sets one of the typed ranges of o from its message v. A
+// oneof set twice goes to the slow path (the bindings merge or replace).
+func typedRange(o *scip.Occurrence, num protowire.Number, v []byte) error {
+	var f [4]int32
+	fields := 3
+	if num == occMultiLineRange || num == occMultiLineEnclosingRange {
+		fields = 4
+	}
+	for len(v) > 0 {
+		fn, typ, n := protowire.ConsumeTag(v)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		v = v[n:]
+		if fn < 1 || int(fn) > fields || typ != protowire.VarintType {
+			return errSlowPath
+		}
+		x, n := protowire.ConsumeVarint(v)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		v = v[n:]
+		f[fn-1] = int32(x)
+	}
+	switch num {
+	case occSingleLineRange, occMultiLineRange:
+		if o.TypedRange != nil {
+			return errSlowPath
+		}
+		if num == occSingleLineRange {
+			o.TypedRange = &scip.Occurrence_SingleLineRange{SingleLineRange: &scip.SingleLineRange{Line: f[0], StartCharacter: f[1], EndCharacter: f[2]}}
+		} else {
+			o.TypedRange = &scip.Occurrence_MultiLineRange{MultiLineRange: &scip.MultiLineRange{StartLine: f[0], StartCharacter: f[1], EndLine: f[2], EndCharacter: f[3]}}
+		}
+	default:
+		if o.TypedEnclosingRange != nil {
+			return errSlowPath
+		}
+		if num == occSingleLineEnclosingRange {
+			o.TypedEnclosingRange = &scip.Occurrence_SingleLineEnclosingRange{SingleLineEnclosingRange: &scip.SingleLineRange{Line: f[0], StartCharacter: f[1], EndCharacter: f[2]}}
+		} else {
+			o.TypedEnclosingRange = &scip.Occurrence_MultiLineEnclosingRange{MultiLineEnclosingRange: &scip.MultiLineRange{StartLine: f[0], StartCharacter: f[1], EndLine: f[2], EndCharacter: f[3]}}
+		}
+	}
+	return nil
+}
+
+// packedInt32 appends the packed varints of v to *dst, in the decoder's
+// arena when *dst is empty.
+func (d *docDecoder) packedInt32(dst *[]int32, v []byte) error {
+	count := 0
+	for _, c := range v {
+		if c < 0x80 {
+			count++
+		}
+	}
+	if len(*dst) == 0 {
+		if len(d.ints)+count > cap(d.ints) {
+			d.ints = make([]int32, 0, max(count, 4096))
+		}
+		start := len(d.ints)
+		*dst = d.ints[start:start:min(start+count, cap(d.ints))]
+		d.ints = d.ints[:start+count]
+	}
+	for len(v) > 0 {
+		x, n := protowire.ConsumeVarint(v)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		v = v[n:]
+		*dst = append(*dst, int32(x))
+	}
+	return nil
+}
+
+// symbol returns the interned string of v, which must be UTF-8.
+func (d *docDecoder) symbol(v []byte) (string, error) {
+	if s, ok := d.syms[string(v)]; ok {
+		return s, nil
+	}
+	s, err := plainString(v)
+	if err != nil || len(s) == 0 {
+		return s, err
+	}
+	if d.syms == nil || len(d.syms) >= maxInterned {
+		d.syms = make(map[string]string)
+	}
+	d.syms[s] = s
+	return s, nil
+}
+
+// plainString copies v into a string, which proto3 requires to be UTF-8.
+func plainString(v []byte) (string, error) {
+	if !utf8.Valid(v) {
+		return "", errInvalidUTF8
+	}
+	return string(v), nil
+}
+
+// symbolInformation decodes b into si, which is empty.
+func (d *docDecoder) symbolInformation(si *scip.SymbolInformation, b []byte) error {
+	err := d.fillSymbolInformation(si, b)
+	if err == errSlowPath {
+		d.slow++
+		*si = scip.SymbolInformation{}
+		return proto.Unmarshal(b, si)
+	}
+	return err
+}
+
+func (d *docDecoder) fillSymbolInformation(si *scip.SymbolInformation, b []byte) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		if num == infoKind {
+			if typ != protowire.VarintType {
+				return errSlowPath
+			}
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return protowire.ParseError(n)
+			}
+			b = b[n:]
+			si.Kind = scip.SymbolInformation_Kind(int32(v))
+			continue
+		}
+		if typ != protowire.BytesType {
+			return errSlowPath
+		}
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		var err error
+		switch num {
+		case infoSymbol:
+			si.Symbol, err = d.symbol(v)
+		case infoDocumentation:
+			var s string
+			if s, err = plainString(v); err == nil {
+				si.Documentation = append(si.Documentation, s)
+			}
+		case infoRelationships:
+			r := &scip.Relationship{}
+			if err = d.relationship(r, v); err == nil {
+				si.Relationships = append(si.Relationships, r)
+			}
+		case infoDisplayName:
+			si.DisplayName, err = plainString(v)
+		case infoSignatureDocumentation:
+			if si.SignatureDocumentation != nil {
+				return errSlowPath // given twice: the bindings merge
+			}
+			sig := &scip.Signature{}
+			if err = d.fillSignature(sig, v); err == nil {
+				si.SignatureDocumentation = sig
+			}
+		case infoEnclosingSymbol:
+			si.EnclosingSymbol, err = d.symbol(v)
+		default:
+			return errSlowPath
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fillSignature decodes b into sig, which is empty.
+func (d *docDecoder) fillSignature(sig *scip.Signature, b []byte) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		if typ != protowire.BytesType {
+			return errSlowPath
+		}
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		var err error
+		switch num {
+		case docOccurrences:
+			o := &scip.Occurrence{}
+			if err = d.occurrence(o, v); err == nil {
+				sig.Occurrences = append(sig.Occurrences, o)
+			}
+		case docLanguage:
+			sig.Language, err = plainString(v)
+		case docText:
+			sig.Text, err = plainString(v)
+		default:
+			return errSlowPath
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// relationship decodes b into r, which is empty.
+func (d *docDecoder) relationship(r *scip.Relationship, b []byte) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		switch {
+		case num == relSymbol && typ == protowire.BytesType:
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return protowire.ParseError(n)
+			}
+			b = b[n:]
+			s, err := d.symbol(v)
+			if err != nil {
+				return err
+			}
+			r.Symbol = s
+		case num >= relIsReference && num <= relIsDefinition && typ == protowire.VarintType:
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return protowire.ParseError(n)
+			}
+			b = b[n:]
+			set := protowire.DecodeBool(v)
+			switch num {
+			case relIsReference:
+				r.IsReference = set
+			case relIsImplementation:
+				r.IsImplementation = set
+			case relIsTypeDefinition:
+				r.IsTypeDefinition = set
+			case relIsDefinition:
+				r.IsDefinition = set
+			}
+		default:
+			return errSlowPath
+		}
+	}
+	return nil
+}

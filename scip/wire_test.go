@@ -1,0 +1,123 @@
+package scip
+
+import (
+	"testing"
+
+	"github.com/scip-code/scip/bindings/go/scip"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+)
+
+// wireSeeds are marshalled documents that take every path of the
+// document decoder: the compact dump's documents, typed ranges, signature
+// documentation, relationships, and messages the fast path hands to
+// proto.Unmarshal (diagnostics, unknown fields, a typed range twice).
+func wireSeeds(t testing.TB) [][]byte {
+	var seeds [][]byte
+	for _, d := range parseIndex(t, compactIndex(t)).Documents {
+		seeds = append(seeds, mustMarshal(t, d))
+	}
+	rich := &scip.Document{
+		RelativePath:     "x/y.go",
+		Language:         "go",
+		PositionEncoding: scip.PositionEncoding_UTF8CodeUnitOffsetFromLineStart,
+		Occurrences: []*scip.Occurrence{
+			{TypedRange: &scip.Occurrence_SingleLineRange{SingleLineRange: &scip.SingleLineRange{Line: 1, StartCharacter: 2, EndCharacter: 3}}, Symbol: "s m p 1 a/F().", SymbolRoles: 1,
+				TypedEnclosingRange: &scip.Occurrence_MultiLineEnclosingRange{MultiLineEnclosingRange: &scip.MultiLineRange{StartLine: 1, EndLine: 4, EndCharacter: 1}}},
+			{TypedRange: &scip.Occurrence_MultiLineRange{MultiLineRange: &scip.MultiLineRange{StartLine: 2, StartCharacter: 1, EndLine: 3, EndCharacter: 9}}, Symbol: "s m p 1 a/G()."},
+			{Range: []int32{7, 1, 300000}, Symbol: "s m p 1 a/F().", EnclosingRange: []int32{6, 0, 9, 1}},
+			{Range: []int32{-1, 2, 3, 4}, Symbol: "local 1"},
+		},
+		Symbols: []*scip.SymbolInformation{
+			{Symbol: "s m p 1 a/F().", Documentation: []string{"doc", "more"}, Kind: scip.SymbolInformation_Function, DisplayName: "F",
+				SignatureDocumentation: &scip.Signature{Language: "go", Text: "func F()", Occurrences: []*scip.Occurrence{{Range: []int32{0, 5, 6}, Symbol: "s m p 1 a/F()."}}},
+				EnclosingSymbol:        "s m p 1 a/",
+				Relationships:          []*scip.Relationship{{Symbol: "s m p 1 a/I#", IsImplementation: true, IsReference: true, IsTypeDefinition: true, IsDefinition: true}}},
+			{Symbol: "s m p 1 a/G()."},
+		},
+		Text: "package a\n",
+	}
+	b := mustMarshal(t, rich)
+	seeds = append(seeds, b)
+	seeds = append(seeds, mustMarshal(t, &scip.Document{Occurrences: []*scip.Occurrence{
+		{Range: []int32{7, 1, 3}, Symbol: "s m p 1 a/F().", Diagnostics: []*scip.Diagnostic{{Message: "m", Severity: scip.Severity_Error}}},
+		{Range: []int32{1, 2, 3, 4}, Symbol: "local 1", OverrideDocumentation: []string{"o"}, SyntaxKind: scip.SyntaxKind_Identifier},
+	}}))
+	// Unknown fields at each level, a known field with another wire type,
+	// an unpacked range, a typed range given twice.
+	seeds = append(seeds, protowire.AppendVarint(protowire.AppendTag(append([]byte(nil), b...), 99, protowire.VarintType), 1))
+	seeds = append(seeds, protowire.AppendVarint(protowire.AppendTag(nil, docRelativePath, protowire.VarintType), 5))
+	occ := protowire.AppendVarint(protowire.AppendTag(nil, occRange, protowire.VarintType), 4)
+	occ = protowire.AppendVarint(protowire.AppendTag(occ, occRange, protowire.VarintType), 1)
+	occ = protowire.AppendVarint(protowire.AppendTag(occ, occRange, protowire.VarintType), 2)
+	occ = protowire.AppendString(protowire.AppendTag(occ, occSymbol, protowire.BytesType), "local 2")
+	seeds = append(seeds, protowire.AppendBytes(protowire.AppendTag(nil, docOccurrences, protowire.BytesType), occ))
+	slr := mustMarshal(t, &scip.SingleLineRange{Line: 1, EndCharacter: 2})
+	twice := protowire.AppendBytes(protowire.AppendTag(nil, occSingleLineRange, protowire.BytesType), slr)
+	twice = protowire.AppendBytes(protowire.AppendTag(twice, occSingleLineRange, protowire.BytesType), slr)
+	seeds = append(seeds, protowire.AppendBytes(protowire.AppendTag(nil, docOccurrences, protowire.BytesType), twice))
+	unknownInSym := protowire.AppendVarint(protowire.AppendTag(mustMarshal(t, rich.Symbols[0]), 42, protowire.VarintType), 3)
+	seeds = append(seeds, protowire.AppendBytes(protowire.AppendTag(nil, docSymbols, protowire.BytesType), unknownInSym))
+	seeds = append(seeds, []byte{0x0a, 0x02, 0xff, 0xfe}) // a path that is not UTF-8
+	return seeds
+}
+
+func mustMarshal(t testing.TB, m proto.Message) []byte {
+	t.Helper()
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// FuzzDocumentDecoder checks the wire decoder against the bindings: for
+// the same bytes both fail, or both give the same Document.
+func FuzzDocumentDecoder(f *testing.F) {
+	for _, s := range wireSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		checkDocumentDecoder(t, in)
+	})
+}
+
+func checkDocumentDecoder(t *testing.T, in []byte) {
+	t.Helper()
+	want := &scip.Document{}
+	wantErr := proto.Unmarshal(in, want)
+	var dec docDecoder
+	got, err := dec.document(in)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("decoder error %v, bindings error %v, for %x", err, wantErr, in)
+	}
+	if err != nil {
+		return
+	}
+	if !proto.Equal(got, want) {
+		t.Fatalf("decoded documents differ for %x:\nours:     %v\nbindings: %v", in, got, want)
+	}
+	// Decoding again with the same decoder (interned strings, the range
+	// arena in use) gives the same document.
+	again, err := dec.document(in)
+	if err != nil || !proto.Equal(again, want) {
+		t.Fatalf("second decoding differs (%v)", err)
+	}
+}
+
+func TestDocumentDecoderFastPath(t *testing.T) {
+	seeds := wireSeeds(t)
+	for _, s := range seeds {
+		checkDocumentDecoder(t, s)
+	}
+	// The compact dump's documents and the rich one take no slow path.
+	var dec docDecoder
+	for _, s := range seeds[:3] {
+		if _, err := dec.document(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if dec.slow != 0 {
+		t.Errorf("%d messages took the slow path, want none", dec.slow)
+	}
+}
