@@ -1,7 +1,7 @@
 package syntax
 
 import (
-	"strings"
+	"hash/maphash"
 	"sync"
 	"unsafe"
 )
@@ -9,17 +9,22 @@ import (
 // defStore holds the definitions of a tree without pointers the collector
 // has to follow: ids and signatures are bytes in chunks of an arena, the
 // other strings (names, kinds, languages, packages, paths) indexes into a
-// table of each distinct one. A table of every definition of a large tree
-// stays live through a whole index; held as definitions it is mostly
-// pointers (seven strings each), which every collection scans again, so
-// that the collector's work grew faster than the tree. It is safe for
-// concurrent use.
+// table of each distinct one, itself in the arena and found through an
+// open-addressing table of integers. A table of every definition of a
+// large tree stays live through a whole index; held as definitions it is
+// mostly pointers (seven strings each), which every collection scans
+// again, so that the collector's work grew faster than the tree. It is
+// safe for concurrent use.
 type defStore struct {
 	mu     sync.Mutex
-	chunks [][]byte          // the arena; a chunk never grows past its capacity
-	strs   []string          // the distinct short strings
-	index  map[string]uint32 // their indexes
-	defs   []packedDef
+	chunks [][]byte   // the arena; a chunk never grows past its capacity
+	strs   []arenaRef // the distinct short strings
+	// slots finds strs by hash: each is the upper 32 bits of the
+	// string's hash above its index in strs plus one (0: empty), at the
+	// position those 32 bits give, probed linearly.
+	slots []uint64
+	seed  maphash.Seed
+	defs  []packedDef
 }
 
 // packedDef is a definition in a defStore.
@@ -36,7 +41,7 @@ type arenaRef struct{ chunk, off, n uint32 }
 const arenaChunk = 1 << 20
 
 func newDefStore() *defStore {
-	return &defStore{index: map[string]uint32{}}
+	return &defStore{seed: maphash.MakeSeed()}
 }
 
 // add stores defs and returns the range [lo, hi) of their positions.
@@ -62,8 +67,8 @@ func (st *defStore) addOne(d *definition) int32 {
 func (st *defStore) pack(d *definition) {
 	st.defs = append(st.defs, packedDef{
 		id: st.bytes(d.ID), sig: st.bytes(d.Signature),
-		name: st.str(d.DisplayName), kind: st.str(d.Kind), lang: st.str(d.Language),
-		pkg: st.str(d.Package), at: st.str(d.Path), external: d.External,
+		name: st.intern(d.DisplayName), kind: st.intern(d.Kind), lang: st.intern(d.Language),
+		pkg: st.intern(d.Package), at: st.intern(d.Path), external: d.External,
 	})
 }
 
@@ -83,18 +88,65 @@ func (st *defStore) bytes(s string) arenaRef {
 	return arenaRef{uint32(n - 1), uint32(off), uint32(len(s))}
 }
 
-// str returns the index of s in the table of short strings. The caller
-// holds st.mu.
-func (st *defStore) str(s string) uint32 {
-	if i, ok := st.index[s]; ok {
+// tag is the part of s's hash the slots keep.
+func (st *defStore) tag(s string) uint64 { return maphash.String(st.seed, s) >> 32 }
+
+// find returns the index of s in the table of short strings, if it is
+// there. It only reads, so it may run concurrently with other reads.
+func (st *defStore) find(s string) (uint32, bool) {
+	if len(st.slots) == 0 {
+		return 0, false
+	}
+	tag, mask := st.tag(s), uint64(len(st.slots)-1)
+	for j := tag & mask; ; j = (j + 1) & mask {
+		v := st.slots[j]
+		if v == 0 {
+			return 0, false
+		}
+		if v>>32 == tag && st.short(uint32(v)-1) == s {
+			return uint32(v) - 1, true
+		}
+	}
+}
+
+// intern returns the index of s in the table of short strings, adding it
+// (a copy) if it is not there. The caller holds st.mu.
+func (st *defStore) intern(s string) uint32 {
+	if i, ok := st.find(s); ok {
 		return i
 	}
-	s = strings.Clone(s)
+	if 2*(len(st.strs)+1) > len(st.slots) {
+		st.growSlots()
+	}
 	i := uint32(len(st.strs))
-	st.strs = append(st.strs, s)
-	st.index[s] = i
+	st.strs = append(st.strs, st.bytes(s))
+	st.place(st.tag(s)<<32 | uint64(i+1))
 	return i
 }
+
+// place puts a slot's value at the first free position from its tag's.
+func (st *defStore) place(v uint64) {
+	mask := uint64(len(st.slots) - 1)
+	j := (v >> 32) & mask
+	for st.slots[j] != 0 {
+		j = (j + 1) & mask
+	}
+	st.slots[j] = v
+}
+
+// growSlots doubles the slots (at least 64) and places them again.
+func (st *defStore) growSlots() {
+	old := st.slots
+	st.slots = make([]uint64, max(64, 2*len(old)))
+	for _, v := range old {
+		if v != 0 {
+			st.place(v)
+		}
+	}
+}
+
+// short returns the short string of index i, sharing the store's memory.
+func (st *defStore) short(i uint32) string { return st.string(st.strs[i]) }
 
 // string returns a string of the arena, sharing its memory.
 func (st *defStore) string(r arenaRef) string {
@@ -111,8 +163,8 @@ func (st *defStore) get(i int32) definition {
 	p := &st.defs[i]
 	return definition{
 		ID: st.string(p.id), Signature: st.string(p.sig),
-		DisplayName: st.strs[p.name], Kind: st.strs[p.kind], Language: st.strs[p.lang],
-		Package: st.strs[p.pkg], Path: st.strs[p.at], External: p.external,
+		DisplayName: st.short(p.name), Kind: st.short(p.kind), Language: st.short(p.lang),
+		Package: st.short(p.pkg), Path: st.short(p.at), External: p.external,
 	}
 }
 
