@@ -374,7 +374,12 @@ type runMark struct {
 }
 
 // spillChunk sorts c and writes it to the run file r.path: the records in
-// key order, each as uvarint key length, uvarint value length, key, value.
+// key order, each as uvarint length of the prefix its key shares with the
+// key before, uvarint length of the rest of the key, uvarint value length,
+// the rest of the key, value. The record at each mark shares nothing, so
+// that a reader can start there. Sorted keys share long prefixes (the
+// space, the kind, often a symbol id): they were more than half of a run
+// file's key bytes, which the kernel copied and wrote back for nothing.
 // Run files are never synced: a generation that does not commit is
 // discarded, and Open removes their remains.
 func (s *Store) spillChunk(c *chunk, r *runFile, sizes mergeSizes) error {
@@ -384,20 +389,26 @@ func (s *Store) spillChunk(c *chunk, r *runFile, sizes mergeSizes) error {
 		return fmt.Errorf("graph: creating %s: %w", r.path, err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	var hdr [2 * binary.MaxVarintLen32]byte
+	var hdr [3 * binary.MaxVarintLen32]byte
 	var off, next int64
+	var prev []byte
 	for _, e := range c.ents {
 		k, v := c.key(e), c.value(e)
+		shared := 0
 		if off >= next {
 			r.marks = append(r.marks, runMark{slices.Clone(k), off})
 			next = off + sizes.mark
+		} else {
+			shared = commonPrefixLen(prev, k)
 		}
-		n := binary.PutUvarint(hdr[:], uint64(len(k)))
+		prev = k
+		n := binary.PutUvarint(hdr[:], uint64(shared))
+		n += binary.PutUvarint(hdr[n:], uint64(len(k)-shared))
 		n += binary.PutUvarint(hdr[n:], uint64(len(v)))
 		w.Write(hdr[:n])
-		w.Write(k)
+		w.Write(k[shared:])
 		w.Write(v)
-		off += int64(n + len(k) + len(v))
+		off += int64(n + len(k) - shared + len(v))
 	}
 	r.size = off
 	err = w.Flush()
@@ -646,31 +657,40 @@ func (s *chunkSource) next() ([]byte, []byte, bool, error) {
 	return s.c.key(e), s.c.value(e), true, nil
 }
 
-// runSource reads a run file written by spillChunk.
+// runSource reads a run file written by spillChunk, from a mark.
 type runSource struct {
-	path string
-	f    io.Closer
-	r    *bufio.Reader
-	buf  []byte
+	path     string
+	f        io.Closer
+	r        *bufio.Reader
+	key, val []byte
 }
 
 func (s *runSource) next() ([]byte, []byte, bool, error) {
-	kl, err := binary.ReadUvarint(s.r)
+	shared, err := binary.ReadUvarint(s.r)
 	if err == io.EOF {
 		return nil, nil, false, nil
 	}
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("graph: reading %s: %w", s.path, err)
 	}
-	vl, err := binary.ReadUvarint(s.r)
-	if err != nil || kl > maxRunRecord || vl > maxRunRecord {
+	kl, err := binary.ReadUvarint(s.r)
+	var vl uint64
+	if err == nil {
+		vl, err = binary.ReadUvarint(s.r)
+	}
+	if err != nil || shared > uint64(len(s.key)) || kl > maxRunRecord || vl > maxRunRecord {
 		return nil, nil, false, fmt.Errorf("graph: reading %s: corrupt record header: %v", s.path, err)
 	}
-	s.buf = slices.Grow(s.buf[:0], int(kl+vl))[:kl+vl]
-	if _, err := io.ReadFull(s.r, s.buf); err != nil {
+	n := int(shared + kl)
+	s.key = slices.Grow(s.key[:shared], int(kl))[:n]
+	if _, err := io.ReadFull(s.r, s.key[shared:]); err != nil {
 		return nil, nil, false, fmt.Errorf("graph: reading %s: %w", s.path, err)
 	}
-	return s.buf[:kl], s.buf[kl:], true, nil
+	s.val = slices.Grow(s.val[:0], int(vl))[:vl]
+	if _, err := io.ReadFull(s.r, s.val); err != nil {
+		return nil, nil, false, fmt.Errorf("graph: reading %s: %w", s.path, err)
+	}
+	return s.key, s.val, true, nil
 }
 
 // merger merges the records of sources with keys in [lo, hi) (nil for no
