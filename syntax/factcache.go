@@ -120,10 +120,15 @@ func readEntry(name, p string) (*FileFacts, []projectAnswer, error) {
 // store writes the entry of a file version and returns its file name.
 func (c *FactCache) store(x *Extractor, ff *FileFacts, asked []projectAnswer) (string, error) {
 	name := c.entryPath(ff.Document.Path, ff.Document.ContentHash, x.opts.MaxFileSize)
-	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
-		return "", fmt.Errorf("syntax: writing the fact cache: %w", err)
-	}
+	// The entry's directory is made when it is missing, not asked for
+	// before every entry (which cost a system call per file).
 	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+			return "", fmt.Errorf("syntax: writing the fact cache: %w", err)
+		}
+		f, err = os.CreateTemp(filepath.Dir(name), ".tmp-*")
+	}
 	if err != nil {
 		return "", fmt.Errorf("syntax: writing the fact cache: %w", err)
 	}
