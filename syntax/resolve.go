@@ -198,16 +198,13 @@ func (x *idIndex) build(t *NameTable, n int) {
 }
 
 // symbolList is a list of symbols of a NameTable: head is the first
-// index (-1: none), next links them; a nil next means head alone. When
-// name is set, only the symbols named name (and, when set, of package pkg
-// or defined in path) belong to it.
+// index (-1: none), next links them; a nil next means head alone. Every
+// list holds exactly the symbols of its key: the indexes chain symbols by
+// the strings' indexes, not by hashes that two keys may share.
 type symbolList struct {
-	head          int32
-	next          []int32
-	base          int32 // next[i-base] follows symbol i
-	name          string
-	pkg, path     string
-	byPkg, byPath bool
+	head int32
+	next []int32
+	base int32 // next[i-base] follows symbol i
 }
 
 // after returns the symbol after i in the list, -1 after the last.
@@ -216,16 +213,6 @@ func (l *symbolList) after(i int32) int32 {
 		return -1
 	}
 	return l.next[i-l.base]
-}
-
-// match reports whether the symbol i of t belongs to the list.
-func (l *symbolList) match(t *NameTable, i int32) bool {
-	if l.name == "" {
-		return true
-	}
-	p := &t.st.defs[t.syms[i]]
-	st := t.st
-	return st.short(p.name) == l.name && (!l.byPkg || st.short(p.pkg) == l.pkg) && (!l.byPath || st.short(p.at) == l.path)
 }
 
 // def returns the symbol i of the table.
@@ -241,7 +228,7 @@ func (t *NameTable) id(i int32) string { return t.st.string(t.packed(i).id) }
 // lookup: see FileFacts.look).
 func (t *NameTable) named(f *FileFacts, name string) symbolList {
 	f.look(lookName, name, "")
-	l := symbolList{head: -1, next: t.nameNext, name: name}
+	l := symbolList{head: -1, next: t.nameNext}
 	if k, ok := t.st.find(name); ok {
 		l.head = t.byName[k] - 1
 	}
@@ -262,7 +249,7 @@ func (t *NameTable) pair(a, b string) (uint64, bool) {
 // inPackage returns the symbols named name of package pkg.
 func (t *NameTable) inPackage(f *FileFacts, pkg, name string) symbolList {
 	f.look(lookPackage, pkg, name)
-	l := symbolList{head: -1, next: t.byPkgName.next, name: name, pkg: pkg, byPkg: true}
+	l := symbolList{head: -1, next: t.byPkgName.next}
 	if k, ok := t.pair(pkg, name); ok {
 		l.head = t.byPkgName.head(k)
 	}
@@ -278,7 +265,7 @@ func (t *NameTable) inPath(f *FileFacts, name string) symbolList {
 	path := f.Document.Path
 	f.look(lookPath, path, name)
 	if t.byPathName.first != nil {
-		l := symbolList{head: -1, next: t.byPathName.next, name: name, path: path, byPath: true}
+		l := symbolList{head: -1, next: t.byPathName.next}
 		if k, ok := t.pair(path, name); ok {
 			l.head = t.byPathName.head(k)
 		}
@@ -300,7 +287,7 @@ func (t *NameTable) inPath(f *FileFacts, name string) symbolList {
 		}
 		f.own = own
 	}
-	l := symbolList{head: -1, next: f.own.next, base: f.own.lo, name: name, path: path, byPath: true}
+	l := symbolList{head: -1, next: f.own.next, base: f.own.lo}
 	if k, ok := t.st.find(name); ok {
 		l.head = f.own.first[k] - 1
 	}
@@ -419,10 +406,8 @@ func (t *NameTable) Named(_ context.Context, name string) ([]graph.Symbol, error
 	var out []graph.Symbol
 	l := t.named(nil, name)
 	for i := l.head; i >= 0; i = l.after(i) {
-		if l.match(t, i) {
-			d := t.def(i)
-			out = append(out, d.symbol())
-		}
+		d := t.def(i)
+		out = append(out, d.symbol())
 	}
 	if out == nil {
 		out = []graph.Symbol{}
@@ -846,9 +831,6 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 			return limit == 0 || len(out) <= limit
 		}
 		for i := l.head; i >= 0; i = l.after(i) {
-			if !l.match(t, i) {
-				continue
-			}
 			if b.cand = t.def(i); !try(&b.cand) {
 				return true
 			}
