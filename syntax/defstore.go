@@ -24,8 +24,16 @@ type defStore struct {
 	// position those 32 bits give, probed linearly.
 	slots []uint64
 	seed  maphash.Seed
-	defs  []packedDef
+	// defs holds the definitions in chunks of defChunk: a table of a
+	// large tree grows by a chunk at a time, not by copying all of it
+	// into one twice as large (which held three times its size at the
+	// moment of growing, and up to twice its size after).
+	defs [][]packedDef
+	n    int32 // the definitions held
 }
+
+// defChunk is the number of definitions in a chunk of defStore.defs.
+const defChunk = 1 << 14
 
 // packedDef is a definition in a defStore.
 type packedDef struct {
@@ -48,11 +56,11 @@ func newDefStore() *defStore {
 func (st *defStore) add(defs []definition) [2]int32 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	lo := int32(len(st.defs))
+	lo := st.n
 	for k := range defs {
 		st.pack(&defs[k])
 	}
-	return [2]int32{lo, int32(len(st.defs))}
+	return [2]int32{lo, st.n}
 }
 
 // addOne stores d (its strings are copied) and returns its position.
@@ -60,12 +68,17 @@ func (st *defStore) addOne(d *definition) int32 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.pack(d)
-	return int32(len(st.defs) - 1)
+	return st.n - 1
 }
 
 // pack appends d. The caller holds st.mu.
 func (st *defStore) pack(d *definition) {
-	st.defs = append(st.defs, packedDef{
+	if st.n%defChunk == 0 {
+		st.defs = append(st.defs, make([]packedDef, 0, defChunk))
+	}
+	c := &st.defs[len(st.defs)-1]
+	st.n++
+	*c = append(*c, packedDef{
 		id: st.bytes(d.ID), sig: st.bytes(d.Signature),
 		name: st.intern(d.DisplayName), kind: st.intern(d.Kind), lang: st.intern(d.Language),
 		pkg: st.intern(d.Package), at: st.intern(d.Path), external: d.External,
@@ -145,6 +158,13 @@ func (st *defStore) growSlots() {
 	}
 }
 
+// len returns the number of definitions held. Only the goroutine that
+// adds may call it while others add.
+func (st *defStore) len() int32 { return st.n }
+
+// at returns the definition at position i.
+func (st *defStore) at(i int32) *packedDef { return &st.defs[i/defChunk][i%defChunk] }
+
 // short returns the short string of index i, sharing the store's memory.
 func (st *defStore) short(i uint32) string { return st.string(st.strs[i]) }
 
@@ -160,7 +180,7 @@ func (st *defStore) string(r arenaRef) string {
 // store's memory; the store must no longer be added to (add may grow
 // its tables while get reads them).
 func (st *defStore) get(i int32) definition {
-	p := &st.defs[i]
+	p := st.at(i)
 	return definition{
 		ID: st.string(p.id), Signature: st.string(p.sig),
 		DisplayName: st.short(p.name), Kind: st.short(p.kind), Language: st.short(p.lang),

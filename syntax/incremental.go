@@ -98,7 +98,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		err := r.BaseSymbols(scanCtx, func(path string, s graph.Symbol) error {
 			if path != doc {
 				if lo >= 0 {
-					old[doc] = [2]int32{lo, int32(len(st.defs))}
+					old[doc] = [2]int32{lo, st.len()}
 				}
 				doc, lo = strings.Clone(path), -1
 			}
@@ -111,7 +111,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 			return nil
 		})
 		if lo >= 0 {
-			old[doc] = [2]int32{lo, int32(len(st.defs))}
+			old[doc] = [2]int32{lo, st.len()}
 		}
 		scanned <- err
 	}()

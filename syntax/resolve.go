@@ -219,7 +219,7 @@ func (l *symbolList) after(i int32) int32 {
 func (t *NameTable) def(i int32) definition { return t.st.get(t.syms[i]) }
 
 // packed returns the stored form of the symbol i of the table.
-func (t *NameTable) packed(i int32) *packedDef { return &t.st.defs[t.syms[i]] }
+func (t *NameTable) packed(i int32) *packedDef { return t.st.at(t.syms[i]) }
 
 // id returns the id of the symbol i of the table.
 func (t *NameTable) id(i int32) string { return t.st.string(t.packed(i).id) }
@@ -347,14 +347,14 @@ func newNameTable(st *defStore, runs [][2]int32) *NameTable {
 		lo := int32(len(t.syms))
 		for i := r[0]; i < r[1]; i++ {
 			t.syms = append(t.syms, i)
-			if t.files != nil && st.defs[i].at != st.defs[r[0]].at {
+			if t.files != nil && st.at(i).at != st.at(r[0]).at {
 				t.files = nil // a run spanning documents
 			}
 		}
 		if r[1] <= r[0] || t.files == nil {
 			continue
 		}
-		path := st.defs[r[0]].at
+		path := st.at(r[0]).at
 		if _, dup := t.files[path]; dup {
 			t.files = nil // a document in two runs
 			continue
