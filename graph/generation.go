@@ -91,7 +91,7 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes, sizes: defaultMergeSizes,
 	}
 	g.chunk.reserve = g.limit
-	g.syms = genSymTable{ids: map[uint64]string{}, emit: func(k, v []byte) { g.chunk.add(k, v) }}
+	g.syms = newGenSymTable(func(k, v []byte) { g.chunk.add(k, v) })
 	s.gen = g
 	return g, nil
 }
@@ -469,7 +469,7 @@ func (g *GenerationWriter) finish() {
 	_ = g.waitSpills() // reported by flush, or moot when aborting
 	g.chunk = chunk{}
 	g.spare = nil
-	g.syms.ids = nil
+	g.syms.release()
 	for _, r := range g.runs {
 		_ = g.s.fs.Remove(r.path)
 	}

@@ -8,8 +8,8 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/cockroachdb/pebble/v2"
@@ -112,11 +112,31 @@ func (h *hashSymIDs) symID(sym string) (uint64, error) {
 func (h *hashSymIDs) reset() { clear(h.given) }
 
 // genSymTable is the symbol table of a generation being written: every
-// id assigned so far. Its owner serializes access.
+// id assigned so far. It holds no pointers the collector must follow: the
+// symbol strings are copied into chunks of an arena, and the map from ids
+// to them holds their places. A large generation's table (a symbol string
+// per definition and per external target) stays live until Commit, and as
+// a map of strings the collector scanned it again on every cycle. Its
+// owner serializes access.
 type genSymTable struct {
-	ids  map[uint64]string
+	ids  map[uint64]symRef
+	syms symArena
 	emit func(k, v []byte) // adds a symid record to the generation
 	key  []byte
+}
+
+func newGenSymTable(emit func(k, v []byte)) genSymTable {
+	return genSymTable{ids: map[uint64]symRef{}, emit: emit}
+}
+
+// sym returns the symbol holding id, if any; the string shares the
+// table's memory.
+func (t *genSymTable) sym(id uint64) (string, bool) {
+	r, ok := t.ids[id]
+	if !ok {
+		return "", false
+	}
+	return t.syms.string(r), true
 }
 
 // register adopts the ids a hashSymIDs gave, adding the symid records of
@@ -125,7 +145,7 @@ type genSymTable struct {
 // table).
 func (t *genSymTable) register(space uint64, h *hashSymIDs) bool {
 	for sym, id := range h.given {
-		if s, ok := t.ids[id]; ok && s != sym {
+		if s, ok := t.sym(id); ok && s != sym {
 			return false
 		}
 	}
@@ -138,13 +158,48 @@ func (t *genSymTable) register(space uint64, h *hashSymIDs) bool {
 }
 
 func (t *genSymTable) claim(space, id uint64, sym string) {
-	// A copy: the string handed in may share the memory of a whole
-	// decoded document (a spilled record, a SCIP payload), which the
-	// table would otherwise keep alive for the rest of the generation.
-	sym = strings.Clone(sym)
-	t.ids[id] = sym
+	// A copy (into the arena): the string handed in may share the memory
+	// of a whole decoded document (a spilled record, a SCIP payload),
+	// which the table would otherwise keep alive for the rest of the
+	// generation.
+	t.ids[id] = t.syms.add(sym)
 	t.key = appendSymIDKey(t.key[:0], space, id)
 	t.emit(t.key, []byte(sym))
+}
+
+// release drops the table's memory.
+func (t *genSymTable) release() { t.ids, t.syms = nil, symArena{} }
+
+// symArena holds strings in large byte chunks, so that many of them cost
+// the collector nothing to scan.
+type symArena struct{ chunks [][]byte }
+
+// symRef is a string of a symArena: chunk, offset and length.
+type symRef struct{ chunk, off, n uint32 }
+
+// symArenaChunk is the size of an arena chunk (a longer string gets one of
+// its own).
+const symArenaChunk = 1 << 20
+
+// add copies s into the arena.
+func (a *symArena) add(s string) symRef {
+	n := len(a.chunks)
+	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < len(s) {
+		a.chunks = append(a.chunks, make([]byte, 0, max(symArenaChunk, len(s))))
+		n++
+	}
+	c := &a.chunks[n-1]
+	off := len(*c)
+	*c = append(*c, s...)
+	return symRef{uint32(n - 1), uint32(off), uint32(len(s))}
+}
+
+// string returns a string of the arena, sharing its memory.
+func (a *symArena) string(r symRef) string {
+	if r.n == 0 {
+		return ""
+	}
+	return unsafe.String(&a.chunks[r.chunk][r.off], r.n)
 }
 
 // tableSymIDs assigns ids through a genSymTable, probing past collisions.
@@ -155,7 +210,7 @@ type tableSymIDs struct {
 
 func (x tableSymIDs) symID(sym string) (uint64, error) {
 	id, found, _ := probeSymID(sym, func(id uint64) (string, bool, error) {
-		s, ok := x.t.ids[id]
+		s, ok := x.t.sym(id)
 		return s, ok, nil
 	})
 	if !found {

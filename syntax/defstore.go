@@ -1,7 +1,7 @@
 package syntax
 
 import (
-	"strings"
+	"hash/maphash"
 	"sync"
 	"unsafe"
 )
@@ -9,18 +9,31 @@ import (
 // defStore holds the definitions of a tree without pointers the collector
 // has to follow: ids and signatures are bytes in chunks of an arena, the
 // other strings (names, kinds, languages, packages, paths) indexes into a
-// table of each distinct one. A table of every definition of a large tree
-// stays live through a whole index; held as definitions it is mostly
-// pointers (seven strings each), which every collection scans again, so
-// that the collector's work grew faster than the tree. It is safe for
-// concurrent use.
+// table of each distinct one, itself in the arena and found through an
+// open-addressing table of integers. A table of every definition of a
+// large tree stays live through a whole index; held as definitions it is
+// mostly pointers (seven strings each), which every collection scans
+// again, so that the collector's work grew faster than the tree. It is
+// safe for concurrent use.
 type defStore struct {
 	mu     sync.Mutex
-	chunks [][]byte          // the arena; a chunk never grows past its capacity
-	strs   []string          // the distinct short strings
-	index  map[string]uint32 // their indexes
-	defs   []packedDef
+	chunks [][]byte   // the arena; a chunk never grows past its capacity
+	strs   []arenaRef // the distinct short strings
+	// slots finds strs by hash: each is the upper 32 bits of the
+	// string's hash above its index in strs plus one (0: empty), at the
+	// position those 32 bits give, probed linearly.
+	slots []uint64
+	seed  maphash.Seed
+	// defs holds the definitions in chunks of defChunk: a table of a
+	// large tree grows by a chunk at a time, not by copying all of it
+	// into one twice as large (which held three times its size at the
+	// moment of growing, and up to twice its size after).
+	defs [][]packedDef
+	n    int32 // the definitions held
 }
+
+// defChunk is the number of definitions in a chunk of defStore.defs.
+const defChunk = 1 << 14
 
 // packedDef is a definition in a defStore.
 type packedDef struct {
@@ -36,18 +49,18 @@ type arenaRef struct{ chunk, off, n uint32 }
 const arenaChunk = 1 << 20
 
 func newDefStore() *defStore {
-	return &defStore{index: map[string]uint32{}}
+	return &defStore{seed: maphash.MakeSeed()}
 }
 
 // add stores defs and returns the range [lo, hi) of their positions.
 func (st *defStore) add(defs []definition) [2]int32 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	lo := int32(len(st.defs))
+	lo := st.n
 	for k := range defs {
 		st.pack(&defs[k])
 	}
-	return [2]int32{lo, int32(len(st.defs))}
+	return [2]int32{lo, st.n}
 }
 
 // addOne stores d (its strings are copied) and returns its position.
@@ -55,15 +68,20 @@ func (st *defStore) addOne(d *definition) int32 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.pack(d)
-	return int32(len(st.defs) - 1)
+	return st.n - 1
 }
 
 // pack appends d. The caller holds st.mu.
 func (st *defStore) pack(d *definition) {
-	st.defs = append(st.defs, packedDef{
+	if st.n%defChunk == 0 {
+		st.defs = append(st.defs, make([]packedDef, 0, defChunk))
+	}
+	c := &st.defs[len(st.defs)-1]
+	st.n++
+	*c = append(*c, packedDef{
 		id: st.bytes(d.ID), sig: st.bytes(d.Signature),
-		name: st.str(d.DisplayName), kind: st.str(d.Kind), lang: st.str(d.Language),
-		pkg: st.str(d.Package), at: st.str(d.Path), external: d.External,
+		name: st.intern(d.DisplayName), kind: st.intern(d.Kind), lang: st.intern(d.Language),
+		pkg: st.intern(d.Package), at: st.intern(d.Path), external: d.External,
 	})
 }
 
@@ -83,18 +101,72 @@ func (st *defStore) bytes(s string) arenaRef {
 	return arenaRef{uint32(n - 1), uint32(off), uint32(len(s))}
 }
 
-// str returns the index of s in the table of short strings. The caller
-// holds st.mu.
-func (st *defStore) str(s string) uint32 {
-	if i, ok := st.index[s]; ok {
+// tag is the part of s's hash the slots keep.
+func (st *defStore) tag(s string) uint64 { return maphash.String(st.seed, s) >> 32 }
+
+// find returns the index of s in the table of short strings, if it is
+// there. It only reads, so it may run concurrently with other reads.
+func (st *defStore) find(s string) (uint32, bool) {
+	if len(st.slots) == 0 {
+		return 0, false
+	}
+	tag, mask := st.tag(s), uint64(len(st.slots)-1)
+	for j := tag & mask; ; j = (j + 1) & mask {
+		v := st.slots[j]
+		if v == 0 {
+			return 0, false
+		}
+		if v>>32 == tag && st.short(uint32(v)-1) == s {
+			return uint32(v) - 1, true
+		}
+	}
+}
+
+// intern returns the index of s in the table of short strings, adding it
+// (a copy) if it is not there. The caller holds st.mu.
+func (st *defStore) intern(s string) uint32 {
+	if i, ok := st.find(s); ok {
 		return i
 	}
-	s = strings.Clone(s)
+	if 2*(len(st.strs)+1) > len(st.slots) {
+		st.growSlots()
+	}
 	i := uint32(len(st.strs))
-	st.strs = append(st.strs, s)
-	st.index[s] = i
+	st.strs = append(st.strs, st.bytes(s))
+	st.place(st.tag(s)<<32 | uint64(i+1))
 	return i
 }
+
+// place puts a slot's value at the first free position from its tag's.
+func (st *defStore) place(v uint64) {
+	mask := uint64(len(st.slots) - 1)
+	j := (v >> 32) & mask
+	for st.slots[j] != 0 {
+		j = (j + 1) & mask
+	}
+	st.slots[j] = v
+}
+
+// growSlots doubles the slots (at least 64) and places them again.
+func (st *defStore) growSlots() {
+	old := st.slots
+	st.slots = make([]uint64, max(64, 2*len(old)))
+	for _, v := range old {
+		if v != 0 {
+			st.place(v)
+		}
+	}
+}
+
+// len returns the number of definitions held. Only the goroutine that
+// adds may call it while others add.
+func (st *defStore) len() int32 { return st.n }
+
+// at returns the definition at position i.
+func (st *defStore) at(i int32) *packedDef { return &st.defs[i/defChunk][i%defChunk] }
+
+// short returns the short string of index i, sharing the store's memory.
+func (st *defStore) short(i uint32) string { return st.string(st.strs[i]) }
 
 // string returns a string of the arena, sharing its memory.
 func (st *defStore) string(r arenaRef) string {
@@ -108,11 +180,11 @@ func (st *defStore) string(r arenaRef) string {
 // store's memory; the store must no longer be added to (add may grow
 // its tables while get reads them).
 func (st *defStore) get(i int32) definition {
-	p := &st.defs[i]
+	p := st.at(i)
 	return definition{
 		ID: st.string(p.id), Signature: st.string(p.sig),
-		DisplayName: st.strs[p.name], Kind: st.strs[p.kind], Language: st.strs[p.lang],
-		Package: st.strs[p.pkg], Path: st.strs[p.at], External: p.external,
+		DisplayName: st.short(p.name), Kind: st.short(p.kind), Language: st.short(p.lang),
+		Package: st.short(p.pkg), Path: st.short(p.at), External: p.external,
 	}
 }
 

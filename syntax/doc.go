@@ -142,17 +142,19 @@
 // [NameTable] of every definition, resolution in parallel, one
 // PutDocument per file, and a manifest (commit, tool "lspgraph-syntax",
 // counts, skipped files by reason). [Build] is the same without a store.
-// Memory does not hold every file's facts: pass 1 writes each extracted
-// file to a spill file (a compact binary record, factcodec.go) as soon as
-// it is extracted and keeps only what resolution looks names up in (each
-// definition's id, name, kind, language, package, signature and path,
-// strings shared); pass 2 reads the files back one by one, resolves them
-// against the table of all definitions and writes them. The result is
-// that of resolving all files held in memory ([Resolve]), which tests
-// hold it to. The table's indexes are keyed by 64-bit hashes checked
-// against the key, and the same-file rule reads an index of the
-// document's own definitions built while it is resolved, not one entry
-// per definition of the tree. [MemoryLimit] is the soft heap limit `lspgraph index`
+// Memory does not hold every file's facts: pass 1 leaves each extracted
+// file's facts on disk as soon as it is extracted (in the fact cache entry
+// that holds them, else a spill file of compact binary records,
+// factcodec.go) and keeps only what resolution looks names up in (each
+// definition's id, name, kind, language, package, signature and path);
+// pass 2 reads the files back one by one, resolves them against the table
+// of all definitions and writes them. The result is that of resolving all
+// files held in memory ([Resolve]), which tests hold it to. The table
+// holds no pointers for the collector to scan: its strings are in an
+// arena, names, packages and paths are interned, and its indexes are
+// chains and open-addressing tables of integers. The same-file rule reads
+// an index of the document's own definitions built while it is resolved,
+// not one entry per definition of the tree. [MemoryLimit] is the soft heap limit `lspgraph index`
 // sets. With [IndexOptions].Cache, pass 1 reads files it has seen before
 // from a [FactCache] (extracted facts per file version, checked by
 // checksum and by the project answers the walk used) instead of parsing

@@ -84,46 +84,65 @@ func (c *FactCache) entryPath(p, contentHash string, maxFileSize int) string {
 
 // load returns the cached facts of a file version, when there are facts
 // that the project x still answers for. A corrupt entry is removed.
-func (c *FactCache) load(x *Extractor, p string, contentHash string) (*FileFacts, []projectAnswer, bool) {
+// It also returns the entry's file name.
+func (c *FactCache) load(x *Extractor, p string, contentHash string) (*FileFacts, []projectAnswer, string, bool) {
 	name := c.entryPath(p, contentHash, x.opts.MaxFileSize)
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, nil, false
-	}
-	ff, asked, err := decodeEntry(data)
-	if err != nil || ff.Document.Path != p || ff.Document.ContentHash != contentHash {
+	ff, asked, err := readEntry(name, p)
+	if err != nil || ff.Document.ContentHash != contentHash {
 		_ = os.Remove(name) // never trusted; the next index writes it anew
-		return nil, nil, false
+		return nil, nil, "", false
 	}
 	if !x.project.stillAnswers(asked) {
-		return nil, nil, false
+		return nil, nil, "", false
 	}
 	now := time.Now()
 	_ = os.Chtimes(name, now, now) // used: Trim keeps it longer
-	return ff, asked, true
+	return ff, asked, name, true
 }
 
-// store writes the entry of a file version.
-func (c *FactCache) store(x *Extractor, ff *FileFacts, asked []projectAnswer) error {
-	name := c.entryPath(ff.Document.Path, ff.Document.ContentHash, x.opts.MaxFileSize)
-	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
-		return fmt.Errorf("syntax: writing the fact cache: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
+// readEntry reads the entry in file name, which must hold the facts of
+// path p.
+func readEntry(name, p string) (*FileFacts, []projectAnswer, error) {
+	data, err := os.ReadFile(name)
 	if err != nil {
-		return fmt.Errorf("syntax: writing the fact cache: %w", err)
+		return nil, nil, err
+	}
+	ff, asked, err := decodeEntry(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ff.Document.Path != p {
+		return nil, nil, fmt.Errorf("%w: entry of %s, not %s", errCorrupt, ff.Document.Path, p)
+	}
+	return ff, asked, nil
+}
+
+// store writes the entry of a file version and returns its file name.
+func (c *FactCache) store(x *Extractor, ff *FileFacts, asked []projectAnswer) (string, error) {
+	name := c.entryPath(ff.Document.Path, ff.Document.ContentHash, x.opts.MaxFileSize)
+	// The entry's directory is made when it is missing, not asked for
+	// before every entry (which cost a system call per file).
+	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+			return "", fmt.Errorf("syntax: writing the fact cache: %w", err)
+		}
+		f, err = os.CreateTemp(filepath.Dir(name), ".tmp-*")
+	}
+	if err != nil {
+		return "", fmt.Errorf("syntax: writing the fact cache: %w", err)
 	}
 	_, werr := f.Write(encodeEntry(ff, asked))
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		_ = os.Remove(f.Name())
-		return fmt.Errorf("syntax: writing the fact cache: %w", err)
+		return "", fmt.Errorf("syntax: writing the fact cache: %w", err)
 	}
 	if err := os.Rename(f.Name(), name); err != nil {
 		_ = os.Remove(f.Name())
-		return fmt.Errorf("syntax: writing the fact cache: %w", err)
+		return "", fmt.Errorf("syntax: writing the fact cache: %w", err)
 	}
-	return nil
+	return name, nil
 }
 
 // encodeEntry is magic, the SHA-256 of the rest, the project's answers and
@@ -196,31 +215,45 @@ func decodeEntry(data []byte) (*FileFacts, []projectAnswer, error) {
 // entry that cannot be written is no error: the facts are returned all
 // the same.
 func (x *Extractor) FileCached(ctx context.Context, c *FactCache, p string, src []byte) (ff *FileFacts, hit bool, err error) {
-	ff, _, hit, err = x.fileAnswered(ctx, c, p, src)
-	return ff, hit, err
+	a, err := x.fileAnswered(ctx, c, p, src)
+	return a.ff, a.hit, err
+}
+
+// answered is what fileAnswered returns.
+type answered struct {
+	ff *FileFacts
+	// asked are the project's answers the facts depend on, shared with
+	// the extractor until its next file.
+	asked []projectAnswer
+	hit   bool // the facts came from the cache
+	// entry is the file name of the cache entry that holds the facts
+	// (read or written), "" when none does.
+	entry string
 }
 
 // fileAnswered is FileCached (c may be nil) that also returns the
 // project's answers the facts depend on, for an index to check on its next
-// run. They are shared with x until its next file.
-func (x *Extractor) fileAnswered(ctx context.Context, c *FactCache, p string, src []byte) (ff *FileFacts, asked []projectAnswer, hit bool, err error) {
+// run, and the cache entry that holds the facts, for it to read them back
+// from there.
+func (x *Extractor) fileAnswered(ctx context.Context, c *FactCache, p string, src []byte) (answered, error) {
 	if grammarFor(p) == "" || x.skipReason(p, src) != SkipNone {
-		ff, err = x.File(ctx, p, src)
-		return ff, nil, false, err
+		ff, err := x.File(ctx, p, src)
+		return answered{ff: ff}, err
 	}
 	if c != nil {
-		if ff, asked, ok := c.load(x, p, lang.HashContent(src)); ok {
-			return ff, asked, true, nil
+		if ff, asked, name, ok := c.load(x, p, lang.HashContent(src)); ok {
+			return answered{ff: ff, asked: asked, hit: true, entry: name}, nil
 		}
 	}
 	x.project.recording, x.project.asked = true, x.project.asked[:0]
-	ff, err = x.File(ctx, p, src)
+	ff, err := x.File(ctx, p, src)
 	x.project.recording = false
+	a := answered{ff: ff, asked: x.project.asked}
 	if err != nil || ff.Skipped != SkipNone || c == nil {
-		return ff, x.project.asked, false, err
+		return a, err
 	}
-	_ = c.store(x, ff, x.project.asked)
-	return ff, x.project.asked, false, nil
+	a.entry, _ = c.store(x, ff, x.project.asked)
+	return a, nil
 }
 
 // Trim removes the entries used least recently until the cache holds at

@@ -98,7 +98,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		err := r.BaseSymbols(scanCtx, func(path string, s graph.Symbol) error {
 			if path != doc {
 				if lo >= 0 {
-					old[doc] = [2]int32{lo, int32(len(st.defs))}
+					old[doc] = [2]int32{lo, st.len()}
 				}
 				doc, lo = strings.Clone(path), -1
 			}
@@ -111,7 +111,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 			return nil
 		})
 		if lo >= 0 {
-			old[doc] = [2]int32{lo, int32(len(st.defs))}
+			old[doc] = [2]int32{lo, st.len()}
 		}
 		scanned <- err
 	}()
@@ -235,18 +235,18 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 				if err != nil {
 					return fmt.Errorf("syntax: reading %s again: %w", paths[i], err)
 				}
-				ff, answers, hit, err := x.fileAnswered(ctx, opts.Cache, paths[i], src)
+				a, err := x.fileAnswered(ctx, opts.Cache, paths[i], src)
 				if err != nil {
 					return err
 				}
-				if hit {
+				ff := a.ff
+				if a.hit {
 					cached.Add(1)
 				}
-				rec = encodeFileFacts(rec[:0], ff)
-				if records[i], err = sp.add(rec); err != nil {
+				if records[i], err = sp.keep(a, &rec); err != nil {
 					return err
 				}
-				extracted[i], asked[i] = true, cloneAnswers(answers)
+				extracted[i], asked[i] = true, cloneAnswers(a.asked)
 				kinds[i] = fileKind{ff.Skipped, strings.Clone(ff.Document.Language)}
 				if state[i] == changed && ff.Skipped == SkipNone {
 					defs[i] = st.add(definitionsOf(ff))
@@ -321,13 +321,15 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	next.Store(0)
 	var written atomic.Int64
 	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
+		rd := spillReader{sp: sp, opts: Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize}}
+		defer rd.close()
 		for {
 			k := int(next.Add(1) - 1)
 			if k >= len(resolve) {
 				return nil
 			}
 			i := resolve[k]
-			f, err := sp.read(records[i])
+			f, err := rd.read(ctx, records[i], paths[i])
 			if err != nil {
 				return err
 			}

@@ -213,16 +213,16 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			if err != nil {
 				unreadable.Add(1) // deleted since listing, or not a regular file
 			} else {
-				ff, answers, hit, err := x.fileAnswered(ctx, opts.Cache, paths[i], src)
+				a, err := x.fileAnswered(ctx, opts.Cache, paths[i], src)
 				if err != nil {
 					return err
 				}
-				asked[i] = cloneAnswers(answers)
-				if hit {
+				ff := a.ff
+				asked[i] = cloneAnswers(a.asked)
+				if a.hit {
 					cached.Add(1)
 				}
-				rec = encodeFileFacts(rec[:0], ff)
-				if records[i], err = sp.add(rec); err != nil {
+				if records[i], err = sp.keep(a, &rec); err != nil {
 					return err
 				}
 				read[i] = true
@@ -238,11 +238,6 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 		return sum, err
 	}
 	sum.Unreadable, sum.Bytes, sum.Cached = int(unreadable.Load()), bytes.Load(), int(cached.Load())
-	if opts.Cache != nil {
-		if _, err := opts.Cache.Trim(); err != nil {
-			return sum, err
-		}
-	}
 
 	// Pass 2: resolve each file against every definition, in parallel,
 	// and hand it over.
@@ -251,6 +246,8 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	next.Store(0)
 	done.Store(0)
 	err = parallel(ctx, workers, func(ctx context.Context) error {
+		rd := spillReader{sp: sp, opts: Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize}}
+		defer rd.close()
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(paths) {
@@ -259,7 +256,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			if !read[i] {
 				continue
 			}
-			f, err := sp.read(records[i])
+			f, err := rd.read(ctx, records[i], paths[i])
 			if err != nil {
 				return err
 			}
@@ -292,6 +289,15 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			progress("resolve", int(done.Add(1)))
 		}
 	})
+	if err != nil {
+		return sum, err
+	}
+	// Trimmed after the second pass, which reads the entries back.
+	if opts.Cache != nil {
+		if _, err := opts.Cache.Trim(); err != nil {
+			return sum, err
+		}
+	}
 	sum.Duration = time.Since(start)
 	return sum, err
 }

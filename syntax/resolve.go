@@ -75,63 +75,136 @@ type Lookup interface {
 
 // NameTable is an in-memory Lookup over the definitions of extracted files,
 // indexed for the resolution rules: by name, by (package, name), by
-// (document, name) and by symbol. The indexes are keyed by a 64-bit hash of
-// the key, not the key's strings (a table of a large tree holds one entry
-// per definition in each): a list of symbols read from one is checked
-// against the key itself (symbolList.match), so that two keys of the same
-// hash never mix.
+// (document, name) and by symbol. A table of a large tree holds one entry
+// per definition in each index and stays live through a whole index, so
+// the indexes hold no pointers and no strings: names, packages and paths
+// are the indexes of the store's distinct strings (a lookup first finds
+// its strings there), a name's symbols are a chain through an []int32,
+// and the other keys are found through open-addressing tables of
+// integers.
 type NameTable struct {
-	st         *defStore
-	syms       []int32 // the store's positions, in the files' order
-	seed       maphash.Seed
-	byName     nameIndex
-	byPkgName  nameIndex
-	byPathName nameIndex
-	// files holds the run of definitions of each document when every
-	// document's definitions are one run of the table (then byPathName
-	// is not built: see inPath).
-	files map[string][2]int32
-	byID  map[uint64]int32 // the first symbol of each id, by the id's hash
-	// idClash holds the first symbol of each id whose hash is that of an
-	// earlier, different id in byID.
-	idClash map[string]int32
+	st   *defStore
+	syms []int32 // the store's positions, in the files' order
+	// byName holds the first symbol (plus one) of each name, by the
+	// name's index among the store's strings.
+	byName     []int32
+	nameNext   []int32 // the next symbol of the same name (-1: none)
+	byPkgName  pairIndex
+	byPathName pairIndex
+	// files holds the run of definitions of each document, by its path's
+	// index among the store's strings, when every document's definitions
+	// are one run of the table (then byPathName is not built: see inPath).
+	files map[uint32][2]int32
+	byID  idIndex // the first symbol of each id
 	// defaults holds the TS/JS default exports by the module path of their
 	// file (its path without extension).
 	defaults map[string][]int32
 }
 
-// nameIndex finds the symbols of a NameTable whose keys share a hash, in
-// table order: first holds the index of a hash's first symbol plus one,
-// and next links each symbol to the next one with its hash (-1 after the
-// last).
-type nameIndex struct {
-	first map[uint64]int32
-	next  []int32
+// pairIndex finds the symbols of a NameTable by a pair of string indexes
+// (package or path, and name), in table order: an open-addressing table
+// from the pair to its first symbol, and a chain through next.
+type pairIndex struct {
+	keys  []uint64 // the pair, high and low 32 bits
+	first []int32  // the first symbol plus one; 0: the slot is empty
+	next  []int32  // the next symbol of the same pair (-1: none)
+	shift uint     // 64 minus the bits of the table's size
 }
 
-// build indexes the n symbols of a table by the hash of their key.
-func (x *nameIndex) build(n int, key func(i int) uint64) {
-	x.first = make(map[uint64]int32, n)
-	x.next = make([]int32, n)
+// pairKey is the key of the strings of indexes a and b.
+func pairKey(a, b uint32) uint64 { return uint64(a)<<32 | uint64(b) }
+
+// tableBits returns the bits of an open-addressing table's size for n
+// keys: at most three quarters full.
+func tableBits(n int) uint {
+	bits := uint(4)
+	for 3<<bits < 4*n {
+		bits++
+	}
+	return bits
+}
+
+// slot returns the position of k: its slot, or the empty one where it
+// goes.
+func (x *pairIndex) slot(k uint64) int {
+	mask := len(x.keys) - 1
+	j := int((k * 0x9E3779B97F4A7C15) >> x.shift)
+	for x.first[j] != 0 && x.keys[j] != k {
+		j = (j + 1) & mask
+	}
+	return j
+}
+
+// build indexes the n symbols of a table by their keys.
+func (x *pairIndex) build(n int, key func(i int) uint64) {
+	bits := tableBits(n)
+	x.keys, x.first, x.next = make([]uint64, 1<<bits), make([]int32, 1<<bits), make([]int32, n)
+	x.shift = 64 - bits
 	// Back to front, so that each symbol goes before the ones after it.
 	for i := n - 1; i >= 0; i-- {
 		k := key(i)
-		x.next[i] = x.first[k] - 1
-		x.first[k] = int32(i) + 1
+		j := x.slot(k)
+		x.keys[j] = k
+		x.next[i] = x.first[j] - 1
+		x.first[j] = int32(i) + 1
+	}
+}
+
+// head returns the first symbol of the pair k, -1 if none.
+func (x *pairIndex) head(k uint64) int32 {
+	if x.first == nil {
+		return -1
+	}
+	return x.first[x.slot(k)] - 1
+}
+
+// idIndex finds the first symbol of each id of a NameTable: each slot is
+// the upper 32 bits of the id's hash above the symbol's index plus one (0:
+// empty), at the position those bits give, probed linearly; a slot whose
+// bits match is checked against the id itself.
+type idIndex struct {
+	slots []uint64
+	seed  maphash.Seed
+}
+
+// tag is the part of id's hash the slots keep.
+func (x *idIndex) tag(id string) uint64 { return maphash.String(x.seed, id) >> 32 }
+
+// find returns the first symbol of t whose id is id, and where that
+// symbol's slot is or would go.
+func (x *idIndex) find(t *NameTable, tag uint64, id string) (i int32, j int, ok bool) {
+	mask := uint64(len(x.slots) - 1)
+	for k := tag & mask; ; k = (k + 1) & mask {
+		v := x.slots[k]
+		if v == 0 {
+			return -1, int(k), false
+		}
+		if v>>32 == tag && t.id(int32(uint32(v)-1)) == id {
+			return int32(uint32(v) - 1), int(k), true
+		}
+	}
+}
+
+// build indexes the n symbols of t by id.
+func (x *idIndex) build(t *NameTable, n int) {
+	x.seed = maphash.MakeSeed()
+	x.slots = make([]uint64, 1<<tableBits(n))
+	for i := range int32(n) {
+		tag := x.tag(t.id(i))
+		if _, j, ok := x.find(t, tag, t.id(i)); !ok {
+			x.slots[j] = tag<<32 | uint64(i+1)
+		}
 	}
 }
 
 // symbolList is a list of symbols of a NameTable: head is the first
-// index (-1: none), next links them; a nil next means head alone. When
-// name is set, only the symbols named name (and, when set, of package pkg
-// or defined in path) belong to it: the others share its key's hash.
+// index (-1: none), next links them; a nil next means head alone. Every
+// list holds exactly the symbols of its key: the indexes chain symbols by
+// the strings' indexes, not by hashes that two keys may share.
 type symbolList struct {
-	head          int32
-	next          []int32
-	base          int32 // next[i-base] follows symbol i
-	name          string
-	pkg, path     string
-	byPkg, byPath bool
+	head int32
+	next []int32
+	base int32 // next[i-base] follows symbol i
 }
 
 // after returns the symbol after i in the list, -1 after the last.
@@ -142,48 +215,45 @@ func (l *symbolList) after(i int32) int32 {
 	return l.next[i-l.base]
 }
 
-// match reports whether the symbol i of t belongs to the list.
-func (l *symbolList) match(t *NameTable, i int32) bool {
-	if l.name == "" {
-		return true
-	}
-	p := &t.st.defs[t.syms[i]]
-	strs := t.st.strs
-	return strs[p.name] == l.name && (!l.byPkg || strs[p.pkg] == l.pkg) && (!l.byPath || strs[p.at] == l.path)
-}
-
 // def returns the symbol i of the table.
 func (t *NameTable) def(i int32) definition { return t.st.get(t.syms[i]) }
 
 // packed returns the stored form of the symbol i of the table.
-func (t *NameTable) packed(i int32) *packedDef { return &t.st.defs[t.syms[i]] }
+func (t *NameTable) packed(i int32) *packedDef { return t.st.at(t.syms[i]) }
 
 // id returns the id of the symbol i of the table.
 func (t *NameTable) id(i int32) string { return t.st.string(t.packed(i).id) }
-
-// hash1 and hash2 are the hashes of the table's keys.
-func (t *NameTable) hash1(a string) uint64 { return maphash.String(t.seed, a) }
-
-func (t *NameTable) hash2(a, b string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(t.seed)
-	h.WriteString(a)
-	h.WriteByte(0)
-	h.WriteString(b)
-	return h.Sum64()
-}
 
 // named returns the symbols named name (f, when not nil, records the
 // lookup: see FileFacts.look).
 func (t *NameTable) named(f *FileFacts, name string) symbolList {
 	f.look(lookName, name, "")
-	return symbolList{head: t.byName.first[t.hash1(name)] - 1, next: t.byName.next, name: name}
+	l := symbolList{head: -1, next: t.nameNext}
+	if k, ok := t.st.find(name); ok {
+		l.head = t.byName[k] - 1
+	}
+	return l
+}
+
+// pair returns the key of the strings a and b, false when one of them is
+// none of the table's.
+func (t *NameTable) pair(a, b string) (uint64, bool) {
+	i, ok := t.st.find(a)
+	if !ok {
+		return 0, false
+	}
+	j, ok := t.st.find(b)
+	return pairKey(i, j), ok
 }
 
 // inPackage returns the symbols named name of package pkg.
 func (t *NameTable) inPackage(f *FileFacts, pkg, name string) symbolList {
 	f.look(lookPackage, pkg, name)
-	return symbolList{head: t.byPkgName.first[t.hash2(pkg, name)] - 1, next: t.byPkgName.next, name: name, pkg: pkg, byPkg: true}
+	l := symbolList{head: -1, next: t.byPkgName.next}
+	if k, ok := t.pair(pkg, name); ok {
+		l.head = t.byPkgName.head(k)
+	}
+	return l
 }
 
 // inPath returns the symbols named name defined in the document of f.
@@ -195,40 +265,52 @@ func (t *NameTable) inPath(f *FileFacts, name string) symbolList {
 	path := f.Document.Path
 	f.look(lookPath, path, name)
 	if t.byPathName.first != nil {
-		return symbolList{head: t.byPathName.first[t.hash2(path, name)] - 1, next: t.byPathName.next, name: name, path: path, byPath: true}
+		l := symbolList{head: -1, next: t.byPathName.next}
+		if k, ok := t.pair(path, name); ok {
+			l.head = t.byPathName.head(k)
+		}
+		return l
 	}
 	if f.own == nil || f.own.path != path {
-		r := t.files[path]
+		var r [2]int32
+		if k, ok := t.st.find(path); ok {
+			r = t.files[k]
+		}
 		own := &documentIndex{path: path, lo: r[0]}
 		n := int(r[1] - r[0])
-		own.first = make(map[uint64]int32, n)
+		own.first = make(map[uint32]int32, n)
 		own.next = make([]int32, n)
 		for i := r[1] - 1; i >= r[0]; i-- {
-			k := t.hash1(t.st.strs[t.packed(i).name])
+			k := t.packed(i).name
 			own.next[i-r[0]] = own.first[k] - 1
 			own.first[k] = i + 1
 		}
 		f.own = own
 	}
-	return symbolList{head: f.own.first[t.hash1(name)] - 1, next: f.own.next, base: f.own.lo, name: name, path: path, byPath: true}
+	l := symbolList{head: -1, next: f.own.next, base: f.own.lo}
+	if k, ok := t.st.find(name); ok {
+		l.head = f.own.first[k] - 1
+	}
+	return l
 }
 
-// documentIndex is the index by name of one document's run of a table's
-// definitions [lo, lo+len(next)).
+// documentIndex is the index by name (its index among the store's
+// strings) of one document's run of a table's definitions
+// [lo, lo+len(next)).
 type documentIndex struct {
 	path  string
 	lo    int32
-	first map[uint64]int32
+	first map[uint32]int32
 	next  []int32
 }
 
 // symbolIndex returns the index of the first symbol whose id is id.
 func (t *NameTable) symbolIndex(f *FileFacts, id string) (int32, bool) {
 	f.look(lookID, id, "")
-	if i, ok := t.byID[t.hash1(id)]; ok && t.id(i) == id {
-		return i, true
+	if len(t.byID.slots) == 0 {
+		return -1, false
 	}
-	i, ok := t.idClash[id]
+	i, _, ok := t.byID.find(t, t.byID.tag(id), id)
 	return i, ok
 }
 
@@ -260,20 +342,19 @@ func newNameTable(st *defStore, runs [][2]int32) *NameTable {
 	for _, r := range runs {
 		n += int(r[1] - r[0])
 	}
-	t := &NameTable{st: st, syms: make([]int32, 0, n), files: map[string][2]int32{}}
-	strs := st.strs
+	t := &NameTable{st: st, syms: make([]int32, 0, n), files: map[uint32][2]int32{}}
 	for _, r := range runs {
 		lo := int32(len(t.syms))
 		for i := r[0]; i < r[1]; i++ {
 			t.syms = append(t.syms, i)
-			if t.files != nil && st.defs[i].at != st.defs[r[0]].at {
+			if t.files != nil && st.at(i).at != st.at(r[0]).at {
 				t.files = nil // a run spanning documents
 			}
 		}
 		if r[1] <= r[0] || t.files == nil {
 			continue
 		}
-		path := strs[st.defs[r[0]].at]
+		path := st.at(r[0]).at
 		if _, dup := t.files[path]; dup {
 			t.files = nil // a document in two runs
 			continue
@@ -282,50 +363,40 @@ func newNameTable(st *defStore, runs [][2]int32) *NameTable {
 	}
 	// The indexes are independent: build them side by side.
 	n = len(t.syms)
-	t.seed = maphash.MakeSeed()
 	var wg sync.WaitGroup
-	wg.Go(func() { t.byName.build(n, func(i int) uint64 { return t.hash1(strs[t.packed(int32(i)).name]) }) })
+	wg.Go(func() {
+		t.byName, t.nameNext = make([]int32, len(st.strs)), make([]int32, n)
+		// Back to front, so that each symbol goes before the ones after it.
+		for i := n - 1; i >= 0; i-- {
+			k := t.packed(int32(i)).name
+			t.nameNext[i] = t.byName[k] - 1
+			t.byName[k] = int32(i) + 1
+		}
+	})
 	wg.Go(func() {
 		t.byPkgName.build(n, func(i int) uint64 {
 			p := t.packed(int32(i))
-			return t.hash2(strs[p.pkg], strs[p.name])
+			return pairKey(p.pkg, p.name)
 		})
 	})
 	if t.files == nil {
 		wg.Go(func() {
 			t.byPathName.build(n, func(i int) uint64 {
 				p := t.packed(int32(i))
-				return t.hash2(strs[p.at], strs[p.name])
+				return pairKey(p.at, p.name)
 			})
 		})
 	}
 	wg.Go(func() {
 		t.defaults = map[string][]int32{}
 		for i := range int32(n) {
-			if p := t.packed(i); isDefaultExportOf(strs[p.lang], t.st.string(p.sig)) {
-				path := stripExt(strs[p.at])
+			if p := t.packed(i); isDefaultExportOf(st.short(p.lang), t.st.string(p.sig)) {
+				path := stripExt(st.short(p.at))
 				t.defaults[path] = append(t.defaults[path], i)
 			}
 		}
 	})
-	wg.Go(func() {
-		t.byID = make(map[uint64]int32, n)
-		t.idClash = map[string]int32{}
-		for i := range int32(n) {
-			id := t.id(i)
-			h := t.hash1(id)
-			j, ok := t.byID[h]
-			switch {
-			case !ok:
-				t.byID[h] = i
-			case t.id(j) == id: // a later symbol of the same id
-			default:
-				if _, ok := t.idClash[id]; !ok {
-					t.idClash[id] = i
-				}
-			}
-		}
-	})
+	wg.Go(func() { t.byID.build(t, n) })
 	wg.Wait()
 	return t
 }
@@ -335,10 +406,8 @@ func (t *NameTable) Named(_ context.Context, name string) ([]graph.Symbol, error
 	var out []graph.Symbol
 	l := t.named(nil, name)
 	for i := l.head; i >= 0; i = l.after(i) {
-		if l.match(t, i) {
-			d := t.def(i)
-			out = append(out, d.symbol())
-		}
+		d := t.def(i)
+		out = append(out, d.symbol())
 	}
 	if out == nil {
 		out = []graph.Symbol{}
@@ -762,9 +831,6 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 			return limit == 0 || len(out) <= limit
 		}
 		for i := l.head; i >= 0; i = l.after(i) {
-			if !l.match(t, i) {
-				continue
-			}
 			if b.cand = t.def(i); !try(&b.cand) {
 				return true
 			}

@@ -1,6 +1,8 @@
 package syntax
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -11,18 +13,23 @@ import (
 // spill holds the extracted files of an index on disk between extraction
 // and resolution, so that memory holds only the definitions resolution
 // looks names up in (see definitionsOf), never every file's uses,
-// occurrences and terms. Records are appended in any order and read back
-// by position, from several goroutines at once.
+// occurrences and terms. A file whose facts an entry of the fact cache
+// holds (read or just written) is read back from that entry: writing the
+// same facts a second time was a fifth of what a first index wrote.
+// The others' records are appended in any order and read back by
+// position, from several goroutines at once.
 type spill struct {
 	f  *os.File
 	mu sync.Mutex // serializes appends
 	at int64      // the end of the file
 }
 
-// spillRecord is where one file's record lies in the spill file.
+// spillRecord is where one file's facts lie: a record of the spill file,
+// or the fact cache entry named entry.
 type spillRecord struct {
-	off int64
-	n   int32
+	off   int64
+	n     int32
+	entry string
 }
 
 // newSpill creates the spill file in dir (the system's temporary
@@ -50,8 +57,31 @@ func (s *spill) add(rec []byte) (spillRecord, error) {
 	return r, nil
 }
 
-// read returns the facts of a record.
-func (s *spill) read(r spillRecord) (*FileFacts, error) {
+// keep returns where the facts a of file can be read back: the cache
+// entry that holds them, else a record appended to the spill file (buf is
+// scratch space for its encoding).
+func (s *spill) keep(a answered, buf *[]byte) (spillRecord, error) {
+	if a.entry != "" {
+		return spillRecord{entry: a.entry}, nil
+	}
+	*buf = encodeFileFacts((*buf)[:0], a.ff)
+	return s.add(*buf)
+}
+
+// errEntryGone reports a fact cache entry that an index wrote or read in
+// its first pass and can no longer read back: removed by a concurrent
+// Trim, or damaged.
+var errEntryGone = errors.New("fact cache entry gone")
+
+// read returns the facts of the file p from its record.
+func (s *spill) read(r spillRecord, p string) (*FileFacts, error) {
+	if r.entry != "" {
+		ff, _, err := readEntry(r.entry, p)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errEntryGone, err)
+		}
+		return ff, nil
+	}
 	buf := make([]byte, r.n)
 	if _, err := s.f.ReadAt(buf, r.off); err != nil {
 		return nil, fmt.Errorf("syntax: reading the index spill file: %w", err)
@@ -61,6 +91,38 @@ func (s *spill) read(r spillRecord) (*FileFacts, error) {
 		return nil, fmt.Errorf("syntax: reading the index spill file: %w", err)
 	}
 	return ff, nil
+}
+
+// spillReader reads the facts of files back from a spill, for one
+// goroutine: a file whose cache entry went is extracted again (from the
+// same content, unless the file changed during the index).
+type spillReader struct {
+	sp   *spill
+	opts Options
+	x    *Extractor // made on first need
+}
+
+// read returns the facts of the file p from its record.
+func (r *spillReader) read(ctx context.Context, rec spillRecord, p string) (*FileFacts, error) {
+	ff, err := r.sp.read(rec, p)
+	if !errors.Is(err, errEntryGone) {
+		return ff, err
+	}
+	src, rerr := r.opts.FS.ReadFile(p)
+	if rerr != nil {
+		return nil, fmt.Errorf("syntax: reading %s again (%v): %w", p, err, rerr)
+	}
+	if r.x == nil {
+		r.x = NewExtractor(r.opts)
+	}
+	return r.x.File(ctx, p, src)
+}
+
+// close releases the extractor, if one was made.
+func (r *spillReader) close() {
+	if r.x != nil {
+		r.x.Close()
+	}
 }
 
 // close releases and removes the file.

@@ -57,9 +57,15 @@ func inMemoryFacts(t *testing.T, root string, paths []string) map[string]graph.D
 // builtFacts is what Build hands over for the same files.
 func builtFacts(t *testing.T, root string, paths []string, workers int) map[string]graph.DocumentFacts {
 	t.Helper()
+	return builtFactsWith(t, IndexOptions{Root: root, Files: paths, Workers: workers, TempDir: t.TempDir()})
+}
+
+// builtFactsWith is builtFacts with other options.
+func builtFactsWith(t *testing.T, opts IndexOptions) map[string]graph.DocumentFacts {
+	t.Helper()
 	var mu sync.Mutex
 	out := map[string]graph.DocumentFacts{}
-	_, err := Build(context.Background(), IndexOptions{Root: root, Files: paths, Workers: workers, TempDir: t.TempDir()},
+	_, err := Build(context.Background(), opts,
 		func(_ context.Context, df graph.DocumentFacts) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -190,4 +196,39 @@ func TestBuildMatchesInMemoryGOROOT(t *testing.T) {
 		return !strings.HasPrefix(p, "go/") && !strings.HasPrefix(p, "net/")
 	})
 	sameFacts(t, inMemoryFacts(t, root, paths), builtFacts(t, root, paths, 2))
+}
+
+// TestBuildReadsFactsBackFromTheCache holds Build to the same facts when
+// the second pass reads the files' facts back from the fact cache instead
+// of the spill file: entries it wrote, entries it read, and entries a
+// concurrent Trim removed between the passes (the files are extracted
+// again).
+func TestBuildReadsFactsBackFromTheCache(t *testing.T) {
+	root, err := filepath.Abs("../testdata/goapp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := ListFiles(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := inMemoryFacts(t, root, paths)
+	cache, err := OpenFactCache(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := IndexOptions{Root: root, Files: paths, Workers: 2, TempDir: t.TempDir(), Cache: cache}
+	t.Run("written", func(t *testing.T) { sameFacts(t, want, builtFactsWith(t, opts)) })
+	t.Run("read", func(t *testing.T) { sameFacts(t, want, builtFactsWith(t, opts)) })
+	t.Run("gone", func(t *testing.T) {
+		o := opts
+		o.Progress = func(p IndexProgress) {
+			if p.Phase == "extract" && p.Done == p.Total {
+				if err := os.RemoveAll(cache.Dir()); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		sameFacts(t, want, builtFactsWith(t, o))
+	})
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
-const indexSynopsis = "index [--store DIR] [--root DIR] [--workers N] [--parse-timeout D] [--fact-cache DIR | --no-fact-cache] [--allow-shrink] [--full] [--json] [DIR] [--lsp -- SERVER ARGS...]"
+const indexSynopsis = "index [--store DIR] [--root DIR] [--workers N] [--parse-timeout D] [--fact-cache DIR | --no-fact-cache] [--allow-shrink] [--full] [--json] [--cpuprofile FILE] [DIR] [--lsp -- SERVER ARGS...]"
 
 // runIndex builds a syntax-only base generation of a repository: every
 // source file is parsed with tree-sitter, names are resolved with the
@@ -43,11 +43,19 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	factCache := fs.String("fact-cache", "", "directory of the cache of extracted facts, shared by indexes (default: the user cache directory's lspgraph/facts)")
 	noFactCache := fs.Bool("no-fact-cache", false, "parse every file, reading and writing no fact cache")
 	parseOnly := fs.Bool("parse-only", false, "parse every file with tree-sitter and stop: nothing extracted or written (measures the parser alone)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the index to `FILE` (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
 		return fmt.Errorf("%w: want at most one directory", errUsage)
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	rootArg := *rootFlag
 	if rootArg == "" && fs.NArg() == 1 {
