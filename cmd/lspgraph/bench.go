@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime/pprof"
 
 	"github.com/lspgraph/lspgraph/scip"
 )
@@ -79,14 +77,10 @@ func runBenchSCIP(ctx context.Context, e *env, args []string) error {
 
 // withCPUProfile runs run with a CPU profile written to path.
 func withCPUProfile(path string, run func() error) error {
-	pf, err := os.Create(path)
+	stop, err := startCPUProfile(path)
 	if err != nil {
-		return fmt.Errorf("creating the CPU profile: %w", err)
+		return err
 	}
-	defer pf.Close()
-	if err := pprof.StartCPUProfile(pf); err != nil {
-		return fmt.Errorf("starting the CPU profile: %w", err)
-	}
-	defer pprof.StopCPUProfile()
+	defer stop()
 	return run()
 }
