@@ -87,6 +87,39 @@ func (d *docDecoder) document(b []byte) (*scip.Document, error) {
 	return doc, nil
 }
 
+// wireField is one field of a message: its number and wire type, and its
+// value, x for a varint, v for a length-delimited field.
+type wireField struct {
+	num protowire.Number
+	typ protowire.Type
+	x   uint64
+	v   []byte
+}
+
+// nextField consumes the first field of b and returns it and the rest of
+// b. A field of another wire type than varint or bytes is errSlowPath:
+// no message the fast path decodes has one.
+func nextField(b []byte) (wireField, []byte, error) {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 {
+		return wireField{}, nil, protowire.ParseError(n)
+	}
+	b = b[n:]
+	f := wireField{num: num, typ: typ}
+	switch typ {
+	case protowire.VarintType:
+		f.x, n = protowire.ConsumeVarint(b)
+	case protowire.BytesType:
+		f.v, n = protowire.ConsumeBytes(b)
+	default:
+		return f, nil, errSlowPath
+	}
+	if n < 0 {
+		return f, nil, protowire.ParseError(n)
+	}
+	return f, b[n:], nil
+}
+
 // fillDocument decodes b into doc, which is empty.
 func (d *docDecoder) fillDocument(doc *scip.Document, b []byte) error {
 	nOcc, nSym, err := countDocFields(b)
@@ -104,58 +137,39 @@ func (d *docDecoder) fillDocument(doc *scip.Document, b []byte) error {
 		doc.Symbols = make([]*scip.SymbolInformation, 0, nSym)
 	}
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		var f wireField
+		if f, b, err = nextField(b); err != nil {
+			return err
 		}
-		b = b[n:]
-		switch {
-		case num == docPositionEncoding && typ == protowire.VarintType:
-		case num >= docRelativePath && num < docPositionEncoding && typ == protowire.BytesType:
-		default:
-			return errSlowPath
-		}
-		if typ == protowire.VarintType {
-			v, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			b = b[n:]
-			doc.PositionEncoding = scip.PositionEncoding(int32(v))
+		if f.num == docPositionEncoding && f.typ == protowire.VarintType {
+			doc.PositionEncoding = scip.PositionEncoding(int32(f.x))
 			continue
 		}
-		v, n := protowire.ConsumeBytes(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		if f.typ != protowire.BytesType {
+			return errSlowPath
 		}
-		b = b[n:]
-		switch num {
+		switch f.num {
 		case docRelativePath:
-			if doc.RelativePath, err = plainString(v); err != nil {
-				return err
-			}
+			doc.RelativePath, err = plainString(f.v)
 		case docOccurrences:
 			o := &occs[len(doc.Occurrences)]
-			if err := d.occurrence(o, v); err != nil {
-				return err
+			if err = d.occurrence(o, f.v); err == nil {
+				doc.Occurrences = append(doc.Occurrences, o)
 			}
-			doc.Occurrences = append(doc.Occurrences, o)
 		case docSymbols:
 			si := &infos[len(doc.Symbols)]
-			if err := d.symbolInformation(si, v); err != nil {
-				return err
+			if err = d.symbolInformation(si, f.v); err == nil {
+				doc.Symbols = append(doc.Symbols, si)
 			}
-			doc.Symbols = append(doc.Symbols, si)
 		case docLanguage:
-			if doc.Language, err = plainString(v); err != nil {
-				return err
-			}
+			doc.Language, err = plainString(f.v)
 		case docText:
-			if doc.Text, err = plainString(v); err != nil {
-				return err
-			}
+			doc.Text, err = plainString(f.v)
 		default:
 			return errSlowPath
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -200,63 +214,34 @@ func (d *docDecoder) occurrence(o *scip.Occurrence, b []byte) error {
 
 func (d *docDecoder) fillOccurrence(o *scip.Occurrence, b []byte) error {
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		f, rest, err := nextField(b)
+		if err != nil {
+			return err
 		}
-		b = b[n:]
+		b = rest
+		isBytes := f.typ == protowire.BytesType
 		switch {
-		case (num == occRange || num == occEnclosingRange) && (typ == protowire.BytesType || typ == protowire.VarintType):
+		case f.num == occRange || f.num == occEnclosingRange:
 			dst := &o.Range
-			if num == occEnclosingRange {
+			if f.num == occEnclosingRange {
 				dst = &o.EnclosingRange
 			}
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
-				}
-				b = b[n:]
-				*dst = append(*dst, int32(v))
+			if !isBytes {
+				*dst = append(*dst, int32(f.x))
 				continue
 			}
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			b = b[n:]
-			if err := d.packedInt32(dst, v); err != nil {
-				return err
-			}
-		case num == occSymbol && typ == protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			b = b[n:]
-			s, err := d.symbol(v)
-			if err != nil {
-				return err
-			}
-			o.Symbol = s
-		case num == occSymbolRoles && typ == protowire.VarintType:
-			v, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			b = b[n:]
-			o.SymbolRoles = int32(v)
-		case num >= occSingleLineRange && num <= occMultiLineEnclosingRange && typ == protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			b = b[n:]
-			if err := typedRange(o, num, v); err != nil {
-				return err
-			}
+			err = d.packedInt32(dst, f.v)
+		case f.num == occSymbol && isBytes:
+			o.Symbol, err = d.symbol(f.v)
+		case f.num == occSymbolRoles && !isBytes:
+			o.SymbolRoles = int32(f.x)
+		case f.num >= occSingleLineRange && f.num <= occMultiLineEnclosingRange && isBytes:
+			err = typedRange(o, f.num, f.v)
 		default:
 			return errSlowPath
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -265,26 +250,21 @@ func (d *docDecoder) fillOccurrence(o *scip.Occurrence, b []byte) error {
 // typedRange sets one of the typed ranges of o from its message v. A
 // oneof set twice goes to the slow path (the bindings merge or replace).
 func typedRange(o *scip.Occurrence, num protowire.Number, v []byte) error {
-	var f [4]int32
+	var r [4]int32
 	fields := 3
 	if num == occMultiLineRange || num == occMultiLineEnclosingRange {
 		fields = 4
 	}
 	for len(v) > 0 {
-		fn, typ, n := protowire.ConsumeTag(v)
-		if n < 0 {
-			return protowire.ParseError(n)
+		f, rest, err := nextField(v)
+		if err != nil {
+			return err
 		}
-		v = v[n:]
-		if fn < 1 || int(fn) > fields || typ != protowire.VarintType {
+		v = rest
+		if f.num < 1 || int(f.num) > fields || f.typ != protowire.VarintType {
 			return errSlowPath
 		}
-		x, n := protowire.ConsumeVarint(v)
-		if n < 0 {
-			return protowire.ParseError(n)
-		}
-		v = v[n:]
-		f[fn-1] = int32(x)
+		r[f.num-1] = int32(f.x)
 	}
 	switch num {
 	case occSingleLineRange, occMultiLineRange:
@@ -292,18 +272,18 @@ func typedRange(o *scip.Occurrence, num protowire.Number, v []byte) error {
 			return errSlowPath
 		}
 		if num == occSingleLineRange {
-			o.TypedRange = &scip.Occurrence_SingleLineRange{SingleLineRange: &scip.SingleLineRange{Line: f[0], StartCharacter: f[1], EndCharacter: f[2]}}
+			o.TypedRange = &scip.Occurrence_SingleLineRange{SingleLineRange: &scip.SingleLineRange{Line: r[0], StartCharacter: r[1], EndCharacter: r[2]}}
 		} else {
-			o.TypedRange = &scip.Occurrence_MultiLineRange{MultiLineRange: &scip.MultiLineRange{StartLine: f[0], StartCharacter: f[1], EndLine: f[2], EndCharacter: f[3]}}
+			o.TypedRange = &scip.Occurrence_MultiLineRange{MultiLineRange: &scip.MultiLineRange{StartLine: r[0], StartCharacter: r[1], EndLine: r[2], EndCharacter: r[3]}}
 		}
 	default:
 		if o.TypedEnclosingRange != nil {
 			return errSlowPath
 		}
 		if num == occSingleLineEnclosingRange {
-			o.TypedEnclosingRange = &scip.Occurrence_SingleLineEnclosingRange{SingleLineEnclosingRange: &scip.SingleLineRange{Line: f[0], StartCharacter: f[1], EndCharacter: f[2]}}
+			o.TypedEnclosingRange = &scip.Occurrence_SingleLineEnclosingRange{SingleLineEnclosingRange: &scip.SingleLineRange{Line: r[0], StartCharacter: r[1], EndCharacter: r[2]}}
 		} else {
-			o.TypedEnclosingRange = &scip.Occurrence_MultiLineEnclosingRange{MultiLineEnclosingRange: &scip.MultiLineRange{StartLine: f[0], StartCharacter: f[1], EndLine: f[2], EndCharacter: f[3]}}
+			o.TypedEnclosingRange = &scip.Occurrence_MultiLineEnclosingRange{MultiLineEnclosingRange: &scip.MultiLineRange{StartLine: r[0], StartCharacter: r[1], EndLine: r[2], EndCharacter: r[3]}}
 		}
 	}
 	return nil
@@ -374,57 +354,43 @@ func (d *docDecoder) symbolInformation(si *scip.SymbolInformation, b []byte) err
 
 func (d *docDecoder) fillSymbolInformation(si *scip.SymbolInformation, b []byte) error {
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		f, rest, err := nextField(b)
+		if err != nil {
+			return err
 		}
-		b = b[n:]
-		if num == infoKind {
-			if typ != protowire.VarintType {
-				return errSlowPath
-			}
-			v, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			b = b[n:]
-			si.Kind = scip.SymbolInformation_Kind(int32(v))
+		b = rest
+		if f.num == infoKind && f.typ == protowire.VarintType {
+			si.Kind = scip.SymbolInformation_Kind(int32(f.x))
 			continue
 		}
-		if typ != protowire.BytesType {
+		if f.typ != protowire.BytesType {
 			return errSlowPath
 		}
-		v, n := protowire.ConsumeBytes(b)
-		if n < 0 {
-			return protowire.ParseError(n)
-		}
-		b = b[n:]
-		var err error
-		switch num {
+		switch f.num {
 		case infoSymbol:
-			si.Symbol, err = d.symbol(v)
+			si.Symbol, err = d.symbol(f.v)
 		case infoDocumentation:
 			var s string
-			if s, err = plainString(v); err == nil {
+			if s, err = plainString(f.v); err == nil {
 				si.Documentation = append(si.Documentation, s)
 			}
 		case infoRelationships:
 			r := &scip.Relationship{}
-			if err = d.relationship(r, v); err == nil {
+			if err = d.relationship(r, f.v); err == nil {
 				si.Relationships = append(si.Relationships, r)
 			}
 		case infoDisplayName:
-			si.DisplayName, err = plainString(v)
+			si.DisplayName, err = plainString(f.v)
 		case infoSignatureDocumentation:
 			if si.SignatureDocumentation != nil {
 				return errSlowPath // given twice: the bindings merge
 			}
 			sig := &scip.Signature{}
-			if err = d.fillSignature(sig, v); err == nil {
+			if err = d.fillSignature(sig, f.v); err == nil {
 				si.SignatureDocumentation = sig
 			}
 		case infoEnclosingSymbol:
-			si.EnclosingSymbol, err = d.symbol(v)
+			si.EnclosingSymbol, err = d.symbol(f.v)
 		default:
 			return errSlowPath
 		}
@@ -438,30 +404,24 @@ func (d *docDecoder) fillSymbolInformation(si *scip.SymbolInformation, b []byte)
 // fillSignature decodes b into sig, which is empty.
 func (d *docDecoder) fillSignature(sig *scip.Signature, b []byte) error {
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		f, rest, err := nextField(b)
+		if err != nil {
+			return err
 		}
-		b = b[n:]
-		if typ != protowire.BytesType {
+		b = rest
+		if f.typ != protowire.BytesType {
 			return errSlowPath
 		}
-		v, n := protowire.ConsumeBytes(b)
-		if n < 0 {
-			return protowire.ParseError(n)
-		}
-		b = b[n:]
-		var err error
-		switch num {
+		switch f.num {
 		case docOccurrences:
 			o := &scip.Occurrence{}
-			if err = d.occurrence(o, v); err == nil {
+			if err = d.occurrence(o, f.v); err == nil {
 				sig.Occurrences = append(sig.Occurrences, o)
 			}
 		case docLanguage:
-			sig.Language, err = plainString(v)
+			sig.Language, err = plainString(f.v)
 		case docText:
-			sig.Text, err = plainString(v)
+			sig.Text, err = plainString(f.v)
 		default:
 			return errSlowPath
 		}
@@ -475,31 +435,19 @@ func (d *docDecoder) fillSignature(sig *scip.Signature, b []byte) error {
 // relationship decodes b into r, which is empty.
 func (d *docDecoder) relationship(r *scip.Relationship, b []byte) error {
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		f, rest, err := nextField(b)
+		if err != nil {
+			return err
 		}
-		b = b[n:]
+		b = rest
 		switch {
-		case num == relSymbol && typ == protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			b = b[n:]
-			s, err := d.symbol(v)
-			if err != nil {
+		case f.num == relSymbol && f.typ == protowire.BytesType:
+			if r.Symbol, err = d.symbol(f.v); err != nil {
 				return err
 			}
-			r.Symbol = s
-		case num >= relIsReference && num <= relIsDefinition && typ == protowire.VarintType:
-			v, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			b = b[n:]
-			set := protowire.DecodeBool(v)
-			switch num {
+		case f.num >= relIsReference && f.num <= relIsDefinition && f.typ == protowire.VarintType:
+			set := protowire.DecodeBool(f.x)
+			switch f.num {
 			case relIsReference:
 				r.IsReference = set
 			case relIsImplementation:
