@@ -9,10 +9,11 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/lspgraph/lspgraph/internal/arena"
 )
 
 // symbolHash is the id a symbol string asks for first: XXH64 of the
@@ -119,14 +120,14 @@ func (h *hashSymIDs) reset() { clear(h.given) }
 // a map of strings the collector scanned it again on every cycle. Its
 // owner serializes access.
 type genSymTable struct {
-	ids  map[uint64]symRef
-	syms symArena
+	ids  map[uint64]arena.Ref
+	syms arena.Strings
 	emit func(k, v []byte) // adds a symid record to the generation
 	key  []byte
 }
 
 func newGenSymTable(emit func(k, v []byte)) genSymTable {
-	return genSymTable{ids: map[uint64]symRef{}, emit: emit}
+	return genSymTable{ids: map[uint64]arena.Ref{}, emit: emit}
 }
 
 // sym returns the symbol holding id, if any; the string shares the
@@ -136,7 +137,7 @@ func (t *genSymTable) sym(id uint64) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return t.syms.string(r), true
+	return t.syms.String(r), true
 }
 
 // register adopts the ids a hashSymIDs gave, adding the symid records of
@@ -162,45 +163,13 @@ func (t *genSymTable) claim(space, id uint64, sym string) {
 	// of a whole decoded document (a spilled record, a SCIP payload),
 	// which the table would otherwise keep alive for the rest of the
 	// generation.
-	t.ids[id] = t.syms.add(sym)
+	t.ids[id] = t.syms.Add(sym)
 	t.key = appendSymIDKey(t.key[:0], space, id)
 	t.emit(t.key, []byte(sym))
 }
 
 // release drops the table's memory.
-func (t *genSymTable) release() { t.ids, t.syms = nil, symArena{} }
-
-// symArena holds strings in large byte chunks, so that many of them cost
-// the collector nothing to scan.
-type symArena struct{ chunks [][]byte }
-
-// symRef is a string of a symArena: chunk, offset and length.
-type symRef struct{ chunk, off, n uint32 }
-
-// symArenaChunk is the size of an arena chunk (a longer string gets one of
-// its own).
-const symArenaChunk = 1 << 20
-
-// add copies s into the arena.
-func (a *symArena) add(s string) symRef {
-	n := len(a.chunks)
-	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < len(s) {
-		a.chunks = append(a.chunks, make([]byte, 0, max(symArenaChunk, len(s))))
-		n++
-	}
-	c := &a.chunks[n-1]
-	off := len(*c)
-	*c = append(*c, s...)
-	return symRef{uint32(n - 1), uint32(off), uint32(len(s))}
-}
-
-// string returns a string of the arena, sharing its memory.
-func (a *symArena) string(r symRef) string {
-	if r.n == 0 {
-		return ""
-	}
-	return unsafe.String(&a.chunks[r.chunk][r.off], r.n)
-}
+func (t *genSymTable) release() { t.ids, t.syms = nil, arena.Strings{} }
 
 // tableSymIDs assigns ids through a genSymTable, probing past collisions.
 type tableSymIDs struct {

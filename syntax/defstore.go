@@ -3,7 +3,8 @@ package syntax
 import (
 	"hash/maphash"
 	"sync"
-	"unsafe"
+
+	"github.com/lspgraph/lspgraph/internal/arena"
 )
 
 // defStore holds the definitions of a tree without pointers the collector
@@ -16,9 +17,9 @@ import (
 // again, so that the collector's work grew faster than the tree. It is
 // safe for concurrent use.
 type defStore struct {
-	mu     sync.Mutex
-	chunks [][]byte   // the arena; a chunk never grows past its capacity
-	strs   []arenaRef // the distinct short strings
+	mu   sync.Mutex
+	text arena.Strings // ids, signatures and the distinct short strings
+	strs []arena.Ref   // the distinct short strings
 	// slots finds strs by hash: each is the upper 32 bits of the
 	// string's hash above its index in strs plus one (0: empty), at the
 	// position those 32 bits give, probed linearly.
@@ -37,16 +38,10 @@ const defChunk = 1 << 14
 
 // packedDef is a definition in a defStore.
 type packedDef struct {
-	id, sig                   arenaRef
+	id, sig                   arena.Ref
 	name, kind, lang, pkg, at uint32 // indexes into strs; at is the path
 	external                  bool
 }
-
-// arenaRef is a string in the arena: chunk, offset and length.
-type arenaRef struct{ chunk, off, n uint32 }
-
-// arenaChunk is the size of a chunk (a longer string gets one of its own).
-const arenaChunk = 1 << 20
 
 func newDefStore() *defStore {
 	return &defStore{seed: maphash.MakeSeed()}
@@ -79,26 +74,10 @@ func (st *defStore) pack(d *definition) {
 	c := &st.defs[len(st.defs)-1]
 	st.n++
 	*c = append(*c, packedDef{
-		id: st.bytes(d.ID), sig: st.bytes(d.Signature),
+		id: st.text.Add(d.ID), sig: st.text.Add(d.Signature),
 		name: st.intern(d.DisplayName), kind: st.intern(d.Kind), lang: st.intern(d.Language),
 		pkg: st.intern(d.Package), at: st.intern(d.Path), external: d.External,
 	})
-}
-
-// bytes copies s into the arena. The caller holds st.mu.
-func (st *defStore) bytes(s string) arenaRef {
-	if s == "" {
-		return arenaRef{}
-	}
-	n := len(st.chunks)
-	if n == 0 || cap(st.chunks[n-1])-len(st.chunks[n-1]) < len(s) {
-		st.chunks = append(st.chunks, make([]byte, 0, max(arenaChunk, len(s))))
-		n++
-	}
-	c := &st.chunks[n-1]
-	off := len(*c)
-	*c = append(*c, s...)
-	return arenaRef{uint32(n - 1), uint32(off), uint32(len(s))}
 }
 
 // tag is the part of s's hash the slots keep.
@@ -132,7 +111,7 @@ func (st *defStore) intern(s string) uint32 {
 		st.growSlots()
 	}
 	i := uint32(len(st.strs))
-	st.strs = append(st.strs, st.bytes(s))
+	st.strs = append(st.strs, st.text.Add(s))
 	st.place(st.tag(s)<<32 | uint64(i+1))
 	return i
 }
@@ -166,15 +145,7 @@ func (st *defStore) len() int32 { return st.n }
 func (st *defStore) at(i int32) *packedDef { return &st.defs[i/defChunk][i%defChunk] }
 
 // short returns the short string of index i, sharing the store's memory.
-func (st *defStore) short(i uint32) string { return st.string(st.strs[i]) }
-
-// string returns a string of the arena, sharing its memory.
-func (st *defStore) string(r arenaRef) string {
-	if r.n == 0 {
-		return ""
-	}
-	return unsafe.String(&st.chunks[r.chunk][r.off], r.n)
-}
+func (st *defStore) short(i uint32) string { return st.text.String(st.strs[i]) }
 
 // get returns the definition at position i. Its strings share the
 // store's memory; the store must no longer be added to (add may grow
@@ -182,7 +153,7 @@ func (st *defStore) string(r arenaRef) string {
 func (st *defStore) get(i int32) definition {
 	p := st.at(i)
 	return definition{
-		ID: st.string(p.id), Signature: st.string(p.sig),
+		ID: st.text.String(p.id), Signature: st.text.String(p.sig),
 		DisplayName: st.short(p.name), Kind: st.short(p.kind), Language: st.short(p.lang),
 		Package: st.short(p.pkg), Path: st.short(p.at), External: p.external,
 	}

@@ -222,7 +222,7 @@ func (t *NameTable) def(i int32) definition { return t.st.get(t.syms[i]) }
 func (t *NameTable) packed(i int32) *packedDef { return t.st.at(t.syms[i]) }
 
 // id returns the id of the symbol i of the table.
-func (t *NameTable) id(i int32) string { return t.st.string(t.packed(i).id) }
+func (t *NameTable) id(i int32) string { return t.st.text.String(t.packed(i).id) }
 
 // named returns the symbols named name (f, when not nil, records the
 // lookup: see FileFacts.look).
@@ -390,7 +390,7 @@ func newNameTable(st *defStore, runs [][2]int32) *NameTable {
 	wg.Go(func() {
 		t.defaults = map[string][]int32{}
 		for i := range int32(n) {
-			if p := t.packed(i); isDefaultExportOf(st.short(p.lang), t.st.string(p.sig)) {
+			if p := t.packed(i); isDefaultExportOf(st.short(p.lang), t.st.text.String(p.sig)) {
 				path := stripExt(st.short(p.at))
 				t.defaults[path] = append(t.defaults[path], i)
 			}
