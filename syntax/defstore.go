@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"hash/maphash"
 	"sync"
 
 	"github.com/lspgraph/lspgraph/internal/arena"
@@ -17,14 +16,10 @@ import (
 // again, so that the collector's work grew faster than the tree. It is
 // safe for concurrent use.
 type defStore struct {
-	mu   sync.Mutex
-	text arena.Strings // ids, signatures and the distinct short strings
-	strs []arena.Ref   // the distinct short strings
-	// slots finds strs by hash: each is the upper 32 bits of the
-	// string's hash above its index in strs plus one (0: empty), at the
-	// position those 32 bits give, probed linearly.
-	slots []uint64
-	seed  maphash.Seed
+	mu    sync.Mutex
+	text  arena.Strings // ids, signatures and the distinct short strings
+	strs  []arena.Ref   // the distinct short strings
+	byStr arena.Index   // finds strs by string
 	// defs holds the definitions in chunks of defChunk: a table of a
 	// large tree grows by a chunk at a time, not by copying all of it
 	// into one twice as large (which held three times its size at the
@@ -44,7 +39,7 @@ type packedDef struct {
 }
 
 func newDefStore() *defStore {
-	return &defStore{seed: maphash.MakeSeed()}
+	return &defStore{}
 }
 
 // add stores defs and returns the range [lo, hi) of their positions.
@@ -80,26 +75,9 @@ func (st *defStore) pack(d *definition) {
 	})
 }
 
-// tag is the part of s's hash the slots keep.
-func (st *defStore) tag(s string) uint64 { return maphash.String(st.seed, s) >> 32 }
-
 // find returns the index of s in the table of short strings, if it is
 // there. It only reads, so it may run concurrently with other reads.
-func (st *defStore) find(s string) (uint32, bool) {
-	if len(st.slots) == 0 {
-		return 0, false
-	}
-	tag, mask := st.tag(s), uint64(len(st.slots)-1)
-	for j := tag & mask; ; j = (j + 1) & mask {
-		v := st.slots[j]
-		if v == 0 {
-			return 0, false
-		}
-		if v>>32 == tag && st.short(uint32(v)-1) == s {
-			return uint32(v) - 1, true
-		}
-	}
-}
+func (st *defStore) find(s string) (uint32, bool) { return st.byStr.Find(s, st.short) }
 
 // intern returns the index of s in the table of short strings, adding it
 // (a copy) if it is not there. The caller holds st.mu.
@@ -107,34 +85,10 @@ func (st *defStore) intern(s string) uint32 {
 	if i, ok := st.find(s); ok {
 		return i
 	}
-	if 2*(len(st.strs)+1) > len(st.slots) {
-		st.growSlots()
-	}
 	i := uint32(len(st.strs))
 	st.strs = append(st.strs, st.text.Add(s))
-	st.place(st.tag(s)<<32 | uint64(i+1))
+	st.byStr.Insert(s, i)
 	return i
-}
-
-// place puts a slot's value at the first free position from its tag's.
-func (st *defStore) place(v uint64) {
-	mask := uint64(len(st.slots) - 1)
-	j := (v >> 32) & mask
-	for st.slots[j] != 0 {
-		j = (j + 1) & mask
-	}
-	st.slots[j] = v
-}
-
-// growSlots doubles the slots (at least 64) and places them again.
-func (st *defStore) growSlots() {
-	old := st.slots
-	st.slots = make([]uint64, max(64, 2*len(old)))
-	for _, v := range old {
-		if v != 0 {
-			st.place(v)
-		}
-	}
 }
 
 // len returns the number of definitions held. Only the goroutine that

@@ -3,12 +3,12 @@ package syntax
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/arena"
 )
 
 // The confidence table. Every edge the package makes carries one of these
@@ -158,41 +158,15 @@ func (x *pairIndex) head(k uint64) int32 {
 	return x.first[x.slot(k)] - 1
 }
 
-// idIndex finds the first symbol of each id of a NameTable: each slot is
-// the upper 32 bits of the id's hash above the symbol's index plus one (0:
-// empty), at the position those bits give, probed linearly; a slot whose
-// bits match is checked against the id itself.
-type idIndex struct {
-	slots []uint64
-	seed  maphash.Seed
-}
-
-// tag is the part of id's hash the slots keep.
-func (x *idIndex) tag(id string) uint64 { return maphash.String(x.seed, id) >> 32 }
-
-// find returns the first symbol of t whose id is id, and where that
-// symbol's slot is or would go.
-func (x *idIndex) find(t *NameTable, tag uint64, id string) (i int32, j int, ok bool) {
-	mask := uint64(len(x.slots) - 1)
-	for k := tag & mask; ; k = (k + 1) & mask {
-		v := x.slots[k]
-		if v == 0 {
-			return -1, int(k), false
-		}
-		if v>>32 == tag && t.id(int32(uint32(v)-1)) == id {
-			return int32(uint32(v) - 1), int(k), true
-		}
-	}
-}
+// idIndex finds the first symbol of each id of a NameTable.
+type idIndex struct{ arena.Index }
 
 // build indexes the n symbols of t by id.
 func (x *idIndex) build(t *NameTable, n int) {
-	x.seed = maphash.MakeSeed()
-	x.slots = make([]uint64, 1<<tableBits(n))
-	for i := range int32(n) {
-		tag := x.tag(t.id(i))
-		if _, j, ok := x.find(t, tag, t.id(i)); !ok {
-			x.slots[j] = tag<<32 | uint64(i+1)
+	id := func(i uint32) string { return t.id(int32(i)) }
+	for i := range uint32(n) {
+		if _, ok := x.Find(id(i), id); !ok {
+			x.Insert(id(i), i)
 		}
 	}
 }
@@ -307,11 +281,11 @@ type documentIndex struct {
 // symbolIndex returns the index of the first symbol whose id is id.
 func (t *NameTable) symbolIndex(f *FileFacts, id string) (int32, bool) {
 	f.look(lookID, id, "")
-	if len(t.byID.slots) == 0 {
+	i, ok := t.byID.Find(id, func(i uint32) string { return t.id(int32(i)) })
+	if !ok {
 		return -1, false
 	}
-	i, _, ok := t.byID.find(t, t.byID.tag(id), id)
-	return i, ok
+	return int32(i), true
 }
 
 // NewNameTable indexes the definitions of files (package and module
