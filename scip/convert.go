@@ -43,6 +43,8 @@ type Converter struct {
 	shapes map[shapeKey]symbolDescription
 	// kinds caches kindName: the enum's name comes from its descriptor.
 	kinds map[scip.SymbolInformation_Kind]string
+	// terms remembers the words of identifiers from document to document.
+	terms *terms.Memo
 }
 
 type shapeKey struct{ sym, lang string }
@@ -368,7 +370,10 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 	st.Occurrences = len(facts.Occurrences)
 	st.Symbols = len(facts.Symbols)
 	st.Edges = len(facts.Edges)
-	facts.Terms = terms.Document(facts.Document, facts.Symbols, text)
+	if c.terms == nil {
+		c.terms = terms.NewMemo()
+	}
+	facts.Terms = c.terms.Document(facts.Document, facts.Symbols, text)
 	return facts, st
 }
 

@@ -42,6 +42,7 @@ type Extractor struct {
 	langs   map[string]*grammar
 	project *project
 	flat    flat         // the last parsed tree, its parse memory reused from file to file
+	terms   *terms.Memo  // the words of identifiers met in earlier files
 	ownFS   *rootfs.Root // opened by NewExtractor, closed by Close
 	closed  bool
 }
@@ -54,7 +55,7 @@ func NewExtractor(opts Options) *Extractor {
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
-	x := &Extractor{opts: opts, langs: map[string]*grammar{}}
+	x := &Extractor{opts: opts, langs: map[string]*grammar{}, terms: terms.NewMemo()}
 	fsys := opts.FS
 	if fsys == nil && opts.Root != "" {
 		// A root that cannot be opened reads no project files.
@@ -124,7 +125,7 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 		*ff = FileFacts{Document: ff.Document, Skipped: SkipFailed, Failure: failure}
 		return ff, nil
 	}
-	ff.Terms = terms.Document(ff.Document, ff.Symbols, src)
+	ff.Terms = x.terms.Document(ff.Document, ff.Symbols, src)
 	return ff, nil
 }
 

@@ -18,7 +18,10 @@ const maxStringScan = 512
 // names its symbols define (local ones aside) and, when src is given, the
 // words of its code, comments and string literals.
 func Document(doc graph.Document, symbols []graph.Symbol, src []byte) []graph.Term {
-	c := counter{}
+	return (&counter{}).document(doc, symbols, src)
+}
+
+func (c *counter) document(doc graph.Document, symbols []graph.Symbol, src []byte) []graph.Term {
 	c.path(doc.Path, doc.Package)
 	for i := range symbols {
 		s := &symbols[i]
@@ -84,8 +87,8 @@ func (c *counter) source(src []byte, hash bool) {
 			for j < len(src) && isIdentPart(src[j]) {
 				j++
 			}
-			if w := string(src[i:j]); !keywords[w] {
-				c.identifier(w, graph.TermCode)
+			if w := src[i:j]; !keywords[string(w)] {
+				c.identifierBytes(w, graph.TermCode)
 			}
 			i = j
 		default:
@@ -151,22 +154,43 @@ type termKey struct {
 // counter counts words per field, remembering the order they came in: the
 // terms in that order, and where each is among them (one map look-up per
 // word counted again, which most are).
+//
+// An identifier met again in the same field counts what it counted the
+// first time: seen remembers, per field, which terms each identifier as
+// written added to, so a repeat costs one look-up instead of a split, a
+// lower-casing and a look-up per word.
 type counter struct {
 	index map[termKey]int
 	out   []graph.Term
+	seen  [graph.TermCode + 1]map[string][]int32
+	adds  []int32 // the backing of seen's lists
+	// memo, if set, has the words of identifiers met in earlier documents.
+	memo *Memo
+	// noMemo turns seen off: tests hold the memo to the plain count.
+	noMemo bool
 }
 
-func (c *counter) add(word string, f graph.TermField) {
+// add counts word in field f and returns its place in out.
+func (c *counter) add(word string, f graph.TermField) int32 {
 	k := termKey{word, f}
 	if i, ok := c.index[k]; ok {
 		c.out[i].Count++
-		return
+		return int32(i)
 	}
 	if c.index == nil {
 		c.index = map[termKey]int{}
 	}
 	c.index[k] = len(c.out)
 	c.out = append(c.out, graph.Term{Word: word, Field: f, Count: 1})
+	return int32(len(c.out) - 1)
+}
+
+// again counts once more the terms an identifier added to when it was
+// first met.
+func (c *counter) again(adds []int32) {
+	for _, i := range adds {
+		c.out[i].Count++
+	}
 }
 
 func (c *counter) terms() []graph.Term {
@@ -195,20 +219,99 @@ func (c *counter) text(s string, f graph.TermField) {
 	}
 }
 
+// identifierBytes is identifier for an identifier in a file's bytes, which
+// are copied only the first time it is met.
+func (c *counter) identifierBytes(id []byte, f graph.TermField) {
+	if adds, ok := c.seen[f][string(id)]; ok { // no copy: a map index of a conversion
+		c.again(adds)
+		return
+	}
+	c.count(string(id), f)
+}
+
 // identifier counts the words of one identifier, and the whole identifier
 // when it has several.
 func (c *counter) identifier(id string, f graph.TermField) {
+	if adds, ok := c.seen[f][id]; ok {
+		c.again(adds)
+		return
+	}
+	c.count(id, f)
+}
+
+// count splits and counts an identifier met for the first time in field f,
+// and remembers what it added to.
+func (c *counter) count(id string, f graph.TermField) {
+	start := len(c.adds)
+	for _, w := range c.words(id) {
+		c.adds = append(c.adds, c.add(w, f))
+	}
+	if c.noMemo {
+		return
+	}
+	if c.seen[f] == nil {
+		c.seen[f] = map[string][]int32{}
+	}
+	c.seen[f][id] = c.adds[start:len(c.adds):len(c.adds)]
+}
+
+// words returns the words an identifier counts as: its parts normalized,
+// and the whole identifier when it has several.
+func (c *counter) words(id string) []string {
+	if c.memo != nil {
+		if ws, ok := c.memo.words[id]; ok {
+			return ws
+		}
+	}
+	var ws []string
 	parts := Split(id)
 	for _, p := range parts {
 		if w, ok := normalize(p); ok {
-			c.add(w, f)
+			ws = append(ws, w)
 		}
 	}
 	if len(parts) > 1 {
 		if w, ok := normalize(strings.Join(parts, "")); ok {
-			c.add(w, f)
+			ws = append(ws, w)
 		}
 	}
+	if c.memo != nil {
+		c.memo.remember(id, ws)
+	}
+	return ws
+}
+
+// A Memo remembers the words identifiers count as across the documents
+// one goroutine counts with [Memo.Document]: most identifiers of a
+// repository recur from file to file. It holds at most memoWords
+// identifiers, and is emptied when full. A Memo is not safe for concurrent
+// use.
+type Memo struct {
+	words map[string][]string
+}
+
+// memoWords bounds a Memo's identifiers.
+const memoWords = 1 << 16
+
+// NewMemo returns an empty Memo.
+func NewMemo() *Memo { return &Memo{words: make(map[string][]string)} }
+
+// Document is the package's Document, with the words of identifiers met
+// before taken from m.
+func (m *Memo) Document(doc graph.Document, symbols []graph.Symbol, src []byte) []graph.Term {
+	return (&counter{memo: m}).document(doc, symbols, src)
+}
+
+func (m *Memo) remember(id string, ws []string) {
+	if len(m.words) >= memoWords {
+		clear(m.words)
+	}
+	// The key and the words may share a larger string (a comment's text):
+	// the memo keeps copies, not what they were cut from.
+	for i, w := range ws {
+		ws[i] = strings.Clone(w)
+	}
+	m.words[strings.Clone(id)] = ws
 }
 
 // Split splits an identifier into its words: at underscores and other

@@ -1,6 +1,10 @@
 package terms
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -100,4 +104,80 @@ func FuzzSplitASCII(f *testing.F) {
 			t.Fatalf("splitASCII(%q) = %q, splitRunes = %q", s, got, want)
 		}
 	})
+}
+
+// goFiles returns the Go files of GOROOT/src/go/... (sorted), real code the
+// memo is held to the plain count on.
+func goFiles(t testing.TB) []string {
+	t.Helper()
+	var files []string
+	root := filepath.Join(runtime.GOROOT(), "src", "go")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil || len(files) == 0 {
+		t.Skipf("no Go source under %s: %v", root, err)
+	}
+	return files
+}
+
+// TestMemoCountsAsPlain holds the counter's memo of identifiers met before
+// to counting every occurrence afresh: the same terms, in the same order,
+// with the same counts, on real files.
+func TestMemoCountsAsPlain(t *testing.T) {
+	memo := NewMemo()
+	for _, p := range goFiles(t) {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := graph.Document{Path: filepath.ToSlash(p), Language: "go"}
+		want := (&counter{noMemo: true}).document(doc, nil, src)
+		if got := Document(doc, nil, src); !slices.Equal(got, want) {
+			t.Fatalf("%s: the memo's terms differ from the plain count (%d against %d terms)", p, len(got), len(want))
+		}
+		if got := memo.Document(doc, nil, src); !slices.Equal(got, want) {
+			t.Fatalf("%s: with a Memo of earlier files the terms differ from the plain count (%d against %d terms)", p, len(got), len(want))
+		}
+	}
+}
+
+func BenchmarkDocument(b *testing.B) {
+	files := goFiles(b)
+	srcs := make([][]byte, len(files))
+	n := 0
+	for i, p := range files {
+		var err error
+		if srcs[i], err = os.ReadFile(p); err != nil {
+			b.Fatal(err)
+		}
+		n += len(srcs[i])
+	}
+	for _, tc := range []struct {
+		name string
+		c    func(m *Memo) *counter
+	}{
+		{"plain", func(*Memo) *counter { return &counter{noMemo: true} }},
+		{"document", func(*Memo) *counter { return &counter{} }},
+		{"memo", func(m *Memo) *counter { return &counter{memo: m} }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(n))
+			m := NewMemo()
+			for b.Loop() {
+				for i, src := range srcs {
+					tc.c(m).document(graph.Document{Path: files[i], Language: "go"}, nil, src)
+				}
+			}
+		})
+	}
 }
