@@ -42,13 +42,16 @@ import (
 // write the same entry both wrote the same facts, either copy serving
 // (the index written last wins). Entries a process writes are readable by
 // it at once (pass 2 of an index reads them back), by others once it
-// flushes (Flush, Close; Build flushes when done). The pack of a process
-// that died before flushing is recovered an hour later by reading its
-// records up to the first that does not check out; so is a pack whose
-// index does not check out. Trim keeps the cache under its size by
-// removing whole packs, those used least recently first: reading an entry
-// marks its pack used, so the pack of the files an index reads survives
-// while the packs of versions no index reads any more go.
+// flushes (Flush, Close; Build flushes when done). A writer holds a lock on
+// its pack while it runs (released by the kernel if it dies): the pack of
+// a process that died before flushing is recovered by the next one to
+// open the cache, from its records up to the first that does not check
+// out; so is a pack whose index does not check out. Trim keeps the cache
+// under its size by removing whole packs, those used least recently
+// first: reading an entry marks its pack used, so the pack of the files
+// an index reads survives while the packs of versions no index reads any
+// more go. It also merges small packs (the entries of indexes that
+// changed little) into one, so that their number stays small.
 //
 // Name resolution (pass 2) is not cached: a file's edges depend on every
 // other file's definitions, so it runs again over all files at each index.
@@ -337,14 +340,14 @@ func (x *Extractor) fileAnswered(ctx context.Context, c *FactCache, p string, sr
 	return a, nil
 }
 
-// Trim removes whole packs, those used least recently first, until the
-// cache holds at most its size: never the pack this process writes, nor
-// one another process is writing (without an index, younger than an
-// hour). It also removes the temporary files of writes that did not
+// Trim merges small packs (compact), then removes whole packs, those used
+// least recently first, until the cache holds at most its size: never a
+// pack a writer runs on (this process's, or another's). It also removes the temporary files of writes that did not
 // finish (an hour old or more), the indexes whose pack went and the
 // entries of the cache's former layout (a file each, in directories named
 // by two hex digits). It returns the bytes the cache holds.
 func (c *FactCache) Trim() (int64, error) {
+	_ = c.compact() // best effort, as writing entries is
 	des, err := os.ReadDir(c.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil // removed meanwhile
@@ -352,10 +355,9 @@ func (c *FactCache) Trim() (int64, error) {
 		return 0, fmt.Errorf("syntax: trimming the fact cache: %w", err)
 	}
 	type pack struct {
-		name    string
-		size    int64
-		used    time.Time
-		indexed bool
+		name string
+		size int64
+		used time.Time
 	}
 	packs := map[string]*pack{}
 	indexes := map[string]int64{} // by pack name
@@ -384,7 +386,6 @@ func (c *FactCache) Trim() (int64, error) {
 	for name, size := range indexes {
 		if p, ok := packs[name]; ok {
 			p.size += size
-			p.indexed = true
 		} else {
 			_ = os.Remove(indexPath(filepath.Join(c.dir, name)))
 		}
@@ -399,7 +400,7 @@ func (c *FactCache) Trim() (int64, error) {
 	var removable []*pack
 	for _, p := range packs {
 		total += p.size
-		if p.name != own && (p.indexed || p.used.Before(stale)) {
+		if p.name != own {
 			removable = append(removable, p)
 		}
 	}
@@ -409,12 +410,17 @@ func (c *FactCache) Trim() (int64, error) {
 			break
 		}
 		path := filepath.Join(c.dir, p.name)
+		release, ok := claimPack(path)
+		if !ok {
+			continue // a writer runs on it
+		}
 		// The index first: a reader never finds an index without its pack
 		// from this Trim.
 		_ = os.Remove(indexPath(path))
 		if err := os.Remove(path); err == nil || errors.Is(err, fs.ErrNotExist) {
 			total -= p.size
 		}
+		release()
 	}
 	return total, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -140,7 +141,7 @@ func TestFactCacheProjectChange(t *testing.T) {
 }
 
 // openCache opens the cache in dir as another process would: its own
-// pack, the indexes on disk.
+// pack, the indexes on disk. Close it where the process would exit.
 func openCache(t *testing.T, dir string, maxBytes int64) *FactCache {
 	t.Helper()
 	c, err := OpenFactCache(dir, maxBytes)
@@ -149,6 +150,15 @@ func openCache(t *testing.T, dir string, maxBytes int64) *FactCache {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// indexOnce indexes root with the cache in dir, as a process that exits
+// after.
+func indexOnce(t *testing.T, root, dir string) (IndexSummary, map[string]graph.DocumentFacts) {
+	t.Helper()
+	c := openCache(t, dir, 0)
+	defer c.Close()
+	return buildCached(t, root, c)
 }
 
 // packsOf returns the packs in dir.
@@ -167,7 +177,7 @@ func packsOf(t *testing.T, dir string) []string {
 func TestFactCacheCorrupt(t *testing.T) {
 	root := copyTree(t, "../testdata/goapp")
 	dir := filepath.Join(t.TempDir(), "facts")
-	_, want := buildCached(t, root, openCache(t, dir, 0))
+	_, want := indexOnce(t, root, dir)
 	packs := packsOf(t, dir)
 	if len(packs) != 1 {
 		t.Fatalf("%d packs after one index, want 1", len(packs))
@@ -193,7 +203,7 @@ func TestFactCacheCorrupt(t *testing.T) {
 	if err := os.WriteFile(packs[0], b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sum, got := buildCached(t, root, openCache(t, dir, 0))
+	sum, got := indexOnce(t, root, dir)
 	if sum.Cached != sum.Indexed-damaged {
 		t.Errorf("%d of %d files from the cache with %d entries damaged", sum.Cached, sum.Indexed, damaged)
 	}
@@ -206,12 +216,12 @@ func TestFactCacheCorrupt(t *testing.T) {
 
 // TestFactCachePackIndex: a pack whose index does not check out is read
 // from its records instead (and indexed again); a pack without an index
-// is one another process is writing, left alone, until it is an hour old:
-// then its process died, and the records it finished are recovered.
+// that its writer holds is left alone; once the writer died, the records
+// it finished are recovered.
 func TestFactCachePackIndex(t *testing.T) {
 	root := copyTree(t, "../testdata/goapp")
 	dir := filepath.Join(t.TempDir(), "facts")
-	first, want := buildCached(t, root, openCache(t, dir, 0))
+	first, want := indexOnce(t, root, dir)
 	packs := packsOf(t, dir)
 	if len(packs) != 1 {
 		t.Fatalf("%d packs after one index, want 1", len(packs))
@@ -220,7 +230,7 @@ func TestFactCachePackIndex(t *testing.T) {
 	if err := os.WriteFile(index, []byte("not an index"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sum, got := buildCached(t, root, openCache(t, dir, 0))
+	sum, got := indexOnce(t, root, dir)
 	if sum.Cached != sum.Indexed {
 		t.Errorf("corrupt index: %d of %d files from the cache, want all", sum.Cached, sum.Indexed)
 	}
@@ -237,19 +247,28 @@ func TestFactCachePackIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer f.Close()
 	f.Write(encodeRecord(factKey{1}, []byte("a record cut short"))[:40])
-	f.Close()
+	if err := lockPack(f); err != nil {
+		t.Fatal(err)
+	}
+	if !packLocks {
+		now := time.Now()
+		os.Chtimes(pack, now, now)
+	}
 	c := openCache(t, dir, 1)
+	defer c.Close()
 	if sum, _ := buildCached(t, root, c); sum.Cached != 0 {
 		t.Errorf("a pack being written: %d files from it, want none", sum.Cached)
 	}
 	if _, err := os.Stat(pack); err != nil {
 		t.Errorf("Trim removed a pack being written: %v", err)
 	}
-	// Its process died an hour ago.
-	old := time.Now().Add(-2 * stalePack)
-	if err := os.Chtimes(pack, old, old); err != nil {
-		t.Fatal(err)
+	// Its writer died.
+	f.Close()
+	if !packLocks {
+		old := time.Now().Add(-2 * stalePack)
+		os.Chtimes(pack, old, old)
 	}
 	for _, p := range packsOf(t, dir) {
 		if p != pack {
@@ -320,8 +339,8 @@ func TestFactCacheTrim(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "facts")
-	buildCached(t, kept, openCache(t, dir, 0))
-	buildCached(t, gone, openCache(t, dir, 0))
+	indexOnce(t, kept, dir)
+	indexOnce(t, gone, dir)
 	packs := packsOf(t, dir)
 	if len(packs) != 2 {
 		t.Fatalf("%d packs after two indexes, want 2", len(packs))
@@ -356,4 +375,46 @@ func TestFactCacheTrim(t *testing.T) {
 	if !reflect.DeepEqual(c.Dir(), dir) {
 		t.Errorf("Dir() = %q, want %q", c.Dir(), dir)
 	}
+}
+
+// TestFactCacheCompact: the small packs of indexes that each wrote a few
+// entries are merged into one, which serves every entry they held, and
+// the cache that merged them reads its entries from there at once.
+func TestFactCacheCompact(t *testing.T) {
+	root := copyTree(t, "../testdata/goapp")
+	dir := filepath.Join(t.TempDir(), "facts")
+	_, want := indexOnce(t, root, dir)
+	p := filepath.Join(root, "service", "catalog.go")
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last *FactCache
+	for i := range compactAt {
+		if last != nil {
+			last.Close()
+		}
+		if err := os.WriteFile(p, fmt.Appendf(slices.Clip(src), "\n// version %d\n", i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		last = openCache(t, dir, 0)
+		if sum, _ := buildCached(t, root, last); sum.Cached != sum.Indexed-1 {
+			t.Fatalf("version %d: %d of %d from the cache, want all but one", i, sum.Cached, sum.Indexed)
+		}
+	}
+	// The last index merged the others' packs, not its own.
+	if packs := packsOf(t, dir); len(packs) != 2 {
+		t.Errorf("%d packs after %d indexes, want 2 (the merged one and the last index's)", len(packs), compactAt+1)
+	}
+	if sum, _ := buildCached(t, root, last); sum.Cached != sum.Indexed {
+		t.Errorf("the cache that merged: %d of %d from the cache, want all", sum.Cached, sum.Indexed)
+	}
+	if err := os.WriteFile(p, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, got := buildCached(t, root, openCache(t, dir, 0))
+	if sum.Cached != sum.Indexed {
+		t.Errorf("the first version from the merged pack: %d of %d from the cache, want all", sum.Cached, sum.Indexed)
+	}
+	sameFacts(t, want, got)
 }

@@ -17,7 +17,10 @@ import (
 
 // The fact cache's files (see FactCache): each process that writes entries
 // appends them to a pack of its own, NAME.pack, and lists them in its
-// index, NAME.idx, when it flushes. A pack is its magic and then records:
+// index, NAME.idx, when it flushes. While it writes, it holds a lock on the
+// pack (factpack_unix.go): a pack that can be locked is one no writer runs
+// on, which may be recovered, merged or removed. A pack is its magic and
+// then records:
 //
 //	key [32] | body length uint32 | SHA-256 of what precedes and the body [32] | body
 //
@@ -35,9 +38,9 @@ const (
 	packIndexEntry = sha256.Size + 8 + 4
 	// packBufferBytes is what a pack's writer holds before it writes.
 	packBufferBytes = 256 << 10
-	// stalePack is the age past which a pack without an index is taken
-	// for the pack of a process that died before flushing: its records
-	// are recovered (then indexed), and Trim may remove it.
+	// stalePack is the age past which a temporary file is taken for that
+	// of a write that did not finish (and, where packs cannot be locked,
+	// a pack for one no writer runs on: factpack_other.go).
 	stalePack = time.Hour
 	// tempPrefix starts the files of writes that have not finished.
 	tempPrefix = ".tmp-"
@@ -153,6 +156,7 @@ func newPackWriter(dir string) (*packWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("syntax: creating a fact cache pack: %w", err)
 	}
+	_ = lockPack(f) // without it, others may take the pack for a dead one's: its entries are lost, nothing else
 	w := &packWriter{path: f.Name(), f: f, buf: make([]byte, 0, packBufferBytes)}
 	w.buf = append(w.buf, packMagic...)
 	return w, nil
@@ -340,9 +344,9 @@ func checkRecord(rec []byte) (factKey, []byte, error) {
 
 // loadPacks reads the indexes of the packs in dir into entries, the
 // indexes written last winning. A pack whose index does not check out, and
-// a pack without one that is stale (its process died before flushing), is
-// scanned instead, and indexed. Packs being written by other processes,
-// not yet indexed, are left out.
+// a pack without one that no writer holds (its process died before
+// flushing), is scanned instead, and indexed. Packs being written by other
+// processes, not yet indexed, are left out.
 func loadPacks(dir string, entries map[factKey]factLoc) ([]*factPack, error) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
@@ -401,11 +405,153 @@ func loadPacks(dir string, entries map[factKey]factLoc) ([]*factPack, error) {
 		}
 		add(ix.pack, list)
 	}
-	stale := time.Now().Add(-stalePack)
-	for name, fi := range packs {
-		if fi.ModTime().Before(stale) {
+	for name := range packs {
+		if release, ok := claimPack(filepath.Join(dir, name)); ok {
 			recoverPack(name)
+			release()
 		}
 	}
 	return out, nil
+}
+
+// A cache that many indexes wrote a few entries each (a tree indexed again
+// after small changes) holds many small packs: they are merged into one.
+const (
+	compactBelow = 8 << 20   // the size of a pack merged with others
+	compactAt    = 16        // the small packs that make a merge
+	compactBytes = 128 << 20 // the most one merge reads
+)
+
+// compact merges the small indexed packs of the cache into one, when
+// there are compactAt of them, and removes them. The merged pack takes
+// the latest time of use of its sources, and holds one copy of each entry
+// (the copy indexed last). Not a pack a writer runs on (this process's, or
+// another's that flushed and writes on). A process that has read
+// the index of a source but not opened it finds it gone: its entries are
+// misses, extracted again.
+func (c *FactCache) compact() error {
+	des, err := os.ReadDir(c.dir)
+	if err != nil {
+		return err
+	}
+	type source struct {
+		pack    string
+		size    int64
+		used    time.Time
+		indexed time.Time
+	}
+	c.wmu.Lock()
+	own := ""
+	if c.w != nil {
+		own = filepath.Base(c.w.path)
+	}
+	c.wmu.Unlock()
+	small := map[string]fs.FileInfo{} // by pack name
+	var sources []source
+	for _, de := range des {
+		fi, err := de.Info()
+		if err != nil || de.IsDir() {
+			continue
+		}
+		if name := de.Name(); strings.HasSuffix(name, packExt) && name != own && fi.Size() < compactBelow {
+			small[name] = fi
+		}
+	}
+	for _, de := range des {
+		fi, err := de.Info()
+		if name := de.Name(); err == nil && strings.HasSuffix(name, packIndexExt) {
+			pack := strings.TrimSuffix(name, packIndexExt) + packExt
+			if p, ok := small[pack]; ok {
+				sources = append(sources, source{pack, p.Size(), p.ModTime(), fi.ModTime()})
+			}
+		}
+	}
+	if len(sources) < compactAt {
+		return nil
+	}
+	// The sources indexed last first: their copy of an entry wins.
+	slices.SortFunc(sources, func(a, b source) int { return b.indexed.Compare(a.indexed) })
+	w, err := newPackWriter(c.dir)
+	if err != nil {
+		return err
+	}
+	seen := map[factKey]bool{}
+	var merged []string
+	var releases []func()
+	defer func() {
+		for _, release := range releases {
+			release()
+		}
+	}()
+	var used time.Time
+	var read int64
+	for _, s := range sources {
+		if read += s.size; read > compactBytes {
+			break // the next merge takes the rest
+		}
+		path := filepath.Join(c.dir, s.pack)
+		release, ok := claimPack(path)
+		if !ok {
+			continue // its writer runs (it flushed, and writes on)
+		}
+		releases = append(releases, release)
+		entries, err := readPackIndex(indexPath(path))
+		if err != nil {
+			continue // recovered by the next open, merged by a later compaction
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if seen[e.key] || e.off < 0 || e.off+int64(e.n) > int64(len(data)) {
+				continue
+			}
+			rec := data[e.off : e.off+int64(e.n)]
+			if k, _, err := checkRecord(rec); err != nil || k != e.key {
+				continue
+			}
+			seen[e.key] = true
+			if _, err := w.append(e.key, rec); err != nil {
+				break
+			}
+		}
+		merged = append(merged, path)
+		if s.used.After(used) {
+			used = s.used
+		}
+	}
+	if err := w.close(); err != nil {
+		_ = os.Remove(indexPath(w.path))
+		_ = os.Remove(w.path)
+		return err
+	}
+	_ = os.Chtimes(w.path, used, used)
+	c.repoint(merged, w)
+	for _, path := range merged {
+		_ = os.Remove(indexPath(path))
+		_ = os.Remove(path)
+	}
+	return nil
+}
+
+// repoint points the entries the cache read from the packs merged into
+// the pack w wrote there.
+func (c *FactCache) repoint(merged []string, w *packWriter) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		return // never read
+	}
+	from := map[string]bool{}
+	for _, path := range merged {
+		from[path] = true
+	}
+	p := &factPack{path: w.path}
+	c.packs = append(c.packs, p)
+	for _, e := range w.entries {
+		if loc, ok := c.entries[e.key]; ok && from[loc.pack.path] {
+			c.entries[e.key] = factLoc{p, e.off, e.n}
+		}
+	}
 }
