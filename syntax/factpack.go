@@ -279,6 +279,9 @@ func readPackIndex(path string) ([]packEntry, error) {
 		copy(out[i].key[:], e)
 		out[i].off = int64(binary.LittleEndian.Uint64(e[sha256.Size:]))
 		out[i].n = int32(binary.LittleEndian.Uint32(e[sha256.Size+8:]))
+		if out[i].off < 0 || out[i].n < recordHeader {
+			return nil, fmt.Errorf("%w: %s: an entry of %d bytes at %d", errCorrupt, path, out[i].n, out[i].off)
+		}
 	}
 	return out, nil
 }
