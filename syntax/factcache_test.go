@@ -418,3 +418,43 @@ func TestFactCacheCompact(t *testing.T) {
 	}
 	sameFacts(t, want, got)
 }
+
+// TestFactCacheWriteFails: when the pack can no longer be written (a full
+// disk), indexes go on with the same facts, the entries not written are
+// misses, and those written before stay.
+func TestFactCacheWriteFails(t *testing.T) {
+	root := copyTree(t, "../testdata/goapp")
+	dir := filepath.Join(t.TempDir(), "facts")
+	c := openCache(t, dir, 0)
+	buildCached(t, root, c)
+	ro, err := os.Open(c.w.path) // every write fails from here on, reads do not
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	orig := c.w.f
+	c.w.f = ro
+	defer func() { c.w.f = orig }() // for Close to close
+	p := filepath.Join(root, "service", "catalog.go")
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, append(src, "\n// changed\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, want := buildCached(t, root, nil)
+	for i := range 2 {
+		sum, got := buildCached(t, root, c)
+		if sum.Cached != sum.Indexed-1 {
+			t.Errorf("index %d after writes failed: %d of %d from the cache, want all but one", i, sum.Cached, sum.Indexed)
+		}
+		sameFacts(t, want, got)
+	}
+	if err := c.Flush(); err == nil {
+		t.Error("Flush of a pack that cannot be written: no error")
+	}
+	if sum, _ := indexOnce(t, root, dir); sum.Cached != sum.Indexed-1 {
+		t.Errorf("another process: %d of %d from the cache, want all but one", sum.Cached, sum.Indexed)
+	}
+}
