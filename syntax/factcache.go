@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/lspgraph/lspgraph/internal/lang"
@@ -26,17 +27,47 @@ import (
 // the answers the file's project gave its walk (the package a go.mod
 // makes of its directory, …): it is reused only when the project still
 // gives them. Each entry carries a checksum; one that does not check out
-// or decode (a torn or corrupt file) is removed and the file extracted
-// again, never trusted. Entries are written to a temporary file and renamed
-// into place, so concurrent indexes (several processes) share a cache
-// safely; the last rename wins, and both wrote the same facts. Trim keeps
-// the cache under its size by removing the entries used least recently.
+// or decode (a torn or corrupt record) is ignored and the file extracted
+// again, never trusted.
+//
+// Entries are packed, not one file each (a file per entry cost an index of
+// a large tree more in creating inodes than in writing facts): each
+// process that writes entries appends them to a pack file of its own name
+// (factpack.go) and, when flushed, writes the pack's index (key, offset
+// and length of each record, 44 bytes an entry) beside it, to a temporary
+// file renamed into place. Opening the cache reads the indexes, not the
+// packs; an entry is read with one positioned read. So concurrent indexes
+// (several processes) share a cache with no lock: each writes only its own
+// pack, a reader sees an index whole or not at all, and two processes that
+// write the same entry both wrote the same facts, either copy serving
+// (the index written last wins). Entries a process writes are readable by
+// it at once (pass 2 of an index reads them back), by others once it
+// flushes (Flush, Close; Build flushes when done). A writer holds a lock on
+// its pack while it runs (released by the kernel if it dies): the pack of
+// a process that died before flushing is recovered by the next one to
+// open the cache, from its records up to the first that does not check
+// out; so is a pack whose index does not check out. Trim keeps the cache
+// under its size by removing whole packs, those used least recently
+// first: reading an entry marks its pack used, so the pack of the files
+// an index reads survives while the packs of versions no index reads any
+// more go. It also merges small packs (the entries of indexes that
+// changed little) into one, so that their number stays small.
 //
 // Name resolution (pass 2) is not cached: a file's edges depend on every
 // other file's definitions, so it runs again over all files at each index.
 type FactCache struct {
 	dir      string
 	maxBytes int64
+
+	loaded  sync.Once
+	mu      sync.RWMutex
+	entries map[factKey]factLoc // read from the packs' indexes, then written
+	packs   []*factPack         // of entries, to close
+	loadErr error
+
+	wmu sync.Mutex
+	w   *packWriter // this process's pack, made at the first entry written
+	wp  *factPack
 }
 
 // DefaultFactCacheBytes bounds a cache opened with a size of zero.
@@ -52,9 +83,16 @@ func DefaultFactCacheDir() (string, error) {
 	return filepath.Join(d, "lspgraph", "facts"), nil
 }
 
-// OpenFactCache opens (creating it) the cache in dir, holding at most
-// maxBytes after Trim (DefaultFactCacheBytes if zero).
+// OpenFactCache opens (creating it) the cache in dir (DefaultFactCacheDir
+// if empty), holding at most maxBytes after Trim (DefaultFactCacheBytes if
+// zero). The packs' indexes are read on first use.
 func OpenFactCache(dir string, maxBytes int64) (*FactCache, error) {
+	if dir == "" {
+		var err error
+		if dir, err = DefaultFactCacheDir(); err != nil {
+			return nil, err
+		}
+	}
 	if maxBytes <= 0 {
 		maxBytes = DefaultFactCacheBytes
 	}
@@ -67,47 +105,74 @@ func OpenFactCache(dir string, maxBytes int64) (*FactCache, error) {
 // Dir is the cache's directory.
 func (c *FactCache) Dir() string { return c.dir }
 
-// factCacheMagic starts every entry.
-const factCacheMagic = "lspgraph-facts\x00"
+// load reads the packs' indexes, once.
+func (c *FactCache) load() error {
+	c.loaded.Do(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.entries = map[factKey]factLoc{}
+		c.packs, c.loadErr = loadPacks(c.dir, c.entries)
+	})
+	return c.loadErr
+}
 
-// entryPath is where the entry of a file version lives.
-func (c *FactCache) entryPath(p, contentHash string, maxFileSize int) string {
+// entryKey is the key of a file version's entry.
+func entryKey(p, contentHash string, maxFileSize int) factKey {
 	h := sha256.New()
 	for _, part := range []string{Version, strconv.Itoa(factCodecVersion), p, contentHash, strconv.Itoa(maxFileSize)} {
 		h.Write([]byte(strconv.Itoa(len(part))))
 		h.Write([]byte{':'})
 		h.Write([]byte(part))
 	}
-	k := hex.EncodeToString(h.Sum(nil))
-	return filepath.Join(c.dir, k[:2], k[2:])
+	var k factKey
+	h.Sum(k[:0])
+	return k
 }
 
-// load returns the cached facts of a file version, when there are facts
-// that the project x still answers for. A corrupt entry is removed.
-// It also returns the entry's file name.
-func (c *FactCache) load(x *Extractor, p string, contentHash string) (*FileFacts, []projectAnswer, string, bool) {
-	name := c.entryPath(p, contentHash, x.opts.MaxFileSize)
-	ff, asked, err := readEntry(name, p)
+// lookup returns the cached facts of a file version, when there are facts
+// that the project x still answers for, and where they lie. An entry that
+// does not check out is forgotten.
+func (c *FactCache) lookup(x *Extractor, p string, contentHash string) (*FileFacts, []projectAnswer, factLoc, bool) {
+	if c.load() != nil {
+		return nil, nil, factLoc{}, false
+	}
+	key := entryKey(p, contentHash, x.opts.MaxFileSize)
+	c.mu.RLock()
+	loc, ok := c.entries[key]
+	c.mu.RUnlock()
+	if !ok {
+		return nil, nil, factLoc{}, false
+	}
+	ff, asked, err := loc.facts(&key, p)
 	if err != nil || ff.Document.ContentHash != contentHash {
-		_ = os.Remove(name) // never trusted; the next index writes it anew
-		return nil, nil, "", false
+		c.mu.Lock()
+		if c.entries[key] == loc {
+			delete(c.entries, key) // never trusted; this index writes it anew
+		}
+		c.mu.Unlock()
+		return nil, nil, factLoc{}, false
 	}
 	if !x.project.stillAnswers(asked) {
-		return nil, nil, "", false
+		return nil, nil, factLoc{}, false
 	}
-	now := time.Now()
-	_ = os.Chtimes(name, now, now) // used: Trim keeps it longer
-	return ff, asked, name, true
+	return ff, asked, loc, true
 }
 
-// readEntry reads the entry in file name, which must hold the facts of
-// path p.
-func readEntry(name, p string) (*FileFacts, []projectAnswer, error) {
-	data, err := os.ReadFile(name)
+// facts reads the entry at l, which must hold the facts of path p (and,
+// when key is not nil, be that key's).
+func (l factLoc) facts(key *factKey, p string) (*FileFacts, []projectAnswer, error) {
+	rec, err := l.record()
 	if err != nil {
 		return nil, nil, err
 	}
-	ff, asked, err := decodeEntry(data)
+	k, body, err := checkRecord(rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if key != nil && k != *key {
+		return nil, nil, fmt.Errorf("%w: record of another key", errCorrupt)
+	}
+	ff, asked, err := decodeEntry(body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,35 +182,67 @@ func readEntry(name, p string) (*FileFacts, []projectAnswer, error) {
 	return ff, asked, nil
 }
 
-// store writes the entry of a file version and returns its file name.
-func (c *FactCache) store(x *Extractor, ff *FileFacts, asked []projectAnswer) (string, error) {
-	name := c.entryPath(ff.Document.Path, ff.Document.ContentHash, x.opts.MaxFileSize)
-	// The entry's directory is made when it is missing, not asked for
-	// before every entry (which cost a system call per file).
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
-			return "", fmt.Errorf("syntax: writing the fact cache: %w", err)
+// store appends the entry of a file version to this process's pack and
+// returns where it lies.
+func (c *FactCache) store(x *Extractor, ff *FileFacts, asked []projectAnswer) (factLoc, error) {
+	if err := c.load(); err != nil {
+		return factLoc{}, err
+	}
+	key := entryKey(ff.Document.Path, ff.Document.ContentHash, x.opts.MaxFileSize)
+	rec := encodeRecord(key, encodeEntry(ff, asked))
+	c.wmu.Lock()
+	if c.w == nil {
+		w, err := newPackWriter(c.dir)
+		if err != nil {
+			c.wmu.Unlock()
+			return factLoc{}, err
 		}
-		f, err = os.CreateTemp(filepath.Dir(name), ".tmp-*")
+		c.w, c.wp = w, &factPack{path: w.path, w: w}
 	}
+	w, wp := c.w, c.wp
+	c.wmu.Unlock()
+	off, err := w.append(key, rec)
 	if err != nil {
-		return "", fmt.Errorf("syntax: writing the fact cache: %w", err)
+		return factLoc{}, err
 	}
-	_, werr := f.Write(encodeEntry(ff, asked))
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(f.Name())
-		return "", fmt.Errorf("syntax: writing the fact cache: %w", err)
-	}
-	if err := os.Rename(f.Name(), name); err != nil {
-		_ = os.Remove(f.Name())
-		return "", fmt.Errorf("syntax: writing the fact cache: %w", err)
-	}
-	return name, nil
+	loc := factLoc{wp, off, int32(len(rec))}
+	c.mu.Lock()
+	c.entries[key] = loc
+	c.mu.Unlock()
+	return loc, nil
 }
 
-// encodeEntry is magic, the SHA-256 of the rest, the project's answers and
+// Flush makes the entries written so far readable by other processes:
+// it writes this process's pack and its index. Entries written after are
+// listed by the next Flush.
+func (c *FactCache) Flush() error {
+	c.wmu.Lock()
+	w := c.w
+	c.wmu.Unlock()
+	if w == nil {
+		return nil
+	}
+	return w.flush()
+}
+
+// Close flushes the cache and closes its files.
+func (c *FactCache) Close() error {
+	c.wmu.Lock()
+	w := c.w
+	c.wmu.Unlock()
+	var err error
+	if w != nil {
+		err = w.close()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.packs {
+		err = errors.Join(err, p.close())
+	}
+	return err
+}
+
+// encodeEntry is the body of an entry's record: the project's answers and
 // the facts' record.
 func encodeEntry(ff *FileFacts, asked []projectAnswer) []byte {
 	var body []byte
@@ -157,24 +254,11 @@ func encodeEntry(ff *FileFacts, asked []projectAnswer) []byte {
 			body = append(body, s...)
 		}
 	}
-	body = encodeFileFacts(body, ff)
-	sum := sha256.Sum256(body)
-	out := make([]byte, 0, len(factCacheMagic)+len(sum)+len(body))
-	out = append(out, factCacheMagic...)
-	out = append(out, sum[:]...)
-	return append(out, body...)
+	return encodeFileFacts(body, ff)
 }
 
-// decodeEntry checks and reads an entry.
-func decodeEntry(data []byte) (*FileFacts, []projectAnswer, error) {
-	head := len(factCacheMagic) + sha256.Size
-	if len(data) < head || string(data[:len(factCacheMagic)]) != factCacheMagic {
-		return nil, nil, fmt.Errorf("%w: not a fact cache entry", errCorrupt)
-	}
-	body := data[head:]
-	if sum := sha256.Sum256(body); string(sum[:]) != string(data[len(factCacheMagic):head]) {
-		return nil, nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
-	}
+// decodeEntry reads the body of an entry's record (checked).
+func decodeEntry(body []byte) (*FileFacts, []projectAnswer, error) {
 	d := &factDecoder{data: string(body)}
 	n := d.count()
 	var asked []projectAnswer
@@ -226,9 +310,9 @@ type answered struct {
 	// the extractor until its next file.
 	asked []projectAnswer
 	hit   bool // the facts came from the cache
-	// entry is the file name of the cache entry that holds the facts
-	// (read or written), "" when none does.
-	entry string
+	// entry is the cache entry that holds the facts (read or written),
+	// the zero factLoc when none does.
+	entry factLoc
 }
 
 // fileAnswered is FileCached (c may be nil) that also returns the
@@ -241,8 +325,8 @@ func (x *Extractor) fileAnswered(ctx context.Context, c *FactCache, p string, sr
 		return answered{ff: ff}, err
 	}
 	if c != nil {
-		if ff, asked, name, ok := c.load(x, p, lang.HashContent(src)); ok {
-			return answered{ff: ff, asked: asked, hit: true, entry: name}, nil
+		if ff, asked, loc, ok := c.lookup(x, p, lang.HashContent(src)); ok {
+			return answered{ff: ff, asked: asked, hit: true, entry: loc}, nil
 		}
 	}
 	x.project.recording, x.project.asked = true, x.project.asked[:0]
@@ -256,56 +340,87 @@ func (x *Extractor) fileAnswered(ctx context.Context, c *FactCache, p string, sr
 	return a, nil
 }
 
-// Trim removes the entries used least recently until the cache holds at
-// most its size, and the temporary files of writes that did not finish
-// (an hour old or more). It returns the bytes the cache holds.
+// Trim merges small packs (compact), then removes whole packs, those used
+// least recently first, until the cache holds at most its size: never a
+// pack a writer runs on (this process's, or another's). It also removes the temporary files of writes that did not
+// finish (an hour old or more), the indexes whose pack went and the
+// entries of the cache's former layout (a file each, in directories named
+// by two hex digits). It returns the bytes the cache holds.
 func (c *FactCache) Trim() (int64, error) {
-	type entry struct {
-		path string
+	_ = c.compact() // best effort, as writing entries is
+	des, err := os.ReadDir(c.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // removed meanwhile
+	} else if err != nil {
+		return 0, fmt.Errorf("syntax: trimming the fact cache: %w", err)
+	}
+	type pack struct {
+		name string
 		size int64
 		used time.Time
 	}
-	var entries []entry
-	var total int64
-	stale := time.Now().Add(-time.Hour)
-	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
+	packs := map[string]*pack{}
+	indexes := map[string]int64{} // by pack name
+	stale := time.Now().Add(-stalePack)
+	for _, de := range des {
+		name := de.Name()
+		fi, err := de.Info()
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed by a concurrent Trim
+			continue // removed by a concurrent Trim
+		}
+		switch {
+		case de.IsDir():
+			if len(name) == 2 {
+				_ = os.RemoveAll(filepath.Join(c.dir, name))
 			}
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		if len(d.Name()) > 4 && d.Name()[:5] == ".tmp-" {
+		case strings.HasPrefix(name, tempPrefix):
 			if fi.ModTime().Before(stale) {
-				_ = os.Remove(p)
+				_ = os.Remove(filepath.Join(c.dir, name))
 			}
-			return nil
+		case strings.HasSuffix(name, packExt):
+			packs[name] = &pack{name: name, size: fi.Size(), used: fi.ModTime()}
+		case strings.HasSuffix(name, packIndexExt):
+			indexes[strings.TrimSuffix(name, packIndexExt)+packExt] = fi.Size()
 		}
-		entries = append(entries, entry{p, fi.Size(), fi.ModTime()})
-		total += fi.Size()
-		return nil
-	})
-	if err != nil {
-		return total, fmt.Errorf("syntax: trimming the fact cache: %w", err)
 	}
-	if total <= c.maxBytes {
-		return total, nil
+	for name, size := range indexes {
+		if p, ok := packs[name]; ok {
+			p.size += size
+		} else {
+			_ = os.Remove(indexPath(filepath.Join(c.dir, name)))
+		}
 	}
-	slices.SortFunc(entries, func(a, b entry) int { return a.used.Compare(b.used) })
-	for _, e := range entries {
+	c.wmu.Lock()
+	own := ""
+	if c.w != nil {
+		own = filepath.Base(c.w.path)
+	}
+	c.wmu.Unlock()
+	var total int64
+	var removable []*pack
+	for _, p := range packs {
+		total += p.size
+		if p.name != own {
+			removable = append(removable, p)
+		}
+	}
+	slices.SortFunc(removable, func(a, b *pack) int { return a.used.Compare(b.used) })
+	for _, p := range removable {
 		if total <= c.maxBytes {
 			break
 		}
-		if err := os.Remove(e.path); err == nil || errors.Is(err, fs.ErrNotExist) {
-			total -= e.size
+		path := filepath.Join(c.dir, p.name)
+		release, ok := claimPack(path)
+		if !ok {
+			continue // a writer runs on it
 		}
+		// The index first: a reader never finds an index without its pack
+		// from this Trim.
+		_ = os.Remove(indexPath(path))
+		if err := os.Remove(path); err == nil || errors.Is(err, fs.ErrNotExist) {
+			total -= p.size
+		}
+		release()
 	}
 	return total, nil
 }

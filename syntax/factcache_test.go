@@ -2,13 +2,18 @@ package syntax
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
 )
@@ -135,101 +140,321 @@ func TestFactCacheProjectChange(t *testing.T) {
 	sameFacts(t, want, got)
 }
 
-// TestFactCacheCorrupt: entries cut short, overwritten with noise or
-// with a flipped byte are re-extracted (and rewritten), never trusted.
+// openCache opens the cache in dir as another process would: its own
+// pack, the indexes on disk. Close it where the process would exit.
+func openCache(t *testing.T, dir string, maxBytes int64) *FactCache {
+	t.Helper()
+	c, err := OpenFactCache(dir, maxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// indexOnce indexes root with the cache in dir, as a process that exits
+// after.
+func indexOnce(t *testing.T, root, dir string) (IndexSummary, map[string]graph.DocumentFacts) {
+	t.Helper()
+	c := openCache(t, dir, 0)
+	defer c.Close()
+	return buildCached(t, root, c)
+}
+
+// packsOf returns the packs in dir.
+func packsOf(t *testing.T, dir string) []string {
+	t.Helper()
+	packs, err := filepath.Glob(filepath.Join(dir, "*"+packExt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return packs
+}
+
+// TestFactCacheCorrupt: records flipped in their body, with another key,
+// with another length or cut short by the end of their pack are
+// re-extracted (and written again), never trusted.
 func TestFactCacheCorrupt(t *testing.T) {
 	root := copyTree(t, "../testdata/goapp")
 	dir := filepath.Join(t.TempDir(), "facts")
-	c, err := OpenFactCache(dir, 0)
+	_, want := indexOnce(t, root, dir)
+	packs := packsOf(t, dir)
+	if len(packs) != 1 {
+		t.Fatalf("%d packs after one index, want 1", len(packs))
+	}
+	entries, err := readPackIndex(indexPath(packs[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, want := buildCached(t, root, c)
-	var entries []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			entries = append(entries, p)
-		}
-		return err
-	})
-	if len(entries) < 3 {
+	if len(entries) < 4 {
 		t.Fatalf("%d cache entries, want one per Go file", len(entries))
 	}
-	damage := []func([]byte) []byte{
-		func(b []byte) []byte { return b[:len(b)/2] },
-		func(b []byte) []byte { return []byte("not an entry") },
-		func(b []byte) []byte { b[len(b)-3] ^= 0x40; return b },
+	slices.SortFunc(entries, func(a, b packEntry) int { return int(a.off - b.off) })
+	b, err := os.ReadFile(packs[0])
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i, f := range damage {
-		b, err := os.ReadFile(entries[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(entries[i], f(b), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	b[entries[0].off+int64(entries[0].n)-3] ^= 0x40                      // a byte of the body
+	copy(b[entries[1].off:], "not the key of this record")               // the key
+	binary.LittleEndian.PutUint32(b[entries[2].off+sha256.Size:], 1<<20) // the length
+	last := entries[len(entries)-1]
+	b = b[:last.off+int64(last.n)/2] // cut short
+	const damaged = 4
+	if err := os.WriteFile(packs[0], b, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	sum, got := buildCached(t, root, c)
-	if sum.Cached != sum.Indexed-len(damage) {
-		t.Errorf("%d of %d files from the cache with %d entries damaged", sum.Cached, sum.Indexed, len(damage))
+	sum, got := indexOnce(t, root, dir)
+	if sum.Cached != sum.Indexed-damaged {
+		t.Errorf("%d of %d files from the cache with %d entries damaged", sum.Cached, sum.Indexed, damaged)
 	}
 	sameFacts(t, want, got)
-	sum, _ = buildCached(t, root, c)
+	sum, _ = buildCached(t, root, openCache(t, dir, 0))
 	if sum.Cached != sum.Indexed {
-		t.Errorf("damaged entries not rewritten: %d of %d from the cache", sum.Cached, sum.Indexed)
+		t.Errorf("damaged entries not written again: %d of %d from the cache", sum.Cached, sum.Indexed)
 	}
+}
+
+// TestFactCachePackIndex: a pack whose index does not check out is read
+// from its records instead (and indexed again); a pack without an index
+// that its writer holds is left alone; once the writer died, the records
+// it finished are recovered.
+func TestFactCachePackIndex(t *testing.T) {
+	root := copyTree(t, "../testdata/goapp")
+	dir := filepath.Join(t.TempDir(), "facts")
+	first, want := indexOnce(t, root, dir)
+	packs := packsOf(t, dir)
+	if len(packs) != 1 {
+		t.Fatalf("%d packs after one index, want 1", len(packs))
+	}
+	pack, index := packs[0], indexPath(packs[0])
+	if err := os.WriteFile(index, []byte("not an index"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum, got := indexOnce(t, root, dir)
+	if sum.Cached != sum.Indexed {
+		t.Errorf("corrupt index: %d of %d files from the cache, want all", sum.Cached, sum.Indexed)
+	}
+	sameFacts(t, want, got)
+	if entries, err := readPackIndex(index); err != nil || len(entries) != first.Indexed {
+		t.Errorf("the index read again: %d entries, %v; want %d", len(entries), err, first.Indexed)
+	}
+
+	// A pack being written: not read, not removed.
+	if err := os.Remove(index); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(pack, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Write(encodeRecord(factKey{1}, []byte("a record cut short"))[:40])
+	if err := lockPack(f); err != nil {
+		t.Fatal(err)
+	}
+	if !packLocks {
+		now := time.Now()
+		os.Chtimes(pack, now, now)
+	}
+	c := openCache(t, dir, 1)
+	defer c.Close()
+	if sum, _ := buildCached(t, root, c); sum.Cached != 0 {
+		t.Errorf("a pack being written: %d files from it, want none", sum.Cached)
+	}
+	if _, err := os.Stat(pack); err != nil {
+		t.Errorf("Trim removed a pack being written: %v", err)
+	}
+	// Its writer died.
+	f.Close()
+	if !packLocks {
+		old := time.Now().Add(-2 * stalePack)
+		os.Chtimes(pack, old, old)
+	}
+	for _, p := range packsOf(t, dir) {
+		if p != pack {
+			os.Remove(p)
+			os.Remove(indexPath(p))
+		}
+	}
+	sum, got = buildCached(t, root, openCache(t, dir, 0))
+	if sum.Cached != sum.Indexed {
+		t.Errorf("a dead process's pack: %d of %d files from it, want all", sum.Cached, sum.Indexed)
+	}
+	sameFacts(t, want, got)
 }
 
 // TestFactCacheConcurrent: indexes of two clones share one cache at the
-// same time, and each gets the facts it would get alone.
+// same time, and each gets the facts it would get alone: in one process
+// (one FactCache) and in several (one each).
 func TestFactCacheConcurrent(t *testing.T) {
 	a, b := copyTree(t, "../testdata/goapp"), copyTree(t, "../testdata/goapp")
-	c, err := OpenFactCache(filepath.Join(t.TempDir(), "facts"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := filepath.Join(t.TempDir(), "facts")
+	shared := openCache(t, dir, 0)
 	_, want := buildCached(t, a, nil)
-	var wg sync.WaitGroup
-	results := make([]map[string]graph.DocumentFacts, 4)
-	for i := range results {
-		root := a
-		if i%2 == 1 {
-			root = b
+	for round := range 2 { // the second reads what the first wrote
+		var wg sync.WaitGroup
+		results := make([]map[string]graph.DocumentFacts, 6)
+		caches := make([]*FactCache, len(results))
+		for i := range results {
+			root := a
+			if i%2 == 1 {
+				root = b
+			}
+			c := shared
+			if i >= 2 {
+				c = openCache(t, dir, 0)
+			}
+			caches[i] = c
+			wg.Go(func() { _, results[i] = buildCached(t, root, c) })
 		}
-		wg.Go(func() { _, results[i] = buildCached(t, root, c) })
-	}
-	wg.Wait()
-	for _, got := range results {
-		sameFacts(t, want, got)
+		wg.Wait()
+		for _, got := range results {
+			sameFacts(t, want, got)
+		}
+		if round == 1 {
+			break
+		}
+		sum, _ := buildCached(t, a, openCache(t, dir, 0))
+		if sum.Cached != sum.Indexed {
+			t.Errorf("after concurrent indexes: %d of %d from the cache", sum.Cached, sum.Indexed)
+		}
 	}
 }
 
-// TestFactCacheTrim removes the entries used least recently first.
+// TestFactCacheTrim removes the packs used least recently first: the pack
+// of a tree indexed again survives, the pack of one not read since goes.
 func TestFactCacheTrim(t *testing.T) {
-	root := copyTree(t, "../testdata/goapp")
-	dir := filepath.Join(t.TempDir(), "facts")
-	c, err := OpenFactCache(dir, 0)
+	kept, gone := copyTree(t, "../testdata/goapp"), copyTree(t, "../testdata/goapp")
+	err := filepath.WalkDir(gone, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !strings.HasSuffix(p, ".go") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(p, append(b, "\n// another version\n"...), 0o644)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	buildCached(t, root, c)
+	dir := filepath.Join(t.TempDir(), "facts")
+	indexOnce(t, kept, dir)
+	indexOnce(t, gone, dir)
+	packs := packsOf(t, dir)
+	if len(packs) != 2 {
+		t.Fatalf("%d packs after two indexes, want 2", len(packs))
+	}
+	old := time.Now().Add(-time.Minute)
+	for _, p := range packs {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := openCache(t, dir, 0)
+	if sum, _ := buildCached(t, kept, c); sum.Cached != sum.Indexed {
+		t.Fatalf("%d of %d from the cache, want all", sum.Cached, sum.Indexed)
+	}
 	total, err := c.Trim()
 	if err != nil || total == 0 {
 		t.Fatalf("Trim: %d bytes, %v", total, err)
 	}
-	small := &FactCache{dir: dir, maxBytes: total / 2}
-	after, err := small.Trim()
+	after, err := openCache(t, dir, total-1).Trim()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after > total/2 || after == 0 {
-		t.Errorf("trimmed to %d bytes, want at most %d and more than none", after, total/2)
+	if after >= total || after == 0 {
+		t.Errorf("trimmed to %d bytes, want less than %d and more than none", after, total)
 	}
-	sum, _ := buildCached(t, root, c)
-	if sum.Cached == 0 || sum.Cached == sum.Indexed {
-		t.Errorf("%d of %d from a half-trimmed cache, want some", sum.Cached, sum.Indexed)
+	if sum, _ := buildCached(t, kept, openCache(t, dir, 0)); sum.Cached != sum.Indexed {
+		t.Errorf("the pack used last: %d of %d from the cache after a trim, want all", sum.Cached, sum.Indexed)
+	}
+	if sum, _ := buildCached(t, gone, openCache(t, dir, 0)); sum.Cached != 0 {
+		t.Errorf("the pack used first: %d of %d from the cache after a trim, want none", sum.Cached, sum.Indexed)
 	}
 	if !reflect.DeepEqual(c.Dir(), dir) {
 		t.Errorf("Dir() = %q, want %q", c.Dir(), dir)
+	}
+}
+
+// TestFactCacheCompact: the small packs of indexes that each wrote a few
+// entries are merged into one, which serves every entry they held, and
+// the cache that merged them reads its entries from there at once.
+func TestFactCacheCompact(t *testing.T) {
+	root := copyTree(t, "../testdata/goapp")
+	dir := filepath.Join(t.TempDir(), "facts")
+	_, want := indexOnce(t, root, dir)
+	p := filepath.Join(root, "service", "catalog.go")
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last *FactCache
+	for i := range compactAt {
+		if last != nil {
+			last.Close()
+		}
+		if err := os.WriteFile(p, fmt.Appendf(slices.Clip(src), "\n// version %d\n", i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		last = openCache(t, dir, 0)
+		if sum, _ := buildCached(t, root, last); sum.Cached != sum.Indexed-1 {
+			t.Fatalf("version %d: %d of %d from the cache, want all but one", i, sum.Cached, sum.Indexed)
+		}
+	}
+	// The last index merged the others' packs, not its own.
+	if packs := packsOf(t, dir); len(packs) != 2 {
+		t.Errorf("%d packs after %d indexes, want 2 (the merged one and the last index's)", len(packs), compactAt+1)
+	}
+	if sum, _ := buildCached(t, root, last); sum.Cached != sum.Indexed {
+		t.Errorf("the cache that merged: %d of %d from the cache, want all", sum.Cached, sum.Indexed)
+	}
+	if err := os.WriteFile(p, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, got := buildCached(t, root, openCache(t, dir, 0))
+	if sum.Cached != sum.Indexed {
+		t.Errorf("the first version from the merged pack: %d of %d from the cache, want all", sum.Cached, sum.Indexed)
+	}
+	sameFacts(t, want, got)
+}
+
+// TestFactCacheWriteFails: when the pack can no longer be written (a full
+// disk), indexes go on with the same facts, the entries not written are
+// misses, and those written before stay.
+func TestFactCacheWriteFails(t *testing.T) {
+	root := copyTree(t, "../testdata/goapp")
+	dir := filepath.Join(t.TempDir(), "facts")
+	c := openCache(t, dir, 0)
+	buildCached(t, root, c)
+	ro, err := os.Open(c.w.path) // every write fails from here on, reads do not
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	orig := c.w.f
+	c.w.f = ro
+	defer func() { c.w.f = orig }() // for Close to close
+	p := filepath.Join(root, "service", "catalog.go")
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, append(src, "\n// changed\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, want := buildCached(t, root, nil)
+	for i := range 2 {
+		sum, got := buildCached(t, root, c)
+		if sum.Cached != sum.Indexed-1 {
+			t.Errorf("index %d after writes failed: %d of %d from the cache, want all but one", i, sum.Cached, sum.Indexed)
+		}
+		sameFacts(t, want, got)
+	}
+	if err := c.Flush(); err == nil {
+		t.Error("Flush of a pack that cannot be written: no error")
+	}
+	if sum, _ := indexOnce(t, root, dir); sum.Cached != sum.Indexed-1 {
+		t.Errorf("another process: %d of %d from the cache, want all but one", sum.Cached, sum.Indexed)
 	}
 }

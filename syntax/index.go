@@ -292,8 +292,11 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	if err != nil {
 		return sum, err
 	}
-	// Trimmed after the second pass, which reads the entries back.
+	// Flushed (for other processes to read the entries written) and
+	// trimmed after the second pass, which reads the entries back. An
+	// entry that cannot be written is no error.
 	if opts.Cache != nil {
+		_ = opts.Cache.Flush()
 		if _, err := opts.Cache.Trim(); err != nil {
 			return sum, err
 		}
@@ -341,6 +344,9 @@ func cloneDocument(d graph.Document) graph.Document {
 func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSummary, error) {
 	if !opts.Full {
 		sum, done, err := indexIncremental(ctx, store, opts)
+		if opts.Cache != nil {
+			_ = opts.Cache.Flush() // the entries of the files it extracted
+		}
 		if err != nil || done {
 			return sum, err
 		}

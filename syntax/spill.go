@@ -25,11 +25,11 @@ type spill struct {
 }
 
 // spillRecord is where one file's facts lie: a record of the spill file,
-// or the fact cache entry named entry.
+// or the fact cache entry at entry.
 type spillRecord struct {
 	off   int64
 	n     int32
-	entry string
+	entry factLoc
 }
 
 // newSpill creates the spill file in dir (the system's temporary
@@ -61,7 +61,7 @@ func (s *spill) add(rec []byte) (spillRecord, error) {
 // entry that holds them, else a record appended to the spill file (buf is
 // scratch space for its encoding).
 func (s *spill) keep(a answered, buf *[]byte) (spillRecord, error) {
-	if a.entry != "" {
+	if a.entry.pack != nil {
 		return spillRecord{entry: a.entry}, nil
 	}
 	*buf = encodeFileFacts((*buf)[:0], a.ff)
@@ -75,8 +75,8 @@ var errEntryGone = errors.New("fact cache entry gone")
 
 // read returns the facts of the file p from its record.
 func (s *spill) read(r spillRecord, p string) (*FileFacts, error) {
-	if r.entry != "" {
-		ff, _, err := readEntry(r.entry, p)
+	if r.entry.pack != nil {
+		ff, _, err := r.entry.facts(nil, p)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errEntryGone, err)
 		}

@@ -120,9 +120,10 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if !*noFactCache {
-		if opts.Cache, err = openFactCache(*factCache); err != nil {
+		if opts.Cache, err = syntax.OpenFactCache(*factCache, 0); err != nil {
 			return err
 		}
+		defer opts.Cache.Close()
 	}
 	prog := newIndexProgress(e.stderr)
 	opts.Progress = prog.update
@@ -156,17 +157,6 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%s → %s\n", root, dir)
 	sum.WriteText(e.stdout, gitHead(ctx, root))
 	return nil
-}
-
-// openFactCache opens the fact cache in dir, or the default one.
-func openFactCache(dir string) (*syntax.FactCache, error) {
-	if dir == "" {
-		var err error
-		if dir, err = syntax.DefaultFactCacheDir(); err != nil {
-			return nil, err
-		}
-	}
-	return syntax.OpenFactCache(dir, 0)
 }
 
 // boundGC holds the index's heap under syntax.MemoryLimit (unless
