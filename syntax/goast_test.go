@@ -1,0 +1,186 @@
+package syntax
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// goastOracle holds tree-sitter and the go/parser converter to the same
+// source.
+type goastOracle struct {
+	g    *grammar
+	syms *goSyms
+	ts   flat
+	buf  []flatRec
+}
+
+func newGoastOracle() *goastOracle {
+	g := newGrammar("go", "go")
+	return &goastOracle{g: g, syms: newGoSyms(g)}
+}
+
+// outcome of comparing the two trees of one source.
+type goastOutcome int
+
+const (
+	goastMatch     goastOutcome = iota
+	goastBadSource              // tree-sitter found an error, or go/parser rejected the file
+	goastDeclined               // the converter left the file to tree-sitter
+)
+
+// check compares the trees; a mismatch is an error. decline is why the
+// converter declined, if it did.
+func (o *goastOracle) check(src []byte) (out goastOutcome, decline goDecline, err error) {
+	if err := o.ts.parse(o.g, src, 10*time.Second); err != nil {
+		return goastBadSource, "", nil
+	}
+	for i := range o.ts.recs {
+		if t := o.ts.nodes[i].Type(); t == "ERROR" || o.ts.recs[i].startByte == o.ts.recs[i].endByte && t != "source_file" {
+			return goastBadSource, "", nil // ERROR, or MISSING (a zero-width node)
+		}
+	}
+	recs, d := goFlat(o.syms, src, o.buf)
+	if d == "syntax error" {
+		return goastBadSource, "", nil
+	}
+	if d != "" {
+		return goastDeclined, d, nil
+	}
+	o.buf = recs
+	var conv flat
+	conv.install(o.g, recs)
+	return goastMatch, "", diffFlat(&o.ts, &conv, src)
+}
+
+// diffFlat describes the first record where two flat trees differ: in
+// content (type, field, range) first, then in links.
+func diffFlat(want, got *flat, src []byte) error {
+	n := min(len(want.recs), len(got.recs))
+	for i := 0; i < n; i++ {
+		w, g := want.recs[i], got.recs[i]
+		wn, gn := &want.nodes[i], &got.nodes[i]
+		if wn.Type() != gn.Type() || wn.field() != gn.field() || w.startByte != g.startByte || w.endByte != g.endByte ||
+			w.startRow != g.startRow || w.startCol != g.startCol || w.endRow != g.endRow || w.endCol != g.endCol || w.named != g.named {
+			return fmt.Errorf("record %d differs\n%s", i, diffContext(want, got, i, src))
+		}
+	}
+	if len(want.recs) != len(got.recs) {
+		return fmt.Errorf("record %d: %d records from tree-sitter, %d converted\n%s", n, len(want.recs), len(got.recs), diffContext(want, got, n, src))
+	}
+	for i := 0; i < n; i++ {
+		w, g := want.recs[i], got.recs[i]
+		if w.parent != g.parent || w.firstChild != g.firstChild || w.nextSibling != g.nextSibling {
+			return fmt.Errorf("record %d: links differ\n%s", i, diffContext(want, got, i, src))
+		}
+	}
+	return nil
+}
+
+func diffContext(want, got *flat, i int, src []byte) string {
+	line := func(f *flat, k int) string {
+		if k < 0 || k >= len(f.recs) {
+			return "-"
+		}
+		n, r := &f.nodes[k], f.recs[k]
+		depth := 0
+		for p := n.Parent(); p != nil; p = p.Parent() {
+			depth++
+		}
+		text := string(src[r.startByte:min(r.endByte, r.startByte+30)])
+		return fmt.Sprintf("%d %s%s %s [%d,%d) %d:%d-%d:%d p%d c%d s%d %q", k, strings.Repeat(" ", depth), n.Type(), n.field(),
+			r.startByte, r.endByte, r.startRow, r.startCol, r.endRow, r.endCol, int32(r.parent), int32(r.firstChild), int32(r.nextSibling), text)
+	}
+	var b strings.Builder
+	for k := max(0, i-4); k <= i+3; k++ {
+		fmt.Fprintf(&b, "  tree-sitter %s\n  converted   %s\n", line(want, k), line(got, k))
+	}
+	return b.String()
+}
+
+// goastCorpus lists the Go files the oracle runs over: the repository's
+// Go test data and, from GOROOT/src (test data left out), every tenth
+// file, or all of them with LSPGRAPH_E2E=1.
+func goastCorpus(t testing.TB) []string {
+	var files []string
+	for _, dir := range []string{"testdata", "../testdata"} {
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Logf("no GOROOT: %v", err)
+		return files
+	}
+	var goroot []string
+	_ = filepath.WalkDir(filepath.Join(strings.TrimSpace(string(out)), "src"), func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir() && d.Name() == "testdata":
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(p, ".go"):
+			goroot = append(goroot, p)
+		}
+		return nil
+	})
+	step := 10
+	if os.Getenv("LSPGRAPH_E2E") == "1" {
+		step = 1
+	}
+	for i := 0; i < len(goroot); i += step {
+		files = append(files, goroot[i])
+	}
+	return files
+}
+
+// TestGoastMatchesTreeSitter is the converter's acceptance test: on every
+// file both parsers accept, the converted tree equals tree-sitter's,
+// record by record, or the converter declined.
+func TestGoastMatchesTreeSitter(t *testing.T) {
+	o := newGoastOracle()
+	defer o.ts.free()
+	files := goastCorpus(t)
+	counts := map[goastOutcome]int{}
+	declines := map[goDecline]int{}
+	failed := 0
+	for _, p := range files {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, d, err := o.check(src)
+		counts[out]++
+		if d != "" {
+			declines[d]++
+		}
+		if err != nil {
+			failed++
+			if failed <= 5 {
+				t.Errorf("%s: %v", p, err)
+			}
+		}
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d files differ", failed, len(files))
+	}
+	t.Logf("%d files: %d converted, %d declined, %d left out (syntax errors)", len(files), counts[goastMatch], counts[goastDeclined], counts[goastBadSource])
+	var reasons []string
+	for d, n := range declines {
+		reasons = append(reasons, fmt.Sprintf("%5d %s", n, d))
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		t.Logf("declined: %s", r)
+	}
+}
