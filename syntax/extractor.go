@@ -42,6 +42,7 @@ type Extractor struct {
 	langs   map[string]*grammar
 	project *project
 	flat    flat         // the last parsed tree, its parse memory reused from file to file
+	goast   goParser     // builds Go files' trees from go/parser (see goFlat)
 	ownFS   *rootfs.Root // opened by NewExtractor, closed by Close
 	closed  bool
 }
@@ -112,7 +113,7 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 	}
 	g := x.grammar(gname, ff.Document.Language)
 	// The timeout is tree-sitter's own (ts_parser_set_timeout_micros).
-	if err := x.flat.parse(g, src, x.opts.ParseTimeout); err != nil {
+	if err := x.parse(g, src); err != nil {
 		if errors.Is(err, errParseTimeout) {
 			ff.Skipped = SkipTimeout
 			return ff, nil

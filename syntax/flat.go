@@ -302,7 +302,7 @@ var (
 type flat struct {
 	g       *grammar
 	arena   *C.arena
-	reserve int           // bytes of address space for the arena (arenaReserve if zero)
+	reserve int       // bytes of address space for the arena (arenaReserve if zero)
 	recs    []flatRec // the arena's output buffer (valid until the next parse) or records built in Go
 	nodes   []node
 }

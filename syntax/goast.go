@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"strings"
+	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -22,6 +23,41 @@ import (
 
 // goDecline is why goFlat left a file to tree-sitter.
 type goDecline string
+
+// goParser converts Go files with goFlat, reusing its records from file
+// to file.
+type goParser struct {
+	syms *goSyms
+	recs []flatRec
+}
+
+// parse parses src into x.flat: a Go file through goFlat when it
+// converts, any other file (and a Go file it declines) with tree-sitter.
+// go/parser cannot be stopped midway, so a Go file whose conversion took
+// longer than the parse timeout is reported as timed out afterwards, as
+// tree-sitter would have.
+func (x *Extractor) parse(g *grammar, src []byte) error {
+	if g.name == "go" {
+		p := &x.goast
+		if p.syms == nil {
+			p.syms = newGoSyms(g)
+		}
+		start := time.Now()
+		recs, decline := goFlat(p.syms, src, p.recs)
+		if time.Since(start) > x.opts.ParseTimeout {
+			return errParseTimeout
+		}
+		if decline == "" {
+			p.recs = recs
+			x.flat.install(g, recs)
+			return nil
+		}
+	}
+	return x.flat.parse(g, src, x.opts.ParseTimeout)
+}
+
+// debugDecline, when set (by tests), is told why and where goFlat declined.
+var debugDecline func(string, []byte, []uint32, []flatRec)
 
 // goSyms holds the symbol and field ids of the Go grammar that goFlat
 // writes, looked up by name once per grammar.
@@ -96,6 +132,9 @@ func goFlat(s *goSyms, src []byte, buf []flatRec) (recs []flatRec, decline goDec
 }
 
 func (c *goConv) decline(format string, args ...any) {
+	if debugDecline != nil {
+		debugDecline(fmt.Sprintf(format, args...), c.src, c.open, c.recs)
+	}
 	panic(goDecline(fmt.Sprintf(format, args...)))
 }
 
@@ -389,9 +428,12 @@ func (c *goConv) params(l *ast.FieldList, field string) {
 		if len(f.Names) >= 10 {
 			c.decline("parameter declaration with %d names", len(f.Names))
 		}
-		if _, ok := f.Type.(*ast.MapType); ok && i > 0 && len(f.Names) == 0 && len(l.List[i-1].Names) == 0 {
-			if _, ok := l.List[i-1].Type.(*ast.Ident); ok {
-				c.decline("map type after an unnamed parameter")
+		switch f.Type.(type) {
+		case *ast.MapType, *ast.FuncType:
+			if i > 0 && len(f.Names) == 0 && len(l.List[i-1].Names) == 0 {
+				if _, ok := l.List[i-1].Type.(*ast.Ident); ok {
+					c.decline("map or func type after an unnamed parameter")
+				}
 			}
 		}
 		if e, ok := f.Type.(*ast.Ellipsis); ok {
@@ -799,7 +841,7 @@ func (c *goConv) expr(e ast.Expr, field string) {
 		// tree-sitter-go prefers a reading with generic types where one
 		// parses: a[b][c] and a[b[c]] are instantiations, a[b] an index.
 		switch {
-		case genericable(e.X) && typeArgLike(e.Index), typeName(e.X) && genericable(e.Index):
+		case genericable(e.X) && typeArgLike(e.Index), typeName(e.X) && genericArg(e.Index):
 			c.begin("type_instantiation_expression", field, c.off(e.Pos()))
 			c.typ(e.X, "type")
 			c.typ(e.Index, "")
@@ -1007,9 +1049,22 @@ func typeOnly(e ast.Expr) bool {
 	case *ast.StarExpr:
 		return typeOnly(e.X)
 	case *ast.ParenExpr:
+		if s, ok := e.X.(*ast.StarExpr); ok && pointsToGeneric(s) {
+			return true // (*G[T]) reads as a parenthesized type
+		}
 		return typeOnly(e.X)
 	}
 	return false
+}
+
+// pointsToGeneric reports whether e is *G[T], **G[T], ...
+func pointsToGeneric(e *ast.StarExpr) bool {
+	switch x := e.X.(type) {
+	case *ast.StarExpr:
+		return pointsToGeneric(x)
+	default:
+		return genericable(x)
+	}
 }
 
 // typeName reports whether e is a type name that tree-sitter-go may read
@@ -1053,7 +1108,17 @@ func genericable(e ast.Expr) bool {
 
 // typeArgLike reports whether e parses as a type argument.
 func typeArgLike(e ast.Expr) bool {
-	return typeLike(e) || genericable(e)
+	return typeLike(e) || genericable(e) || genericArg(e)
+}
+
+// genericArg reports whether e, as a type argument, holds a generic type,
+// which tree-sitter-go prefers to an expression reading.
+func genericArg(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return pointsToGeneric(e)
+	}
+	return genericable(e)
 }
 
 // indexLike reports whether e is an index or instantiation.
@@ -1098,7 +1163,7 @@ func (c *goConv) call(e *ast.CallExpr, field string) {
 	switch f := fun.(type) {
 	case *ast.Ident:
 		if f.Name == "new" || f.Name == "make" {
-			if len(e.Args) == 0 || e.Ellipsis.IsValid() || !typeLike(e.Args[0]) {
+			if len(e.Args) == 0 || e.Ellipsis.IsValid() || !typeArgLike(e.Args[0]) {
 				c.decline("%s without a type", f.Name)
 			}
 			c.begin("call_expression", field, c.off(e.Pos()))

@@ -154,6 +154,15 @@ func TestGoastMatchesTreeSitter(t *testing.T) {
 	counts := map[goastOutcome]int{}
 	declines := map[goDecline]int{}
 	failed := 0
+	shown := map[string]int{}
+	debugDecline = func(why string, src []byte, open []uint32, recs []flatRec) {
+		if shown[why] < 4 && len(open) > 0 {
+			shown[why]++
+			r := recs[open[len(open)-1]]
+			t.Logf("decline %s: %q", why, src[r.startByte:min(int(r.startByte)+80, len(src))])
+		}
+	}
+	defer func() { debugDecline = nil }()
 	for _, p := range files {
 		src, err := os.ReadFile(p)
 		if err != nil {
