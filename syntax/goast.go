@@ -1108,7 +1108,10 @@ func genericable(e ast.Expr) bool {
 
 // typeArgLike reports whether e parses as a type argument.
 func typeArgLike(e ast.Expr) bool {
-	return typeLike(e) || genericable(e) || genericArg(e)
+	if s, ok := e.(*ast.StarExpr); ok {
+		return typeArgLike(s.X)
+	}
+	return typeLike(e) || genericable(e)
 }
 
 // genericArg reports whether e, as a type argument, holds a generic type,
@@ -1275,6 +1278,9 @@ func (c *goConv) typ(e ast.Expr, field string) {
 		c.typ(t.Value, "value")
 		c.end(c.off(t.End()))
 	case *ast.ChanType:
+		if _, ok := t.Value.(*ast.ChanType); ok && t.Dir == ast.SEND {
+			c.decline("chan<- chan") // tree-sitter-go reads chan (<-chan T)
+		}
 		c.begin("channel_type", field, c.off(t.Pos()))
 		c.typ(t.Value, "value")
 		c.end(c.off(t.End()))

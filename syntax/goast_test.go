@@ -193,3 +193,26 @@ func TestGoastMatchesTreeSitter(t *testing.T) {
 		t.Logf("declined: %s", r)
 	}
 }
+
+// FuzzGoastMatchesTreeSitter holds the converter to tree-sitter on
+// arbitrary text: whenever both parsers accept it and the converter does
+// not decline, the trees must be equal.
+func FuzzGoastMatchesTreeSitter(f *testing.F) {
+	for _, seed := range []string{
+		"package p\n\nfunc (x *T[K]) M(a, b int) (r int) { return a.b.c(d)[e] }\n",
+		"package p // c\n\nimport (\n\t\"fmt\" // c\n\t_ \"os\"\n)\n\ntype T[K comparable] struct {\n\t*pkg.E\n\ta, b int `tag`\n\t// tail\n}\n",
+		"package p\n\nfunc f() {\n\tswitch x := y.(type) {\n\tcase int, *T:\n\t\tg() // c\n\n\tdefault:\n\t}\n\tfor i := 0; i < 3; i++ {\n\t}\n\tfor ; ; {\n\t}\nL:\n}\n",
+		"package p\n\nvar _ = []any{a[b](c), a[b][c], a[b[c]], (*T[int])(x), *(*[]int)(p), new(int), make(map[K]V, 1), \"\\x41\\u00e9\\n\", 'x', `raw`, 1.5, 2i}\n",
+		"package p\n\nfunc f() {\n\tselect {\n\tcase v := <-ch:\n\tcase ch <- 1:\n\t}\n\tgo func() {}()\n\tdefer g(x...)\n\tx, y = y, x\n\tif a := 1; a > b {\n\t} else if c {\n\t}\n}\n",
+		"package p\n\ntype I interface {\n\t~int | string\n\tM(a int) error\n\tio.Reader\n}\n\nconst (\n\ta = iota\n\tb\n)\n",
+	} {
+		f.Add(seed)
+	}
+	o := newGoastOracle()
+	defer o.ts.free()
+	f.Fuzz(func(t *testing.T, src string) {
+		if _, _, err := o.check([]byte(src)); err != nil {
+			t.Fatalf("%v\nsource: %q", err, src)
+		}
+	})
+}
