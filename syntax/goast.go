@@ -465,15 +465,32 @@ func (c *goConv) block(b *ast.BlockStmt, field string) {
 }
 
 func (c *goConv) stmts(l []ast.Stmt) {
-	for _, s := range l {
+	for i, s := range l {
+		if i > 0 && explicitEmpty(s) && explicitEmpty(l[i-1]) {
+			// tree-sitter-go takes a semicolon after an empty statement
+			// as its terminator; go/parser as another empty statement.
+			c.decline("consecutive empty statements")
+		}
 		c.stmt(s, "")
 	}
 }
 
+func explicitEmpty(s ast.Stmt) bool {
+	e, ok := s.(*ast.EmptyStmt)
+	return ok && !e.Implicit
+}
+
 // afterTerminator returns the end of the statement list that ends with s
-// in a case clause: a newline or semicolon after s belongs to it.
+// in a case clause: a newline or semicolon after s belongs to it, unless
+// s is a label with no statement (the grammar's empty_labeled_statement,
+// which only ends a list).
 func (c *goConv) afterTerminator(s ast.Stmt) int {
 	o := c.stmtEnd(s)
+	if l, ok := s.(*ast.LabeledStmt); ok {
+		if e, ok := l.Stmt.(*ast.EmptyStmt); ok && e.Implicit {
+			return o
+		}
+	}
 	for o < len(c.src) {
 		switch c.src[o] {
 		case ' ', '\t', '\r':
