@@ -216,3 +216,54 @@ func FuzzGoastMatchesTreeSitter(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkGoParse compares tree-sitter and the converter on the Go files
+// of GOROOT/src/go (test data left out), each building the flat tree.
+func BenchmarkGoParse(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("no GOROOT")
+	}
+	var srcs [][]byte
+	size := 0
+	_ = filepath.WalkDir(filepath.Join(strings.TrimSpace(string(out)), "src", "go"), func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir() && d.Name() == "testdata":
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(p, ".go"):
+			if src, err := os.ReadFile(p); err == nil {
+				srcs = append(srcs, src)
+				size += len(src)
+			}
+		}
+		return nil
+	})
+	g := newGrammar("go", "go")
+	b.Run("tree-sitter", func(b *testing.B) {
+		var f flat
+		defer f.free()
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			for _, src := range srcs {
+				if err := f.parse(g, src, time.Minute); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("goast", func(b *testing.B) {
+		syms := newGoSyms(g)
+		var recs []flatRec
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			for _, src := range srcs {
+				r, _ := goFlat(syms, src, recs)
+				if r != nil {
+					recs = r
+				}
+			}
+		}
+	})
+}
