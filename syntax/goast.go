@@ -1,11 +1,11 @@
 package syntax
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"strings"
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -21,8 +21,11 @@ import (
 // converter does not reproduce, it declines and the file goes to
 // tree-sitter (see goDecline).
 
-// goDecline is why goFlat left a file to tree-sitter.
-type goDecline string
+// goDecline is why goFlat left a file to tree-sitter, and where.
+type goDecline struct {
+	Why string
+	At  int // the start of the innermost node being built
+}
 
 // goParser converts Go files with goFlat, reusing its records from file
 // to file.
@@ -47,7 +50,7 @@ func (x *Extractor) parse(g *grammar, src []byte) error {
 		if time.Since(start) > x.opts.ParseTimeout {
 			return errParseTimeout
 		}
-		if decline == "" {
+		if decline.Why == "" {
 			p.recs = recs
 			x.flat.install(g, recs)
 			return nil
@@ -55,9 +58,6 @@ func (x *Extractor) parse(g *grammar, src []byte) error {
 	}
 	return x.flat.parse(g, src, x.opts.ParseTimeout)
 }
-
-// debugDecline, when set (by tests), is told why and where goFlat declined.
-var debugDecline func(string, []byte, []uint32, []flatRec)
 
 // goSyms holds the symbol and field ids of the Go grammar that goFlat
 // writes, looked up by name once per grammar.
@@ -106,7 +106,7 @@ func goFlat(s *goSyms, src []byte, buf []flatRec) (recs []flatRec, decline goDec
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
-		return nil, "syntax error"
+		return nil, goDecline{Why: "syntax error"}
 	}
 	c := &goConv{s: s, src: src, base: fset.File(file.Pos()).Base(), recs: buf[:0]}
 	c.lines = append(make([]int, 0, len(src)/32+1), 0)
@@ -128,14 +128,15 @@ func goFlat(s *goSyms, src []byte, buf []flatRec) (recs []flatRec, decline goDec
 		}
 	}()
 	c.sourceFile(file)
-	return c.recs, ""
+	return c.recs, goDecline{}
 }
 
 func (c *goConv) decline(format string, args ...any) {
-	if debugDecline != nil {
-		debugDecline(fmt.Sprintf(format, args...), c.src, c.open, c.recs)
+	d := goDecline{Why: fmt.Sprintf(format, args...)}
+	if k := len(c.open); k > 0 {
+		d.At = int(c.recs[c.open[k-1]].startByte)
 	}
-	panic(goDecline(fmt.Sprintf(format, args...)))
+	panic(d)
 }
 
 func (c *goConv) off(p token.Pos) int {
@@ -207,8 +208,25 @@ func (c *goConv) comments(o int) {
 			return
 		}
 		c.next++
-		c.leaf("comment", "", s, s+len(cm.Text))
+		c.leaf("comment", "", s, c.commentEnd(s))
 	}
+}
+
+// commentEnd returns the end of the comment at offset s in the source.
+// (ast.Comment.Text has carriage returns removed.) A line comment ends
+// before its newline, as tree-sitter-go's "//.*" does.
+func (c *goConv) commentEnd(s int) int {
+	if c.src[s+1] == '/' {
+		if k := bytes.IndexByte(c.src[s:], '\n'); k >= 0 {
+			return s + k
+		}
+		return len(c.src)
+	}
+	k := bytes.Index(c.src[s+2:], []byte("*/"))
+	if k < 0 {
+		c.decline("unterminated comment")
+	}
+	return s + 2 + k + 2
 }
 
 // begin opens a node starting at offset start.
@@ -512,7 +530,7 @@ func (c *goConv) afterTerminator(s ast.Stmt) int {
 				continue
 			}
 			if o+1 < len(c.src) && c.src[o+1] == '*' {
-				k := strings.Index(string(c.src[o+2:]), "*/")
+				k := bytes.Index(c.src[o+2:], []byte("*/"))
 				if k < 0 {
 					c.decline("unterminated comment")
 				}
@@ -793,7 +811,7 @@ func (c *goConv) skipSpace(o int) int {
 				continue
 			}
 			if o+1 < len(c.src) && c.src[o+1] == '*' {
-				k := strings.Index(string(c.src[o+2:]), "*/")
+				k := bytes.Index(c.src[o+2:], []byte("*/"))
 				if k < 0 {
 					c.decline("unterminated comment")
 				}
@@ -949,6 +967,11 @@ func (c *goConv) basicLit(l *ast.BasicLit, field string) {
 		c.leaf("rune_literal", field, start, end)
 	case token.STRING:
 		if l.Value[0] == '`' {
+			if k := bytes.IndexByte(c.src[start+1:], '`'); k < 0 || start+1+k+1 != end {
+				// go/scanner drops carriage returns from raw strings, so
+				// go/ast's ranges after this one are short.
+				c.decline("raw string with carriage returns")
+			}
 			c.leaf("raw_string_literal", field, start, end)
 			return
 		}
