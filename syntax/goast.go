@@ -1089,8 +1089,8 @@ func typeOnly(e ast.Expr) bool {
 	case *ast.StarExpr:
 		return typeOnly(e.X)
 	case *ast.ParenExpr:
-		if s, ok := e.X.(*ast.StarExpr); ok && pointsToGeneric(s) {
-			return true // (*G[T]) reads as a parenthesized type
+		if s, ok := e.X.(*ast.StarExpr); ok && pointsToGeneric(s) || genericable(e.X) {
+			return true // (G[T]) and (*G[T]) read as parenthesized types
 		}
 		return typeOnly(e.X)
 	}
