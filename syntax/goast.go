@@ -64,6 +64,20 @@ func (x *Extractor) parse(g *grammar, src []byte) error {
 type goSyms struct {
 	sym map[string]uint16
 	fld map[string]uint16
+	// The converter asks for a few dozen names millions of times: slots
+	// indexed by a cheap hash of the name keep the last one met there.
+	symSlot [256]goSlot
+	fldSlot [64]goSlot
+}
+
+type goSlot struct {
+	name string
+	id   uint16
+}
+
+// slotOf hashes a non-empty name into size (a power of two) slots.
+func slotOf(name string, size int) int {
+	return (len(name)*31 + int(name[0])*7 + int(name[len(name)-1])) & (size - 1)
 }
 
 // newGoSyms looks up g's named symbols and fields by name. Aliases share
@@ -97,6 +111,7 @@ type goConv struct {
 	last  []uint32 // the last child of each open node
 	cmts  []*ast.Comment
 	next  int // the first comment not yet placed
+	row   int // the row of the last node started
 }
 
 // goFlat parses src with go/parser and returns its flat tree in
@@ -146,9 +161,18 @@ func (c *goConv) off(p token.Pos) int {
 	return int(p) - c.base
 }
 
-// point returns the row and byte column of offset o.
-func (c *goConv) point(o int) (uint32, uint32) {
-	lo, hi := 0, len(c.lines)
+// startPoint returns the row and byte column of offset o, which is not
+// before the offset of the previous call: nodes start in order.
+func (c *goConv) startPoint(o int) (uint32, uint32) {
+	for c.row+1 < len(c.lines) && c.lines[c.row+1] <= o {
+		c.row++
+	}
+	return uint32(c.row), uint32(o - c.lines[c.row])
+}
+
+// point returns the row and byte column of offset o, on row from or later.
+func (c *goConv) point(o int, from uint32) (uint32, uint32) {
+	lo, hi := int(from), len(c.lines)
 	for hi-lo > 1 {
 		m := (lo + hi) / 2
 		if c.lines[m] <= o {
@@ -161,10 +185,15 @@ func (c *goConv) point(o int) (uint32, uint32) {
 }
 
 func (c *goConv) symbol(name string) uint16 {
+	slot := &c.s.symSlot[slotOf(name, len(c.s.symSlot))]
+	if slot.name == name {
+		return slot.id
+	}
 	id, ok := c.s.sym[name]
 	if !ok {
 		c.decline("no symbol %s", name)
 	}
+	*slot = goSlot{name, id}
 	return id
 }
 
@@ -172,10 +201,15 @@ func (c *goConv) field(name string) uint16 {
 	if name == "" {
 		return 0
 	}
+	slot := &c.s.fldSlot[slotOf(name, len(c.s.fldSlot))]
+	if slot.name == name {
+		return slot.id
+	}
 	id, ok := c.s.fld[name]
 	if !ok {
 		c.decline("no field %s", name)
 	}
+	*slot = goSlot{name, id}
 	return id
 }
 
@@ -184,7 +218,7 @@ func (c *goConv) add(typ, field string, start int) uint32 {
 	i := uint32(len(c.recs))
 	r := flatRec{startByte: uint32(start), parent: noNode, firstChild: noNode, nextSibling: noNode,
 		symbol: c.symbol(typ), field: c.field(field), named: 1}
-	r.startRow, r.startCol = c.point(start)
+	r.startRow, r.startCol = c.startPoint(start)
 	if k := len(c.open); k > 0 {
 		r.parent = c.open[k-1]
 		if l := c.last[k-1]; l != noNode {
@@ -243,7 +277,7 @@ func (c *goConv) end(end int) {
 	k := len(c.open) - 1
 	r := &c.recs[c.open[k]]
 	r.endByte = uint32(end)
-	r.endRow, r.endCol = c.point(end)
+	r.endRow, r.endCol = c.point(end, r.startRow)
 	c.open, c.last = c.open[:k], c.last[:k]
 }
 
@@ -255,7 +289,7 @@ func (c *goConv) leaf(typ, field string, start, end int) {
 	i := c.add(typ, field, start)
 	r := &c.recs[i]
 	r.endByte = uint32(end)
-	r.endRow, r.endCol = c.point(end)
+	r.endRow, r.endCol = c.point(end, r.startRow)
 }
 
 func (c *goConv) sourceFile(f *ast.File) {
