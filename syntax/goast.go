@@ -649,8 +649,19 @@ func (c *goConv) stmt(s ast.Stmt, field string) {
 		}
 		c.end(c.off(s.End()))
 	case *ast.BranchStmt:
-		typ := map[token.Token]string{token.BREAK: "break_statement", token.CONTINUE: "continue_statement",
-			token.GOTO: "goto_statement", token.FALLTHROUGH: "fallthrough_statement"}[s.Tok]
+		var typ string
+		switch s.Tok {
+		case token.BREAK:
+			typ = "break_statement"
+		case token.CONTINUE:
+			typ = "continue_statement"
+		case token.GOTO:
+			typ = "goto_statement"
+		case token.FALLTHROUGH:
+			typ = "fallthrough_statement"
+		default:
+			c.decline("branch %s", s.Tok)
+		}
 		c.begin(typ, field, c.off(s.Pos()))
 		if s.Label != nil {
 			c.leaf("label_name", "", c.off(s.Label.Pos()), c.off(s.Label.End()))
@@ -876,15 +887,21 @@ func (c *goConv) exprList(l []ast.Expr, field string) {
 	c.end(c.off(l[len(l)-1].End()))
 }
 
-// keyword names the identifiers tree-sitter-go parses as their own nodes
-// in expressions.
-var goKeywordIdents = map[string]bool{"nil": true, "true": true, "false": true, "iota": true}
+// goKeywordIdent reports whether tree-sitter-go parses the identifier
+// name as a node of its own (nil, true, false, iota) in expressions.
+func goKeywordIdent(name string) bool {
+	switch name {
+	case "nil", "true", "false", "iota":
+		return true
+	}
+	return false
+}
 
 func (c *goConv) expr(e ast.Expr, field string) {
 	switch e := e.(type) {
 	case *ast.Ident:
 		typ := "identifier"
-		if goKeywordIdents[e.Name] {
+		if goKeywordIdent(e.Name) {
 			typ = e.Name
 		}
 		c.leaf(typ, field, c.off(e.Pos()), c.off(e.End()))
@@ -1146,10 +1163,10 @@ func pointsToGeneric(e *ast.StarExpr) bool {
 func typeName(e ast.Expr) bool {
 	switch e := e.(type) {
 	case *ast.Ident:
-		return !goKeywordIdents[e.Name]
+		return !goKeywordIdent(e.Name)
 	case *ast.SelectorExpr:
 		x, ok := e.X.(*ast.Ident)
-		return ok && !goKeywordIdents[x.Name]
+		return ok && !goKeywordIdent(x.Name)
 	}
 	return false
 }
@@ -1214,7 +1231,7 @@ func exprOnly(e ast.Expr) bool {
 		*ast.SliceExpr, *ast.TypeAssertExpr:
 		return true
 	case *ast.Ident:
-		return goKeywordIdents[e.Name]
+		return goKeywordIdent(e.Name)
 	case *ast.ParenExpr:
 		return exprOnly(e.X)
 	case *ast.SelectorExpr:
