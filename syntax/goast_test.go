@@ -106,10 +106,16 @@ func diffContext(want, got *flat, i int, src []byte) string {
 
 // goastCorpus lists the Go files the oracle runs over: the repository's
 // Go test data and, from GOROOT/src (test data left out), every tenth
-// file, or all of them with LSPGRAPH_E2E=1.
+// file, or all of them with LSPGRAPH_E2E=1; plus every Go file under the
+// directories listed in GOAST_CORPUS (separated by the OS's list
+// separator), to hold the converter to other code.
 func goastCorpus(t testing.TB) []string {
 	var files []string
-	for _, dir := range []string{"testdata", "../testdata"} {
+	dirs := []string{"testdata", "../testdata"}
+	if extra := os.Getenv("GOAST_CORPUS"); extra != "" {
+		dirs = append(dirs, filepath.SplitList(extra)...)
+	}
+	for _, dir := range dirs {
 		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
 				files = append(files, p)
