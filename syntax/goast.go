@@ -523,8 +523,66 @@ func (c *goConv) stmts(l []ast.Stmt) {
 			// as its terminator; go/parser as another empty statement.
 			c.decline("consecutive empty statements")
 		}
+		if b, ok := s.(*ast.BlockStmt); ok && i > 0 && c.mayTakeBlock(l[i-1], b) {
+			// tree-sitter-go does not insert semicolons: x.T\n{} is a
+			// composite literal to it.
+			c.decline("block after a statement ending in a name")
+		}
 		c.stmt(s, "")
 	}
+}
+
+// mayTakeBlock reports whether tree-sitter-go may read block b, which
+// follows statement prev with no semicolon between them, as the body of a
+// composite literal: whether prev ends in something that parses as a type.
+func (c *goConv) mayTakeBlock(prev ast.Stmt, b *ast.BlockStmt) bool {
+	if c.skipSpace(c.off(prev.End())) != c.off(b.Lbrace) {
+		return false // a semicolon between them
+	}
+	var tail ast.Expr
+	switch s := prev.(type) {
+	case *ast.ExprStmt:
+		tail = s.X
+	case *ast.AssignStmt:
+		tail = s.Rhs[len(s.Rhs)-1]
+	case *ast.SendStmt:
+		tail = s.Value
+	case *ast.ReturnStmt:
+		if len(s.Results) > 0 {
+			tail = s.Results[len(s.Results)-1]
+		}
+	case *ast.DeclStmt:
+		d, ok := s.Decl.(*ast.GenDecl)
+		if !ok || d.Rparen.IsValid() || len(d.Specs) == 0 {
+			return false
+		}
+		// A type in a declaration is never an operand.
+		if sp, ok := d.Specs[len(d.Specs)-1].(*ast.ValueSpec); ok && len(sp.Values) > 0 {
+			tail = sp.Values[len(sp.Values)-1]
+		}
+	case *ast.LabeledStmt:
+		return c.mayTakeBlock(s.Stmt, b)
+	}
+	return tail != nil && endsInType(tail)
+}
+
+// endsInType reports whether the last operand of e may parse as a type.
+func endsInType(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.BinaryExpr:
+		return endsInType(e.Y)
+	case *ast.UnaryExpr:
+		return endsInType(e.X)
+	case *ast.StarExpr:
+		return endsInType(e.X)
+	case *ast.KeyValueExpr:
+		return endsInType(e.Value)
+	case *ast.Ident, *ast.SelectorExpr:
+		return typeName(e)
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		return true
+	}
+	return typeOnly(e)
 }
 
 func explicitEmpty(s ast.Stmt) bool {
