@@ -43,6 +43,7 @@ type Extractor struct {
 	project *project
 	flat    flat         // the last parsed tree, its parse memory reused from file to file
 	terms   *terms.Memo  // the words of identifiers met in earlier files
+	goast   goParser     // builds Go files' trees from go/parser (see goFlat)
 	ownFS   *rootfs.Root // opened by NewExtractor, closed by Close
 	closed  bool
 }
@@ -113,7 +114,7 @@ func (x *Extractor) File(ctx context.Context, p string, src []byte) (*FileFacts,
 	}
 	g := x.grammar(gname, ff.Document.Language)
 	// The timeout is tree-sitter's own (ts_parser_set_timeout_micros).
-	if err := x.flat.parse(g, src, x.opts.ParseTimeout); err != nil {
+	if err := x.parse(g, src); err != nil {
 		if errors.Is(err, errParseTimeout) {
 			ff.Skipped = SkipTimeout
 			return ff, nil

@@ -302,8 +302,8 @@ var (
 type flat struct {
 	g       *grammar
 	arena   *C.arena
-	reserve int           // bytes of address space for the arena (arenaReserve if zero)
-	recs    []C.flat_node // the arena's output buffer, valid until the next parse
+	reserve int       // bytes of address space for the arena (arenaReserve if zero)
+	recs    []flatRec // the arena's output buffer (valid until the next parse) or records built in Go
 	nodes   []node
 }
 
@@ -344,7 +344,40 @@ func (f *flat) parseAndCopy(g *grammar, src []byte, timeout time.Duration, copyO
 	case n < 0:
 		return errLanguage
 	}
-	f.recs = unsafe.Slice(f.arena.out, int(n))
+	f.setRecs(unsafe.Slice((*flatRec)(unsafe.Pointer(f.arena.out)), int(n)))
+	return nil
+}
+
+// flatRec is one record of a flat tree. Its layout is C's flat_node, so
+// the records tree-sitter's flatten writes are read in place, and records
+// built in Go (see goFlat) are read by the same node methods.
+type flatRec struct {
+	startByte, endByte                 uint32
+	startRow, startCol, endRow, endCol uint32
+	parent, firstChild, nextSibling    uint32
+	symbol, field                      uint16
+	named                              uint32
+}
+
+// Layout checks: flatRec must be C.flat_node, field for field.
+var (
+	_ [unsafe.Sizeof(flatRec{}) - unsafe.Sizeof(C.flat_node{})]struct{}
+	_ [unsafe.Sizeof(C.flat_node{}) - unsafe.Sizeof(flatRec{})]struct{}
+	_ [unsafe.Offsetof(flatRec{}.symbol) - unsafe.Offsetof(C.flat_node{}.symbol)]struct{}
+	_ [unsafe.Offsetof(C.flat_node{}.symbol) - unsafe.Offsetof(flatRec{}.symbol)]struct{}
+	_ [unsafe.Offsetof(flatRec{}.named) - unsafe.Offsetof(C.flat_node{}.named)]struct{}
+	_ [unsafe.Offsetof(C.flat_node{}.named) - unsafe.Offsetof(flatRec{}.named)]struct{}
+)
+
+// install replaces f's content with recs, a tree of g built in Go.
+func (f *flat) install(g *grammar, recs []flatRec) {
+	f.g = g
+	f.setRecs(recs)
+}
+
+// setRecs makes recs f's records, with a node for each.
+func (f *flat) setRecs(recs []flatRec) {
+	f.recs = recs
 	if cap(f.nodes) < len(f.recs) {
 		f.nodes = make([]node, len(f.recs), len(f.recs)+len(f.recs)/4)
 	}
@@ -352,7 +385,6 @@ func (f *flat) parseAndCopy(g *grammar, src []byte, timeout time.Duration, copyO
 	for i := range f.nodes {
 		f.nodes[i] = node{f: f, i: uint32(i)}
 	}
-	return nil
 }
 
 // free releases the arena. f is unusable afterwards.
@@ -371,18 +403,18 @@ func (g *grammar) cLanguage() *C.TSLanguage {
 }
 func (f *flat) root() *node { return &f.nodes[0] }
 
-func (f *flat) at(i C.uint32_t) *node {
-	if uint32(i) == noNode {
+func (f *flat) at(i uint32) *node {
+	if i == noNode {
 		return nil
 	}
 	return &f.nodes[i]
 }
 
-func (n *node) rec() *C.flat_node { return &n.f.recs[n.i] }
+func (n *node) rec() *flatRec { return &n.f.recs[n.i] }
 
-func (n *node) StartByte() uint32 { return uint32(n.rec().start_byte) }
-func (n *node) EndByte() uint32   { return uint32(n.rec().end_byte) }
-func (n *node) Symbol() uint16    { return uint16(n.rec().symbol) }
+func (n *node) StartByte() uint32 { return n.rec().startByte }
+func (n *node) EndByte() uint32   { return n.rec().endByte }
+func (n *node) Symbol() uint16    { return n.rec().symbol }
 func (n *node) IsNamed() bool     { return n.rec().named != 0 }
 func (n *node) Parent() *node     { return n.f.at(n.rec().parent) }
 
@@ -397,8 +429,8 @@ func (n *node) Type() string {
 // field returns the name of the field n is stored under in its parent.
 func (n *node) field() string { return n.f.g.fields[n.rec().field] }
 
-func (n *node) firstChild() *node  { return n.f.at(n.rec().first_child) }
-func (n *node) nextSibling() *node { return n.f.at(n.rec().next_sibling) }
+func (n *node) firstChild() *node  { return n.f.at(n.rec().firstChild) }
+func (n *node) nextSibling() *node { return n.f.at(n.rec().nextSibling) }
 
 // ChildCount returns the number of children (all named: a flat tree has
 // no anonymous nodes).

@@ -122,8 +122,8 @@ func (w *walker) text(n *node) string {
 func rangeOf(n *node) textpos.Range {
 	r := n.rec()
 	return textpos.Range{
-		Start: textpos.Position{Line: uint32(r.start_row), Col: uint32(r.start_col)},
-		End:   textpos.Position{Line: uint32(r.end_row), Col: uint32(r.end_col)},
+		Start: textpos.Position{Line: r.startRow, Col: r.startCol},
+		End:   textpos.Position{Line: r.endRow, Col: r.endCol},
 	}
 }
 
