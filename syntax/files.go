@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -62,8 +63,9 @@ func realFiles(fsys *rootfs.Root, listed []string) (files []string, stats []file
 		st   fileStat
 	}
 	var links []link
-	for _, p := range listed {
-		real, fi, err := fsys.RealStat(p)
+	stated := statListed(fsys, listed)
+	for i, p := range listed {
+		real, fi, err := stated[i].real, stated[i].fi, stated[i].err
 		var st fileStat
 		if err == nil {
 			st = fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
@@ -89,6 +91,48 @@ func realFiles(fsys *rootfs.Root, listed []string) (files []string, stats []file
 		stats[i] = seen[p]
 	}
 	return files, stats, skipped
+}
+
+// stat is what RealStat says of a path.
+type stat struct {
+	real string
+	fi   fs.FileInfo
+	err  error
+}
+
+// statListed is RealStat of every listed path, directory by directory:
+// each directory is resolved once and each name in it looked up with one
+// lstat (a walk from the root per path took a system call per component
+// and two per directory on the way). A name that is a link, or that
+// cannot be looked up so, goes through RealStat itself.
+func statListed(fsys *rootfs.Root, listed []string) []stat {
+	out := make([]stat, len(listed))
+	byDir := map[string][]int{}
+	var dirs []string
+	for i, p := range listed {
+		d := path.Dir(p)
+		if _, ok := byDir[d]; !ok {
+			dirs = append(dirs, d)
+		}
+		byDir[d] = append(byDir[d], i)
+	}
+	var names []string
+	for _, d := range dirs {
+		idx := byDir[d]
+		names = names[:0]
+		for _, i := range idx {
+			names = append(names, path.Base(listed[i]))
+		}
+		real, fis, errs, err := fsys.LstatIn(d, names)
+		for k, i := range idx {
+			if err != nil || errs[k] != nil || fis[k].Mode()&fs.ModeSymlink != 0 {
+				out[i].real, out[i].fi, out[i].err = fsys.RealStat(listed[i])
+				continue
+			}
+			out[i] = stat{real: path.Join(real, names[k]), fi: fis[k]}
+		}
+	}
+	return out
 }
 
 // fileStat is what a file's metadata says of its version: an incremental

@@ -166,6 +166,45 @@ func (r *Root) RealStat(rel string) (string, fs.FileInfo, error) {
 	return res.real, res.fi, nil
 }
 
+// LstatIn describes the entries names of the directory dir without
+// following their symbolic links: dir is resolved once, as RealPath does
+// (its links followed inside the root), and each name is looked up in it
+// with one lstat. real is dir's real root-relative path ("." for the root
+// itself); a name that is not a link is at real/name, and what RealStat
+// says of dir/name is that path and its FileInfo. errs[i] is names[i]'s
+// failure. An error means dir itself could not be resolved or is not a
+// directory (one leading outside the root wraps ErrOutside).
+func (r *Root) LstatIn(dir string, names []string) (real string, fis []fs.FileInfo, errs []error, err error) {
+	res, err := r.resolve(dir)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	defer res.close()
+	if !res.fi.IsDir() {
+		return "", nil, nil, fmt.Errorf("rootfs: %s: not a directory", dir)
+	}
+	d := res.dir
+	if res.name != "." {
+		sub, err := res.dir.OpenRoot(res.name)
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("rootfs: %s: %w", dir, underlying(err))
+		}
+		defer sub.Close()
+		d = sub
+	}
+	fis, errs = make([]fs.FileInfo, len(names)), make([]error, len(names))
+	for i, name := range names {
+		if name == "" || name == "." || name == ".." || strings.ContainsRune(name, '/') {
+			errs[i] = fmt.Errorf("rootfs: %q is not a name in %s", name, dir)
+			continue
+		}
+		if fis[i], err = d.Lstat(name); err != nil {
+			errs[i] = fmt.Errorf("rootfs: %s: %w", path.Join(dir, name), underlying(err))
+		}
+	}
+	return res.real, fis, errs, nil
+}
+
 // Rel returns the root-relative slash path of an absolute path, "." for
 // the root itself. A path outside the root (a sibling directory whose name
 // starts with the root's included) fails with an error wrapping

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -314,4 +315,67 @@ func TestNoRoot(t *testing.T) {
 	if d := (*Root)(nil).Dir(); d != "" {
 		t.Errorf("nil Dir() = %q", d)
 	}
+}
+
+// TestLstatIn holds LstatIn to RealStat: for every entry of the layout's
+// directories (links to directories among them), an entry that is not a
+// link is what RealStat says of its path, at the directory's real path; a
+// link is reported as one, not followed; a directory leading outside is
+// refused.
+func TestLstatIn(t *testing.T) {
+	l := newLayout(t)
+	r := open(t, l.root)
+	for _, dir := range []string{".", "sub", "sublink", "rootlink", "rootlink/sub"} {
+		entries, err := os.ReadDir(filepath.Join(l.root, filepath.FromSlash(dir)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		names = append(names, "absent.go")
+		real, fis, errs, err := r.LstatIn(dir, names)
+		if err != nil {
+			t.Fatalf("LstatIn(%s): %v", dir, err)
+		}
+		for i, name := range names {
+			p := dir + "/" + name
+			wantReal, wantFi, wantErr := r.RealStat(p)
+			switch {
+			case errs[i] != nil:
+				if wantErr == nil && !isLink(l, p) {
+					t.Errorf("LstatIn(%s) %s: %v, RealStat found %s", dir, name, errs[i], wantReal)
+				}
+			case fis[i].Mode()&fs.ModeSymlink != 0:
+				if !isLink(l, p) {
+					t.Errorf("LstatIn(%s) %s: a link, but %s is none", dir, name, p)
+				}
+			case wantErr != nil:
+				t.Errorf("LstatIn(%s) %s: found, RealStat: %v", dir, name, wantErr)
+			default:
+				got := path.Join(real, name)
+				if got != wantReal || fis[i].Size() != wantFi.Size() || fis[i].Mode() != wantFi.Mode() || !fis[i].ModTime().Equal(wantFi.ModTime()) {
+					t.Errorf("LstatIn(%s) %s: %s %v, RealStat: %s %v", dir, name, got, fis[i].Mode(), wantReal, wantFi.Mode())
+				}
+			}
+		}
+	}
+	for _, dir := range []string{"outdir", "siblingdir", "../outside", l.outside} {
+		if _, _, _, err := r.LstatIn(dir, []string{"evil.go"}); !errors.Is(err, ErrOutside) {
+			t.Errorf("LstatIn(%s) = %v, want ErrOutside", dir, err)
+		}
+	}
+	if _, _, _, err := r.LstatIn("a.go", []string{"x"}); err == nil {
+		t.Error("LstatIn of a file succeeded")
+	}
+	if _, _, errs, err := r.LstatIn(".", []string{"..", "sub/b.go", ""}); err != nil || errs[0] == nil || errs[1] == nil || errs[2] == nil {
+		t.Errorf("LstatIn accepted a name that is not one: %v %v", err, errs)
+	}
+}
+
+// isLink reports whether the workspace path p is a symbolic link itself.
+func isLink(l layout, p string) bool {
+	fi, err := os.Lstat(filepath.Join(l.root, filepath.FromSlash(p)))
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
