@@ -96,6 +96,27 @@ func (p *BasePatch) PutDocument(ctx context.Context, f DocumentFacts) error {
 	return nil
 }
 
+// PutLookups replaces the lookups record (DocumentFacts.Lookups) of a
+// document the generation has, its facts left as they are: a producer
+// updating what it recorded of a document that did not change (a file's
+// time, once old enough to vouch for its version). A path is put, deleted
+// or given lookups once per patch.
+func (p *BasePatch) PutLookups(path string, lookups []byte) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.usable(); err != nil {
+		return err
+	}
+	if p.touched[path] {
+		return fmt.Errorf("graph: document %q is patched twice in generation %d", path, p.gen)
+	}
+	p.touched[path] = true
+	if err := p.b.Set(appendDocLookupsKey(nil, p.space, path), lookups, nil); err != nil {
+		return fmt.Errorf("graph: patching the lookups of %q in generation %d: %w", path, p.gen, err)
+	}
+	return nil
+}
+
 // DeleteDocument removes the document at path, if the generation has it.
 func (p *BasePatch) DeleteDocument(ctx context.Context, path string) error {
 	p.mu.Lock()

@@ -140,6 +140,9 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		unreadable
 	)
 	state := make([]uint8, len(paths))
+	// restat: hashed, unchanged, and now of a time that vouches for it:
+	// its record takes the new time, or it is read at every index.
+	restat := make([]bool, len(paths))
 	var next atomic.Int64
 	var nChanged, hashed atomic.Int64
 	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
@@ -160,7 +163,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 			// A file whose size and time are as recorded is not read.
 			if st := plan.stats[i]; st.mtime == 0 || st != rec.stat {
 				hashed.Add(1)
-				src, err := plan.fs.ReadFile(paths[i])
+				src, err := plan.read(i)
 				if err != nil {
 					state[i] = unreadable
 					continue
@@ -170,6 +173,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 					nChanged.Add(1)
 					continue
 				}
+				restat[i] = plan.stats[i].mtime != 0 && plan.stats[i] != rec.stat
 			}
 			if !x.project.stillAnswers(rec.asked) {
 				state[i] = changed
@@ -231,7 +235,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 					return nil
 				}
 				i := which[k]
-				src, err := plan.fs.ReadFile(paths[i])
+				src, err := plan.read(i)
 				if err != nil {
 					return fmt.Errorf("syntax: reading %s again: %w", paths[i], err)
 				}
@@ -356,6 +360,17 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	for _, p := range deleted {
 		if err := patch.DeleteDocument(ctx, p); err != nil {
 			return sum, false, fmt.Errorf("syntax: %w", err)
+		}
+	}
+	resolved := make([]bool, len(paths))
+	for _, i := range resolve {
+		resolved[i] = true
+	}
+	for i, p := range paths {
+		if restat[i] && state[i] == same && !resolved[i] {
+			if err := patch.PutLookups(p, recs[p].restat(plan.stats[i])); err != nil {
+				return sum, false, fmt.Errorf("syntax: %w", err)
+			}
 		}
 	}
 	if err := patch.Commit(ctx, indexManifest(opts, sum, start.UTC())); err != nil {

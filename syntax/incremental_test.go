@@ -335,6 +335,31 @@ func TestIncrementalIndexReadsChangedFiles(t *testing.T) {
 	if !sum.Incremental || sum.Hashed != 1 || sum.Changed != 1 {
 		t.Fatalf("one file changed: incremental %v, %d files hashed, %d changed", sum.Incremental, sum.Hashed, sum.Changed)
 	}
+	// The edit was read within racyWindow of its time, which vouches for
+	// nothing: the next index reads it again. Once its time is older than
+	// the window when it is read, it is recorded, and not read after.
+	for _, step := range []struct {
+		what   string
+		age    time.Duration // the edited file's time set back by this much first (0: left)
+		hashed int
+	}{
+		{"the edit's time is too recent", 0, 1},
+		{"its time is set back past the window", 2 * racyWindow, 1},
+		{"its time was recorded", 0, 0},
+	} {
+		if step.age > 0 {
+			back := time.Now().Add(-step.age)
+			if err := os.Chtimes(filepath.Join(root, "go/token/token.go"), back, back); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if sum, err = Index(ctx, inc, opts); err != nil {
+			t.Fatal(err)
+		}
+		if !sum.Incremental || sum.Hashed != step.hashed || sum.Changed != 0 {
+			t.Fatalf("%s: incremental %v, %d files hashed (want %d), %d changed", step.what, sum.Incremental, sum.Hashed, step.hashed, sum.Changed)
+		}
+	}
 	full, err := graph.Open(filepath.Join(t.TempDir(), "full"), graph.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -114,7 +114,7 @@ const racyWindow = 2 * time.Second
 type indexPlan struct {
 	fs      *rootfs.Root       // the root every file is read through; closed by the caller
 	paths   []string           // real root-relative paths to read, sorted, each once
-	stats   []fileStat         // each path's size and modification time when listed (0: too recent to vouch)
+	stats   []fileStat         // each path's size and modification time when listed (0: unknown, or too recent to vouch when read: see read)
 	listed  int                // paths listed (opts.Files, or the listing)
 	skipped map[SkipReason]int // listed paths left out before reading: symbolic links
 	workers int                // parallel workers
@@ -125,7 +125,6 @@ type indexPlan struct {
 // of parallel workers. The caller closes plan.fs.
 func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 	var p indexPlan
-	racy := time.Now().Add(-racyWindow).UnixNano()
 	listed := opts.Files
 	if listed == nil {
 		var err error
@@ -139,18 +138,26 @@ func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 	}
 	p.fs, p.listed = fsys, len(listed)
 	p.paths, p.stats, p.skipped = realFiles(fsys, listed)
-	for i := range p.stats {
-		if p.stats[i].mtime >= racy {
-			// Written so recently that a write in the same tick of the
-			// file system's clock could follow unseen: the file's time
-			// vouches for nothing (it is read again next time).
-			p.stats[i].mtime = 0
-		}
-	}
 	if p.workers = opts.Workers; p.workers <= 0 {
 		p.workers = runtime.NumCPU()
 	}
 	return p, nil
+}
+
+// read reads the i-th file. A file modified within racyWindow of the
+// moment it is read could be written again, unseen, in the same tick of
+// the file system's clock: its time vouches for nothing, and is recorded
+// as zero (the file is read again next time). The window runs back from
+// the read, not from the listing: a tree written just before an index
+// (a checkout, a copy) is mostly read more than racyWindow after its last
+// write, and its times vouch for it.
+func (p *indexPlan) read(i int) ([]byte, error) {
+	racy := time.Now().Add(-racyWindow).UnixNano()
+	src, err := p.fs.ReadFile(p.paths[i])
+	if p.stats[i].mtime >= racy {
+		p.stats[i].mtime = 0
+	}
+	return src, err
 }
 
 // FilesPerSecond is the listed files over the wall time.
@@ -209,7 +216,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 			if i >= len(paths) {
 				return nil
 			}
-			src, err := plan.fs.ReadFile(paths[i])
+			src, err := plan.read(i)
 			if err != nil {
 				unreadable.Add(1) // deleted since listing, or not a regular file
 			} else {

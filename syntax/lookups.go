@@ -130,6 +130,15 @@ func encodeDocRecord(st fileStat, skipped SkipReason, asked []projectAnswer, loo
 	return b
 }
 
+// restat returns the record with the file's size and time st.
+func (rec *docRecord) restat(st fileStat) []byte {
+	looked := make(map[uint32]struct{}, len(rec.keys))
+	for _, k := range rec.keys {
+		looked[k] = struct{}{}
+	}
+	return encodeDocRecord(st, rec.skipped, rec.asked, looked)
+}
+
 // decodeDocRecord reads a record written by encodeDocRecord.
 func decodeDocRecord(b []byte) (docRecord, error) {
 	var rec docRecord
