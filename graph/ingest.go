@@ -17,6 +17,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/minio/minlz"
 )
 
 // A generation is written by sorting its records in chunks, spilling each
@@ -376,12 +377,15 @@ type runMark struct {
 // spillChunk sorts c and writes it to the run file r.path: the records in
 // key order, each as uvarint length of the prefix its key shares with the
 // previous record's, uvarint length of the rest of the key, uvarint value
-// length, the rest of the key, the value. The record at a mark shares
-// nothing, so that reading can start there. Sorted keys share most of
-// their bytes with their neighbours (the space, the kind, a symbol id, a
-// path): the pebble corpus's run files hold 84 MB instead of 110, and
-// every byte written costs the page cache a page to fill and the merge a
-// copy to read.
+// length, the rest of the key, the value. Sorted keys share most of their
+// bytes with their neighbours (the space, the kind, a symbol id, a path).
+// The records are written in blocks of about mergeSizes.mark bytes, each
+// compressed (minlz, fastest) and framed by its uvarint length; a mark is
+// at every block, whose first record shares nothing, so that reading can
+// start there. GOROOT's runs hold 253 MB uncompressed and about a third of
+// that compressed: every byte written costs the page cache a page to fill
+// (on a virtual machine a fresh page can cost the host a fault too) and
+// the merge a copy to read.
 // Run files are never synced: a generation that does not commit is
 // discarded, and Open removes their remains.
 func (s *Store) spillChunk(c *chunk, r *runFile, sizes mergeSizes) error {
@@ -391,27 +395,37 @@ func (s *Store) spillChunk(c *chunk, r *runFile, sizes mergeSizes) error {
 		return fmt.Errorf("graph: creating %s: %w", r.path, err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	var hdr [3 * binary.MaxVarintLen32]byte
-	var off, next int64
-	var prev []byte
+	var hdr [binary.MaxVarintLen64]byte
+	var off int64
+	var prev, blk, comp []byte
+	flush := func() {
+		if len(blk) == 0 {
+			return
+		}
+		comp, _ = minlz.Encode(comp[:cap(comp)], blk, minlz.LevelFastest) // fails only for blocks over 4 GiB
+		n := binary.PutUvarint(hdr[:], uint64(len(comp)))
+		w.Write(hdr[:n])
+		w.Write(comp)
+		off += int64(n + len(comp))
+		blk = blk[:0]
+	}
 	for _, e := range c.ents {
 		k, v := c.key(e), c.value(e)
 		shared := 0
-		if off >= next {
+		if len(r.marks) == 0 || int64(len(blk)) >= sizes.mark {
+			flush()
 			r.marks = append(r.marks, runMark{slices.Clone(k), off})
-			next = off + sizes.mark
 		} else {
 			shared = commonPrefixLen(prev, k)
 		}
 		prev = k
-		n := binary.PutUvarint(hdr[:], uint64(shared))
-		n += binary.PutUvarint(hdr[n:], uint64(len(k)-shared))
-		n += binary.PutUvarint(hdr[n:], uint64(len(v)))
-		w.Write(hdr[:n])
-		w.Write(k[shared:])
-		w.Write(v)
-		off += int64(n + len(k) - shared + len(v))
+		blk = binary.AppendUvarint(blk, uint64(shared))
+		blk = binary.AppendUvarint(blk, uint64(len(k)-shared))
+		blk = binary.AppendUvarint(blk, uint64(len(v)))
+		blk = append(blk, k[shared:]...)
+		blk = append(blk, v...)
 	}
+	flush()
 	r.size = off
 	err = w.Flush()
 	if cerr := f.Close(); err == nil {
@@ -462,7 +476,7 @@ func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, siz
 			// One read buffer per run, reused from range to range: a
 			// buffer per run and range made a generation allocate (and
 			// clear) memory that grew with the square of its size.
-			bufs := make([]*bufio.Reader, len(runs))
+			bufs := make([]*runReader, len(runs))
 			for i := range jobs {
 				var lo, hi []byte
 				if i > 0 {
@@ -558,7 +572,7 @@ func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
 // for no bound) into the sstable at path, reading run i through bufs[i]
 // (made when nil). written is false when the range holds no record; then
 // no file is left at path.
-func (s *Store) writeRange(runs []*runFile, bufs []*bufio.Reader, c *chunk, lo, hi []byte, path string) (written bool, err error) {
+func (s *Store) writeRange(runs []*runFile, bufs []*runReader, c *chunk, lo, hi []byte, path string) (written bool, err error) {
 	srcs := make([]mergeSource, 0, len(runs)+1)
 	defer func() {
 		for _, src := range srcs {
@@ -616,9 +630,9 @@ func (s *Store) writeRange(runs []*runFile, bufs []*bufio.Reader, c *chunk, lo, 
 }
 
 // openRun opens the run file r from its last mark not after lo to its
-// first mark at or after hi (nil: the end), read through *buf, which is
-// made, no larger than that span, when nil.
-func (s *Store) openRun(r *runFile, buf **bufio.Reader, lo, hi []byte) (*runSource, error) {
+// first mark at or after hi (nil: the end), read through *rr, which is
+// made, its buffer no larger than that span, when nil.
+func (s *Store) openRun(r *runFile, rr **runReader, lo, hi []byte) (*runSource, error) {
 	f, err := s.fs.Open(r.path)
 	if err != nil {
 		return nil, fmt.Errorf("graph: opening %s: %w", r.path, err)
@@ -643,12 +657,69 @@ func (s *Store) openRun(r *runFile, buf **bufio.Reader, lo, hi []byte) (*runSour
 		}
 	}
 	rd := io.NewSectionReader(f, off, end-off)
-	if *buf == nil {
-		*buf = bufio.NewReaderSize(rd, int(min(256<<10, max(end-off, 4<<10))))
+	if *rr == nil {
+		*rr = &runReader{src: bufio.NewReaderSize(rd, int(min(256<<10, max(end-off, 4<<10))))}
 	} else {
-		(*buf).Reset(rd)
+		(*rr).src.Reset(rd)
 	}
-	return &runSource{path: r.path, f: f, r: *buf}, nil
+	(*rr).raw, (*rr).pos = (*rr).raw[:0], 0
+	return &runSource{path: r.path, f: f, r: *rr}, nil
+}
+
+// runReader reads the records of a run file's blocks (see spillChunk), a
+// block at a time. One serves each run of a merge worker, from range to
+// range.
+type runReader struct {
+	src  *bufio.Reader // the compressed blocks
+	comp []byte        // the block read last
+	raw  []byte        // its records
+	pos  int           // how far into raw reading is
+}
+
+// block reads and decompresses the next block; io.EOF at the end.
+func (rr *runReader) block() error {
+	n, err := binary.ReadUvarint(rr.src)
+	if err != nil {
+		return err // io.EOF between blocks: the end
+	}
+	if n > maxRunRecord {
+		return fmt.Errorf("corrupt block length %d", n)
+	}
+	rr.comp = slices.Grow(rr.comp[:0], int(n))[:n]
+	if _, err := io.ReadFull(rr.src, rr.comp); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	raw, err := minlz.Decode(rr.raw[:cap(rr.raw)], rr.comp)
+	if err != nil {
+		return fmt.Errorf("corrupt block: %w", err)
+	}
+	rr.raw, rr.pos = raw, 0
+	return nil
+}
+
+func (rr *runReader) ReadByte() (byte, error) {
+	if rr.pos == len(rr.raw) {
+		if err := rr.block(); err != nil {
+			return 0, err
+		}
+	}
+	b := rr.raw[rr.pos]
+	rr.pos++
+	return b, nil
+}
+
+func (rr *runReader) Read(p []byte) (int, error) {
+	if rr.pos == len(rr.raw) {
+		if err := rr.block(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, rr.raw[rr.pos:])
+	rr.pos += n
+	return n, nil
 }
 
 // mergeSource is a sorted sequence of records without duplicate keys.
@@ -677,7 +748,7 @@ func (s *chunkSource) next() ([]byte, []byte, bool, error) {
 type runSource struct {
 	path string
 	f    io.Closer
-	r    *bufio.Reader
+	r    *runReader
 	key  []byte // the current record's key; the next shares a prefix of it
 	val  []byte
 }
