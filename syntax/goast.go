@@ -615,18 +615,8 @@ func (c *goConv) afterTerminator(s ast.Stmt) int {
 			}
 			return o
 		case '/':
-			if o+1 < len(c.src) && c.src[o+1] == '/' {
-				for o < len(c.src) && c.src[o] != '\n' {
-					o++
-				}
-				continue
-			}
-			if o+1 < len(c.src) && c.src[o+1] == '*' {
-				k := bytes.Index(c.src[o+2:], []byte("*/"))
-				if k < 0 {
-					c.decline("unterminated comment")
-				}
-				o += k + 4
+			if end, ok := c.commentAt(o); ok {
+				o = end
 				continue
 			}
 		}
@@ -898,6 +888,29 @@ func (c *goConv) forStmt(s *ast.ForStmt, field string) {
 	c.end(c.off(s.End()))
 }
 
+// commentAt returns the end of the comment starting at o, if one does: the
+// newline ending a line comment (not included), or just after a block
+// comment's "*/".
+func (c *goConv) commentAt(o int) (int, bool) {
+	if o+1 >= len(c.src) || c.src[o] != '/' {
+		return o, false
+	}
+	switch c.src[o+1] {
+	case '/':
+		if k := bytes.IndexByte(c.src[o:], '\n'); k >= 0 {
+			return o + k, true
+		}
+		return len(c.src), true
+	case '*':
+		k := bytes.Index(c.src[o+2:], []byte("*/"))
+		if k < 0 {
+			c.decline("unterminated comment")
+		}
+		return o + k + 4, true
+	}
+	return o, false
+}
+
 // skipSpace returns the first offset at or after o that is neither white
 // space nor in a comment.
 func (c *goConv) skipSpace(o int) int {
@@ -907,18 +920,8 @@ func (c *goConv) skipSpace(o int) int {
 			o++
 			continue
 		case '/':
-			if o+1 < len(c.src) && c.src[o+1] == '/' {
-				for o < len(c.src) && c.src[o] != '\n' {
-					o++
-				}
-				continue
-			}
-			if o+1 < len(c.src) && c.src[o+1] == '*' {
-				k := bytes.Index(c.src[o+2:], []byte("*/"))
-				if k < 0 {
-					c.decline("unterminated comment")
-				}
-				o += k + 4
+			if end, ok := c.commentAt(o); ok {
+				o = end
 				continue
 			}
 		}
