@@ -361,8 +361,18 @@ func TestShimGoplsServe(t *testing.T) {
 					t.Errorf("the server behind the shim runs %s; want the real gopls %s", exe, s.real)
 				}
 			}
-			if code := shutdownStatus(t, cl); code != c.exit {
-				t.Errorf("exit status %d after shutdown and exit; want %d", code, c.exit)
+			code := shutdownStatus(t, cl)
+			want := c.exit
+			if strings.Contains(cl.logs.String(), "did not answer shutdown in time") {
+				// A loaded machine held the server's answer past the
+				// proxy's bound: the proxy answered and stopped the
+				// server, and exits as a proxy whose editor asked it
+				// to, not with the server's status.
+				t.Logf("%s: the server did not answer shutdown in time; the proxy stopped it", c.name)
+				want = 0
+			}
+			if code != want {
+				t.Errorf("exit status %d after shutdown and exit; want %d", code, want)
 			}
 			if c.check != nil {
 				c.check(t, cl)
