@@ -185,29 +185,26 @@ func (c *goConv) point(o int, from uint32) (uint32, uint32) {
 }
 
 func (c *goConv) symbol(name string) uint16 {
-	slot := &c.s.symSlot[slotOf(name, len(c.s.symSlot))]
-	if slot.name == name {
-		return slot.id
-	}
-	id, ok := c.s.sym[name]
-	if !ok {
-		c.decline("no symbol %s", name)
-	}
-	*slot = goSlot{name, id}
-	return id
+	return c.id(c.s.symSlot[:], c.s.sym, "symbol", name)
 }
 
 func (c *goConv) field(name string) uint16 {
 	if name == "" {
 		return 0
 	}
-	slot := &c.s.fldSlot[slotOf(name, len(c.s.fldSlot))]
+	return c.id(c.s.fldSlot[:], c.s.fld, "field", name)
+}
+
+// id looks name up in ids through slots, the slot of its hash keeping the
+// last name met there; a name the grammar lacks declines the file.
+func (c *goConv) id(slots []goSlot, ids map[string]uint16, what, name string) uint16 {
+	slot := &slots[slotOf(name, len(slots))]
 	if slot.name == name {
 		return slot.id
 	}
-	id, ok := c.s.fld[name]
+	id, ok := ids[name]
 	if !ok {
-		c.decline("no field %s", name)
+		c.decline("no %s %s", what, name)
 	}
 	*slot = goSlot{name, id}
 	return id

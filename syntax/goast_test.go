@@ -123,23 +123,11 @@ func goastCorpus(t testing.TB) []string {
 			return nil
 		})
 	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
+	goroot, err := gorootGoFiles("src")
 	if err != nil {
 		t.Logf("no GOROOT: %v", err)
 		return files
 	}
-	var goroot []string
-	_ = filepath.WalkDir(filepath.Join(strings.TrimSpace(string(out)), "src"), func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return nil
-		case d.IsDir() && d.Name() == "testdata":
-			return filepath.SkipDir
-		case !d.IsDir() && strings.HasSuffix(p, ".go"):
-			goroot = append(goroot, p)
-		}
-		return nil
-	})
 	step := 10
 	if os.Getenv("LSPGRAPH_E2E") == "1" {
 		step = 1
@@ -221,26 +209,18 @@ func FuzzGoastMatchesTreeSitter(f *testing.F) {
 // BenchmarkGoParse compares tree-sitter and the converter on the Go files
 // of GOROOT/src/go (test data left out), each building the flat tree.
 func BenchmarkGoParse(b *testing.B) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
+	files, err := gorootGoFiles("src", "go")
 	if err != nil {
 		b.Skip("no GOROOT")
 	}
 	var srcs [][]byte
 	size := 0
-	_ = filepath.WalkDir(filepath.Join(strings.TrimSpace(string(out)), "src", "go"), func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return nil
-		case d.IsDir() && d.Name() == "testdata":
-			return filepath.SkipDir
-		case !d.IsDir() && strings.HasSuffix(p, ".go"):
-			if src, err := os.ReadFile(p); err == nil {
-				srcs = append(srcs, src)
-				size += len(src)
-			}
+	for _, p := range files {
+		if src, err := os.ReadFile(p); err == nil {
+			srcs = append(srcs, src)
+			size += len(src)
 		}
-		return nil
-	})
+	}
 	g := newGrammar("go", "go")
 	b.Run("tree-sitter", func(b *testing.B) {
 		var f flat
@@ -267,4 +247,27 @@ func BenchmarkGoParse(b *testing.B) {
 			}
 		}
 	})
+}
+
+// gorootGoFiles lists the Go files under GOROOT/dir... (test data left
+// out), in walk order.
+func gorootGoFiles(dir ...string) ([]string, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	root := filepath.Join(append([]string{strings.TrimSpace(string(out))}, dir...)...)
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir() && d.Name() == "testdata":
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(p, ".go"):
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files, nil
 }
