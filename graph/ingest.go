@@ -364,14 +364,17 @@ var defaultMergeSizes = mergeSizes{table: 32 << 20, mark: 32 << 10}
 // mergeSizes.mark bytes or so, the first at offset 0.
 type runFile struct {
 	path  string
-	size  int64
+	size  int64 // bytes in the file
+	raw   int64 // bytes of its records, uncompressed
 	marks []runMark
 }
 
-// runMark is the offset of a record in a run file and its key.
+// runMark is the offset of a record in a run file, its key, and how many
+// bytes of uncompressed records precede it.
 type runMark struct {
 	key []byte
 	off int64
+	raw int64
 }
 
 // spillChunk sorts c and writes it to the run file r.path: the records in
@@ -396,12 +399,13 @@ func (s *Store) spillChunk(c *chunk, r *runFile, sizes mergeSizes) error {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr [binary.MaxVarintLen64]byte
-	var off int64
+	var off, raw int64
 	var prev, blk, comp []byte
 	flush := func() {
 		if len(blk) == 0 {
 			return
 		}
+		raw += int64(len(blk))
 		comp, _ = minlz.Encode(comp[:cap(comp)], blk, minlz.LevelFastest) // fails only for blocks over 4 GiB
 		n := binary.PutUvarint(hdr[:], uint64(len(comp)))
 		w.Write(hdr[:n])
@@ -414,7 +418,7 @@ func (s *Store) spillChunk(c *chunk, r *runFile, sizes mergeSizes) error {
 		shared := 0
 		if len(r.marks) == 0 || int64(len(blk)) >= sizes.mark {
 			flush()
-			r.marks = append(r.marks, runMark{slices.Clone(k), off})
+			r.marks = append(r.marks, runMark{slices.Clone(k), off, raw})
 		} else {
 			shared = commonPrefixLen(prev, k)
 		}
@@ -426,7 +430,7 @@ func (s *Store) spillChunk(c *chunk, r *runFile, sizes mergeSizes) error {
 		blk = append(blk, v...)
 	}
 	flush()
-	r.size = off
+	r.size, r.raw = off, raw
 	err = w.Flush()
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -513,11 +517,14 @@ func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, siz
 }
 
 // cutRanges returns the keys that cut the records of runs and c into
-// ranges of about sizes.table bytes each, in increasing order.
+// ranges of about sizes.table bytes each, in increasing order. The bytes
+// counted are the records' own, not the run files' (which are compressed):
+// counted compressed, a generation of 100 MB of records looked like one
+// table's worth and was merged on one core.
 func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
 	total := int64(len(c.arena))
 	for _, r := range runs {
-		total += r.size
+		total += r.raw
 	}
 	if total <= sizes.table {
 		return nil
@@ -533,11 +540,11 @@ func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
 	var samples []sample
 	for _, r := range runs {
 		for i, m := range r.marks {
-			end := r.size
+			end := r.raw
 			if i+1 < len(r.marks) {
-				end = r.marks[i+1].off
+				end = r.marks[i+1].raw
 			}
-			samples = append(samples, sample{m.key, end - m.off})
+			samples = append(samples, sample{m.key, end - m.raw})
 		}
 	}
 	var acc int64

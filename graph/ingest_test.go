@@ -201,3 +201,29 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 		}
 	}
 }
+
+// TestCutRangesCountsRecordBytes holds the ranges of a merge to the bytes
+// of the records, not of the compressed run files: records that compress
+// well must still be merged in several ranges, one core each.
+func TestCutRangesCountsRecordBytes(t *testing.T) {
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	sizes := mergeSizes{table: 20000, mark: 1000}
+	var c chunk
+	value := bytes.Repeat([]byte("a"), 100)
+	for i := range 2000 {
+		c.add(fmt.Appendf(nil, "key%06d", i), value)
+	}
+	run := &runFile{path: s.fs.PathJoin(s.dir, "run-test")}
+	if err := s.spillChunk(&c, run, sizes); err != nil {
+		t.Fatal(err)
+	}
+	if run.size*4 > run.raw {
+		t.Fatalf("run file of %d bytes for %d bytes of records: the test needs records that compress well", run.size, run.raw)
+	}
+	var empty chunk
+	bounds := cutRanges([]*runFile{run}, &empty, sizes)
+	if want := int(run.raw/sizes.table) - 1; len(bounds) < want {
+		t.Errorf("%d ranges cut from %d bytes of records in ranges of %d, want at least %d", len(bounds)+1, run.raw, sizes.table, want+1)
+	}
+}
