@@ -133,8 +133,11 @@ func runBenchCopier(ctx context.Context, e *env, args []string) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", server[0], err)
 	}
+	// Read as the proxy reads (see lspproxy.PollableInput).
+	stdin, restore := lspproxy.PollableInput(e.stdin)
+	defer restore()
 	go func() {
-		lspproxy.CopyFrames(in, e.stdin)
+		lspproxy.CopyFrames(in, stdin)
 		in.Close() // the editor left: so does the server's input
 	}()
 	// The server's output ends when it exits; how it exited is the

@@ -113,7 +113,9 @@ func serveProxy(ctx context.Context, e *env, o proxyOptions, server []string) er
 	})
 	st.SetProxy(p)
 	log.Info("proxy started", "server", strings.Join(server, " "), "server_pid", proc.Pid())
-	err = p.ServeProcess(ctx, stdio{e.stdin, e.stdout}, proc)
+	in, restore := lspproxy.PollableInput(e.stdin)
+	defer restore()
+	err = p.ServeProcess(ctx, stdio{in, e.stdout}, proc)
 	if err != nil {
 		log.Error("proxy ended", "err", err)
 	} else {

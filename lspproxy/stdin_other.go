@@ -1,0 +1,9 @@
+//go:build !unix
+
+package lspproxy
+
+import "io"
+
+// PollableInput returns r as is: only Unix files are switched to the
+// poller (see the Unix version).
+func PollableInput(r io.Reader) (in io.Reader, restore func()) { return r, func() {} }

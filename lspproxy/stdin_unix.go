@@ -1,0 +1,71 @@
+//go:build unix
+
+package lspproxy
+
+import (
+	"io"
+	"os"
+	"syscall"
+)
+
+// PollableInput returns r, when it is a pipe or a socket file read with
+// blocking system calls (as a process's standard input is), as a file on a
+// duplicate of its descriptor that the Go runtime reads through its poller
+// instead (and a Close of it ends a read in progress); restore puts the
+// descriptor back in blocking mode and closes the duplicate. Anything else (a terminal, a regular file, a reader that
+// is not a file) is returned as is.
+//
+// A goroutine blocked in read(2) holds a thread in the kernel between an
+// editor's messages; each time a message arrives the runtime hands the
+// thread a processor again and its monitor thread wakes. Polled, the
+// goroutine parks instead. On a definition round trip against gopls this
+// took a frame copier from 393-431 to 299-309 ms of CPU over 1,800 round
+// trips (`perf stat`, `lspgraph bench proxy`).
+//
+// The descriptor's open file description is shared with whoever else holds
+// it, and O_NONBLOCK is a flag of that description: only pipes and sockets
+// are switched, whose read end is held by this process alone when an
+// editor starts it.
+func PollableInput(r io.Reader) (in io.Reader, restore func()) {
+	noop := func() {}
+	f, ok := r.(*os.File)
+	if !ok {
+		return r, noop
+	}
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return r, noop
+	}
+	dup := -1
+	_ = sc.Control(func(fd uintptr) {
+		var st syscall.Stat_t
+		if syscall.Fstat(int(fd), &st) != nil {
+			return
+		}
+		if t := st.Mode & syscall.S_IFMT; t != syscall.S_IFIFO && t != syscall.S_IFSOCK {
+			return
+		}
+		nfd, err := syscall.Dup(int(fd))
+		if err != nil {
+			return
+		}
+		syscall.CloseOnExec(nfd)
+		if syscall.SetNonblock(nfd, true) != nil {
+			syscall.Close(nfd)
+			return
+		}
+		dup = nfd
+	})
+	if dup < 0 {
+		return r, noop
+	}
+	// NewFile sees a non-blocking descriptor and registers it with the
+	// poller.
+	pf := os.NewFile(uintptr(dup), f.Name())
+	return pf, func() {
+		// Through the original descriptor, which stays open: the
+		// duplicate may be closed already (and its number reused).
+		_ = sc.Control(func(fd uintptr) { _ = syscall.SetNonblock(int(fd), false) })
+		pf.Close()
+	}
+}
