@@ -707,28 +707,6 @@ func (rr *runReader) block() error {
 	return nil
 }
 
-func (rr *runReader) ReadByte() (byte, error) {
-	if rr.pos == len(rr.raw) {
-		if err := rr.block(); err != nil {
-			return 0, err
-		}
-	}
-	b := rr.raw[rr.pos]
-	rr.pos++
-	return b, nil
-}
-
-func (rr *runReader) Read(p []byte) (int, error) {
-	if rr.pos == len(rr.raw) {
-		if err := rr.block(); err != nil {
-			return 0, err
-		}
-	}
-	n := copy(p, rr.raw[rr.pos:])
-	rr.pos += n
-	return n, nil
-}
-
 // mergeSource is a sorted sequence of records without duplicate keys.
 type mergeSource interface {
 	// next advances to the next record; ok is false at the end. The
@@ -757,35 +735,42 @@ type runSource struct {
 	f    io.Closer
 	r    *runReader
 	key  []byte // the current record's key; the next shares a prefix of it
-	val  []byte
 }
 
+// next parses the next record straight from the block in memory: a
+// record never spans blocks. The value is a slice of the block, valid
+// until the following call as mergeSource asks.
 func (s *runSource) next() ([]byte, []byte, bool, error) {
-	shared, err := binary.ReadUvarint(s.r)
-	if err == io.EOF {
-		return nil, nil, false, nil
+	rr := s.r
+	if rr.pos == len(rr.raw) {
+		if err := rr.block(); err == io.EOF {
+			return nil, nil, false, nil
+		} else if err != nil {
+			return nil, nil, false, fmt.Errorf("graph: reading %s: %w", s.path, err)
+		}
 	}
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("graph: reading %s: %w", s.path, err)
+	b := rr.raw[rr.pos:]
+	shared, n1 := binary.Uvarint(b)
+	kl, n2 := uvarintAt(b, n1)
+	vl, n3 := uvarintAt(b, n1+n2)
+	hdr := n1 + n2 + n3
+	if n1 <= 0 || n2 <= 0 || n3 <= 0 || shared > uint64(len(s.key)) || kl > uint64(len(b)-hdr) || vl > uint64(len(b)-hdr)-kl {
+		return nil, nil, false, fmt.Errorf("graph: reading %s: corrupt record at byte %d of a block", s.path, rr.pos)
 	}
-	kl, err := binary.ReadUvarint(s.r)
-	var vl uint64
-	if err == nil {
-		vl, err = binary.ReadUvarint(s.r)
+	k := b[hdr : hdr+int(kl)]
+	v := b[hdr+int(kl) : hdr+int(kl)+int(vl)]
+	rr.pos += hdr + int(kl) + int(vl)
+	s.key = append(s.key[:shared], k...)
+	return s.key, v, true, nil
+}
+
+// uvarintAt decodes the uvarint at b[off:]; n ≤ 0 as binary.Uvarint when
+// there is none.
+func uvarintAt(b []byte, off int) (uint64, int) {
+	if off <= 0 || off > len(b) {
+		return 0, 0
 	}
-	if err != nil || shared > uint64(len(s.key)) || kl > maxRunRecord || vl > maxRunRecord {
-		return nil, nil, false, fmt.Errorf("graph: reading %s: corrupt record header: %v", s.path, err)
-	}
-	n := int(shared + kl)
-	s.key = slices.Grow(s.key[:shared], int(kl))[:n]
-	s.val = slices.Grow(s.val[:0], int(vl))[:vl]
-	if _, err := io.ReadFull(s.r, s.key[shared:]); err != nil {
-		return nil, nil, false, fmt.Errorf("graph: reading %s: %w", s.path, err)
-	}
-	if _, err := io.ReadFull(s.r, s.val); err != nil {
-		return nil, nil, false, fmt.Errorf("graph: reading %s: %w", s.path, err)
-	}
-	return s.key, s.val, true, nil
+	return binary.Uvarint(b[off:])
 }
 
 // merger merges the records of sources with keys in [lo, hi) (nil for no

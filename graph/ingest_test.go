@@ -227,3 +227,28 @@ func TestCutRangesCountsRecordBytes(t *testing.T) {
 		t.Errorf("%d ranges cut from %d bytes of records in ranges of %d, want at least %d", len(bounds)+1, run.raw, sizes.table, want+1)
 	}
 }
+
+// TestRunSourceRejectsCorruptRecords feeds a run's reader blocks whose
+// record headers do not fit them: each is an error, never a panic or a
+// record read past its block.
+func TestRunSourceRejectsCorruptRecords(t *testing.T) {
+	for name, block := range map[string][]byte{
+		"key past the block":      {0, 200, 1, 'a'},
+		"value past the block":    {0, 1, 9, 'a', 'b'},
+		"shared beyond last key":  {5, 1, 0, 'a'},
+		"header cut short":        {0, 0x80},
+		"length overflows uint64": {0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0},
+	} {
+		src := &runSource{path: "run", r: &runReader{raw: block}}
+		if _, _, ok, err := src.next(); err == nil || ok {
+			t.Errorf("%s: next = ok %v, err %v; want an error", name, ok, err)
+		}
+	}
+	good := &runSource{path: "run", r: &runReader{raw: []byte{0, 2, 1, 'a', 'b', 'v', 1, 1, 0, 'c'}}}
+	for _, want := range []string{"ab=v", "ac="} {
+		k, v, ok, err := good.next()
+		if err != nil || !ok || string(k)+"="+string(v) != want {
+			t.Fatalf("next = %q %q %v %v, want %s", k, v, ok, err, want)
+		}
+	}
+}
