@@ -14,7 +14,7 @@ import (
 
 // refDocument is Document counted the plain way.
 func refDocument(doc graph.Document, symbols []graph.Symbol, src []byte) []graph.Term {
-	r := &refCounter{index: map[termKey]int{}}
+	r := &refCounter{index: map[refTermKey]int{}}
 	r.path(doc.Path, doc.Package)
 	for i := range symbols {
 		s := &symbols[i]
@@ -37,7 +37,7 @@ func refDocument(doc graph.Document, symbols []graph.Symbol, src []byte) []graph
 
 // refQuery is Query counted the plain way.
 func refQuery(q string) []string {
-	r := &refCounter{index: map[termKey]int{}}
+	r := &refCounter{index: map[refTermKey]int{}}
 	r.text(q, graph.TermCode)
 	seen := map[string]bool{}
 	var out []string
@@ -51,12 +51,12 @@ func refQuery(q string) []string {
 }
 
 type refCounter struct {
-	index map[termKey]int
+	index map[refTermKey]int
 	out   []graph.Term
 }
 
 func (r *refCounter) add(word string, f graph.TermField) {
-	k := termKey{word, f}
+	k := refTermKey{word, f}
 	if i, ok := r.index[k]; ok {
 		r.out[i].Count++
 		return
@@ -262,3 +262,9 @@ var refKeywords = refSet("break case chan const continue default defer else fall
 	"function let new this class extends implements export async await typeof instanceof void undefined null " +
 	"def self none lambda pass elif except finally raise try yield with from as is not and or in " +
 	"fn pub impl mut use mod crate enum trait where static public private protected final")
+
+// refTermKey is a word in a field.
+type refTermKey struct {
+	word  string
+	field graph.TermField
+}

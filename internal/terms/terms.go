@@ -30,7 +30,7 @@ func (c *counter) document(doc graph.Document, symbols []graph.Symbol, src []byt
 		}
 		c.identifier(s.DisplayName, graph.TermName)
 		if s.Doc != "" && src == nil {
-			c.text(s.Doc, graph.TermDoc)
+			c.text([]byte(s.Doc), graph.TermDoc)
 		}
 	}
 	if src != nil {
@@ -70,16 +70,16 @@ func (c *counter) source(src []byte, hash bool) {
 		switch {
 		case b == '/' && i+1 < len(src) && src[i+1] == '/', hash && b == '#':
 			end := indexFrom(src, i, "\n")
-			c.text(string(src[i:end]), graph.TermDoc)
+			c.text(src[i:end], graph.TermDoc)
 			i = end
 		case b == '/' && i+1 < len(src) && src[i+1] == '*':
 			end := indexFrom(src, i+2, "*/")
-			c.text(string(src[i:end]), graph.TermDoc)
+			c.text(src[i:end], graph.TermDoc)
 			i = min(end+2, len(src))
 		case b == '"' || b == '\'' || b == '`':
 			end := stringEnd(src, i)
 			if end-i <= maxStringScan {
-				c.text(string(src[i+1:end]), graph.TermString)
+				c.text(src[i+1:end], graph.TermString)
 			}
 			i = min(end+1, len(src))
 		case isIdentStart(b):
@@ -87,7 +87,7 @@ func (c *counter) source(src []byte, hash bool) {
 			for j < len(src) && isIdentPart(src[j]) {
 				j++
 			}
-			if w := src[i:j]; !keywords[string(w)] {
+			if w := src[i:j]; !keywords.has(w) {
 				c.identifierBytes(w, graph.TermCode)
 			}
 			i = j
@@ -133,7 +133,7 @@ func isIdentPart(b byte) bool { return isIdentStart(b) || '0' <= b && b <= '9' }
 // appearance, by the rules documents are indexed with.
 func Query(q string) []string {
 	c := counter{}
-	c.text(q, graph.TermCode)
+	c.text([]byte(q), graph.TermCode)
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range c.out {
@@ -145,25 +145,25 @@ func Query(q string) []string {
 	return out
 }
 
-// termKey is a word in a field.
-type termKey struct {
-	word  string
-	field graph.TermField
-}
-
 // counter counts words per field, remembering the order they came in: the
-// terms in that order, and where each is among them (one map look-up per
-// word counted again, which most are).
+// terms in that order, and, per field, where each word is among them (one
+// map look-up per word counted again, which most are).
 //
-// An identifier met again in the same field counts what it counted the
-// first time: seen remembers, per field, which terms each identifier as
-// written added to, so a repeat costs one look-up instead of a split, a
-// lower-casing and a look-up per word.
+// An identifier of ASCII letters is split, lower-cased and folded in
+// place, in scratch space: a word costs a string only the first time the
+// document counts it. An identifier of several words met again in the same
+// field counts what it counted the first time: seen remembers, per field,
+// which terms each identifier as written added to, so a repeat costs one
+// look-up instead of a split and a look-up per word. Identifiers with
+// letters beyond ASCII take the general way, rune by rune, with their
+// words kept in memo and seen.
 type counter struct {
-	index map[termKey]int
+	index [graph.TermCode + 1]map[string]int32
 	out   []graph.Term
 	seen  [graph.TermCode + 1]map[string][]int32
 	adds  []int32 // the backing of seen's lists
+	parts []int   // scratch: the start and end of each word of an identifier
+	word  []byte  // scratch: a word lower-cased and folded
 	// memo, if set, has the words of identifiers met in earlier documents.
 	memo *Memo
 	// noMemo turns seen off: tests hold the memo to the plain count.
@@ -172,17 +172,31 @@ type counter struct {
 
 // add counts word in field f and returns its place in out.
 func (c *counter) add(word string, f graph.TermField) int32 {
-	k := termKey{word, f}
-	if i, ok := c.index[k]; ok {
+	if i, ok := c.index[f][word]; ok {
 		c.out[i].Count++
-		return int32(i)
+		return i
 	}
-	if c.index == nil {
-		c.index = map[termKey]int{}
+	return c.insert(word, f)
+}
+
+// addBytes is add for a word in scratch space, copied only if new.
+func (c *counter) addBytes(word []byte, f graph.TermField) int32 {
+	if i, ok := c.index[f][string(word)]; ok { // no copy: a map index of a conversion
+		c.out[i].Count++
+		return i
 	}
-	c.index[k] = len(c.out)
+	return c.insert(string(word), f)
+}
+
+// insert counts a word new to field f once.
+func (c *counter) insert(word string, f graph.TermField) int32 {
+	if c.index[f] == nil {
+		c.index[f] = map[string]int32{}
+	}
+	i := int32(len(c.out))
+	c.index[f][word] = i
 	c.out = append(c.out, graph.Term{Word: word, Field: f, Count: 1})
-	return int32(len(c.out) - 1)
+	return i
 }
 
 // again counts once more the terms an identifier added to when it was
@@ -201,27 +215,60 @@ func (c *counter) terms() []graph.Term {
 }
 
 // text counts the words of prose or a literal: each run of letters, digits
-// and underscores is an identifier.
-func (c *counter) text(s string, f graph.TermField) {
+// and underscores is an identifier. ASCII bytes are told apart by a table;
+// only the others are decoded as runes.
+func (c *counter) text(s []byte, f graph.TermField) {
 	start := -1
-	for i, r := range s {
-		part := r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+	ascii := true // whether the run since start is all ASCII
+	for i := 0; i < len(s); {
+		b, size, part := s[i], 1, false
+		if b < utf8.RuneSelf {
+			part = asciiWordByte[b]
+		} else {
+			var r rune
+			r, size = utf8.DecodeRune(s[i:])
+			part = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
 		switch {
 		case part && start < 0:
-			start = i
-		case !part && start >= 0:
-			c.identifier(s[start:i], f)
+			start, ascii = i, b < utf8.RuneSelf
+		case part:
+			ascii = ascii && b < utf8.RuneSelf
+		case start >= 0:
+			c.run(s[start:i], ascii, f)
 			start = -1
 		}
+		i += size
 	}
 	if start >= 0 {
-		c.identifier(s[start:], f)
+		c.run(s[start:], ascii, f)
 	}
 }
 
-// identifierBytes is identifier for an identifier in a file's bytes, which
-// are copied only the first time it is met.
+// asciiWordByte tells the ASCII bytes of a word in text: letters, digits
+// and underscores.
+var asciiWordByte = func() (t [utf8.RuneSelf]bool) {
+	for b := range t {
+		t[b] = b == '_' || isASCIILetter(byte(b)) || isASCIIDigit(byte(b))
+	}
+	return t
+}()
+
+// run counts a run of word characters in text, all ASCII or not.
+func (c *counter) run(id []byte, ascii bool, f graph.TermField) {
+	if ascii {
+		c.identifierASCII(id, f)
+		return
+	}
+	c.identifier(string(id), f)
+}
+
+// identifierBytes is identifier for an identifier in a file's bytes.
 func (c *counter) identifierBytes(id []byte, f graph.TermField) {
+	if isASCIIBytes(id) {
+		c.identifierASCII(id, f)
+		return
+	}
 	if adds, ok := c.seen[f][string(id)]; ok { // no copy: a map index of a conversion
 		c.again(adds)
 		return
@@ -232,11 +279,83 @@ func (c *counter) identifierBytes(id []byte, f graph.TermField) {
 // identifier counts the words of one identifier, and the whole identifier
 // when it has several.
 func (c *counter) identifier(id string, f graph.TermField) {
+	if isASCII(id) {
+		c.identifierASCII([]byte(id), f)
+		return
+	}
 	if adds, ok := c.seen[f][id]; ok {
 		c.again(adds)
 		return
 	}
 	c.count(id, f)
+}
+
+// identifierASCII is identifier for an identifier of ASCII bytes, split,
+// lower-cased and folded in scratch space. A word of lower-case letters,
+// most of them, is counted afresh each time, in one look-up; other
+// identifiers are remembered in seen.
+func (c *counter) identifierASCII(id []byte, f graph.TermField) {
+	if isLowerWord(id) {
+		c.addPart(id, f)
+		return
+	}
+	if !c.noMemo {
+		if adds, ok := c.seen[f][string(id)]; ok { // no copy: a map index of a conversion
+			c.again(adds)
+			return
+		}
+	}
+	c.parts = splitASCIIBytes(c.parts[:0], id)
+	start := len(c.adds)
+	for k := 0; k < len(c.parts); k += 2 {
+		if i, ok := c.addPart(id[c.parts[k]:c.parts[k+1]], f); ok {
+			c.adds = append(c.adds, i)
+		}
+	}
+	if len(c.parts) > 2 {
+		// The whole identifier: its letters and digits, lower-cased.
+		w := c.word[:0]
+		for _, b := range id {
+			if isASCIILetter(b) || isASCIIDigit(b) {
+				w = append(w, lowerASCII(b))
+			}
+		}
+		c.word = w
+		if i, ok := c.addWord(w, f); ok {
+			c.adds = append(c.adds, i)
+		}
+	}
+	if c.noMemo {
+		return
+	}
+	if c.seen[f] == nil {
+		c.seen[f] = map[string][]int32{}
+	}
+	c.seen[f][string(id)] = c.adds[start:len(c.adds):len(c.adds)]
+}
+
+// addPart counts one word of an ASCII identifier, lower-cased into
+// scratch space, unless it is not worth indexing; it returns the word's
+// place in out.
+func (c *counter) addPart(p []byte, f graph.TermField) (int32, bool) {
+	if len(p) < 2 {
+		return 0, false
+	}
+	w := c.word[:0]
+	for _, b := range p {
+		w = append(w, lowerASCII(b))
+	}
+	c.word = w
+	return c.addWord(w, f)
+}
+
+// addWord is normalize and add for a lower-case ASCII word in scratch
+// space, which it folds in place.
+func (c *counter) addWord(w []byte, f graph.TermField) (int32, bool) {
+	if len(w) < 2 || stopWords.has(w) || isDigits(w) {
+		return 0, false
+	}
+	return c.addBytes(stemASCII(w), f), true
 }
 
 // count splits and counts an identifier met for the first time in field f,
@@ -369,6 +488,71 @@ func isASCII(s string) bool {
 	return true
 }
 
+func isASCIIBytes(s []byte) bool {
+	for _, b := range s {
+		if b >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// splitASCIIBytes is splitASCII appending the start and end of each word
+// of id to dst.
+func splitASCIIBytes(dst []int, id []byte) []int {
+	start := 0
+	for i := 0; i < len(id); i++ {
+		b := id[i]
+		if !isASCIILetter(b) && !isASCIIDigit(b) {
+			if i > start {
+				dst = append(dst, start, i)
+			}
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		prev := id[i-1]
+		if isASCIIUpper(b) && isASCIILower(prev) ||
+			isASCIIUpper(b) && isASCIIUpper(prev) && i+1 < len(id) && isASCIILower(id[i+1]) ||
+			isASCIIDigit(b) != isASCIIDigit(prev) {
+			dst = append(dst, start, i)
+			start = i
+		}
+	}
+	if len(id) > start {
+		dst = append(dst, start, len(id))
+	}
+	return dst
+}
+
+func lowerASCII(b byte) byte {
+	if isASCIIUpper(b) {
+		return b + 'a' - 'A'
+	}
+	return b
+}
+
+// isLowerWord reports whether id is one word of lower-case ASCII letters.
+func isLowerWord(id []byte) bool {
+	for _, b := range id {
+		if !isASCIILower(b) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigits(w []byte) bool {
+	for _, b := range w {
+		if !isASCIIDigit(b) {
+			return false
+		}
+	}
+	return true
+}
+
 // splitASCII is Split for an identifier of ASCII bytes, whose words are
 // substrings of it: no rune slice, no string copies.
 func splitASCII(id string) []string {
@@ -413,7 +597,7 @@ func isASCIILetter(b byte) bool { return isASCIIUpper(b) || isASCIILower(b) }
 // not worth indexing (stop words, single letters, numbers).
 func normalize(w string) (string, bool) {
 	w = strings.ToLower(w)
-	if len(w) < 2 || stopWords[w] || isNumber(w) {
+	if len(w) < 2 || stopWords.words[w] || isNumber(w) {
 		return "", false
 	}
 	return Stem(w), true
@@ -449,6 +633,40 @@ func Stem(w string) string {
 	return w
 }
 
+// stemASCII is Stem for a lower-case ASCII word in scratch space, folded
+// in place.
+func stemASCII(w []byte) []byte {
+	n := len(w)
+	switch {
+	case n > 4 && w[n-3] == 'i' && w[n-2] == 'e' && w[n-1] == 's':
+		w[n-3] = 'y'
+		return w[:n-2]
+	case n > 5 && w[n-3] == 'i' && w[n-2] == 'n' && w[n-1] == 'g':
+		w = undoubleASCII(w[:n-3])
+	case n > 4 && w[n-2] == 'e' && w[n-1] == 'd':
+		w = undoubleASCII(w[:n-2])
+	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i':
+		w = w[:n-1]
+	}
+	if len(w) > 2 && w[len(w)-1] == 'e' {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// undoubleASCII is undouble for an ASCII word.
+func undoubleASCII(w []byte) []byte {
+	n := len(w)
+	if n > 2 && w[n-1] == w[n-2] {
+		switch w[n-1] {
+		case 'a', 'e', 'i', 'o', 'u', 'l', 's', 'z':
+		default:
+			return w[:n-1]
+		}
+	}
+	return w
+}
+
 // undouble drops one of a doubled final consonant (stopp → stop), except
 // l, s and z (call, pass, buzz).
 func undouble(w string) string {
@@ -473,10 +691,35 @@ var keywords = set("break case chan const continue default defer else fallthroug
 	"def self none lambda pass elif except finally raise try yield with from as is not and or in " +
 	"fn pub impl mut use mod crate enum trait where static public private protected final")
 
-func set(words string) map[string]bool {
-	m := map[string]bool{}
+// A wordSet is a set of words, with a filter that rules most other words
+// out before the map: the longest word's length, and which pairs of first
+// two bytes the words of two or more bytes start with.
+type wordSet struct {
+	words   map[string]bool
+	longest int
+	starts  [1 << 10]bool
+}
+
+func set(words string) *wordSet {
+	s := &wordSet{words: map[string]bool{}}
 	for _, w := range strings.Fields(words) {
-		m[w] = true
+		s.words[w] = true
+		s.longest = max(s.longest, len(w))
+		if len(w) >= 2 {
+			s.starts[startPair(w[0], w[1])] = true
+		}
 	}
-	return m
+	return s
+}
+
+// startPair is where the pair of a word's first two bytes is in
+// wordSet.starts: letters of either case and digits fall in 32 slots each.
+func startPair(a, b byte) int { return int(a&31)<<5 | int(b&31) }
+
+// has reports whether w is in the set.
+func (s *wordSet) has(w []byte) bool {
+	if len(w) < 2 || len(w) > s.longest || !s.starts[startPair(w[0], w[1])] {
+		return len(w) < 2 && s.words[string(w)]
+	}
+	return s.words[string(w)]
 }

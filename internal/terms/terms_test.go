@@ -293,3 +293,17 @@ func BenchmarkDocument(b *testing.B) {
 		})
 	}
 }
+
+// TestWordSets holds a wordSet's filtered look-up to its map, on its own
+// words, their prefixes and extensions, and the same in upper case.
+func TestWordSets(t *testing.T) {
+	for _, set := range []*wordSet{stopWords, keywords} {
+		for w := range set.words {
+			for _, v := range []string{w, w[:len(w)-1], w + "s", "x" + w, strings.ToUpper(w), "", "q", "qq"} {
+				if got := set.has([]byte(v)); got != set.words[v] {
+					t.Errorf("has(%q) = %t, the map says %t", v, got, set.words[v])
+				}
+			}
+		}
+	}
+}
