@@ -407,6 +407,9 @@ func (c *counter) words(id string) []string {
 // use.
 type Memo struct {
 	words map[string][]string
+	// counter is the last document's, whose maps and scratch space the
+	// next document counts in.
+	counter counter
 }
 
 // memoWords bounds a Memo's identifiers.
@@ -418,7 +421,33 @@ func NewMemo() *Memo { return &Memo{words: make(map[string][]string)} }
 // Document is the package's Document, with the words of identifiers met
 // before taken from m.
 func (m *Memo) Document(doc graph.Document, symbols []graph.Symbol, src []byte) []graph.Term {
-	return (&counter{memo: m}).document(doc, symbols, src)
+	c := &m.counter
+	c.reset()
+	c.memo = m
+	return c.document(doc, symbols, src)
+}
+
+// reusedWords bounds the words of a map a counter keeps for the next
+// document: clearing a map costs what it has room for.
+const reusedWords = 1 << 12
+
+// reset empties c for another document, keeping its maps and scratch space
+// unless they grew large. The terms counted are the last document's.
+func (c *counter) reset() {
+	c.out = nil
+	c.adds = c.adds[:0]
+	for f := range c.index {
+		c.index[f] = clearedMap(c.index[f])
+		c.seen[f] = clearedMap(c.seen[f])
+	}
+}
+
+func clearedMap[V any](m map[string]V) map[string]V {
+	if len(m) > reusedWords {
+		return nil
+	}
+	clear(m)
+	return m
 }
 
 func (m *Memo) remember(id string, ws []string) {
@@ -691,13 +720,14 @@ var keywords = set("break case chan const continue default defer else fallthroug
 	"def self none lambda pass elif except finally raise try yield with from as is not and or in " +
 	"fn pub impl mut use mod crate enum trait where static public private protected final")
 
-// A wordSet is a set of words, with a filter that rules most other words
-// out before the map: the longest word's length, and which pairs of first
-// two bytes the words of two or more bytes start with.
+// A wordSet is a set of words, with a small table of its own beside the
+// map for words in scratch space: the words that fall in a slot by their
+// length and first and last bytes, compared byte by byte, which costs less
+// than hashing the whole word.
 type wordSet struct {
 	words   map[string]bool
 	longest int
-	starts  [1 << 10]bool
+	slots   [256][]string
 }
 
 func set(words string) *wordSet {
@@ -705,21 +735,23 @@ func set(words string) *wordSet {
 	for _, w := range strings.Fields(words) {
 		s.words[w] = true
 		s.longest = max(s.longest, len(w))
-		if len(w) >= 2 {
-			s.starts[startPair(w[0], w[1])] = true
-		}
+		s.slots[slot(w[0], w[len(w)-1], len(w))] = append(s.slots[slot(w[0], w[len(w)-1], len(w))], w)
 	}
 	return s
 }
 
-// startPair is where the pair of a word's first two bytes is in
-// wordSet.starts: letters of either case and digits fall in 32 slots each.
-func startPair(a, b byte) int { return int(a&31)<<5 | int(b&31) }
+// slot is where a word of n bytes from first to last is in wordSet.slots.
+func slot(first, last byte, n int) int { return (int(first)*8 ^ int(last) ^ n<<5) & 255 }
 
 // has reports whether w is in the set.
 func (s *wordSet) has(w []byte) bool {
-	if len(w) < 2 || len(w) > s.longest || !s.starts[startPair(w[0], w[1])] {
-		return len(w) < 2 && s.words[string(w)]
+	if len(w) == 0 || len(w) > s.longest {
+		return false
 	}
-	return s.words[string(w)]
+	for _, v := range s.slots[slot(w[0], w[len(w)-1], len(w))] {
+		if v == string(w) { // no copy: a comparison of a conversion
+			return true
+		}
+	}
+	return false
 }
