@@ -158,7 +158,7 @@ func Query(q string) []string {
 // letters beyond ASCII take the general way, rune by rune, with their
 // words kept in memo and seen.
 type counter struct {
-	index [graph.TermCode + 1]map[string]int32
+	index wordIndex
 	out   []graph.Term
 	seen  [graph.TermCode + 1]map[string][]int32
 	adds  []int32 // the backing of seen's lists
@@ -172,31 +172,101 @@ type counter struct {
 
 // add counts word in field f and returns its place in out.
 func (c *counter) add(word string, f graph.TermField) int32 {
-	if i, ok := c.index[f][word]; ok {
-		c.out[i].Count++
-		return i
-	}
-	return c.insert(word, f)
+	return c.addBytes([]byte(word), f)
 }
 
 // addBytes is add for a word in scratch space, copied only if new.
 func (c *counter) addBytes(word []byte, f graph.TermField) int32 {
-	if i, ok := c.index[f][string(word)]; ok { // no copy: a map index of a conversion
+	h := wordHash(word, f)
+	s := c.index.find(c.out, word, f, h)
+	if i := c.index.slots[s].place - 1; i >= 0 {
 		c.out[i].Count++
 		return i
 	}
-	return c.insert(string(word), f)
+	i := int32(len(c.out))
+	c.out = append(c.out, graph.Term{Word: string(word), Field: f, Count: 1})
+	c.index.put(s, h, i)
+	return i
 }
 
-// insert counts a word new to field f once.
-func (c *counter) insert(word string, f graph.TermField) int32 {
-	if c.index[f] == nil {
-		c.index[f] = map[string]int32{}
+// A wordIndex finds a word of a field among the terms counted: an open
+// addressing table of places in the terms, probed linearly from a word's
+// hash. It costs one hash and one probe sequence to count a word, where a
+// map costs a look-up and, for a new word, an assignment.
+type wordIndex struct {
+	slots []wordSlot // a power of two of them, at most half in use
+	used  int
+}
+
+// A wordSlot is a term's place in out plus one (0 for an empty slot) and
+// its word's hash.
+type wordSlot struct {
+	hash  uint32
+	place int32
+}
+
+// find returns the slot of word in field f, or the empty slot where it
+// belongs.
+func (x *wordIndex) find(out []graph.Term, word []byte, f graph.TermField, h uint32) int {
+	if x.slots == nil {
+		x.slots = make([]wordSlot, 64)
 	}
-	i := int32(len(c.out))
-	c.index[f][word] = i
-	c.out = append(c.out, graph.Term{Word: word, Field: f, Count: 1})
-	return i
+	mask := len(x.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s.place == 0 {
+			return i
+		}
+		if s.hash == h {
+			if t := &out[s.place-1]; t.Field == f && t.Word == string(word) { // no copy: a comparison of a conversion
+				return i
+			}
+		}
+	}
+}
+
+// put fills the empty slot s with the term at place i, whose word's hash is h.
+func (x *wordIndex) put(s int, h uint32, i int32) {
+	x.slots[s] = wordSlot{hash: h, place: i + 1}
+	x.used++
+	if 2*x.used <= len(x.slots) {
+		return
+	}
+	old := x.slots
+	x.slots = make([]wordSlot, 2*len(old))
+	mask := len(x.slots) - 1
+	for _, s := range old {
+		if s.place == 0 {
+			continue
+		}
+		j := int(s.hash) & mask
+		for x.slots[j].place != 0 {
+			j = (j + 1) & mask
+		}
+		x.slots[j] = s
+	}
+}
+
+// reset empties x, keeping its slots unless they grew large.
+func (x *wordIndex) reset() {
+	if len(x.slots) > 2*reusedWords {
+		x.slots = nil
+	}
+	clear(x.slots)
+	x.used = 0
+}
+
+// wordHash hashes a word of field f: FNV-1a, its bits mixed so that the
+// low ones a wordIndex uses depend on every byte.
+func wordHash(word []byte, f graph.TermField) uint32 {
+	h := uint32(2166136261) ^ uint32(f)
+	for _, b := range word {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	h ^= h >> 15
+	h *= 0x2c1b3c6d
+	h ^= h >> 12
+	return h
 }
 
 // again counts once more the terms an identifier added to when it was
@@ -436,8 +506,8 @@ const reusedWords = 1 << 12
 func (c *counter) reset() {
 	c.out = nil
 	c.adds = c.adds[:0]
-	for f := range c.index {
-		c.index[f] = clearedMap(c.index[f])
+	c.index.reset()
+	for f := range c.seen {
 		c.seen[f] = clearedMap(c.seen[f])
 	}
 }
