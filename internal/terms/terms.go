@@ -288,30 +288,34 @@ func (c *counter) terms() []graph.Term {
 // and underscores is an identifier. ASCII bytes are told apart by a table;
 // only the others are decoded as runes.
 func (c *counter) text(s []byte, f graph.TermField) {
-	start := -1
-	ascii := true // whether the run since start is all ASCII
 	for i := 0; i < len(s); {
-		b, size, part := s[i], 1, false
-		if b < utf8.RuneSelf {
-			part = asciiWordByte[b]
-		} else {
-			var r rune
-			r, size = utf8.DecodeRune(s[i:])
-			part = unicode.IsLetter(r) || unicode.IsDigit(r)
+		if b := s[i]; b < utf8.RuneSelf && !asciiWordByte[b] {
+			i++
+			continue
 		}
-		switch {
-		case part && start < 0:
-			start, ascii = i, b < utf8.RuneSelf
-		case part:
-			ascii = ascii && b < utf8.RuneSelf
-		case start >= 0:
-			c.run(s[start:i], ascii, f)
-			start = -1
+		start, ascii := i, true // ascii: whether the run is all ASCII
+		for i < len(s) {
+			b := s[i]
+			if b < utf8.RuneSelf {
+				if !asciiWordByte[b] {
+					break
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRune(s[i:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			ascii = false
+			i += size
 		}
-		i += size
-	}
-	if start >= 0 {
-		c.run(s[start:], ascii, f)
+		if i == start { // a rune that is no letter or digit
+			_, size := utf8.DecodeRune(s[i:])
+			i += size
+			continue
+		}
+		c.run(s[start:i], ascii, f)
 	}
 }
 
