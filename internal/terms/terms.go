@@ -158,10 +158,11 @@ func Query(q string) []string {
 // letters beyond ASCII take the general way, rune by rune, with their
 // words kept in memo and seen.
 type counter struct {
-	index wordIndex
+	index table // the words of out, entry i for out[i]
 	out   []graph.Term
-	seen  [graph.TermCode + 1]map[string][]int32
-	adds  []int32 // the backing of seen's lists
+	seen  table   // identifiers of several words met before
+	added []span  // per entry of seen, what it added to in adds
+	adds  []int32 // places in out
 	parts []int   // scratch: the start and end of each word of an identifier
 	word  []byte  // scratch: a word lower-cased and folded
 	// memo, if set, has the words of identifiers met in earlier documents.
@@ -177,104 +178,45 @@ func (c *counter) add(word string, f graph.TermField) int32 {
 
 // addBytes is add for a word in scratch space, copied only if new.
 func (c *counter) addBytes(word []byte, f graph.TermField) int32 {
-	h := wordHash(word, f)
-	s := c.index.find(c.out, word, f, h)
-	if i := c.index.slots[s].place - 1; i >= 0 {
+	h := hash(word, f)
+	i, at := c.index.find(word, f, h)
+	if i >= 0 {
 		c.out[i].Count++
 		return i
 	}
-	i := int32(len(c.out))
 	c.out = append(c.out, graph.Term{Word: string(word), Field: f, Count: 1})
-	c.index.put(s, h, i)
-	return i
+	return c.index.add(word, f, h, at)
 }
 
-// A wordIndex finds a word of a field among the terms counted: an open
-// addressing table of places in the terms, probed linearly from a word's
-// hash. It costs one hash and one probe sequence to count a word, where a
-// map costs a look-up and, for a new word, an assignment.
-type wordIndex struct {
-	slots []wordSlot // a power of two of them, at most half in use
-	used  int
-}
+// A span is where a list is in a slice.
+type span struct{ start, end int32 }
 
-// A wordSlot is a term's place in out plus one (0 for an empty slot) and
-// its word's hash.
-type wordSlot struct {
-	hash  uint32
-	place int32
-}
-
-// find returns the slot of word in field f, or the empty slot where it
-// belongs.
-func (x *wordIndex) find(out []graph.Term, word []byte, f graph.TermField, h uint32) int {
-	if x.slots == nil {
-		x.slots = make([]wordSlot, 64)
+// seenBefore counts again what identifier id in field f counted the first
+// time it was met, if it was; else it returns false and what to pass to
+// remember once it is counted.
+func (c *counter) seenBefore(id []byte, f graph.TermField) (found bool, h uint32, at int) {
+	if c.noMemo {
+		return false, 0, 0
 	}
-	mask := len(x.slots) - 1
-	for i := int(h) & mask; ; i = (i + 1) & mask {
-		s := x.slots[i]
-		if s.place == 0 {
-			return i
-		}
-		if s.hash == h {
-			if t := &out[s.place-1]; t.Field == f && t.Word == string(word) { // no copy: a comparison of a conversion
-				return i
-			}
-		}
+	h = hash(id, f)
+	e, at := c.seen.find(id, f, h)
+	if e < 0 {
+		return false, h, at
 	}
-}
-
-// put fills the empty slot s with the term at place i, whose word's hash is h.
-func (x *wordIndex) put(s int, h uint32, i int32) {
-	x.slots[s] = wordSlot{hash: h, place: i + 1}
-	x.used++
-	if 2*x.used <= len(x.slots) {
-		return
-	}
-	old := x.slots
-	x.slots = make([]wordSlot, 2*len(old))
-	mask := len(x.slots) - 1
-	for _, s := range old {
-		if s.place == 0 {
-			continue
-		}
-		j := int(s.hash) & mask
-		for x.slots[j].place != 0 {
-			j = (j + 1) & mask
-		}
-		x.slots[j] = s
-	}
-}
-
-// reset empties x, keeping its slots unless they grew large.
-func (x *wordIndex) reset() {
-	if len(x.slots) > 2*reusedWords {
-		x.slots = nil
-	}
-	clear(x.slots)
-	x.used = 0
-}
-
-// wordHash hashes a word of field f: FNV-1a, its bits mixed so that the
-// low ones a wordIndex uses depend on every byte.
-func wordHash(word []byte, f graph.TermField) uint32 {
-	h := uint32(2166136261) ^ uint32(f)
-	for _, b := range word {
-		h = (h ^ uint32(b)) * 16777619
-	}
-	h ^= h >> 15
-	h *= 0x2c1b3c6d
-	h ^= h >> 12
-	return h
-}
-
-// again counts once more the terms an identifier added to when it was
-// first met.
-func (c *counter) again(adds []int32) {
-	for _, i := range adds {
+	for _, i := range c.adds[c.added[e].start:c.added[e].end] {
 		c.out[i].Count++
 	}
+	return true, 0, 0
+}
+
+// remember remembers that identifier id in field f added to the places in
+// adds from start.
+func (c *counter) remember(id []byte, f graph.TermField, h uint32, at int, start int) {
+	if c.noMemo {
+		return
+	}
+	c.seen.add(id, f, h, at)
+	c.added = append(c.added, span{int32(start), int32(len(c.adds))})
 }
 
 func (c *counter) terms() []graph.Term {
@@ -343,25 +285,21 @@ func (c *counter) identifierBytes(id []byte, f graph.TermField) {
 		c.identifierASCII(id, f)
 		return
 	}
-	if adds, ok := c.seen[f][string(id)]; ok { // no copy: a map index of a conversion
-		c.again(adds)
+	found, h, at := c.seenBefore(id, f)
+	if found {
 		return
 	}
-	c.count(string(id), f)
+	start := len(c.adds)
+	for _, w := range c.words(string(id)) {
+		c.adds = append(c.adds, c.add(w, f))
+	}
+	c.remember(id, f, h, at, start)
 }
 
 // identifier counts the words of one identifier, and the whole identifier
 // when it has several.
 func (c *counter) identifier(id string, f graph.TermField) {
-	if isASCII(id) {
-		c.identifierASCII([]byte(id), f)
-		return
-	}
-	if adds, ok := c.seen[f][id]; ok {
-		c.again(adds)
-		return
-	}
-	c.count(id, f)
+	c.identifierBytes([]byte(id), f)
 }
 
 // identifierASCII is identifier for an identifier of ASCII bytes, split,
@@ -373,11 +311,9 @@ func (c *counter) identifierASCII(id []byte, f graph.TermField) {
 		c.addPart(id, f)
 		return
 	}
-	if !c.noMemo {
-		if adds, ok := c.seen[f][string(id)]; ok { // no copy: a map index of a conversion
-			c.again(adds)
-			return
-		}
+	found, h, at := c.seenBefore(id, f)
+	if found {
+		return
 	}
 	c.parts = splitASCIIBytes(c.parts[:0], id)
 	start := len(c.adds)
@@ -399,13 +335,7 @@ func (c *counter) identifierASCII(id []byte, f graph.TermField) {
 			c.adds = append(c.adds, i)
 		}
 	}
-	if c.noMemo {
-		return
-	}
-	if c.seen[f] == nil {
-		c.seen[f] = map[string][]int32{}
-	}
-	c.seen[f][string(id)] = c.adds[start:len(c.adds):len(c.adds)]
+	c.remember(id, f, h, at, start)
 }
 
 // addPart counts one word of an ASCII identifier, lower-cased into
@@ -430,22 +360,6 @@ func (c *counter) addWord(w []byte, f graph.TermField) (int32, bool) {
 		return 0, false
 	}
 	return c.addBytes(stemASCII(w), f), true
-}
-
-// count splits and counts an identifier met for the first time in field f,
-// and remembers what it added to.
-func (c *counter) count(id string, f graph.TermField) {
-	start := len(c.adds)
-	for _, w := range c.words(id) {
-		c.adds = append(c.adds, c.add(w, f))
-	}
-	if c.noMemo {
-		return
-	}
-	if c.seen[f] == nil {
-		c.seen[f] = map[string][]int32{}
-	}
-	c.seen[f][id] = c.adds[start:len(c.adds):len(c.adds)]
 }
 
 // words returns the words an identifier counts as: its parts normalized,
@@ -501,27 +415,14 @@ func (m *Memo) Document(doc graph.Document, symbols []graph.Symbol, src []byte) 
 	return c.document(doc, symbols, src)
 }
 
-// reusedWords bounds the words of a map a counter keeps for the next
-// document: clearing a map costs what it has room for.
-const reusedWords = 1 << 12
-
 // reset empties c for another document, keeping its maps and scratch space
 // unless they grew large. The terms counted are the last document's.
 func (c *counter) reset() {
 	c.out = nil
 	c.adds = c.adds[:0]
+	c.added = c.added[:0]
 	c.index.reset()
-	for f := range c.seen {
-		c.seen[f] = clearedMap(c.seen[f])
-	}
-}
-
-func clearedMap[V any](m map[string]V) map[string]V {
-	if len(m) > reusedWords {
-		return nil
-	}
-	clear(m)
-	return m
+	c.seen.reset()
 }
 
 func (m *Memo) remember(id string, ws []string) {
@@ -809,20 +710,20 @@ func set(words string) *wordSet {
 	for _, w := range strings.Fields(words) {
 		s.words[w] = true
 		s.longest = max(s.longest, len(w))
-		s.slots[slot(w[0], w[len(w)-1], len(w))] = append(s.slots[slot(w[0], w[len(w)-1], len(w))], w)
+		s.slots[setSlot(w[0], w[len(w)-1], len(w))] = append(s.slots[setSlot(w[0], w[len(w)-1], len(w))], w)
 	}
 	return s
 }
 
-// slot is where a word of n bytes from first to last is in wordSet.slots.
-func slot(first, last byte, n int) int { return (int(first)*8 ^ int(last) ^ n<<5) & 255 }
+// setSlot is where a word of n bytes from first to last is in wordSet.slots.
+func setSlot(first, last byte, n int) int { return (int(first)*8 ^ int(last) ^ n<<5) & 255 }
 
 // has reports whether w is in the set.
 func (s *wordSet) has(w []byte) bool {
 	if len(w) == 0 || len(w) > s.longest {
 		return false
 	}
-	for _, v := range s.slots[slot(w[0], w[len(w)-1], len(w))] {
+	for _, v := range s.slots[setSlot(w[0], w[len(w)-1], len(w))] {
 		if v == string(w) { // no copy: a comparison of a conversion
 			return true
 		}
