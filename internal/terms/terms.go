@@ -219,11 +219,11 @@ func (c *counter) remember(id []byte, f graph.TermField, h uint32, at int, start
 	c.added = append(c.added, span{int32(start), int32(len(c.adds))})
 }
 
+// terms returns the terms counted, in a slice of their own: out is
+// scratch space a Memo keeps for the next document, and a copy of just
+// the terms costs less than growing a slice of them.
 func (c *counter) terms() []graph.Term {
-	if c.out == nil {
-		return []graph.Term{}
-	}
-	return c.out
+	return append(make([]graph.Term, 0, len(c.out)), c.out...)
 }
 
 // text counts the words of prose or a literal: each run of letters, digits
@@ -418,7 +418,7 @@ func (m *Memo) Document(doc graph.Document, symbols []graph.Symbol, src []byte) 
 // reset empties c for another document, keeping its maps and scratch space
 // unless they grew large. The terms counted are the last document's.
 func (c *counter) reset() {
-	c.out = nil
+	c.out = c.out[:0]
 	c.adds = c.adds[:0]
 	c.added = c.added[:0]
 	c.index.reset()

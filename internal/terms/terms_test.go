@@ -275,19 +275,21 @@ func BenchmarkDocument(b *testing.B) {
 		n += len(srcs[i])
 	}
 	for _, tc := range []struct {
-		name string
-		c    func(m *Memo) *counter
+		name     string
+		document func(m *Memo, doc graph.Document, src []byte) []graph.Term
 	}{
-		{"plain", func(*Memo) *counter { return &counter{noMemo: true} }},
-		{"document", func(*Memo) *counter { return &counter{} }},
-		{"memo", func(m *Memo) *counter { return &counter{memo: m} }},
+		{"plain", func(_ *Memo, doc graph.Document, src []byte) []graph.Term {
+			return (&counter{noMemo: true}).document(doc, nil, src)
+		}},
+		{"document", func(_ *Memo, doc graph.Document, src []byte) []graph.Term { return Document(doc, nil, src) }},
+		{"memo", func(m *Memo, doc graph.Document, src []byte) []graph.Term { return m.Document(doc, nil, src) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(n))
 			m := NewMemo()
 			for b.Loop() {
 				for i, src := range srcs {
-					tc.c(m).document(graph.Document{Path: files[i], Language: "go"}, nil, src)
+					tc.document(m, graph.Document{Path: files[i], Language: "go"}, src)
 				}
 			}
 		})
