@@ -146,17 +146,16 @@ func Query(q string) []string {
 }
 
 // counter counts words per field, remembering the order they came in: the
-// terms in that order, and, per field, where each word is among them (one
-// map look-up per word counted again, which most are).
+// terms in that order, and index, where each word of a field is among
+// them (one probe of a table per word counted again, which most are).
 //
 // An identifier of ASCII letters is split, lower-cased and folded in
 // place, in scratch space: a word costs a string only the first time the
 // document counts it. An identifier of several words met again in the same
-// field counts what it counted the first time: seen remembers, per field,
-// which terms each identifier as written added to, so a repeat costs one
-// look-up instead of a split and a look-up per word. Identifiers with
-// letters beyond ASCII take the general way, rune by rune, with their
-// words kept in memo and seen.
+// field counts what it counted the first time: seen remembers which terms
+// each identifier as written added to, so a repeat costs one probe instead
+// of a split and a probe per word. Identifiers with letters beyond ASCII
+// take the general way, rune by rune, with their words kept in memo.
 type counter struct {
 	index table // the words of out, entry i for out[i]
 	out   []graph.Term
