@@ -387,16 +387,16 @@ func (c *counter) words(id string) []string {
 	return ws
 }
 
-// A Memo remembers the words identifiers count as across the documents
-// one goroutine counts with [Memo.Document]: most identifiers of a
-// repository recur from file to file. It holds at most memoWords
+// A Memo keeps what the documents one goroutine counts with
+// [Memo.Document] can share: the tables and scratch space of the last
+// document, which the next counts in, and the words identifiers with
+// letters beyond ASCII count as (an ASCII identifier is split in scratch
+// space for less than a look-up costs). It holds at most memoWords
 // identifiers, and is emptied when full. A Memo is not safe for concurrent
 // use.
 type Memo struct {
-	words map[string][]string
-	// counter is the last document's, whose maps and scratch space the
-	// next document counts in.
-	counter counter
+	words   map[string][]string
+	counter counter // the last document's
 }
 
 // memoWords bounds a Memo's identifiers.
@@ -414,8 +414,8 @@ func (m *Memo) Document(doc graph.Document, symbols []graph.Symbol, src []byte) 
 	return c.document(doc, symbols, src)
 }
 
-// reset empties c for another document, keeping its maps and scratch space
-// unless they grew large. The terms counted are the last document's.
+// reset empties c for another document, keeping its tables and scratch
+// space unless they grew large. The terms counted are the last document's.
 func (c *counter) reset() {
 	c.out = c.out[:0]
 	c.adds = c.adds[:0]
