@@ -415,13 +415,22 @@ func (m *Memo) Document(doc graph.Document, symbols []graph.Symbol, src []byte) 
 }
 
 // reset empties c for another document, keeping its tables and scratch
-// space unless they grew large. The terms counted are the last document's.
+// space unless they grew large.
 func (c *counter) reset() {
-	c.out = c.out[:0]
-	c.adds = c.adds[:0]
-	c.added = c.added[:0]
+	c.out = emptied(c.out)
+	c.adds = emptied(c.adds)
+	c.added = emptied(c.added)
 	c.index.reset()
 	c.seen.reset()
+}
+
+// emptied returns s emptied, its room kept for tableWords of the next
+// document's terms.
+func emptied[T any](s []T) []T {
+	if cap(s) > tableWords {
+		return nil
+	}
+	return s[:0]
 }
 
 func (m *Memo) remember(id string, ws []string) {
