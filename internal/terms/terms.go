@@ -30,7 +30,7 @@ func (c *counter) document(doc graph.Document, symbols []graph.Symbol, src []byt
 		}
 		c.identifier(s.DisplayName, graph.TermName)
 		if s.Doc != "" && src == nil {
-			c.text(s.Doc, graph.TermDoc)
+			c.text([]byte(s.Doc), graph.TermDoc)
 		}
 	}
 	if src != nil {
@@ -70,16 +70,16 @@ func (c *counter) source(src []byte, hash bool) {
 		switch {
 		case b == '/' && i+1 < len(src) && src[i+1] == '/', hash && b == '#':
 			end := indexFrom(src, i, "\n")
-			c.text(string(src[i:end]), graph.TermDoc)
+			c.text(src[i:end], graph.TermDoc)
 			i = end
 		case b == '/' && i+1 < len(src) && src[i+1] == '*':
 			end := indexFrom(src, i+2, "*/")
-			c.text(string(src[i:end]), graph.TermDoc)
+			c.text(src[i:end], graph.TermDoc)
 			i = min(end+2, len(src))
 		case b == '"' || b == '\'' || b == '`':
 			end := stringEnd(src, i)
 			if end-i <= maxStringScan {
-				c.text(string(src[i+1:end]), graph.TermString)
+				c.text(src[i+1:end], graph.TermString)
 			}
 			i = min(end+1, len(src))
 		case isIdentStart(b):
@@ -87,7 +87,7 @@ func (c *counter) source(src []byte, hash bool) {
 			for j < len(src) && isIdentPart(src[j]) {
 				j++
 			}
-			if w := src[i:j]; !keywords[string(w)] {
+			if w := src[i:j]; !keywords.has(w) {
 				c.identifierBytes(w, graph.TermCode)
 			}
 			i = j
@@ -133,7 +133,7 @@ func isIdentPart(b byte) bool { return isIdentStart(b) || '0' <= b && b <= '9' }
 // appearance, by the rules documents are indexed with.
 func Query(q string) []string {
 	c := counter{}
-	c.text(q, graph.TermCode)
+	c.text([]byte(q), graph.TermCode)
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range c.out {
@@ -145,25 +145,25 @@ func Query(q string) []string {
 	return out
 }
 
-// termKey is a word in a field.
-type termKey struct {
-	word  string
-	field graph.TermField
-}
-
 // counter counts words per field, remembering the order they came in: the
-// terms in that order, and where each is among them (one map look-up per
-// word counted again, which most are).
+// terms in that order, and index, where each word of a field is among
+// them (one probe of a table per word counted again, which most are).
 //
-// An identifier met again in the same field counts what it counted the
-// first time: seen remembers, per field, which terms each identifier as
-// written added to, so a repeat costs one look-up instead of a split, a
-// lower-casing and a look-up per word.
+// An identifier of ASCII letters is split, lower-cased and folded in
+// place, in scratch space: a word costs a string only the first time the
+// document counts it. An identifier of several words met again in the same
+// field counts what it counted the first time: seen remembers which terms
+// each identifier as written added to, so a repeat costs one probe instead
+// of a split and a probe per word. Identifiers with letters beyond ASCII
+// take the general way, rune by rune, with their words kept in memo.
 type counter struct {
-	index map[termKey]int
+	index table // the words of out, entry i for out[i]
 	out   []graph.Term
-	seen  [graph.TermCode + 1]map[string][]int32
-	adds  []int32 // the backing of seen's lists
+	seen  table   // identifiers of several words met before
+	added []span  // per entry of seen, what it added to in adds
+	adds  []int32 // places in out
+	parts []int   // scratch: the start and end of each word of an identifier
+	word  []byte  // scratch: a word lower-cased and folded
 	// memo, if set, has the words of identifiers met in earlier documents.
 	memo *Memo
 	// noMemo turns seen off: tests hold the memo to the plain count.
@@ -172,87 +172,193 @@ type counter struct {
 
 // add counts word in field f and returns its place in out.
 func (c *counter) add(word string, f graph.TermField) int32 {
-	k := termKey{word, f}
-	if i, ok := c.index[k]; ok {
-		c.out[i].Count++
-		return int32(i)
-	}
-	if c.index == nil {
-		c.index = map[termKey]int{}
-	}
-	c.index[k] = len(c.out)
-	c.out = append(c.out, graph.Term{Word: word, Field: f, Count: 1})
-	return int32(len(c.out) - 1)
+	return c.addBytes([]byte(word), f)
 }
 
-// again counts once more the terms an identifier added to when it was
-// first met.
-func (c *counter) again(adds []int32) {
-	for _, i := range adds {
+// addBytes is add for a word in scratch space, copied only if new.
+func (c *counter) addBytes(word []byte, f graph.TermField) int32 {
+	h := hash(word, f)
+	i, at := c.index.find(word, f, h)
+	if i >= 0 {
 		c.out[i].Count++
+		return i
 	}
+	c.out = append(c.out, graph.Term{Word: string(word), Field: f, Count: 1})
+	return c.index.add(word, f, h, at)
 }
 
+// A span is where a list is in a slice.
+type span struct{ start, end int32 }
+
+// seenBefore counts again what identifier id in field f counted the first
+// time it was met, if it was; else it returns false and what to pass to
+// remember once it is counted.
+func (c *counter) seenBefore(id []byte, f graph.TermField) (found bool, h uint32, at int) {
+	if c.noMemo {
+		return false, 0, 0
+	}
+	h = hash(id, f)
+	e, at := c.seen.find(id, f, h)
+	if e < 0 {
+		return false, h, at
+	}
+	for _, i := range c.adds[c.added[e].start:c.added[e].end] {
+		c.out[i].Count++
+	}
+	return true, 0, 0
+}
+
+// remember remembers that identifier id in field f added to the places in
+// adds from start.
+func (c *counter) remember(id []byte, f graph.TermField, h uint32, at int, start int) {
+	if c.noMemo {
+		return
+	}
+	c.seen.add(id, f, h, at)
+	c.added = append(c.added, span{int32(start), int32(len(c.adds))})
+}
+
+// terms returns the terms counted, in a slice of their own: out is
+// scratch space a Memo keeps for the next document, and a copy of just
+// the terms costs less than growing a slice of them.
 func (c *counter) terms() []graph.Term {
-	if c.out == nil {
-		return []graph.Term{}
-	}
-	return c.out
+	return append(make([]graph.Term, 0, len(c.out)), c.out...)
 }
 
 // text counts the words of prose or a literal: each run of letters, digits
-// and underscores is an identifier.
-func (c *counter) text(s string, f graph.TermField) {
-	start := -1
-	for i, r := range s {
-		part := r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
-		switch {
-		case part && start < 0:
-			start = i
-		case !part && start >= 0:
-			c.identifier(s[start:i], f)
-			start = -1
+// and underscores is an identifier. ASCII bytes are told apart by a table;
+// only the others are decoded as runes.
+func (c *counter) text(s []byte, f graph.TermField) {
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf && !asciiWordByte[b] {
+			i++
+			continue
 		}
-	}
-	if start >= 0 {
-		c.identifier(s[start:], f)
+		start, ascii := i, true // ascii: whether the run is all ASCII
+		for i < len(s) {
+			b := s[i]
+			if b < utf8.RuneSelf {
+				if !asciiWordByte[b] {
+					break
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRune(s[i:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			ascii = false
+			i += size
+		}
+		if i == start { // a rune that is no letter or digit
+			_, size := utf8.DecodeRune(s[i:])
+			i += size
+			continue
+		}
+		c.run(s[start:i], ascii, f)
 	}
 }
 
-// identifierBytes is identifier for an identifier in a file's bytes, which
-// are copied only the first time it is met.
-func (c *counter) identifierBytes(id []byte, f graph.TermField) {
-	if adds, ok := c.seen[f][string(id)]; ok { // no copy: a map index of a conversion
-		c.again(adds)
+// asciiWordByte tells the ASCII bytes of a word in text: letters, digits
+// and underscores.
+var asciiWordByte = func() (t [utf8.RuneSelf]bool) {
+	for b := range t {
+		t[b] = b == '_' || isASCIILetter(byte(b)) || isASCIIDigit(byte(b))
+	}
+	return t
+}()
+
+// run counts a run of word characters in text, all ASCII or not.
+func (c *counter) run(id []byte, ascii bool, f graph.TermField) {
+	if ascii {
+		c.identifierASCII(id, f)
 		return
 	}
-	c.count(string(id), f)
+	c.identifier(string(id), f)
+}
+
+// identifierBytes is identifier for an identifier in a file's bytes.
+func (c *counter) identifierBytes(id []byte, f graph.TermField) {
+	if isASCIIBytes(id) {
+		c.identifierASCII(id, f)
+		return
+	}
+	found, h, at := c.seenBefore(id, f)
+	if found {
+		return
+	}
+	start := len(c.adds)
+	for _, w := range c.words(string(id)) {
+		c.adds = append(c.adds, c.add(w, f))
+	}
+	c.remember(id, f, h, at, start)
 }
 
 // identifier counts the words of one identifier, and the whole identifier
 // when it has several.
 func (c *counter) identifier(id string, f graph.TermField) {
-	if adds, ok := c.seen[f][id]; ok {
-		c.again(adds)
-		return
-	}
-	c.count(id, f)
+	c.identifierBytes([]byte(id), f)
 }
 
-// count splits and counts an identifier met for the first time in field f,
-// and remembers what it added to.
-func (c *counter) count(id string, f graph.TermField) {
-	start := len(c.adds)
-	for _, w := range c.words(id) {
-		c.adds = append(c.adds, c.add(w, f))
-	}
-	if c.noMemo {
+// identifierASCII is identifier for an identifier of ASCII bytes, split,
+// lower-cased and folded in scratch space. A word of lower-case letters,
+// most of them, is counted afresh each time, in one look-up; other
+// identifiers are remembered in seen.
+func (c *counter) identifierASCII(id []byte, f graph.TermField) {
+	if isLowerWord(id) {
+		c.addPart(id, f)
 		return
 	}
-	if c.seen[f] == nil {
-		c.seen[f] = map[string][]int32{}
+	found, h, at := c.seenBefore(id, f)
+	if found {
+		return
 	}
-	c.seen[f][id] = c.adds[start:len(c.adds):len(c.adds)]
+	c.parts = splitASCIIBytes(c.parts[:0], id)
+	start := len(c.adds)
+	for k := 0; k < len(c.parts); k += 2 {
+		if i, ok := c.addPart(id[c.parts[k]:c.parts[k+1]], f); ok {
+			c.adds = append(c.adds, i)
+		}
+	}
+	if len(c.parts) > 2 {
+		// The whole identifier: its letters and digits, lower-cased.
+		w := c.word[:0]
+		for _, b := range id {
+			if isASCIILetter(b) || isASCIIDigit(b) {
+				w = append(w, lowerASCII(b))
+			}
+		}
+		c.word = w
+		if i, ok := c.addWord(w, f); ok {
+			c.adds = append(c.adds, i)
+		}
+	}
+	c.remember(id, f, h, at, start)
+}
+
+// addPart counts one word of an ASCII identifier, lower-cased into
+// scratch space, unless it is not worth indexing; it returns the word's
+// place in out.
+func (c *counter) addPart(p []byte, f graph.TermField) (int32, bool) {
+	if len(p) < 2 {
+		return 0, false
+	}
+	w := c.word[:0]
+	for _, b := range p {
+		w = append(w, lowerASCII(b))
+	}
+	c.word = w
+	return c.addWord(w, f)
+}
+
+// addWord is normalize and add for a lower-case ASCII word in scratch
+// space, which it folds in place.
+func (c *counter) addWord(w []byte, f graph.TermField) (int32, bool) {
+	if len(w) < 2 || stopWords.has(w) || isDigits(w) {
+		return 0, false
+	}
+	return c.addBytes(stemASCII(w), f), true
 }
 
 // words returns the words an identifier counts as: its parts normalized,
@@ -281,13 +387,16 @@ func (c *counter) words(id string) []string {
 	return ws
 }
 
-// A Memo remembers the words identifiers count as across the documents
-// one goroutine counts with [Memo.Document]: most identifiers of a
-// repository recur from file to file. It holds at most memoWords
+// A Memo keeps what the documents one goroutine counts with
+// [Memo.Document] can share: the tables and scratch space of the last
+// document, which the next counts in, and the words identifiers with
+// letters beyond ASCII count as (an ASCII identifier is split in scratch
+// space for less than a look-up costs). It holds at most memoWords
 // identifiers, and is emptied when full. A Memo is not safe for concurrent
 // use.
 type Memo struct {
-	words map[string][]string
+	words   map[string][]string
+	counter counter // the last document's
 }
 
 // memoWords bounds a Memo's identifiers.
@@ -299,7 +408,29 @@ func NewMemo() *Memo { return &Memo{words: make(map[string][]string)} }
 // Document is the package's Document, with the words of identifiers met
 // before taken from m.
 func (m *Memo) Document(doc graph.Document, symbols []graph.Symbol, src []byte) []graph.Term {
-	return (&counter{memo: m}).document(doc, symbols, src)
+	c := &m.counter
+	c.reset()
+	c.memo = m
+	return c.document(doc, symbols, src)
+}
+
+// reset empties c for another document, keeping its tables and scratch
+// space unless they grew large.
+func (c *counter) reset() {
+	c.out = emptied(c.out)
+	c.adds = emptied(c.adds)
+	c.added = emptied(c.added)
+	c.index.reset()
+	c.seen.reset()
+}
+
+// emptied returns s emptied, its room kept for tableWords of the next
+// document's terms.
+func emptied[T any](s []T) []T {
+	if cap(s) > tableWords {
+		return nil
+	}
+	return s[:0]
 }
 
 func (m *Memo) remember(id string, ws []string) {
@@ -369,6 +500,71 @@ func isASCII(s string) bool {
 	return true
 }
 
+func isASCIIBytes(s []byte) bool {
+	for _, b := range s {
+		if b >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// splitASCIIBytes is splitASCII appending the start and end of each word
+// of id to dst.
+func splitASCIIBytes(dst []int, id []byte) []int {
+	start := 0
+	for i := 0; i < len(id); i++ {
+		b := id[i]
+		if !isASCIILetter(b) && !isASCIIDigit(b) {
+			if i > start {
+				dst = append(dst, start, i)
+			}
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		prev := id[i-1]
+		if isASCIIUpper(b) && isASCIILower(prev) ||
+			isASCIIUpper(b) && isASCIIUpper(prev) && i+1 < len(id) && isASCIILower(id[i+1]) ||
+			isASCIIDigit(b) != isASCIIDigit(prev) {
+			dst = append(dst, start, i)
+			start = i
+		}
+	}
+	if len(id) > start {
+		dst = append(dst, start, len(id))
+	}
+	return dst
+}
+
+func lowerASCII(b byte) byte {
+	if isASCIIUpper(b) {
+		return b + 'a' - 'A'
+	}
+	return b
+}
+
+// isLowerWord reports whether id is one word of lower-case ASCII letters.
+func isLowerWord(id []byte) bool {
+	for _, b := range id {
+		if !isASCIILower(b) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigits(w []byte) bool {
+	for _, b := range w {
+		if !isASCIIDigit(b) {
+			return false
+		}
+	}
+	return true
+}
+
 // splitASCII is Split for an identifier of ASCII bytes, whose words are
 // substrings of it: no rune slice, no string copies.
 func splitASCII(id string) []string {
@@ -413,7 +609,7 @@ func isASCIILetter(b byte) bool { return isASCIIUpper(b) || isASCIILower(b) }
 // not worth indexing (stop words, single letters, numbers).
 func normalize(w string) (string, bool) {
 	w = strings.ToLower(w)
-	if len(w) < 2 || stopWords[w] || isNumber(w) {
+	if len(w) < 2 || stopWords.words[w] || isNumber(w) {
 		return "", false
 	}
 	return Stem(w), true
@@ -449,6 +645,40 @@ func Stem(w string) string {
 	return w
 }
 
+// stemASCII is Stem for a lower-case ASCII word in scratch space, folded
+// in place.
+func stemASCII(w []byte) []byte {
+	n := len(w)
+	switch {
+	case n > 4 && w[n-3] == 'i' && w[n-2] == 'e' && w[n-1] == 's':
+		w[n-3] = 'y'
+		return w[:n-2]
+	case n > 5 && w[n-3] == 'i' && w[n-2] == 'n' && w[n-1] == 'g':
+		w = undoubleASCII(w[:n-3])
+	case n > 4 && w[n-2] == 'e' && w[n-1] == 'd':
+		w = undoubleASCII(w[:n-2])
+	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i':
+		w = w[:n-1]
+	}
+	if len(w) > 2 && w[len(w)-1] == 'e' {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// undoubleASCII is undouble for an ASCII word.
+func undoubleASCII(w []byte) []byte {
+	n := len(w)
+	if n > 2 && w[n-1] == w[n-2] {
+		switch w[n-1] {
+		case 'a', 'e', 'i', 'o', 'u', 'l', 's', 'z':
+		default:
+			return w[:n-1]
+		}
+	}
+	return w
+}
+
 // undouble drops one of a doubled final consonant (stopp → stop), except
 // l, s and z (call, pass, buzz).
 func undouble(w string) string {
@@ -473,10 +703,38 @@ var keywords = set("break case chan const continue default defer else fallthroug
 	"def self none lambda pass elif except finally raise try yield with from as is not and or in " +
 	"fn pub impl mut use mod crate enum trait where static public private protected final")
 
-func set(words string) map[string]bool {
-	m := map[string]bool{}
+// A wordSet is a set of words, with a small table of its own beside the
+// map for words in scratch space: the words that fall in a slot by their
+// length and first and last bytes, compared byte by byte, which costs less
+// than hashing the whole word.
+type wordSet struct {
+	words   map[string]bool
+	longest int
+	slots   [256][]string
+}
+
+func set(words string) *wordSet {
+	s := &wordSet{words: map[string]bool{}}
 	for _, w := range strings.Fields(words) {
-		m[w] = true
+		s.words[w] = true
+		s.longest = max(s.longest, len(w))
+		s.slots[setSlot(w[0], w[len(w)-1], len(w))] = append(s.slots[setSlot(w[0], w[len(w)-1], len(w))], w)
 	}
-	return m
+	return s
+}
+
+// setSlot is where a word of n bytes from first to last is in wordSet.slots.
+func setSlot(first, last byte, n int) int { return (int(first)*8 ^ int(last) ^ n<<5) & 255 }
+
+// has reports whether w is in the set.
+func (s *wordSet) has(w []byte) bool {
+	if len(w) == 0 || len(w) > s.longest {
+		return false
+	}
+	for _, v := range s.slots[setSlot(w[0], w[len(w)-1], len(w))] {
+		if v == string(w) { // no copy: a comparison of a conversion
+			return true
+		}
+	}
+	return false
 }
