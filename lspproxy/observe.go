@@ -136,10 +136,14 @@ type counters struct {
 }
 
 // observe queues o without waiting; when the queue is full o is dropped and
-// counted.
+// counted. Anything but an exchange, or a queue a quarter full, hurries
+// the observer (see drainUntil).
 func (p *Proxy) observe(o observation) {
 	select {
 	case p.queue <- o:
+		if o.exchange == nil || len(p.queue) >= cap(p.queue)/4 {
+			p.hurryObserver()
+		}
 	default:
 		p.counters.dropped.Add(1)
 	}
@@ -158,6 +162,7 @@ func (p *Proxy) observeDocument(ev *DocumentEvent) {
 	}
 	select {
 	case p.queue <- observation{document: ev}:
+		p.hurryObserver()
 		if ev.Gap {
 			delete(p.lostDocs, uri)
 		}
