@@ -135,7 +135,7 @@ func (p *BasePatch) removeLocked(ctx context.Context, path string) (bool, error)
 		return false, fmt.Errorf("graph: document %q is patched twice in generation %d", path, p.gen)
 	}
 	p.touched[path] = true
-	old, err := deleteDocument(ctx, p.s.db, p.b, p.space, path)
+	old, err := deleteDocumentWith(ctx, p.s.db, p.b, p.space, path, p.ids.lookups())
 	if err != nil {
 		return false, fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
 	}

@@ -77,9 +77,21 @@ func (t *storeSymIDs) symID(sym string) (uint64, error) {
 			return 0, err
 		}
 		t.added[id] = sym
+		found = true
 	}
-	t.known[sym] = id
+	if found { // an id not held is not remembered: a claiming view may share known
+		t.known[sym] = id
+	}
 	return id, nil
+}
+
+// lookups returns a view of t that claims nothing and shares what t knows:
+// a patch deletes a document's old records through it, and most of their
+// symbols were met before in the patch.
+func (t *storeSymIDs) lookups() *storeSymIDs {
+	v := *t
+	v.claim = false
+	return &v
 }
 
 func (t *storeSymIDs) at(id uint64) (string, bool, error) {

@@ -147,3 +147,36 @@ func dumpString(t *testing.T, r *Reader) string {
 	}
 	return b.String()
 }
+
+// TestSymIDLookupsViewClaimsNothing holds a claiming table and its
+// look-up view (through which a patch deletes) to one memory: what either
+// found or claimed, both know; an id the view was only told it would get
+// is not remembered, so the claiming table still writes its record.
+func TestSymIDLookupsViewClaimsNothing(t *testing.T) {
+	s, err := Open("lookups", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := s.db.NewBatch()
+	defer b.Close()
+	ids := newStoreSymIDs(s.db, b, genSpace(1), true)
+	view := ids.lookups()
+	free, err := view.symID("p.New")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Count() != 0 || len(ids.known) != 0 {
+		t.Fatalf("the view claimed p.New: %d records in the batch, known %v", b.Count(), ids.known)
+	}
+	got, err := ids.symID("p.New")
+	if err != nil || got != free {
+		t.Fatalf("claimed id %d, %v; the view said %d", got, err, free)
+	}
+	if b.Count() != 1 {
+		t.Fatalf("%d records in the batch after the claim, want the symid record", b.Count())
+	}
+	if again, err := view.symID("p.New"); err != nil || again != free {
+		t.Fatalf("the view finds %d, %v after the claim, want %d", again, err, free)
+	}
+}

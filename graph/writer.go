@@ -227,11 +227,17 @@ func allocGeneration(r kvReader, b *pebble.Batch) (uint64, error) {
 // deleteDocument adds to b the deletion of every record path wrote in
 // space, and returns what it deleted.
 func deleteDocument(ctx context.Context, r kvReader, b *pebble.Batch, space uint64, path string) (DocumentFacts, error) {
+	return deleteDocumentWith(ctx, r, b, space, path, newStoreSymIDs(r, b, space, false))
+}
+
+// deleteDocumentWith is deleteDocument finding symbol ids through ids,
+// which claims none.
+func deleteDocumentWith(ctx context.Context, r kvReader, b *pebble.Batch, space uint64, path string, ids *storeSymIDs) (DocumentFacts, error) {
 	f, ok, err := readDocFacts(ctx, r, space, path)
 	if err != nil || !ok {
 		return DocumentFacts{}, err
 	}
-	return f, emitRecords(space, &f, newStoreSymIDs(r, b, space, false), deleteFrom(b))
+	return f, emitRecords(space, &f, ids, deleteFrom(b))
 }
 
 func setInto(b *pebble.Batch) recordSink {
