@@ -125,6 +125,45 @@ func (p *BasePatch) DeleteDocument(ctx context.Context, path string) error {
 	return err
 }
 
+// Warm reads what paths hold in the patched generation (their records and
+// the ids of the symbols they name) through the store's block cache and
+// changes nothing: a caller that knows which documents it will replace
+// runs it beside the work that comes first, so that replacing them, one
+// at a time under the patch's lock, finds their blocks read already. It
+// stops at ctx's end and never fails: what it could not read is read
+// again when needed.
+func (p *BasePatch) Warm(ctx context.Context, paths []string) {
+	probe := func(sym string) {
+		_, _, _ = probeSymID(sym, func(id uint64) (string, bool, error) {
+			ok, err := view(p.s.db, appendSymIDKey(nil, p.space, id), func(v []byte) error {
+				if string(v) != sym {
+					return errStop
+				}
+				return nil
+			})
+			if errors.Is(err, errStop) {
+				return "", true, nil // another symbol: probe on
+			}
+			return sym, ok, err
+		})
+	}
+	for _, path := range paths {
+		if ctx.Err() != nil || p.s.closed.Load() {
+			return
+		}
+		f, ok, err := readDocFacts(ctx, p.s.db, p.space, path)
+		if err != nil || !ok {
+			continue
+		}
+		for i := range f.Symbols {
+			probe(f.Symbols[i].ID)
+		}
+		for i := range f.Occurrences {
+			probe(f.Occurrences[i].Symbol)
+		}
+	}
+}
+
 // removeLocked adds the deletion of path's records to the batch and
 // reports whether there were any. The caller holds p.mu.
 func (p *BasePatch) removeLocked(ctx context.Context, path string) (bool, error) {

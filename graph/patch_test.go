@@ -92,6 +92,10 @@ func TestBasePatchEqualsNewGeneration(t *testing.T) {
 	if _, err := patched.BeginGeneration(ctx); err == nil {
 		t.Error("a generation was begun while a patch was open")
 	}
+	p.Warm(ctx, []string{"b.go", "c.go", "absent.go"}) // reads, changes nothing
+	if n := p.b.Count(); n != 0 || len(p.ids.known) != 0 {
+		t.Fatalf("Warm wrote %d records and made %d symbols known", n, len(p.ids.known))
+	}
 	if err := p.PutDocument(ctx, patchDoc("b.go", 5, "d.go", "beta", "delta")); err != nil {
 		t.Fatal(err)
 	}

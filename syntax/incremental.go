@@ -264,6 +264,24 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 			todo = append(todo, i)
 		}
 	}
+	patch, err := store.BeginPatch(ctx)
+	if err != nil {
+		return sum, false, fmt.Errorf("syntax: %w", err)
+	}
+	defer patch.Abort()
+	// The documents to be replaced are read into the store's cache beside
+	// their extraction: the patch replaces them one at a time.
+	var warming sync.WaitGroup
+	warmCtx, stopWarming := context.WithCancel(ctx)
+	defer func() { stopWarming(); warming.Wait() }()
+	warm := func(which []int) {
+		ps := make([]string, len(which))
+		for k, i := range which {
+			ps[k] = paths[i]
+		}
+		warming.Go(func() { patch.Warm(warmCtx, ps) })
+	}
+	warm(todo)
 	if err := extract(todo); err != nil {
 		return sum, false, err
 	}
@@ -294,6 +312,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		if len(todo)+len(reached)+len(deleted) > limit {
 			return sum, false, nil
 		}
+		warm(reached)
 		if err := extract(reached); err != nil {
 			return sum, false, err
 		}
@@ -315,11 +334,6 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		}
 	}
 	sum.Cached = int(cached.Load())
-	patch, err := store.BeginPatch(ctx)
-	if err != nil {
-		return sum, false, fmt.Errorf("syntax: %w", err)
-	}
-	defer patch.Abort()
 	rsv := newResolver(newNameTable(st, defs), nil, nil)
 	var mu sync.Mutex
 	next.Store(0)
