@@ -35,3 +35,23 @@ func TestMeasurePeakIsTheChilds(t *testing.T) {
 		t.Errorf("true(1) peaked at %.0f MB: the measuring process's peak (256 MiB touched before) leaked into the child's", run.PeakRSSMB)
 	}
 }
+
+// TestMeasureSplitsSystemTime holds SysSeconds to the child's system
+// time: part of CPUSeconds, and most of it for a child that spends its
+// time in system calls (dd copying zeroes into the void).
+func TestMeasureSplitsSystemTime(t *testing.T) {
+	bin, err := exec.LookPath("dd")
+	if err != nil {
+		t.Skip("no dd(1)")
+	}
+	run, _, _, err := Measure(context.Background(), "dd", "", bin, "if=/dev/zero", "of=/dev/null", "bs=512", "count=400000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.SysSeconds <= 0 || run.SysSeconds > run.CPUSeconds {
+		t.Fatalf("system %.3f s of %.3f s CPU", run.SysSeconds, run.CPUSeconds)
+	}
+	if run.SysSeconds < run.CPUSeconds/2 {
+		t.Errorf("dd spent %.3f of %.3f CPU-s in the system, want most of it", run.SysSeconds, run.CPUSeconds)
+	}
+}
