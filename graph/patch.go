@@ -256,6 +256,13 @@ func (p *BasePatch) Commit(ctx context.Context, m Manifest) error {
 	if err := s.commit(p.b, pebble.Sync); err != nil {
 		return fmt.Errorf("graph: committing the patch of generation %d: %w", p.gen, err)
 	}
+	// Written out to a table now, the patch is not replayed from the log
+	// by every process that opens the store next, until something flushes
+	// it: after a re-index of 64 files of GOROOT (a 5.8 MB log), `lspgraph
+	// status` took 0.16-0.20 s instead of 0.01-0.04, and the re-index
+	// 0.1 s more for the flush. A flush that fails leaves the log to be
+	// replayed, as before.
+	_ = s.db.Flush()
 	return nil
 }
 

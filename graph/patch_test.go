@@ -150,3 +150,40 @@ func TestBasePatchEqualsNewGeneration(t *testing.T) {
 		t.Errorf("patching a store without a base generation = %v, want ErrNotFound", err)
 	}
 }
+
+// TestBasePatchLeavesNoLogToReplay commits a patch and checks that its
+// records are in a table, not only in the log: every process that opens
+// the store would otherwise replay the log first.
+func TestBasePatchLeavesNoLogToReplay(t *testing.T) {
+	ctx := context.Background()
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	g, err := s.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.PutDocument(ctx, patchDoc("a.go", 5, "", "alpha")); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Commit(ctx, Manifest{Tool: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.BeginPatch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.PutDocument(ctx, patchDoc("a.go", 400, "b.go", "alpha", "beta")); err != nil {
+		t.Fatal(err)
+	}
+	before := s.db.Metrics().WAL.BytesIn
+	if err := p.Commit(ctx, Manifest{Tool: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	m := s.db.Metrics()
+	if written := m.WAL.BytesIn - before; written < 10000 {
+		t.Fatalf("the patch wrote %d bytes to the log: the test needs a larger one", written)
+	}
+	if m.WAL.Size > 1024 {
+		t.Errorf("%d bytes of the log are live after the patch: opening the store replays them", m.WAL.Size)
+	}
+}
