@@ -133,20 +133,9 @@ func (p *BasePatch) DeleteDocument(ctx context.Context, path string) error {
 // stops at ctx's end and never fails: what it could not read is read
 // again when needed.
 func (p *BasePatch) Warm(ctx context.Context, paths []string) {
-	probe := func(sym string) {
-		_, _, _ = probeSymID(sym, func(id uint64) (string, bool, error) {
-			ok, err := view(p.s.db, appendSymIDKey(nil, p.space, id), func(v []byte) error {
-				if string(v) != sym {
-					return errStop
-				}
-				return nil
-			})
-			if errors.Is(err, errStop) {
-				return "", true, nil // another symbol: probe on
-			}
-			return sym, ok, err
-		})
-	}
+	// A table of its own, claiming nothing: a symbol named twice is read
+	// once, and the patch's table is left to the patch.
+	ids := newStoreSymIDs(p.s.db, nil, p.space, false)
 	for _, path := range paths {
 		if ctx.Err() != nil || p.s.closed.Load() {
 			return
@@ -156,10 +145,10 @@ func (p *BasePatch) Warm(ctx context.Context, paths []string) {
 			continue
 		}
 		for i := range f.Symbols {
-			probe(f.Symbols[i].ID)
+			_, _ = ids.symID(f.Symbols[i].ID)
 		}
 		for i := range f.Occurrences {
-			probe(f.Occurrences[i].Symbol)
+			_, _ = ids.symID(f.Occurrences[i].Symbol)
 		}
 	}
 }
