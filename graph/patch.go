@@ -86,11 +86,45 @@ func (p *BasePatch) PutDocument(ctx context.Context, f DocumentFacts) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, err := p.removeLocked(ctx, nf.Document.Path); err != nil {
+	path := nf.Document.Path
+	if err := p.claimLocked(path); err != nil {
 		return err
 	}
-	if err := emitRecords(p.space, &nf, p.ids, setInto(p.b)); err != nil {
-		return fmt.Errorf("graph: patching document %q in generation %d: %w", nf.Document.Path, p.gen, err)
+	old, had, err := readDocFacts(ctx, p.s.db, p.space, path)
+	if err != nil {
+		return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
+	}
+	// The old records by key, each kept when the new document writes it
+	// again with the same value: an edit changes a few of a document's
+	// records, and the patch writes (and commits, logs and flushes) only
+	// those.
+	was := map[string]string{}
+	if had {
+		err := emitRecords(p.space, &old, p.ids.lookups(), func(k, v []byte) error {
+			was[string(k)] = string(v)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
+		}
+		p.delta.add(old, -1)
+	}
+	err = emitRecords(p.space, &nf, p.ids, func(k, v []byte) error {
+		if ov, ok := was[string(k)]; ok {
+			delete(was, string(k))
+			if ov == string(v) {
+				return nil
+			}
+		}
+		return p.b.Set(k, v, nil)
+	})
+	if err != nil {
+		return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
+	}
+	for k := range was {
+		if err := p.b.Delete([]byte(k), nil); err != nil {
+			return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
+		}
 	}
 	p.delta.add(nf, 1)
 	return nil
@@ -156,13 +190,9 @@ func (p *BasePatch) Warm(ctx context.Context, paths []string) {
 // removeLocked adds the deletion of path's records to the batch and
 // reports whether there were any. The caller holds p.mu.
 func (p *BasePatch) removeLocked(ctx context.Context, path string) (bool, error) {
-	if err := p.usable(); err != nil {
+	if err := p.claimLocked(path); err != nil {
 		return false, err
 	}
-	if p.touched[path] {
-		return false, fmt.Errorf("graph: document %q is patched twice in generation %d", path, p.gen)
-	}
-	p.touched[path] = true
 	old, err := deleteDocumentWith(ctx, p.s.db, p.b, p.space, path, p.ids.lookups())
 	if err != nil {
 		return false, fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
@@ -172,6 +202,19 @@ func (p *BasePatch) removeLocked(ctx context.Context, path string) (bool, error)
 	}
 	p.delta.add(old, -1)
 	return true, nil
+}
+
+// claimLocked marks path as patched, refusing a path patched before. The
+// caller holds p.mu.
+func (p *BasePatch) claimLocked(path string) error {
+	if err := p.usable(); err != nil {
+		return err
+	}
+	if p.touched[path] {
+		return fmt.Errorf("graph: document %q is patched twice in generation %d", path, p.gen)
+	}
+	p.touched[path] = true
+	return nil
 }
 
 func (c *patchCounts) add(f DocumentFacts, sign int) {

@@ -96,8 +96,34 @@ func TestBasePatchEqualsNewGeneration(t *testing.T) {
 	if n := p.b.Count(); n != 0 || len(p.ids.known) != 0 {
 		t.Fatalf("Warm wrote %d records and made %d symbols known", n, len(p.ids.known))
 	}
+	// A document put again as it was writes nothing; one changed in
+	// part writes the records that changed.
+	if err := p.PutDocument(ctx, patchDoc("a.go", 3, "b.go", "alpha")); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.b.Count(); n != 0 {
+		t.Errorf("a document put again unchanged wrote %d records", n)
+	}
 	if err := p.PutDocument(ctx, patchDoc("b.go", 5, "d.go", "beta", "delta")); err != nil {
 		t.Fatal(err)
+	}
+	// Deleting every old record and writing every new one, the patch
+	// would write both documents' records (and the ids of new symbols).
+	changed := p.b.Count()
+	var both uint32
+	count := func(k, v []byte) error { both++; return nil }
+	b2, b5 := patchDoc("b.go", 2, "c.go", "beta"), patchDoc("b.go", 5, "d.go", "beta", "delta")
+	for _, f := range []*DocumentFacts{&b2, &b5} {
+		nf, err := normalizeFacts(*f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := emitRecords(p.space, &nf, p.ids.lookups(), count); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if changed == 0 || changed >= both {
+		t.Errorf("b.go, changed in part, wrote %d records; its old and new records are %d", changed, both)
 	}
 	if err := p.DeleteDocument(ctx, "c.go"); err != nil {
 		t.Fatal(err)
@@ -117,7 +143,7 @@ func TestBasePatchEqualsNewGeneration(t *testing.T) {
 
 	fresh := openDisk(t, t.TempDir(), Options{})
 	defer fresh.Close()
-	write(fresh, patchDoc("a.go", 3, "b.go", "alpha"), patchDoc("b.go", 5, "d.go", "beta", "delta"), patchDoc("d.go", 1, "a.go"))
+	write(fresh, patchDoc("a.go", 3, "b.go", "alpha"), b5, patchDoc("d.go", 1, "a.go"))
 	if got, want := baseDump(t, patched), baseDump(t, fresh); got != want {
 		t.Errorf("patched generation:\n%s\n\nnew generation:\n%s", got, want)
 	}
