@@ -30,12 +30,16 @@ type BasePatch struct {
 	gen   uint64
 	space uint64
 
-	mu      sync.Mutex
-	b       *pebble.Batch
-	ids     *storeSymIDs    // claims the ids of new symbols, in b
-	touched map[string]bool // paths put or deleted
-	delta   patchCounts
-	done    bool
+	mu  sync.Mutex
+	b   *pebble.Batch
+	ids *storeSymIDs // claims the ids of new symbols, in b
+	// storeIDs holds tables that find the ids the store holds, claiming
+	// none: the old records of the documents replaced are read through
+	// them, outside mu, and Warm leaves what it found in them.
+	storeIDs sync.Pool
+	touched  map[string]bool // paths put or deleted
+	delta    patchCounts
+	done     bool
 }
 
 // patchCounts are what a patch adds to the generation's counts (negative
@@ -70,6 +74,7 @@ func (s *Store) BeginPatch(ctx context.Context) (*BasePatch, error) {
 	}
 	p := &BasePatch{s: s, gen: gen, space: genSpace(gen), b: s.db.NewBatch(), touched: map[string]bool{}}
 	p.ids = newStoreSymIDs(s.db, p.b, p.space, true)
+	p.storeIDs.New = func() any { return newStoreSymIDs(s.db, nil, p.space, false) }
 	s.patch = p
 	return p, nil
 }
@@ -84,29 +89,40 @@ func (p *BasePatch) PutDocument(ctx context.Context, f DocumentFacts) error {
 	if err != nil {
 		return err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	path := nf.Document.Path
-	if err := p.claimLocked(path); err != nil {
-		return err
-	}
-	old, had, err := readDocFacts(ctx, p.s.db, p.space, path)
+	p.mu.Lock()
+	err = p.claimLocked(path)
+	p.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
+		return err
 	}
 	// The old records by key, each kept when the new document writes it
 	// again with the same value: an edit changes a few of a document's
 	// records, and the patch writes (and commits, logs and flushes) only
-	// those.
+	// those. They are read outside the lock, in parallel with other
+	// documents': every id they hold is the store's already.
+	old, had, err := readDocFacts(ctx, p.s.db, p.space, path)
+	if err != nil {
+		return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
+	}
 	was := map[string]string{}
 	if had {
-		err := emitRecords(p.space, &old, p.ids.lookups(), func(k, v []byte) error {
+		ids := p.storeIDs.Get().(*storeSymIDs)
+		err := emitRecords(p.space, &old, ids, func(k, v []byte) error {
 			was[string(k)] = string(v)
 			return nil
 		})
+		p.storeIDs.Put(ids)
 		if err != nil {
 			return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
 		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.usable(); err != nil {
+		return err
+	}
+	if had {
 		p.delta.add(old, -1)
 	}
 	err = emitRecords(p.space, &nf, p.ids, func(k, v []byte) error {
@@ -162,14 +178,16 @@ func (p *BasePatch) DeleteDocument(ctx context.Context, path string) error {
 // Warm reads what paths hold in the patched generation (their records and
 // the ids of the symbols they name) through the store's block cache and
 // changes nothing: a caller that knows which documents it will replace
-// runs it beside the work that comes first, so that replacing them, one
-// at a time under the patch's lock, finds their blocks read already. It
+// runs it beside the work that comes first, so that replacing them finds
+// their blocks read and their symbols' ids known already. It
 // stops at ctx's end and never fails: what it could not read is read
 // again when needed.
 func (p *BasePatch) Warm(ctx context.Context, paths []string) {
-	// A table of its own, claiming nothing: a symbol named twice is read
-	// once, and the patch's table is left to the patch.
-	ids := newStoreSymIDs(p.s.db, nil, p.space, false)
+	// A table that claims nothing: a symbol named twice is read once, the
+	// patch's table is left to the patch, and the ids found serve the
+	// reading of these documents' old records when they are replaced.
+	ids := p.storeIDs.Get().(*storeSymIDs)
+	defer p.storeIDs.Put(ids)
 	for _, path := range paths {
 		if ctx.Err() != nil || p.s.closed.Load() {
 			return

@@ -71,25 +71,10 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 			}
 		}
 	}()
-	base := map[string]graph.Document{}
-	if err := r.BaseDocuments(ctx, func(d graph.Document) error { base[d.Path] = d; return nil }); err != nil {
-		return sum, false, err
-	}
-	recs := make(map[string]*docRecord, len(base))
-	err = r.BaseLookups(ctx, func(path string, b []byte) error {
-		rec, err := decodeDocRecord(b)
-		if err == nil {
-			recs[path] = &rec
-		}
-		return nil // an unreadable record: the document is resolved again
-	})
-	if err != nil {
-		return sum, false, err
-	}
 	// The definitions of the generation, by document: a run of st each,
-	// read beside the listing and the hashing below.
+	// read beside the documents, the listing and the hashing below.
 	st := newDefStore()
-	old := make(map[string][2]int32, len(base))
+	old := make(map[string][2]int32, m.Documents)
 	scanned := make(chan error, 1)
 	scanCtx, stopScan := context.WithCancel(ctx)
 	go func() {
@@ -123,6 +108,21 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		}
 		stopScan()
 	}()
+	base := map[string]graph.Document{}
+	if err := r.BaseDocuments(ctx, func(d graph.Document) error { base[d.Path] = d; return nil }); err != nil {
+		return sum, false, err
+	}
+	recs := make(map[string]*docRecord, len(base))
+	err = r.BaseLookups(ctx, func(path string, b []byte) error {
+		rec, err := decodeDocRecord(b)
+		if err == nil {
+			recs[path] = &rec
+		}
+		return nil // an unreadable record: the document is resolved again
+	})
+	if err != nil {
+		return sum, false, err
+	}
 	pl := <-planCh
 	gotPlan = true
 	if pl.err != nil {
