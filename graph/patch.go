@@ -106,13 +106,13 @@ func (p *BasePatch) PutDocument(ctx context.Context, f DocumentFacts) error {
 		return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
 	}
 	was := map[string]string{}
+	stored := p.storeIDs.Get().(*storeSymIDs)
+	defer p.storeIDs.Put(stored)
 	if had {
-		ids := p.storeIDs.Get().(*storeSymIDs)
-		err := emitRecords(p.space, &old, ids, func(k, v []byte) error {
+		err := emitRecords(p.space, &old, stored, func(k, v []byte) error {
 			was[string(k)] = string(v)
 			return nil
 		})
-		p.storeIDs.Put(ids)
 		if err != nil {
 			return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
 		}
@@ -125,7 +125,7 @@ func (p *BasePatch) PutDocument(ctx context.Context, f DocumentFacts) error {
 	if had {
 		p.delta.add(old, -1)
 	}
-	err = emitRecords(p.space, &nf, p.ids, func(k, v []byte) error {
+	err = emitRecords(p.space, &nf, storedFirst{stored, p.ids}, func(k, v []byte) error {
 		if ov, ok := was[string(k)]; ok {
 			delete(was, string(k))
 			if ov == string(v) {
@@ -220,6 +220,17 @@ func (p *BasePatch) removeLocked(ctx context.Context, path string) (bool, error)
 	}
 	p.delta.add(old, -1)
 	return true, nil
+}
+
+// storedFirst gives the ids stored knows (the store's, which never change)
+// without reading them again, and asks claim for the others.
+type storedFirst struct{ stored, claim *storeSymIDs }
+
+func (x storedFirst) symID(sym string) (uint64, error) {
+	if id, ok := x.stored.known[sym]; ok {
+		return id, nil
+	}
+	return x.claim.symID(sym)
 }
 
 // claimLocked marks path as patched, refusing a path patched before. The

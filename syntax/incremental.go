@@ -74,6 +74,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	// The definitions of the generation, by document: a run of st each,
 	// read beside the documents, the listing and the hashing below.
 	st := newDefStore()
+	st.reserve(m.Symbols)
 	old := make(map[string][2]int32, m.Documents)
 	scanned := make(chan error, 1)
 	scanCtx, stopScan := context.WithCancel(ctx)

@@ -41,6 +41,14 @@ func (x *Index) Insert(s string, i uint32) {
 	x.n++
 }
 
+// Reserve makes room for n strings in all, so that inserting up to n
+// does not grow the slots again.
+func (x *Index) Reserve(n int) {
+	for 2*n > len(x.slots) {
+		x.grow()
+	}
+}
+
 // tag is the part of s's hash the slots keep.
 func (x *Index) tag(s string) uint64 { return maphash.String(x.seed, s) >> 32 }
 

@@ -29,3 +29,28 @@ func TestIndex(t *testing.T) {
 		t.Error("found a string never inserted")
 	}
 }
+
+// TestIndexReserve: an index reserved for n strings takes n without
+// growing, and finds them all.
+func TestIndexReserve(t *testing.T) {
+	var x Index
+	x.Reserve(3000)
+	slots := len(x.slots)
+	if slots < 6000 {
+		t.Fatalf("Reserve(3000) made %d slots, want at least 6000", slots)
+	}
+	var strs []string
+	str := func(i uint32) string { return strs[i] }
+	for i := range 3000 {
+		strs = append(strs, fmt.Sprintf("s%d", i))
+		x.Insert(strs[i], uint32(i))
+	}
+	if len(x.slots) != slots {
+		t.Errorf("inserting the 3000 strings reserved grew the slots from %d to %d", slots, len(x.slots))
+	}
+	for i, s := range strs {
+		if got, ok := x.Find(s, str); !ok || got != uint32(i) {
+			t.Errorf("Find(%s) = %d, %v, want %d", s, got, ok, i)
+		}
+	}
+}
