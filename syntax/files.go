@@ -117,13 +117,15 @@ func statListed(fsys *rootfs.Root, listed []string) []stat {
 		byDir[d] = append(byDir[d], i)
 	}
 	var names []string
+	l := fsys.NewLister()
+	defer l.Close()
 	for _, d := range dirs {
 		idx := byDir[d]
 		names = names[:0]
 		for _, i := range idx {
 			names = append(names, path.Base(listed[i]))
 		}
-		real, fis, errs, err := fsys.LstatIn(d, names)
+		real, fis, errs, err := l.LstatIn(d, names)
 		for k, i := range idx {
 			if err != nil || errs[k] != nil || fis[k].Mode()&fs.ModeSymlink != 0 {
 				out[i].real, out[i].fi, out[i].err = fsys.RealStat(listed[i])

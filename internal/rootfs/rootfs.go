@@ -180,29 +180,115 @@ func (r *Root) LstatIn(dir string, names []string) (real string, fis []fs.FileIn
 		return "", nil, nil, err
 	}
 	defer res.close()
+	d, err := res.enter(dir)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if d != res.dir {
+		defer d.Close()
+	}
+	fis, errs = lstatNames(d, dir, names)
+	return res.real, fis, errs, nil
+}
+
+// enter opens the directory res reaches (res.dir itself when it is the
+// directory); dir is the path asked for, for errors.
+func (res *resolved) enter(dir string) (*os.Root, error) {
 	if !res.fi.IsDir() {
-		return "", nil, nil, fmt.Errorf("rootfs: %s: not a directory", dir)
+		return nil, fmt.Errorf("rootfs: %s: not a directory", dir)
 	}
-	d := res.dir
-	if res.name != "." {
-		sub, err := res.dir.OpenRoot(res.name)
-		if err != nil {
-			return "", nil, nil, fmt.Errorf("rootfs: %s: %w", dir, underlying(err))
-		}
-		defer sub.Close()
-		d = sub
+	if res.name == "." {
+		return res.dir, nil
 	}
+	sub, err := res.dir.OpenRoot(res.name)
+	if err != nil {
+		return nil, fmt.Errorf("rootfs: %s: %w", dir, underlying(err))
+	}
+	return sub, nil
+}
+
+// lstatNames describes names in the directory d (dir, for errors).
+func lstatNames(d *os.Root, dir string, names []string) (fis []fs.FileInfo, errs []error) {
 	fis, errs = make([]fs.FileInfo, len(names)), make([]error, len(names))
 	for i, name := range names {
 		if name == "" || name == "." || name == ".." || strings.ContainsRune(name, '/') {
 			errs[i] = fmt.Errorf("rootfs: %q is not a name in %s", name, dir)
 			continue
 		}
+		var err error
 		if fis[i], err = d.Lstat(name); err != nil {
 			errs[i] = fmt.Errorf("rootfs: %s: %w", path.Join(dir, name), underlying(err))
 		}
 	}
+	return fis, errs
+}
+
+// Lister describes the entries of many directories of a root, as
+// LstatIn does, in fewer system calls: it keeps open the directories it
+// was last asked for whose paths have no symbolic links, and reaches a
+// directory below one of them from there instead of walking down from the
+// root again. Asked for directories in the order of a sorted list of
+// files, most are reached in one step. It holds at most one directory per
+// level of the tree open. It is not safe for concurrent use; Close it.
+type Lister struct {
+	r    *Root
+	open []listed // ancestors of one another, outermost first
+}
+
+// listed is a directory a Lister holds open, by its real path.
+type listed struct {
+	path string
+	dir  *os.Root
+}
+
+// NewLister returns a Lister of r's directories.
+func (r *Root) NewLister() *Lister { return &Lister{r: r} }
+
+// LstatIn is [Root.LstatIn].
+func (l *Lister) LstatIn(dir string, names []string) (real string, fis []fs.FileInfo, errs []error, err error) {
+	c, err := l.r.clean(dir)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	// The innermost directory held that is c or above it.
+	for len(l.open) > 0 {
+		top := l.open[len(l.open)-1]
+		if c == top.path || strings.HasPrefix(c, top.path+"/") {
+			break
+		}
+		_ = top.dir.Close()
+		l.open = l.open[:len(l.open)-1]
+	}
+	from, start := l.r.root, ""
+	if n := len(l.open); n > 0 {
+		from, start = l.open[n-1].dir, l.open[n-1].path
+	}
+	res, err := l.r.resolveFrom(dir, c, from, start)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	defer res.close()
+	d, err := res.enter(dir)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	fis, errs = lstatNames(d, dir, names)
+	switch {
+	case d == res.dir:
+	case res.real == c:
+		l.open = append(l.open, listed{c, d}) // no link on its path: kept
+	default:
+		_ = d.Close()
+	}
 	return res.real, fis, errs, nil
+}
+
+// Close closes the directories l holds.
+func (l *Lister) Close() {
+	for _, o := range l.open {
+		_ = o.dir.Close()
+	}
+	l.open = nil
 }
 
 // Rel returns the root-relative slash path of an absolute path, "." for
@@ -264,12 +350,20 @@ func (r *Root) resolve(rel string) (*resolved, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.resolveFrom(rel, c, r.root, "")
+}
+
+// resolveFrom is resolve of rel, cleaned to c, starting in the directory
+// from, whose real path is start ("" for the root): a directory without
+// symbolic links on its path, of which c is start or a path below it.
+// from stays the caller's.
+func (r *Root) resolveFrom(rel, c string, from *os.Root, start string) (*resolved, error) {
 	var todo []string
-	if c != "." {
-		todo = strings.Split(c, "/")
+	if rest := strings.TrimPrefix(strings.TrimPrefix(c, start), "/"); rest != "." && rest != "" {
+		todo = strings.Split(rest, "/")
 	}
-	res := &resolved{dir: r.root}
-	done, links := "", 0 // done: the real path of res.dir, no links in it
+	res := &resolved{dir: from}
+	done, links := start, 0 // done: the real path of res.dir, no links in it
 	enter := func(d *os.Root, path string) {
 		res.close()
 		res.dir, res.own, done = d, d != r.root, path

@@ -379,3 +379,52 @@ func isLink(l layout, p string) bool {
 	fi, err := os.Lstat(filepath.Join(l.root, filepath.FromSlash(p)))
 	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
+
+// TestListerAsLstatIn holds a Lister, asked for directories in an order
+// that enters, leaves and re-enters them through links and "..", to
+// LstatIn: the same real paths, entries and refusals.
+func TestListerAsLstatIn(t *testing.T) {
+	l := newLayout(t)
+	for _, d := range []string{"sub/x/y", "sub/z"} {
+		if err := os.MkdirAll(filepath.Join(l.root, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(l.root, filepath.FromSlash(d), "f.go"), []byte("package f\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../../sub", filepath.Join(l.root, "sub", "x", "back")); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, l.root)
+	ls := r.NewLister()
+	defer ls.Close()
+	names := []string{"f.go", "b.go", "y", "absent.go", "back", "..", ""}
+	for _, dir := range []string{".", "sub", "sub/x", "sub/x/y", "sub/x/back", "sub/x/back/x/y", "sub/x/y/..",
+		"sub/z", "outdir", "sub/x/y", "sublink/x", "sub/x/y", "rootlink/sub/z", "../outside", "sub", "a.go", "sub/x/y"} {
+		wantReal, wantFis, wantErrs, wantErr := r.LstatIn(dir, names)
+		real, fis, errs, err := ls.LstatIn(dir, names)
+		if (err != nil) != (wantErr != nil) || errors.Is(err, ErrOutside) != errors.Is(wantErr, ErrOutside) {
+			t.Errorf("Lister.LstatIn(%s) = %v, LstatIn: %v", dir, err, wantErr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if real != wantReal {
+			t.Errorf("Lister.LstatIn(%s) real %s, LstatIn: %s", dir, real, wantReal)
+		}
+		for i, name := range names {
+			if (errs[i] != nil) != (wantErrs[i] != nil) {
+				t.Errorf("Lister.LstatIn(%s) %s: %v, LstatIn: %v", dir, name, errs[i], wantErrs[i])
+				continue
+			}
+			if errs[i] == nil && (fis[i].Mode() != wantFis[i].Mode() || fis[i].Size() != wantFis[i].Size() || !fis[i].ModTime().Equal(wantFis[i].ModTime())) {
+				t.Errorf("Lister.LstatIn(%s) %s: %v, LstatIn: %v", dir, name, fis[i].Mode(), wantFis[i].Mode())
+			}
+		}
+	}
+	if n := len(ls.open); n == 0 || n > 3 || ls.open[n-1].path != "sub/x/y" {
+		t.Errorf("after sub/x/y the lister holds %v open, want sub/x/y and some of its parents", ls.open)
+	}
+}
