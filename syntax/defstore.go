@@ -26,7 +26,22 @@ type defStore struct {
 	// moment of growing, and up to twice its size after).
 	defs [][]packedDef
 	n    int32 // the definitions held
+	// recent holds the kind, language, package and path last interned
+	// (the store's copies) and their indexes: the definitions of one
+	// document share the last three, and most kinds are a few.
+	recent [4]struct {
+		s string
+		i uint32
+	}
 }
+
+// The fields of defStore.recent.
+const (
+	recentKind = iota
+	recentLang
+	recentPkg
+	recentPath
+)
 
 // defChunk is the number of definitions in a chunk of defStore.defs.
 const defChunk = 1 << 14
@@ -81,8 +96,8 @@ func (st *defStore) pack(d *definition) {
 	st.n++
 	*c = append(*c, packedDef{
 		id: st.text.Add(d.ID), sig: st.text.Add(d.Signature),
-		name: st.intern(d.DisplayName), kind: st.intern(d.Kind), lang: st.intern(d.Language),
-		pkg: st.intern(d.Package), at: st.intern(d.Path), external: d.External,
+		name: st.intern(d.DisplayName), kind: st.internRecent(recentKind, d.Kind), lang: st.internRecent(recentLang, d.Language),
+		pkg: st.internRecent(recentPkg, d.Package), at: st.internRecent(recentPath, d.Path), external: d.External,
 	})
 }
 
@@ -100,6 +115,18 @@ func (st *defStore) intern(s string) uint32 {
 	st.strs = append(st.strs, st.text.Add(s))
 	st.byStr.Insert(s, i)
 	return i
+}
+
+// internRecent is intern of s, a field k of the definitions that the one
+// before most often shares. The caller holds st.mu.
+func (st *defStore) internRecent(k int, s string) uint32 {
+	r := &st.recent[k]
+	if r.s == s && r.s != "" {
+		return r.i
+	}
+	r.i = st.intern(s)
+	r.s = st.short(r.i)
+	return r.i
 }
 
 // len returns the number of definitions held. Only the goroutine that
