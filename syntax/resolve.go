@@ -164,6 +164,7 @@ type idIndex struct{ arena.Index }
 // build indexes the n symbols of t by id.
 func (x *idIndex) build(t *NameTable, n int) {
 	id := func(i uint32) string { return t.id(int32(i)) }
+	x.Reserve(n)
 	for i := range uint32(n) {
 		if _, ok := x.Find(id(i), id); !ok {
 			x.Insert(id(i), i)
