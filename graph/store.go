@@ -48,6 +48,7 @@ type Store struct {
 	opts     *pebble.Options
 	lock     *dirLock
 	readOnly bool
+	inMemory bool
 	closed   atomic.Bool
 
 	mu  sync.Mutex        // serializes writes to the live layer and meta records
@@ -166,7 +167,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		_ = lock.close()
 		return nil, fmt.Errorf("graph: opening store %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, db: db, fs: fs, opts: po, lock: lock, readOnly: opts.ReadOnly, readers: map[*Reader]struct{}{}}
+	s := &Store{dir: dir, db: db, fs: fs, opts: po, lock: lock, readOnly: opts.ReadOnly, inMemory: opts.InMemory, readers: map[*Reader]struct{}{}}
 	if err := s.init(); err != nil {
 		_ = s.Close()
 		return nil, err
@@ -429,6 +430,10 @@ func (s *Store) DiskUsage() uint64 {
 
 // Dir returns the store's directory (absolute unless in memory).
 func (s *Store) Dir() string { return s.dir }
+
+// OnDisk reports whether the store is a directory on disk (not in
+// memory): one where a producer may keep files of its own beside it.
+func (s *Store) OnDisk() bool { return !s.inMemory }
 
 // ReadOnly reports whether the store was opened read-only.
 func (s *Store) ReadOnly() bool { return s.readOnly }

@@ -89,16 +89,22 @@ func (st *defStore) addOne(d *definition) int32 {
 
 // pack appends d. The caller holds st.mu.
 func (st *defStore) pack(d *definition) {
+	st.append(packedDef{
+		id: st.text.Add(d.ID), sig: st.text.Add(d.Signature),
+		name: st.intern(d.DisplayName), kind: st.internRecent(recentKind, d.Kind), lang: st.internRecent(recentLang, d.Language),
+		pkg: st.internRecent(recentPkg, d.Package), at: st.internRecent(recentPath, d.Path), external: d.External,
+	})
+}
+
+// append appends a packed definition, its strings the store's already.
+// The caller holds st.mu, or has the store to itself.
+func (st *defStore) append(p packedDef) {
 	if st.n%defChunk == 0 {
 		st.defs = append(st.defs, make([]packedDef, 0, defChunk))
 	}
 	c := &st.defs[len(st.defs)-1]
 	st.n++
-	*c = append(*c, packedDef{
-		id: st.text.Add(d.ID), sig: st.text.Add(d.Signature),
-		name: st.intern(d.DisplayName), kind: st.internRecent(recentKind, d.Kind), lang: st.internRecent(recentLang, d.Language),
-		pkg: st.internRecent(recentPkg, d.Package), at: st.internRecent(recentPath, d.Path), external: d.External,
-	})
+	*c = append(*c, p)
 }
 
 // find returns the index of s in the table of short strings, if it is

@@ -159,7 +159,9 @@
 // from a [FactCache] (extracted facts per file version, checked by
 // checksum and by the project answers the walk used) instead of parsing
 // them; pass 2 runs over every file either way, since a file's edges
-// depend on every other file's definitions.
+// depend on every other file's definitions. The table of definitions
+// is left beside the store (deftable.go), for an incremental index to
+// start from instead of reading every definition back from the store.
 // Like the SCIP importer, Index refuses a generation that keeps fewer than
 // half the documents of the previous syntax index of the same root unless
 // [IndexOptions].AllowShrink is set ([graph.CheckShrink]): listing a tree

@@ -72,33 +72,24 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		}
 	}()
 	// The definitions of the generation, by document: a run of st each,
-	// read beside the documents, the listing and the hashing below.
-	st := newDefStore()
-	st.reserve(m.Symbols)
-	old := make(map[string][2]int32, m.Documents)
+	// read beside the documents, the listing and the hashing below: from
+	// the table the commit left beside the store (deftable.go), or else
+	// from the store.
+	var st *defStore
+	var old map[string][2]int32
+	fromTable := false // st is the table the generation's commit left
 	scanned := make(chan error, 1)
 	scanCtx, stopScan := context.WithCancel(ctx)
 	go func() {
-		var doc string
-		lo := int32(-1)
-		err := r.BaseSymbols(scanCtx, func(path string, s graph.Symbol) error {
-			if path != doc {
-				if lo >= 0 {
-					old[doc] = [2]int32{lo, st.len()}
-				}
-				doc, lo = strings.Clone(path), -1
+		if dir, ok := defTableDir(store); ok && m.Extra[extraDefTable] != 0 {
+			if t, err := readDefTable(dir, m.Extra[extraDefTable]); err == nil {
+				st, old, fromTable = t.st, t.runs, true
+				scanned <- nil
+				return
 			}
-			if s.Kind != "package" && s.Kind != "module" {
-				d := definitionOf(&s)
-				if i := st.addOne(&d); lo < 0 {
-					lo = i
-				}
-			}
-			return nil
-		})
-		if lo >= 0 {
-			old[doc] = [2]int32{lo, st.len()}
 		}
+		t, err := storeDefTable(scanCtx, r, m)
+		st, old = t.st, t.runs
 		scanned <- err
 	}()
 	waited := false
@@ -388,10 +379,22 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 			}
 		}
 	}
-	if err := patch.Commit(ctx, indexManifest(opts, sum, start.UTC())); err != nil {
+	// The table resolved against is the next index's: the one read, when
+	// no definition changed, else written anew (no error if it cannot be:
+	// the next index reads the store instead).
+	nm := indexManifest(opts, sum, start.UTC())
+	token, keepTable := m.Extra[extraDefTable], fromTable && len(marked) == 0
+	if !keepTable {
+		token = newDefTableToken()
+	}
+	nm.Extra[extraDefTable] = token
+	if err := patch.Commit(ctx, nm); err != nil {
 		return sum, false, fmt.Errorf("syntax: committing the changes to generation %d: %w", patch.Generation(), err)
 	}
 	sum.Generation = patch.Generation()
+	if dir, ok := defTableDir(store); ok && !keepTable {
+		_ = writeDefTable(dir, token, st, paths, defs)
+	}
 	if r, err := store.Reader(); err == nil {
 		if m, ok, err := r.Manifest(graph.Base); err == nil && ok {
 			sum.Symbols, sum.Occurrences, sum.Edges = m.Symbols, m.Occurrences, m.Edges
@@ -417,4 +420,34 @@ func countFile(sum *IndexSummary, skipped SkipReason, language string) {
 	}
 	sum.Indexed++
 	sum.Languages[language]++
+}
+
+// storeDefTable reads the table of definitions of r's base generation,
+// whose manifest is m, from the store: every document's symbols, package
+// and module symbols left out.
+func storeDefTable(ctx context.Context, r *graph.Reader, m graph.Manifest) (defTable, error) {
+	st := newDefStore()
+	st.reserve(m.Symbols)
+	runs := make(map[string][2]int32, m.Documents)
+	var doc string
+	lo := int32(-1)
+	err := r.BaseSymbols(ctx, func(path string, s graph.Symbol) error {
+		if path != doc {
+			if lo >= 0 {
+				runs[doc] = [2]int32{lo, st.len()}
+			}
+			doc, lo = strings.Clone(path), -1
+		}
+		if s.Kind != "package" && s.Kind != "module" {
+			d := definitionOf(&s)
+			if i := st.addOne(&d); lo < 0 {
+				lo = i
+			}
+		}
+		return nil
+	})
+	if lo >= 0 {
+		runs[doc] = [2]int32{lo, st.len()}
+	}
+	return defTable{st, runs}, err
 }

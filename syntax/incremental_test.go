@@ -146,6 +146,11 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 		}},
 		{"delete function", func() {
 			editFile(t, root, "go/token/token.go", deleteFunc("func IsExported("))
+			// The table of definitions damaged: the store's definitions
+			// serve instead.
+			if err := os.WriteFile(filepath.Join(inc.Dir(), defTableFile), []byte("damaged"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}},
 		{"delete file", func() {
 			if err := os.Remove(filepath.Join(root, "go/ast/walk.go")); err != nil {
@@ -160,11 +165,33 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 			}
 		}},
 	}
+	tableToken := func() int {
+		r, err := inc.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		m, _, err := r.Manifest(graph.Base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Extra[extraDefTable]
+	}
 	for k, step := range steps {
+		before := tableToken()
 		step.edit()
 		sum, err := Index(ctx, inc, opts)
 		if err != nil {
 			t.Fatalf("%s: %v", step.name, err)
+		}
+		// The table of definitions the next index reads: the same when
+		// no definition changed (the index read it), else a new one.
+		token := tableToken()
+		if _, err := readDefTable(inc.Dir(), token); err != nil {
+			t.Errorf("%s: the table of definitions: %v", step.name, err)
+		}
+		if keep := step.name == "comment"; (token == before) != keep {
+			t.Errorf("%s: the table of definitions was kept: %v, want %v", step.name, token == before, keep)
 		}
 		if !sum.Incremental {
 			t.Fatalf("%s: the index was not incremental", step.name)

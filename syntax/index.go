@@ -177,11 +177,25 @@ func (s IndexSummary) FilesPerSecond() float64 {
 // definitions and hands it to put. The result is the same as resolving
 // every file's facts held in memory (Resolve).
 func Build(ctx context.Context, opts IndexOptions, put func(context.Context, graph.DocumentFacts) error) (IndexSummary, error) {
+	sum, _, err := build(ctx, opts, put)
+	return sum, err
+}
+
+// builtTable is the table of definitions a full index resolved against:
+// st, and the run of each path of paths.
+type builtTable struct {
+	st    *defStore
+	paths []string
+	runs  [][2]int32
+}
+
+// build is Build, returning the table of definitions too.
+func build(ctx context.Context, opts IndexOptions, put func(context.Context, graph.DocumentFacts) error) (IndexSummary, builtTable, error) {
 	start := time.Now()
 	sum := IndexSummary{Skipped: map[SkipReason]int{}, EdgesByReason: map[string]int{}, Languages: map[string]int{}}
 	plan, err := opts.plan(ctx)
 	if err != nil {
-		return sum, err
+		return sum, builtTable{}, err
 	}
 	defer plan.fs.Close()
 	paths, workers := plan.paths, plan.workers
@@ -194,7 +208,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	}
 	sp, err := newSpill(opts.TempDir)
 	if err != nil {
-		return sum, err
+		return sum, builtTable{}, err
 	}
 	defer sp.close()
 
@@ -242,7 +256,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 		}
 	})
 	if err != nil {
-		return sum, err
+		return sum, builtTable{}, err
 	}
 	sum.Unreadable, sum.Bytes, sum.Cached = int(unreadable.Load()), bytes.Load(), int(cached.Load())
 
@@ -297,7 +311,7 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 		}
 	})
 	if err != nil {
-		return sum, err
+		return sum, builtTable{}, err
 	}
 	// Flushed (for other processes to read the entries written) and
 	// trimmed after the second pass, which reads the entries back. An
@@ -305,11 +319,11 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	if opts.Cache != nil {
 		_ = opts.Cache.Flush()
 		if _, err := opts.Cache.Trim(); err != nil {
-			return sum, err
+			return sum, builtTable{}, err
 		}
 	}
 	sum.Duration = time.Since(start)
-	return sum, err
+	return sum, builtTable{st, paths, defs}, err
 }
 
 // resolveRecorded resolves one extracted file with r (a skipped one has
@@ -367,17 +381,24 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 	}
 	gw.SetSpillBytes(spillBytes)
 	started := time.Now().UTC()
-	sum, err := Build(ctx, opts, gw.PutDocument)
+	sum, table, err := build(ctx, opts, gw.PutDocument)
 	if err != nil {
 		_ = gw.Abort()
 		return sum, err
 	}
 	m := indexManifest(opts, sum, started)
+	token := newDefTableToken()
+	m.Extra[extraDefTable] = token
 	if err := gw.Commit(ctx, m); err != nil {
 		_ = gw.Abort()
 		return sum, fmt.Errorf("syntax: committing the generation: %w", err)
 	}
 	sum.Generation = gw.Generation()
+	// A table that cannot be written is no error: the next index reads
+	// the definitions from the store.
+	if dir, ok := defTableDir(store); ok {
+		_ = writeDefTable(dir, token, table.st, table.paths, table.runs)
+	}
 	return sum, nil
 }
 

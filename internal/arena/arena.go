@@ -37,3 +37,17 @@ func (a *Strings) String(r Ref) string {
 	}
 	return unsafe.String(&a.chunks[r.chunk][r.off], r.n)
 }
+
+// Adopt makes b a chunk of the arena, without copying it, and returns a
+// function that gives the Ref of b[off:off+n]. b must not change while
+// the arena is kept. Add never appends to an adopted chunk.
+func (a *Strings) Adopt(b []byte) func(off, n int) Ref {
+	a.chunks = append(a.chunks, b[:len(b):len(b)])
+	chunk := uint32(len(a.chunks) - 1)
+	return func(off, n int) Ref {
+		if n == 0 {
+			return Ref{}
+		}
+		return Ref{chunk, uint32(off), uint32(n)}
+	}
+}

@@ -1,0 +1,272 @@
+package syntax
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/arena"
+)
+
+// The table of definitions an index resolved against, kept beside the
+// store: an incremental index needs every definition of the generation it
+// brings up to date, and reading them back from the store (every
+// document's symbols, documentation and ranges included, each definition
+// interned again) was its largest cost that grows with the repository,
+// 190 ms of CPU for GOROOT/src. The file holds the table as the index
+// left it, each distinct string once; it is a cache: an index that finds
+// it missing, stale or damaged reads the store instead.
+//
+// The generation's manifest names the file it goes with by a random
+// token (extraDefTable), drawn for each commit: a file written for
+// another commit, by another process or before a crash, has another
+// token and is not used.
+
+// defTableFile is the file's name in the store's directory.
+const defTableFile = "syntax-definitions"
+
+// extraDefTable is the manifest's extra count holding the token of the
+// generation's table of definitions (0 or absent: none).
+const extraDefTable = "definitions_table"
+
+// defTableMagic starts the file; defTableVersion is its layout's
+// version, raised when the layout changes.
+const (
+	defTableMagic   = "lspgraph syntax definitions\n"
+	defTableVersion = 1
+)
+
+// defTableDir is the directory the table of definitions of store is kept
+// in, if it can keep one (it is on disk and writable).
+func defTableDir(store *graph.Store) (string, bool) {
+	return store.Dir(), store.OnDisk() && !store.ReadOnly()
+}
+
+// newDefTableToken draws the token of a commit's table: positive, and
+// exact in a JSON number (the manifest's extra counts are ints).
+func newDefTableToken() int { return 1 + rand.IntN(1<<52) }
+
+// defTable is a table of definitions: st, and each document's run of it,
+// by path.
+type defTable struct {
+	st   *defStore
+	runs map[string][2]int32
+}
+
+// writeDefTable writes the definitions of st that runs (one per path of
+// paths, empty for a path without definitions) hold into dir, under
+// token, replacing the file there at once. Only the strings those
+// definitions name are written.
+func writeDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32) error {
+	f, err := os.CreateTemp(dir, defTableFile+"-*.tmp")
+	if err != nil {
+		return fmt.Errorf("syntax: writing the table of definitions: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // gone once renamed
+	h := xxhash.New()
+	w := bufio.NewWriterSize(f, 1<<20)
+	var buf []byte
+	put := func(b []byte) {
+		_, _ = w.Write(b)
+		_, _ = h.Write(b)
+	}
+	num := func(v uint64) { buf = binary.AppendUvarint(buf[:0], v); put(buf) }
+	str := func(s string) { num(uint64(len(s))); _, _ = w.WriteString(s); _, _ = h.WriteString(s) }
+
+	// The strings the definitions name, numbered in the order met.
+	renum := make([]uint32, len(st.strs))
+	var strs []uint32
+	use := func(i uint32) {
+		if renum[i] == 0 {
+			strs = append(strs, i)
+			renum[i] = uint32(len(strs))
+		}
+	}
+	docs := 0
+	for _, r := range runs {
+		if r[1] <= r[0] {
+			continue
+		}
+		docs++
+		for i := r[0]; i < r[1]; i++ {
+			p := st.at(i)
+			use(p.name)
+			use(p.kind)
+			use(p.lang)
+			use(p.pkg)
+			use(p.at)
+		}
+	}
+	put([]byte(defTableMagic))
+	num(defTableVersion)
+	num(uint64(token))
+	num(uint64(len(strs)))
+	for _, i := range strs {
+		str(st.short(i))
+	}
+	num(uint64(docs))
+	for k, r := range runs {
+		if r[1] <= r[0] {
+			continue
+		}
+		str(paths[k])
+		num(uint64(r[1] - r[0]))
+		for i := r[0]; i < r[1]; i++ {
+			p := st.at(i)
+			str(st.text.String(p.id))
+			str(st.text.String(p.sig))
+			for _, s := range [...]uint32{p.name, p.kind, p.lang, p.pkg, p.at} {
+				num(uint64(renum[s] - 1))
+			}
+			ext := uint64(0)
+			if p.external {
+				ext = 1
+			}
+			num(ext)
+		}
+	}
+	_, _ = w.Write(binary.LittleEndian.AppendUint64(nil, h.Sum64()))
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, defTableFile))
+	}
+	if err != nil {
+		return fmt.Errorf("syntax: writing the table of definitions: %w", err)
+	}
+	return nil
+}
+
+// errStaleDefTable is returned by readDefTable for a file that is not the
+// one of the token asked for.
+var errStaleDefTable = errors.New("syntax: the table of definitions is another commit's")
+
+// readDefTable reads the table of definitions in dir written under token.
+// A missing file, one of another token and a damaged one are errors:
+// the caller reads the store instead.
+func readDefTable(dir string, token int) (defTable, error) {
+	b, err := os.ReadFile(filepath.Join(dir, defTableFile))
+	if err != nil {
+		return defTable{}, err
+	}
+	if len(b) < len(defTableMagic)+8 || string(b[:len(defTableMagic)]) != defTableMagic {
+		return defTable{}, fmt.Errorf("syntax: %s is not a table of definitions", defTableFile)
+	}
+	body, sum := b[:len(b)-8], binary.LittleEndian.Uint64(b[len(b)-8:])
+	if xxhash.Sum64(body) != sum {
+		return defTable{}, fmt.Errorf("syntax: the table of definitions %s is damaged (checksum)", defTableFile)
+	}
+	// The strings stay in the file's bytes, which the table adopts.
+	st := newDefStore()
+	r := defTableReader{b: body, pos: len(defTableMagic), ref: st.text.Adopt(body)}
+	if v := r.num(); v != defTableVersion {
+		return defTable{}, fmt.Errorf("syntax: the table of definitions has layout %d, not %d", v, defTableVersion)
+	}
+	if t := r.num(); t != uint64(token) {
+		return defTable{}, errStaleDefTable
+	}
+	n := r.count()
+	st.byStr.Reserve(n)
+	st.strs = make([]arena.Ref, 0, n)
+	for range n {
+		// Distinct as written (the checksum vouches for the bytes), so
+		// inserted without a look-up first.
+		s, ref := r.str()
+		if r.err != nil {
+			return defTable{}, r.err
+		}
+		st.strs = append(st.strs, ref)
+		st.byStr.Insert(s, uint32(len(st.strs)-1))
+	}
+	docs := r.count()
+	t := defTable{st: st, runs: make(map[string][2]int32, docs)}
+	for range docs {
+		path, _ := r.str()
+		k := r.count()
+		lo := st.n
+		for range k {
+			var d packedDef
+			_, d.id = r.str()
+			_, d.sig = r.str()
+			for _, f := range [...]*uint32{&d.name, &d.kind, &d.lang, &d.pkg, &d.at} {
+				i := r.num()
+				if i >= uint64(len(st.strs)) {
+					return defTable{}, r.fail("a string out of range")
+				}
+				*f = uint32(i)
+			}
+			d.external = r.num() == 1
+			if r.err != nil {
+				return defTable{}, r.err
+			}
+			st.append(d)
+		}
+		if _, dup := t.runs[path]; dup || k == 0 {
+			return defTable{}, r.fail("a document twice or empty")
+		}
+		t.runs[path] = [2]int32{lo, st.n}
+	}
+	if r.err != nil || r.pos != len(r.b) {
+		return defTable{}, r.fail("trailing bytes")
+	}
+	return t, nil
+}
+
+// defTableReader reads the fields of a table of definitions from b at
+// pos; ref gives the arena's Ref of bytes of b. The first error sticks.
+type defTableReader struct {
+	b   []byte
+	pos int
+	ref func(off, n int) arena.Ref
+	err error
+}
+
+func (r *defTableReader) fail(what string) error {
+	if r.err == nil {
+		r.err = fmt.Errorf("syntax: the table of definitions is damaged: %s", what)
+	}
+	return r.err
+}
+
+func (r *defTableReader) num() uint64 {
+	v, n := binary.Uvarint(r.b[r.pos:])
+	if n <= 0 {
+		r.fail("a number cut short")
+		return 0
+	}
+	r.pos += n
+	return v
+}
+
+// count reads a number of things to read, each at least a byte.
+func (r *defTableReader) count() int {
+	v := r.num()
+	if v > uint64(len(r.b)-r.pos) {
+		r.fail("a count past the end")
+		return 0
+	}
+	return int(v)
+}
+
+// str reads a string: a view of the file's bytes, and its Ref in the
+// arena that adopted them.
+func (r *defTableReader) str() (string, arena.Ref) {
+	n := r.count()
+	if r.err != nil || n == 0 {
+		return "", arena.Ref{}
+	}
+	off := r.pos
+	r.pos += n
+	return unsafe.String(&r.b[off], n), r.ref(off, n)
+}

@@ -1,0 +1,104 @@
+package syntax
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// TestDefTableEqualsStore indexes real Go packages and holds the table of
+// definitions the index leaves beside the store to the one read back from
+// the store's symbols: the same documents, each with the same definitions
+// in the same order. A table of another commit, a damaged one and a
+// missing one are refused.
+func TestDefTableEqualsStore(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	for _, dir := range []string{"go/token", "go/scanner", "go/ast", "go/types"} {
+		copyGoTree(t, root, dir)
+	}
+	st, err := graph.Open(filepath.Join(t.TempDir(), "store"), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := Index(ctx, st, IndexOptions{Root: root, Workers: 2, TempDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m, _, err := r.Manifest(graph.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := m.Extra[extraDefTable]
+	if token == 0 {
+		t.Fatal("the manifest names no table of definitions")
+	}
+	got, err := readDefTable(st.Dir(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := storeDefTable(ctx, r, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.runs) != len(want.runs) || len(want.runs) < 50 {
+		t.Fatalf("the table holds %d documents, the store %d", len(got.runs), len(want.runs))
+	}
+	defs := 0
+	for path, w := range want.runs {
+		g, ok := got.runs[path]
+		if !ok {
+			t.Errorf("%s: in the store, not in the table", path)
+			continue
+		}
+		if gd, wd := got.st.run(g), want.st.run(w); !slices.Equal(gd, wd) {
+			t.Errorf("%s: the table's definitions\n%v\nthe store's\n%v", path, gd, wd)
+		}
+		defs += int(w[1] - w[0])
+	}
+	if defs < 1000 {
+		t.Errorf("only %d definitions compared", defs)
+	}
+
+	if _, err := readDefTable(st.Dir(), token+1); !errors.Is(err, errStaleDefTable) {
+		t.Errorf("a table read under another token: %v, want errStaleDefTable", err)
+	}
+	file := filepath.Join(st.Dir(), defTableFile)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, damaged := range map[string][]byte{
+		"cut short": b[:len(b)/2],
+		"a byte flipped": func() []byte {
+			c := slices.Clone(b)
+			c[len(c)/3] ^= 0x40
+			return c
+		}(),
+		"empty":       nil,
+		"not a table": []byte("package main\n"),
+	} {
+		if err := os.WriteFile(file, damaged, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readDefTable(st.Dir(), token); err == nil {
+			t.Errorf("%s: a damaged table was read", name)
+		}
+	}
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readDefTable(st.Dir(), token); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing table: %v", err)
+	}
+}
