@@ -2,11 +2,14 @@ package syntax
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/lspgraph/lspgraph/graph"
 )
@@ -101,4 +104,47 @@ func TestDefTableEqualsStore(t *testing.T) {
 	if _, err := readDefTable(st.Dir(), token); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing table: %v", err)
 	}
+}
+
+// FuzzReadDefTable reads tables of definitions whose layout is fuzzed
+// (the checksum made right, so that the reading itself is exercised): a
+// table is refused or read, never a panic, and what is read holds only
+// runs within its definitions and strings within its table.
+func FuzzReadDefTable(f *testing.F) {
+	st := newDefStore()
+	r1 := st.add([]definition{
+		{ID: "go p a.F", DisplayName: "F", Kind: "function", Language: "go", Package: "p", Path: "a.go", Signature: "func F()"},
+		{ID: "go p a.T", DisplayName: "T", Kind: "struct", Language: "go", Package: "p", Path: "a.go"},
+	})
+	r2 := st.add([]definition{{ID: "go q b.G", DisplayName: "G", Kind: "method", Language: "go", Package: "q", Path: "b.go", External: true}})
+	dir := f.TempDir()
+	if err := writeDefTable(dir, 7, st, []string{"a.go", "b.go", "c.go"}, [][2]int32{r1, r2, {}}); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, defTableFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b[len(defTableMagic) : len(b)-8])
+	f.Add([]byte{1, 7, 0, 0})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		dir := t.TempDir()
+		file := append([]byte(defTableMagic), body...)
+		file = binary.LittleEndian.AppendUint64(file, xxhash.Sum64(file))
+		if err := os.WriteFile(filepath.Join(dir, defTableFile), file, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := readDefTable(dir, 7)
+		if err != nil {
+			return
+		}
+		for path, r := range tab.runs {
+			if r[0] < 0 || r[1] > tab.st.len() || r[0] >= r[1] {
+				t.Fatalf("%s: run %v of %d definitions", path, r, tab.st.len())
+			}
+			for _, d := range tab.st.run(r) {
+				_ = d.ID + d.DisplayName + d.Kind + d.Language + d.Package + d.Path + d.Signature
+			}
+		}
+	})
 }
