@@ -30,11 +30,19 @@ type textCost struct {
 	flat        bool // esc is all punctuation: price the item whole
 }
 
-// textCosts memoizes textCost per text; safe for concurrent use.
+// textCosts memoizes textCost per text, and where a body is cut to a cap
+// (cutBody); safe for concurrent use.
 type textCosts struct {
 	mu    sync.Mutex
 	m     map[string]textCost
+	cuts  map[capped]bodyCut
 	bytes int
+}
+
+// capped is a text cut to a cap.
+type capped struct {
+	text string
+	cap  int
 }
 
 // maxCostedBytes bounds the texts a textCosts holds; past it, it starts over.
@@ -49,15 +57,40 @@ func (c *textCosts) of(text string) textCost {
 	}
 	tc = costText(text)
 	c.mu.Lock()
-	if c.m == nil || c.bytes+len(text) > maxCostedBytes {
-		c.m, c.bytes = map[string]textCost{}, 0
-	}
+	c.room(len(text))
 	if _, ok := c.m[text]; !ok {
 		c.bytes += len(text)
 	}
 	c.m[text] = tc
 	c.mu.Unlock()
 	return tc
+}
+
+// cut is cutBody(text, cap), computed once.
+func (c *textCosts) cut(text string, cap int) bodyCut {
+	k := capped{text, cap}
+	c.mu.Lock()
+	bc, ok := c.cuts[k]
+	c.mu.Unlock()
+	if ok {
+		return bc
+	}
+	bc = cutBody(text, cap)
+	c.mu.Lock()
+	c.room(len(text))
+	if _, ok := c.cuts[k]; !ok {
+		c.bytes += len(text)
+	}
+	c.cuts[k] = bc
+	c.mu.Unlock()
+	return bc
+}
+
+// room starts the memo over when n more bytes would pass its bound.
+func (c *textCosts) room(n int) {
+	if c.m == nil || c.bytes+n > maxCostedBytes {
+		c.m, c.cuts, c.bytes = map[string]textCost{}, map[capped]bodyCut{}, 0
+	}
 }
 
 // costText splits a text's JSON escape into its runs of punctuation at
