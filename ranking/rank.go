@@ -914,9 +914,24 @@ func (c *collector) linkCandidates() error {
 			syms = append(syms, k)
 		}
 	}
-	set, err := c.r.SymbolSet(syms)
-	if err != nil {
-		return fmt.Errorf("reading the candidates' ids: %w", err)
+	// The set is read when an edge read needs it: a pack asked again
+	// finds its candidates' edges in the cache, under the set's digest.
+	var set *graph.SymbolSet
+	readSet := func() (*graph.SymbolSet, error) {
+		if set == nil {
+			s, err := c.r.SymbolSet(syms)
+			if err != nil {
+				return nil, fmt.Errorf("reading the candidates' ids: %w", err)
+			}
+			set = s
+		}
+		return set, nil
+	}
+	setKey := ""
+	if c.g.cache != nil {
+		setKey = setDigest(syms)
+	} else if _, err := readSet(); err != nil {
+		return err
 	}
 	n := 0
 	for _, k := range c.order {
@@ -938,7 +953,7 @@ func (c *collector) linkCandidates() error {
 		n++
 		f := c.filter()
 		f.Limit = maxLinkEdges
-		tos, err := c.r.TargetsIn(c.ctx, cand.Symbol.ID, f, set)
+		tos, err := c.g.TargetsIn(cand.Symbol.ID, f, setKey, readSet)
 		if err != nil {
 			return fmt.Errorf("reading edges of %s: %w", cand.Symbol.ID, err)
 		}
