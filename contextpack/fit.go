@@ -68,6 +68,8 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 		}
 		return Tokens(pt.item(it, Language(it.Path)))
 	}
+	// Compact JSON prices an item's own fields once for all its forms.
+	compact := p.Format == FormatJSON
 	budget := p.Budget
 	// The frame is priced with the counts at their largest, so that the
 	// digits can only shrink.
@@ -104,10 +106,18 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 		for i := 1; i < len(e.forms); i++ {
 			e.forms[i].note = joinNotes(e.forms[i].note, fmt.Sprintf("%s cut to %s for the budget", e.forms[0].show, cmp.Or(e.forms[i].show, "location")))
 		}
+		var head itemHead
+		if compact {
+			head = newItemHead(e.item)
+		}
 		for _, f := range e.forms {
 			it := e.item
 			it.Show, it.Start, it.Text, it.Note = f.show, f.start, f.text, f.note
-			q.costs = append(q.costs, price(&it))
+			if compact {
+				q.costs = append(q.costs, head.formTokens(&it, costs))
+			} else {
+				q.costs = append(q.costs, price(&it))
+			}
 		}
 		ps[i] = q
 	}

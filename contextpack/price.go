@@ -2,6 +2,7 @@ package contextpack
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -141,4 +142,71 @@ func (j jsonParts) itemTokens(it *Item, costs *textCosts) int {
 	}
 	pre, post := s[:at+len(open)], s[at+len(open)+len(`\u0000`):]
 	return Tokens(pre+tc.lead) + tc.core + Tokens(tc.trail+post)
+}
+
+// itemHead prices the forms of one item in compact JSON: the fields before
+// a form's own (role to score) are encoded and counted once per item, not
+// once per form. They end with the score's digits, where no run of the
+// estimate continues into the comma or brace that follows, so the count of
+// the whole is the head's plus the rest's.
+type itemHead struct {
+	head   string // `{"role":…,"score":S`
+	tokens int    // Tokens(head)
+	ok     bool   // false: price each form whole (itemTokens)
+}
+
+func newItemHead(it Item) itemHead {
+	it.Show, it.Start, it.Text, it.Note = "", 0, "", ""
+	b, err := json.Marshal(&it)
+	if err != nil || len(b) < 2 || b[len(b)-1] != '}' || !digit(b[len(b)-2]) {
+		return itemHead{}
+	}
+	head := string(b[:len(b)-1])
+	return itemHead{head: head, tokens: Tokens(head), ok: true}
+}
+
+// formTokens is jsonParts{}.itemTokens of it, whose fields before Show
+// are h's.
+func (h itemHead) formTokens(it *Item, costs *textCosts) int {
+	if !h.ok {
+		return jsonParts{}.itemTokens(it, costs)
+	}
+	var tc textCost
+	if it.Text != "" {
+		if tc = costs.of(it.Text); tc.flat {
+			return jsonParts{}.itemTokens(it, costs)
+		}
+	}
+	b := make([]byte, 0, 64+len(it.Note))
+	if it.Show != "" {
+		b = appendJSONString(append(b, `,"show":`...), it.Show)
+	}
+	if it.Start != 0 {
+		b = strconv.AppendInt(append(b, `,"start":`...), int64(it.Start), 10)
+	}
+	n := h.tokens
+	if it.Text != "" {
+		b = append(b, `,"text":"`...)
+		n += Tokens(string(b)+tc.lead) + tc.core
+		b = append(b[:0], tc.trail...)
+		b = append(b, '"')
+	}
+	if it.Note != "" {
+		b = appendJSONString(append(b, `,"note":`...), it.Note)
+	}
+	b = append(b, "},"...)
+	return n + Tokens(string(b))
+}
+
+// appendJSONString appends s as encoding/json writes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
