@@ -130,6 +130,12 @@ func (g reads) References(id string, limit int) ([]graph.Occurrence, error) {
 	}, count)
 }
 
+func (g reads) FindSymbols(name string, prefix bool, limit int) ([]graph.Symbol, error) {
+	return cached(g, readKey{op: "find", arg: name, filter: fmt.Sprint(prefix, limit)}, func() ([]graph.Symbol, error) {
+		return g.r.FindSymbols(g.ctx, name, prefix, limit)
+	}, count)
+}
+
 func filterKey(f graph.EdgeFilter) string { return fmt.Sprint(f.Kinds, f.MinConfidence, f.Limit) }
 
 func (g reads) Incoming(id string, f graph.EdgeFilter) ([]graph.Edge, error) {

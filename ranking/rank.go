@@ -883,7 +883,7 @@ func (c *collector) namesakes() error {
 			continue
 		}
 		seen[rt.name] = true
-		syms, err := c.r.FindSymbols(c.ctx, rt.name, false, maxNamesakes+8)
+		syms, err := c.g.FindSymbols(rt.name, false, maxNamesakes+8)
 		if err != nil {
 			return fmt.Errorf("finding symbols named %q: %w", rt.name, err)
 		}
@@ -1059,9 +1059,14 @@ func (c *collector) result() *Result {
 }
 
 // Sort orders candidates: score descending, then path, position, key.
+// The candidates are sorted by index and moved once: a Candidate is large.
 func Sort(cs []Candidate) {
-	sort.SliceStable(cs, func(i, j int) bool {
-		a, b := &cs[i], &cs[j]
+	idx := make([]int, len(cs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := &cs[idx[i]], &cs[idx[j]]
 		if a.Score != b.Score {
 			return a.Score > b.Score
 		}
@@ -1074,4 +1079,9 @@ func Sort(cs []Candidate) {
 		}
 		return a.Key < b.Key
 	})
+	sorted := make([]Candidate, len(cs))
+	for i, k := range idx {
+		sorted[i] = cs[k]
+	}
+	copy(cs, sorted)
 }
