@@ -38,17 +38,18 @@ const maxListedDrops = 50
 
 // priced is an entry's forms with their costs in the pack's format.
 type priced struct {
-	e     *entry
-	costs []int // per form
-	cur   int   // index of the chosen form; len(forms) when absent
-	file  int   // index of its file among the entries' files
+	e      *entry
+	costs  []int     // per form
+	values []float64 // per form, what it is worth
+	cur    int       // index of the chosen form; len(forms) when absent
+	file   int       // index of its file among the entries' files
 }
 
 func (q *priced) value(i int) float64 {
-	if i >= len(q.e.forms) {
+	if i >= len(q.values) {
 		return 0
 	}
-	return q.e.item.Score * formValue(q.e.forms[i].show)
+	return q.values[i]
 }
 
 // fit chooses, for each ranked entry, the form to show (or none) so that
@@ -111,6 +112,7 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 			head = newItemHead(e.item)
 		}
 		for _, f := range e.forms {
+			q.values = append(q.values, e.item.Score*formValue(f.show))
 			it := e.item
 			it.Show, it.Start, it.Text, it.Note = f.show, f.start, f.text, f.note
 			if compact {
