@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -37,17 +38,18 @@ const maxListedDrops = 50
 
 // priced is an entry's forms with their costs in the pack's format.
 type priced struct {
-	e     *entry
-	costs []int // per form
-	cur   int   // index of the chosen form; len(forms) when absent
-	file  int   // index of its file among the entries' files
+	e      *entry
+	costs  []int     // per form
+	values []float64 // per form, what it is worth
+	cur    int       // index of the chosen form; len(forms) when absent
+	file   int       // index of its file among the entries' files
 }
 
 func (q *priced) value(i int) float64 {
-	if i >= len(q.e.forms) {
+	if i >= len(q.values) {
 		return 0
 	}
-	return q.e.item.Score * formValue(q.e.forms[i].show)
+	return q.values[i]
 }
 
 // fit chooses, for each ranked entry, the form to show (or none) so that
@@ -67,6 +69,8 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 		}
 		return Tokens(pt.item(it, Language(it.Path)))
 	}
+	// Compact JSON prices an item's own fields once for all its forms.
+	compact := p.Format == FormatJSON
 	budget := p.Budget
 	// The frame is priced with the counts at their largest, so that the
 	// digits can only shrink.
@@ -99,14 +103,23 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 	ps := make([]*priced, len(entries))
 	for i, e := range entries {
 		q := &priced{e: e, cur: len(e.forms)}
-		capBody(e, cap, pt)
+		capBody(e, cap, costs)
 		for i := 1; i < len(e.forms); i++ {
 			e.forms[i].note = joinNotes(e.forms[i].note, fmt.Sprintf("%s cut to %s for the budget", e.forms[0].show, cmp.Or(e.forms[i].show, "location")))
 		}
+		var head itemHead
+		if compact {
+			head = newItemHead(e.item)
+		}
 		for _, f := range e.forms {
+			q.values = append(q.values, e.item.Score*formValue(f.show))
 			it := e.item
 			it.Show, it.Start, it.Text, it.Note = f.show, f.start, f.text, f.note
-			q.costs = append(q.costs, price(&it))
+			if compact {
+				q.costs = append(q.costs, head.formTokens(&it, costs))
+			} else {
+				q.costs = append(q.costs, price(&it))
+			}
 		}
 		ps[i] = q
 	}
@@ -218,9 +231,10 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 	// the budget; should it, names and then items go until it fits.
 	for {
 		p.Tokens = budget
-		n := Tokens(p.Render())
+		s := p.Render()
+		n := Tokens(s)
 		p.Tokens = n
-		if n2 := Tokens(p.Render()); n2 > n {
+		if n2 := Tokens(withTokens(p, s, budget)); n2 > n {
 			p.Tokens = n2
 			n = n2
 		}
@@ -232,6 +246,27 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 			return fmt.Errorf("%w: the smallest answer takes %d tokens in %s", ErrBudget, n, p.Format)
 		}
 	}
+}
+
+// withTokens is p rendered, given s, p rendered with its Tokens field at
+// was: in JSON the field is written over in s (the first "tokens" key is
+// the pack's, after its target, scope, format and budget, none of which
+// has one), in the other formats p is rendered again.
+func withTokens(p *Pack, s string, was int) string {
+	key := `"tokens":`
+	switch p.Format {
+	case FormatJSONPretty:
+		key = `"tokens": `
+	case FormatJSON:
+	default:
+		return p.Render()
+	}
+	old := key + strconv.Itoa(was)
+	i := strings.Index(s, old)
+	if i < 0 {
+		return p.Render()
+	}
+	return s[:i] + key + strconv.Itoa(p.Tokens) + s[i+len(old):]
 }
 
 // shrink removes the least valuable piece of a pack that overflows.
@@ -270,24 +305,50 @@ func shrink(p *Pack) bool {
 
 // capBody replaces a body whose text costs more than cap tokens with an
 // excerpt: its first lines, up to the cap, and a line saying how many
-// more there are.
-func capBody(e *entry, cap int, pt parts) {
+// more there are. costs keeps where a text is cut, across entries and packs.
+func capBody(e *entry, cap int, costs *textCosts) {
 	if len(e.forms) == 0 || e.forms[0].show != SnippetBody {
 		return
 	}
 	f := e.forms[0]
 	// A text costs at most a token per byte: a short one needs no count.
-	if len(f.text) <= cap || tokensAtMost(f.text, cap) {
+	if len(f.text) <= cap {
 		return
 	}
-	// The lines (each with its newline) that fit, a prefix of the text.
-	total := strings.Count(f.text, "\n")
-	if !strings.HasSuffix(f.text, "\n") {
+	c := costs.cut(f.text, cap)
+	switch {
+	case c.whole:
+		return
+	case c.kept == 0:
+		e.forms = e.forms[1:]
+		return
+	}
+	text := f.text[:c.end] + fmt.Sprintf("… (%d more lines)\n", c.total-c.kept)
+	e.forms[0] = form{show: SnippetExcerpt, start: f.start, text: text, note: fmt.Sprintf("first %d of %d lines", c.kept, c.total)}
+	e.capped = true
+}
+
+// bodyCut is where a body is cut to a cap: whole when it fits, else its
+// first kept lines (end bytes) of total.
+type bodyCut struct {
+	whole            bool
+	end, kept, total int
+}
+
+// cutBody finds where text is cut to cap tokens: the lines (each with its
+// newline) that fit, a prefix of the text, with room for the line that
+// says how many more there are.
+func cutBody(text string, cap int) bodyCut {
+	if tokensAtMost(text, cap) {
+		return bodyCut{whole: true}
+	}
+	total := strings.Count(text, "\n")
+	if !strings.HasSuffix(text, "\n") {
 		total++ // a last line without its newline
 	}
 	end, n, kept := 0, 0, 0
-	for end < len(f.text) {
-		l := f.text[end:]
+	for end < len(text) {
+		l := text[end:]
 		if i := strings.IndexByte(l, '\n'); i >= 0 {
 			l = l[:i+1]
 		}
@@ -301,14 +362,7 @@ func capBody(e *entry, cap int, pt parts) {
 			kept++
 		}
 	}
-	if kept == 0 {
-		e.forms = e.forms[1:]
-		return
-	}
-	text := f.text[:end] + fmt.Sprintf("… (%d more lines)\n", total-kept)
-	e.forms[0] = form{show: SnippetExcerpt, start: f.start, text: text, note: fmt.Sprintf("first %d of %d lines", kept, total)}
-	e.capped = true
-	_ = pt
+	return bodyCut{end: end, kept: kept, total: total}
 }
 
 // assemble writes the chosen forms into the pack, a file at a time: files

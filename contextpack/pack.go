@@ -201,6 +201,11 @@ func Build(ctx context.Context, r *graph.Reader, a *scope.Analysis, target graph
 	// Candidates far down the ranking cannot fit the budget: they are
 	// counted as dropped without reading their source.
 	n := min(len(res.Items), maxConsidered(budget))
+	paths := make([]string, 0, n)
+	for i := range res.Items[:n] {
+		paths = append(paths, res.Items[i].Location().Path)
+	}
+	src.statAll(paths)
 	cands := make([]*entry, 0, n)
 	for i := range res.Items[:n] {
 		cands = append(cands, newEntry(&res.Items[i], src, texts, start))

@@ -236,3 +236,22 @@ occ local_1_a.ts 3:10-3:23 ref
 		t.Errorf("target named %q; want patchChildren\n%s", p.Target.Name, p.Render())
 	}
 }
+
+// TestWithTokensIsRender: the rendering whose Tokens field is written over
+// is the rendering of the pack with that field, in every format.
+func TestWithTokensIsRender(t *testing.T) {
+	r, root := escapeWorkspace(t)
+	for _, f := range []Format{FormatJSON, FormatJSONPretty, FormatMarkdown, FormatText} {
+		p := buildFor(t, r, root, "go:w/Target().", Options{Scope: scope.Spec{Repo: true}, Budget: 8000, Format: f})
+		for _, was := range []int{8000, 12, p.Tokens} {
+			p.Tokens = was
+			s := p.Render()
+			for _, n := range []int{7, 999, 8000, 123456} {
+				p.Tokens = n
+				if got, want := withTokens(p, s, was), p.Render(); got != want {
+					t.Fatalf("%s: Tokens %d written over %d:\n%s\nwant\n%s", f, n, was, got, want)
+				}
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package contextpack
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -30,11 +31,19 @@ type textCost struct {
 	flat        bool // esc is all punctuation: price the item whole
 }
 
-// textCosts memoizes textCost per text; safe for concurrent use.
+// textCosts memoizes textCost per text, and where a body is cut to a cap
+// (cutBody); safe for concurrent use.
 type textCosts struct {
 	mu    sync.Mutex
 	m     map[string]textCost
+	cuts  map[capped]bodyCut
 	bytes int
+}
+
+// capped is a text cut to a cap.
+type capped struct {
+	text string
+	cap  int
 }
 
 // maxCostedBytes bounds the texts a textCosts holds; past it, it starts over.
@@ -49,15 +58,40 @@ func (c *textCosts) of(text string) textCost {
 	}
 	tc = costText(text)
 	c.mu.Lock()
-	if c.m == nil || c.bytes+len(text) > maxCostedBytes {
-		c.m, c.bytes = map[string]textCost{}, 0
-	}
+	c.room(len(text))
 	if _, ok := c.m[text]; !ok {
 		c.bytes += len(text)
 	}
 	c.m[text] = tc
 	c.mu.Unlock()
 	return tc
+}
+
+// cut is cutBody(text, cap), computed once.
+func (c *textCosts) cut(text string, cap int) bodyCut {
+	k := capped{text, cap}
+	c.mu.Lock()
+	bc, ok := c.cuts[k]
+	c.mu.Unlock()
+	if ok {
+		return bc
+	}
+	bc = cutBody(text, cap)
+	c.mu.Lock()
+	c.room(len(text))
+	if _, ok := c.cuts[k]; !ok {
+		c.bytes += len(text)
+	}
+	c.cuts[k] = bc
+	c.mu.Unlock()
+	return bc
+}
+
+// room starts the memo over when n more bytes would pass its bound.
+func (c *textCosts) room(n int) {
+	if c.m == nil || c.bytes+n > maxCostedBytes {
+		c.m, c.cuts, c.bytes = map[string]textCost{}, map[capped]bodyCut{}, 0
+	}
 }
 
 // costText splits a text's JSON escape into its runs of punctuation at
@@ -108,4 +142,71 @@ func (j jsonParts) itemTokens(it *Item, costs *textCosts) int {
 	}
 	pre, post := s[:at+len(open)], s[at+len(open)+len(`\u0000`):]
 	return Tokens(pre+tc.lead) + tc.core + Tokens(tc.trail+post)
+}
+
+// itemHead prices the forms of one item in compact JSON: the fields before
+// a form's own (role to score) are encoded and counted once per item, not
+// once per form. They end with the score's digits, where no run of the
+// estimate continues into the comma or brace that follows, so the count of
+// the whole is the head's plus the rest's.
+type itemHead struct {
+	head   string // `{"role":…,"score":S`
+	tokens int    // Tokens(head)
+	ok     bool   // false: price each form whole (itemTokens)
+}
+
+func newItemHead(it Item) itemHead {
+	it.Show, it.Start, it.Text, it.Note = "", 0, "", ""
+	b, err := json.Marshal(&it)
+	if err != nil || len(b) < 2 || b[len(b)-1] != '}' || !digit(b[len(b)-2]) {
+		return itemHead{}
+	}
+	head := string(b[:len(b)-1])
+	return itemHead{head: head, tokens: Tokens(head), ok: true}
+}
+
+// formTokens is jsonParts{}.itemTokens of it, whose fields before Show
+// are h's.
+func (h itemHead) formTokens(it *Item, costs *textCosts) int {
+	if !h.ok {
+		return jsonParts{}.itemTokens(it, costs)
+	}
+	var tc textCost
+	if it.Text != "" {
+		if tc = costs.of(it.Text); tc.flat {
+			return jsonParts{}.itemTokens(it, costs)
+		}
+	}
+	b := make([]byte, 0, 64+len(it.Note))
+	if it.Show != "" {
+		b = appendJSONString(append(b, `,"show":`...), it.Show)
+	}
+	if it.Start != 0 {
+		b = strconv.AppendInt(append(b, `,"start":`...), int64(it.Start), 10)
+	}
+	n := h.tokens
+	if it.Text != "" {
+		b = append(b, `,"text":"`...)
+		n += Tokens(string(b)+tc.lead) + tc.core
+		b = append(b[:0], tc.trail...)
+		b = append(b, '"')
+	}
+	if it.Note != "" {
+		b = appendJSONString(append(b, `,"note":`...), it.Note)
+	}
+	b = append(b, "},"...)
+	return n + Tokens(string(b))
+}
+
+// appendJSONString appends s as encoding/json writes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

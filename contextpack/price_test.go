@@ -55,3 +55,34 @@ func TestItemTokensMatchWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestFormTokensMatchWhole: a form priced after its item's head counts what
+// the whole compact item counts, with and without each of the form's
+// fields, for names, reasons, notes and texts that need escaping.
+func TestFormTokensMatchWhole(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{"a", "Zq", "_", "42", " ", "\t", "\n", "{", "}", "\"", "\\", "<", "&", "é", "中", "\u2028", "\x01", "\xff", "…", "1 ", " 7", ":"}
+	random := func(n int) string {
+		var b strings.Builder
+		for range rng.IntN(n + 1) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	var costs textCosts
+	for i := range 5000 {
+		it := Item{Role: random(2), Name: random(3), Kind: random(1), Line: rng.IntN(2000), SiteLine: rng.IntN(3) * rng.IntN(900),
+			Reason: random(6), Score: float64(rng.IntN(300)-20) / 100, Path: "a.go"}
+		head := newItemHead(it)
+		for range 4 {
+			it.Show = []string{"", SnippetBody, SnippetSignature, random(2)}[rng.IntN(4)]
+			it.Start = rng.IntN(3) * rng.IntN(500)
+			it.Text = []string{"", random(10), "…\n", "}\n"}[rng.IntN(4)]
+			it.Note = []string{"", "first 3 of 9 lines; body cut to doc for the budget", random(4)}[rng.IntN(3)]
+			want := Tokens(jsonParts{}.item(&it, ""))
+			if got := head.formTokens(&it, &costs); got != want {
+				t.Fatalf("item %d %+v: %d tokens priced, %d whole", i, it, got, want)
+			}
+		}
+	}
+}

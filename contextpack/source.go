@@ -3,8 +3,10 @@ package contextpack
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lspgraph/lspgraph/internal/rootfs"
@@ -56,6 +58,60 @@ func (s Source) Read(p string) ([]byte, error) {
 type docReader struct {
 	src Source
 	fs  *rootfs.Root // nil: no work tree, or it could not be opened
+	// stats are what statAll found of documents, for readLines to check
+	// its cache against.
+	stats map[string]fs.FileInfo
+}
+
+// statAll describes the documents at paths (root-relative, those a pack is
+// about to read) for readLines, a directory at a time: each directory is
+// resolved once, not once per document in it. A document that is not a
+// regular file there (a symbolic link, an error) is left to readLines.
+func (d *docReader) statAll(paths []string) {
+	if d.src.Cache == nil || d.fs == nil {
+		return
+	}
+	byDir := map[string][]string{}
+	var dirs []string
+	for _, p := range paths {
+		if checkRel(p) != nil || path.Clean(p) != p || d.stats[p] != nil {
+			continue
+		}
+		dir, name := path.Split(p)
+		dir = strings.TrimSuffix(dir, "/")
+		if dir == "" {
+			dir = "."
+		}
+		if _, ok := byDir[dir]; !ok {
+			dirs = append(dirs, dir)
+		}
+		if !slices.Contains(byDir[dir], name) {
+			byDir[dir] = append(byDir[dir], name)
+		}
+	}
+	if d.stats == nil {
+		d.stats = map[string]fs.FileInfo{}
+	}
+	for _, dir := range dirs {
+		names := byDir[dir]
+		_, fis, errs, err := d.fs.LstatIn(dir, names)
+		if err != nil {
+			continue
+		}
+		for i, fi := range fis {
+			if errs[i] == nil && fi != nil && fi.Mode().IsRegular() {
+				d.stats[path.Join(dir, names[i])] = fi
+			}
+		}
+	}
+}
+
+// stat is what statAll found of p, else the root's Stat.
+func (d *docReader) stat(p string) (fs.FileInfo, error) {
+	if fi, ok := d.stats[p]; ok {
+		return fi, nil
+	}
+	return d.fs.Stat(p)
 }
 
 func (s Source) open() *docReader {
@@ -80,7 +136,7 @@ func (d *docReader) readLines(p string) ([]string, error) {
 		}
 	}
 	if cacheable {
-		if fi, err := d.fs.Stat(p); err == nil && fi.Mode().IsRegular() {
+		if fi, err := d.stat(p); err == nil && fi.Mode().IsRegular() {
 			if t, ok := c.get(p, fi.Size(), fi.ModTime()); ok {
 				return t.lines, nil
 			}

@@ -1,8 +1,10 @@
 package contextpack
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -62,5 +64,47 @@ func TestTextCacheRereadsChangedFiles(t *testing.T) {
 	}
 	if ls := read(src); len(ls) != 3 {
 		t.Errorf("the overlay's text leaked into the cache: %q", ls)
+	}
+}
+
+// TestStatAllReadsAsStat: documents described a directory at a time read
+// as those described one by one (a link followed, a missing file absent),
+// and a link is left to the root's own walk.
+func TestStatAllReadsAsStat(t *testing.T) {
+	root := t.TempDir()
+	for p, text := range map[string]string{"a.go": "package a\n", "sub/deep/b.go": "package b\nfunc B() {}\n"} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../../a.go", filepath.Join(root, "sub", "deep", "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"a.go", "sub/deep/b.go", "sub/deep/link.go", "sub/missing.go", "nowhere/x.go", "a.go"}
+	read := func(all bool) []string {
+		var cache TextCache
+		d := Source{Root: root, Cache: &cache}.open()
+		defer d.Close()
+		if all {
+			d.statAll(paths)
+			if _, ok := d.stats["sub/deep/link.go"]; ok {
+				t.Error("a link was described by its directory's listing")
+			}
+			if _, ok := d.stats["sub/deep/b.go"]; !ok {
+				t.Error("sub/deep/b.go was not described")
+			}
+		}
+		var out []string
+		for _, p := range paths {
+			ls, err := d.readLines(p)
+			out = append(out, fmt.Sprint(ls, err))
+		}
+		return out
+	}
+	if got, want := read(true), read(false); !slices.Equal(got, want) {
+		t.Fatalf("read after statAll:\n%q\nwant\n%q", got, want)
 	}
 }

@@ -2,7 +2,9 @@ package ranking
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -128,6 +130,12 @@ func (g reads) References(id string, limit int) ([]graph.Occurrence, error) {
 	}, count)
 }
 
+func (g reads) FindSymbols(name string, prefix bool, limit int) ([]graph.Symbol, error) {
+	return cached(g, readKey{op: "find", arg: name, filter: fmt.Sprint(prefix, limit)}, func() ([]graph.Symbol, error) {
+		return g.r.FindSymbols(g.ctx, name, prefix, limit)
+	}, count)
+}
+
 func filterKey(f graph.EdgeFilter) string { return fmt.Sprint(f.Kinds, f.MinConfidence, f.Limit) }
 
 func (g reads) Incoming(id string, f graph.EdgeFilter) ([]graph.Edge, error) {
@@ -140,4 +148,34 @@ func (g reads) Outgoing(id string, f graph.EdgeFilter) ([]graph.Edge, error) {
 	return cached(g, readKey{op: "outgoing", arg: id, filter: filterKey(f)}, func() ([]graph.Edge, error) {
 		return g.r.Outgoing(g.ctx, id, f)
 	}, count)
+}
+
+// TargetsIn is r.TargetsIn of id into a set of candidates: cached by the
+// set's digest (setKey, "" for none), since a pack asked again has the same
+// candidates; set gives the set, read only when it is needed.
+func (g reads) TargetsIn(id string, f graph.EdgeFilter, setKey string, set func() (*graph.SymbolSet, error)) ([]string, error) {
+	read := func() ([]string, error) {
+		s, err := set()
+		if err != nil {
+			return nil, err
+		}
+		return g.r.TargetsIn(g.ctx, id, f, s)
+	}
+	if setKey == "" {
+		return read()
+	}
+	return cached(g, readKey{op: "targetsin", arg: id, filter: filterKey(f) + setKey}, read, count)
+}
+
+// setDigest names a set of symbols for the cache: a digest of its sorted
+// members.
+func setDigest(syms []string) string {
+	sorted := slices.Clone(syms)
+	slices.Sort(sorted)
+	h := sha256.New()
+	for _, s := range sorted {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return string(h.Sum(nil))
 }

@@ -883,7 +883,7 @@ func (c *collector) namesakes() error {
 			continue
 		}
 		seen[rt.name] = true
-		syms, err := c.r.FindSymbols(c.ctx, rt.name, false, maxNamesakes+8)
+		syms, err := c.g.FindSymbols(rt.name, false, maxNamesakes+8)
 		if err != nil {
 			return fmt.Errorf("finding symbols named %q: %w", rt.name, err)
 		}
@@ -914,9 +914,24 @@ func (c *collector) linkCandidates() error {
 			syms = append(syms, k)
 		}
 	}
-	set, err := c.r.SymbolSet(syms)
-	if err != nil {
-		return fmt.Errorf("reading the candidates' ids: %w", err)
+	// The set is read when an edge read needs it: a pack asked again
+	// finds its candidates' edges in the cache, under the set's digest.
+	var set *graph.SymbolSet
+	readSet := func() (*graph.SymbolSet, error) {
+		if set == nil {
+			s, err := c.r.SymbolSet(syms)
+			if err != nil {
+				return nil, fmt.Errorf("reading the candidates' ids: %w", err)
+			}
+			set = s
+		}
+		return set, nil
+	}
+	setKey := ""
+	if c.g.cache != nil {
+		setKey = setDigest(syms)
+	} else if _, err := readSet(); err != nil {
+		return err
 	}
 	n := 0
 	for _, k := range c.order {
@@ -938,7 +953,7 @@ func (c *collector) linkCandidates() error {
 		n++
 		f := c.filter()
 		f.Limit = maxLinkEdges
-		tos, err := c.r.TargetsIn(c.ctx, cand.Symbol.ID, f, set)
+		tos, err := c.g.TargetsIn(cand.Symbol.ID, f, setKey, readSet)
 		if err != nil {
 			return fmt.Errorf("reading edges of %s: %w", cand.Symbol.ID, err)
 		}
@@ -1044,9 +1059,14 @@ func (c *collector) result() *Result {
 }
 
 // Sort orders candidates: score descending, then path, position, key.
+// The candidates are sorted by index and moved once: a Candidate is large.
 func Sort(cs []Candidate) {
-	sort.SliceStable(cs, func(i, j int) bool {
-		a, b := &cs[i], &cs[j]
+	idx := make([]int, len(cs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := &cs[idx[i]], &cs[idx[j]]
 		if a.Score != b.Score {
 			return a.Score > b.Score
 		}
@@ -1059,4 +1079,9 @@ func Sort(cs []Candidate) {
 		}
 		return a.Key < b.Key
 	})
+	sorted := make([]Candidate, len(cs))
+	for i, k := range idx {
+		sorted[i] = cs[k]
+	}
+	copy(cs, sorted)
 }
