@@ -52,7 +52,7 @@ func defTableDir(store *graph.Store) (string, bool) {
 
 // newDefTableToken draws the token of a commit's table: positive, and
 // exact in a JSON number (the manifest's extra counts are ints).
-func newDefTableToken() int { return 1 + rand.IntN(1<<52) }
+func newDefTableToken() int { return 1 + int(rand.Uint64()>>12) }
 
 // defTable is a table of definitions: st, and each document's run of it,
 // by path.
