@@ -33,15 +33,7 @@ func TestDefTableEqualsStore(t *testing.T) {
 	if _, err := Index(ctx, st, IndexOptions{Root: root, Workers: 2, TempDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	m, _, err := r.Manifest(graph.Base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := baseManifest(t, st)
 	token := m.Extra[extraDefTable]
 	if token == 0 {
 		t.Fatal("the manifest names no table of definitions")
@@ -50,6 +42,11 @@ func TestDefTableEqualsStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 	want, err := storeDefTable(ctx, r, m)
 	if err != nil {
 		t.Fatal(err)
@@ -147,4 +144,19 @@ func FuzzReadDefTable(f *testing.F) {
 			}
 		}
 	})
+}
+
+// baseManifest is the manifest of st's base generation.
+func baseManifest(t *testing.T, st *graph.Store) graph.Manifest {
+	t.Helper()
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m, _, err := r.Manifest(graph.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

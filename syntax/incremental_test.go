@@ -165,18 +165,7 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 			}
 		}},
 	}
-	tableToken := func() int {
-		r, err := inc.Reader()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		m, _, err := r.Manifest(graph.Base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m.Extra[extraDefTable]
-	}
+	tableToken := func() int { return baseManifest(t, inc).Extra[extraDefTable] }
 	for k, step := range steps {
 		before := tableToken()
 		step.edit()

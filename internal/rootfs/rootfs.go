@@ -175,20 +175,12 @@ func (r *Root) RealStat(rel string) (string, fs.FileInfo, error) {
 // failure. An error means dir itself could not be resolved or is not a
 // directory (one leading outside the root wraps ErrOutside).
 func (r *Root) LstatIn(dir string, names []string) (real string, fis []fs.FileInfo, errs []error, err error) {
-	res, err := r.resolve(dir)
-	if err != nil {
-		return "", nil, nil, err
+	if r == nil || r.root == nil {
+		return "", nil, nil, ErrNoRoot
 	}
-	defer res.close()
-	d, err := res.enter(dir)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	if d != res.dir {
-		defer d.Close()
-	}
-	fis, errs = lstatNames(d, dir, names)
-	return res.real, fis, errs, nil
+	l := r.NewLister()
+	defer l.Close()
+	return l.LstatIn(dir, names)
 }
 
 // enter opens the directory res reaches (res.dir itself when it is the
