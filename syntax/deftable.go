@@ -66,12 +66,60 @@ type defTable struct {
 // token, replacing the file there at once. Only the strings those
 // definitions name are written.
 func writeDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32) error {
-	f, err := os.CreateTemp(dir, defTableFile+"-*.tmp")
+	return startDefTable(dir, token, st, paths, runs).install()
+}
+
+// pendingDefTable is a table of definitions being written to a temporary
+// file beside the store while the commit it goes with runs; install puts
+// it in place once the commit is done, discard drops it.
+type pendingDefTable struct {
+	dir  string
+	done chan struct{}
+	tmp  string // the temporary file, once written
+	err  error
+}
+
+// startDefTable begins writeDefTable in the background. st, paths and
+// runs must not change until it is installed or discarded.
+func startDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32) *pendingDefTable {
+	p := &pendingDefTable{dir: dir, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.tmp, p.err = encodeDefTable(dir, token, st, paths, runs)
+	}()
+	return p
+}
+
+// install waits for the table and renames it into place.
+func (p *pendingDefTable) install() error {
+	<-p.done
+	err := p.err
+	if err == nil {
+		if err = os.Rename(p.tmp, filepath.Join(p.dir, defTableFile)); err != nil {
+			_ = os.Remove(p.tmp)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("syntax: writing the table of definitions: %w", err)
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // gone once renamed
+	return nil
+}
+
+// discard waits for the table and removes it.
+func (p *pendingDefTable) discard() {
+	<-p.done
+	if p.err == nil {
+		_ = os.Remove(p.tmp)
+	}
+}
+
+// encodeDefTable writes the table to a new temporary file in dir and
+// returns its name.
+func encodeDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32) (string, error) {
+	f, err := os.CreateTemp(dir, defTableFile+"-*.tmp")
+	if err != nil {
+		return "", err
+	}
 	h := xxhash.New()
 	w := bufio.NewWriterSize(f, 1<<20)
 	var buf []byte
@@ -139,13 +187,11 @@ func writeDefTable(dir string, token int, st *defStore, paths []string, runs [][
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, defTableFile))
-	}
 	if err != nil {
-		return fmt.Errorf("syntax: writing the table of definitions: %w", err)
+		_ = os.Remove(f.Name())
+		return "", err
 	}
-	return nil
+	return f.Name(), nil
 }
 
 // errStaleDefTable is returned by readDefTable for a file that is not the

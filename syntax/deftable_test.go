@@ -160,3 +160,28 @@ func baseManifest(t *testing.T, st *graph.Store) graph.Manifest {
 	}
 	return m
 }
+
+// TestPendingDefTable: a table written beside a commit is in place once
+// installed, and leaves nothing behind when discarded.
+func TestPendingDefTable(t *testing.T) {
+	st := newDefStore()
+	r := st.add([]definition{{ID: "go p a.F", DisplayName: "F", Kind: "function", Language: "go", Package: "p", Path: "a.go"}})
+	dir := t.TempDir()
+	startDefTable(dir, 3, st, []string{"a.go"}, [][2]int32{r}).discard()
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 0 {
+		t.Fatalf("a discarded table left %v", names)
+	}
+	if err := startDefTable(dir, 3, st, []string{"a.go"}, [][2]int32{r}).install(); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := readDefTable(dir, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.st.run(tab.runs["a.go"]); len(got) != 1 || got[0].ID != "go p a.F" || got[0].Path != "a.go" {
+		t.Errorf("installed table holds %v", got)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 1 {
+		t.Errorf("an installed table left %v", names)
+	}
+}

@@ -388,12 +388,19 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		token = newDefTableToken()
 	}
 	nm.Extra[extraDefTable] = token
+	var pending *pendingDefTable // written while the patch commits
+	if dir, ok := defTableDir(store); ok && !keepTable {
+		pending = startDefTable(dir, token, st, paths, defs)
+	}
 	if err := patch.Commit(ctx, nm); err != nil {
+		if pending != nil {
+			pending.discard()
+		}
 		return sum, false, fmt.Errorf("syntax: committing the changes to generation %d: %w", patch.Generation(), err)
 	}
 	sum.Generation = patch.Generation()
-	if dir, ok := defTableDir(store); ok && !keepTable {
-		_ = writeDefTable(dir, token, st, paths, defs)
+	if pending != nil {
+		_ = pending.install()
 	}
 	if r, err := store.Reader(); err == nil {
 		if m, ok, err := r.Manifest(graph.Base); err == nil && ok {

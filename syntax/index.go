@@ -389,15 +389,23 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 	m := indexManifest(opts, sum, started)
 	token := newDefTableToken()
 	m.Extra[extraDefTable] = token
+	// The table of definitions is written while the generation commits,
+	// and put in place once it has. A table that cannot be written is no
+	// error: the next index reads the definitions from the store.
+	var pending *pendingDefTable
+	if dir, ok := defTableDir(store); ok {
+		pending = startDefTable(dir, token, table.st, table.paths, table.runs)
+	}
 	if err := gw.Commit(ctx, m); err != nil {
 		_ = gw.Abort()
+		if pending != nil {
+			pending.discard()
+		}
 		return sum, fmt.Errorf("syntax: committing the generation: %w", err)
 	}
 	sum.Generation = gw.Generation()
-	// A table that cannot be written is no error: the next index reads
-	// the definitions from the store.
-	if dir, ok := defTableDir(store); ok {
-		_ = writeDefTable(dir, token, table.st, table.paths, table.runs)
+	if pending != nil {
+		_ = pending.install()
 	}
 	return sum, nil
 }
