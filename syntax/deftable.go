@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"time"
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
@@ -116,6 +117,7 @@ func (p *pendingDefTable) discard() {
 // encodeDefTable writes the table to a new temporary file in dir and
 // returns its name.
 func encodeDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32) (string, error) {
+	removeStaleDefTables(dir, time.Now().Add(-staleDefTable))
 	f, err := os.CreateTemp(dir, defTableFile+"-*.tmp")
 	if err != nil {
 		return "", err
@@ -192,6 +194,22 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 		return "", err
 	}
 	return f.Name(), nil
+}
+
+// staleDefTable is the age past which a temporary table file is the
+// remains of a process killed while writing it: writing one takes about
+// a second for a tree of a million lines.
+const staleDefTable = 10 * time.Minute
+
+// removeStaleDefTables removes the temporary table files in dir last
+// written before cutoff.
+func removeStaleDefTables(dir string, cutoff time.Time) {
+	names, _ := filepath.Glob(filepath.Join(dir, defTableFile+"-*.tmp"))
+	for _, n := range names {
+		if fi, err := os.Lstat(n); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(cutoff) {
+			_ = os.Remove(n)
+		}
+	}
 }
 
 // errStaleDefTable is returned by readDefTable for a file that is not the

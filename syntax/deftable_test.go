@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -167,7 +168,25 @@ func TestPendingDefTable(t *testing.T) {
 	st := newDefStore()
 	r := st.add([]definition{{ID: "go p a.F", DisplayName: "F", Kind: "function", Language: "go", Package: "p", Path: "a.go"}})
 	dir := t.TempDir()
+	// The remains of a write killed long ago go; a recent one may be
+	// another process's, and stays.
+	old, recent := filepath.Join(dir, defTableFile+"-1.tmp"), filepath.Join(dir, defTableFile+"-2.tmp")
+	for _, n := range []string{old, recent} {
+		if err := os.WriteFile(n, []byte("cut short"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(old, long, long); err != nil {
+		t.Fatal(err)
+	}
 	startDefTable(dir, 3, st, []string{"a.go"}, [][2]int32{r}).discard()
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a temporary table an hour old was left: %v", err)
+	}
+	if err := os.Remove(recent); err != nil {
+		t.Errorf("a recent temporary table was removed: %v", err)
+	}
 	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 0 {
 		t.Fatalf("a discarded table left %v", names)
 	}
