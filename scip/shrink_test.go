@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/graph/graphtest"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -182,7 +183,7 @@ func TestImportRefusesShrink(t *testing.T) {
 	if sum.DocumentsBefore != 7 || sum.Documents != 3 {
 		t.Errorf("summary: documents %d → %d, want 7 → 3", sum.DocumentsBefore, sum.Documents)
 	}
-	if m := manifest(t, store); m.Commit != "cut" || m.Documents != 3 {
+	if m := graphtest.BaseManifest(t, store); m.Commit != "cut" || m.Documents != 3 {
 		t.Errorf("manifest after an allowed shrink: commit %s, %d documents; want cut, 3", m.Commit, m.Documents)
 	}
 }
@@ -231,18 +232,4 @@ func TestImportShrinkOtherToolOrRoot(t *testing.T) {
 			}
 		})
 	}
-}
-
-func manifest(t testing.TB, store *graph.Store) graph.Manifest {
-	t.Helper()
-	r, err := store.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	m, _, err := r.Manifest(graph.Base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }

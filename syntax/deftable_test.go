@@ -13,6 +13,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/graph/graphtest"
 )
 
 // TestDefTableEqualsStore indexes real Go packages and holds the table of
@@ -34,7 +35,7 @@ func TestDefTableEqualsStore(t *testing.T) {
 	if _, err := Index(ctx, st, IndexOptions{Root: root, Workers: 2, TempDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	m := baseManifest(t, st)
+	m := graphtest.BaseManifest(t, st)
 	token := m.Extra[extraDefTable]
 	if token == 0 {
 		t.Fatal("the manifest names no table of definitions")
@@ -145,21 +146,6 @@ func FuzzReadDefTable(f *testing.F) {
 			}
 		}
 	})
-}
-
-// baseManifest is the manifest of st's base generation.
-func baseManifest(t *testing.T, st *graph.Store) graph.Manifest {
-	t.Helper()
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	m, _, err := r.Manifest(graph.Base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // TestPendingDefTable: a table written beside a commit is in place once

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/graph/graphtest"
 )
 
 // copyGoTree copies the Go files of GOROOT/src/dir into root/dir.
@@ -165,7 +166,7 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 			}
 		}},
 	}
-	tableToken := func() int { return baseManifest(t, inc).Extra[extraDefTable] }
+	tableToken := func() int { return graphtest.BaseManifest(t, inc).Extra[extraDefTable] }
 	for k, step := range steps {
 		before := tableToken()
 		step.edit()

@@ -69,6 +69,21 @@ func Base(t testing.TB, m graph.Manifest, docs ...graph.DocumentFacts) *graph.Re
 	return r
 }
 
+// BaseManifest returns the manifest of st's base generation.
+func BaseManifest(t testing.TB, st *graph.Store) graph.Manifest {
+	t.Helper()
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m, _, err := r.Manifest(graph.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // EachRecord calls fn with every key and value of the closed on-disk store
 // in dir, as Pebble holds them (nothing decoded), for tests that a byte
 // string is stored nowhere.
