@@ -233,11 +233,11 @@ func readDefTable(dir string, token int) (defTable, error) {
 	}
 	// The strings stay in the file's bytes, which the table adopts.
 	st := newDefStore()
-	r := defTableReader{b: body, pos: len(defTableMagic), ref: st.text.Adopt(body)}
-	if v := r.num(); v != defTableVersion {
+	r := defTableReader{factDecoder: factDecoder{data: unsafe.String(&body[0], len(body)), off: len(defTableMagic)}, ref: st.text.Adopt(body)}
+	if v := r.uint(); v != defTableVersion {
 		return defTable{}, fmt.Errorf("syntax: the table of definitions has layout %d, not %d", v, defTableVersion)
 	}
-	if t := r.num(); t != uint64(token) {
+	if t := r.uint(); t != uint64(token) {
 		return defTable{}, errStaleDefTable
 	}
 	n := r.count()
@@ -248,7 +248,7 @@ func readDefTable(dir string, token int) (defTable, error) {
 		// inserted without a look-up first.
 		s, ref := r.str()
 		if r.err != nil {
-			return defTable{}, r.err
+			return defTable{}, r.damaged()
 		}
 		st.strs = append(st.strs, ref)
 		st.byStr.Insert(s, uint32(len(st.strs)-1))
@@ -264,73 +264,54 @@ func readDefTable(dir string, token int) (defTable, error) {
 			_, d.id = r.str()
 			_, d.sig = r.str()
 			for _, f := range [...]*uint32{&d.name, &d.kind, &d.lang, &d.pkg, &d.at} {
-				i := r.num()
+				i := r.uint()
 				if i >= uint64(len(st.strs)) {
-					return defTable{}, r.fail("a string out of range")
+					r.fail("a string out of range")
+					return defTable{}, r.damaged()
 				}
 				*f = uint32(i)
 			}
-			d.external = r.num() == 1
+			d.external = r.bool()
 			if r.err != nil {
-				return defTable{}, r.err
+				return defTable{}, r.damaged()
 			}
 			st.append(d)
 		}
 		if _, dup := t.runs[path]; dup || k == 0 {
-			return defTable{}, r.fail("a document twice or empty")
+			r.fail("a document twice or empty")
+			return defTable{}, r.damaged()
 		}
 		t.runs[path] = [2]int32{lo, st.n}
 	}
-	if r.err != nil || r.pos != len(r.b) {
-		return defTable{}, r.fail("trailing bytes")
+	if r.err == nil && r.off != len(r.data) {
+		r.fail("trailing bytes")
+	}
+	if r.err != nil {
+		return defTable{}, r.damaged()
 	}
 	return t, nil
 }
 
-// defTableReader reads the fields of a table of definitions from b at
-// pos; ref gives the arena's Ref of bytes of b. The first error sticks.
+// defTableReader reads the fields of a table of definitions: the numbers
+// as a fact record's (factDecoder), each string its length and bytes,
+// returned with its Ref in the arena that adopted the file (ref).
 type defTableReader struct {
-	b   []byte
-	pos int
+	factDecoder
 	ref func(off, n int) arena.Ref
-	err error
 }
 
-func (r *defTableReader) fail(what string) error {
-	if r.err == nil {
-		r.err = fmt.Errorf("syntax: the table of definitions is damaged: %s", what)
-	}
-	return r.err
-}
-
-func (r *defTableReader) num() uint64 {
-	v, n := binary.Uvarint(r.b[r.pos:])
-	if n <= 0 {
-		r.fail("a number cut short")
-		return 0
-	}
-	r.pos += n
-	return v
-}
-
-// count reads a number of things to read, each at least a byte.
-func (r *defTableReader) count() int {
-	v := r.num()
-	if v > uint64(len(r.b)-r.pos) {
-		r.fail("a count past the end")
-		return 0
-	}
-	return int(v)
-}
-
-// str reads a string: a view of the file's bytes, and its Ref in the
-// arena that adopted them.
+// str reads a string: a view of the file's bytes, and its Ref.
 func (r *defTableReader) str() (string, arena.Ref) {
 	n := r.count()
 	if r.err != nil || n == 0 {
 		return "", arena.Ref{}
 	}
-	off := r.pos
-	r.pos += n
-	return unsafe.String(&r.b[off], n), r.ref(off, n)
+	off := r.off
+	r.off += n
+	return r.data[off:r.off], r.ref(off, n)
+}
+
+// damaged is the reader's error, as a damaged table's.
+func (r *defTableReader) damaged() error {
+	return fmt.Errorf("syntax: the table of definitions %s is damaged: %w", defTableFile, r.err)
 }
