@@ -50,41 +50,35 @@ type capped struct {
 const maxCostedBytes = 32 << 20
 
 func (c *textCosts) of(text string) textCost {
-	c.mu.Lock()
-	tc, ok := c.m[text]
-	c.mu.Unlock()
-	if ok {
-		return tc
-	}
-	tc = costText(text)
-	c.mu.Lock()
-	c.room(len(text))
-	if _, ok := c.m[text]; !ok {
-		c.bytes += len(text)
-	}
-	c.m[text] = tc
-	c.mu.Unlock()
-	return tc
+	return memoized(c, func() map[string]textCost { return c.m }, text, len(text), func() textCost { return costText(text) })
 }
 
 // cut is cutBody(text, cap), computed once.
 func (c *textCosts) cut(text string, cap int) bodyCut {
-	k := capped{text, cap}
+	return memoized(c, func() map[capped]bodyCut { return c.cuts }, capped{text, cap}, len(text),
+		func() bodyCut { return cutBody(text, cap) })
+}
+
+// memoized returns the value of k in a memo table of c (c.m or c.cuts, as
+// table gives it under c.mu: room may replace it), computing it outside
+// the lock when absent; k's text is n bytes.
+func memoized[K comparable, V any](c *textCosts, table func() map[K]V, k K, n int, compute func() V) V {
 	c.mu.Lock()
-	bc, ok := c.cuts[k]
+	v, ok := table()[k]
 	c.mu.Unlock()
 	if ok {
-		return bc
+		return v
 	}
-	bc = cutBody(text, cap)
+	v = compute()
 	c.mu.Lock()
-	c.room(len(text))
-	if _, ok := c.cuts[k]; !ok {
-		c.bytes += len(text)
+	c.room(n)
+	t := table()
+	if _, ok := t[k]; !ok {
+		c.bytes += n
 	}
-	c.cuts[k] = bc
+	t[k] = v
 	c.mu.Unlock()
-	return bc
+	return v
 }
 
 // room starts the memo over when n more bytes would pass its bound.
