@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // Every store of the current schema must open and read back as its .dump
 // golden says. Run with -update to rewrite the current version's store.
 func TestBackwardsCompat(t *testing.T) {
-	current := filepath.Join("testdata", "backcompat", "v4")
+	current := filepath.Join("testdata", "backcompat", "v5")
 	if *update {
 		writeBackcompatStore(t, current)
 	}
@@ -60,10 +60,12 @@ func TestBackwardsCompat(t *testing.T) {
 
 // TestOlderSchemaRefused checks that a store of an older schema version
 // (testdata/backcompat/v1, v2 with symbol strings in its index keys, v3
-// with a doc-sym record per symbol) is refused with ErrSchema and the message that says to rebuild it, and
-// left as it was: opening it again is refused the same way.
+// with a doc-sym record per symbol, v4 with symbol ids that are plain
+// hashes of their strings) is refused with ErrSchema and the message that
+// says to rebuild it, and left as it was: opening it again is refused the
+// same way.
 func TestOlderSchemaRefused(t *testing.T) {
-	for _, v := range []string{"1", "2", "3"} {
+	for _, v := range []string{"1", "2", "3", "4"} {
 		dir := copyStore(t, filepath.Join("testdata", "backcompat", "v"+v))
 		for range 2 {
 			s, err := graph.Open(dir, graph.Options{})

@@ -23,8 +23,10 @@ package graph
 // Each data space has its own symbol table: one symid record per symbol
 // that its index records name, id → the symbol string, so a symbol string
 // is stored once per space however many references, edges and names
-// repeat it. A symbol's id is the XXH64 hash of its string, or, if another
-// string of the space already holds that id, the next free id after it.
+// repeat it. A symbol's id is the hash symbolHash gives its string (the
+// hashes of its owner and parent in the high bits, so that neighbours sort
+// together), or, if another string of the space already holds that id, the
+// next free id after it.
 // The table grows only: replacing or deleting a document leaves its ids
 // (a generation is dropped whole; the live layer when it is cleared).
 //
@@ -67,7 +69,10 @@ import (
 //	   the path alone) instead of a doc-sym record per symbol keyed by the
 //	   path and the symbol string: a tenth of a generation's keys, each of
 //	   which cost its writing a sort, a merge and a place in an sstable.
-const SchemaVersion = 4
+//	5: a symbol's id leads with the hashes of its owner (package, module or
+//	   file) and parent (type) instead of being the hash of its whole
+//	   string (see symbolHash): ids, and so every index key, differ.
+const SchemaVersion = 5
 
 // Spaces.
 const (

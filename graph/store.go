@@ -223,6 +223,11 @@ func pebbleOptions(fs vfs.FS, lock *dirLock, readOnly bool) *pebble.Options {
 	if lock != nil {
 		o.Lock = lock.pebble
 	}
+	// 16 KiB blocks (Pebble's default is 4): with a symbol's neighbours
+	// side by side in the key space (see symbolHash), a context pack of
+	// the pebble corpus built with nothing cached reads 21 blocks instead
+	// of 57 for no more CPU, and the store is 10% smaller.
+	o.Levels[0].BlockSize = 16 << 10
 	o.EnsureDefaults()
 	// MinLZ at every level: a generation's tables are written once, at
 	// the end of a load, and snappy was a tenth of its cost.
@@ -426,6 +431,16 @@ func (s *Store) DiskUsage() uint64 {
 		return 0
 	}
 	return s.db.Metrics().DiskSpaceUsage()
+}
+
+// BlockCacheMisses returns how many blocks the store has read from its
+// tables because its block cache did not hold them, since it opened: the
+// cold cost of what it answered, counted rather than timed.
+func (s *Store) BlockCacheMisses() int64 {
+	if s.closed.Load() {
+		return 0
+	}
+	return s.db.Metrics().BlockCache.Misses
 }
 
 // Dir returns the store's directory (absolute unless in memory).

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -16,9 +17,40 @@ import (
 	"github.com/lspgraph/lspgraph/internal/arena"
 )
 
-// symbolHash is the id a symbol string asks for first: XXH64 of the
-// string, seed 0. Part of the format.
-func symbolHash(sym string) uint64 { return xxhash.Sum64String(sym) }
+// symbolHash is the id a symbol string asks for first. Part of the format.
+//
+// Its top 16 bits are the XXH64 hash (seed 0) of the symbol's owner (see
+// symbolOwners), the next 16 bits that of its parent, the low 32 bits that
+// of the whole string. Index keys lead with symbol ids, so the records of
+// a package's symbols, and of a type's members, sit side by side in the key
+// space: the reads one question makes about a symbol and its neighbours
+// (its callers, callees, siblings, their names) land in a few blocks
+// instead of one block per symbol, as a plain hash of the string scattered
+// them.
+func symbolHash(sym string) uint64 {
+	owner, parent := symbolOwners(sym)
+	return xxhash.Sum64String(sym[:owner])>>48<<48 |
+		xxhash.Sum64String(sym[:parent])>>48<<32 |
+		xxhash.Sum64String(sym)&(1<<32-1)
+}
+
+// symbolOwners returns the lengths of the prefixes of sym naming its owner
+// and its parent. The owner is what precedes the last space or '/' (a
+// SCIP namespace, a syntax symbol's package): a package, module or file.
+// The parent extends it up to the last '#' or '.' before the symbol's last
+// byte (a SCIP type descriptor, a syntax symbol's receiver), or is the
+// owner when there is none. The split needs no grammar: a symbol string
+// it reads wrongly only loses locality, never an id.
+func symbolOwners(sym string) (owner, parent int) {
+	owner = max(strings.LastIndexByte(sym, ' '), strings.LastIndexByte(sym, '/')) + 1
+	parent = owner
+	if len(sym) > owner {
+		if i := strings.LastIndexAny(sym[owner:len(sym)-1], "#."); i >= 0 {
+			parent = owner + i + 1
+		}
+	}
+	return owner, parent
+}
 
 // symIDs gives the id of a symbol string in one space, for writing or
 // deleting a document's index records.

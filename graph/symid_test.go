@@ -180,3 +180,41 @@ func TestSymIDLookupsViewClaimsNothing(t *testing.T) {
 		t.Fatalf("the view finds %d, %v after the claim, want %d", again, err, free)
 	}
 }
+
+// TestSymbolHashLocality checks where symbolHash splits the symbol strings
+// of SCIP indexers and of the syntax index, and that the ids of a type's
+// members share their top 32 bits and those of a package's symbols their
+// top 16, so that their index records sort side by side.
+func TestSymbolHashLocality(t *testing.T) {
+	const pebble = "scip-go gomod github.com/cockroachdb/pebble f82e3ff74d10 `github.com/cockroachdb/pebble`/"
+	for _, c := range []struct{ sym, owner, parent string }{
+		{pebble + "DB#maybeScheduleCompaction().", pebble, pebble + "DB#"},
+		{pebble + "DB#mu.", pebble, pebble + "DB#"},
+		{pebble + "Open().", pebble, pebble},
+		{pebble + "DB#", pebble, pebble},
+		{"scip-typescript npm vue 3.4.0 src/`reactive.ts`/ReactiveEffect#run().", "scip-typescript npm vue 3.4.0 src/`reactive.ts`/", "scip-typescript npm vue 3.4.0 src/`reactive.ts`/ReactiveEffect#"},
+		{"scip-python python flask 2.0.0 `flask.app`/Flask#run().", "scip-python python flask 2.0.0 `flask.app`/", "scip-python python flask 2.0.0 `flask.app`/Flask#"},
+		{"syntax go example.com/goapp/store Store.Put", "syntax go example.com/goapp/store ", "syntax go example.com/goapp/store Store."},
+		{"syntax go example.com/goapp/cmd/goapp main", "syntax go example.com/goapp/cmd/goapp ", "syntax go example.com/goapp/cmd/goapp "},
+		{"p.A", "", "p."},
+		{"", "", ""},
+		{"a/", "a/", "a/"},
+	} {
+		owner, parent := symbolOwners(c.sym)
+		if c.sym[:owner] != c.owner || c.sym[:parent] != c.parent {
+			t.Errorf("symbolOwners(%q) = %q, %q; want %q, %q", c.sym, c.sym[:owner], c.sym[:parent], c.owner, c.parent)
+		}
+	}
+	method, field := symbolHash(pebble+"DB#maybeScheduleCompaction()."), symbolHash(pebble+"DB#mu.")
+	open := symbolHash(pebble + "Open().")
+	other := symbolHash("scip-go gomod github.com/cockroachdb/pebble f82e3ff74d10 `github.com/cockroachdb/pebble/sstable`/Open().")
+	if method>>32 != field>>32 || method == field {
+		t.Errorf("members of DB: ids %016x and %016x, want the same top 32 bits and different ids", method, field)
+	}
+	if method>>48 != open>>48 || method>>32 == open>>32 {
+		t.Errorf("DB#maybeScheduleCompaction and Open: ids %016x and %016x, want the same top 16 bits only", method, open)
+	}
+	if open>>48 == other>>48 {
+		t.Errorf("Open of two packages: ids %016x and %016x, want different top 16 bits", open, other)
+	}
+}
