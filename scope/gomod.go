@@ -311,8 +311,11 @@ func (w *Workspace) goPackagesAndImports(mods map[string]goMod, goFiles []string
 		return best, best != ""
 	}
 	pkgs := map[string]map[string]bool{}
-	fset := token.NewFileSet()
-	for _, rel := range goFiles {
+	imports := w.goImports(goFiles, func(rel string) bool {
+		_, _, ok := innermost(path.Dir(rel))
+		return ok
+	})
+	for i, rel := range goFiles {
 		dir := path.Dir(rel)
 		mdir, mod, ok := innermost(dir)
 		if !ok {
@@ -333,18 +336,13 @@ func (w *Workspace) goPackagesAndImports(mods map[string]goMod, goFiles []string
 			pkgs[mod] = map[string]bool{}
 		}
 		pkgs[mod][ip] = true
-		f, err := parser.ParseFile(fset, filepath.Join(w.Root, filepath.FromSlash(rel)), nil, parser.ImportsOnly)
-		if err != nil {
+		if err := imports[i].err; err != nil {
 			w.Skipped = append(w.Skipped, rel+": "+err.Error())
 			continue
 		}
-		for _, is := range f.Imports {
-			imp, err := strconv.Unquote(is.Path.Value)
-			if err != nil {
-				continue
-			}
-			if to, ok := modulePathOwner(imp); ok && to != mod {
-				w.addDep(mod, to, Why{File: rel, Line: fset.Position(is.Pos()).Line, Detail: "imports " + imp})
+		for _, is := range imports[i].imports {
+			if to, ok := modulePathOwner(is.path); ok && to != mod {
+				w.addDep(mod, to, Why{File: rel, Line: is.line, Detail: "imports " + is.path})
 			}
 		}
 	}
