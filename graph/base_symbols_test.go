@@ -2,6 +2,8 @@ package graph
 
 import (
 	"context"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +46,15 @@ func TestBaseDocumentSymbols(t *testing.T) {
 	}
 	if got := ids(r.DocumentSymbols(ctx, "a.go")); len(got) != 1 || got[0] != "syntax go a G" {
 		t.Errorf("DocumentSymbols = %v, want the live version's", got)
+	}
+	var each []Symbol
+	err = r.EachDocumentSymbol(ctx, "a.go", func(s Symbol) error {
+		s.ID, s.DisplayName, s.Kind, s.Def.Path = strings.Clone(s.ID), strings.Clone(s.DisplayName), strings.Clone(s.Kind), strings.Clone(s.Def.Path)
+		each = append(each, s)
+		return nil
+	})
+	if want, _ := r.DocumentSymbols(ctx, "a.go"); err != nil || !reflect.DeepEqual(each, want) {
+		t.Errorf("EachDocumentSymbol = %+v, %v; want DocumentSymbols' %+v", each, err, want)
 	}
 	if got := ids(r.BaseDocumentSymbols(ctx, "a.go")); len(got) != 1 || got[0] != "scip a/F()." {
 		t.Errorf("BaseDocumentSymbols = %v, want the base version's", got)

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"unsafe"
 	"bytes"
 	"cmp"
 	"context"
@@ -556,6 +557,33 @@ func (r *Reader) DocumentSymbols(ctx context.Context, path string) ([]Symbol, er
 		return nil, fmt.Errorf("graph: reading symbols of %q: %w", path, err)
 	}
 	return syms, nil
+}
+
+// EachDocumentSymbol calls fn with every symbol of a document, as
+// DocumentSymbols returns them, without a copy of each: the strings of s
+// share the store's memory and are valid only during the call, so fn
+// copies what it keeps.
+func (r *Reader) EachDocumentSymbol(ctx context.Context, path string, fn func(s Symbol) error) error {
+	ls, ok := r.owner(path)
+	if !ok {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := view(r.kv(), appendDocSymsKey(nil, ls.space, path), func(v []byte) error {
+		return eachDocSym(path, v, func(id, v []byte) error {
+			s, err := decodeSymbol(unsafe.String(unsafe.SliceData(id), len(id)), valueReader{b: v, borrow: true})
+			if err != nil {
+				return err
+			}
+			return fn(s)
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("graph: reading symbols of %q: %w", path, err)
+	}
+	return nil
 }
 
 // BaseDocumentSymbols returns the symbols the base layer's version of a

@@ -84,25 +84,27 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 	if err != nil {
 		return nil, fmt.Errorf("scope: listing documents: %w", err)
 	}
+	// Every document's symbols are read, so they are read without a copy
+	// of each (EachDocumentSymbol): what is kept is copied.
 	for _, p := range docs {
-		syms, err := r.DocumentSymbols(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("scope: reading symbols of %s: %w", p, err)
-		}
-		for _, s := range syms {
+		err := r.EachDocumentSymbol(ctx, p, func(s graph.Symbol) error {
 			// Only definitions in this document count: a document may also
 			// describe symbols it merely references (external ones).
 			if s.External || s.Def.Path != p {
-				continue
+				return nil
 			}
 			if lead(s) {
 				if cur, ok := a.firstDef[p]; !ok || s.Def.Range.Start.Before(cur.Def.Range.Start) {
-					a.firstDef[p] = s
+					a.firstDef[p] = cloneSymbol(s)
 				}
 			}
 			if _, ok := a.defPkg[s.ID]; !ok {
-				a.defPkg[s.ID] = a.docPkg[p]
+				a.defPkg[strings.Clone(s.ID)] = a.docPkg[p]
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("scope: reading symbols of %s: %w", p, err)
 		}
 	}
 	return a, nil
@@ -475,6 +477,15 @@ func (a *Analysis) UseReader(r *graph.Reader) { a.r = r }
 
 // lead reports a symbol that can stand for its document: a function,
 // method or type (not a local).
+// cloneSymbol copies the strings of a symbol read without a copy.
+func cloneSymbol(s graph.Symbol) graph.Symbol {
+	c := s
+	for _, f := range []*string{&c.ID, &c.DisplayName, &c.Kind, &c.Language, &c.Package, &c.Signature, &c.Doc, &c.Def.Path} {
+		*f = strings.Clone(*f)
+	}
+	return c
+}
+
 func lead(s graph.Symbol) bool {
 	if strings.HasPrefix(s.ID, "local ") {
 		return false
