@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"unsafe"
 	"bytes"
 	"cmp"
 	"context"
@@ -12,6 +11,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/lspgraph/lspgraph/internal/textpos"
