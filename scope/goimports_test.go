@@ -8,28 +8,19 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 )
 
 // wholeFileImports is the reference readGoImports is held to: the file
-// read whole and parsed for its imports.
+// read whole by the parser and parsed for its imports.
 func wholeFileImports(name string) ([]goImport, error) {
 	fset := token.NewFileSet()
 	af, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
 	if err != nil {
 		return nil, err
 	}
-	var out []goImport
-	for _, is := range af.Imports {
-		p, err := strconv.Unquote(is.Path.Value)
-		if err != nil {
-			continue
-		}
-		out = append(out, goImport{path: p, line: fset.Position(is.Pos()).Line})
-	}
-	return out, nil
+	return importsOf(fset, af), nil
 }
 
 func checkAsWhole(t *testing.T, name string, buf *[]byte) {
