@@ -71,6 +71,7 @@ func NewExtractor(opts Options) *Extractor {
 func (x *Extractor) Close() {
 	x.flat.free()
 	if !x.closed {
+		x.project.close()
 		_ = x.ownFS.Close()
 	}
 	x.closed = true

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // TestSymbolicLinks: in a git work tree and in a plain directory, a
@@ -159,4 +160,59 @@ func total(m map[SkipReason]int) int {
 		n += v
 	}
 	return n
+}
+
+// TestProjectReadAsRootReadFile holds project.read, which looks for a
+// file before reading it, to rootfs.Root.ReadFile: the same answer for
+// files present, absent, behind links that stay inside the root or leave
+// it, in directories present or absent, and at the root.
+func TestProjectReadAsRootReadFile(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "go.mod"), []byte("module outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":         "module example.com/m\n",
+		"a/b/go.mod":     "module example.com/m/a/b\n",
+		"a/b/c/x.go":     "package c\n",
+		"d/package.json": "{}\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"inside":        "a",                                 // a directory link that stays inside
+		"a/b/c/go.mod":  "../go.mod",                         // a file link that stays inside
+		"out":           outside,                             // a directory link that leaves
+		"d/go.mod":      filepath.Join(outside, "go.mod"),    // a file link that leaves
+		"d/dangling.go": filepath.Join(root, "nothing-here"), // a link to nothing
+	} {
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fsys, err := rootfs.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	p := newProject(root, fsys)
+	defer p.close()
+	for _, rel := range []string{
+		"go.mod", "package.json", "a/go.mod", "a/b/go.mod", "a/b/c/go.mod", "a/b/c/d/go.mod",
+		"inside/go.mod", "inside/b/go.mod", "out/go.mod", "d/go.mod", "d/package.json",
+		"d/dangling.go", "missing/go.mod", "a/b/c/x.go/go.mod",
+	} {
+		want, werr := fsys.ReadFile(rel)
+		got, ok := p.read(rel)
+		if ok != (werr == nil) || string(got) != string(want) {
+			t.Errorf("project.read(%q) = %q, %v; ReadFile gives %q, %v", rel, got, ok, want, werr)
+		}
+	}
 }

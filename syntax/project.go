@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
@@ -17,6 +19,7 @@ import (
 type project struct {
 	root    string
 	fs      *rootfs.Root        // reads the project files under root; nil reads none
+	lister  *rootfs.Lister      // looks for them first (see read)
 	goMod   map[string]goModule // dir → nearest go.mod
 	npm     map[string]npmPackage
 	pyRoots map[string]string
@@ -54,11 +57,35 @@ func newProject(root string, fsys *rootfs.Root) *project {
 // read returns a project file under the root, through fs: never one a
 // symbolic link leads to outside the root.
 func (p *project) read(rel string) ([]byte, bool) {
-	if p.root == "" {
+	if p.root == "" || p.fs == nil {
+		return nil, false
+	}
+	// Most files asked for are absent (a go.mod or package.json in each
+	// directory up from a source file, asked again for every unchanged
+	// file of an incremental index): a look in the directory, reached
+	// from the nearest one the lister holds open, answers those in a
+	// system call or two instead of a walk from the root. What is there,
+	// or might be, is read.
+	if p.lister == nil {
+		p.lister = p.fs.NewLister()
+	}
+	dir, name := path.Split(rel)
+	if dir = strings.TrimSuffix(dir, "/"); dir == "" {
+		dir = "."
+	}
+	if _, _, errs, err := p.lister.LstatIn(dir, []string{name}); err == nil && errors.Is(errs[0], fs.ErrNotExist) {
 		return nil, false
 	}
 	b, err := p.fs.ReadFile(rel)
 	return b, err == nil
+}
+
+// close releases the directories the project's lister holds open.
+func (p *project) close() {
+	if p.lister != nil {
+		p.lister.Close()
+		p.lister = nil
+	}
 }
 
 // readAbove returns the go.mod of a directory above the root, confined to
