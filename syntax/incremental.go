@@ -142,8 +142,15 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
 		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
 		defer x.Close()
-		for {
-			i := int(next.Add(1) - 1)
+		// Runs of neighbouring paths, so that a directory's project
+		// answers are mostly asked by one worker, whose project keeps
+		// them, not by every worker in turn.
+		const run = 64
+		for i, end := 0, 0; ; i++ {
+			if i == end {
+				i = int(next.Add(run) - run)
+				end = min(i+run, len(paths))
+			}
 			if i >= len(paths) {
 				return nil
 			}
