@@ -46,13 +46,7 @@ func (r *Reader) BaseSymbols(ctx context.Context, fn func(path string, s Symbol)
 	err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
 		rest := k[len(prefix):]
 		path := unsafe.String(unsafe.SliceData(rest), len(rest))
-		return eachDocSym(path, v, func(id, v []byte) error {
-			s, err := decodeSymbol(unsafe.String(unsafe.SliceData(id), len(id)), valueReader{b: v, borrow: true})
-			if err != nil {
-				return err
-			}
-			return fn(path, s)
-		})
+		return eachBorrowedDocSym(path, v, func(s Symbol) error { return fn(path, s) })
 	})
 	if err != nil {
 		return fmt.Errorf("graph: reading the base symbols: %w", err)

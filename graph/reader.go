@@ -11,7 +11,6 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/lspgraph/lspgraph/internal/textpos"
@@ -572,13 +571,7 @@ func (r *Reader) EachDocumentSymbol(ctx context.Context, path string, fn func(s 
 		return err
 	}
 	_, err := view(r.kv(), appendDocSymsKey(nil, ls.space, path), func(v []byte) error {
-		return eachDocSym(path, v, func(id, v []byte) error {
-			s, err := decodeSymbol(unsafe.String(unsafe.SliceData(id), len(id)), valueReader{b: v, borrow: true})
-			if err != nil {
-				return err
-			}
-			return fn(s)
-		})
+		return eachBorrowedDocSym(path, v, fn)
 	})
 	if err != nil {
 		return fmt.Errorf("graph: reading symbols of %q: %w", path, err)

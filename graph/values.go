@@ -191,6 +191,18 @@ func eachDocSym(path string, b []byte, fn func(id, v []byte) error) error {
 	return r.done("symbols of", path)
 }
 
+// eachBorrowedDocSym calls fn with every symbol of a doc-syms value,
+// decoded without a copy: the strings of s share b's memory.
+func eachBorrowedDocSym(path string, b []byte, fn func(s Symbol) error) error {
+	return eachDocSym(path, b, func(id, v []byte) error {
+		s, err := decodeSymbol(unsafe.String(unsafe.SliceData(id), len(id)), valueReader{b: v, borrow: true})
+		if err != nil {
+			return err
+		}
+		return fn(s)
+	})
+}
+
 // decodeDocSymsValue decodes every symbol of a doc-syms value.
 func decodeDocSymsValue(path string, b []byte) ([]Symbol, error) {
 	var out []Symbol

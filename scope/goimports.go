@@ -27,9 +27,9 @@ type fileImports struct {
 	err     error // the file could not be read or its imports parsed
 }
 
-// goImports returns the imports of each Go file (root-relative) that want
-// accepts, in the order of files, reading them on every core.
-func (w *Workspace) goImports(files []string, want func(rel string) bool) []fileImports {
+// goImports returns the imports of each Go file (root-relative) whose
+// index want accepts, in the order of files, reading them on every core.
+func (w *Workspace) goImports(files []string, want func(i int) bool) []fileImports {
 	out := make([]fileImports, len(files))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -43,7 +43,7 @@ func (w *Workspace) goImports(files []string, want func(rel string) bool) []file
 				if i >= len(files) {
 					return
 				}
-				if want(files[i]) {
+				if want(i) {
 					out[i].imports, out[i].err = readGoImports(filepath.Join(w.Root, filepath.FromSlash(files[i])), &buf)
 				}
 			}

@@ -311,13 +311,20 @@ func (w *Workspace) goPackagesAndImports(mods map[string]goMod, goFiles []string
 		return best, best != ""
 	}
 	pkgs := map[string]map[string]bool{}
-	imports := w.goImports(goFiles, func(rel string) bool {
-		_, _, ok := innermost(path.Dir(rel))
-		return ok
-	})
+	// The module of each file, found once: its imports are read only
+	// when it has one.
+	type placed struct {
+		dir, mod string
+		ok       bool
+	}
+	where := make([]placed, len(goFiles))
+	for i, rel := range goFiles {
+		where[i].dir, where[i].mod, where[i].ok = innermost(path.Dir(rel))
+	}
+	imports := w.goImports(goFiles, func(i int) bool { return where[i].ok })
 	for i, rel := range goFiles {
 		dir := path.Dir(rel)
-		mdir, mod, ok := innermost(dir)
+		mdir, mod, ok := where[i].dir, where[i].mod, where[i].ok
 		if !ok {
 			continue
 		}
