@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -26,16 +25,16 @@ import (
 // replaced by that file's own path (listed once); one leading outside the
 // root is left out.
 func ListFiles(ctx context.Context, root string) ([]string, error) {
-	listed, err := listFiles(ctx, root)
-	if err != nil {
-		return nil, err
-	}
 	fsys, err := rootfs.Open(root)
 	if err != nil {
 		return nil, fmt.Errorf("syntax: %w", err)
 	}
 	defer fsys.Close()
-	files, _, _ := realFiles(fsys, listed)
+	listed, stated, err := listFiles(ctx, fsys, root, runtime.NumCPU())
+	if err != nil {
+		return nil, err
+	}
+	files, _, _ := realFiles(fsys, listed, stated)
 	return files, nil
 }
 
@@ -46,7 +45,9 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 // is skipped as SkipOutside. A path that cannot be resolved otherwise
 // (gone since the listing) is kept for its read to report. stats holds
 // the size and modification time each file had then (zero when unknown).
-func realFiles(fsys *rootfs.Root, listed []string) (files []string, stats []fileStat, skipped map[SkipReason]int) {
+// stated is what RealStat says of each listed path, when the listing
+// knows it already; nil has it asked.
+func realFiles(fsys *rootfs.Root, listed []string, stated []stat) (files []string, stats []fileStat, skipped map[SkipReason]int) {
 	skipped = map[SkipReason]int{}
 	seen := make(map[string]fileStat, len(listed))
 	files = make([]string, 0, len(listed))
@@ -63,7 +64,9 @@ func realFiles(fsys *rootfs.Root, listed []string) (files []string, stats []file
 		st   fileStat
 	}
 	var links []link
-	stated := statListed(fsys, listed)
+	if stated == nil {
+		stated = statListed(fsys, listed)
+	}
 	for i, p := range listed {
 		real, fi, err := stated[i].real, stated[i].fi, stated[i].err
 		var st fileStat
@@ -144,49 +147,47 @@ type fileStat struct {
 	size, mtime int64
 }
 
-// listFiles lists root as ListFiles describes, symbolic links unresolved.
-func listFiles(ctx context.Context, root string) ([]string, error) {
-	var files []string
+// listFiles lists root (opened as fsys) as ListFiles describes, symbolic
+// links unresolved, and when it walks the tree (with workers goroutines)
+// returns what RealStat says of each path too, from the lstat of the walk
+// (only links are resolved again); a listing by git returns no stats.
+func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int) ([]string, []stat, error) {
 	if isGitWorkTree(ctx, root) {
 		out, err := gitcmd.Run(ctx, root, "ls-files", "-z", "-co", "--exclude-standard")
 		if err != nil {
-			return nil, fmt.Errorf("syntax: listing files in %s: %w", root, err)
+			return nil, nil, fmt.Errorf("syntax: listing files in %s: %w", root, err)
 		}
+		var files []string
 		for _, p := range strings.Split(string(out), "\x00") {
 			if p != "" && keepPath(p) {
 				files = append(files, p)
 			}
 		}
-	} else {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if p == root {
-					return err
-				}
-				return nil // unreadable entries are left out
-			}
-			rel, rerr := filepath.Rel(root, p)
-			if rerr != nil {
-				return rerr
-			}
-			rel = filepath.ToSlash(rel)
-			if d.IsDir() {
-				if rel != "." && (skipDir(d.Name()) || isCacheDir(p)) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) && keepPath(rel) {
-				files = append(files, rel)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("syntax: walking %s: %w", root, err)
+		sort.Strings(files)
+		return files, nil, nil
+	}
+	walked, err := fsys.Walk(ctx, rootfs.WalkOptions{
+		Workers: workers,
+		Enter: func(rel string, entries []rootfs.DirEntry) bool {
+			return rel == "." || !(skipDir(path.Base(rel)) || hasCacheTag(entries))
+		},
+		Keep: func(rel string, typ fs.FileMode) bool {
+			return (typ.IsRegular() || typ&fs.ModeSymlink != 0) && keepPath(rel)
+		},
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("syntax: walking %s: %w", root, err)
+	}
+	files, stated := make([]string, len(walked)), make([]stat, len(walked))
+	for i, w := range walked {
+		files[i] = w.Path
+		if w.Err == nil && w.Info.Mode()&fs.ModeSymlink == 0 {
+			stated[i] = stat{real: w.Path, fi: w.Info}
+		} else {
+			stated[i].real, stated[i].fi, stated[i].err = fsys.RealStat(w.Path)
 		}
 	}
-	sort.Strings(files)
-	return files, nil
+	return files, stated, nil
 }
 
 func isGitWorkTree(ctx context.Context, root string) bool {
@@ -201,11 +202,16 @@ func skipDir(name string) bool {
 	return name == "vendor" || name == "node_modules" || (strings.HasPrefix(name, ".") && name != ".")
 }
 
-// isCacheDir reports whether dir is tagged as a cache (it holds a
-// CACHEDIR.TAG file, as Cargo's target/ does): build output, not source.
-func isCacheDir(dir string) bool {
-	_, err := os.Lstat(filepath.Join(dir, "CACHEDIR.TAG"))
-	return err == nil
+// hasCacheTag reports whether a directory of these entries is tagged as a
+// cache (it holds a CACHEDIR.TAG file, as Cargo's target/ does): build
+// output, not source.
+func hasCacheTag(entries []rootfs.DirEntry) bool {
+	for _, e := range entries {
+		if e.Name == "CACHEDIR.TAG" {
+			return true
+		}
+	}
+	return false
 }
 
 // keepPath reports whether a root-relative path is a source file to index.

@@ -125,22 +125,22 @@ type indexPlan struct {
 // of parallel workers. The caller closes plan.fs.
 func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 	var p indexPlan
-	listed := opts.Files
-	if listed == nil {
-		var err error
-		if listed, err = listFiles(ctx, opts.Root); err != nil {
-			return p, err
-		}
+	if p.workers = opts.Workers; p.workers <= 0 {
+		p.workers = runtime.NumCPU()
 	}
 	fsys, err := rootfs.Open(opts.Root)
 	if err != nil {
 		return p, fmt.Errorf("syntax: %w", err)
 	}
-	p.fs, p.listed = fsys, len(listed)
-	p.paths, p.stats, p.skipped = realFiles(fsys, listed)
-	if p.workers = opts.Workers; p.workers <= 0 {
-		p.workers = runtime.NumCPU()
+	listed, stated := opts.Files, []stat(nil)
+	if listed == nil {
+		if listed, stated, err = listFiles(ctx, fsys, opts.Root, p.workers); err != nil {
+			fsys.Close()
+			return p, err
+		}
 	}
+	p.fs, p.listed = fsys, len(listed)
+	p.paths, p.stats, p.skipped = realFiles(fsys, listed, stated)
 	return p, nil
 }
 

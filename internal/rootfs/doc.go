@@ -21,5 +21,10 @@
 //     never opened in a way that could block.
 //   - A nil or unopened Root reads nothing (errors wrap [ErrNoRoot]).
 //
+// [Root.Walk] lists the tree below the root on several goroutines,
+// opening each directory from its parent without following a link, and
+// describes the files it keeps with one lstat each (on Linux from the
+// directory's descriptor, with the entry types getdents returns).
+//
 // A Root holds one [os.Root] and is safe for concurrent use.
 package rootfs
