@@ -140,7 +140,9 @@ func TestWalkEnterKeep(t *testing.T) {
 		return err == nil
 	}
 	want := referenceWalk(t, l.root, func(rel string) bool { return path.Base(rel) != "sub" && !tagged(rel) })
-	want = slices.DeleteFunc(want, func(w WalkedFile) bool { return w.Info.Mode()&fs.ModeNamedPipe != 0 || strings.HasSuffix(w.Path, ".keep") })
+	want = slices.DeleteFunc(want, func(w WalkedFile) bool {
+		return w.Info.Mode()&fs.ModeNamedPipe != 0 || strings.HasSuffix(w.Path, ".keep")
+	})
 	var seenRoot bool
 	got, err := open(t, l.root).Walk(context.Background(), WalkOptions{
 		Workers: 3,
