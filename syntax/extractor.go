@@ -33,6 +33,9 @@ type Options struct {
 	ParseTimeout time.Duration
 	// MaxFileSize is the largest file extracted, in bytes (DefaultMaxFileSize if zero).
 	MaxFileSize int
+	// tree, from an index's walk of Root, tells project files absent
+	// without a look.
+	tree *treeListing
 }
 
 // Extractor parses files into FileFacts. It is not safe for concurrent use:
@@ -64,6 +67,7 @@ func NewExtractor(opts Options) *Extractor {
 		x.ownFS = fsys
 	}
 	x.project = newProject(opts.Root, fsys)
+	x.project.tree = opts.tree
 	return x
 }
 

@@ -30,7 +30,7 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 		return nil, fmt.Errorf("syntax: %w", err)
 	}
 	defer fsys.Close()
-	listed, stated, err := listFiles(ctx, fsys, root, runtime.NumCPU())
+	listed, stated, _, err := listFiles(ctx, fsys, root, runtime.NumCPU())
 	if err != nil {
 		return nil, err
 	}
@@ -151,11 +151,11 @@ type fileStat struct {
 // links unresolved, and when it walks the tree (with workers goroutines)
 // returns what RealStat says of each path too, from the lstat of the walk
 // (only links are resolved again); a listing by git returns no stats.
-func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int) ([]string, []stat, error) {
+func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int) ([]string, []stat, *treeListing, error) {
 	if isGitWorkTree(ctx, root) {
 		out, err := gitcmd.Run(ctx, root, "ls-files", "-z", "-co", "--exclude-standard")
 		if err != nil {
-			return nil, nil, fmt.Errorf("syntax: listing files in %s: %w", root, err)
+			return nil, nil, nil, fmt.Errorf("syntax: listing files in %s: %w", root, err)
 		}
 		var files []string
 		for _, p := range strings.Split(string(out), "\x00") {
@@ -164,11 +164,13 @@ func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int)
 			}
 		}
 		sort.Strings(files)
-		return files, nil, nil
+		return files, nil, nil, nil
 	}
+	tree := newTreeListing()
 	walked, err := fsys.Walk(ctx, rootfs.WalkOptions{
 		Workers: workers,
 		Enter: func(rel string, entries []rootfs.DirEntry) bool {
+			tree.note(rel, entries)
 			return rel == "." || !(skipDir(path.Base(rel)) || hasCacheTag(entries))
 		},
 		Keep: func(rel string, typ fs.FileMode) bool {
@@ -176,7 +178,7 @@ func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int)
 		},
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("syntax: walking %s: %w", root, err)
+		return nil, nil, nil, fmt.Errorf("syntax: walking %s: %w", root, err)
 	}
 	files, stated := make([]string, len(walked)), make([]stat, len(walked))
 	for i, w := range walked {
@@ -187,7 +189,7 @@ func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int)
 			stated[i].real, stated[i].fi, stated[i].err = fsys.RealStat(w.Path)
 		}
 	}
-	return files, stated, nil
+	return files, stated, tree, nil
 }
 
 func isGitWorkTree(ctx context.Context, root string) bool {

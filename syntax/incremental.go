@@ -51,6 +51,13 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		m.Extra[extraLookups] != lookupsVersion || m.Extra[extraMaxFileSize] != opts.MaxFileSize {
 		return sum, false, nil
 	}
+	// The fact cache's index is read beside the generation too: the
+	// changed files are looked up in it.
+	if opts.Cache != nil {
+		loaded := make(chan struct{})
+		go func() { defer close(loaded); _ = opts.Cache.load() }()
+		defer func() { <-loaded }()
+	}
 	// The listing (each path resolved inside the root: a walk of system
 	// calls) runs beside the reads of the generation below.
 	type planned struct {
@@ -140,7 +147,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	var next atomic.Int64
 	var nChanged, hashed atomic.Int64
 	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
-		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
+		x := NewExtractor(plan.extractorOptions(opts))
 		defer x.Close()
 		// Runs of neighbouring paths, so that a directory's project
 		// answers are mostly asked by one worker, whose project keeps
@@ -227,7 +234,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	extract := func(which []int) error {
 		next.Store(0)
 		return parallel(ctx, plan.workers, func(ctx context.Context) error {
-			x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
+			x := NewExtractor(plan.extractorOptions(opts))
 			defer x.Close()
 			var rec []byte
 			for {
@@ -340,7 +347,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	next.Store(0)
 	var written atomic.Int64
 	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
-		rd := spillReader{sp: sp, opts: Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize}}
+		rd := spillReader{sp: sp, opts: plan.extractorOptions(opts)}
 		defer rd.close()
 		for {
 			k := int(next.Add(1) - 1)

@@ -113,6 +113,7 @@ const racyWindow = 2 * time.Second
 // indexPlan is what an index reads, and how.
 type indexPlan struct {
 	fs      *rootfs.Root       // the root every file is read through; closed by the caller
+	tree    *treeListing       // what the walk saw of project files (nil: no walk)
 	paths   []string           // real root-relative paths to read, sorted, each once
 	stats   []fileStat         // each path's size and modification time when listed (0: unknown, or too recent to vouch when read: see read)
 	listed  int                // paths listed (opts.Files, or the listing)
@@ -134,7 +135,7 @@ func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 	}
 	listed, stated := opts.Files, []stat(nil)
 	if listed == nil {
-		if listed, stated, err = listFiles(ctx, fsys, opts.Root, p.workers); err != nil {
+		if listed, stated, p.tree, err = listFiles(ctx, fsys, opts.Root, p.workers); err != nil {
 			fsys.Close()
 			return p, err
 		}
@@ -142,6 +143,11 @@ func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 	p.fs, p.listed = fsys, len(listed)
 	p.paths, p.stats, p.skipped = realFiles(fsys, listed, stated)
 	return p, nil
+}
+
+// extractorOptions are the options of an extractor of the plan's files.
+func (p *indexPlan) extractorOptions(opts IndexOptions) Options {
+	return Options{Root: opts.Root, FS: p.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize, tree: p.tree}
 }
 
 // read reads the i-th file. A file modified within racyWindow of the
@@ -222,7 +228,7 @@ func build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	var next, done atomic.Int64
 	var unreadable, bytes, cached atomic.Int64
 	err = parallel(ctx, workers, func(ctx context.Context) error {
-		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
+		x := NewExtractor(plan.extractorOptions(opts))
 		defer x.Close()
 		var rec []byte
 		for {
@@ -267,7 +273,7 @@ func build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	next.Store(0)
 	done.Store(0)
 	err = parallel(ctx, workers, func(ctx context.Context) error {
-		rd := spillReader{sp: sp, opts: Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize}}
+		rd := spillReader{sp: sp, opts: plan.extractorOptions(opts)}
 		defer rd.close()
 		for {
 			i := int(next.Add(1) - 1)

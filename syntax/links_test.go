@@ -202,17 +202,30 @@ func TestProjectReadAsRootReadFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fsys.Close()
-	p := newProject(root, fsys)
-	defer p.close()
-	for _, rel := range []string{
-		"go.mod", "package.json", "a/go.mod", "a/b/go.mod", "a/b/c/go.mod", "a/b/c/d/go.mod",
-		"inside/go.mod", "inside/b/go.mod", "out/go.mod", "d/go.mod", "d/package.json",
-		"d/dangling.go", "missing/go.mod", "a/b/c/x.go/go.mod",
-	} {
-		want, werr := fsys.ReadFile(rel)
-		got, ok := p.read(rel)
-		if ok != (werr == nil) || string(got) != string(want) {
-			t.Errorf("project.read(%q) = %q, %v; ReadFile gives %q, %v", rel, got, ok, want, werr)
+	// With and without what a walk of the tree saw (which answers for
+	// the project files absent from the directories it read).
+	_, _, tree, err := listFiles(context.Background(), fsys, root, 2)
+	if err != nil || tree == nil {
+		t.Fatalf("listing the tree: %v, %v", tree, err)
+	}
+	for _, tree := range []*treeListing{nil, tree} {
+		p := newProject(root, fsys)
+		p.tree = tree
+		defer p.close()
+		for _, rel := range []string{
+			"go.mod", "package.json", "a/go.mod", "a/b/go.mod", "a/b/c/go.mod", "a/b/c/d/go.mod",
+			"inside/go.mod", "inside/b/go.mod", "out/go.mod", "d/go.mod", "d/package.json",
+			"d/dangling.go", "missing/go.mod", "a/b/c/x.go/go.mod", "a/setup.py", "a/b/c/Cargo.toml",
+		} {
+			want, werr := fsys.ReadFile(rel)
+			got, ok := p.read(rel)
+			if ok != (werr == nil) || string(got) != string(want) {
+				t.Errorf("project.read(%q) with listing %v = %q, %v; ReadFile gives %q, %v", rel, tree != nil, got, ok, want, werr)
+			}
 		}
+	}
+	if !tree.absent("a/go.mod") || tree.absent("go.mod") || tree.absent("inside/go.mod") || tree.absent("a/b/c/go.mod") {
+		t.Errorf("the listing knows the wrong absences: a/go.mod %v, go.mod %v, inside/go.mod %v, a/b/c/go.mod %v",
+			tree.absent("a/go.mod"), tree.absent("go.mod"), tree.absent("inside/go.mod"), tree.absent("a/b/c/go.mod"))
 	}
 }

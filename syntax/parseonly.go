@@ -33,7 +33,7 @@ func ParseAll(ctx context.Context, opts IndexOptions) (ParseSummary, error) {
 	reasons := make([]SkipReason, len(paths))
 	var next, parsed, bytes atomic.Int64
 	err = parallel(ctx, workers, func(ctx context.Context) error {
-		x := NewExtractor(Options{Root: opts.Root, FS: plan.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize})
+		x := NewExtractor(plan.extractorOptions(opts))
 		defer x.Close()
 		for {
 			i := int(next.Add(1) - 1)

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
@@ -20,6 +21,7 @@ type project struct {
 	root    string
 	fs      *rootfs.Root        // reads the project files under root; nil reads none
 	lister  *rootfs.Lister      // looks for them first (see read)
+	tree    *treeListing        // tells absent ones without a look, when set
 	goMod   map[string]goModule // dir → nearest go.mod
 	npm     map[string]npmPackage
 	pyRoots map[string]string
@@ -66,6 +68,9 @@ func (p *project) read(rel string) ([]byte, bool) {
 	// from the nearest one the lister holds open, answers those in a
 	// system call or two instead of a walk from the root. What is there,
 	// or might be, is read.
+	if p.tree.absent(rel) {
+		return nil, false
+	}
 	if p.lister == nil {
 		p.lister = p.fs.NewLister()
 	}
@@ -78,6 +83,53 @@ func (p *project) read(rel string) ([]byte, bool) {
 	}
 	b, err := p.fs.ReadFile(rel)
 	return b, err == nil
+}
+
+// isProjectFile reports whether name is a file project reads.
+func isProjectFile(name string) bool {
+	switch name {
+	case "go.mod", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "Cargo.toml":
+		return true
+	}
+	return false
+}
+
+// treeListing is what a walk of the tree saw of project files: the
+// directories whose entries it read, and the project files among them.
+// It is filled while the walk runs (note, from several goroutines) and
+// only read after.
+type treeListing struct {
+	mu      sync.Mutex
+	dirs    map[string]bool // root-relative, "" for the root
+	present map[string]bool // root-relative paths
+}
+
+func newTreeListing() *treeListing {
+	return &treeListing{dirs: map[string]bool{}, present: map[string]bool{}}
+}
+
+// note records the entries of the directory dir ("." for the root).
+func (t *treeListing) note(dir string, entries []rootfs.DirEntry) {
+	if dir == "." {
+		dir = ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dirs[dir] = true
+	for _, e := range entries {
+		if isProjectFile(e.Name) {
+			t.present[joinRel(dir, e.Name)] = true
+		}
+	}
+}
+
+// absent reports whether the walk read the directory of the project file
+// rel and did not find it there. A nil listing knows nothing.
+func (t *treeListing) absent(rel string) bool {
+	if t == nil {
+		return false
+	}
+	return t.dirs[dirOf(rel)] && !t.present[rel] && isProjectFile(path.Base(rel))
 }
 
 // close releases the directories the project's lister holds open.
