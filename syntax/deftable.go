@@ -218,9 +218,18 @@ var errStaleDefTable = errors.New("syntax: the table of definitions is another c
 
 // readDefTable reads the table of definitions in dir written under token.
 // A missing file, one of another token and a damaged one are errors:
-// the caller reads the store instead.
-func readDefTable(dir string, token int) (defTable, error) {
-	b, err := os.ReadFile(filepath.Join(dir, defTableFile))
+// the caller reads the store instead. With mapped, the file may be mapped
+// instead of read, and is never unmapped (the table's strings are the
+// file's bytes): only for a process that ends after its index.
+func readDefTable(dir string, token int, mapped bool) (defTable, error) {
+	name := filepath.Join(dir, defTableFile)
+	var b []byte
+	var err error
+	if mapped {
+		b, err = mapFile(name)
+	} else {
+		b, err = os.ReadFile(name)
+	}
 	if err != nil {
 		return defTable{}, err
 	}

@@ -40,7 +40,13 @@ func TestDefTableEqualsStore(t *testing.T) {
 	if token == 0 {
 		t.Fatal("the manifest names no table of definitions")
 	}
-	got, err := readDefTable(st.Dir(), token)
+	// Read into memory, and mapped (as a process that ends after its
+	// index reads it).
+	got, err := readDefTable(st.Dir(), token, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapped, err := readDefTable(st.Dir(), token, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,13 +64,15 @@ func TestDefTableEqualsStore(t *testing.T) {
 	}
 	defs := 0
 	for path, w := range want.runs {
-		g, ok := got.runs[path]
-		if !ok {
-			t.Errorf("%s: in the store, not in the table", path)
-			continue
-		}
-		if gd, wd := got.st.run(g), want.st.run(w); !slices.Equal(gd, wd) {
-			t.Errorf("%s: the table's definitions\n%v\nthe store's\n%v", path, gd, wd)
+		for _, got := range []defTable{got, mapped} {
+			g, ok := got.runs[path]
+			if !ok {
+				t.Errorf("%s: in the store, not in the table", path)
+				continue
+			}
+			if gd, wd := got.st.run(g), want.st.run(w); !slices.Equal(gd, wd) {
+				t.Errorf("%s: the table's definitions\n%v\nthe store's\n%v", path, gd, wd)
+			}
 		}
 		defs += int(w[1] - w[0])
 	}
@@ -72,7 +80,7 @@ func TestDefTableEqualsStore(t *testing.T) {
 		t.Errorf("only %d definitions compared", defs)
 	}
 
-	if _, err := readDefTable(st.Dir(), token+1); !errors.Is(err, errStaleDefTable) {
+	if _, err := readDefTable(st.Dir(), token+1, true); !errors.Is(err, errStaleDefTable) {
 		t.Errorf("a table read under another token: %v, want errStaleDefTable", err)
 	}
 	file := filepath.Join(st.Dir(), defTableFile)
@@ -93,15 +101,19 @@ func TestDefTableEqualsStore(t *testing.T) {
 		if err := os.WriteFile(file, damaged, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := readDefTable(st.Dir(), token); err == nil {
-			t.Errorf("%s: a damaged table was read", name)
+		for _, m := range []bool{false, true} {
+			if _, err := readDefTable(st.Dir(), token, m); err == nil {
+				t.Errorf("%s: a damaged table was read (mapped: %v)", name, m)
+			}
 		}
 	}
 	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readDefTable(st.Dir(), token); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a missing table: %v", err)
+	for _, m := range []bool{false, true} {
+		if _, err := readDefTable(st.Dir(), token, m); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a missing table (mapped: %v): %v", m, err)
+		}
 	}
 }
 
@@ -133,7 +145,7 @@ func FuzzReadDefTable(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, defTableFile), file, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		tab, err := readDefTable(dir, 7)
+		tab, err := readDefTable(dir, 7, false)
 		if err != nil {
 			return
 		}
@@ -179,7 +191,7 @@ func TestPendingDefTable(t *testing.T) {
 	if err := startDefTable(dir, 3, st, []string{"a.go"}, [][2]int32{r}).install(); err != nil {
 		t.Fatal(err)
 	}
-	tab, err := readDefTable(dir, 3)
+	tab, err := readDefTable(dir, 3, false)
 	if err != nil {
 		t.Fatal(err)
 	}

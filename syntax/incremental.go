@@ -89,7 +89,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	scanCtx, stopScan := context.WithCancel(ctx)
 	go func() {
 		if dir, ok := defTableDir(store); ok && m.Extra[extraDefTable] != 0 {
-			if t, err := readDefTable(dir, m.Extra[extraDefTable]); err == nil {
+			if t, err := readDefTable(dir, m.Extra[extraDefTable], opts.ExitsAfter); err == nil {
 				st, old, fromTable = t.st, t.runs, true
 				scanned <- nil
 				return

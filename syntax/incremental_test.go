@@ -110,7 +110,8 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := IndexOptions{Root: root, Workers: 2, Cache: cache, TempDir: t.TempDir()}
+	// As the command line's index runs: the table of definitions mapped.
+	opts := IndexOptions{Root: root, Workers: 2, Cache: cache, TempDir: t.TempDir(), ExitsAfter: true}
 	open := func(name string) *graph.Store {
 		st, err := graph.Open(filepath.Join(t.TempDir(), name), graph.Options{})
 		if err != nil {
@@ -177,7 +178,7 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 		// The table of definitions the next index reads: the same when
 		// no definition changed (the index read it), else a new one.
 		token := tableToken()
-		if _, err := readDefTable(inc.Dir(), token); err != nil {
+		if _, err := readDefTable(inc.Dir(), token, false); err != nil {
 			t.Errorf("%s: the table of definitions: %v", step.name, err)
 		}
 		if keep := step.name == "comment"; (token == before) != keep {

@@ -63,6 +63,13 @@ type IndexOptions struct {
 	// Full makes Index build a whole new generation even when it could
 	// bring the current one up to date incrementally.
 	Full bool
+	// ExitsAfter says the process ends after this index (the command
+	// line's index, not a session's): an incremental index may then map
+	// the table of definitions from its file and leave it mapped, where
+	// reading it into fresh memory was a seventh of the index's time.
+	// A process that lives on must not set it: each index would keep its
+	// table's file mapped, a replaced one included.
+	ExitsAfter bool
 }
 
 // IndexProgress reports how far an index got.

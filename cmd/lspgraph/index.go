@@ -83,6 +83,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		Commit:       gitHead(ctx, root),
 		AllowShrink:  *allowShrink,
 		Full:         *full,
+		ExitsAfter:   true,
 	}
 	if *parseOnly {
 		ps, err := syntax.ParseAll(ctx, opts)
