@@ -110,8 +110,7 @@ func (c *FactCache) load() error {
 	c.loaded.Do(func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.entries = map[factKey]factLoc{}
-		c.packs, c.loadErr = loadPacks(c.dir, c.entries)
+		c.entries, c.packs, c.loadErr = loadPacks(c.dir)
 	})
 	return c.loadErr
 }

@@ -345,15 +345,15 @@ func checkRecord(rec []byte) (factKey, []byte, error) {
 	return key, body, nil
 }
 
-// loadPacks reads the indexes of the packs in dir into entries, the
-// indexes written last winning. A pack whose index does not check out, and
-// a pack without one that no writer holds (its process died before
+// loadPacks reads the indexes of the packs in dir into a map of entries,
+// the indexes written last winning. A pack whose index does not check out,
+// and a pack without one that no writer holds (its process died before
 // flushing), is scanned instead, and indexed. Packs being written by other
 // processes, not yet indexed, are left out.
-func loadPacks(dir string, entries map[factKey]factLoc) ([]*factPack, error) {
+func loadPacks(dir string) (map[factKey]factLoc, []*factPack, error) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("syntax: reading the fact cache: %w", err)
+		return map[factKey]factLoc{}, nil, fmt.Errorf("syntax: reading the fact cache: %w", err)
 	}
 	type indexed struct {
 		pack    string
@@ -361,6 +361,7 @@ func loadPacks(dir string, entries map[factKey]factLoc) ([]*factPack, error) {
 	}
 	packs := map[string]fs.FileInfo{}
 	var indexes []indexed
+	indexBytes := int64(0)
 	for _, de := range des {
 		name := de.Name()
 		switch {
@@ -372,10 +373,14 @@ func loadPacks(dir string, entries map[factKey]factLoc) ([]*factPack, error) {
 		case strings.HasSuffix(name, packIndexExt):
 			if fi, err := de.Info(); err == nil {
 				indexes = append(indexes, indexed{strings.TrimSuffix(name, packIndexExt) + packExt, fi.ModTime()})
+				indexBytes += fi.Size()
 			}
 		}
 	}
 	slices.SortFunc(indexes, func(a, b indexed) int { return a.written.Compare(b.written) })
+	// Sized from the indexes' entries: grown step by step, the map was
+	// rehashed and faulted in again at every doubling.
+	entries := make(map[factKey]factLoc, indexBytes/packIndexEntry)
 	var out []*factPack
 	add := func(name string, list []packEntry) {
 		p := &factPack{path: filepath.Join(dir, name)}
@@ -414,7 +419,7 @@ func loadPacks(dir string, entries map[factKey]factLoc) ([]*factPack, error) {
 			release()
 		}
 	}
-	return out, nil
+	return entries, out, nil
 }
 
 // A cache that many indexes wrote a few entries each (a tree indexed again

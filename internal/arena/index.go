@@ -42,10 +42,15 @@ func (x *Index) Insert(s string, i uint32) {
 }
 
 // Reserve makes room for n strings in all, so that inserting up to n
-// does not grow the slots again.
+// does not grow the slots again. The slots are made once at their new
+// size (doubling up to it allocated and faulted in as much again).
 func (x *Index) Reserve(n int) {
-	for 2*n > len(x.slots) {
-		x.grow()
+	size := max(64, len(x.slots))
+	for 2*n > size {
+		size *= 2
+	}
+	if size > len(x.slots) {
+		x.resize(size)
 	}
 }
 
@@ -63,12 +68,16 @@ func (x *Index) place(v uint64) {
 }
 
 // grow doubles the slots (at least 64) and places them again.
-func (x *Index) grow() {
+func (x *Index) grow() { x.resize(max(64, 2*len(x.slots))) }
+
+// resize makes size slots (a power of two, more than there are) and
+// places the old ones again.
+func (x *Index) resize(size int) {
 	if len(x.slots) == 0 {
 		x.seed = maphash.MakeSeed()
 	}
 	old := x.slots
-	x.slots = make([]uint64, max(64, 2*len(old)))
+	x.slots = make([]uint64, size)
 	for _, v := range old {
 		if v != 0 {
 			x.place(v)

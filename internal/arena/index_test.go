@@ -48,6 +48,16 @@ func TestIndexReserve(t *testing.T) {
 	if len(x.slots) != slots {
 		t.Errorf("inserting the 3000 strings reserved grew the slots from %d to %d", slots, len(x.slots))
 	}
+	// Reserving more places what is held again, in slots of the least
+	// power of two that is enough.
+	x.Reserve(10000)
+	if len(x.slots) != 32768 {
+		t.Errorf("Reserve(10000) made %d slots, want 32768", len(x.slots))
+	}
+	x.Reserve(100)
+	if len(x.slots) != 32768 {
+		t.Errorf("Reserve(100) shrank the slots to %d", len(x.slots))
+	}
 	for i, s := range strs {
 		if got, ok := x.Find(s, str); !ok || got != uint32(i) {
 			t.Errorf("Find(%s) = %d, %v, want %d", s, got, ok, i)
