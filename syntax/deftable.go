@@ -42,7 +42,7 @@ const extraDefTable = "definitions_table"
 // version, raised when the layout changes.
 const (
 	defTableMagic   = "lspgraph syntax definitions\n"
-	defTableVersion = 1
+	defTableVersion = 2
 )
 
 // defTableDir is the directory the table of definitions of store is kept
@@ -114,6 +114,26 @@ func (p *pendingDefTable) discard() {
 	}
 }
 
+// The file's layout (version 2), little-endian, each array starting at
+// a multiple of 8 so that it is used where it lies (mapped or read), not
+// decoded:
+//
+//	magic, then 8 bytes each: version, token, and the sizes of the
+//	sections below (bytes of text; strings, definitions, documents)
+//	text: every string the table names, one after another
+//	strings: an arena.Ref (12 bytes) per distinct short string
+//	definitions: a packedDef (48 bytes) per definition, by document
+//	documents: per document its path (an arena.Ref) and run (2 int32)
+//	the XXH64 of everything before it
+//
+// Refs are into the text (chunk 0 of the arena that adopts the file).
+const (
+	defTableHeader = len(defTableMagic) + 6*8
+	refSize        = 12
+	packedDefSize  = 48
+	docEntrySize   = refSize + 8
+)
+
 // encodeDefTable writes the table to a new temporary file in dir and
 // returns its name.
 func encodeDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32) (string, error) {
@@ -122,17 +142,9 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 	if err != nil {
 		return "", err
 	}
-	h := xxhash.New()
-	w := bufio.NewWriterSize(f, 1<<20)
-	var buf []byte
-	put := func(b []byte) {
-		_, _ = w.Write(b)
-		_, _ = h.Write(b)
-	}
-	num := func(v uint64) { buf = binary.AppendUvarint(buf[:0], v); put(buf) }
-	str := func(s string) { num(uint64(len(s))); _, _ = w.WriteString(s); _, _ = h.WriteString(s) }
-
-	// The strings the definitions name, numbered in the order met.
+	// The strings the definitions name, numbered in the order met, and
+	// the text: the short strings, then each definition's id and
+	// signature, then the paths.
 	renum := make([]uint32, len(st.strs))
 	var strs []uint32
 	use := func(i uint32) {
@@ -141,12 +153,13 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 			renum[i] = uint32(len(strs))
 		}
 	}
-	docs := 0
+	docs, defs := 0, 0
 	for _, r := range runs {
 		if r[1] <= r[0] {
 			continue
 		}
 		docs++
+		defs += int(r[1] - r[0])
 		for i := r[0]; i < r[1]; i++ {
 			p := st.at(i)
 			use(p.name)
@@ -156,34 +169,78 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 			use(p.at)
 		}
 	}
-	put([]byte(defTableMagic))
-	num(defTableVersion)
-	num(uint64(token))
-	num(uint64(len(strs)))
-	for _, i := range strs {
-		str(st.short(i))
+	var text []byte
+	ref := func(s string) [3]uint32 {
+		if s == "" {
+			return [3]uint32{}
+		}
+		r := [3]uint32{0, uint32(len(text)), uint32(len(s))}
+		text = append(text, s...)
+		return r
 	}
-	num(uint64(docs))
+	putRef := func(b []byte, r [3]uint32) []byte {
+		for _, v := range r {
+			b = binary.LittleEndian.AppendUint32(b, v)
+		}
+		return b
+	}
+	strRefs := make([]byte, 0, len(strs)*refSize)
+	for _, i := range strs {
+		strRefs = putRef(strRefs, ref(st.short(i)))
+	}
+	defBytes := make([]byte, 0, defs*packedDefSize)
+	docBytes := make([]byte, 0, docs*docEntrySize)
+	var docPaths [][3]uint32
 	for k, r := range runs {
 		if r[1] <= r[0] {
 			continue
 		}
-		str(paths[k])
-		num(uint64(r[1] - r[0]))
+		docPaths = append(docPaths, ref(paths[k]))
+	}
+	lo, d := int32(0), 0
+	for _, r := range runs {
+		if r[1] <= r[0] {
+			continue
+		}
 		for i := r[0]; i < r[1]; i++ {
 			p := st.at(i)
-			str(st.text.String(p.id))
-			str(st.text.String(p.sig))
+			defBytes = putRef(defBytes, ref(st.text.String(p.id)))
+			defBytes = putRef(defBytes, ref(st.text.String(p.sig)))
 			for _, s := range [...]uint32{p.name, p.kind, p.lang, p.pkg, p.at} {
-				num(uint64(renum[s] - 1))
+				defBytes = binary.LittleEndian.AppendUint32(defBytes, renum[s]-1)
 			}
-			ext := uint64(0)
+			ext := uint32(0)
 			if p.external {
 				ext = 1
 			}
-			num(ext)
+			defBytes = binary.LittleEndian.AppendUint32(defBytes, ext)
 		}
+		hi := lo + (r[1] - r[0])
+		docBytes = putRef(docBytes, docPaths[d])
+		docBytes = binary.LittleEndian.AppendUint32(docBytes, uint32(lo))
+		docBytes = binary.LittleEndian.AppendUint32(docBytes, uint32(hi))
+		lo, d = hi, d+1
 	}
+	h := xxhash.New()
+	w := bufio.NewWriterSize(f, 1<<20)
+	put := func(b []byte) {
+		_, _ = w.Write(b)
+		_, _ = h.Write(b)
+	}
+	var pad [8]byte
+	aligned := func(b []byte) {
+		put(b)
+		put(pad[:(8-len(b)%8)%8])
+	}
+	head := []byte(defTableMagic)
+	for _, v := range []int{defTableVersion, token, len(text), len(strs), defs, docs} {
+		head = binary.LittleEndian.AppendUint64(head, uint64(v))
+	}
+	aligned(head)
+	aligned(text)
+	aligned(strRefs)
+	aligned(defBytes)
+	aligned(docBytes)
 	_, _ = w.Write(binary.LittleEndian.AppendUint64(nil, h.Sum64()))
 	err = w.Flush()
 	if cerr := f.Close(); err == nil {
@@ -219,8 +276,9 @@ var errStaleDefTable = errors.New("syntax: the table of definitions is another c
 // readDefTable reads the table of definitions in dir written under token.
 // A missing file, one of another token and a damaged one are errors:
 // the caller reads the store instead. With mapped, the file may be mapped
-// instead of read, and is never unmapped (the table's strings are the
-// file's bytes): only for a process that ends after its index.
+// instead of read, and is never unmapped (the table's strings and
+// definitions are the file's bytes): only for a process that ends after
+// its index.
 func readDefTable(dir string, token int, mapped bool) (defTable, error) {
 	name := filepath.Join(dir, defTableFile)
 	var b []byte
@@ -233,94 +291,120 @@ func readDefTable(dir string, token int, mapped bool) (defTable, error) {
 	if err != nil {
 		return defTable{}, err
 	}
-	if len(b) < len(defTableMagic)+8 || string(b[:len(defTableMagic)]) != defTableMagic {
+	if len(b) < defTableHeader+8 || string(b[:len(defTableMagic)]) != defTableMagic {
 		return defTable{}, fmt.Errorf("syntax: %s is not a table of definitions", defTableFile)
+	}
+	num := func(k int) uint64 { return binary.LittleEndian.Uint64(b[len(defTableMagic)+8*k:]) }
+	if v := num(0); v != defTableVersion {
+		return defTable{}, fmt.Errorf("syntax: the table of definitions has layout %d, not %d", v, defTableVersion)
+	}
+	if t := num(1); t != uint64(token) {
+		return defTable{}, errStaleDefTable
 	}
 	body, sum := b[:len(b)-8], binary.LittleEndian.Uint64(b[len(b)-8:])
 	if xxhash.Sum64(body) != sum {
 		return defTable{}, fmt.Errorf("syntax: the table of definitions %s is damaged (checksum)", defTableFile)
 	}
-	// The strings stay in the file's bytes, which the table adopts.
+	damaged := func(what string) (defTable, error) {
+		return defTable{}, fmt.Errorf("syntax: the table of definitions %s is damaged: %s", defTableFile, what)
+	}
+	if !littleEndian() {
+		return damaged("written on a machine of the other byte order")
+	}
+	// The sections, each checked to lie within the file.
+	off := defTableHeader + (8-defTableHeader%8)%8
+	section := func(n, size uint64) ([]byte, bool) {
+		end := uint64(off) + n*size
+		if n > uint64(len(body)) || end > uint64(len(body)) {
+			return nil, false
+		}
+		sec := body[off:end]
+		off = int(end + (8-end%8)%8)
+		return sec, true
+	}
+	text, ok1 := section(num(2), 1)
+	strBytes, ok2 := section(num(3), refSize)
+	defBytes, ok3 := section(num(4), packedDefSize)
+	docBytes, ok4 := section(num(5), docEntrySize)
+	if !ok1 || !ok2 || !ok3 || !ok4 || off != len(body) {
+		return damaged("sections past its end, or bytes after them")
+	}
 	st := newDefStore()
-	r := defTableReader{factDecoder: factDecoder{data: unsafe.String(&body[0], len(body)), off: len(defTableMagic)}, ref: st.text.Adopt(body)}
-	if v := r.uint(); v != defTableVersion {
-		return defTable{}, fmt.Errorf("syntax: the table of definitions has layout %d, not %d", v, defTableVersion)
+	if chunk := st.text.Adopt(text); len(text) > 0 && chunk(0, 1).Chunk() != 0 {
+		return damaged("text not the arena's first chunk")
 	}
-	if t := r.uint(); t != uint64(token) {
-		return defTable{}, errStaleDefTable
+	strs := castSlice[arena.Ref](strBytes)
+	defs := castSlice[packedDef](defBytes)
+	type docEntry struct {
+		path   arena.Ref
+		lo, hi int32
 	}
-	n := r.count()
-	st.byStr.Reserve(n)
-	st.strs = make([]arena.Ref, 0, n)
-	for range n {
+	docs := castSlice[docEntry](docBytes)
+	inText := func(r arena.Ref) bool { return r.Within(0, len(text)) }
+	for _, r := range strs {
+		if !inText(r) {
+			return damaged("a string outside the text")
+		}
+	}
+	nstr := uint32(len(strs))
+	for k := range defs {
+		d := &defs[k]
+		// The flag's byte is 0 or 1 and the padding after it zero, as
+		// written: a bool of another byte is not a bool.
+		if flag := defBytes[k*packedDefSize+44 : (k+1)*packedDefSize]; flag[0] > 1 || flag[1] != 0 || flag[2] != 0 || flag[3] != 0 {
+			return damaged("a definition's flag")
+		}
+		if !inText(d.id) || !inText(d.sig) || d.name >= nstr || d.kind >= nstr || d.lang >= nstr || d.pkg >= nstr || d.at >= nstr {
+			return damaged("a definition naming a string it does not hold")
+		}
+	}
+	// The definitions and strings are used where they lie: the last
+	// chunk of each full, so that adding copies it first.
+	st.strs = strs[:len(strs):len(strs)]
+	for lo := 0; lo < len(defs); lo += defChunk {
+		hi := min(lo+defChunk, len(defs))
+		st.defs = append(st.defs, defs[lo:hi:hi])
+	}
+	st.n = int32(len(defs))
+	st.byStr.Reserve(len(strs))
+	for i, r := range strs {
 		// Distinct as written (the checksum vouches for the bytes), so
 		// inserted without a look-up first.
-		s, ref := r.str()
-		if r.err != nil {
-			return defTable{}, r.damaged()
-		}
-		st.strs = append(st.strs, ref)
-		st.byStr.Insert(s, uint32(len(st.strs)-1))
+		st.byStr.Insert(st.text.String(r), uint32(i))
 	}
-	docs := r.count()
-	t := defTable{st: st, runs: make(map[string][2]int32, docs)}
-	for range docs {
-		path, _ := r.str()
-		k := r.count()
-		lo := st.n
-		for range k {
-			var d packedDef
-			_, d.id = r.str()
-			_, d.sig = r.str()
-			for _, f := range [...]*uint32{&d.name, &d.kind, &d.lang, &d.pkg, &d.at} {
-				i := r.uint()
-				if i >= uint64(len(st.strs)) {
-					r.fail("a string out of range")
-					return defTable{}, r.damaged()
-				}
-				*f = uint32(i)
-			}
-			d.external = r.bool()
-			if r.err != nil {
-				return defTable{}, r.damaged()
-			}
-			st.append(d)
+	t := defTable{st: st, runs: make(map[string][2]int32, len(docs))}
+	next := int32(0)
+	for _, d := range docs {
+		if !inText(d.path) || d.lo != next || d.hi <= d.lo || int(d.hi) > len(defs) {
+			return damaged("a document's run out of order")
 		}
-		if _, dup := t.runs[path]; dup || k == 0 {
-			r.fail("a document twice or empty")
-			return defTable{}, r.damaged()
+		path := st.text.String(d.path)
+		if _, dup := t.runs[path]; dup {
+			return damaged("a document twice")
 		}
-		t.runs[path] = [2]int32{lo, st.n}
+		t.runs[path] = [2]int32{d.lo, d.hi}
+		next = d.hi
 	}
-	if r.err == nil && r.off != len(r.data) {
-		r.fail("trailing bytes")
-	}
-	if r.err != nil {
-		return defTable{}, r.damaged()
+	if int(next) != len(defs) {
+		return damaged("definitions of no document")
 	}
 	return t, nil
 }
 
-// defTableReader reads the fields of a table of definitions: the numbers
-// as a fact record's (factDecoder), each string its length and bytes,
-// returned with its Ref in the arena that adopted the file (ref).
-type defTableReader struct {
-	factDecoder
-	ref func(off, n int) arena.Ref
-}
-
-// str reads a string: a view of the file's bytes, and its Ref.
-func (r *defTableReader) str() (string, arena.Ref) {
-	n := r.count()
-	if r.err != nil || n == 0 {
-		return "", arena.Ref{}
+// castSlice views b, a whole number of T laid out as the file holds
+// them, as a []T (b is 8-aligned: a section of the file).
+func castSlice[T any](b []byte) []T {
+	var zero T
+	n := len(b) / int(unsafe.Sizeof(zero))
+	if n == 0 {
+		return nil
 	}
-	off := r.off
-	r.off += n
-	return r.data[off:r.off], r.ref(off, n)
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
 }
 
-// damaged is the reader's error, as a damaged table's.
-func (r *defTableReader) damaged() error {
-	return fmt.Errorf("syntax: the table of definitions %s is damaged: %w", defTableFile, r.err)
+// littleEndian reports whether this machine stores numbers as the table
+// of definitions does.
+func littleEndian() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
 }

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/graph/graphtest"
+	"github.com/lspgraph/lspgraph/internal/arena"
 )
 
 // TestDefTableEqualsStore indexes real Go packages and holds the table of
@@ -200,5 +202,28 @@ func TestPendingDefTable(t *testing.T) {
 	}
 	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 1 {
 		t.Errorf("an installed table left %v", names)
+	}
+}
+
+// TestDefTableLayout holds the structs a table of definitions is read
+// into, where it lies, to the layout its file is written in.
+func TestDefTableLayout(t *testing.T) {
+	var d packedDef
+	var r arena.Ref
+	for _, c := range []struct {
+		what      string
+		got, want uintptr
+	}{
+		{"arena.Ref", unsafe.Sizeof(r), refSize},
+		{"packedDef", unsafe.Sizeof(d), packedDefSize},
+		{"packedDef.id", unsafe.Offsetof(d.id), 0},
+		{"packedDef.sig", unsafe.Offsetof(d.sig), refSize},
+		{"packedDef.name", unsafe.Offsetof(d.name), 2 * refSize},
+		{"packedDef.at", unsafe.Offsetof(d.at), 2*refSize + 16},
+		{"packedDef.external", unsafe.Offsetof(d.external), 44},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d, want %d", c.what, c.got, c.want)
+		}
 	}
 }

@@ -51,3 +51,16 @@ func (a *Strings) Adopt(b []byte) func(off, n int) Ref {
 		return Ref{chunk, uint32(off), uint32(n)}
 	}
 }
+
+// Chunk returns the chunk r refers to.
+func (r Ref) Chunk() uint32 { return r.chunk }
+
+// Within reports whether r is a string of chunk c, of size bytes: the
+// empty Ref, or one that lies inside it. A Ref read from a file is
+// checked so before it is used.
+func (r Ref) Within(c uint32, size int) bool {
+	if r.n == 0 {
+		return r == Ref{}
+	}
+	return r.chunk == c && uint64(r.off)+uint64(r.n) <= uint64(size)
+}
