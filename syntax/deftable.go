@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -42,7 +44,7 @@ const extraDefTable = "definitions_table"
 // version, raised when the layout changes.
 const (
 	defTableMagic   = "lspgraph syntax definitions\n"
-	defTableVersion = 2
+	defTableVersion = 3
 )
 
 // defTableDir is the directory the table of definitions of store is kept
@@ -60,14 +62,18 @@ func newDefTableToken() int { return 1 + int(rand.Uint64()>>12) }
 type defTable struct {
 	st   *defStore
 	runs map[string][2]int32
+	// names is the table the file's index resolved against, in the
+	// store's order, when the file holds its indexes (nil otherwise):
+	// an index whose definitions did not change resolves against it.
+	names *NameTable
 }
 
 // writeDefTable writes the definitions of st that runs (one per path of
 // paths, empty for a path without definitions) hold into dir, under
-// token, replacing the file there at once. Only the strings those
-// definitions name are written.
-func writeDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32) error {
-	return startDefTable(dir, token, st, paths, runs).install()
+// token, replacing the file there at once; with the indexes of names, the
+// table made of them, when it is not nil.
+func writeDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32, names *NameTable) error {
+	return startDefTable(dir, token, st, paths, runs, names).install()
 }
 
 // pendingDefTable is a table of definitions being written to a temporary
@@ -80,13 +86,13 @@ type pendingDefTable struct {
 	err  error
 }
 
-// startDefTable begins writeDefTable in the background. st, paths and
-// runs must not change until it is installed or discarded.
-func startDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32) *pendingDefTable {
+// startDefTable begins writeDefTable in the background. st, paths, runs
+// and names must not change until it is installed or discarded.
+func startDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32, names *NameTable) *pendingDefTable {
 	p := &pendingDefTable{dir: dir, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		p.tmp, p.err = encodeDefTable(dir, token, st, paths, runs)
+		p.tmp, p.err = encodeDefTable(dir, token, st, paths, runs, names)
 	}()
 	return p
 }
@@ -114,60 +120,62 @@ func (p *pendingDefTable) discard() {
 	}
 }
 
-// The file's layout (version 2), little-endian, each array starting at
+// The file's layout (version 3), little-endian, each array starting at
 // a multiple of 8 so that it is used where it lies (mapped or read), not
 // decoded:
 //
-//	magic, then 8 bytes each: version, token, and the sizes of the
-//	sections below (bytes of text; strings, definitions, documents)
+//	magic, then 8 bytes each for the fields of defTableHead
 //	text: every string the table names, one after another
-//	strings: an arena.Ref (12 bytes) per distinct short string
+//	strings: an arena.Ref (12 bytes) per short string, numbered as
+//	  the store that wrote the table numbers them
 //	definitions: a packedDef (48 bytes) per definition, by document
 //	documents: per document its path (an arena.Ref) and run (2 int32)
+//	when indexed, the indexes a resolution looks names up in, as the
+//	  index resolved against them (a NameTable and the store's index of
+//	  strings): the string index's slots; by name, the first definition
+//	  of each string and the next of each definition; by package and
+//	  name, the pair table's keys, first definitions and nexts; by id,
+//	  the index's slots; the TS/JS default exports
 //	the XXH64 of everything before it
 //
 // Refs are into the text (chunk 0 of the arena that adopts the file).
+// The definitions' order is the table's: document by document, in the
+// order of the index's paths.
+
+// defTableHead is the header of the file: its layout's version, the
+// token of the commit it goes with, and the sizes of its sections.
+type defTableHead struct {
+	version, token     uint64
+	text, strs, defs   uint64
+	docs, indexed      uint64
+	strSlots, strCount uint64 // the index of strings
+	pkgSlots, pkgShift uint64 // the pair table by package and name
+	idSlots, idCount   uint64 // the index by id
+	defaults           uint64
+}
+
 const (
-	defTableHeader = len(defTableMagic) + 6*8
+	defTableFields = 14
+	defTableHeader = len(defTableMagic) + defTableFields*8
 	refSize        = 12
 	packedDefSize  = 48
 	docEntrySize   = refSize + 8
 )
 
+func (h *defTableHead) fields() []*uint64 {
+	return []*uint64{&h.version, &h.token, &h.text, &h.strs, &h.defs, &h.docs, &h.indexed,
+		&h.strSlots, &h.strCount, &h.pkgSlots, &h.pkgShift, &h.idSlots, &h.idCount, &h.defaults}
+}
+
 // encodeDefTable writes the table to a new temporary file in dir and
-// returns its name.
-func encodeDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32) (string, error) {
+// returns its name. names, when not nil, is the table resolved against:
+// the one newNameTable made of st and runs, written for the next index
+// to use where it lies.
+func encodeDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32, names *NameTable) (string, error) {
 	removeStaleDefTables(dir, time.Now().Add(-staleDefTable))
 	f, err := os.CreateTemp(dir, defTableFile+"-*.tmp")
 	if err != nil {
 		return "", err
-	}
-	// The strings the definitions name, numbered in the order met, and
-	// the text: the short strings, then each definition's id and
-	// signature, then the paths.
-	renum := make([]uint32, len(st.strs))
-	var strs []uint32
-	use := func(i uint32) {
-		if renum[i] == 0 {
-			strs = append(strs, i)
-			renum[i] = uint32(len(strs))
-		}
-	}
-	docs, defs := 0, 0
-	for _, r := range runs {
-		if r[1] <= r[0] {
-			continue
-		}
-		docs++
-		defs += int(r[1] - r[0])
-		for i := r[0]; i < r[1]; i++ {
-			p := st.at(i)
-			use(p.name)
-			use(p.kind)
-			use(p.lang)
-			use(p.pkg)
-			use(p.at)
-		}
 	}
 	var text []byte
 	ref := func(s string) [3]uint32 {
@@ -184,21 +192,21 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 		}
 		return b
 	}
-	strRefs := make([]byte, 0, len(strs)*refSize)
-	for _, i := range strs {
-		strRefs = putRef(strRefs, ref(st.short(i)))
+	strRefs := make([]byte, 0, len(st.strs)*refSize)
+	for i := range st.strs {
+		strRefs = putRef(strRefs, ref(st.short(uint32(i))))
 	}
-	defBytes := make([]byte, 0, defs*packedDefSize)
-	docBytes := make([]byte, 0, docs*docEntrySize)
-	var docPaths [][3]uint32
-	for k, r := range runs {
-		if r[1] <= r[0] {
-			continue
-		}
-		docPaths = append(docPaths, ref(paths[k]))
-	}
-	lo, d := int32(0), 0
+	head := defTableHead{version: defTableVersion, token: uint64(token), strs: uint64(len(st.strs))}
 	for _, r := range runs {
+		if r[1] > r[0] {
+			head.docs++
+			head.defs += uint64(r[1] - r[0])
+		}
+	}
+	defBytes := make([]byte, 0, head.defs*packedDefSize)
+	docBytes := make([]byte, 0, head.docs*docEntrySize)
+	lo := int32(0)
+	for k, r := range runs {
 		if r[1] <= r[0] {
 			continue
 		}
@@ -207,7 +215,7 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 			defBytes = putRef(defBytes, ref(st.text.String(p.id)))
 			defBytes = putRef(defBytes, ref(st.text.String(p.sig)))
 			for _, s := range [...]uint32{p.name, p.kind, p.lang, p.pkg, p.at} {
-				defBytes = binary.LittleEndian.AppendUint32(defBytes, renum[s]-1)
+				defBytes = binary.LittleEndian.AppendUint32(defBytes, s)
 			}
 			ext := uint32(0)
 			if p.external {
@@ -216,10 +224,32 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 			defBytes = binary.LittleEndian.AppendUint32(defBytes, ext)
 		}
 		hi := lo + (r[1] - r[0])
-		docBytes = putRef(docBytes, docPaths[d])
+		docBytes = putRef(docBytes, ref(paths[k]))
 		docBytes = binary.LittleEndian.AppendUint32(docBytes, uint32(lo))
 		docBytes = binary.LittleEndian.AppendUint32(docBytes, uint32(hi))
-		lo, d = hi, d+1
+		lo = hi
+	}
+	head.text = uint64(len(text))
+	// The indexes, when they are the table's: made of these runs, every
+	// document one run of them.
+	var sections [][]byte
+	if names != nil && names.files != nil && len(names.byName) == len(st.strs) && uint64(len(names.nameNext)) == head.defs &&
+		st.byStr.Len() == len(st.strs) {
+		head.indexed = 1
+		head.strSlots, head.strCount = uint64(len(st.byStr.Slots())), uint64(st.byStr.Len())
+		head.pkgSlots, head.pkgShift = uint64(len(names.byPkgName.keys)), uint64(names.byPkgName.shift)
+		head.idSlots, head.idCount = uint64(len(names.byID.Slots())), uint64(names.byID.Len())
+		var defaults []int32
+		for _, is := range names.defaults {
+			defaults = append(defaults, is...)
+		}
+		slices.Sort(defaults)
+		head.defaults = uint64(len(defaults))
+		sections = [][]byte{
+			u64Bytes(st.byStr.Slots()), i32Bytes(names.byName), i32Bytes(names.nameNext),
+			u64Bytes(names.byPkgName.keys), i32Bytes(names.byPkgName.first), i32Bytes(names.byPkgName.next),
+			u64Bytes(names.byID.Slots()), i32Bytes(defaults),
+		}
 	}
 	h := xxhash.New()
 	w := bufio.NewWriterSize(f, 1<<20)
@@ -232,15 +262,18 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 		put(b)
 		put(pad[:(8-len(b)%8)%8])
 	}
-	head := []byte(defTableMagic)
-	for _, v := range []int{defTableVersion, token, len(text), len(strs), defs, docs} {
-		head = binary.LittleEndian.AppendUint64(head, uint64(v))
+	hb := []byte(defTableMagic)
+	for _, v := range head.fields() {
+		hb = binary.LittleEndian.AppendUint64(hb, *v)
 	}
-	aligned(head)
+	aligned(hb)
 	aligned(text)
 	aligned(strRefs)
 	aligned(defBytes)
 	aligned(docBytes)
+	for _, b := range sections {
+		aligned(b)
+	}
 	_, _ = w.Write(binary.LittleEndian.AppendUint64(nil, h.Sum64()))
 	err = w.Flush()
 	if cerr := f.Close(); err == nil {
@@ -251,6 +284,23 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 		return "", err
 	}
 	return f.Name(), nil
+}
+
+// u64Bytes and i32Bytes return the little-endian bytes of a slice.
+func u64Bytes(v []uint64) []byte {
+	b := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, x)
+	}
+	return b
+}
+
+func i32Bytes(v []int32) []byte {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, uint32(x))
+	}
+	return b
 }
 
 // staleDefTable is the age past which a temporary table file is the
@@ -294,11 +344,14 @@ func readDefTable(dir string, token int, mapped bool) (defTable, error) {
 	if len(b) < defTableHeader+8 || string(b[:len(defTableMagic)]) != defTableMagic {
 		return defTable{}, fmt.Errorf("syntax: %s is not a table of definitions", defTableFile)
 	}
-	num := func(k int) uint64 { return binary.LittleEndian.Uint64(b[len(defTableMagic)+8*k:]) }
-	if v := num(0); v != defTableVersion {
-		return defTable{}, fmt.Errorf("syntax: the table of definitions has layout %d, not %d", v, defTableVersion)
+	var head defTableHead
+	for k, f := range head.fields() {
+		*f = binary.LittleEndian.Uint64(b[len(defTableMagic)+8*k:])
 	}
-	if t := num(1); t != uint64(token) {
+	if head.version != defTableVersion {
+		return defTable{}, fmt.Errorf("syntax: the table of definitions has layout %d, not %d", head.version, defTableVersion)
+	}
+	if head.token != uint64(token) {
 		return defTable{}, errStaleDefTable
 	}
 	body, sum := b[:len(b)-8], binary.LittleEndian.Uint64(b[len(b)-8:])
@@ -313,20 +366,29 @@ func readDefTable(dir string, token int, mapped bool) (defTable, error) {
 	}
 	// The sections, each checked to lie within the file.
 	off := defTableHeader + (8-defTableHeader%8)%8
-	section := func(n, size uint64) ([]byte, bool) {
+	fits := true
+	section := func(n, size uint64) []byte {
 		end := uint64(off) + n*size
-		if n > uint64(len(body)) || end > uint64(len(body)) {
-			return nil, false
+		if !fits || n > uint64(len(body)) || end > uint64(len(body)) {
+			fits = false
+			return nil
 		}
 		sec := body[off:end]
 		off = int(end + (8-end%8)%8)
-		return sec, true
+		return sec
 	}
-	text, ok1 := section(num(2), 1)
-	strBytes, ok2 := section(num(3), refSize)
-	defBytes, ok3 := section(num(4), packedDefSize)
-	docBytes, ok4 := section(num(5), docEntrySize)
-	if !ok1 || !ok2 || !ok3 || !ok4 || off != len(body) {
+	text := section(head.text, 1)
+	strBytes := section(head.strs, refSize)
+	defBytes := section(head.defs, packedDefSize)
+	docBytes := section(head.docs, docEntrySize)
+	var idx [8][]byte
+	if head.indexed != 0 {
+		ndefs := head.defs
+		for k, sz := range [...][2]uint64{{head.strSlots, 8}, {head.strs, 4}, {ndefs, 4}, {head.pkgSlots, 8}, {head.pkgSlots, 4}, {ndefs, 4}, {head.idSlots, 8}, {head.defaults, 4}} {
+			idx[k] = section(sz[0], sz[1])
+		}
+	}
+	if !fits || off != len(body) {
 		return damaged("sections past its end, or bytes after them")
 	}
 	st := newDefStore()
@@ -366,13 +428,8 @@ func readDefTable(dir string, token int, mapped bool) (defTable, error) {
 		st.defs = append(st.defs, defs[lo:hi:hi])
 	}
 	st.n = int32(len(defs))
-	st.byStr.Reserve(len(strs))
-	for i, r := range strs {
-		// Distinct as written (the checksum vouches for the bytes), so
-		// inserted without a look-up first.
-		st.byStr.Insert(st.text.String(r), uint32(i))
-	}
 	t := defTable{st: st, runs: make(map[string][2]int32, len(docs))}
+	files := make(map[uint32][2]int32, len(docs))
 	next := int32(0)
 	for _, d := range docs {
 		if !inText(d.path) || d.lo != next || d.hi <= d.lo || int(d.hi) > len(defs) {
@@ -384,11 +441,101 @@ func readDefTable(dir string, token int, mapped bool) (defTable, error) {
 		}
 		t.runs[path] = [2]int32{d.lo, d.hi}
 		next = d.hi
+		at := defs[d.lo].at
+		if _, dup := files[at]; dup || st.short(at) != path {
+			return damaged("a document's definitions of another path")
+		}
+		for i := d.lo; i < d.hi; i++ {
+			if defs[i].at != at {
+				return damaged("a document's definitions of another path")
+			}
+		}
+		files[at] = [2]int32{d.lo, d.hi}
 	}
 	if int(next) != len(defs) {
 		return damaged("definitions of no document")
 	}
+	if head.indexed == 0 {
+		st.byStr.Reserve(len(strs))
+		for i, r := range strs {
+			// Distinct as written (the checksum vouches for the bytes),
+			// so inserted without a look-up first.
+			st.byStr.Insert(st.text.String(r), uint32(i))
+		}
+		return t, nil
+	}
+	names, ok := adoptNames(st, files, &head, idx)
+	if !ok {
+		return damaged("its indexes")
+	}
+	t.names = names
 	return t, nil
+}
+
+// adoptNames returns the NameTable of a file's indexes (idx, its sections
+// in the order written), checked to hold only positions of its strings
+// and definitions, and chains that only go forward.
+func adoptNames(st *defStore, files map[uint32][2]int32, head *defTableHead, idx [8][]byte) (*NameTable, bool) {
+	ndefs, nstrs := int32(head.defs), int32(head.strs)
+	strSlots, byName, nameNext := castSlice[uint64](idx[0]), castSlice[int32](idx[1]), castSlice[int32](idx[2])
+	pkgKeys, pkgFirst, pkgNext := castSlice[uint64](idx[3]), castSlice[int32](idx[4]), castSlice[int32](idx[5])
+	idSlots, defaults := castSlice[uint64](idx[6]), castSlice[int32](idx[7])
+	slotsOK := func(slots []uint64, count uint64, max int32) bool {
+		if len(slots)&(len(slots)-1) != 0 || 2*count > uint64(len(slots)) {
+			return false
+		}
+		held := uint64(0)
+		for _, v := range slots {
+			if v != 0 {
+				if i := int64(uint32(v)) - 1; i < 0 || i >= int64(max) {
+					return false
+				}
+				held++
+			}
+		}
+		return held == count
+	}
+	chainOK := func(heads, next []int32) bool {
+		for _, h := range heads {
+			if h < 0 || h > ndefs {
+				return false
+			}
+		}
+		for i, n := range next {
+			if n != -1 && (n <= int32(i) || n >= ndefs) {
+				return false
+			}
+		}
+		return true
+	}
+	// The pair table is at most three quarters full, as built: a probe
+	// meets an empty slot.
+	full := 0
+	for _, f := range pkgFirst {
+		if f != 0 {
+			full++
+		}
+	}
+	if 4*full > 3*len(pkgFirst) {
+		return nil, false
+	}
+	if !slotsOK(strSlots, head.strCount, nstrs) || head.strCount != uint64(nstrs) || !slotsOK(idSlots, head.idCount, ndefs) ||
+		!chainOK(byName, nameNext) || !chainOK(pkgFirst, pkgNext) || len(pkgKeys)&(len(pkgKeys)-1) != 0 ||
+		(len(pkgKeys) > 0 && head.pkgShift != uint64(64-bits.TrailingZeros(uint(len(pkgKeys))))) {
+		return nil, false
+	}
+	t := &NameTable{st: st, byName: byName, nameNext: nameNext, files: files,
+		byPkgName: pairIndex{keys: pkgKeys, first: pkgFirst, next: pkgNext, shift: uint(head.pkgShift)},
+		byID:      idIndex{arena.AdoptIndex(idSlots, int(head.idCount))}, defaults: map[string][]int32{}}
+	for k, i := range defaults {
+		if i < 0 || i >= ndefs || (k > 0 && i <= defaults[k-1]) {
+			return nil, false
+		}
+		path := stripExt(st.short(st.at(i).at))
+		t.defaults[path] = append(t.defaults[path], i)
+	}
+	st.byStr = arena.AdoptIndex(strSlots, int(head.strCount))
+	return t, true
 }
 
 // castSlice views b, a whole number of T laid out as the file holds

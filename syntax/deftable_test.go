@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,6 +82,37 @@ func TestDefTableEqualsStore(t *testing.T) {
 	if defs < 1000 {
 		t.Errorf("only %d definitions compared", defs)
 	}
+	// The indexes the file holds are the ones a table made of its
+	// definitions has.
+	for _, got := range []defTable{got, mapped} {
+		if got.names == nil {
+			t.Fatal("the table holds no indexes")
+		}
+		runs := slices.Collect(maps.Values(got.runs))
+		slices.SortFunc(runs, func(a, b [2]int32) int { return int(a[0] - b[0]) })
+		built := newNameTable(got.st, runs)
+		a := got.names
+		if !slices.Equal(a.byName, built.byName) || !slices.Equal(a.nameNext, built.nameNext) ||
+			!slices.Equal(a.byPkgName.keys, built.byPkgName.keys) || !slices.Equal(a.byPkgName.first, built.byPkgName.first) ||
+			!slices.Equal(a.byPkgName.next, built.byPkgName.next) || a.byPkgName.shift != built.byPkgName.shift ||
+			!maps.EqualFunc(a.files, built.files, func(x, y [2]int32) bool { return x == y }) ||
+			!maps.EqualFunc(a.defaults, built.defaults, slices.Equal[[]int32]) {
+			t.Error("the file's indexes are not those of a table made of its definitions")
+		}
+		for i := range int32(len(built.nameNext)) {
+			id := built.id(i)
+			x, okx := a.symbolIndex(nil, id)
+			y, oky := built.symbolIndex(nil, id)
+			if x != y || okx != oky {
+				t.Fatalf("symbol %s: the file's index gives %d, %v; a table made of it %d, %v", id, x, okx, y, oky)
+			}
+		}
+		for i := range uint32(len(got.st.strs)) {
+			if k, ok := got.st.find(got.st.short(i)); !ok || k != i {
+				t.Fatalf("string %d (%q): the file's index finds %d, %v", i, got.st.short(i), k, ok)
+			}
+		}
+	}
 
 	if _, err := readDefTable(st.Dir(), token+1, true); !errors.Is(err, errStaleDefTable) {
 		t.Errorf("a table read under another token: %v, want errStaleDefTable", err)
@@ -130,15 +162,19 @@ func FuzzReadDefTable(f *testing.F) {
 		{ID: "go p a.T", DisplayName: "T", Kind: "struct", Language: "go", Package: "p", Path: "a.go"},
 	})
 	r2 := st.add([]definition{{ID: "go q b.G", DisplayName: "G", Kind: "method", Language: "go", Package: "q", Path: "b.go", External: true}})
-	dir := f.TempDir()
-	if err := writeDefTable(dir, 7, st, []string{"a.go", "b.go", "c.go"}, [][2]int32{r1, r2, {}}); err != nil {
-		f.Fatal(err)
+	// The table without its indexes, and with them.
+	runs := [][2]int32{r1, r2, {}}
+	for _, names := range []*NameTable{nil, newNameTable(st, runs)} {
+		dir := f.TempDir()
+		if err := writeDefTable(dir, 7, st, []string{"a.go", "b.go", "c.go"}, runs, names); err != nil {
+			f.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, defTableFile))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b[len(defTableMagic) : len(b)-8])
 	}
-	b, err := os.ReadFile(filepath.Join(dir, defTableFile))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(b[len(defTableMagic) : len(b)-8])
 	f.Add([]byte{1, 7, 0, 0})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		dir := t.TempDir()
@@ -150,6 +186,23 @@ func FuzzReadDefTable(f *testing.F) {
 		tab, err := readDefTable(dir, 7, false)
 		if err != nil {
 			return
+		}
+		if tab.names != nil {
+			// Every list the indexes give ends, within the table.
+			for k := range uint32(len(tab.st.strs)) {
+				name := tab.st.short(k)
+				for _, l := range []symbolList{tab.names.named(nil, name), tab.names.inPackage(nil, name, name)} {
+					for i, n := l.head, 0; i >= 0; i, n = l.after(i), n+1 {
+						if n > int(tab.st.len()) || i >= tab.st.len() {
+							t.Fatalf("a list of %q runs past the table", name)
+						}
+						_ = tab.names.def(i)
+					}
+				}
+				if i, ok := tab.names.symbolIndex(nil, name); ok {
+					_ = tab.names.def(i)
+				}
+			}
 		}
 		for path, r := range tab.runs {
 			if r[0] < 0 || r[1] > tab.st.len() || r[0] >= r[1] {
@@ -180,7 +233,7 @@ func TestPendingDefTable(t *testing.T) {
 	if err := os.Chtimes(old, long, long); err != nil {
 		t.Fatal(err)
 	}
-	startDefTable(dir, 3, st, []string{"a.go"}, [][2]int32{r}).discard()
+	startDefTable(dir, 3, st, []string{"a.go"}, [][2]int32{r}, nil).discard()
 	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a temporary table an hour old was left: %v", err)
 	}
@@ -190,7 +243,7 @@ func TestPendingDefTable(t *testing.T) {
 	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 0 {
 		t.Fatalf("a discarded table left %v", names)
 	}
-	if err := startDefTable(dir, 3, st, []string{"a.go"}, [][2]int32{r}).install(); err != nil {
+	if err := startDefTable(dir, 3, st, []string{"a.go"}, [][2]int32{r}, nil).install(); err != nil {
 		t.Fatal(err)
 	}
 	tab, err := readDefTable(dir, 3, false)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -84,13 +85,14 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	// from the store.
 	var st *defStore
 	var old map[string][2]int32
-	fromTable := false // st is the table the generation's commit left
+	var names *NameTable // the file's indexes, when it holds them
+	fromTable := false   // st is the table the generation's commit left
 	scanned := make(chan error, 1)
 	scanCtx, stopScan := context.WithCancel(ctx)
 	go func() {
 		if dir, ok := defTableDir(store); ok && m.Extra[extraDefTable] != 0 {
 			if t, err := readDefTable(dir, m.Extra[extraDefTable], opts.ExitsAfter); err == nil {
-				st, old, fromTable = t.st, t.runs, true
+				st, old, names, fromTable = t.st, t.runs, t.names, true
 				scanned <- nil
 				return
 			}
@@ -295,16 +297,30 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	}
 	marked := map[uint32]struct{}{}
 	mark := func(k uint32) { marked[k] = struct{}{} }
+	// The file's indexes serve when every changed file defines what it
+	// defined, in the same order, and no file gone defined anything:
+	// the table is then the one they index, each changed file's run its
+	// old one.
+	reuse := names != nil
 	for i, p := range paths {
 		switch state[i] {
 		case same:
 			defs[i] = old[p]
 		case changed:
-			changedKeys(st.run(old[p]), st.run(defs[i]), mark)
+			was, is := st.run(old[p]), st.run(defs[i])
+			changedKeys(was, is, mark)
+			if slices.Equal(was, is) {
+				defs[i] = old[p]
+			} else {
+				reuse = false
+			}
 		}
 	}
 	for _, p := range deleted {
 		changedKeys(st.run(old[p]), nil, mark)
+		if r := old[p]; r[1] > r[0] {
+			reuse = false
+		}
 	}
 	clear(old)
 
@@ -342,7 +358,10 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		}
 	}
 	sum.Cached = int(cached.Load())
-	rsv := newResolver(newNameTable(st, defs), nil, nil)
+	if !reuse || len(marked) > 0 {
+		names = newNameTable(st, defs)
+	}
+	rsv := newResolver(names, nil, nil)
 	var mu sync.Mutex
 	next.Store(0)
 	var written atomic.Int64
@@ -406,7 +425,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	nm.Extra[extraDefTable] = token
 	var pending *pendingDefTable // written while the patch commits
 	if dir, ok := defTableDir(store); ok && !keepTable {
-		pending = startDefTable(dir, token, st, paths, defs)
+		pending = startDefTable(dir, token, st, paths, defs, names)
 	}
 	if err := patch.Commit(ctx, nm); err != nil {
 		if pending != nil {
@@ -472,5 +491,5 @@ func storeDefTable(ctx context.Context, r *graph.Reader, m graph.Manifest) (defT
 	if lo >= 0 {
 		runs[doc] = [2]int32{lo, st.len()}
 	}
-	return defTable{st, runs}, err
+	return defTable{st: st, runs: runs}, err
 }

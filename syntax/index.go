@@ -195,11 +195,12 @@ func Build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 }
 
 // builtTable is the table of definitions a full index resolved against:
-// st, and the run of each path of paths.
+// st, the run of each path of paths, and the NameTable made of them.
 type builtTable struct {
 	st    *defStore
 	paths []string
 	runs  [][2]int32
+	names *NameTable
 }
 
 // build is Build, returning the table of definitions too.
@@ -275,7 +276,8 @@ func build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 
 	// Pass 2: resolve each file against every definition, in parallel,
 	// and hand it over.
-	r := newResolver(newNameTable(st, defs), nil, nil)
+	names := newNameTable(st, defs)
+	r := newResolver(names, nil, nil)
 	var mu sync.Mutex
 	next.Store(0)
 	done.Store(0)
@@ -336,7 +338,7 @@ func build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 		}
 	}
 	sum.Duration = time.Since(start)
-	return sum, builtTable{st, paths, defs}, err
+	return sum, builtTable{st, paths, defs, names}, err
 }
 
 // resolveRecorded resolves one extracted file with r (a skipped one has
@@ -407,7 +409,7 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 	// error: the next index reads the definitions from the store.
 	var pending *pendingDefTable
 	if dir, ok := defTableDir(store); ok {
-		pending = startDefTable(dir, token, table.st, table.paths, table.runs)
+		pending = startDefTable(dir, token, table.st, table.paths, table.runs, table.names)
 	}
 	if err := gw.Commit(ctx, m); err != nil {
 		_ = gw.Abort()

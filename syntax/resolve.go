@@ -84,7 +84,7 @@ type Lookup interface {
 // integers.
 type NameTable struct {
 	st   *defStore
-	syms []int32 // the store's positions, in the files' order
+	syms []int32 // the store's positions, in the files' order (nil: the store's own order, for a table read from its file)
 	// byName holds the first symbol (plus one) of each name, by the
 	// name's index among the store's strings.
 	byName     []int32
@@ -191,10 +191,18 @@ func (l *symbolList) after(i int32) int32 {
 }
 
 // def returns the symbol i of the table.
-func (t *NameTable) def(i int32) definition { return t.st.get(t.syms[i]) }
+func (t *NameTable) def(i int32) definition { return t.st.get(t.pos(i)) }
+
+// pos returns the store's position of the symbol i of the table.
+func (t *NameTable) pos(i int32) int32 {
+	if t.syms == nil {
+		return i
+	}
+	return t.syms[i]
+}
 
 // packed returns the stored form of the symbol i of the table.
-func (t *NameTable) packed(i int32) *packedDef { return t.st.at(t.syms[i]) }
+func (t *NameTable) packed(i int32) *packedDef { return t.st.at(t.pos(i)) }
 
 // id returns the id of the symbol i of the table.
 func (t *NameTable) id(i int32) string { return t.st.text.String(t.packed(i).id) }
@@ -204,7 +212,7 @@ func (t *NameTable) id(i int32) string { return t.st.text.String(t.packed(i).id)
 func (t *NameTable) named(f *FileFacts, name string) symbolList {
 	f.look(lookName, name, "")
 	l := symbolList{head: -1, next: t.nameNext}
-	if k, ok := t.st.find(name); ok {
+	if k, ok := t.st.find(name); ok && int(k) < len(t.byName) {
 		l.head = t.byName[k] - 1
 	}
 	return l

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -62,5 +63,43 @@ func TestIndexReserve(t *testing.T) {
 		if got, ok := x.Find(s, str); !ok || got != uint32(i) {
 			t.Errorf("Find(%s) = %d, %v, want %d", s, got, ok, i)
 		}
+	}
+}
+
+// TestAdoptIndex: an index adopted from another's slots finds what the
+// other held, and an Insert into it leaves the adopted slots as they were.
+func TestAdoptIndex(t *testing.T) {
+	var x Index
+	var strs []string
+	str := func(i uint32) string { return strs[i] }
+	for i := range 500 {
+		strs = append(strs, fmt.Sprintf("s%d", i))
+		x.Insert(strs[i], uint32(i))
+	}
+	kept := slices.Clone(x.Slots())
+	y := AdoptIndex(kept, x.Len())
+	for i, s := range strs {
+		if got, ok := y.Find(s, str); !ok || got != uint32(i) {
+			t.Fatalf("adopted Find(%s) = %d, %v, want %d", s, got, ok, i)
+		}
+	}
+	for i := 500; i < 1500; i++ {
+		strs = append(strs, fmt.Sprintf("s%d", i))
+		if i == 500 {
+			y.Insert(strs[i], uint32(i))
+			if !slices.Equal(kept, x.Slots()) {
+				t.Fatal("an Insert into an adopted index wrote its slots")
+			}
+			continue
+		}
+		y.Insert(strs[i], uint32(i))
+	}
+	for i, s := range strs {
+		if got, ok := y.Find(s, str); !ok || got != uint32(i) {
+			t.Errorf("Find(%s) = %d, %v, want %d", s, got, ok, i)
+		}
+	}
+	if _, ok := x.Find("s600", str); ok {
+		t.Error("the index adopted from found a string inserted into the adopter")
 	}
 }
