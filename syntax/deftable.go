@@ -170,110 +170,189 @@ func (h *defTableHead) fields() []*uint64 {
 // encodeDefTable writes the table to a new temporary file in dir and
 // returns its name. names, when not nil, is the table resolved against:
 // the one newNameTable made of st and runs, written for the next index
-// to use where it lies.
+// to use where it lies. The file is written as it is made, in two passes
+// over the definitions (one for the text, one for what refers to it), so
+// that writing it holds nothing more in memory.
 func encodeDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32, names *NameTable) (string, error) {
 	removeStaleDefTables(dir, time.Now().Add(-staleDefTable))
 	f, err := os.CreateTemp(dir, defTableFile+"-*.tmp")
 	if err != nil {
 		return "", err
 	}
-	var text []byte
-	ref := func(s string) [3]uint32 {
-		if s == "" {
-			return [3]uint32{}
-		}
-		r := [3]uint32{0, uint32(len(text)), uint32(len(s))}
-		text = append(text, s...)
-		return r
-	}
-	putRef := func(b []byte, r [3]uint32) []byte {
-		for _, v := range r {
-			b = binary.LittleEndian.AppendUint32(b, v)
-		}
-		return b
-	}
-	strRefs := make([]byte, 0, len(st.strs)*refSize)
-	for i := range st.strs {
-		strRefs = putRef(strRefs, ref(st.short(uint32(i))))
-	}
 	head := defTableHead{version: defTableVersion, token: uint64(token), strs: uint64(len(st.strs))}
+	// The text: the short strings, then per document each definition's
+	// id and signature, then its path.
+	eachText := func(fn func(string)) {
+		for i := range st.strs {
+			fn(st.short(uint32(i)))
+		}
+		for k, r := range runs {
+			if r[1] <= r[0] {
+				continue
+			}
+			for i := r[0]; i < r[1]; i++ {
+				p := st.at(i)
+				fn(st.text.String(p.id))
+				fn(st.text.String(p.sig))
+			}
+			fn(paths[k])
+		}
+	}
+	eachText(func(s string) { head.text += uint64(len(s)) })
 	for _, r := range runs {
 		if r[1] > r[0] {
 			head.docs++
 			head.defs += uint64(r[1] - r[0])
 		}
 	}
-	defBytes := make([]byte, 0, head.defs*packedDefSize)
-	docBytes := make([]byte, 0, head.docs*docEntrySize)
-	lo := int32(0)
+	// The indexes, when they are the table's: made of these runs, every
+	// document one run of them.
+	indexed := names != nil && names.files != nil && len(names.byName) == len(st.strs) &&
+		uint64(len(names.nameNext)) == head.defs && st.byStr.Len() == len(st.strs)
+	var defaults []int32
+	if indexed {
+		head.indexed = 1
+		head.strSlots, head.strCount = uint64(len(st.byStr.Slots())), uint64(st.byStr.Len())
+		head.pkgSlots, head.pkgShift = uint64(len(names.byPkgName.keys)), uint64(names.byPkgName.shift)
+		head.idSlots, head.idCount = uint64(len(names.byID.Slots())), uint64(names.byID.Len())
+		for _, is := range names.defaults {
+			defaults = append(defaults, is...)
+		}
+		slices.Sort(defaults)
+		head.defaults = uint64(len(defaults))
+	}
+
+	// Written through a buffer of its own, hashed a buffer at a time.
+	h := xxhash.New()
+	w := bufio.NewWriterSize(f, 1<<20)
+	written := 0
+	out := make([]byte, 0, 64<<10)
+	flush := func() {
+		_, _ = w.Write(out)
+		_, _ = h.Write(out)
+		out = out[:0]
+	}
+	var buf []byte
+	put := func(b []byte) {
+		if len(out)+len(b) > cap(out) {
+			flush()
+		}
+		if len(b) > cap(out) {
+			_, _ = w.Write(b)
+			_, _ = h.Write(b)
+		} else {
+			out = append(out, b...)
+		}
+		written += len(b)
+	}
+	putString := func(s string) {
+		if len(out)+len(s) > cap(out) {
+			flush()
+		}
+		if len(s) > cap(out) {
+			_, _ = w.WriteString(s)
+			_, _ = h.WriteString(s)
+		} else {
+			out = append(out, s...)
+		}
+		written += len(s)
+	}
+	align := func() {
+		var pad [8]byte
+		put(pad[:(8-written%8)%8])
+	}
+	u32 := func(v uint32) {
+		buf = binary.LittleEndian.AppendUint32(buf[:0], v)
+		put(buf)
+	}
+	u64 := func(v uint64) {
+		buf = binary.LittleEndian.AppendUint64(buf[:0], v)
+		put(buf)
+	}
+	putString(defTableMagic)
+	for _, v := range head.fields() {
+		u64(*v)
+	}
+	align()
+	eachText(putString)
+	align()
+	// What refers to the text, its offsets counted again in its order.
+	at := uint32(0)
+	ref := func(s string) {
+		if s == "" {
+			u32(0)
+			u32(0)
+			u32(0)
+			return
+		}
+		u32(0)
+		u32(at)
+		u32(uint32(len(s)))
+		at += uint32(len(s))
+	}
+	for i := range st.strs {
+		ref(st.short(uint32(i)))
+	}
+	align()
+	var docPaths []uint32 // each document's path's offset in the text
 	for k, r := range runs {
 		if r[1] <= r[0] {
 			continue
 		}
 		for i := r[0]; i < r[1]; i++ {
 			p := st.at(i)
-			defBytes = putRef(defBytes, ref(st.text.String(p.id)))
-			defBytes = putRef(defBytes, ref(st.text.String(p.sig)))
+			ref(st.text.String(p.id))
+			ref(st.text.String(p.sig))
 			for _, s := range [...]uint32{p.name, p.kind, p.lang, p.pkg, p.at} {
-				defBytes = binary.LittleEndian.AppendUint32(defBytes, s)
+				u32(s)
 			}
 			ext := uint32(0)
 			if p.external {
 				ext = 1
 			}
-			defBytes = binary.LittleEndian.AppendUint32(defBytes, ext)
+			u32(ext)
+		}
+		docPaths = append(docPaths, at)
+		at += uint32(len(paths[k]))
+	}
+	align()
+	lo, d := int32(0), 0
+	for k, r := range runs {
+		if r[1] <= r[0] {
+			continue
+		}
+		if paths[k] == "" {
+			u32(0)
+			u32(0)
+			u32(0)
+		} else {
+			u32(0)
+			u32(docPaths[d])
+			u32(uint32(len(paths[k])))
 		}
 		hi := lo + (r[1] - r[0])
-		docBytes = putRef(docBytes, ref(paths[k]))
-		docBytes = binary.LittleEndian.AppendUint32(docBytes, uint32(lo))
-		docBytes = binary.LittleEndian.AppendUint32(docBytes, uint32(hi))
-		lo = hi
+		u32(uint32(lo))
+		u32(uint32(hi))
+		lo, d = hi, d+1
 	}
-	head.text = uint64(len(text))
-	// The indexes, when they are the table's: made of these runs, every
-	// document one run of them.
-	var sections [][]byte
-	if names != nil && names.files != nil && len(names.byName) == len(st.strs) && uint64(len(names.nameNext)) == head.defs &&
-		st.byStr.Len() == len(st.strs) {
-		head.indexed = 1
-		head.strSlots, head.strCount = uint64(len(st.byStr.Slots())), uint64(st.byStr.Len())
-		head.pkgSlots, head.pkgShift = uint64(len(names.byPkgName.keys)), uint64(names.byPkgName.shift)
-		head.idSlots, head.idCount = uint64(len(names.byID.Slots())), uint64(names.byID.Len())
-		var defaults []int32
-		for _, is := range names.defaults {
-			defaults = append(defaults, is...)
-		}
-		slices.Sort(defaults)
-		head.defaults = uint64(len(defaults))
-		sections = [][]byte{
-			u64Bytes(st.byStr.Slots()), i32Bytes(names.byName), i32Bytes(names.nameNext),
-			u64Bytes(names.byPkgName.keys), i32Bytes(names.byPkgName.first), i32Bytes(names.byPkgName.next),
-			u64Bytes(names.byID.Slots()), i32Bytes(defaults),
+	align()
+	if indexed {
+		for _, sec := range [...]any{st.byStr.Slots(), names.byName, names.nameNext,
+			names.byPkgName.keys, names.byPkgName.first, names.byPkgName.next, names.byID.Slots(), defaults} {
+			switch v := sec.(type) {
+			case []uint64:
+				for _, x := range v {
+					u64(x)
+				}
+			case []int32:
+				for _, x := range v {
+					u32(uint32(x))
+				}
+			}
+			align()
 		}
 	}
-	h := xxhash.New()
-	w := bufio.NewWriterSize(f, 1<<20)
-	put := func(b []byte) {
-		_, _ = w.Write(b)
-		_, _ = h.Write(b)
-	}
-	var pad [8]byte
-	aligned := func(b []byte) {
-		put(b)
-		put(pad[:(8-len(b)%8)%8])
-	}
-	hb := []byte(defTableMagic)
-	for _, v := range head.fields() {
-		hb = binary.LittleEndian.AppendUint64(hb, *v)
-	}
-	aligned(hb)
-	aligned(text)
-	aligned(strRefs)
-	aligned(defBytes)
-	aligned(docBytes)
-	for _, b := range sections {
-		aligned(b)
-	}
+	flush()
 	_, _ = w.Write(binary.LittleEndian.AppendUint64(nil, h.Sum64()))
 	err = w.Flush()
 	if cerr := f.Close(); err == nil {
@@ -284,23 +363,6 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 		return "", err
 	}
 	return f.Name(), nil
-}
-
-// u64Bytes and i32Bytes return the little-endian bytes of a slice.
-func u64Bytes(v []uint64) []byte {
-	b := make([]byte, 0, 8*len(v))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint64(b, x)
-	}
-	return b
-}
-
-func i32Bytes(v []int32) []byte {
-	b := make([]byte, 0, 4*len(v))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, uint32(x))
-	}
-	return b
 }
 
 // staleDefTable is the age past which a temporary table file is the
