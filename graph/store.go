@@ -425,12 +425,28 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// DiskUsage returns the bytes the store occupies on disk (or in memory).
+// DiskUsage returns the bytes the store occupies on disk (or in memory):
+// on disk, every file in its directory, the ones kept beside its tables
+// (a producer's cache, like the syntax index's table of definitions)
+// included.
 func (s *Store) DiskUsage() uint64 {
 	if s.closed.Load() {
 		return 0
 	}
-	return s.db.Metrics().DiskSpaceUsage()
+	if s.inMemory {
+		return s.db.Metrics().DiskSpaceUsage()
+	}
+	des, err := os.ReadDir(s.dir)
+	if err != nil {
+		return s.db.Metrics().DiskSpaceUsage()
+	}
+	var n uint64
+	for _, de := range des {
+		if fi, err := de.Info(); err == nil && fi.Mode().IsRegular() {
+			n += uint64(fi.Size())
+		}
+	}
+	return n
 }
 
 // BlockCacheMisses returns how many blocks the store has read from its

@@ -280,3 +280,22 @@ func TestAbortRemovesIngestedRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestDiskUsageCountsFilesBeside: a file a producer keeps in the store's
+// directory (the syntax index's table of definitions) counts in the
+// store's disk usage, as the tables do.
+func TestDiskUsageCountsFilesBeside(t *testing.T) {
+	dir := t.TempDir()
+	s := openDisk(t, dir, Options{})
+	defer s.Close()
+	before := s.DiskUsage()
+	if before == 0 {
+		t.Fatal("a new store uses no disk")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "beside"), make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if after := s.DiskUsage(); after != before+1<<20 {
+		t.Errorf("disk usage %d after a 1 MiB file beside the tables, want %d", after, before+1<<20)
+	}
+}
