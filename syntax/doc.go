@@ -160,8 +160,11 @@
 // checksum and by the project answers the walk used) instead of parsing
 // them; pass 2 runs over every file either way, since a file's edges
 // depend on every other file's definitions. The table of definitions
-// is left beside the store (deftable.go), for an incremental index to
-// start from instead of reading every definition back from the store.
+// is left beside the store (deftable.go), with the indexes resolution
+// looked names up in, laid out to be used where it lies: an incremental
+// index starts from it instead of reading every definition back from the
+// store, and when no changed file changed its definitions it resolves
+// against those indexes without building them again.
 // Like the SCIP importer, Index refuses a generation that keeps fewer than
 // half the documents of the previous syntax index of the same root unless
 // [IndexOptions].AllowShrink is set ([graph.CheckShrink]): listing a tree
