@@ -232,19 +232,6 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 		_, _ = h.Write(out)
 		out = out[:0]
 	}
-	var buf []byte
-	put := func(b []byte) {
-		if len(out)+len(b) > cap(out) {
-			flush()
-		}
-		if len(b) > cap(out) {
-			_, _ = w.Write(b)
-			_, _ = h.Write(b)
-		} else {
-			out = append(out, b...)
-		}
-		written += len(b)
-	}
 	putString := func(s string) {
 		if len(out)+len(s) > cap(out) {
 			flush()
@@ -256,6 +243,12 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 			out = append(out, s...)
 		}
 		written += len(s)
+	}
+	var buf []byte
+	put := func(b []byte) {
+		if len(b) > 0 {
+			putString(unsafe.String(&b[0], len(b)))
+		}
 	}
 	align := func() {
 		var pad [8]byte
