@@ -207,6 +207,16 @@ func (d *factDecoder) uint() uint64 {
 	return 0
 }
 
+// varint reads a signed number as binary.AppendVarint writes it.
+func (d *factDecoder) varint() int64 {
+	x := d.uint()
+	v := int64(x >> 1)
+	if x&1 != 0 {
+		v = ^v
+	}
+	return v
+}
+
 // count reads a length that cannot exceed the bytes left (each element
 // takes at least one byte).
 func (d *factDecoder) count() int {

@@ -9,8 +9,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/arena"
 	"github.com/lspgraph/lspgraph/internal/lang"
 )
 
@@ -115,11 +117,18 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	if err := r.BaseDocuments(ctx, func(d graph.Document) error { base[d.Path] = d; return nil }); err != nil {
 		return sum, false, err
 	}
+	// The records are copied into one arena, and their strings share it.
+	var recText arena.Strings
+	recSlab := make([]docRecord, 0, len(base))
 	recs := make(map[string]*docRecord, len(base))
 	err = r.BaseLookups(ctx, func(path string, b []byte) error {
-		rec, err := decodeDocRecord(b)
+		if len(b) == 0 {
+			return nil
+		}
+		rec, err := decodeDocRecord(recText.String(recText.Add(unsafe.String(&b[0], len(b)))))
 		if err == nil {
-			recs[path] = &rec
+			recSlab = append(recSlab, rec)
+			recs[path] = &recSlab[len(recSlab)-1]
 		}
 		return nil // an unreadable record: the document is resolved again
 	})

@@ -93,12 +93,13 @@ const lookupsVersion = 2
 // docRecord is what an index keeps per document for the next one: the
 // size and modification time of the file when it was listed, why it was
 // skipped, the project's answers its extraction depended on, and the keys
-// its resolution looked up, sorted.
+// its resolution looked up, sorted (4 big-endian bytes each). Decoded, its
+// strings share the record's bytes.
 type docRecord struct {
 	stat    fileStat
 	skipped SkipReason
 	asked   []projectAnswer
-	keys    []uint32
+	keys    string
 }
 
 // encodeDocRecord returns the record of a document.
@@ -132,15 +133,17 @@ func encodeDocRecord(st fileStat, skipped SkipReason, asked []projectAnswer, loo
 
 // restat returns the record with the file's size and time st.
 func (rec *docRecord) restat(st fileStat) []byte {
-	looked := make(map[uint32]struct{}, len(rec.keys))
-	for _, k := range rec.keys {
-		looked[k] = struct{}{}
+	looked := make(map[uint32]struct{}, len(rec.keys)/4)
+	for i := range len(rec.keys) / 4 {
+		looked[rec.key(i)] = struct{}{}
 	}
 	return encodeDocRecord(st, rec.skipped, rec.asked, looked)
 }
 
-// decodeDocRecord reads a record written by encodeDocRecord.
-func decodeDocRecord(b []byte) (docRecord, error) {
+// decodeDocRecord reads a record written by encodeDocRecord. The
+// record's strings share b's bytes: an index reads every document's
+// record, and copying each string of each was most of the reading.
+func decodeDocRecord(b string) (docRecord, error) {
 	var rec docRecord
 	bad := func(what string) (docRecord, error) {
 		return docRecord{}, fmt.Errorf("syntax: %w: document record: %s", errCorrupt, what)
@@ -148,69 +151,63 @@ func decodeDocRecord(b []byte) (docRecord, error) {
 	if len(b) == 0 || b[0] != lookupsVersion {
 		return bad("version")
 	}
-	b = b[1:]
-	for _, v := range []*int64{&rec.stat.size, &rec.stat.mtime} {
-		x, n := binary.Varint(b)
-		if n <= 0 {
-			return bad("file size and time")
-		}
-		*v, b = x, b[n:]
+	d := factDecoder{data: b, off: 1}
+	rec.stat.size = d.varint()
+	rec.stat.mtime = d.varint()
+	if d.err != nil {
+		return bad("file size and time")
 	}
-	num := func() (uint64, bool) {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			return 0, false
+	str := func() string {
+		n := d.count()
+		if d.err != nil {
+			return ""
 		}
-		b = b[n:]
-		return v, true
+		s := d.data[d.off : d.off+n]
+		d.off += n
+		return s
 	}
-	str := func() (string, bool) {
-		n, ok := num()
-		if !ok || n > uint64(len(b)) {
-			return "", false
-		}
-		s := string(b[:n])
-		b = b[n:]
-		return s, true
-	}
-	s, ok := str()
-	if !ok {
+	rec.skipped = SkipReason(str())
+	if d.err != nil {
 		return bad("skip reason")
 	}
-	rec.skipped = SkipReason(s)
-	n, ok := num()
-	if !ok || n > uint64(len(b)) {
+	n := d.count()
+	if d.err != nil {
 		return bad("answers")
 	}
+	if n > 0 {
+		rec.asked = make([]projectAnswer, 0, n)
+	}
 	for range n {
-		if len(b) == 0 {
+		if d.off >= len(d.data) {
 			return bad("answers")
 		}
-		q := projectAnswer{Query: projectQuery(b[0])}
-		b = b[1:]
-		var ok1, ok2, ok3 bool
-		q.Arg, ok1 = str()
-		q.A, ok2 = str()
-		q.B, ok3 = str()
-		if !ok1 || !ok2 || !ok3 {
+		q := projectAnswer{Query: projectQuery(d.data[d.off])}
+		d.off++
+		q.Arg = str()
+		q.A = str()
+		q.B = str()
+		if d.err != nil {
 			return bad("answers")
 		}
 		rec.asked = append(rec.asked, q)
 	}
-	if n, ok = num(); !ok || n*4 != uint64(len(b)) {
+	if k := d.count(); d.err != nil || 4*k != len(d.data)-d.off {
 		return bad("keys")
 	}
-	rec.keys = make([]uint32, n)
-	for i := range rec.keys {
-		rec.keys[i] = binary.BigEndian.Uint32(b[4*i:])
-	}
+	rec.keys = d.data[d.off:]
 	return rec, nil
+}
+
+// key returns the record's i-th key.
+func (rec *docRecord) key(i int) uint32 {
+	k := rec.keys[4*i:]
+	return uint32(k[0])<<24 | uint32(k[1])<<16 | uint32(k[2])<<8 | uint32(k[3])
 }
 
 // looksUp reports whether the record holds one of the keys of marked.
 func (rec *docRecord) looksUp(marked map[uint32]struct{}) bool {
-	for _, k := range rec.keys {
-		if _, ok := marked[k]; ok {
+	for i := range len(rec.keys) / 4 {
+		if _, ok := marked[rec.key(i)]; ok {
 			return true
 		}
 	}

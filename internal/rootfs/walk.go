@@ -58,7 +58,7 @@ func (r *Root) Walk(ctx context.Context, o WalkOptions) ([]WalkedFile, error) {
 	}
 	top := &walkDir{h: h, rel: "."}
 	top.refs.Store(1)
-	entries, err := h.entries()
+	entries, err := h.entries(make([]byte, direntBuffer))
 	if err != nil {
 		top.release()
 		return nil, fmt.Errorf("rootfs: reading the workspace root: %w", underlying(err))
@@ -74,12 +74,13 @@ func (r *Root) Walk(ctx context.Context, o WalkOptions) ([]WalkedFile, error) {
 	for range max(o.Workers, 1) {
 		wg.Go(func() {
 			var mine []WalkedFile
+			buf := make([]byte, direntBuffer)
 			for {
 				job, ok := w.take()
 				if !ok {
 					break
 				}
-				mine = w.list(job, mine)
+				mine = w.list(job, mine, buf)
 				w.done()
 			}
 			outMu.Lock()
@@ -178,9 +179,14 @@ func (w *walk) done() {
 	}
 }
 
+// direntBuffer is the size of the buffer a worker reads directory
+// entries into.
+const direntBuffer = 16 << 10
+
 // list lists one directory: its subdirectories become jobs, its kept
-// files are described and appended to out.
-func (w *walk) list(j walkJob, out []WalkedFile) []WalkedFile {
+// files are described and appended to out. buf is the worker's buffer
+// for reading entries.
+func (w *walk) list(j walkJob, out []WalkedFile, buf []byte) []WalkedFile {
 	d, entries := j.dir, j.entries
 	if d == nil {
 		var h walkHandle
@@ -195,7 +201,7 @@ func (w *walk) list(j walkJob, out []WalkedFile) []WalkedFile {
 		}
 		d = &walkDir{h: h, rel: rel}
 		d.refs.Store(1)
-		if entries, err = h.entries(); err != nil || (w.o.Enter != nil && !w.o.Enter(rel, entries)) {
+		if entries, err = h.entries(buf); err != nil || (w.o.Enter != nil && !w.o.Enter(rel, entries)) {
 			d.release()
 			return out
 		}

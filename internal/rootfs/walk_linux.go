@@ -55,10 +55,10 @@ func (h walkHandle) close() {
 	}
 }
 
-// entries reads the directory's entries, "." and ".." left out.
-func (h walkHandle) entries() ([]DirEntry, error) {
+// entries reads the directory's entries, "." and ".." left out, through
+// buf.
+func (h walkHandle) entries(buf []byte) ([]DirEntry, error) {
 	var out []DirEntry
-	buf := make([]byte, 16<<10)
 	for {
 		n, err := unix.Getdents(h.fd, buf)
 		if errors.Is(err, unix.EINTR) {
@@ -134,27 +134,28 @@ func (h walkHandle) lstat(name string) (fs.FileInfo, error) {
 		if err != nil {
 			return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
 		}
-		return statInfo{name: name, st: st}, nil
+		return statInfo{name: name, size: st.Size, mtime: time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)).UnixNano(), mode: st.Mode}, nil
 	}
 }
 
-// statInfo is the fs.FileInfo of a stat.
+// statInfo is the fs.FileInfo of a stat: the fields a walk's callers
+// read, not the whole stat (kept for every file listed). Sys is nil.
 type statInfo struct {
-	name string
-	st   unix.Stat_t
+	name  string
+	size  int64
+	mtime int64 // Unix nanoseconds
+	mode  uint32
 }
 
-func (fi statInfo) Name() string { return fi.name }
-func (fi statInfo) Size() int64  { return fi.st.Size }
-func (fi statInfo) IsDir() bool  { return fi.Mode().IsDir() }
-func (fi statInfo) Sys() any     { return &fi.st }
-func (fi statInfo) ModTime() time.Time {
-	return time.Unix(int64(fi.st.Mtim.Sec), int64(fi.st.Mtim.Nsec))
-}
+func (fi statInfo) Name() string       { return fi.name }
+func (fi statInfo) Size() int64        { return fi.size }
+func (fi statInfo) IsDir() bool        { return fi.Mode().IsDir() }
+func (fi statInfo) Sys() any           { return nil }
+func (fi statInfo) ModTime() time.Time { return time.Unix(0, fi.mtime) }
 
 func (fi statInfo) Mode() fs.FileMode {
-	m := fs.FileMode(fi.st.Mode & 0o777)
-	switch fi.st.Mode & unix.S_IFMT {
+	m := fs.FileMode(fi.mode & 0o777)
+	switch fi.mode & unix.S_IFMT {
 	case unix.S_IFDIR:
 		m |= fs.ModeDir
 	case unix.S_IFLNK:
@@ -168,13 +169,13 @@ func (fi statInfo) Mode() fs.FileMode {
 	case unix.S_IFBLK:
 		m |= fs.ModeDevice
 	}
-	if fi.st.Mode&unix.S_ISUID != 0 {
+	if fi.mode&unix.S_ISUID != 0 {
 		m |= fs.ModeSetuid
 	}
-	if fi.st.Mode&unix.S_ISGID != 0 {
+	if fi.mode&unix.S_ISGID != 0 {
 		m |= fs.ModeSetgid
 	}
-	if fi.st.Mode&unix.S_ISVTX != 0 {
+	if fi.mode&unix.S_ISVTX != 0 {
 		m |= fs.ModeSticky
 	}
 	return m

@@ -34,7 +34,7 @@ func (h walkHandle) close() {
 	}
 }
 
-func (h walkHandle) entries() ([]DirEntry, error) {
+func (h walkHandle) entries([]byte) ([]DirEntry, error) {
 	f, err := h.root.Open(".")
 	if err != nil {
 		return nil, err
