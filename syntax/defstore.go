@@ -114,12 +114,10 @@ func (st *defStore) find(s string) (uint32, bool) { return st.byStr.Find(s, st.s
 // intern returns the index of s in the table of short strings, adding it
 // (a copy) if it is not there. The caller holds st.mu.
 func (st *defStore) intern(s string) uint32 {
-	if i, ok := st.find(s); ok {
-		return i
+	i, added := st.byStr.Add(s, uint32(len(st.strs)), st.short)
+	if added {
+		st.strs = append(st.strs, st.text.Add(s))
 	}
-	i := uint32(len(st.strs))
-	st.strs = append(st.strs, st.text.Add(s))
-	st.byStr.Insert(s, i)
 	return i
 }
 

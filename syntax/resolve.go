@@ -166,9 +166,7 @@ func (x *idIndex) build(t *NameTable, n int) {
 	id := func(i uint32) string { return t.id(int32(i)) }
 	x.Reserve(n)
 	for i := range uint32(n) {
-		if _, ok := x.Find(id(i), id); !ok {
-			x.Insert(id(i), i)
-		}
+		x.Add(id(i), i, id) // the first of an id keeps it
 	}
 }
 

@@ -61,6 +61,29 @@ func (x *Index) Insert(s string, i uint32) {
 	x.n++
 }
 
+// Add records i as the number of s unless s has one already, in one
+// probe: it returns s's number and whether it was added (Find, then
+// Insert, hashed and probed twice).
+func (x *Index) Add(s string, i uint32, str func(uint32) string) (uint32, bool) {
+	if 2*(x.n+1) > len(x.slots) {
+		x.grow()
+	} else if x.shared {
+		x.resize(len(x.slots))
+	}
+	tag, mask := tag(s), uint64(len(x.slots)-1)
+	for j := tag & mask; ; j = (j + 1) & mask {
+		v := x.slots[j]
+		if v == 0 {
+			x.slots[j] = tag<<32 | uint64(i+1)
+			x.n++
+			return i, true
+		}
+		if v>>32 == tag && str(uint32(v)-1) == s {
+			return uint32(v) - 1, false
+		}
+	}
+}
+
 // Reserve makes room for n strings in all, so that inserting up to n
 // does not grow the slots again. The slots are made once at their new
 // size (doubling up to it allocated and faulted in as much again).

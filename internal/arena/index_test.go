@@ -103,3 +103,34 @@ func TestAdoptIndex(t *testing.T) {
 		t.Error("the index adopted from found a string inserted into the adopter")
 	}
 }
+
+// TestIndexAdd: Add inserts a string once, keeps the first number given
+// it, and grows as Insert does.
+func TestIndexAdd(t *testing.T) {
+	var x Index
+	var strs []string
+	str := func(i uint32) string { return strs[i] }
+	for i := range 2000 {
+		s := fmt.Sprintf("s%d", i%700)
+		strs = append(strs, s)
+		got, added := x.Add(s, uint32(i), str)
+		if want := uint32(i % 700); got != want || added != (i < 700) {
+			t.Fatalf("Add(%s, %d) = %d, %v; want %d, %v", s, i, got, added, want, i < 700)
+		}
+	}
+	if x.Len() != 700 {
+		t.Errorf("Len() = %d, want 700", x.Len())
+	}
+	for i := range 700 {
+		if got, ok := x.Find(strs[i], str); !ok || got != uint32(i) {
+			t.Errorf("Find(%s) = %d, %v", strs[i], got, ok)
+		}
+	}
+	adopted := slices.Clone(x.Slots())
+	before := slices.Clone(adopted)
+	y := AdoptIndex(adopted, x.Len())
+	strs = append(strs, "new")
+	if _, added := y.Add("new", uint32(len(strs)-1), str); !added || !slices.Equal(adopted, before) {
+		t.Error("Add into an adopted index did not copy its slots first")
+	}
+}
