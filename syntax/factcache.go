@@ -3,7 +3,6 @@ package syntax
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -244,42 +243,13 @@ func (c *FactCache) Close() error {
 // encodeEntry is the body of an entry's record: the project's answers and
 // the facts' record.
 func encodeEntry(ff *FileFacts, asked []projectAnswer) []byte {
-	var body []byte
-	body = binary.AppendUvarint(body, uint64(len(asked)))
-	for _, q := range asked {
-		body = append(body, byte(q.Query))
-		for _, s := range []string{q.Arg, q.A, q.B} {
-			body = binary.AppendUvarint(body, uint64(len(s)))
-			body = append(body, s...)
-		}
-	}
-	return encodeFileFacts(body, ff)
+	return encodeFileFacts(appendAnswers(nil, asked), ff)
 }
 
 // decodeEntry reads the body of an entry's record (checked).
 func decodeEntry(body []byte) (*FileFacts, []projectAnswer, error) {
 	d := &factDecoder{data: string(body)}
-	n := d.count()
-	var asked []projectAnswer
-	for range n {
-		if d.off >= len(d.data) {
-			d.fail("cut short")
-			break
-		}
-		q := projectAnswer{Query: projectQuery(d.data[d.off])}
-		d.off++
-		plain := func() string {
-			k := d.count()
-			if d.err != nil {
-				return ""
-			}
-			s := d.data[d.off : d.off+k]
-			d.off += k
-			return s
-		}
-		q.Arg, q.A, q.B = plain(), plain(), plain()
-		asked = append(asked, q)
-	}
+	asked := d.answers()
 	if d.err != nil {
 		return nil, nil, d.err
 	}

@@ -207,6 +207,18 @@ func (d *factDecoder) uint() uint64 {
 	return 0
 }
 
+// plain reads a string written as its length and bytes (not one of the
+// record's strings by reference, as str reads).
+func (d *factDecoder) plain() string {
+	n := d.count()
+	if d.err != nil {
+		return ""
+	}
+	s := d.data[d.off : d.off+n]
+	d.off += n
+	return s
+}
+
 // varint reads a signed number as binary.AppendVarint writes it.
 func (d *factDecoder) varint() int64 {
 	x := d.uint()

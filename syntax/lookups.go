@@ -107,18 +107,9 @@ func encodeDocRecord(st fileStat, skipped SkipReason, asked []projectAnswer, loo
 	b := []byte{lookupsVersion}
 	b = binary.AppendVarint(b, st.size)
 	b = binary.AppendVarint(b, st.mtime)
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	str(string(skipped))
-	b = binary.AppendUvarint(b, uint64(len(asked)))
-	for _, q := range asked {
-		b = append(b, byte(q.Query))
-		str(q.Arg)
-		str(q.A)
-		str(q.B)
-	}
+	b = binary.AppendUvarint(b, uint64(len(skipped)))
+	b = append(b, skipped...)
+	b = appendAnswers(b, asked)
 	keys := make([]uint32, 0, len(looked))
 	for k := range looked {
 		keys = append(keys, k)
@@ -157,39 +148,12 @@ func decodeDocRecord(b string) (docRecord, error) {
 	if d.err != nil {
 		return bad("file size and time")
 	}
-	str := func() string {
-		n := d.count()
-		if d.err != nil {
-			return ""
-		}
-		s := d.data[d.off : d.off+n]
-		d.off += n
-		return s
-	}
-	rec.skipped = SkipReason(str())
+	rec.skipped = SkipReason(d.plain())
 	if d.err != nil {
 		return bad("skip reason")
 	}
-	n := d.count()
-	if d.err != nil {
+	if rec.asked = d.answers(); d.err != nil {
 		return bad("answers")
-	}
-	if n > 0 {
-		rec.asked = make([]projectAnswer, 0, n)
-	}
-	for range n {
-		if d.off >= len(d.data) {
-			return bad("answers")
-		}
-		q := projectAnswer{Query: projectQuery(d.data[d.off])}
-		d.off++
-		q.Arg = str()
-		q.A = str()
-		q.B = str()
-		if d.err != nil {
-			return bad("answers")
-		}
-		rec.asked = append(rec.asked, q)
 	}
 	if k := d.count(); d.err != nil || 4*k != len(d.data)-d.off {
 		return bad("keys")

@@ -1,5 +1,7 @@
 package syntax
 
+import "encoding/binary"
+
 // What a file's facts depend on besides its path and content: the answers
 // of its project (go.mod, package.json, pyproject.toml, Cargo.toml between
 // its directory and the root) to the questions its walk asked. The fact
@@ -21,6 +23,45 @@ type projectAnswer struct {
 	Query projectQuery
 	Arg   string
 	A, B  string
+}
+
+// appendAnswers appends answers as a fact cache entry and a document's
+// record keep them: their count, then each question's byte and its
+// argument and answers, each string its length and bytes.
+func appendAnswers(b []byte, answers []projectAnswer) []byte {
+	b = binary.AppendUvarint(b, uint64(len(answers)))
+	for _, q := range answers {
+		b = append(b, byte(q.Query))
+		for _, s := range [...]string{q.Arg, q.A, q.B} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
+	return b
+}
+
+// answers reads what appendAnswers wrote; the strings share d's data.
+// A failure is d's error.
+func (d *factDecoder) answers() []projectAnswer {
+	n := d.count()
+	if d.err != nil || n == 0 {
+		return nil
+	}
+	out := make([]projectAnswer, 0, n)
+	for range n {
+		if d.off >= len(d.data) {
+			d.fail("cut short")
+			return nil
+		}
+		q := projectAnswer{Query: projectQuery(d.data[d.off])}
+		d.off++
+		q.Arg, q.A, q.B = d.plain(), d.plain(), d.plain()
+		if d.err != nil {
+			return nil
+		}
+		out = append(out, q)
+	}
+	return out
 }
 
 // answer asks the project one question.
