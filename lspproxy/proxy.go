@@ -407,7 +407,7 @@ func (p *Proxy) stopServer(server io.ReadWriteCloser, proc *ServerProcess) error
 	p.mu.Unlock()
 	if proc != nil {
 		if !exited {
-			proc.closeInput()
+			proc.CloseInput()
 		}
 		err, ok := proc.waitTimeout(p.cfg.ExitTimeout)
 		if !ok {

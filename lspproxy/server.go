@@ -54,6 +54,14 @@ func StartServer(cmd *exec.Cmd) (*ServerProcess, error) {
 		return nil, fmt.Errorf("lspproxy: starting %s: %w", name, err)
 	}
 	s := &ServerProcess{cmd: cmd, stdin: inW, stdout: outR, done: make(chan struct{})}
+	// os.Pipe's ends are non-blocking and polled: read and written with
+	// raw calls where the platform allows (see pipeIO).
+	if p, ok := newPipeIO(inW); ok {
+		s.stdin = p
+	}
+	if p, ok := newPipeIO(outR); ok {
+		s.stdout = p
+	}
 	go func() {
 		s.err = cmd.Wait()
 		close(s.done)
@@ -76,11 +84,13 @@ func (s *ServerProcess) Write(b []byte) (int, error) { return s.stdin.Write(b) }
 // Close closes the server's stdin and stdout. It neither waits for nor
 // kills the process; see [ServerProcess.Wait].
 func (s *ServerProcess) Close() error {
-	s.closeInput()
+	s.CloseInput()
 	return s.stdout.Close()
 }
 
-func (s *ServerProcess) closeInput() {
+// CloseInput closes the server's stdin, which tells a server that reads
+// to the end that its client is gone.
+func (s *ServerProcess) CloseInput() {
 	s.closeOnce.Do(func() { s.stdin.Close() })
 }
 

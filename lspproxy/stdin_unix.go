@@ -27,14 +27,42 @@ import (
 // are switched, whose read end is held by this process alone when an
 // editor starts it.
 func PollableInput(r io.Reader) (in io.Reader, restore func()) {
-	noop := func() {}
 	f, ok := r.(*os.File)
 	if !ok {
-		return r, noop
+		return r, func() {}
 	}
+	pf, restore := pollable(f)
+	if pf == nil {
+		return r, restore
+	}
+	return pf, restore
+}
+
+// PollableOutput is PollableInput for the editor's end that the proxy
+// writes: standard output, when it is a pipe or a socket. Nothing else
+// in the process may write to w afterwards (a write through the original
+// descriptor would see it non-blocking) until restore is called.
+func PollableOutput(w io.Writer) (out io.Writer, restore func()) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return w, func() {}
+	}
+	pf, restore := pollable(f)
+	if pf == nil {
+		return w, restore
+	}
+	return pf, restore
+}
+
+// pollable returns a duplicate of f's descriptor, non-blocking and polled
+// by the runtime (read and written with raw calls where pipeIO can), and
+// the func that switches f back and closes the duplicate; nil when f is
+// not a pipe or socket.
+func pollable(f *os.File) (io.ReadWriteCloser, func()) {
+	noop := func() {}
 	sc, err := f.SyscallConn()
 	if err != nil {
-		return r, noop
+		return nil, noop
 	}
 	dup := -1
 	_ = sc.Control(func(fd uintptr) {
@@ -57,15 +85,19 @@ func PollableInput(r io.Reader) (in io.Reader, restore func()) {
 		dup = nfd
 	})
 	if dup < 0 {
-		return r, noop
+		return nil, noop
 	}
 	// NewFile sees a non-blocking descriptor and registers it with the
 	// poller.
 	pf := os.NewFile(uintptr(dup), f.Name())
-	return pf, func() {
+	var rw io.ReadWriteCloser = pf
+	if p, ok := newPipeIO(pf); ok {
+		rw = p
+	}
+	return rw, func() {
 		// Through the original descriptor, which stays open: the
 		// duplicate may be closed already (and its number reused).
 		_ = sc.Control(func(fd uintptr) { _ = syscall.SetNonblock(int(fd), false) })
-		pf.Close()
+		rw.Close()
 	}
 }

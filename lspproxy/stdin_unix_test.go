@@ -4,6 +4,7 @@ package lspproxy
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -12,9 +13,11 @@ import (
 )
 
 // TestPollableInput holds PollableInput to its promise: a pipe read with
-// blocking system calls comes back pollable (read deadlines work only
-// there) and reads what was written; restore leaves the descriptor
-// blocking again; a regular file is left alone.
+// blocking system calls comes back as a new reader that reads what was
+// written and whose Close ends a read waiting for input (a blocked
+// read(2) of the original would not end); restore leaves the descriptor
+// blocking again; a regular file is left alone. PollableOutput likewise
+// for the end that is written.
 func TestPollableInput(t *testing.T) {
 	var p [2]int
 	if err := syscall.Pipe(p[:]); err != nil {
@@ -28,28 +31,46 @@ func TestPollableInput(t *testing.T) {
 		t.Fatalf("a blocking pipe took a deadline (%v): the test cannot tell a polled file", err)
 	}
 	in, restore := PollableInput(blocking)
-	f, ok := in.(*os.File)
-	if !ok || f == blocking {
-		t.Fatalf("PollableInput returned %T %v, want a new file", in, in)
+	if in == io.Reader(blocking) {
+		t.Fatal("PollableInput returned the blocking file")
 	}
-	if err := f.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
-		t.Fatalf("the returned file takes no deadline, so it is not polled: %v", err)
+	out, restoreOut := PollableOutput(w)
+	if out == io.Writer(w) {
+		t.Fatal("PollableOutput returned the blocking file")
 	}
-	if _, err := w.Write([]byte("Content-Length: 2\r\n\r\n{}")); err != nil {
+	if _, err := out.Write([]byte("Content-Length: 2\r\n\r\n{}")); err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 64)
-	n, err := f.Read(buf)
+	n, err := in.Read(buf)
 	if err != nil || string(buf[:n]) != "Content-Length: 2\r\n\r\n{}" {
 		t.Fatalf("read %q, %v", buf[:n], err)
 	}
-	restore()
-	flags, err := fcntlFlags(p[0])
-	if err != nil {
-		t.Fatal(err)
+	got := make(chan error, 1)
+	go func() {
+		_, err := in.Read(buf)
+		got <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // let the read start waiting
+	in.(io.Closer).Close()
+	select {
+	case err := <-got:
+		if err == nil {
+			t.Error("the waiting read ended without an error")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("closing the input did not end the waiting read")
 	}
-	if flags&syscall.O_NONBLOCK != 0 {
-		t.Error("the descriptor is still non-blocking after restore")
+	restore()
+	restoreOut()
+	for _, fd := range p {
+		flags, err := fcntlFlags(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if flags&syscall.O_NONBLOCK != 0 {
+			t.Errorf("descriptor %d is still non-blocking after restore", fd)
+		}
 	}
 
 	regular, err := os.Create(filepath.Join(t.TempDir(), "in"))

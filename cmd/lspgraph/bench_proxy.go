@@ -122,28 +122,24 @@ func runBenchCopier(ctx context.Context, e *env, args []string) error {
 	}
 	cmd := exec.CommandContext(ctx, server[0], server[1:]...)
 	cmd.Stderr = e.stderr
-	in, err := cmd.StdinPipe()
+	// The server's pipes and the editor's end as the proxy has them (see
+	// lspproxy.StartServer, PollableInput and PollableOutput).
+	proc, err := lspproxy.StartServer(cmd)
 	if err != nil {
 		return err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s: %w", server[0], err)
-	}
-	// Read as the proxy reads (see lspproxy.PollableInput).
-	stdin, restore := lspproxy.PollableInput(e.stdin)
-	defer restore()
+	stdin, restoreIn := lspproxy.PollableInput(e.stdin)
+	defer restoreIn()
+	stdout, restoreOut := lspproxy.PollableOutput(e.stdout)
+	defer restoreOut()
 	go func() {
-		lspproxy.CopyFrames(in, stdin)
-		in.Close() // the editor left: so does the server's input
+		lspproxy.CopyFrames(proc, stdin)
+		proc.CloseInput() // the editor left: so does the server's input
 	}()
 	// The server's output ends when it exits; how it exited is the
 	// copier's answer.
-	lspproxy.CopyFrames(e.stdout, out)
-	return cmd.Wait()
+	lspproxy.CopyFrames(stdout, proc)
+	return proc.Wait(ctx)
 }
 
 // parseLineCol parses "LINE:COL", both at least 1.

@@ -113,9 +113,11 @@ func serveProxy(ctx context.Context, e *env, o proxyOptions, server []string) er
 	})
 	st.SetProxy(p)
 	log.Info("proxy started", "server", strings.Join(server, " "), "server_pid", proc.Pid())
-	in, restore := lspproxy.PollableInput(e.stdin)
-	defer restore()
-	err = p.ServeProcess(ctx, stdio{in, e.stdout}, proc)
+	in, restoreIn := lspproxy.PollableInput(e.stdin)
+	defer restoreIn()
+	out, restoreOut := lspproxy.PollableOutput(e.stdout)
+	defer restoreOut()
+	err = p.ServeProcess(ctx, stdio{in, out}, proc)
 	if err != nil {
 		log.Error("proxy ended", "err", err)
 	} else {
