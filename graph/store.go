@@ -228,6 +228,7 @@ func pebbleOptions(fs vfs.FS, lock *dirLock, readOnly bool) *pebble.Options {
 	// the pebble corpus built with nothing cached reads 21 blocks instead
 	// of 57 for no more CPU, and the store is 10% smaller.
 	o.Levels[0].BlockSize = 16 << 10
+	o.Experimental.CompactionScheduler = newCompactionScheduler()
 	o.EnsureDefaults()
 	// MinLZ at every level: a generation's tables are written once, at
 	// the end of a load, and snappy was a tenth of its cost.

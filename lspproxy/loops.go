@@ -2,7 +2,6 @@ package lspproxy
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -127,12 +126,8 @@ func (p *Proxy) editorCall(env *envelope, f frame) {
 			pc.lens = p.startLenses(uri, p.cfg.LensBudget)
 		}
 	}
-	if env.method == "initialize" {
-		pc.params = bytes.Clone(env.params)
-	}
 	if observedRequest(env.method) && p.cfg.Observer.OnExchange != nil {
-		pc.params = bytes.Clone(env.params)
-		pc.sent = time.Now()
+		p.startObserved(&pc.observed, env.params)
 	}
 	p.mu.Lock()
 	if p.serverErr != nil {
@@ -288,17 +283,11 @@ func (p *Proxy) serverResponse(env *envelope, f frame) {
 	// The editor first, the observer after: its goroutine must not be
 	// woken ahead of the answer, and only what it wants is copied.
 	p.writeEditorWire(f.wire)
-	if p.cfg.Observer.OnExchange != nil && observedRequest(pc.method) {
-		p.observe(observation{exchange: &Exchange{
-			Method:    pc.method,
-			Params:    json.RawMessage(pc.params),
-			Result:    json.RawMessage(bytes.Clone(env.result)),
-			Error:     json.RawMessage(bytes.Clone(env.err)),
-			Encoding:  p.encoding(),
-			Sent:      pc.sent,
-			Received:  time.Now(),
-			Premature: premature,
-		}})
+	if oc := &pc.observed; oc.buf != nil {
+		oc.answer(env.result, env.err)
+		oc.encoding = p.encoding()
+		oc.premature = premature
+		p.observe(observation{call: pc})
 	}
 }
 

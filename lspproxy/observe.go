@@ -18,7 +18,9 @@ type Observer struct {
 	// OnInitialize is called once the server answered initialize.
 	OnInitialize func(Session)
 	// OnExchange is called for each completed request of an observed
-	// method (see [ObservedMethods]).
+	// method (see [ObservedRequest]). The Exchange's raw JSON is valid
+	// only during the call (the proxy reuses its memory): an observer
+	// that keeps it copies it.
 	OnExchange func(Exchange)
 	// OnDocument is called for textDocument/didOpen, didChange, didSave
 	// and didClose.
@@ -107,10 +109,11 @@ func observedNotification(method string) bool {
 	return false
 }
 
-// observation is one queue entry; exactly one pointer is set.
+// observation is one queue entry; exactly one pointer is set. An
+// exchange is its request's pendingCall, whose observed part holds it.
 type observation struct {
 	session  *Session
-	exchange *Exchange
+	call     *pendingCall
 	document *DocumentEvent
 }
 
@@ -141,11 +144,14 @@ type counters struct {
 func (p *Proxy) observe(o observation) {
 	select {
 	case p.queue <- o:
-		if o.exchange == nil || len(p.queue) >= cap(p.queue)/4 {
+		if o.call == nil || len(p.queue) >= cap(p.queue)/4 {
 			p.hurryObserver()
 		}
 	default:
 		p.counters.dropped.Add(1)
+		if o.call != nil {
+			p.releaseObserved(&o.call.observed)
+		}
 	}
 }
 
@@ -190,6 +196,9 @@ func documentURI(params json.RawMessage) string {
 // deliver hands one observation to the Observer; after abandon is closed it
 // counts it as dropped instead.
 func (p *Proxy) deliver(o observation, abandon <-chan struct{}) {
+	if o.call != nil {
+		defer p.releaseObserved(&o.call.observed)
+	}
 	select {
 	case <-abandon:
 		p.counters.dropped.Add(1)
@@ -201,8 +210,8 @@ func (p *Proxy) deliver(o observation, abandon <-chan struct{}) {
 	switch {
 	case o.session != nil && obs.OnInitialize != nil:
 		obs.OnInitialize(*o.session)
-	case o.exchange != nil && obs.OnExchange != nil:
-		obs.OnExchange(*o.exchange)
+	case o.call != nil && obs.OnExchange != nil:
+		obs.OnExchange(o.call.observed.exchange(o.call.method))
 	case o.document != nil && obs.OnDocument != nil:
 		obs.OnDocument(*o.document)
 	}

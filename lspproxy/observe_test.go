@@ -1,10 +1,12 @@
 package lspproxy_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/lspgraph/lspgraph/lspproxy"
@@ -22,8 +24,14 @@ type recorder struct {
 func (r *recorder) observer() lspproxy.Observer {
 	return lspproxy.Observer{
 		OnInitialize: func(s lspproxy.Session) { r.mu.Lock(); r.sessions = append(r.sessions, s); r.mu.Unlock() },
-		OnExchange:   func(e lspproxy.Exchange) { r.mu.Lock(); r.exchanges = append(r.exchanges, e); r.mu.Unlock() },
-		OnDocument:   func(d lspproxy.DocumentEvent) { r.mu.Lock(); r.documents = append(r.documents, d); r.mu.Unlock() },
+		OnExchange: func(e lspproxy.Exchange) {
+			// The raw JSON is the proxy's until this returns.
+			e.Params, e.Result, e.Error = bytes.Clone(e.Params), bytes.Clone(e.Result), bytes.Clone(e.Error)
+			r.mu.Lock()
+			r.exchanges = append(r.exchanges, e)
+			r.mu.Unlock()
+		},
+		OnDocument: func(d lspproxy.DocumentEvent) { r.mu.Lock(); r.documents = append(r.documents, d); r.mu.Unlock() },
 	}
 }
 
@@ -205,4 +213,66 @@ func TestPrematureWithoutProgress(t *testing.T) {
 	if fmt.Sprint(got) != "[false true false]" {
 		t.Errorf("premature = %v, want [false true false]", got)
 	}
+}
+
+// TestObserveBuffersInFlight: the copies the proxy makes of observed
+// requests and answers come from buffers it reuses once an exchange was
+// delivered or dropped. Many requests in flight at once, answered in
+// reverse order, with a queue small enough to drop some: every exchange
+// the observer gets pairs its own params with its own answer, and stays
+// so for the whole call while others pass; delivered and dropped add up.
+func TestObserveBuffersInFlight(t *testing.T) {
+	const rounds, inFlight = 6, 80
+	var mu sync.Mutex
+	delivered, bad := 0, 0
+	cfg := testConfig()
+	cfg.QueueSize = 64
+	cfg.Observer = lspproxy.Observer{OnExchange: func(e lspproxy.Exchange) {
+		var p struct {
+			Position struct{ Line int } `json:"position"`
+		}
+		check := func() bool {
+			if err := json.Unmarshal(e.Params, &p); err != nil {
+				return false
+			}
+			return string(e.Result) == fmt.Sprintf(`[{"uri":"file:///b.go","range":{"start":{"line":%d,"character":0},"end":{"line":%[1]d,"character":1}}}]`, p.Position.Line)
+		}
+		ok := check()
+		time.Sleep(200 * time.Microsecond) // others pass meanwhile
+		ok = ok && check()
+		mu.Lock()
+		delivered++
+		if !ok {
+			bad++
+		}
+		mu.Unlock()
+	}}
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{}`)
+	for round := range rounds {
+		for i := range inFlight {
+			line := round*inFlight + i
+			c.Editor.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"textDocument/definition","params":{"textDocument":{"uri":"file:///a.go"},"position":{"line":%d,"character":%d}}}`, 1000+line, line, line%7))
+			c.Server.Recv(t)
+		}
+		for i := inFlight - 1; i >= 0; i-- {
+			line := round*inFlight + i
+			c.Server.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":[{"uri":"file:///b.go","range":{"start":{"line":%d,"character":0},"end":{"line":%[2]d,"character":1}}}]}`, 1000+line, line))
+		}
+		for range inFlight {
+			c.Editor.Recv(t)
+		}
+		time.Sleep(30 * time.Millisecond) // the observer delivers part
+	}
+	shutdown(t, c)
+	st := c.Proxy.Stats()
+	mu.Lock()
+	defer mu.Unlock()
+	if bad > 0 {
+		t.Errorf("%d of %d delivered exchanges did not pair their own params and answer", bad, delivered)
+	}
+	if total := int64(delivered) + st.Dropped; total != rounds*inFlight || delivered == 0 {
+		t.Errorf("delivered %d, dropped %d: want %d in all", delivered, st.Dropped, rounds*inFlight)
+	}
+	t.Logf("delivered %d, dropped %d", delivered, st.Dropped)
 }

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -237,6 +238,9 @@ func (m *Member) Exchange(ctx context.Context, x lspproxy.Exchange) {
 		}
 		m.lost(remote, err)
 	}
+	// x's raw JSON is the proxy's until this returns (see
+	// lspproxy.Observer): what waits for a session is a copy.
+	x.Params, x.Result, x.Error = bytes.Clone(x.Params), bytes.Clone(x.Result), bytes.Clone(x.Error)
 	m.mu.Lock()
 	m.pending = append(m.pending, x)
 	if n := len(m.pending) - maxPendingExchanges; n > 0 {
