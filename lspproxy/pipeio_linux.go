@@ -32,13 +32,15 @@ type pipeIO struct {
 	closed atomic.Bool
 }
 
-// rawOp is one read or write in progress: its buffer, what it did, and
-// the func the poller calls (allocated once).
+// rawOp is one read or write in progress: its buffer, what it did, the
+// func the poller calls and the RawConn method that polls it (both
+// allocated once).
 type rawOp struct {
 	buf   []byte
 	n     int
 	errno syscall.Errno
 	fn    func(fd uintptr) bool
+	poll  func(func(fd uintptr) bool) error
 }
 
 // newPipeIO returns f read and written with raw calls, or false when f
@@ -56,8 +58,8 @@ func newPipeIO(f *os.File) (*pipeIO, bool) {
 		return nil, false
 	}
 	p := &pipeIO{f: f, rc: rc}
-	p.rd.fn = p.rd.read
-	p.wr.fn = p.wr.write
+	p.rd.fn, p.rd.poll = p.rd.read, rc.Read
+	p.wr.fn, p.wr.poll = p.wr.write, rc.Write
 	return p, true
 }
 
@@ -67,15 +69,10 @@ func (p *pipeIO) Read(b []byte) (int, error) {
 	}
 	p.rmu.Lock()
 	defer p.rmu.Unlock()
-	p.rd.buf, p.rd.n, p.rd.errno = b, 0, 0
-	err := p.rc.Read(p.rd.fn)
-	n, errno := p.rd.n, p.rd.errno
-	p.rd.buf = nil
+	n, err := p.rd.do(b)
 	switch {
 	case err != nil:
 		return 0, p.pathError("read", err)
-	case errno != 0:
-		return 0, p.pathError("read", errno)
 	case n == 0:
 		return 0, io.EOF
 	}
@@ -85,17 +82,24 @@ func (p *pipeIO) Read(b []byte) (int, error) {
 func (p *pipeIO) Write(b []byte) (int, error) {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	p.wr.buf, p.wr.n, p.wr.errno = b, 0, 0
-	err := p.rc.Write(p.wr.fn)
-	n, errno := p.wr.n, p.wr.errno
-	p.wr.buf = nil
-	switch {
-	case err != nil:
+	n, err := p.wr.do(b)
+	if err != nil {
 		return n, p.pathError("write", err)
-	case errno != 0:
-		return n, p.pathError("write", errno)
 	}
 	return n, nil
+}
+
+// do runs the operation on b through the poller: how many bytes it
+// moved, and the poller's error or the call's.
+func (o *rawOp) do(b []byte) (int, error) {
+	o.buf, o.n, o.errno = b, 0, 0
+	err := o.poll(o.fn)
+	n, errno := o.n, o.errno
+	o.buf = nil
+	if err == nil && errno != 0 {
+		err = errno
+	}
+	return n, err
 }
 
 // Close closes the file; a read or write waiting in the poller returns

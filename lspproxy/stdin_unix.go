@@ -26,32 +26,27 @@ import (
 // it, and O_NONBLOCK is a flag of that description: only pipes and sockets
 // are switched, whose read end is held by this process alone when an
 // editor starts it.
-func PollableInput(r io.Reader) (in io.Reader, restore func()) {
-	f, ok := r.(*os.File)
-	if !ok {
-		return r, func() {}
-	}
-	pf, restore := pollable(f)
-	if pf == nil {
-		return r, restore
-	}
-	return pf, restore
-}
+func PollableInput(r io.Reader) (in io.Reader, restore func()) { return pollableEnd(r) }
 
 // PollableOutput is PollableInput for the editor's end that the proxy
 // writes: standard output, when it is a pipe or a socket. Nothing else
 // in the process may write to w afterwards (a write through the original
 // descriptor would see it non-blocking) until restore is called.
-func PollableOutput(w io.Writer) (out io.Writer, restore func()) {
-	f, ok := w.(*os.File)
+func PollableOutput(w io.Writer) (out io.Writer, restore func()) { return pollableEnd(w) }
+
+// pollableEnd is PollableInput and PollableOutput (T is io.Reader or
+// io.Writer, both of which pollable's result is): end switched when it is
+// a pipe or socket file, else as it is.
+func pollableEnd[T any](end T) (T, func()) {
+	f, ok := any(end).(*os.File)
 	if !ok {
-		return w, func() {}
+		return end, func() {}
 	}
 	pf, restore := pollable(f)
 	if pf == nil {
-		return w, restore
+		return end, restore
 	}
-	return pf, restore
+	return any(pf).(T), restore
 }
 
 // pollable returns a duplicate of f's descriptor, non-blocking and polled
