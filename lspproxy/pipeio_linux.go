@@ -122,31 +122,13 @@ func (p *pipeIO) pathError(op string, err error) error {
 	return &os.PathError{Op: op, Path: p.f.Name(), Err: err}
 }
 
-// read reads once into buf: true when done (data, end of file or an
-// error), false when the poller must wait for input.
-func (o *rawOp) read(fd uintptr) bool {
+// move makes one read or write (trap) of what is left of buf, again
+// when a signal interrupted it: false when the poller must wait for input
+// or room, true when it moved bytes, met the end of the input or failed.
+func (o *rawOp) move(trap, fd uintptr) bool {
 	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(o.buf))), uintptr(len(o.buf)))
-		switch e {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false
-		case 0:
-			o.n = int(n)
-		default:
-			o.errno = e
-		}
-		return true
-	}
-}
-
-// write writes what is left of buf: true when all of it is written or a
-// call failed, false when the poller must wait for room.
-func (o *rawOp) write(fd uintptr) bool {
-	for o.n < len(o.buf) {
 		rest := o.buf[o.n:]
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(rest))), uintptr(len(rest)))
+		n, _, e := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(unsafe.SliceData(rest))), uintptr(len(rest)))
 		switch e {
 		case syscall.EINTR:
 			continue
@@ -156,7 +138,25 @@ func (o *rawOp) write(fd uintptr) bool {
 			o.n += int(n)
 		default:
 			o.errno = e
-			return true
+		}
+		return true
+	}
+}
+
+// read reads once into buf: true when done (data, end of file or an
+// error), false when the poller must wait for input.
+func (o *rawOp) read(fd uintptr) bool { return o.move(syscall.SYS_READ, fd) }
+
+// write writes what is left of buf: true when all of it is written or a
+// call failed, false when the poller must wait for room.
+func (o *rawOp) write(fd uintptr) bool {
+	for o.n < len(o.buf) && o.errno == 0 {
+		before := o.n
+		if !o.move(syscall.SYS_WRITE, fd) {
+			return false
+		}
+		if o.n == before && o.errno == 0 {
+			o.errno = syscall.EIO // a pipe never takes nothing without an error
 		}
 	}
 	return true
