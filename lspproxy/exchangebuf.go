@@ -8,17 +8,20 @@ import (
 )
 
 // observedCall is what a pending request of an observed method keeps for
-// the Observer: its params, and once answered its result and error, copied
-// one after the other into one buffer from the proxy's pool, which goes
-// back to the pool once the exchange was delivered (or dropped). A proxy
-// that allocated these copies afresh for every exchange kept its small
-// heap turning over: the runtime gave freed pages back to the system and
-// faulted them in again, about 160 page faults in 3 s of definition
-// round trips against gopls (`perf record -e page-faults`), on a virtual
-// machine where a fault costs several microseconds.
+// the Observer: its params, and once answered its result and error,
+// copied one after the other into one buffer.
+//
+// A pending request and its buffer are used again for a later request
+// once its answer was forwarded and, when observed, delivered or dropped
+// (see Proxy.newCall, Proxy.recycle). A proxy that allocated the request
+// and its copies afresh each time kept its small heap turning over: the
+// runtime gave freed pages back to the system and faulted them in again,
+// about 160 page faults in 3 s of definition round trips against gopls
+// (`perf record -e page-faults`), on a virtual machine where a fault
+// costs several microseconds.
 type observedCall struct {
-	buf              *[]byte // from Proxy.obsBufs; (*buf)[:0] once released
-	data             []byte  // params, result, error
+	active           bool   // the request is observed
+	data             []byte // params, result, error
 	nParams, nResult int
 	hasResult        bool // the answer had a result ("null" included)
 	hasError         bool
@@ -27,20 +30,18 @@ type observedCall struct {
 	premature        bool
 }
 
-// maxPooledObs is the largest buffer returned to the pool; one grown past
-// it by a large answer (workspace/symbol, references of a common name) is
-// let go.
-const maxPooledObs = 64 << 10
+// maxKeptObs is the largest buffer kept with a recycled request; one grown
+// past it by a large answer (workspace/symbol, references of a common
+// name) is let go.
+const maxKeptObs = 64 << 10
 
-// startObserved starts oc with a copy of an observed request's params in
-// a pooled buffer.
-func (p *Proxy) startObserved(oc *observedCall, params []byte) {
-	bp, _ := p.obsBufs.Get().(*[]byte)
-	if bp == nil {
-		b := make([]byte, 0, 4<<10)
-		bp = &b
-	}
-	*oc = observedCall{buf: bp, data: append((*bp)[:0], params...), nParams: len(params), sent: time.Now()}
+// start makes oc observed with a copy of the request's params, in the
+// buffer it kept from an earlier request if any.
+func (oc *observedCall) start(params []byte) {
+	oc.active = true
+	oc.data = append(oc.data[:0], params...)
+	oc.nParams = len(params)
+	oc.sent = time.Now()
 }
 
 // answer appends the answer's result and error after the params.
@@ -72,14 +73,28 @@ func (oc *observedCall) exchange(method string) Exchange {
 	return x
 }
 
-// releaseObserved returns oc's buffer to the pool; oc's data must not be
-// read afterwards.
-func (p *Proxy) releaseObserved(oc *observedCall) {
-	bp, data := oc.buf, oc.data
-	oc.buf, oc.data = nil, nil
-	if bp == nil || cap(data) > maxPooledObs {
+// newCall returns a pending request for method and its id (the pending
+// map's key), reusing a recycled one and its buffer when there is one.
+func (p *Proxy) newCall(method, id string) *pendingCall {
+	pc, _ := p.calls.Get().(*pendingCall)
+	if pc == nil {
+		return &pendingCall{method: method, id: id}
+	}
+	*pc = pendingCall{method: method, id: id, observed: observedCall{data: pc.observed.data[:0]}}
+	return pc
+}
+
+// recycle offers pc for a later request. Only a request nothing else
+// holds may be recycled: answered (out of pending), delivered or dropped
+// when observed, and with no timer of its own (see pendingCall.reusable).
+func (p *Proxy) recycle(pc *pendingCall) {
+	if !pc.reusable {
 		return
 	}
-	*bp = data[:0]
-	p.obsBufs.Put(bp)
+	data := pc.observed.data
+	if cap(data) > maxKeptObs {
+		data = nil
+	}
+	*pc = pendingCall{observed: observedCall{data: data[:0]}}
+	p.calls.Put(pc)
 }

@@ -113,7 +113,7 @@ func (p *Proxy) editorCall(env *envelope, f frame) {
 		}
 	}
 	key := env.idKey()
-	pc := &pendingCall{method: env.method, id: key}
+	pc := p.newCall(env.method, key)
 	if env.method == "textDocument/codeLens" && p.lensesOn() {
 		if uri, ok := lensURI(env.params); ok {
 			p.mu.Lock()
@@ -127,7 +127,7 @@ func (p *Proxy) editorCall(env *envelope, f frame) {
 		}
 	}
 	if observedRequest(env.method) && p.cfg.Observer.OnExchange != nil {
-		p.startObserved(&pc.observed, env.params)
+		pc.observed.start(env.params)
 	}
 	p.mu.Lock()
 	if p.serverErr != nil {
@@ -263,6 +263,10 @@ func (p *Proxy) serverResponse(env *envelope, f frame) {
 	premature := false
 	if pc != nil {
 		premature = pc.premature || !p.ready.isReady()
+		// Nothing but this answer holds a request that was neither
+		// cancelled (a grace timer holds it) nor a shutdown (its
+		// timeout does).
+		pc.reusable = !pc.cancelled && pc.method != "shutdown"
 	}
 	p.mu.Unlock()
 	if pc == nil {
@@ -283,12 +287,14 @@ func (p *Proxy) serverResponse(env *envelope, f frame) {
 	// The editor first, the observer after: its goroutine must not be
 	// woken ahead of the answer, and only what it wants is copied.
 	p.writeEditorWire(f.wire)
-	if oc := &pc.observed; oc.buf != nil {
+	if oc := &pc.observed; oc.active {
 		oc.answer(env.result, env.err)
 		oc.encoding = p.encoding()
 		oc.premature = premature
-		p.observe(observation{call: pc})
+		p.observe(observation{call: pc}) // recycled once delivered or dropped
+		return
 	}
+	p.recycle(pc)
 }
 
 // serverEnded runs once the server connection is over. Unless the editor

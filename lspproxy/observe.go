@@ -150,7 +150,7 @@ func (p *Proxy) observe(o observation) {
 	default:
 		p.counters.dropped.Add(1)
 		if o.call != nil {
-			p.releaseObserved(&o.call.observed)
+			p.recycle(o.call)
 		}
 	}
 }
@@ -197,7 +197,7 @@ func documentURI(params json.RawMessage) string {
 // counts it as dropped instead.
 func (p *Proxy) deliver(o observation, abandon <-chan struct{}) {
 	if o.call != nil {
-		defer p.releaseObserved(&o.call.observed)
+		defer p.recycle(o.call)
 	}
 	select {
 	case <-abandon:

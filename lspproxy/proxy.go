@@ -110,7 +110,7 @@ type Proxy struct {
 	// hurry shortens the observer's wait (see drainUntil): a document
 	// event was queued, or the queue is filling up.
 	hurry    chan struct{}
-	obsBufs  sync.Pool // *[]byte for observedCall
+	calls    sync.Pool // recycled *pendingCall (see Proxy.recycle)
 	pacer    pacer     // the observer's clock, from Serve on
 	counters counters
 	// lostDocs holds the URIs of documents whose events were dropped since
@@ -168,7 +168,10 @@ type pendingCall struct {
 	observed  observedCall
 	premature bool
 	cancelled bool
-	lens      *lensJob // the proxy's lenses for a textDocument/codeLens
+	// reusable is set with the answer (under mu) when nothing else can
+	// hold the request: see Proxy.recycle.
+	reusable bool
+	lens     *lensJob // the proxy's lenses for a textDocument/codeLens
 }
 
 // New returns a proxy for one session.
