@@ -3,7 +3,6 @@ package lspproxy
 import (
 	"bytes"
 	"encoding/json"
-	"time"
 )
 
 // editorCancel handles the editor's $/cancelRequest and reports whether it
@@ -33,7 +32,7 @@ func (p *Proxy) editorCancel(params []byte) bool {
 	pc := p.pending[key]
 	if pc != nil && !pc.cancelled {
 		pc.cancelled = true
-		time.AfterFunc(p.cfg.CancelGrace, func() { p.cancelGraceOver(key, pc) })
+		p.deadlines.after(p.cfg.CancelGrace, func() { p.cancelGraceOver(key, pc) })
 	}
 	p.mu.Unlock()
 	return false

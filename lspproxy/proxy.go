@@ -109,10 +109,13 @@ type Proxy struct {
 	queue chan observation
 	// hurry shortens the observer's wait (see drainUntil): a document
 	// event was queued, or the queue is filling up.
-	hurry    chan struct{}
-	calls    sync.Pool // recycled *pendingCall (see Proxy.recycle)
-	pacer    pacer     // the observer's clock, from Serve on
-	counters counters
+	hurry chan struct{}
+	calls sync.Pool // recycled *pendingCall (see Proxy.recycle)
+	pacer pacer     // the observer's clock, from Serve on
+	// deadlines runs the cancels' grace and the shutdown's timeout, from
+	// Serve on.
+	deadlines *deadlines
+	counters  counters
 	// lostDocs holds the URIs of documents whose events were dropped since
 	// the last one queued (editor loop only; see observeDocument).
 	lostDocs map[string]struct{}
@@ -246,6 +249,8 @@ func (p *Proxy) serve(ctx context.Context, editor, server io.ReadWriteCloser, pr
 	drained := make(chan struct{})
 	p.pacer = newPacer()
 	defer p.pacer.close()
+	p.deadlines = newDeadlines()
+	defer p.deadlines.close()
 	go func() {
 		defer close(drained)
 		p.drainUntil(stopDrain, abandon)

@@ -1,11 +1,9 @@
 package lspproxy
 
-import "time"
-
 // watchShutdown bounds the server's answer to the editor's shutdown by
 // Config.ShutdownTimeout.
 func (p *Proxy) watchShutdown(key string, pc *pendingCall) {
-	time.AfterFunc(p.cfg.ShutdownTimeout, func() { p.shutdownOverdue(key, pc) })
+	p.deadlines.after(p.cfg.ShutdownTimeout, func() { p.shutdownOverdue(key, pc) })
 }
 
 // shutdownOverdue answers a shutdown the server still holds with a null
