@@ -166,8 +166,8 @@ type pendingCall struct {
 	method string
 	// id is the raw id token, also the request's key in pending.
 	id string
-	// observed is started (its buf set) for observed methods when there
-	// is an Observer for exchanges.
+	// observed is active for observed methods when there is an Observer
+	// for exchanges.
 	observed  observedCall
 	premature bool
 	cancelled bool
