@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/lspgraph/lspgraph/internal/lspbench"
 	"github.com/lspgraph/lspgraph/lspproxy"
@@ -20,18 +21,25 @@ import (
 // pipes, to three processes at once: the server itself, a bare frame
 // copier in front of it (`lspgraph bench copier`, the floor any middle
 // process costs), and `lspgraph proxy` in front of it. Requests alternate
-// between the three so drift on a busy machine affects all alike.
+// between the three so drift on a busy machine affects all alike. With
+// --control the third process is a second copier: the ratios it gets are
+// the benchmark's own noise.
 func runBenchProxy(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "bench proxy", "bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--proxy-cpuprofile FILE] [--json] -- SERVER [ARGS...]")
+	fs := newFlagSet(e, "bench proxy", "bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--warmup N] [--settle D] [--proxy-cpuprofile FILE] [--control] [--json] -- SERVER [ARGS...]")
 	root := fs.String("root", "testdata/goapp", "workspace root `DIR` the server is started in")
 	file := fs.String("file", "service/catalog.go", "document `FILE` (relative to --root) to ask about")
 	at := fs.String("at", "30:17", "1-based `LINE:COL` (bytes) in --file to ask textDocument/definition at")
-	// 8,000 rounds by default: a copier measured against a second
-	// copier gave an added-p50 ratio of 0.79-1.33 over 1,500 rounds, too
-	// wide to tell a 1.1 goal from 1.3, and 0.91-1.17 over 8,000.
-	requests := fs.Int("requests", 1000, "definition requests per path per run")
-	runs := fs.Int("runs", 8, "measured runs")
-	warmup := fs.Int("warmup", 30, "unmeasured requests per path before the first run")
+	// 16 runs of 500 rounds by default, each run with new processes (see
+	// lspbench.Compare): a copier measured against a second copier gave
+	// an added-p50 ratio of 0.79-1.33 over 1,500 rounds, and 0.91-1.17
+	// over 8,000 with the same processes in every run; the ratio of one
+	// run of new processes spreads over 0.5-1.5, their pooled ratio over
+	// a tenth.
+	requests := fs.Int("requests", 500, "definition requests per path per run")
+	runs := fs.Int("runs", 16, "measured runs, each with new processes")
+	warmup := fs.Int("warmup", 500, "unmeasured requests per path before each run (a new gopls answers slower for its first few hundred)")
+	settle := fs.Duration("settle", 15*time.Second, "before each run, wait at most this long for the machine to be quiet (0: do not wait)")
+	control := fs.Bool("control", false, "measure a second copier in the proxy's place: the ratios are then the benchmark's noise")
 	asJSON := fs.Bool("json", false, "print JSON")
 	proxyProfile := fs.String("proxy-cpuprofile", "", "have the proxy process write a CPU profile of its whole life to `FILE` (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
@@ -75,11 +83,14 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 		proxyArgs = append(proxyArgs, "--cpuprofile", *proxyProfile)
 	}
 	cfg := lspbench.Config{Dir: dir, URI: "file://" + path, Text: string(text), Line: line, Col: col,
-		Requests: *requests, Runs: *runs, Warmup: *warmup, Paths: []lspbench.Path{
+		Requests: *requests, Runs: *runs, Warmup: *warmup, Settle: *settle, Paths: []lspbench.Path{
 			{Name: "direct", Prog: server[0], Args: server[1:]},
 			{Name: "copier", Prog: self, Args: append([]string{"bench", "copier", "--"}, server...)},
 			{Name: "proxy", Prog: self, Args: append(append(proxyArgs, "--"), server...)},
 		}}
+	if *control {
+		cfg.Paths[2] = lspbench.Path{Name: "copier 2", Prog: self, Args: cfg.Paths[1].Args}
+	}
 	out, err := lspbench.Compare(ctx, cfg)
 	if err != nil {
 		if errors.Is(err, lspbench.ErrNoDefinition) {
@@ -93,6 +104,9 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(e.stdout, "%d × textDocument/definition per path per run against %s (goal: added p50 proxy/copier ≤ 1.1, p99 proxy/direct ≤ 1.4)\n", *requests, out.Server)
+	if *control {
+		fmt.Fprintln(e.stdout, "control: the proxy's columns are a second copier's")
+	}
 	fmt.Fprintln(tw, "run\tdirect p50\tp99\tcopier p50\tp99\tcpu µs/req\tproxy p50\tp99\tcpu µs/req\tadded p50 proxy/copier\tpaired\tp99 proxy/direct\t")
 	row := func(name string, r lspbench.RunStats) {
 		d, c, x := r.Paths[0], r.Paths[1], r.Paths[2]
@@ -108,7 +122,13 @@ func runBenchProxy(ctx context.Context, e *env, args []string) error {
 		row(strconv.Itoa(i+1), r)
 	}
 	row("all", out.Pooled)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if iv := out.AddedP50Interval; iv != nil {
+		fmt.Fprintf(e.stdout, "added p50 proxy/copier over all runs: 95%% interval %.2f-%.2f (bootstrap over the %d runs)\n", iv[0], iv[1], len(out.Runs))
+	}
+	return nil
 }
 
 // runBenchCopier is the floor `bench proxy` compares the proxy with: a

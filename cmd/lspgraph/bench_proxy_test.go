@@ -29,7 +29,7 @@ func TestBenchProxy(t *testing.T) {
 		return stdout.String(), stderr.String(), code
 	}
 	prof := filepath.Join(t.TempDir(), "proxy.prof")
-	out, errs, code := bench("--requests", "5", "--runs", "2", "--warmup", "2", "--proxy-cpuprofile", prof, "--json", "--", "gopls")
+	out, errs, code := bench("--requests", "5", "--runs", "2", "--warmup", "2", "--settle", "0", "--proxy-cpuprofile", prof, "--json", "--", "gopls")
 	if code != 0 {
 		t.Fatalf("bench proxy exited %d: %s", code, errs)
 	}
@@ -64,8 +64,21 @@ func TestBenchProxy(t *testing.T) {
 		}
 	}
 
+	// --control measures a second copier in the proxy's place.
+	out, errs, code = bench("--requests", "2", "--runs", "1", "--warmup", "1", "--settle", "0", "--control", "--json", "--", "gopls")
+	if code != 0 {
+		t.Fatalf("bench proxy --control exited %d: %s", code, errs)
+	}
+	res = lspbench.Result{}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if p := res.Pooled.Paths; len(p) != 3 || p[1].Name != "copier" || p[2].Name != "copier 2" {
+		t.Errorf("--control paths: %+v", p)
+	}
+
 	// A position without a definition is refused before measuring.
-	if _, errs, code := bench("--requests", "1", "--runs", "1", "--warmup", "0", "--at", "1:1", "--", "gopls"); code != 1 || !strings.Contains(errs, "has no definition at service/catalog.go:1:1") {
+	if _, errs, code := bench("--requests", "1", "--runs", "1", "--warmup", "0", "--settle", "0", "--at", "1:1", "--", "gopls"); code != 1 || !strings.Contains(errs, "has no definition at service/catalog.go:1:1") {
 		t.Errorf("position without a definition: exit %d, %s", code, errs)
 	}
 	for _, args := range [][]string{{"--at", "0:3", "--", "gopls"}, {"--requests", "1"}} {
