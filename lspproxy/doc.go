@@ -44,7 +44,11 @@
 // what outlives the frame is copied — a request's id, the params and
 // result of observed exchanges, document notifications' params for the
 // Observer, and whole requests the proxy works on itself
-// (workspace/executeCommand, initialize, the code lens requests).
+// (workspace/executeCommand, initialize, the code lens requests). An
+// observed exchange is copied after its frame is forwarded, each way: a
+// request's params once it is written to the server (an answer that
+// comes back first waits for them), an answer's result once it is
+// written to the editor.
 //
 // Malformed input: a frame whose header cannot be delimited (no or bad
 // Content-Length) ends that side, since the stream cannot be resynchronised:

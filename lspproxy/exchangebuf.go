@@ -2,6 +2,7 @@ package lspproxy
 
 import (
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/lspgraph/lspgraph/internal/textpos"
@@ -19,7 +20,13 @@ import (
 // about 160 page faults in 3 s of definition round trips against gopls
 // (`perf record -e page-faults`), on a virtual machine where a fault
 // costs several microseconds.
+//
+// A request's params are copied after the request is forwarded, off the
+// forwarding path: copying holds the copy from before the request is
+// pending until then, so that an answer that comes back first waits for
+// it (see begin, copyParams, wait).
 type observedCall struct {
+	copying          sync.Mutex
 	active           bool   // the request is observed
 	data             []byte // params, result, error
 	nParams, nResult int
@@ -35,13 +42,27 @@ type observedCall struct {
 // name) is let go.
 const maxKeptObs = 64 << 10
 
-// start makes oc observed with a copy of the request's params, in the
-// buffer it kept from an earlier request if any.
-func (oc *observedCall) start(params []byte) {
+// begin makes oc observed, before the request is pending: its answer
+// waits (see wait) until copyParams.
+func (oc *observedCall) begin() {
 	oc.active = true
+	oc.copying.Lock()
+	oc.sent = time.Now()
+}
+
+// copyParams copies the request's params, in the buffer oc kept from an
+// earlier request if any, once the request was forwarded; its answer may
+// proceed.
+func (oc *observedCall) copyParams(params []byte) {
 	oc.data = append(oc.data[:0], params...)
 	oc.nParams = len(params)
-	oc.sent = time.Now()
+	oc.copying.Unlock()
+}
+
+// wait returns once the request's params are copied.
+func (oc *observedCall) wait() {
+	oc.copying.Lock()
+	oc.copying.Unlock()
 }
 
 // answer appends the answer's result and error after the params.

@@ -126,9 +126,7 @@ func (p *Proxy) editorCall(env *envelope, f frame) {
 			pc.lens = p.startLenses(uri, p.cfg.LensBudget)
 		}
 	}
-	if observedRequest(env.method) && p.cfg.Observer.OnExchange != nil {
-		pc.observed.start(env.params)
-	}
+	observed := observedRequest(env.method) && p.cfg.Observer.OnExchange != nil
 	p.mu.Lock()
 	if p.serverErr != nil {
 		err := p.serverErr
@@ -150,12 +148,20 @@ func (p *Proxy) editorCall(env *envelope, f frame) {
 		return
 	}
 	pc.premature = !p.ready.isReady()
+	if observed {
+		pc.observed.begin()
+	}
 	p.pending[key] = pc
 	p.mu.Unlock()
 	if env.method == "shutdown" {
 		p.watchShutdown(key, pc)
 	}
 	p.forwardToServer(f.wire)
+	if observed {
+		// After forwarding: the observer's copy costs the request
+		// nothing on its way. f is the reader's until the next frame.
+		pc.observed.copyParams(env.params)
+	}
 }
 
 // editorNotification routes one editor notification; f is borrowed from
@@ -288,6 +294,7 @@ func (p *Proxy) serverResponse(env *envelope, f frame) {
 	// woken ahead of the answer, and only what it wants is copied.
 	p.writeEditorWire(f.wire)
 	if oc := &pc.observed; oc.active {
+		oc.wait()
 		oc.answer(env.result, env.err)
 		oc.encoding = p.encoding()
 		oc.premature = premature
