@@ -44,12 +44,12 @@ type Config struct {
 // request with nothing: the position is not on an identifier.
 var ErrNoDefinition = errors.New("no definition")
 
-// Compare measures c.Runs runs. Each run starts every path afresh, opens
-// the document in each, warms them up and sends textDocument/definition
-// to them in turn, rotating the order each round so that drift on a busy
-// machine affects all alike; then it shuts them down. It returns each
-// run's percentiles, CPU per request and ratios, and those of all runs
-// pooled.
+// Compare measures c.Runs runs (see measureRun). Each run starts every
+// path afresh, opens the document in each, warms them up and sends
+// textDocument/definition to them in rounds of balanced order, so that
+// drift on a busy machine affects all alike; then it shuts them down. It
+// returns each run's percentiles, CPU per request and ratios, those of all
+// runs pooled, and the pooled added-p50 ratio's 95% interval.
 //
 // A run's paths are new processes, each with a server of its own: a
 // server process keeps its speed relative to another for its life (its
