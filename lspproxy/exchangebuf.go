@@ -22,9 +22,9 @@ import (
 // costs several microseconds.
 //
 // A request's params are copied after the request is forwarded, off the
-// forwarding path: copying holds the copy from before the request is
-// pending until then, so that an answer that comes back first waits for
-// it (see begin, copyParams, wait).
+// forwarding path. copying is held from before the request is pending
+// until its params are copied, so that an answer that comes back first
+// waits for them (see begin, copyParams, wait).
 type observedCall struct {
 	copying          sync.Mutex
 	active           bool   // the request is observed

@@ -62,7 +62,6 @@ func Compare(ctx context.Context, c Config) (Result, error) {
 	}
 	params := fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":%d,"character":%d}}`, c.URI, c.Line-1, c.Col-1)
 	out := Result{Requests: c.Requests}
-	all := make([][]time.Duration, len(c.Paths))
 	cpuAll := make([]time.Duration, len(c.Paths))
 	var perRun [][][]time.Duration
 	var names []string
@@ -77,9 +76,14 @@ func Compare(ctx context.Context, c Config) (Result, error) {
 		perRun = append(perRun, samples)
 		for i := range c.Paths {
 			cpuAll[i] += cpu[i]
-			all[i] = append(all[i], samples[i]...)
 		}
 		out.Runs = append(out.Runs, summarizeRun(names, samples, cpu))
+	}
+	all := make([][]time.Duration, len(c.Paths))
+	for _, samples := range perRun {
+		for i := range all {
+			all[i] = append(all[i], samples[i]...)
+		}
 	}
 	out.Pooled = summarizeRun(names, all, cpuAll)
 	if lo, hi, ok := AddedInterval(perRun, 2000); ok {
