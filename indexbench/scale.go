@@ -40,6 +40,13 @@ type ScaleOptions struct {
 	Targets int
 	// Workers is passed to the index (0: its default).
 	Workers int
+	// Rounds is how many times each size's index and import are timed
+	// (default 1). The first round measures everything as the tree grows;
+	// each further round times the index and the import of every size
+	// again, the sizes in ascending order in odd rounds and descending in
+	// even ones, so that neither size always runs first or on a tree just
+	// written. The ratios are then of the medians.
+	Rounds int
 	// Progress, when set, is told what starts.
 	Progress func(string)
 }
@@ -69,6 +76,19 @@ type ScaleSize struct {
 	Context Latency `json:"context"`
 	// ImportImpact is impact timed on the import's store.
 	ImportImpact *Latency `json:"import_impact,omitempty"`
+	// IndexRounds and ImportRounds are every round's full index and
+	// import (the first is Index and Import); IndexMedian and
+	// ImportMedian their medians, by wall and by CPU time separately.
+	IndexRounds  []Run   `json:"index_rounds"`
+	IndexMedian  Median  `json:"index_median"`
+	ImportRounds []Run   `json:"import_rounds,omitempty"`
+	ImportMedian *Median `json:"import_median,omitempty"`
+}
+
+// Median is the median wall and CPU time of a size's rounds.
+type Median struct {
+	Seconds    float64 `json:"wall_seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
 }
 
 // Latency is the distribution of one query's time over the targets.
@@ -80,19 +100,24 @@ type Latency struct {
 }
 
 // ScaleResult is the whole benchmark. Each ratio is the figure at the
-// largest size over the smallest's, next to the ratio of their sizes: at
-// most that ratio is at most linear growth.
+// largest size over the smallest's (their medians over the rounds), next
+// to the ratio of their sizes: at most that ratio is at most linear
+// growth. The round ratios are the same figure within each round, whose
+// spread shows how far one round can be trusted.
 type ScaleResult struct {
-	Source          string      `json:"source"`
-	Dump            string      `json:"dump,omitempty"`
-	Sizes           []ScaleSize `json:"sizes"`
-	SizeRatio       float64     `json:"size_ratio"`
-	IndexWallRatio  float64     `json:"index_wall_ratio"`
-	IndexCPURatio   float64     `json:"index_cpu_ratio"`
-	ImportWallRatio float64     `json:"import_wall_ratio,omitempty"`
-	ImportCPURatio  float64     `json:"import_cpu_ratio,omitempty"`
-	MaxIndexRSSMB   float64     `json:"max_index_peak_rss_mb"`
-	MaxReindexRatio float64     `json:"max_reindex_ratio"`
+	Source           string      `json:"source"`
+	Dump             string      `json:"dump,omitempty"`
+	Rounds           int         `json:"rounds"`
+	Sizes            []ScaleSize `json:"sizes"`
+	SizeRatio        float64     `json:"size_ratio"`
+	IndexWallRatio   float64     `json:"index_wall_ratio"`
+	IndexCPURatio    float64     `json:"index_cpu_ratio"`
+	IndexRoundRatios []float64   `json:"index_wall_ratio_per_round"`
+	ImportWallRatio  float64     `json:"import_wall_ratio,omitempty"`
+	ImportCPURatio   float64     `json:"import_cpu_ratio,omitempty"`
+	ImportRoundRatio []float64   `json:"import_wall_ratio_per_round,omitempty"`
+	MaxIndexRSSMB    float64     `json:"max_index_peak_rss_mb"`
+	MaxReindexRatio  float64     `json:"max_reindex_ratio"`
 }
 
 // Scale builds the synthetic monorepo at each size in turn (adding copies
@@ -109,6 +134,8 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 	if o.Targets <= 0 {
 		o.Targets = 100
 	}
+	o.Rounds = max(o.Rounds, 1)
+	res.Rounds = o.Rounds
 	say := func(format string, args ...any) {
 		if o.Progress != nil {
 			o.Progress(fmt.Sprintf(format, args...))
@@ -123,6 +150,14 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 	}
 	if err := os.MkdirAll(tree, 0o755); err != nil {
 		return res, fmt.Errorf("scale: %w", err)
+	}
+	defer os.Remove(filepath.Join(o.Dir, "parked")) // empty by then
+	if o.Dump != "" {
+		defer func() {
+			for _, n := range o.Copies {
+				os.Remove(o.dumpPath(n))
+			}
+		}()
 	}
 	var total CopyStats
 	have := 0
@@ -147,13 +182,39 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 		size.Tree = total
 		res.Sizes = append(res.Sizes, size)
 	}
+	for round := 2; round <= o.Rounds; round++ {
+		order := slices.Clone(res.Sizes)
+		if round%2 == 0 {
+			slices.Reverse(order)
+		}
+		for _, sz := range order {
+			i := slices.IndexFunc(res.Sizes, func(s ScaleSize) bool { return s.Copies == sz.Copies })
+			if err := o.again(ctx, &res.Sizes[i], tree, round, say); err != nil {
+				return res, err
+			}
+		}
+	}
+	for i := range res.Sizes {
+		s := &res.Sizes[i]
+		s.IndexMedian = median(s.IndexRounds)
+		if len(s.ImportRounds) > 0 {
+			m := median(s.ImportRounds)
+			s.ImportMedian = &m
+		}
+	}
 	first, last := res.Sizes[0], res.Sizes[len(res.Sizes)-1]
 	res.SizeRatio = float64(last.Copies) / float64(first.Copies)
-	res.IndexWallRatio = last.Index.Seconds / first.Index.Seconds
-	res.IndexCPURatio = last.Index.CPUSeconds / first.Index.CPUSeconds
-	if first.Import != nil {
-		res.ImportWallRatio = last.Import.Seconds / first.Import.Seconds
-		res.ImportCPURatio = last.Import.CPUSeconds / first.Import.CPUSeconds
+	res.IndexWallRatio = last.IndexMedian.Seconds / first.IndexMedian.Seconds
+	res.IndexCPURatio = last.IndexMedian.CPUSeconds / first.IndexMedian.CPUSeconds
+	for r := range first.IndexRounds {
+		res.IndexRoundRatios = append(res.IndexRoundRatios, last.IndexRounds[r].Seconds/first.IndexRounds[r].Seconds)
+	}
+	if first.ImportMedian != nil {
+		res.ImportWallRatio = last.ImportMedian.Seconds / first.ImportMedian.Seconds
+		res.ImportCPURatio = last.ImportMedian.CPUSeconds / first.ImportMedian.CPUSeconds
+		for r := range first.ImportRounds {
+			res.ImportRoundRatio = append(res.ImportRoundRatio, last.ImportRounds[r].Seconds/first.ImportRounds[r].Seconds)
+		}
 	}
 	for _, s := range res.Sizes {
 		res.MaxIndexRSSMB = max(res.MaxIndexRSSMB, s.Index.PeakRSSMB, s.Reindex.PeakRSSMB)
@@ -178,15 +239,14 @@ func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(
 	if err != nil {
 		return size, err
 	}
-	var sum struct {
-		Files int `json:"files"`
+	files, err := summaryFiles(out)
+	if err != nil {
+		return size, err
 	}
-	if err := json.Unmarshal(out, &sum); err != nil {
-		return size, fmt.Errorf("scale: reading the index summary: %w", err)
-	}
-	run.Files = sum.Files
-	run.FilesPerS = float64(sum.Files) / max(run.Seconds, 1e-9)
+	run.Files = files
+	run.FilesPerS = float64(files) / max(run.Seconds, 1e-9)
 	size.Index, size.IndexSummary = run, json.RawMessage(strings.TrimSpace(string(out)))
+	size.IndexRounds = []Run{run}
 	if size.IndexStoreMB, err = dirMB(store); err != nil {
 		return size, err
 	}
@@ -199,8 +259,8 @@ func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(
 	if err != nil {
 		return size, err
 	}
-	rerun.Files = sum.Files
-	rerun.FilesPerS = float64(sum.Files) / max(rerun.Seconds, 1e-9)
+	rerun.Files = files
+	rerun.FilesPerS = float64(files) / max(rerun.Seconds, 1e-9)
 	size.Reindex, size.ReindexSummary = rerun, json.RawMessage(strings.TrimSpace(string(out)))
 	size.ReindexRatio = rerun.Seconds / run.Seconds
 	say("timing impact and context on %d copies", n)
@@ -213,26 +273,24 @@ func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(
 	if o.Dump == "" {
 		return size, nil
 	}
-	dump := filepath.Join(o.Dir, "dump-"+strconv.Itoa(n)+".scip")
+	dump := o.dumpPath(n)
 	say("writing %s copied %d times", o.Dump, n)
 	ds, err := CopyDump(o.Dump, dump, n)
 	if err != nil {
 		return size, err
 	}
-	defer os.Remove(dump)
 	size.ImportDump = &ds
 	istore, iroot := filepath.Join(o.Dir, "import-"+strconv.Itoa(n)), filepath.Join(o.Dir, "import-root")
 	if err := os.MkdirAll(iroot, 0o755); err != nil {
 		return size, fmt.Errorf("scale: %w", err)
 	}
 	say("importing it")
-	settle()
-	irun, _, _, err := Measure(ctx, "lspgraph scip import", "", o.Lspgraph,
-		"scip", "import", "--json", "--store", istore, "--root", iroot, "--commit", "scale", dump)
+	irun, err := o.importDump(ctx, dump, istore, iroot)
 	if err != nil {
 		return size, err
 	}
 	size.Import = &irun
+	size.ImportRounds = []Run{irun}
 	if size.ImportStoreMB, err = dirMB(istore); err != nil {
 		return size, err
 	}
@@ -242,6 +300,115 @@ func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(
 	}
 	size.ImportImpact = &imp
 	return size, os.RemoveAll(istore)
+}
+
+// summaryFiles reads the number of files from an index's JSON summary.
+func summaryFiles(out []byte) (int, error) {
+	var sum struct {
+		Files int `json:"files"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		return 0, fmt.Errorf("scale: reading the index summary: %w", err)
+	}
+	return sum.Files, nil
+}
+
+// dumpPath is where the dump copied n times is written; it stays there
+// for the later rounds.
+func (o ScaleOptions) dumpPath(n int) string {
+	return filepath.Join(o.Dir, "dump-"+strconv.Itoa(n)+".scip")
+}
+
+// importDump times the import of dump into a new store at istore, which
+// it leaves for the caller.
+func (o ScaleOptions) importDump(ctx context.Context, dump, istore, iroot string) (Run, error) {
+	settle()
+	run, _, _, err := Measure(ctx, "lspgraph scip import", "", o.Lspgraph,
+		"scip", "import", "--json", "--store", istore, "--root", iroot, "--commit", "scale", dump)
+	return run, err
+}
+
+// again times a size's full index (a new store and fact cache) and its
+// import once more, with the copies beyond the size moved out of the tree
+// meanwhile.
+func (o ScaleOptions) again(ctx context.Context, size *ScaleSize, tree string, round int, say func(string, ...any)) (err error) {
+	n := size.Copies
+	parked := filepath.Join(o.Dir, "parked")
+	if err := os.MkdirAll(parked, 0o755); err != nil {
+		return fmt.Errorf("scale: %w", err)
+	}
+	var moved []string
+	defer func() {
+		for _, name := range moved {
+			if rerr := os.Rename(filepath.Join(parked, name), filepath.Join(tree, name)); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("scale: putting %s back: %w", name, rerr))
+			}
+		}
+	}()
+	for k := n + 1; ; k++ {
+		name := "copy" + strconv.Itoa(k)
+		if _, err := os.Stat(filepath.Join(tree, name)); err != nil {
+			break
+		}
+		if err := os.Rename(filepath.Join(tree, name), filepath.Join(parked, name)); err != nil {
+			return fmt.Errorf("scale: setting %s aside: %w", name, err)
+		}
+		moved = append(moved, name)
+	}
+	store := filepath.Join(o.Dir, "index-"+strconv.Itoa(n))
+	cache := filepath.Join(o.Dir, "facts-"+strconv.Itoa(n))
+	defer os.RemoveAll(store)
+	defer os.RemoveAll(cache)
+	args := []string{"index", "--json", "--store", store, "--fact-cache", cache, "--root", tree}
+	if o.Workers > 0 {
+		args = append(args, "--workers", strconv.Itoa(o.Workers))
+	}
+	say("round %d: indexing %d copies", round, n)
+	settle()
+	run, out, _, err := Measure(ctx, "lspgraph index", "", o.Lspgraph, args...)
+	if err != nil {
+		return err
+	}
+	if run.Files, err = summaryFiles(out); err != nil {
+		return err
+	}
+	run.FilesPerS = float64(run.Files) / max(run.Seconds, 1e-9)
+	size.IndexRounds = append(size.IndexRounds, run)
+	if o.Dump == "" {
+		return nil
+	}
+	say("round %d: importing the dump copied %d times", round, n)
+	istore := filepath.Join(o.Dir, "import-"+strconv.Itoa(n))
+	defer os.RemoveAll(istore)
+	irun, err := o.importDump(ctx, o.dumpPath(n), istore, filepath.Join(o.Dir, "import-root"))
+	if err != nil {
+		return err
+	}
+	size.ImportRounds = append(size.ImportRounds, irun)
+	return nil
+}
+
+// median returns the median wall and CPU time of runs (the mean of the
+// middle two of an even number).
+func median(runs []Run) Median {
+	if len(runs) == 0 {
+		return Median{}
+	}
+	mid := func(f func(Run) float64) float64 {
+		x := make([]float64, len(runs))
+		for i, r := range runs {
+			x[i] = f(r)
+		}
+		slices.Sort(x)
+		if len(x)%2 == 1 {
+			return x[len(x)/2]
+		}
+		return (x[len(x)/2-1] + x[len(x)/2]) / 2
+	}
+	return Median{
+		Seconds:    mid(func(r Run) float64 { return r.Seconds }),
+		CPUSeconds: mid(func(r Run) float64 { return r.CPUSeconds }),
+	}
 }
 
 // EditFiles changes one Go file in every `every` under tree (in the order
