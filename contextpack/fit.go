@@ -102,8 +102,10 @@ func fit(p *Pack, entries []*entry, unpriced int, oos []OutOfScope, oosCount int
 	cap := itemCap(budget)
 	ps := make([]*priced, len(entries))
 	for i, e := range entries {
-		q := &priced{e: e, cur: len(e.forms)}
+		// Capping can drop the body form, so the entry is marked absent
+		// (cur) only after it.
 		capBody(e, cap, costs)
+		q := &priced{e: e, cur: len(e.forms)}
 		for i := 1; i < len(e.forms); i++ {
 			e.forms[i].note = joinNotes(e.forms[i].note, fmt.Sprintf("%s cut to %s for the budget", e.forms[0].show, cmp.Or(e.forms[i].show, "location")))
 		}

@@ -255,3 +255,47 @@ func TestWithTokensIsRender(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildNeighbourOneLineOverCap: a neighbour whose whole body is one
+// line longer than an item may take (a generated table, a blob constant,
+// as crypto/x509's tests have) drops its body form. The pack still fits
+// its budget and shows the neighbour in a smaller form; the fitting once
+// indexed past the forms left and panicked.
+func TestBuildNeighbourOneLineOverCap(t *testing.T) {
+	root := t.TempDir()
+	blob := strings.Repeat("ab", 4000)
+	text := "package w\n\nfunc Target() string {\n\treturn blob + helper()\n}\n\nfunc helper() string { return \"h\" }\n\nconst blob = \"" + blob + "\"\n"
+	writeFile(t, filepath.Join(root, "go.mod"), "module example.com/w\n")
+	writeFile(t, filepath.Join(root, "w.go"), text)
+	facts := graphtest.MustParseFacts(t, graph.Document{Path: "w.go", Language: "go", Source: graph.SourceSCIP}, `
+sym go:w/Target(). name=Target kind=function def=w.go@3:6-3:12 extent=3:1-5:2
+sym go:w/helper(). name=helper kind=function def=w.go@7:6-7:12 extent=7:1-7:37
+sym go:w/blob. name=blob kind=constant def=w.go@9:7-9:11 extent=9:1-9:8016
+occ go:w/Target(). 3:6-3:12 def
+occ go:w/blob. 4:9-4:13 ref enc=go:w/Target().
+occ go:w/helper(). 4:16-4:22 ref enc=go:w/Target().
+occ go:w/helper(). 7:6-7:12 def
+occ go:w/blob. 9:7-9:11 def
+edge go:w/Target(). references go:w/blob.
+edge go:w/Target(). references go:w/helper().
+`)
+	r := graphtest.Base(t, graph.Manifest{Tool: "test", State: graph.StateComplete}, facts)
+	for _, f := range []Format{FormatJSON, FormatMarkdown} {
+		p := buildFor(t, r, root, "go:w/Target().", Options{Scope: scope.Spec{Repo: true}, Budget: 8000, Format: f})
+		var shown bool
+		for _, it := range p.Items() {
+			if it.Name == "blob" {
+				shown = true
+				if strings.Contains(it.Text, blob) {
+					t.Errorf("%s: blob shown whole (%d bytes of text) past the cap of an item", f, len(it.Text))
+				}
+			}
+		}
+		if !shown {
+			t.Errorf("%s: blob not shown at all: %+v", f, p.Items())
+		}
+		if n := Tokens(p.Render()); n > 8000 {
+			t.Errorf("%s: %d tokens over a budget of 8000", f, n)
+		}
+	}
+}

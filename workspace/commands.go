@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -73,7 +75,9 @@ func CommandNames() []string {
 }
 
 // Command runs one command. Its result is JSON-encodable; errors say what
-// to do.
+// to do. A command that panics answers with an error and leaves the
+// session serving: the session may live in an editor's language server
+// process, which one faulty answer to another client must not end.
 func (s *Session) Command(ctx context.Context, name string, c Call) (any, error) {
 	fn, ok := commandTable[name]
 	if !ok {
@@ -82,7 +86,19 @@ func (s *Session) Command(ctx context.Context, name string, c Call) (any, error)
 	if c.Encoding == 0 {
 		c.Encoding = textpos.UTF16
 	}
-	return fn(s, ctx, c)
+	return guarded(s.log, name, func() (any, error) { return fn(s, ctx, c) })
+}
+
+// guarded runs a command, turning a panic into an error that says so and
+// logging its stack.
+func guarded(log *slog.Logger, name string, run func() (any, error)) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("command panicked", "command", name, "panic", r, "stack", string(debug.Stack()))
+			res, err = nil, fmt.Errorf("%s failed on an internal error (%v); the session goes on serving, and its log has the stack to report", name, r)
+		}
+	}()
+	return run()
 }
 
 // oneArg returns the only argument of a call, or null when there is none.

@@ -1,8 +1,10 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -32,5 +34,30 @@ func TestTargetsOutsideRoot(t *testing.T) {
 				t.Errorf("%s %s: error %q mentions %q", tc.command, tc.arg, err, leak)
 			}
 		}
+	}
+}
+
+// TestGuardedCommandPanic: a command that panics answers with an error
+// naming the command and the panic, logs its stack, and leaves the caller
+// running; one that does not panic answers as it would.
+func TestGuardedCommandPanic(t *testing.T) {
+	var logged bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	res, err := guarded(log, CommandContext, func() (any, error) {
+		var forms []int
+		return forms[2], nil
+	})
+	if err == nil || res != nil {
+		t.Fatalf("a panicking command answered %v, %v; want an error", res, err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, CommandContext) || !strings.Contains(msg, "index out of range") {
+		t.Errorf("error %q names neither the command nor the panic", msg)
+	}
+	if !strings.Contains(logged.String(), "command panicked") || !strings.Contains(logged.String(), "TestGuardedCommandPanic") {
+		t.Errorf("log lacks the panic's stack:\n%s", logged.String())
+	}
+	res, err = guarded(log, CommandContext, func() (any, error) { return 7, nil })
+	if err != nil || res != 7 {
+		t.Errorf("a command that does not panic answered %v, %v", res, err)
 	}
 }
