@@ -105,19 +105,19 @@ type Latency struct {
 // growth. The round ratios are the same figure within each round, whose
 // spread shows how far one round can be trusted.
 type ScaleResult struct {
-	Source           string      `json:"source"`
-	Dump             string      `json:"dump,omitempty"`
-	Rounds           int         `json:"rounds"`
-	Sizes            []ScaleSize `json:"sizes"`
-	SizeRatio        float64     `json:"size_ratio"`
-	IndexWallRatio   float64     `json:"index_wall_ratio"`
-	IndexCPURatio    float64     `json:"index_cpu_ratio"`
-	IndexRoundRatios []float64   `json:"index_wall_ratio_per_round"`
-	ImportWallRatio  float64     `json:"import_wall_ratio,omitempty"`
-	ImportCPURatio   float64     `json:"import_cpu_ratio,omitempty"`
-	ImportRoundRatio []float64   `json:"import_wall_ratio_per_round,omitempty"`
-	MaxIndexRSSMB    float64     `json:"max_index_peak_rss_mb"`
-	MaxReindexRatio  float64     `json:"max_reindex_ratio"`
+	Source            string      `json:"source"`
+	Dump              string      `json:"dump,omitempty"`
+	Rounds            int         `json:"rounds"`
+	Sizes             []ScaleSize `json:"sizes"`
+	SizeRatio         float64     `json:"size_ratio"`
+	IndexWallRatio    float64     `json:"index_wall_ratio"`
+	IndexCPURatio     float64     `json:"index_cpu_ratio"`
+	IndexRoundRatios  []float64   `json:"index_wall_ratio_per_round"`
+	ImportWallRatio   float64     `json:"import_wall_ratio,omitempty"`
+	ImportCPURatio    float64     `json:"import_cpu_ratio,omitempty"`
+	ImportRoundRatios []float64   `json:"import_wall_ratio_per_round,omitempty"`
+	MaxIndexRSSMB     float64     `json:"max_index_peak_rss_mb"`
+	MaxReindexRatio   float64     `json:"max_reindex_ratio"`
 }
 
 // Scale builds the synthetic monorepo at each size in turn (adding copies
@@ -183,12 +183,11 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 		res.Sizes = append(res.Sizes, size)
 	}
 	for round := 2; round <= o.Rounds; round++ {
-		order := slices.Clone(res.Sizes)
-		if round%2 == 0 {
-			slices.Reverse(order)
-		}
-		for _, sz := range order {
-			i := slices.IndexFunc(res.Sizes, func(s ScaleSize) bool { return s.Copies == sz.Copies })
+		for j := range res.Sizes {
+			i := j
+			if round%2 == 0 {
+				i = len(res.Sizes) - 1 - j
+			}
 			if err := o.again(ctx, &res.Sizes[i], tree, round, say); err != nil {
 				return res, err
 			}
@@ -213,7 +212,7 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 		res.ImportWallRatio = last.ImportMedian.Seconds / first.ImportMedian.Seconds
 		res.ImportCPURatio = last.ImportMedian.CPUSeconds / first.ImportMedian.CPUSeconds
 		for r := range first.ImportRounds {
-			res.ImportRoundRatio = append(res.ImportRoundRatio, last.ImportRounds[r].Seconds/first.ImportRounds[r].Seconds)
+			res.ImportRoundRatios = append(res.ImportRoundRatios, last.ImportRounds[r].Seconds/first.ImportRounds[r].Seconds)
 		}
 	}
 	for _, s := range res.Sizes {
@@ -229,10 +228,7 @@ func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(
 	store := filepath.Join(o.Dir, "index-"+strconv.Itoa(n))
 	cache := filepath.Join(o.Dir, "facts-"+strconv.Itoa(n))
 	defer os.RemoveAll(cache)
-	args := []string{"index", "--json", "--store", store, "--fact-cache", cache, "--root", tree}
-	if o.Workers > 0 {
-		args = append(args, "--workers", strconv.Itoa(o.Workers))
-	}
+	args := o.indexArgs(store, cache, tree)
 	say("indexing %d copies", n)
 	settle()
 	run, out, _, err := Measure(ctx, "lspgraph index", "", o.Lspgraph, args...)
@@ -302,6 +298,16 @@ func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(
 	return size, os.RemoveAll(istore)
 }
 
+// indexArgs is the command line of a timed index of tree into store, with
+// the fact cache at cache.
+func (o ScaleOptions) indexArgs(store, cache, tree string) []string {
+	args := []string{"index", "--json", "--store", store, "--fact-cache", cache, "--root", tree}
+	if o.Workers > 0 {
+		args = append(args, "--workers", strconv.Itoa(o.Workers))
+	}
+	return args
+}
+
 // summaryFiles reads the number of files from an index's JSON summary.
 func summaryFiles(out []byte) (int, error) {
 	var sum struct {
@@ -359,10 +365,7 @@ func (o ScaleOptions) again(ctx context.Context, size *ScaleSize, tree string, r
 	cache := filepath.Join(o.Dir, "facts-"+strconv.Itoa(n))
 	defer os.RemoveAll(store)
 	defer os.RemoveAll(cache)
-	args := []string{"index", "--json", "--store", store, "--fact-cache", cache, "--root", tree}
-	if o.Workers > 0 {
-		args = append(args, "--workers", strconv.Itoa(o.Workers))
-	}
+	args := o.indexArgs(store, cache, tree)
 	say("round %d: indexing %d copies", round, n)
 	settle()
 	run, out, _, err := Measure(ctx, "lspgraph index", "", o.Lspgraph, args...)

@@ -95,7 +95,7 @@ func runBenchScale(ctx context.Context, e *env, args []string) error {
 	if res.ImportWallRatio > 0 {
 		fmt.Fprintf(e.stdout, ", import %.2f× wall %.2f× cpu", res.ImportWallRatio, res.ImportCPURatio)
 		if res.Rounds > 1 {
-			fmt.Fprintf(e.stdout, " (per round%s)", ratios(res.ImportRoundRatio))
+			fmt.Fprintf(e.stdout, " (per round%s)", ratios(res.ImportRoundRatios))
 		}
 	}
 	fmt.Fprintf(e.stdout, "; largest index peak RSS %.0f MB; re-index after 1%% changed at most %.0f%% of a full index\n", res.MaxIndexRSSMB, 100*res.MaxReindexRatio)

@@ -34,8 +34,8 @@ func TestBenchScaleRounds(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout.String())
 	}
-	if res.Rounds != 3 || len(res.Sizes) != 2 || len(res.IndexRoundRatios) != 3 || len(res.ImportRoundRatio) != 3 {
-		t.Fatalf("rounds %d, sizes %d, index ratios %v, import ratios %v", res.Rounds, len(res.Sizes), res.IndexRoundRatios, res.ImportRoundRatio)
+	if res.Rounds != 3 || len(res.Sizes) != 2 || len(res.IndexRoundRatios) != 3 || len(res.ImportRoundRatios) != 3 {
+		t.Fatalf("rounds %d, sizes %d, index ratios %v, import ratios %v", res.Rounds, len(res.Sizes), res.IndexRoundRatios, res.ImportRoundRatios)
 	}
 	for _, s := range res.Sizes {
 		if len(s.IndexRounds) != 3 || len(s.ImportRounds) != 3 || s.ImportMedian == nil {
