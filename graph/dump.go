@@ -57,7 +57,7 @@ func formatValue(k, v []byte, name func(space, id uint64) (string, bool)) string
 		if len(v) == 8 {
 			f.add("gen", binary.BigEndian.Uint64(v))
 		}
-	case kindVersion:
+	case kindVersion, kindBaseVersion:
 		if len(v) == 8 {
 			f.add("writes", binary.BigEndian.Uint64(v))
 		}

@@ -426,7 +426,7 @@ func (g *GenerationWriter) switchTo(m Manifest) error {
 	if err := b.Delete(appendPendingKey(nil, g.gen), nil); err != nil {
 		return err
 	}
-	if err := g.s.commit(b, pebble.Sync); err != nil {
+	if err := g.s.commitBase(b, pebble.Sync); err != nil {
 		return fmt.Errorf("graph: switching to generation %d: %w", g.gen, err)
 	}
 	return nil

@@ -95,6 +95,9 @@ const (
 	kindAlloc    kind = 'A' // → uint64 last generation allocated
 	kindPending  kind = 'W' // generation (uint64) → ""; a generation being written
 	kindVersion  kind = 'U' // → uint64 count of the writes readers can see (Store.Version)
+	// kindBaseVersion, a new kind within schema 5: a store without it
+	// reads as one whose base layer's last change is unknown (0).
+	kindBaseVersion kind = 'B' // → uint64 the Version of the last write that changed the base layer
 )
 
 // Data space kinds: doc-first records.
@@ -160,6 +163,8 @@ func layoutOf(k kind) (keyLayout, bool) {
 		return keyLayout{"pending", "g", []string{"gen"}}, true
 	case kindVersion:
 		return keyLayout{"version", "", nil}, true
+	case kindBaseVersion:
+		return keyLayout{"base-version", "", nil}, true
 	case kindDoc:
 		return keyLayout{"doc", "s", []string{"path"}}, true
 	case kindDocSym:

@@ -314,7 +314,7 @@ func (p *BasePatch) Commit(ctx context.Context, m Manifest) error {
 	if err := putManifest(p.b, m); err != nil {
 		return err
 	}
-	if err := s.commit(p.b, pebble.Sync); err != nil {
+	if err := s.commitBase(p.b, pebble.Sync); err != nil {
 		return fmt.Errorf("graph: committing the patch of generation %d: %w", p.gen, err)
 	}
 	// Written out to a table now, the patch is not replayed from the log

@@ -30,6 +30,9 @@ type Reader struct {
 	// parent is the reader whose snapshot a view (BaseView) shares.
 	parent  *Reader
 	version uint64 // the store's Version in the snapshot
+	// baseVersion is the Version of the last write that changed the base
+	// layer, 0 when the store does not record it.
+	baseVersion uint64
 
 	// manifests caches the snapshot's manifests by layer (a snapshot's
 	// never change), so callers asking per query decode them once.
@@ -58,6 +61,13 @@ type cachedManifest struct {
 // Version is the store's Version in the reader's snapshot: readers of one
 // version, in any process, see the same facts.
 func (r *Reader) Version() uint64 { return r.version }
+
+// BaseVersion is the Version of the last write that changed what the
+// reader sees of the base layer (a generation switched to, a patch, a base
+// document written), 0 when the store does not record it. Two readers of
+// the same BaseVersion see the same base layer; they differ at most in the
+// live layer.
+func (r *Reader) BaseVersion() uint64 { return r.baseVersion }
 
 // layerSpace pairs a layer with the space holding it in this snapshot.
 type layerSpace struct {
@@ -146,6 +156,9 @@ func (r *Reader) load() error {
 	if r.version, err = readVersion(r.kv()); err != nil {
 		return err
 	}
+	if r.baseVersion, err = readCounter(r.kv(), kindBaseVersion, "base version"); err != nil {
+		return err
+	}
 	prefix := appendPrefix(nil, spaceLive, kindDoc)
 	err = scanPrefix(context.Background(), r.kv(), prefix, func(k, v []byte) error {
 		d, err := decodeDocValue(string(k[len(prefix):]), v)
@@ -206,7 +219,7 @@ func (r *Reader) closeLocked() error {
 // the work tree and the editor's buffers changed it. It shares r's
 // snapshot, so it needs no Close, and its reads fail once r is closed.
 func (r *Reader) BaseView() *Reader {
-	v := &Reader{store: r.store, snap: r.snap, baseGen: r.baseGen, live: map[string]Document{}, parent: r, version: r.version}
+	v := &Reader{store: r.store, snap: r.snap, baseGen: r.baseGen, live: map[string]Document{}, parent: r, version: r.version, baseVersion: r.baseVersion}
 	if ls, ok := r.base(); ok {
 		v.layers = []layerSpace{ls}
 	}

@@ -100,11 +100,27 @@ func (s *Store) Version() uint64 { return s.version.Load() }
 
 // commit commits a batch with the next version in it.
 func (s *Store) commit(b *pebble.Batch, opts *pebble.WriteOptions) error {
+	return s.commitLayer(b, opts, Live)
+}
+
+// commitBase commits b, a write that changes what readers see of the base
+// layer: its version is recorded as the base's (Reader.BaseVersion).
+func (s *Store) commitBase(b *pebble.Batch, opts *pebble.WriteOptions) error {
+	return s.commitLayer(b, opts, Base)
+}
+
+func (s *Store) commitLayer(b *pebble.Batch, opts *pebble.WriteOptions, layer Layer) error {
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
 	next := s.version.Load() + 1
-	if err := b.Set(appendMetaKey(nil, kindVersion), binary.BigEndian.AppendUint64(nil, next), nil); err != nil {
+	v := binary.BigEndian.AppendUint64(nil, next)
+	if err := b.Set(appendMetaKey(nil, kindVersion), v, nil); err != nil {
 		return err
+	}
+	if layer == Base {
+		if err := b.Set(appendMetaKey(nil, kindBaseVersion), v, nil); err != nil {
+			return err
+		}
 	}
 	if err := b.Commit(opts); err != nil {
 		return err
@@ -114,13 +130,16 @@ func (s *Store) commit(b *pebble.Batch, opts *pebble.WriteOptions) error {
 }
 
 // readVersion returns the version a snapshot (or the store) holds.
-func readVersion(r kvReader) (uint64, error) {
-	v, ok, err := get(r, appendMetaKey(nil, kindVersion))
+func readVersion(r kvReader) (uint64, error) { return readCounter(r, kindVersion, "version") }
+
+// readCounter reads a meta counter, 0 when absent.
+func readCounter(r kvReader, k kind, what string) (uint64, error) {
+	v, ok, err := get(r, appendMetaKey(nil, k))
 	if err != nil || !ok {
 		return 0, err
 	}
 	if len(v) != 8 {
-		return 0, fmt.Errorf("%w: version", errBadValue)
+		return 0, fmt.Errorf("%w: %s", errBadValue, what)
 	}
 	return binary.BigEndian.Uint64(v), nil
 }

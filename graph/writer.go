@@ -149,7 +149,7 @@ func (s *Store) SetManifest(ctx context.Context, m Manifest) error {
 	if err := putManifest(b, m); err != nil {
 		return err
 	}
-	return s.commit(b, pebble.Sync)
+	return s.commitLayer(b, pebble.Sync, m.Layer)
 }
 
 func putManifest(b *pebble.Batch, m Manifest) error {
@@ -203,7 +203,7 @@ func (s *Store) startPartialBase() (uint64, error) {
 	if err := b.Set(appendMetaKey(nil, kindCurrent), binary.BigEndian.AppendUint64(nil, gen), nil); err != nil {
 		return 0, err
 	}
-	if err := s.commit(b, pebble.Sync); err != nil {
+	if err := s.commitBase(b, pebble.Sync); err != nil {
 		return 0, fmt.Errorf("graph: starting a base generation: %w", err)
 	}
 	return genSpace(gen), nil
@@ -249,7 +249,7 @@ func deleteFrom(b *pebble.Batch) recordSink {
 }
 
 func (s *Store) commitDoc(b *pebble.Batch, layer Layer, path string) error {
-	if err := s.commit(b, pebble.NoSync); err != nil {
+	if err := s.commitLayer(b, pebble.NoSync, layer); err != nil {
 		return fmt.Errorf("graph: writing %s document %q: %w", layer, path, err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package scope
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,30 +85,89 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 	if err != nil {
 		return nil, fmt.Errorf("scope: listing documents: %w", err)
 	}
-	// Every document's symbols are read, so they are read without a copy
-	// of each (EachDocumentSymbol): what is kept is copied.
 	for _, p := range docs {
-		err := r.EachDocumentSymbol(ctx, p, func(s graph.Symbol) error {
-			// Only definitions in this document count: a document may also
-			// describe symbols it merely references (external ones).
-			if s.External || s.Def.Path != p {
-				return nil
-			}
-			if lead(s) {
-				if cur, ok := a.firstDef[p]; !ok || s.Def.Range.Start.Before(cur.Def.Range.Start) {
-					a.firstDef[p] = cloneSymbol(s)
-				}
-			}
-			if _, ok := a.defPkg[s.ID]; !ok {
-				a.defPkg[strings.Clone(s.ID)] = a.docPkg[p]
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("scope: reading symbols of %s: %w", p, err)
+		if err := a.readDefinitions(ctx, p); err != nil {
+			return nil, err
 		}
 	}
 	return a, nil
+}
+
+// readDefinitions records the symbols document p defines: their package,
+// and the document's first function or type. Every document's symbols are
+// read, so they are read without a copy of each (EachDocumentSymbol): what
+// is kept is copied.
+func (a *Analysis) readDefinitions(ctx context.Context, p string) error {
+	err := a.r.EachDocumentSymbol(ctx, p, func(s graph.Symbol) error {
+		// Only definitions in this document count: a document may also
+		// describe symbols it merely references (external ones).
+		if s.External || s.Def.Path != p {
+			return nil
+		}
+		if lead(s) {
+			if cur, ok := a.firstDef[p]; !ok || s.Def.Range.Start.Before(cur.Def.Range.Start) {
+				a.firstDef[p] = cloneSymbol(s)
+			}
+		}
+		if _, ok := a.defPkg[s.ID]; !ok {
+			a.defPkg[strings.Clone(s.ID)] = a.docPkg[p]
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("scope: reading symbols of %s: %w", p, err)
+	}
+	return nil
+}
+
+// Update makes the analysis hold for r, whose documents differ from those
+// of the reader it was made with at most at paths (in a session: the live
+// layer's documents, before and after), for the cost of those documents
+// rather than of the whole graph. Each path's package and definitions
+// are read again, and the packages it belongs to, before and after, are
+// observed again when next asked. A symbol that stops being defined keeps
+// the package it had; one a path newly defines takes the path's package
+// unless another document already defines it.
+func (a *Analysis) Update(ctx context.Context, r *graph.Reader, paths []string) error {
+	a.r = r
+	if r == nil || len(paths) == 0 {
+		return nil
+	}
+	stale := map[string]bool{}
+	for _, p := range paths {
+		if pkg, ok := a.docPkg[p]; ok {
+			stale[pkg] = true
+			a.pkgDocs[pkg] = slices.DeleteFunc(a.pkgDocs[pkg], func(q string) bool { return q == p })
+			delete(a.docPkg, p)
+		}
+		delete(a.firstDef, p)
+		d, ok, err := r.Document(ctx, p)
+		if err != nil {
+			return fmt.Errorf("scope: reading document %s: %w", p, err)
+		}
+		if !ok {
+			continue
+		}
+		pkg := a.packageFor(d)
+		stale[pkg] = true
+		a.docPkg[p] = pkg
+		// In path order, as Analyze lists them, so that observing reads
+		// them in the same order.
+		i, _ := slices.BinarySearch(a.pkgDocs[pkg], p)
+		a.pkgDocs[pkg] = slices.Insert(a.pkgDocs[pkg], i, p)
+		if err := a.readDefinitions(ctx, p); err != nil {
+			return err
+		}
+	}
+	for pkg := range stale {
+		delete(a.observed, pkg)
+		delete(a.done, pkg)
+	}
+	// The caches of names and edge confidences may describe the old
+	// documents' symbols; they are refilled as packages are observed.
+	clear(a.names)
+	clear(a.conf)
+	return nil
 }
 
 // observe reads the occurrences of a package's documents once and records

@@ -2,6 +2,7 @@ package scope
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -129,5 +130,138 @@ edge go:a/A(). calls go:c/C(). conf=0.31 reason=syntax:unique-global-name
 	}
 	if strings.Join(got, ",") != "example.com/b,example.com/d" {
 		t.Errorf("dependencies of example.com/a = %v, want example.com/b (a 0.99 edge) and example.com/d (no edge), not example.com/c (a 0.31 guess)", got)
+	}
+}
+
+// TestUpdateAgreesWithAnalyze: an analysis brought up to date with the
+// live layer's documents (one added that makes a new dependency, one
+// changed to drop its reference, one deleted) answers as an analysis
+// made anew from the same reader: packages, documents, observed
+// dependencies and each package's closure.
+func TestUpdateAgreesWithAnalyze(t *testing.T) {
+	ctx := context.Background()
+	pkgs := map[string]string{"a/a.go": "example.com/a", "b/b.go": "example.com/b", "c/c.go": "example.com/c", "c/c2.go": "example.com/c"}
+	docs := map[string]string{
+		"a/a.go": `
+sym go:a/A(). name=A kind=function def=a/a.go@1:6-1:7
+occ go:a/A(). 1:6-1:7 def
+occ go:b/B(). 2:2-2:3 ref enc=go:a/A().
+`,
+		"b/b.go": `
+sym go:b/B(). name=B kind=function def=b/b.go@1:6-1:7
+occ go:b/B(). 1:6-1:7 def
+occ go:c/C(). 2:2-2:3 ref enc=go:b/B().
+`,
+		"c/c.go": `
+sym go:c/C(). name=C kind=function def=c/c.go@1:6-1:7
+occ go:c/C(). 1:6-1:7 def
+`,
+		"c/c2.go": `
+sym go:c/C2(). name=C2 kind=function def=c/c2.go@1:6-1:7
+occ go:c/C2(). 1:6-1:7 def
+occ go:a/A(). 2:2-2:3 ref enc=go:c/C2().
+`,
+	}
+	var facts []graph.DocumentFacts
+	for p, text := range docs {
+		facts = append(facts, graphtest.MustParseFacts(t, graph.Document{Path: p, Language: "go", Package: pkgs[p], Source: graph.SourceSCIP}, text))
+	}
+	st := graphtest.Open(t)
+	gw, err := st.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range facts {
+		if err := gw.PutDocument(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := gw.Commit(ctx, graph.Manifest{Tool: "test", State: graph.StateComplete}); err != nil {
+		t.Fatal(err)
+	}
+	reader := func() *graph.Reader {
+		r, err := st.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	ws, err := Discover(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := Analyze(ctx, ws, reader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kept.Observed(ctx); err != nil { // every package observed before the change
+		t.Fatal(err)
+	}
+	live := func(p, pkg, text string) {
+		t.Helper()
+		f := graphtest.MustParseFacts(t, graph.Document{Path: p, Language: "go", Package: pkg, Source: graph.SourceLSP}, text)
+		if err := st.PutDocument(ctx, graph.Live, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A new document of b references a, a new dependency b → a; a
+	// changed a.go no longer references b; c2.go is deleted, and with it
+	// c → a.
+	live("b/b2.go", "example.com/b", `
+sym go:b/B2(). name=B2 kind=function def=b/b2.go@1:6-1:8
+occ go:b/B2(). 1:6-1:8 def
+occ go:a/A(). 2:2-2:3 ref enc=go:b/B2().
+`)
+	live("a/a.go", "example.com/a", `
+sym go:a/A(). name=A kind=function def=a/a.go@1:6-1:7
+occ go:a/A(). 1:6-1:7 def
+`)
+	if err := st.DeleteDocument(ctx, graph.Base, "c/c2.go"); err != nil {
+		t.Fatal(err)
+	}
+	r := reader()
+	if err := kept.Update(ctx, r, []string{"a/a.go", "b/b2.go", "c/c2.go"}); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Analyze(ctx, ws, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	describe := func(a *Analysis) string {
+		var b strings.Builder
+		for _, p := range a.Packages() {
+			fmt.Fprintf(&b, "%s %v:", p, a.DocumentsOf(p))
+			deps, err := a.Deps(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range deps {
+				fmt.Fprintf(&b, " →%s", d.To)
+				for _, w := range d.Why {
+					fmt.Fprintf(&b, " (%s:%d %s)", w.File, w.Line, w.Detail)
+				}
+			}
+			c, err := a.For(ctx, p, Spec{Closure: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, " closure %v\n", c.Names())
+		}
+		return b.String()
+	}
+	got, want := describe(kept), describe(fresh)
+	if got != want {
+		t.Errorf("updated analysis:\n%s\nanalysis made anew:\n%s", got, want)
+	}
+	// The changes show: b depends on a (b2.go), a on nothing, c on nothing.
+	for _, line := range []string{
+		"example.com/a [a/a.go]: closure [example.com/a]",
+		"example.com/b [b/b.go b/b2.go]: →example.com/a (b/b2.go:2 references `A`) →example.com/c",
+		"example.com/c [c/c.go]: closure [example.com/c]",
+	} {
+		if !strings.Contains(got, line) {
+			t.Errorf("updated analysis lacks %q:\n%s", line, got)
+		}
 	}
 }

@@ -14,7 +14,8 @@ import (
 
 // TestContextScopeComputedOncePerState: the scope analysis is computed on
 // the first context request, reused while the work tree and the store
-// stay as they were, and computed again after a manifest changes.
+// stay as they were, brought up to date when only the live layer changed,
+// and computed again after a manifest changes.
 func TestContextScopeComputedOncePerState(t *testing.T) {
 	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "goapp")
@@ -57,6 +58,24 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 	if h, m := counts(); h != 1 || m != 1 {
 		t.Fatalf("two requests on one state: %d hits, %d misses; want 1 and 1", h, m)
 	}
+	// A live-layer write (what every observed editor answer makes)
+	// brings the kept analysis up to date rather than computing it anew.
+	live := graph.DocumentFacts{Document: graph.Document{Path: "service/extra.go", Language: "go", Package: "example.com/goapp/service", Source: graph.SourceLSP}}
+	if err := s.store.PutDocument(ctx, graph.Live, live); err != nil {
+		t.Fatal(err)
+	}
+	ask()
+	s.scopes.mu.Lock()
+	updates := s.scopes.updates
+	kept := s.scopes.a.HasDocument("service/extra.go")
+	s.scopes.mu.Unlock()
+	if h, m := counts(); h != 1 || m != 1 || updates != 1 || !kept {
+		t.Fatalf("after a live write: %d hits, %d updates, %d misses, the live document known: %v; want 1, 1, 1, true", h, updates, m, kept)
+	}
+	ask()
+	if h, m := counts(); h != 2 || m != 1 {
+		t.Fatalf("the updated analysis is reused: %d hits, %d misses; want 2 and 1", h, m)
+	}
 	gomod := filepath.Join(root, "go.mod")
 	b, err := os.ReadFile(gomod)
 	if err != nil {
@@ -66,11 +85,11 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 		t.Fatal(err)
 	}
 	ask()
-	if h, m := counts(); h != 1 || m != 2 {
+	if h, m := counts(); h != 2 || m != 2 {
 		t.Fatalf("after go.mod changed: %d hits, %d misses; want the analysis computed again", h, m)
 	}
 	ask()
-	if h, m := counts(); h != 2 || m != 2 {
-		t.Fatalf("the new state is reused: %d hits, %d misses; want 2 and 2", h, m)
+	if h, m := counts(); h != 3 || m != 2 {
+		t.Fatalf("the new state is reused: %d hits, %d misses; want 3 and 2", h, m)
 	}
 }
