@@ -33,7 +33,8 @@ type Analysis struct {
 	pkgDocs  map[string][]string // package name -> its documents
 	defPkg   map[string]string   // symbol -> package of its defining document
 	observed map[string]map[string][]Why
-	done     map[string]bool // packages whose documents were observed
+	done     map[string]bool           // packages whose documents were observed
+	docDeps  map[string]docObservation // per document observed: the packages it references, why
 	names    map[string]string
 	kinds    map[string]Kind
 	// conf holds, per enclosing definition, the best confidence of its
@@ -61,6 +62,7 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 		defPkg:   map[string]string{},
 		observed: map[string]map[string][]Why{},
 		done:     map[string]bool{},
+		docDeps:  map[string]docObservation{},
 		names:    map[string]string{},
 		kinds:    map[string]Kind{},
 		conf:     map[string]map[string]float64{},
@@ -124,10 +126,12 @@ func (a *Analysis) readDefinitions(ctx context.Context, p string) error {
 // of the reader it was made with at most at paths (in a session: the live
 // layer's documents, before and after), for the cost of those documents
 // rather than of the whole graph. Each path's package and definitions
-// are read again, and the packages it belongs to, before and after, are
-// observed again when next asked. A symbol that stops being defined keeps
-// the package it had; one a path newly defines takes the path's package
-// unless another document already defines it.
+// are read again, and its references observed again when its package,
+// before or after, is next asked for; the other documents' observations
+// are kept. A symbol that stops being defined keeps the package it had;
+// one a path newly defines takes the path's package unless another
+// document already defines it, and other documents' references to it
+// count once they change too.
 func (a *Analysis) Update(ctx context.Context, r *graph.Reader, paths []string) error {
 	a.r = r
 	if r == nil || len(paths) == 0 {
@@ -135,6 +139,7 @@ func (a *Analysis) Update(ctx context.Context, r *graph.Reader, paths []string) 
 	}
 	stale := map[string]bool{}
 	for _, p := range paths {
+		delete(a.docDeps, p)
 		if pkg, ok := a.docPkg[p]; ok {
 			stale[pkg] = true
 			a.pkgDocs[pkg] = slices.DeleteFunc(a.pkgDocs[pkg], func(q string) bool { return q == p })
@@ -170,12 +175,16 @@ func (a *Analysis) Update(ctx context.Context, r *graph.Reader, paths []string) 
 	return nil
 }
 
-// observe reads the occurrences of a package's documents once and records
-// the packages they reference.
+// observe records the packages a package's documents reference, from
+// each document's own observation (observeDocument), kept per document so
+// that a changed document is read again alone (Update): a package's
+// reasons are its documents' in path order, the first maxWhy per
+// dependency.
 func (a *Analysis) observe(ctx context.Context, from string) error {
 	if a.r == nil || a.done[from] {
 		return nil
 	}
+	m := map[string][]Why{}
 	for _, p := range a.pkgDocs[from] {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -183,44 +192,91 @@ func (a *Analysis) observe(ctx context.Context, from string) error {
 		if a.ws.byPackage && (strings.HasSuffix(p, "_test.go") || a.ws.goExcluded[p]) {
 			continue // as with imports: a Go test's references, or a file the build leaves out
 		}
-		occs, err := a.r.Occurrences(ctx, p)
-		if err != nil {
-			return fmt.Errorf("scope: reading occurrences of %s: %w", p, err)
+		d, ok := a.docDeps[p]
+		if ok && d.short(m) {
+			ok = false // it skipped references the package now needs
 		}
-		for _, o := range occs {
-			if o.Roles&graph.RoleDefinition != 0 {
-				continue
+		if !ok {
+			var err error
+			if d, err = a.observeDocument(ctx, p, from, m); err != nil {
+				return err
 			}
-			to, ok := a.defPkg[o.Symbol]
-			if !ok || to == from {
-				continue
-			}
-			// A dependency with its reasons recorded needs no more: the
-			// cap comes before the edge reads that judge a reference weak.
-			if len(a.observed[from][to]) >= maxWhy {
-				continue
-			}
-			if weak, err := a.weak(ctx, o); err != nil || weak {
-				if err != nil {
-					return err
-				}
-				continue
-			}
-			m := a.observed[from]
-			if m == nil {
-				m = map[string][]Why{}
-				a.observed[from] = m
-			}
-			name, ok := a.names[o.Symbol]
-			if !ok {
-				name = displayName(ctx, a.r, o.Symbol)
-				a.names[o.Symbol] = name
-			}
-			m[to] = append(m[to], Why{Observed: true, File: p, Line: int(o.Range.Start.Line) + 1, Detail: "references `" + name + "`"})
+			a.docDeps[p] = d
 		}
+		for to, why := range d.why {
+			m[to] = append(m[to], why[:min(len(why), maxWhy-len(m[to]))]...)
+		}
+	}
+	if len(m) > 0 {
+		a.observed[from] = m
 	}
 	a.done[from] = true
 	return nil
+}
+
+// docObservation is what a document's references show: the packages they
+// reference, with the first references to each (at most maxWhy), and the
+// packages whose further references were not judged because the
+// documents before it had given maxWhy reasons already.
+type docObservation struct {
+	why     map[string][]Why
+	skipped map[string]bool
+}
+
+// short reports whether the observation skipped references to a package
+// that the reasons gathered before it (had) no longer fill.
+func (d docObservation) short(had map[string][]Why) bool {
+	for to := range d.skipped {
+		if len(had[to])+len(d.why[to]) < maxWhy {
+			return true
+		}
+	}
+	return false
+}
+
+// observeDocument reads the occurrences of document p, of package from,
+// and returns the other packages they reference, with the first maxWhy
+// references to each. A reference to a package that had (the reasons of
+// the documents before p) and p's own fill needs no more: it is skipped
+// before the edge reads that judge a reference weak.
+func (a *Analysis) observeDocument(ctx context.Context, p, from string, had map[string][]Why) (docObservation, error) {
+	var d docObservation
+	occs, err := a.r.Occurrences(ctx, p)
+	if err != nil {
+		return d, fmt.Errorf("scope: reading occurrences of %s: %w", p, err)
+	}
+	for _, o := range occs {
+		if o.Roles&graph.RoleDefinition != 0 {
+			continue
+		}
+		to, ok := a.defPkg[o.Symbol]
+		if !ok || to == from || len(d.why[to]) >= maxWhy {
+			continue
+		}
+		if len(had[to])+len(d.why[to]) >= maxWhy {
+			if d.skipped == nil {
+				d.skipped = map[string]bool{}
+			}
+			d.skipped[to] = true
+			continue
+		}
+		if weak, err := a.weak(ctx, o); err != nil || weak {
+			if err != nil {
+				return d, err
+			}
+			continue
+		}
+		if d.why == nil {
+			d.why = map[string][]Why{}
+		}
+		name, ok := a.names[o.Symbol]
+		if !ok {
+			name = displayName(ctx, a.r, o.Symbol)
+			a.names[o.Symbol] = name
+		}
+		d.why[to] = append(d.why[to], Why{Observed: true, File: p, Line: int(o.Range.Start.Line) + 1, Detail: "references `" + name + "`"})
+	}
+	return d, nil
 }
 
 // weak reports whether an occurrence is backed only by edges below

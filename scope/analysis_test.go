@@ -140,8 +140,17 @@ edge go:a/A(). calls go:c/C(). conf=0.31 reason=syntax:unique-global-name
 // dependencies and each package's closure.
 func TestUpdateAgreesWithAnalyze(t *testing.T) {
 	ctx := context.Background()
-	pkgs := map[string]string{"a/a.go": "example.com/a", "b/b.go": "example.com/b", "c/c.go": "example.com/c", "c/c2.go": "example.com/c"}
+	pkgs := map[string]string{"a/a.go": "example.com/a", "b/a1.go": "example.com/b", "b/b.go": "example.com/b", "c/c.go": "example.com/c", "c/c2.go": "example.com/c"}
 	docs := map[string]string{
+		// Three references to C, before b.go's: they are b → c's reasons,
+		// and b.go's reference is not judged until a1.go loses them.
+		"b/a1.go": `
+sym go:b/A1(). name=A1 kind=function def=b/a1.go@1:6-1:8
+occ go:b/A1(). 1:6-1:8 def
+occ go:c/C(). 2:2-2:3 ref enc=go:b/A1().
+occ go:c/C(). 3:2-3:3 ref enc=go:b/A1().
+occ go:c/C(). 4:2-4:3 ref enc=go:b/A1().
+`,
 		"a/a.go": `
 sym go:a/A(). name=A kind=function def=a/a.go@1:6-1:7
 occ go:a/A(). 1:6-1:7 def
@@ -207,11 +216,16 @@ occ go:a/A(). 2:2-2:3 ref enc=go:c/C2().
 	}
 	// A new document of b references a, a new dependency b → a; a
 	// changed a.go no longer references b; c2.go is deleted, and with it
-	// c → a.
+	// c → a; a changed a1.go no longer references c, so b → c rests on
+	// b.go's reference, which the first observation did not judge.
 	live("b/b2.go", "example.com/b", `
 sym go:b/B2(). name=B2 kind=function def=b/b2.go@1:6-1:8
 occ go:b/B2(). 1:6-1:8 def
 occ go:a/A(). 2:2-2:3 ref enc=go:b/B2().
+`)
+	live("b/a1.go", "example.com/b", `
+sym go:b/A1(). name=A1 kind=function def=b/a1.go@1:6-1:8
+occ go:b/A1(). 1:6-1:8 def
 `)
 	live("a/a.go", "example.com/a", `
 sym go:a/A(). name=A kind=function def=a/a.go@1:6-1:7
@@ -221,7 +235,7 @@ occ go:a/A(). 1:6-1:7 def
 		t.Fatal(err)
 	}
 	r := reader()
-	if err := kept.Update(ctx, r, []string{"a/a.go", "b/b2.go", "c/c2.go"}); err != nil {
+	if err := kept.Update(ctx, r, []string{"a/a.go", "b/a1.go", "b/b2.go", "c/c2.go"}); err != nil {
 		t.Fatal(err)
 	}
 	fresh, err := Analyze(ctx, ws, r)
@@ -257,7 +271,7 @@ occ go:a/A(). 1:6-1:7 def
 	// The changes show: b depends on a (b2.go), a on nothing, c on nothing.
 	for _, line := range []string{
 		"example.com/a [a/a.go]: closure [example.com/a]",
-		"example.com/b [b/b.go b/b2.go]: →example.com/a (b/b2.go:2 references `A`) →example.com/c",
+		"example.com/b [b/a1.go b/b.go b/b2.go]: →example.com/a (b/b2.go:2 references `A`) →example.com/c (b/b.go:2 references `C`)",
 		"example.com/c [c/c.go]: closure [example.com/c]",
 	} {
 		if !strings.Contains(got, line) {
