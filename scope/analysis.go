@@ -586,6 +586,21 @@ func (a *Analysis) DocumentsOf(name string) []string {
 	return out
 }
 
+// UseWorkspace makes the analysis use ws, discovered again under the same
+// root, when ws has the same packages (names, kinds, directories) as the
+// workspace the analysis was made with: then every document keeps its
+// package, and only the declared dependencies and the files the build
+// leaves out, read from ws when asked, differ. It reports whether it did.
+func (a *Analysis) UseWorkspace(ws *Workspace) bool {
+	same := ws.byPackage == a.ws.byPackage && slices.EqualFunc(ws.Packages, a.ws.Packages, func(p, q Package) bool {
+		return p.Name == q.Name && p.Kind == q.Kind && p.Dir == q.Dir
+	})
+	if same {
+		a.ws = ws
+	}
+	return same
+}
+
 // UseReader points the analysis at another reader of the same store
 // version (one that shows the same facts), for an analysis kept across
 // requests: the one it was built with may be closed by then.

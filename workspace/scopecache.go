@@ -26,16 +26,19 @@ import (
 // GOROOT, plus the first observation of each package closure asked for.
 // So while the base layer holds, the kept analysis is brought up to date
 // with the live layer's documents only (scope.Analysis.Update), the ones
-// live before and those live now.
+// live before and those live now. A work tree that changed (a file saved)
+// is discovered again, and the analysis kept when its packages are the
+// same (scope.Analysis.UseWorkspace).
 type scopeCache struct {
-	mu      sync.Mutex // held while an analysis is used: it is not safe for concurrent use
-	key     scopeKey
-	version uint64   // the store version the analysis holds for
-	live    []string // the live documents at that version
-	a       *scope.Analysis
-	hits    int
-	updates int
-	misses  int
+	mu          sync.Mutex // held while an analysis is used: it is not safe for concurrent use
+	key         scopeKey
+	version     uint64   // the store version the analysis holds for
+	live        []string // the live documents at that version
+	a           *scope.Analysis
+	hits        int
+	updates     int
+	rediscovers int
+	misses      int
 }
 
 // scopeKey is what an analysis is computed anew for: the base layer (the
@@ -69,6 +72,17 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	defer c.mu.Unlock()
 	tree, ok := treeKey(w)
 	key := scopeKey{r.BaseVersion(), tree}
+	var ws *scope.Workspace // discovered again for a changed work tree
+	if ok && c.a != nil && c.key.base == key.base && c.key.tree != key.tree {
+		var err error
+		if ws, err = scope.Discover(root); err != nil {
+			return err
+		}
+		if c.a.UseWorkspace(ws) {
+			c.rediscovers++
+			c.key.tree = tree
+		}
+	}
 	if ok && c.a != nil && c.key == key {
 		if r.Version() == c.version {
 			c.hits++
@@ -86,9 +100,11 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 		return fn(c.a)
 	}
 	c.misses++
-	ws, err := scope.Discover(root)
-	if err != nil {
-		return err
+	if ws == nil {
+		var err error
+		if ws, err = scope.Discover(root); err != nil {
+			return err
+		}
 	}
 	a, err := scope.Analyze(ctx, ws, r)
 	if err != nil {

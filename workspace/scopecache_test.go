@@ -15,7 +15,8 @@ import (
 // TestContextScopeComputedOncePerState: the scope analysis is computed on
 // the first context request, reused while the work tree and the store
 // stay as they were, brought up to date when only the live layer changed,
-// and computed again after a manifest changes.
+// kept with a new discovery when a file changed but the packages did not,
+// and computed again when the packages changed.
 func TestContextScopeComputedOncePerState(t *testing.T) {
 	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "goapp")
@@ -84,12 +85,35 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 	if err := os.WriteFile(gomod, append(b, "\n// edited\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A changed file (here a manifest) makes the work tree discovered
+	// again; with the same packages the analysis is kept, using the new
+	// discovery.
 	ask()
-	if h, m := counts(); h != 2 || m != 2 {
-		t.Fatalf("after go.mod changed: %d hits, %d misses; want the analysis computed again", h, m)
+	s.scopes.mu.Lock()
+	rediscovers := s.scopes.rediscovers
+	s.scopes.mu.Unlock()
+	if h, m := counts(); h != 3 || m != 1 || rediscovers != 1 {
+		t.Fatalf("after go.mod changed: %d hits, %d rediscoveries, %d misses; want 3, 1, 1", h, rediscovers, m)
 	}
 	ask()
-	if h, m := counts(); h != 3 || m != 2 {
-		t.Fatalf("the new state is reused: %d hits, %d misses; want 3 and 2", h, m)
+	if h, m := counts(); h != 4 || m != 1 {
+		t.Fatalf("the new state is reused: %d hits, %d misses; want 4 and 1", h, m)
+	}
+	// A new module is a new package: the analysis is computed again.
+	if err := os.MkdirAll(filepath.Join(root, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "tools", "go.mod"), []byte("module example.com/tools\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ask()
+	if h, m := counts(); h != 4 || m != 2 {
+		t.Fatalf("after a module was added: %d hits, %d misses; want the analysis computed again", h, m)
+	}
+	s.scopes.mu.Lock()
+	_, found := s.scopes.a.Workspace().Package("example.com/tools")
+	s.scopes.mu.Unlock()
+	if !found {
+		t.Errorf("the analysis computed again lacks the new module")
 	}
 }
