@@ -46,16 +46,6 @@ func runBenchIndex(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return writeJSON(e.stdout, res)
 	}
-	fmt.Fprintf(e.stdout, "%s\n", dir)
-	for _, r := range res.Runs {
-		fmt.Fprintf(e.stdout, "  %-28s %7.2fs wall %7.2fs cpu %6.0f MB peak RSS %6d files %7.0f files/s\n",
-			r.Name, r.Seconds, r.CPUSeconds, r.PeakRSSMB, r.Files, r.FilesPerS)
-	}
-	fmt.Fprintf(e.stdout, "  index (new store) / ctags: %.2f× wall, %.2f× cpu; store %.1f MB\n", res.WallRatio, res.CPURatio, res.StoreMB)
-	fmt.Fprintf(e.stdout, "  parse only / ctags:        %.2f× wall, %.2f× cpu\n", res.ParseWallRatio, res.ParseCPURatio)
-	if cg := res.CodeGraph; cg != nil {
-		fmt.Fprintf(e.stdout, "  index / CodeGraph %s:  %.2f× wall, %.2f× peak RSS, %.2f× store (%.1f MB vs %.1f MB)\n",
-			cg.Version, cg.WallRatio, cg.RSSRatio, cg.StoreRatio, res.StoreMB, cg.StoreMB)
-	}
+	res.WriteText(e.stdout)
 	return nil
 }

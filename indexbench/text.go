@@ -1,0 +1,81 @@
+package indexbench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText writes the comparison for people: each run, then the ratios.
+func (res CompareResult) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "%s\n", res.Dir)
+	for _, r := range res.Runs {
+		fmt.Fprintf(w, "  %-28s %7.2fs wall %7.2fs cpu %6.0f MB peak RSS %6d files %7.0f files/s\n",
+			r.Name, r.Seconds, r.CPUSeconds, r.PeakRSSMB, r.Files, r.FilesPerS)
+	}
+	fmt.Fprintf(w, "  index (new store) / ctags: %.2f× wall, %.2f× cpu; store %.1f MB\n", res.WallRatio, res.CPURatio, res.StoreMB)
+	fmt.Fprintf(w, "  parse only / ctags:        %.2f× wall, %.2f× cpu\n", res.ParseWallRatio, res.ParseCPURatio)
+	if cg := res.CodeGraph; cg != nil {
+		fmt.Fprintf(w, "  index / CodeGraph %s:  %.2f× wall, %.2f× peak RSS, %.2f× store (%.1f MB vs %.1f MB)\n",
+			cg.Version, cg.WallRatio, cg.RSSRatio, cg.StoreRatio, res.StoreMB, cg.StoreMB)
+	}
+}
+
+// WriteText writes the scale benchmark for people: each size, then the
+// ratios of the largest to the smallest.
+func (res ScaleResult) WriteText(w io.Writer) {
+	copies := make([]int, len(res.Sizes))
+	for i, s := range res.Sizes {
+		copies[i] = s.Copies
+	}
+	fmt.Fprintf(w, "%s copied %v times\n", res.Source, copies)
+	for _, s := range res.Sizes {
+		fmt.Fprintf(w, "  %d× %8d Go lines %6d files: index %7.1fs wall %7.1fs cpu %5.0f MB peak RSS, store %5.0f MB\n",
+			s.Copies, s.Tree.GoLines, s.Index.Files, s.Index.Seconds, s.Index.CPUSeconds, s.Index.PeakRSSMB, s.IndexStoreMB)
+		fmt.Fprintf(w, "      re-index after changing %d files: %.1fs wall %.1fs cpu %.0f MB peak RSS (%.0f%% of the full index's wall)\n",
+			s.Edited, s.Reindex.Seconds, s.Reindex.CPUSeconds, s.Reindex.PeakRSSMB, 100*s.ReindexRatio)
+		fmt.Fprintf(w, "      impact p50 %.1f p99 %.1f ms, context p50 %.1f p99 %.1f ms (%d targets)\n",
+			s.Impact.P50ms, s.Impact.P99ms, s.Context.P50ms, s.Context.P99ms, s.Impact.Targets)
+		if len(s.IndexRounds) > 1 {
+			fmt.Fprintf(w, "      index over %d rounds: median %.1fs wall %.1fs cpu (walls%s)\n",
+				len(s.IndexRounds), s.IndexMedian.Seconds, s.IndexMedian.CPUSeconds, roundWalls(s.IndexRounds, 1))
+		}
+		if s.Import != nil {
+			fmt.Fprintf(w, "      import of %d documents: %.1fs wall %.1fs cpu %.0f MB peak RSS, store %.0f MB; impact p50 %.1f p99 %.1f ms\n",
+				s.ImportDump.Documents, s.Import.Seconds, s.Import.CPUSeconds, s.Import.PeakRSSMB, s.ImportStoreMB, s.ImportImpact.P50ms, s.ImportImpact.P99ms)
+			if len(s.ImportRounds) > 1 {
+				fmt.Fprintf(w, "      import over %d rounds: median %.2fs wall %.2fs cpu (walls%s)\n",
+					len(s.ImportRounds), s.ImportMedian.Seconds, s.ImportMedian.CPUSeconds, roundWalls(s.ImportRounds, 2))
+			}
+		}
+	}
+	fmt.Fprintf(w, "  %.0f× the size: index %.2f× wall %.2f× cpu", res.SizeRatio, res.IndexWallRatio, res.IndexCPURatio)
+	if res.Rounds > 1 {
+		fmt.Fprintf(w, " (medians of %d rounds; per round%s)", res.Rounds, ratios(res.IndexRoundRatios))
+	}
+	if res.ImportWallRatio > 0 {
+		fmt.Fprintf(w, ", import %.2f× wall %.2f× cpu", res.ImportWallRatio, res.ImportCPURatio)
+		if res.Rounds > 1 {
+			fmt.Fprintf(w, " (per round%s)", ratios(res.ImportRoundRatios))
+		}
+	}
+	fmt.Fprintf(w, "; largest index peak RSS %.0f MB; re-index after 1%% changed at most %.0f%% of a full index\n", res.MaxIndexRSSMB, 100*res.MaxReindexRatio)
+}
+
+// roundWalls lists the rounds' wall times, prec digits after the point.
+func roundWalls(runs []Run, prec int) string {
+	var b strings.Builder
+	for _, r := range runs {
+		fmt.Fprintf(&b, " %.*f", prec, r.Seconds)
+	}
+	return b.String()
+}
+
+// ratios lists ratios.
+func ratios(x []float64) string {
+	var b strings.Builder
+	for _, r := range x {
+		fmt.Fprintf(&b, " %.2f×", r)
+	}
+	return b.String()
+}
