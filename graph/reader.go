@@ -558,6 +558,23 @@ func (r *Reader) Occurrences(ctx context.Context, path string) ([]Occurrence, er
 	return occs, nil
 }
 
+// DocumentEdges returns the edges a document justifies, from the layer
+// that owns it.
+func (r *Reader) DocumentEdges(ctx context.Context, path string) ([]Edge, error) {
+	ls, ok := r.owner(path)
+	if !ok {
+		return nil, nil
+	}
+	edges, err := readDocEdges(ctx, r.kv(), ls.space, path)
+	if err != nil {
+		return nil, fmt.Errorf("graph: reading edges of %q: %w", path, err)
+	}
+	for i := range edges {
+		edges[i].Path, edges[i].Layer = path, ls.layer
+	}
+	return edges, nil
+}
+
 // DocumentSymbols returns the symbols a document defines, by id.
 func (r *Reader) DocumentSymbols(ctx context.Context, path string) ([]Symbol, error) {
 	ls, ok := r.owner(path)

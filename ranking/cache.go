@@ -10,17 +10,28 @@ import (
 	"github.com/lspgraph/lspgraph/graph"
 )
 
-// Cache keeps the graph reads of Rank across calls on one store while its
-// version (graph.Reader.Version) stays the same: a host answering many
-// packs (a session, a benchmark) decodes a symbol, a document's symbols or
-// occurrences, or a symbol's edges once, not once per pack. The first Rank
-// on a new version starts it over. The cached slices are shared and never
-// modified. Safe for concurrent use; the zero value is ready.
+// Cache keeps the graph reads of Rank across calls on one store: a host
+// answering many packs (a session, a benchmark) decodes a symbol, a
+// document's symbols or occurrences, or a symbol's edges once, not once
+// per pack. The cached slices are shared and never modified. Safe for
+// concurrent use; the zero value is ready.
+//
+// The reads hold for one store version (graph.Reader.Version). A newer
+// version whose base layer is the same (graph.Reader.BaseVersion) differs
+// only in the live layer, which a session's observed answers change all
+// the time: then only the reads the live documents may have changed are
+// dropped, those of the paths live before or now, and those of every
+// symbol their versions mention (live before, live now, and in the base
+// layer, which a live document hides). Any other new version starts the
+// cache over; a reader of an older version reads past it.
 type Cache struct {
-	mu      sync.Mutex
-	version uint64
-	weight  int // entries plus the elements of the cached slices
-	m       map[readKey]any
+	mu          sync.Mutex
+	version     uint64
+	baseVersion uint64
+	// live holds the symbols each live document mentions at version.
+	live   map[string]map[string]bool
+	weight int // entries plus the elements of the cached slices
+	m      map[readKey]any
 }
 
 // maxCacheWeight bounds what a Cache holds (entries plus slice elements,
@@ -44,27 +55,156 @@ type docRead struct {
 	ok bool
 }
 
-func (c *Cache) get(r *graph.Reader, k readKey) (any, bool) {
+func (c *Cache) get(ctx context.Context, r *graph.Reader, k readKey) (any, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || c.version != r.Version() {
-		c.m, c.version, c.weight = map[readKey]any{}, r.Version(), 0
+	if !c.follow(ctx, r) {
 		return nil, false
 	}
 	v, ok := c.m[k]
 	return v, ok
 }
 
-func (c *Cache) put(r *graph.Reader, k readKey, v any, n int) {
+func (c *Cache) put(ctx context.Context, r *graph.Reader, k readKey, v any, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || c.version != r.Version() || c.weight+1+n > maxCacheWeight {
-		c.m, c.version, c.weight = map[readKey]any{}, r.Version(), 0
+	if !c.follow(ctx, r) {
+		return
+	}
+	if c.weight+1+n > maxCacheWeight {
+		c.m, c.weight = map[readKey]any{}, 0
 	}
 	if _, ok := c.m[k]; !ok {
 		c.weight += 1 + n
 	}
 	c.m[k] = v
+}
+
+// follow brings the cache to r's version, and reports whether it holds
+// r's reads: false for a reader of an older version, or when what the
+// live layer holds could not be read. The caller holds c.mu.
+func (c *Cache) follow(ctx context.Context, r *graph.Reader) bool {
+	switch {
+	case c.m != nil && r.Version() == c.version:
+		return true
+	case c.m != nil && r.Version() < c.version:
+		return false
+	case c.m != nil && r.BaseVersion() == c.baseVersion:
+		if c.dropLive(ctx, r) == nil {
+			return true
+		}
+	}
+	live, err := liveMentions(ctx, r)
+	if err != nil {
+		c.m = nil // nothing held: the next reader starts over
+		return false
+	}
+	c.m, c.weight, c.version, c.baseVersion, c.live = map[readKey]any{}, 0, r.Version(), r.BaseVersion(), live
+	return true
+}
+
+// dropLive drops the reads that the live layer's change from c.version to
+// r's may have changed, and moves the cache to r's version. The caller
+// holds c.mu.
+func (c *Cache) dropLive(ctx context.Context, r *graph.Reader) error {
+	live, err := liveMentions(ctx, r)
+	if err != nil {
+		return err
+	}
+	paths := map[string]bool{}
+	syms := map[string]bool{}
+	for _, m := range []map[string]map[string]bool{c.live, live} {
+		for p, ids := range m {
+			paths[p] = true
+			for id := range ids {
+				syms[id] = true
+			}
+		}
+	}
+	base := r.BaseView()
+	for p := range paths {
+		if err := mentions(ctx, base, p, syms); err != nil {
+			return err
+		}
+	}
+	for k, v := range c.m {
+		var drop bool
+		switch k.op {
+		case "document", "docsyms", "occurrences":
+			drop = paths[k.arg]
+		case "symbol", "references", "incoming", "outgoing", "targetsin":
+			drop = syms[k.arg]
+		default: // a search by name, or a read this list does not know
+			drop = true
+		}
+		if drop {
+			c.weight -= 1 + weightOf(v)
+			delete(c.m, k)
+		}
+	}
+	c.version, c.live = r.Version(), live
+	return nil
+}
+
+// liveMentions returns, for each live document of r, the symbols it
+// mentions.
+func liveMentions(ctx context.Context, r *graph.Reader) (map[string]map[string]bool, error) {
+	out := map[string]map[string]bool{}
+	for _, p := range r.LiveDocuments() {
+		ids := map[string]bool{}
+		if err := mentions(ctx, r, p, ids); err != nil {
+			return nil, err
+		}
+		out[p] = ids
+	}
+	return out, nil
+}
+
+// mentions adds to ids every symbol the version of document p that r
+// reads mentions: those it defines, those its occurrences name or sit
+// in, and the ends of its edges.
+func mentions(ctx context.Context, r *graph.Reader, p string, ids map[string]bool) error {
+	syms, err := r.DocumentSymbols(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, s := range syms {
+		ids[s.ID] = true
+	}
+	occs, err := r.Occurrences(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, o := range occs {
+		ids[o.Symbol] = true
+		if o.Enclosing != "" {
+			ids[o.Enclosing] = true
+		}
+	}
+	edges, err := r.DocumentEdges(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, e := range edges {
+		ids[e.From], ids[e.To] = true, true
+	}
+	return nil
+}
+
+// weightOf is what a cached value counts toward maxCacheWeight beyond its
+// entry: the elements of a cached slice.
+func weightOf(v any) int {
+	switch v := v.(type) {
+	case []graph.Symbol:
+		return len(v)
+	case []graph.Occurrence:
+		return len(v)
+	case []graph.Edge:
+		return len(v)
+	case []string:
+		return len(v)
+	}
+	return 0
 }
 
 // reads is the graph as the collector reads it: through the cache when
@@ -81,14 +221,14 @@ func cached[V any](g reads, k readKey, read func() (V, error), size func(V) int)
 	if g.cache == nil {
 		return read()
 	}
-	if v, ok := g.cache.get(g.r, k); ok {
+	if v, ok := g.cache.get(g.ctx, g.r, k); ok {
 		return v.(V), nil
 	}
 	v, err := read()
 	if err != nil {
 		return v, err
 	}
-	g.cache.put(g.r, k, v, size(v))
+	g.cache.put(g.ctx, g.r, k, v, size(v))
 	return v, nil
 }
 
