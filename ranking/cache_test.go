@@ -20,10 +20,10 @@ func renderRanking(res *Result) string {
 	return b.String()
 }
 
-// TestCacheSameRankingAndNewVersion checks that a ranking read through a
-// Cache, cold and warm, is the one read without, and that a write to the
-// store (a new version) is seen through the same Cache.
-func TestCacheSameRankingAndNewVersion(t *testing.T) {
+// rankStore writes rankFacts as the base layer of a new in-memory store,
+// which the test may write to.
+func rankStore(t *testing.T) *graph.Store {
+	t.Helper()
 	ctx := context.Background()
 	st := graphtest.Open(t)
 	gw, err := st.BeginGeneration(ctx)
@@ -38,6 +38,15 @@ func TestCacheSameRankingAndNewVersion(t *testing.T) {
 	if err := gw.Commit(ctx, graph.Manifest{Tool: "test", State: graph.StateComplete}); err != nil {
 		t.Fatal(err)
 	}
+	return st
+}
+
+// TestCacheSameRankingAndNewVersion checks that a ranking read through a
+// Cache, cold and warm, is the one read without, and that a write to the
+// store (a new version) is seen through the same Cache.
+func TestCacheSameRankingAndNewVersion(t *testing.T) {
+	ctx := context.Background()
+	st := rankStore(t)
 	rank := func(o Options) (*graph.Reader, string) {
 		t.Helper()
 		r, err := st.Reader()
@@ -96,24 +105,11 @@ edge p/Extra(). calls p/T#Target().
 // hidden by a live version that names neither its caller nor the target,
 // a new caller, that caller changed to call nothing, a base document
 // hidden by a live version that drops its call, the live documents
-// deleted), a ranking read
-// through one Cache is at every step the one read without; and a write
-// keeps the reads it cannot have changed.
+// deleted), a ranking read through one Cache is at every step the one read
+// without; and a write keeps the reads it cannot have changed.
 func TestCacheFollowsLiveEdits(t *testing.T) {
 	ctx := context.Background()
-	st := graphtest.Open(t)
-	gw, err := st.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range rankFacts(t) {
-		if err := gw.PutDocument(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := gw.Commit(ctx, graph.Manifest{Tool: "test", State: graph.StateComplete}); err != nil {
-		t.Fatal(err)
-	}
+	st := rankStore(t)
 	ws, err := scope.Discover(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
