@@ -1,7 +1,7 @@
 package graph
 
 // SetSpillBytes sets how many bytes of records the writer holds in memory
-// before it sorts them and spills them to a run file (64 MiB unless set).
+// before it sorts them and spills them to a run file (chunkBytes unless set).
 // Two such chunks are held at a time (one filling, one being spilled), so
 // a writer whose producer must stay in bounded memory sets less; more
 // runs then make the final merge open more files. n ≤ 0 leaves the

@@ -33,6 +33,12 @@
 // the package the graph records for them, so a graph without a work tree
 // still has a package structure.
 //
+// A [SourceCache] keeps what discovery read of each source file (a Go
+// file's imports, a TypeScript file's import specifiers) by the file's
+// stamp (rootfs.Stamp): a work tree discovered again after a file was saved is
+// walked again, and only the sources that changed are read. Its result is
+// the one [Discover] gives.
+//
 // The [Closure] of a package is its transitive dependencies (declared and
 // observed) plus extra packages the caller names, each member with the chain
 // of reasons that brought it in.

@@ -8,7 +8,6 @@ import (
 	"go/token"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
@@ -44,7 +43,7 @@ func (w *Workspace) goImports(files []string, want func(i int) bool) []fileImpor
 					return
 				}
 				if want(i) {
-					out[i].imports, out[i].err = readGoImports(filepath.Join(w.Root, filepath.FromSlash(files[i])), &buf)
+					out[i].imports, out[i].err = w.goImportsOf(files[i], &buf)
 				}
 			}
 		}()

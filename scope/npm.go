@@ -347,14 +347,12 @@ func (w *Workspace) tsImports(files []string, names map[string]string, rules []t
 		if !ok || from.Kind != KindNPM {
 			continue
 		}
-		b, ok := w.readFile(rel)
+		specs, ok := w.tsSpecsOf(rel)
 		if !ok {
 			continue
 		}
-		src := string(b)
-		for _, m := range importRE.FindAllStringSubmatchIndex(src, -1) {
-			spec := src[m[2]:m[3]]
-			to := ""
+		for _, sp := range specs {
+			spec, to := sp.spec, ""
 			if strings.HasPrefix(spec, ".") {
 				if d, ok := relJoin(path.Dir(rel), spec); ok {
 					if p, ok := w.packageOfDir(d); ok {
@@ -365,7 +363,7 @@ func (w *Workspace) tsImports(files []string, names map[string]string, rules []t
 				to = resolveBare(spec, names, rules, w)
 			}
 			if to != "" && to != from.Name {
-				w.addDep(from.Name, to, Why{File: rel, Line: strings.Count(src[:m[0]], "\n") + 1, Detail: "imports " + spec})
+				w.addDep(from.Name, to, Why{File: rel, Line: sp.line, Detail: "imports " + spec})
 			}
 		}
 	}

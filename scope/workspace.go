@@ -1,10 +1,13 @@
 package scope
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -85,6 +88,45 @@ type Workspace struct {
 	Skipped []string
 	// fs reads the manifests and sources during Discover.
 	fs *rootfs.Root
+	// src reads the sources during Discover, through a SourceCache.
+	src *sourceReads
+}
+
+// discovered reports whether discovery reads or lists a file: a manifest
+// or a Go, TypeScript or Python source.
+func discovered(rel string) bool {
+	switch name := path.Base(rel); name {
+	case "go.mod", "package.json", "tsconfig.json", "pyproject.toml":
+		return true
+	case "go.work", "pnpm-workspace.yaml":
+		return rel == name
+	default:
+		l := lang.Of(name)
+		return l == "go" || l == "python" || isTSFile(name)
+	}
+}
+
+// compareWalkOrder orders root-relative paths as a walk by directory
+// lists them: component by component.
+func compareWalkOrder(a, b string) int {
+	for a != "" && b != "" {
+		i, j := strings.IndexByte(a, '/'), strings.IndexByte(b, '/')
+		ca, cb := a, b
+		if i >= 0 {
+			ca, a = a[:i], a[i+1:]
+		} else {
+			a = ""
+		}
+		if j >= 0 {
+			cb, b = b[:j], b[j+1:]
+		} else {
+			b = ""
+		}
+		if c := strings.Compare(ca, cb); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a, b)
 }
 
 // skipDir reports directories discovery never enters (below the root).
@@ -99,14 +141,14 @@ func skipDir(name string) bool {
 // Discover reads the package manifests under root, with a Go module and
 // a Python project as one package each: the units a context pack's
 // closure is made of.
-func Discover(root string) (*Workspace, error) { return discover(root, false) }
+func Discover(root string) (*Workspace, error) { return discover(root, false, nil) }
 
 // DiscoverPackages reads the manifests and sources under root, with each
 // Go package and each Python package as a package of its own: the units
 // `lspgraph scope` answers with.
-func DiscoverPackages(root string) (*Workspace, error) { return discover(root, true) }
+func DiscoverPackages(root string) (*Workspace, error) { return discover(root, true, nil) }
 
-func discover(root string, byPackage bool) (*Workspace, error) {
+func discover(root string, byPackage bool, cache *SourceCache) (*Workspace, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("scope: resolving root %q: %w", root, err)
@@ -117,31 +159,32 @@ func discover(root string, byPackage bool) (*Workspace, error) {
 	}
 	defer fsys.Close()
 	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}, goExcluded: map[string]bool{}, byPackage: byPackage, fs: fsys}
-	defer func() { w.fs = nil }()
+	defer func() { w.fs, w.src = nil, nil }()
+	walked, err := fsys.Walk(context.Background(), rootfs.WalkOptions{
+		Workers: runtime.GOMAXPROCS(0),
+		Enter: func(rel string, _ []rootfs.DirEntry) bool {
+			return rel == "." || !skipDir(path.Base(rel))
+		},
+		// Regular files only: a link may lead outside the root.
+		Keep: func(rel string, typ fs.FileMode) bool {
+			return typ.IsRegular() && discovered(rel)
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scope: walking %s: %w", abs, err)
+	}
+	// The order of a walk by directory (a directory's files before those
+	// of a sibling whose name it prefixes), which the reasons kept per
+	// dependency follow.
+	slices.SortFunc(walked, func(a, b rootfs.WalkedFile) int { return compareWalkOrder(a.Path, b.Path) })
+	w.src = cache.reads(abs, len(walked))
 	var goMods, goFiles, pkgJSONs, tsconfigs, tsFiles, pyprojects, pyFiles []string
 	var goWork, pnpmWS string
-	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == abs {
-				return err
-			}
-			return nil // unreadable subdirectory: skip it
+	for _, f := range walked {
+		if f.Err != nil {
+			continue // gone since its directory was read
 		}
-		if d.IsDir() {
-			if p != abs && skipDir(d.Name()) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil // never follow a link that may lead outside the root
-		}
-		rel, err := filepath.Rel(abs, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		name := d.Name()
+		rel, name := f.Path, path.Base(f.Path)
 		switch {
 		case name == "go.mod":
 			goMods = append(goMods, rel)
@@ -157,15 +200,13 @@ func discover(root string, byPackage bool) (*Workspace, error) {
 			pyprojects = append(pyprojects, rel)
 		case lang.Of(name) == "go":
 			goFiles = append(goFiles, rel)
+			w.src.listed(rel, f.Info)
 		case isTSFile(name):
 			tsFiles = append(tsFiles, rel)
+			w.src.listed(rel, f.Info)
 		case lang.Of(name) == "python":
 			pyFiles = append(pyFiles, rel)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scope: walking %s: %w", abs, err)
 	}
 	if byPackage {
 		w.discoverGo(goMods, goWork, goFiles)
@@ -175,6 +216,7 @@ func discover(root string, byPackage bool) (*Workspace, error) {
 	}
 	w.discoverNPM(pkgJSONs, pnpmWS, tsconfigs, tsFiles)
 	w.discoverPython(pyprojects, pyFiles)
+	cache.keep(w.src)
 	sort.Slice(w.Packages, func(i, j int) bool {
 		if w.Packages[i].Dir != w.Packages[j].Dir {
 			return w.Packages[i].Dir < w.Packages[j].Dir
@@ -274,7 +316,7 @@ func dirContains(parent, sub string) bool {
 	if parent == "." || parent == sub {
 		return true
 	}
-	return strings.HasPrefix(sub, parent+"/")
+	return len(sub) > len(parent) && sub[len(parent)] == '/' && strings.HasPrefix(sub, parent)
 }
 
 // Declared returns every declared dependency, sorted.

@@ -47,11 +47,11 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 // the size and modification time each file had then (zero when unknown).
 // stated is what RealStat says of each listed path, when the listing
 // knows it already; nil has it asked.
-func realFiles(fsys *rootfs.Root, listed []string, stated []stat) (files []string, stats []fileStat, skipped map[SkipReason]int) {
+func realFiles(fsys *rootfs.Root, listed []string, stated []stat) (files []string, stats []rootfs.Stamp, skipped map[SkipReason]int) {
 	skipped = map[SkipReason]int{}
-	seen := make(map[string]fileStat, len(listed))
+	seen := make(map[string]rootfs.Stamp, len(listed))
 	files = make([]string, 0, len(listed))
-	add := func(p string, st fileStat) bool {
+	add := func(p string, st rootfs.Stamp) bool {
 		if _, ok := seen[p]; ok {
 			return false
 		}
@@ -61,7 +61,7 @@ func realFiles(fsys *rootfs.Root, listed []string, stated []stat) (files []strin
 	}
 	type link struct {
 		real string
-		st   fileStat
+		st   rootfs.Stamp
 	}
 	var links []link
 	if stated == nil {
@@ -69,9 +69,9 @@ func realFiles(fsys *rootfs.Root, listed []string, stated []stat) (files []strin
 	}
 	for i, p := range listed {
 		real, fi, err := stated[i].real, stated[i].fi, stated[i].err
-		var st fileStat
+		var st rootfs.Stamp
 		if err == nil {
-			st = fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+			st = rootfs.StampOf(fi)
 		}
 		switch {
 		case errors.Is(err, rootfs.ErrOutside):
@@ -89,7 +89,7 @@ func realFiles(fsys *rootfs.Root, listed []string, stated []stat) (files []strin
 		}
 	}
 	sort.Strings(files)
-	stats = make([]fileStat, len(files))
+	stats = make([]rootfs.Stamp, len(files))
 	for i, p := range files {
 		stats[i] = seen[p]
 	}
@@ -138,13 +138,6 @@ func statListed(fsys *rootfs.Root, listed []string) []stat {
 		}
 	}
 	return out
-}
-
-// fileStat is what a file's metadata says of its version: an incremental
-// index does not read a file whose size and modification time are those
-// its document recorded.
-type fileStat struct {
-	size, mtime int64
 }
 
 // listFiles lists root (opened as fsys) as ListFiles describes, symbolic

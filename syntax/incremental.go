@@ -180,7 +180,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 				continue
 			}
 			// A file whose size and time are as recorded is not read.
-			if st := plan.stats[i]; st.mtime == 0 || st != rec.stat {
+			if st := plan.stats[i]; !st.Vouches() || st != rec.stat {
 				hashed.Add(1)
 				src, err := plan.read(i)
 				if err != nil {
@@ -192,7 +192,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 					nChanged.Add(1)
 					continue
 				}
-				restat[i] = plan.stats[i].mtime != 0 && plan.stats[i] != rec.stat
+				restat[i] = plan.stats[i].Vouches() && plan.stats[i] != rec.stat
 			}
 			if !x.project.stillAnswers(rec.asked) {
 				state[i] = changed

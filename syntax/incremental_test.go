@@ -13,6 +13,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/graph/graphtest"
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // copyGoTree copies the Go files of GOROOT/src/dir into root/dir.
@@ -358,7 +359,7 @@ func TestIncrementalIndexReadsChangedFiles(t *testing.T) {
 	if !sum.Incremental || sum.Hashed != 1 || sum.Changed != 1 {
 		t.Fatalf("one file changed: incremental %v, %d files hashed, %d changed", sum.Incremental, sum.Hashed, sum.Changed)
 	}
-	// The edit was read within racyWindow of its time, which vouches for
+	// The edit was read within rootfs.RacyWindow of its time, which vouches for
 	// nothing: the next index reads it again. Once its time is older than
 	// the window when it is read, it is recorded, and not read after.
 	for _, step := range []struct {
@@ -367,7 +368,7 @@ func TestIncrementalIndexReadsChangedFiles(t *testing.T) {
 		hashed int
 	}{
 		{"the edit's time is too recent", 0, 1},
-		{"its time is set back past the window", 2 * racyWindow, 1},
+		{"its time is set back past the window", 2 * rootfs.RacyWindow, 1},
 		{"its time was recorded", 0, 0},
 	} {
 		if step.age > 0 {

@@ -113,16 +113,12 @@ type IndexSummary struct {
 	Deleted     int  `json:"deleted,omitempty"`
 }
 
-// racyWindow is how recent a file's modification time must not be for an
-// index to record it as its version's (see fileStat).
-const racyWindow = 2 * time.Second
-
 // indexPlan is what an index reads, and how.
 type indexPlan struct {
 	fs      *rootfs.Root       // the root every file is read through; closed by the caller
 	tree    *treeListing       // what the walk saw of project files (nil: no walk)
 	paths   []string           // real root-relative paths to read, sorted, each once
-	stats   []fileStat         // each path's size and modification time when listed (0: unknown, or too recent to vouch when read: see read)
+	stats   []rootfs.Stamp     // each path's size and modification time when listed (zero: unknown, or too recent to vouch when read: see read)
 	listed  int                // paths listed (opts.Files, or the listing)
 	skipped map[SkipReason]int // listed paths left out before reading: symbolic links
 	workers int                // parallel workers
@@ -157,19 +153,13 @@ func (p *indexPlan) extractorOptions(opts IndexOptions) Options {
 	return Options{Root: opts.Root, FS: p.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize, tree: p.tree}
 }
 
-// read reads the i-th file. A file modified within racyWindow of the
-// moment it is read could be written again, unseen, in the same tick of
-// the file system's clock: its time vouches for nothing, and is recorded
-// as zero (the file is read again next time). The window runs back from
-// the read, not from the listing: a tree written just before an index
-// (a checkout, a copy) is mostly read more than racyWindow after its last
-// write, and its times vouch for it.
+// read reads the i-th file. A stamp that cannot vouch for what was read
+// (rootfs.Stamp.Vouched) is recorded as zero: the file is read again next
+// time.
 func (p *indexPlan) read(i int) ([]byte, error) {
-	racy := time.Now().Add(-racyWindow).UnixNano()
+	start := time.Now()
 	src, err := p.fs.ReadFile(p.paths[i])
-	if p.stats[i].mtime >= racy {
-		p.stats[i].mtime = 0
-	}
+	p.stats[i] = p.stats[i].Vouched(start)
 	return src, err
 }
 
@@ -345,7 +335,7 @@ func build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 // no facts), recording in the result what the next index needs to know
 // whether it must resolve the file again: the project's answers its facts
 // depend on, and the keys its resolution looked up (lookups.go).
-func resolveRecorded(ctx context.Context, r *Resolver, f *FileFacts, st fileStat, asked []projectAnswer) (graph.DocumentFacts, error) {
+func resolveRecorded(ctx context.Context, r *Resolver, f *FileFacts, st rootfs.Stamp, asked []projectAnswer) (graph.DocumentFacts, error) {
 	if f.Skipped != SkipNone {
 		return graph.DocumentFacts{Document: f.Document, Lookups: encodeDocRecord(st, f.Skipped, asked, nil)}, nil
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // What a document's resolution looked up, kept with the document in the
@@ -96,17 +98,17 @@ const lookupsVersion = 2
 // its resolution looked up, sorted (4 big-endian bytes each). Decoded, its
 // strings share the record's bytes.
 type docRecord struct {
-	stat    fileStat
+	stat    rootfs.Stamp
 	skipped SkipReason
 	asked   []projectAnswer
 	keys    string
 }
 
 // encodeDocRecord returns the record of a document.
-func encodeDocRecord(st fileStat, skipped SkipReason, asked []projectAnswer, looked map[uint32]struct{}) []byte {
+func encodeDocRecord(st rootfs.Stamp, skipped SkipReason, asked []projectAnswer, looked map[uint32]struct{}) []byte {
 	b := []byte{lookupsVersion}
-	b = binary.AppendVarint(b, st.size)
-	b = binary.AppendVarint(b, st.mtime)
+	b = binary.AppendVarint(b, st.Size)
+	b = binary.AppendVarint(b, st.MTime)
 	b = binary.AppendUvarint(b, uint64(len(skipped)))
 	b = append(b, skipped...)
 	b = appendAnswers(b, asked)
@@ -123,7 +125,7 @@ func encodeDocRecord(st fileStat, skipped SkipReason, asked []projectAnswer, loo
 }
 
 // restat returns the record with the file's size and time st.
-func (rec *docRecord) restat(st fileStat) []byte {
+func (rec *docRecord) restat(st rootfs.Stamp) []byte {
 	looked := make(map[uint32]struct{}, len(rec.keys)/4)
 	for i := range len(rec.keys) / 4 {
 		looked[rec.key(i)] = struct{}{}
@@ -143,8 +145,8 @@ func decodeDocRecord(b string) (docRecord, error) {
 		return bad("version")
 	}
 	d := factDecoder{data: b, off: 1}
-	rec.stat.size = d.varint()
-	rec.stat.mtime = d.varint()
+	rec.stat.Size = d.varint()
+	rec.stat.MTime = d.varint()
 	if d.err != nil {
 		return bad("file size and time")
 	}

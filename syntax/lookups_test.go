@@ -4,12 +4,14 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
 // TestDocRecordRoundTrip: a record decodes to what was encoded, keys
 // sorted, and one cut anywhere is refused as corrupt.
 func TestDocRecordRoundTrip(t *testing.T) {
-	st := fileStat{size: 1234, mtime: -5}
+	st := rootfs.Stamp{Size: 1234, MTime: -5}
 	asked := []projectAnswer{{queryGoPackage, "net/http", "std/net/http", ""}, {queryTSModule, "a/b.ts", "pkg", "pkg/a/b"}}
 	looked := map[uint32]struct{}{7: {}, 1 << 31: {}, 3: {}}
 	b := encodeDocRecord(st, SkipGenerated, asked, looked)
@@ -30,7 +32,7 @@ func TestDocRecordRoundTrip(t *testing.T) {
 	if !rec.looksUp(map[uint32]struct{}{7: {}}) || rec.looksUp(map[uint32]struct{}{8: {}}) {
 		t.Error("looksUp answers wrong")
 	}
-	if again, err := decodeDocRecord(string(rec.restat(fileStat{size: 1, mtime: 2}))); err != nil || again.stat != (fileStat{1, 2}) ||
+	if again, err := decodeDocRecord(string(rec.restat(rootfs.Stamp{Size: 1, MTime: 2}))); err != nil || again.stat != (rootfs.Stamp{Size: 1, MTime: 2}) ||
 		!slices.Equal(again.asked, asked) || again.keys != rec.keys {
 		t.Errorf("restat: %+v, %v", again, err)
 	}
@@ -44,8 +46,8 @@ func TestDocRecordRoundTrip(t *testing.T) {
 // FuzzDecodeDocRecord: any bytes are refused or decoded, never a panic,
 // and what is decoded encodes back to a record that decodes the same.
 func FuzzDecodeDocRecord(f *testing.F) {
-	f.Add(encodeDocRecord(fileStat{size: 10, mtime: 20}, SkipNone, []projectAnswer{{queryGoPackage, "a", "m/a", ""}}, map[uint32]struct{}{1: {}, 2: {}}))
-	f.Add(encodeDocRecord(fileStat{}, SkipHuge, nil, nil))
+	f.Add(encodeDocRecord(rootfs.Stamp{Size: 10, MTime: 20}, SkipNone, []projectAnswer{{queryGoPackage, "a", "m/a", ""}}, map[uint32]struct{}{1: {}, 2: {}}))
+	f.Add(encodeDocRecord(rootfs.Stamp{}, SkipHuge, nil, nil))
 	f.Add([]byte{lookupsVersion, 0x80})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rec, err := decodeDocRecord(string(b))

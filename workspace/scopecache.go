@@ -18,7 +18,9 @@ import (
 // documents to packages. So the analysis holds while the work tree's state
 // (HEAD, and each changed or untracked file with its size and modification
 // time, from the session's look) and the store's base layer are those it
-// was computed for. Outside a git work tree nothing is kept.
+// was computed for. Outside a git work tree nothing is kept. Discovery
+// itself keeps what it read of each source file (scope.SourceCache): the
+// tree is walked again, but only the sources that changed are read.
 //
 // Between two such requests the live layer changes often (every answer
 // the editor's server gives is observed into it), and computing the
@@ -35,6 +37,7 @@ type scopeCache struct {
 	version     uint64   // the store version the analysis holds for
 	live        []string // the live documents at that version
 	a           *scope.Analysis
+	sources     scope.SourceCache // what discovery read of each source file, for the next discovery
 	hits        int
 	updates     int
 	rediscovers int
@@ -75,7 +78,7 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	var ws *scope.Workspace // discovered again for a changed work tree
 	if ok && c.a != nil && c.key.base == key.base && c.key.tree != key.tree {
 		var err error
-		if ws, err = scope.Discover(root); err != nil {
+		if ws, err = c.sources.Discover(root); err != nil {
 			return err
 		}
 		if c.a.UseWorkspace(ws) {
@@ -102,7 +105,7 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	c.misses++
 	if ws == nil {
 		var err error
-		if ws, err = scope.Discover(root); err != nil {
+		if ws, err = c.sources.Discover(root); err != nil {
 			return err
 		}
 	}

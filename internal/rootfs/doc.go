@@ -26,5 +26,11 @@
 // describes the files it keeps with one lstat each (on Linux from the
 // directory's descriptor, with the entry types getdents returns).
 //
+// A [Stamp] is what a file's metadata says of its version (size and
+// modification time): a cache of what was read from a file holds while the
+// stamp is the one it was read at, and only if the stamp was older than
+// [RacyWindow] when the read began ([Stamp.Vouched]), the one rule every
+// such cache follows.
+//
 // A Root holds one [os.Root] and is safe for concurrent use.
 package rootfs

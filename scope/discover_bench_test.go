@@ -1,0 +1,37 @@
+package scope
+
+import (
+	"os"
+	"runtime"
+	"testing"
+)
+
+// BenchmarkDiscover times Discover over LSPGRAPH_DISCOVER_ROOT (GOROOT/src
+// unless set): without a cache, and again through a SourceCache that holds
+// every source (a work tree discovered again after a file was saved reads
+// that one file more).
+func BenchmarkDiscover(b *testing.B) {
+	root := os.Getenv("LSPGRAPH_DISCOVER_ROOT")
+	if root == "" {
+		root = runtime.GOROOT() + "/src"
+	}
+	b.Run("fresh", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Discover(root); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		var c SourceCache
+		if _, err := c.Discover(root); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := c.Discover(root); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(c.Counts().Read), "read/op")
+	})
+}

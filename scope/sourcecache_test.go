@@ -1,0 +1,120 @@
+package scope
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestSourceCacheDiscover: a discovery through a SourceCache reads only
+// the sources whose stamp changed, or could not vouch for them when they
+// were read, and finds what a discovery without it finds, whatever
+// changed in between: a source's imports, a source added or removed, a
+// manifest, a file that no longer parses.
+func TestSourceCacheDiscover(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	write := func(rel, text string, at time.Time) {
+		t.Helper()
+		name := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !at.IsZero() {
+			if err := os.Chtimes(name, at, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for rel, text := range map[string]string{
+		"a/go.mod":                  "module ex.com/a\n",
+		"a/x.go":                    "package a\n\nimport \"ex.com/b/lib\"\n\nvar _ = lib.X\n",
+		"a/y.go":                    "package a\n",
+		"b/go.mod":                  "module ex.com/b\n",
+		"b/lib/lib.go":              "package lib\n\nconst X = 1\n",
+		"c/go.mod":                  "module ex.com/c\n",
+		"c/c.go":                    "package c\n",
+		"package.json":              `{"name": "root", "private": true, "workspaces": ["packages/*"]}`,
+		"packages/p/package.json":   `{"name": "p"}`,
+		"packages/p/index.ts":       "import { q } from \"q\";\nexport const p = q;\n",
+		"packages/q/package.json":   `{"name": "q"}`,
+		"packages/q/index.ts":       "export const q = 1;\n",
+		"packages/r/package.json":   `{"name": "r"}`,
+		"packages/r/src/main.ts":    "export {};\n",
+		"vendor/ex.com/v/v.go":      "package v\n\nimport \"ex.com/c\"\n",
+		"a/testdata/ignored/t.go":   "package t\n\nimport \"ex.com/c\"\n",
+		"packages/p/node_modules/x": "",
+	} {
+		write(rel, text, old)
+	}
+	var cache SourceCache
+	step := func(what string, read, reused int) *Workspace {
+		t.Helper()
+		got, err := cache.Discover(root)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		want, err := Discover(root)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: through the cache:\n%+v\n%s\nwithout it:\n%+v\n%s", what, got, depStrings(got.Declared()), want, depStrings(want.Declared()))
+		}
+		if c := cache.Counts(); c != (SourceCounts{Read: read, Reused: reused}) {
+			t.Errorf("%s: %+v, want %d read and %d reused", what, c, read, reused)
+		}
+		return got
+	}
+	hasDep := func(w *Workspace, from, to string) bool {
+		return slices.ContainsFunc(w.Declared(), func(d Dep) bool { return d.From == from && d.To == to })
+	}
+
+	w := step("first", 7, 0)
+	if !hasDep(w, "ex.com/a", "ex.com/b") || !hasDep(w, "p", "q") {
+		t.Fatalf("the fixture's dependencies are missing: %s", depStrings(w.Declared()))
+	}
+	step("nothing changed", 0, 7)
+
+	write("a/x.go", "package a\n\nimport \"ex.com/c\"\n", old.Add(time.Minute))
+	if w = step("an import changed", 1, 6); hasDep(w, "ex.com/a", "ex.com/b") || !hasDep(w, "ex.com/a", "ex.com/c") {
+		t.Errorf("a/x.go's new import is not seen: %s", depStrings(w.Declared()))
+	}
+
+	// Written now: its stamp cannot vouch for what is read, so it is read
+	// again even when a second write in the same tick keeps size and time.
+	write("packages/p/index.ts", "import { r } from \"r\";\nexport const p = r;\n", time.Time{})
+	step("a source written just now", 1, 6)
+	fi, err := os.Stat(filepath.Join(root, "packages/p/index.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("packages/p/index.ts", "import { q } from \"q\";\nexport const p = q;\n", fi.ModTime())
+	if w = step("rewritten in the same tick, same size", 1, 6); !hasDep(w, "p", "q") || hasDep(w, "p", "r") {
+		t.Errorf("the rewrite is not seen: %s", depStrings(w.Declared()))
+	}
+	write("packages/p/index.ts", "import { q } from \"q\";\nexport const p = q;\n", old)
+
+	write("c/d.go", "package c\n\nimport \"ex.com/b/lib\"\n", old)
+	if err := os.Remove(filepath.Join(root, "a/y.go")); err != nil {
+		t.Fatal(err)
+	}
+	if w = step("a source added and one removed", 2, 5); !hasDep(w, "ex.com/c", "ex.com/b") {
+		t.Errorf("c/d.go's import is not seen: %s", depStrings(w.Declared()))
+	}
+	write("b/go.mod", "module ex.com/bee\n", old)
+	if w = step("a manifest changed", 0, 7); hasDep(w, "ex.com/c", "ex.com/b") {
+		t.Errorf("the renamed module is still depended on: %s", depStrings(w.Declared()))
+	}
+	write("c/d.go", "package c\n\nimport (\n", old.Add(time.Minute))
+	if w = step("a source that does not parse", 1, 6); len(w.Skipped) == 0 {
+		t.Errorf("c/d.go's syntax error is not reported")
+	}
+	step("the error is what the file says", 0, 7)
+}
