@@ -281,34 +281,35 @@ func (w *Workspace) goPackagesAndImports(mods map[string]goMod, goFiles []string
 	if len(mods) == 0 {
 		return
 	}
-	modDirs := make([]string, 0, len(mods))
-	for dir := range mods {
-		modDirs = append(modDirs, dir)
-	}
-	// moduleOf returns the innermost module containing a directory.
+	// innermost returns the innermost module containing a directory: the
+	// nearest directory up from it that has a go.mod.
 	innermost := func(dir string) (string, string, bool) {
-		best := ""
-		found := false
-		for _, md := range modDirs {
-			if dirContains(md, dir) && (!found || len(md) > len(best)) {
-				best, found = md, true
+		for d := dir; ; d = path.Dir(d) {
+			if m, ok := mods[d]; ok {
+				return d, m.module, true
+			}
+			if d == "." || d == "/" {
+				return "", "", false
 			}
 		}
-		if !found {
-			return "", "", false
-		}
-		return best, mods[best].module, true
 	}
-	// modulePathOwner returns the workspace module whose path is the longest
-	// prefix of an import path.
+	// modulePathOwner returns the workspace module whose path is the
+	// longest prefix of an import path, up to a slash.
+	modulePaths := make(map[string]bool, len(mods))
+	for _, m := range mods {
+		modulePaths[m.module] = true
+	}
 	modulePathOwner := func(imp string) (string, bool) {
-		best := ""
-		for _, m := range mods {
-			if (imp == m.module || strings.HasPrefix(imp, m.module+"/")) && len(m.module) > len(best) {
-				best = m.module
+		for p := imp; ; {
+			if modulePaths[p] {
+				return p, true
 			}
+			i := strings.LastIndexByte(p, '/')
+			if i < 0 {
+				return "", false
+			}
+			p = p[:i]
 		}
-		return best, best != ""
 	}
 	pkgs := map[string]map[string]bool{}
 	// The module of each file, found once: its imports are read only

@@ -5,7 +5,6 @@ import (
 	"go/scanner"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -148,7 +147,7 @@ func (w *Workspace) goImportsOf(rel string, buf *[]byte) ([]goImport, error) {
 }
 
 // tsSpecsOf returns the module specifiers the TypeScript or JavaScript
-// file rel imports (importRE), from the cache when its stamp holds; false
+// file rel imports (tsImportSpecs), from the cache when its stamp holds; false
 // if it cannot be read (noted in Skipped).
 func (w *Workspace) tsSpecsOf(rel string) ([]tsSpec, bool) {
 	if e, ok := w.src.cached(rel); ok {
@@ -159,14 +158,7 @@ func (w *Workspace) tsSpecsOf(rel string) ([]tsSpec, bool) {
 	if !ok {
 		return nil, false
 	}
-	src := string(b)
-	var specs []tsSpec
-	line, counted := 1, 0
-	for _, m := range importRE.FindAllStringSubmatchIndex(src, -1) {
-		line += strings.Count(src[counted:m[0]], "\n")
-		counted = m[0]
-		specs = append(specs, tsSpec{spec: src[m[2]:m[3]], line: line})
-	}
+	specs := tsImportSpecs(string(b))
 	w.src.store(rel, start, sourceEntry{tsSpecs: specs})
 	return specs, true
 }

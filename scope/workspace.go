@@ -90,6 +90,12 @@ type Workspace struct {
 	fs *rootfs.Root
 	// src reads the sources during Discover, through a SourceCache.
 	src *sourceReads
+	// byDir lists the packages of each directory by their place in
+	// Packages, in order.
+	byDir map[string][]int
+	// declared maps a package's kind and name to its place in Packages
+	// while Discover adds them.
+	declared map[string]int
 }
 
 // discovered reports whether discovery reads or lists a file: a manifest
@@ -223,6 +229,10 @@ func discover(root string, byPackage bool, cache *SourceCache) (*Workspace, erro
 		}
 		return w.Packages[i].Name < w.Packages[j].Name
 	})
+	w.byDir, w.declared = nil, nil
+	for i := range w.Packages {
+		w.indexDir(i)
+	}
 	return w, nil
 }
 
@@ -236,13 +246,26 @@ func (w *Workspace) readFile(rel string) ([]byte, bool) {
 }
 
 func (w *Workspace) addPackage(p Package) {
-	for _, q := range w.Packages {
-		if q.Name == p.Name && q.Kind == p.Kind {
-			w.Skipped = append(w.Skipped, fmt.Sprintf("%s: package %q is already declared by %s", p.Manifest, p.Name, q.Manifest))
-			return
-		}
+	key := string(p.Kind) + "\x00" + p.Name
+	if i, dup := w.declared[key]; dup {
+		w.Skipped = append(w.Skipped, fmt.Sprintf("%s: package %q is already declared by %s", p.Manifest, p.Name, w.Packages[i].Manifest))
+		return
 	}
+	if w.declared == nil {
+		w.declared = map[string]int{}
+	}
+	w.declared[key] = len(w.Packages)
 	w.Packages = append(w.Packages, p)
+	w.indexDir(len(w.Packages) - 1)
+}
+
+// indexDir notes the directory of the i-th package in byDir.
+func (w *Workspace) indexDir(i int) {
+	if w.byDir == nil {
+		w.byDir = map[string][]int{}
+	}
+	d := w.Packages[i].Dir
+	w.byDir[d] = append(w.byDir[d], i)
 }
 
 func (w *Workspace) addDep(from, to string, why Why) {
@@ -296,19 +319,29 @@ func (w *Workspace) PackageOf(rel string) (Package, bool) {
 }
 
 func (w *Workspace) packageOfDir(dir string) (Package, bool) {
-	best, found := Package{}, false
-	for _, p := range w.Packages {
-		if (p.Kind == KindGoPackage || p.Kind == KindPyPackage) && p.Dir != dir {
-			continue // a directory's modules are its package; subdirectories are others
+	// The packages of dir, then of each directory up from it: the first
+	// one that may hold dir's files is the one with the longest prefix.
+	// A directory's Go or Python modules are its own package's only.
+	d := dir
+	for {
+		for _, i := range w.byDir[d] {
+			if p := w.Packages[i]; d == dir || (p.Kind != KindGoPackage && p.Kind != KindPyPackage) {
+				return p, true
+			}
 		}
-		if !dirContains(p.Dir, dir) {
-			continue
+		if d == "." || d == "/" || d == "" {
+			break
 		}
-		if !found || len(p.Dir) > len(best.Dir) {
-			best, found = p, true
+		d = path.Dir(d)
+	}
+	if d != "." { // not below the root: the root's package holds it still
+		for _, i := range w.byDir["."] {
+			if p := w.Packages[i]; p.Kind != KindGoPackage && p.Kind != KindPyPackage {
+				return p, true
+			}
 		}
 	}
-	return best, found
+	return Package{}, false
 }
 
 // dirContains reports whether dir is parent or equal to sub (both clean, slash-separated).

@@ -2,6 +2,7 @@ package scope
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -260,5 +261,73 @@ func TestDiscoverModules(t *testing.T) {
 	}
 	if len(py.Packages) != 1 || py.Packages[0].Name != "shop" || py.Packages[0].Kind != KindPython || py.Packages[0].Dir != "." {
 		t.Fatalf("packages = %+v; want one python project shop at .", py.Packages)
+	}
+}
+
+// TestPackageOfDirLongestPrefix: the package of a directory, found by
+// walking up its directories, is the one a scan of every package finds:
+// the longest directory that contains it (the root's "." shorter than any
+// other: a scan once took "." for as long as "a"), the first of several
+// in one directory, a Go or Python package only for its own directory.
+func TestPackageOfDirLongestPrefix(t *testing.T) {
+	scan := func(w *Workspace, dir string) (Package, bool) {
+		best, found := Package{}, false
+		for _, p := range w.Packages {
+			if (p.Kind == KindGoPackage || p.Kind == KindPyPackage) && p.Dir != dir {
+				continue
+			}
+			if !dirContains(p.Dir, dir) {
+				continue
+			}
+			// The root's "." is no longer than any directory in it.
+			depth := func(d string) int {
+				if d == "." {
+					return 0
+				}
+				return len(d)
+			}
+			if !found || depth(p.Dir) > depth(best.Dir) {
+				best, found = p, true
+			}
+		}
+		return best, found
+	}
+	dirs := []string{".", "", "/", "/abs/x", "..", "../x", "zzz", "a-b", "a.b"}
+	check := func(what string, w *Workspace) {
+		t.Helper()
+		var all []string
+		for _, p := range w.Packages {
+			all = append(all, p.Dir, p.Dir+"/sub", p.Dir+"/sub/deeper", path.Dir(p.Dir), p.Dir+"-sibling")
+		}
+		for _, d := range append(all, dirs...) {
+			got, gok := w.packageOfDir(d)
+			want, wok := scan(w, d)
+			if gok != wok || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: package of %q = %v %+v, want %v %+v", what, d, gok, got, wok, want)
+			}
+		}
+	}
+	w := &Workspace{}
+	for _, p := range []Package{
+		{Name: "root", Kind: KindNPM, Dir: "."},
+		{Name: "a", Kind: KindGoModule, Dir: "a"},
+		{Name: "a-npm", Kind: KindNPM, Dir: "a"},
+		{Name: "a/b", Kind: KindGoPackage, Dir: "a/b"},
+		{Name: "a.b.c", Kind: KindPyPackage, Dir: "a/b/c"},
+		{Name: "ab", Kind: KindNPM, Dir: "ab"},
+		{Name: "x", Kind: KindPython, Dir: "x/y/z"},
+		{Name: "root-go", Kind: KindGoPackage, Dir: "."},
+	} {
+		w.addPackage(p)
+	}
+	check("packages made here", w)
+	for _, root := range []string{"../testdata/gowork", "../testdata/goapp", "../testdata/tsworkspace", "../testdata/pyproject"} {
+		for _, by := range []bool{false, true} {
+			dw, err := discover(root, by, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(root, dw)
+		}
 	}
 }
