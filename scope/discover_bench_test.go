@@ -7,9 +7,10 @@ import (
 )
 
 // BenchmarkDiscover times Discover over LSPGRAPH_DISCOVER_ROOT (GOROOT/src
-// unless set): without a cache, and again through a SourceCache that holds
+// unless set): without a cache; again through a SourceCache that holds
 // every source (a work tree discovered again after a file was saved reads
-// that one file more).
+// that one file more); and told that one path changed (DiscoverChanged:
+// no walk).
 func BenchmarkDiscover(b *testing.B) {
 	root := os.Getenv("LSPGRAPH_DISCOVER_ROOT")
 	if root == "" {
@@ -33,5 +34,16 @@ func BenchmarkDiscover(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(c.Counts().Read), "read/op")
+	})
+	b.Run("changed", func(b *testing.B) {
+		var c SourceCache
+		if _, err := c.Discover(root); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := c.DiscoverChanged(root, []string{"a/changed.go"}); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 }

@@ -3,8 +3,10 @@ package scope
 import (
 	"errors"
 	"go/scanner"
-	"io/fs"
+	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,14 +23,18 @@ type SourceCache struct {
 	mu      sync.Mutex
 	root    string
 	entries map[string]sourceEntry
+	listed  []listedFile // the last discovery's listing, for DiscoverChanged
 	last    SourceCounts
 }
 
 // SourceCounts says how the last Discover through a SourceCache got its
-// sources: Read from the file, or Reused from the cache.
+// sources: Read from the file, or Reused from the cache; and whether it
+// Walked the tree (else DiscoverChanged brought the last listing up to
+// date).
 type SourceCounts struct {
-	Read   int `json:"read"`
-	Reused int `json:"reused"`
+	Read   int  `json:"read"`
+	Reused int  `json:"reused"`
+	Walked bool `json:"walked"`
 }
 
 // sourceEntry is what was read from one source file at its stamp.
@@ -49,7 +55,89 @@ type tsSpec struct {
 func (c *SourceCache) Discover(root string) (*Workspace, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return discover(root, false, c)
+	w, err := discover(root, false, c)
+	c.last.Walked = err == nil
+	return w, err
+}
+
+// DiscoverChanged is Discover for a work tree whose files have changed
+// since the last Discover through c only at the paths changed
+// (root-relative, slash-separated; a path that is no file, or none
+// discovery reads, is taken for removed): the last listing, brought up to
+// date at those paths, stands for a walk of the tree. A file changed
+// elsewhere is not seen until the next Discover. Without a listing of
+// root it is Discover.
+func (c *SourceCache) DiscoverChanged(root string, changed []string) (*Workspace, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	abs, fsys, err := openRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.Close()
+	files, walked := c.listed, c.root != abs || c.listed == nil
+	if walked {
+		if files, err = walkListed(fsys); err != nil {
+			return nil, err
+		}
+	} else {
+		files = relisted(fsys, files, changed)
+	}
+	w := discoverListed(abs, fsys, false, c, files)
+	c.last.Walked = walked
+	return w, nil
+}
+
+// relisted returns the listing files brought up to date at the paths
+// changed: each one a walk would list (a regular file discovery reads, in
+// no skipped directory, reached without a link) with its stamp now, the
+// others left out.
+func relisted(fsys *rootfs.Root, files []listedFile, changed []string) []listedFile {
+	now := make(map[string]rootfs.Stamp, len(changed))
+	for _, p := range changed {
+		rel := path.Clean(p)
+		if _, seen := now[rel]; seen || !walkable(rel) {
+			continue
+		}
+		now[rel] = rootfs.Stamp{}
+		dir, name := path.Split(rel)
+		dir = path.Clean(dir)
+		real, fis, errs, err := fsys.LstatIn(dir, []string{name})
+		if err == nil && real == dir && errs[0] == nil && fis[0].Mode().IsRegular() {
+			now[rel] = rootfs.StampOf(fis[0])
+		}
+	}
+	if len(now) == 0 {
+		return files
+	}
+	out := make([]listedFile, 0, len(files)+len(now))
+	for _, f := range files {
+		if _, ok := now[f.rel]; !ok {
+			out = append(out, f)
+		}
+	}
+	for rel, st := range now {
+		if st != (rootfs.Stamp{}) {
+			out = append(out, listedFile{rel, st})
+		}
+	}
+	slices.SortFunc(out, func(a, b listedFile) int { return compareWalkOrder(a.rel, b.rel) })
+	return out
+}
+
+// walkable reports whether a walk by walkListed could list the
+// root-relative path rel: one discovery reads, below the root, in no
+// directory skipDir leaves out.
+func walkable(rel string) bool {
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/") || !discovered(rel) {
+		return false
+	}
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		if skipDir(path.Base(d)) {
+			return false
+		}
+	}
+	return true
 }
 
 // Counts returns how the last Discover got its sources.
@@ -70,16 +158,21 @@ type sourceReads struct {
 	counts SourceCounts
 }
 
-// reads starts a discovery of root through c (nil: no cache). The
-// caller holds c.mu.
-func (c *SourceCache) reads(root string, files int) *sourceReads {
+// reads starts a discovery of root, whose listing is files, through c
+// (nil: no cache). The caller holds c.mu.
+func (c *SourceCache) reads(root string, files []listedFile) *sourceReads {
 	if c == nil {
 		return nil
 	}
 	if c.root != root {
 		c.root, c.entries = root, nil
 	}
-	return &sourceReads{stamps: make(map[string]rootfs.Stamp, files), prev: c.entries, next: make(map[string]sourceEntry, len(c.entries))}
+	c.listed = files
+	s := &sourceReads{stamps: make(map[string]rootfs.Stamp, len(files)), prev: c.entries, next: make(map[string]sourceEntry, len(c.entries))}
+	for _, f := range files {
+		s.stamps[f.rel] = f.stamp
+	}
+	return s
 }
 
 // keep makes a discovery's entries the cache's: the files it did not see
@@ -89,13 +182,6 @@ func (c *SourceCache) keep(s *sourceReads) {
 		return
 	}
 	c.entries, c.last = s.next, s.counts
-}
-
-// listed notes the stamp the walk saw of a source file.
-func (s *sourceReads) listed(rel string, fi fs.FileInfo) {
-	if s != nil {
-		s.stamps[rel] = rootfs.StampOf(fi)
-	}
 }
 
 // cached returns the entry of rel if its stamp is the walk's, and keeps

@@ -67,7 +67,7 @@ func TestSourceCacheDiscover(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: through the cache:\n%+v\n%s\nwithout it:\n%+v\n%s", what, got, depStrings(got.Declared()), want, depStrings(want.Declared()))
 		}
-		if c := cache.Counts(); c != (SourceCounts{Read: read, Reused: reused}) {
+		if c := cache.Counts(); c != (SourceCounts{Read: read, Reused: reused, Walked: true}) {
 			t.Errorf("%s: %+v, want %d read and %d reused", what, c, read, reused)
 		}
 		return got
@@ -117,4 +117,96 @@ func TestSourceCacheDiscover(t *testing.T) {
 		t.Errorf("c/d.go's syntax error is not reported")
 	}
 	step("the error is what the file says", 0, 7)
+}
+
+// TestDiscoverChangedAgrees: told which paths changed, a discovery that
+// brings the last listing up to date at them finds what a walk of the
+// whole tree does: sources changed, added (in a new directory too) and
+// removed, a module added, a file become a directory, paths no walk lists
+// (a skipped directory, a link or one on the way, outside the root).
+// Only the changed
+// sources are read.
+func TestDiscoverChangedAgrees(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	write := func(rel, text string) {
+		t.Helper()
+		name := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(name, old, old); err != nil {
+			t.Fatal(err)
+		}
+		old = old.Add(time.Second) // every write a new time
+	}
+	remove := func(rel string) {
+		t.Helper()
+		if err := os.RemoveAll(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/go.mod", "module ex.com/a\n")
+	write("a/x.go", "package a\n\nimport \"ex.com/b\"\n")
+	write("a/y.go", "package a\n")
+	write("b/go.mod", "module ex.com/b\n")
+	write("b/b.go", "package b\n")
+	write("package.json", `{"name": "root", "workspaces": ["p"]}`)
+	write("p/package.json", `{"name": "p"}`)
+	write("p/i.ts", "export {};\n")
+
+	var cache SourceCache
+	if _, err := cache.Discover(root); err != nil {
+		t.Fatal(err)
+	}
+	step := func(what string, read int, changed ...string) *Workspace {
+		t.Helper()
+		got, err := cache.DiscoverChanged(root, changed)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		want, err := Discover(root)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: told what changed:\n%+v\n%s\nwalked:\n%+v\n%s", what, got, depStrings(got.Declared()), want, depStrings(want.Declared()))
+		}
+		if c := cache.Counts(); c.Read != read || c.Walked {
+			t.Errorf("%s: %+v, want %d read and no walk", what, c, read)
+		}
+		return got
+	}
+	step("nothing", 0)
+	write("a/x.go", "package a\n\nimport \"ex.com/b/sub\"\n")
+	step("a source changed", 1, "a/x.go")
+	write("b/sub/deeper/s.go", "package deeper\n\nimport \"ex.com/a\"\n")
+	write("c/go.mod", "module ex.com/c\n")
+	write("c/c.go", "package c\n\nimport \"ex.com/b\"\n")
+	write("p/src/j.ts", "import { a } from \"q\";\n")
+	w := step("a module and sources added", 3, "b/sub/deeper/s.go", "c/go.mod", "c/c.go", "p/src/j.ts")
+	if _, ok := w.Package("ex.com/c"); !ok {
+		t.Errorf("the new module is missing")
+	}
+	remove("a/y.go")
+	remove("c/c.go")
+	step("sources removed", 0, "a/y.go", "c/c.go", "c/c.go")
+	remove("b/b.go")
+	write("b/b.go/inner.go", "package inner\n")
+	step("a source become a directory", 1, "b/b.go", "b/b.go/inner.go")
+	write("vendor/ex.com/v/v.go", "package v\n\nimport \"ex.com/a\"\n")
+	write("a/.hidden/h.go", "package h\n")
+	write("a/notes.txt", "not a source\n")
+	if err := os.Symlink("x.go", filepath.Join(root, "a", "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../b", filepath.Join(root, "a", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	step("paths no walk lists", 0, "vendor/ex.com/v/v.go", "a/.hidden/h.go", "a/notes.txt", "a/link.go", "a/linked/b.go/inner.go", "../outside.go", "/abs.go", ".")
+	write("b/go.mod", "module ex.com/bee\n")
+	step("a manifest changed", 0, "b/go.mod")
 }

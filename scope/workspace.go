@@ -155,42 +155,76 @@ func Discover(root string) (*Workspace, error) { return discover(root, false, ni
 func DiscoverPackages(root string) (*Workspace, error) { return discover(root, true, nil) }
 
 func discover(root string, byPackage bool, cache *SourceCache) (*Workspace, error) {
+	abs, fsys, err := openRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.Close()
+	files, err := walkListed(fsys)
+	if err != nil {
+		return nil, err
+	}
+	return discoverListed(abs, fsys, byPackage, cache, files), nil
+}
+
+// openRoot opens root for discovery.
+func openRoot(root string) (string, *rootfs.Root, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, fmt.Errorf("scope: resolving root %q: %w", root, err)
+		return "", nil, fmt.Errorf("scope: resolving root %q: %w", root, err)
 	}
 	fsys, err := rootfs.Open(abs)
 	if err != nil {
-		return nil, fmt.Errorf("scope: %w", err)
+		return "", nil, fmt.Errorf("scope: %w", err)
 	}
-	defer fsys.Close()
-	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}, goExcluded: map[string]bool{}, byPackage: byPackage, fs: fsys}
-	defer func() { w.fs, w.src = nil, nil }()
+	return abs, fsys, nil
+}
+
+// listedFile is a file discovery reads or lists (see discovered), with
+// the stamp the listing saw.
+type listedFile struct {
+	rel   string
+	stamp rootfs.Stamp
+}
+
+// walkListed lists the files discovery reads or lists under the root, in
+// the order of a walk by directory (a directory's files before those of
+// a sibling whose name it prefixes), which the reasons kept per
+// dependency follow: regular files only (a link may lead outside the
+// root), in no directory skipDir leaves out.
+func walkListed(fsys *rootfs.Root) ([]listedFile, error) {
 	walked, err := fsys.Walk(context.Background(), rootfs.WalkOptions{
 		Workers: runtime.GOMAXPROCS(0),
 		Enter: func(rel string, _ []rootfs.DirEntry) bool {
 			return rel == "." || !skipDir(path.Base(rel))
 		},
-		// Regular files only: a link may lead outside the root.
 		Keep: func(rel string, typ fs.FileMode) bool {
 			return typ.IsRegular() && discovered(rel)
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("scope: walking %s: %w", abs, err)
+		return nil, fmt.Errorf("scope: walking %s: %w", fsys.Dir(), err)
 	}
-	// The order of a walk by directory (a directory's files before those
-	// of a sibling whose name it prefixes), which the reasons kept per
-	// dependency follow.
-	slices.SortFunc(walked, func(a, b rootfs.WalkedFile) int { return compareWalkOrder(a.Path, b.Path) })
-	w.src = cache.reads(abs, len(walked))
+	files := make([]listedFile, 0, len(walked))
+	for _, f := range walked {
+		if f.Err == nil { // else gone since its directory was read
+			files = append(files, listedFile{f.Path, rootfs.StampOf(f.Info)})
+		}
+	}
+	slices.SortFunc(files, func(a, b listedFile) int { return compareWalkOrder(a.rel, b.rel) })
+	return files, nil
+}
+
+// discoverListed discovers the workspace at abs made of files (from
+// walkListed), reading through fsys and cache (nil: none).
+func discoverListed(abs string, fsys *rootfs.Root, byPackage bool, cache *SourceCache, files []listedFile) *Workspace {
+	w := &Workspace{Root: abs, deps: map[string]map[string][]Why{}, goExcluded: map[string]bool{}, byPackage: byPackage, fs: fsys}
+	defer func() { w.fs, w.src = nil, nil }()
+	w.src = cache.reads(abs, files)
 	var goMods, goFiles, pkgJSONs, tsconfigs, tsFiles, pyprojects, pyFiles []string
 	var goWork, pnpmWS string
-	for _, f := range walked {
-		if f.Err != nil {
-			continue // gone since its directory was read
-		}
-		rel, name := f.Path, path.Base(f.Path)
+	for _, f := range files {
+		rel, name := f.rel, path.Base(f.rel)
 		switch {
 		case name == "go.mod":
 			goMods = append(goMods, rel)
@@ -206,10 +240,8 @@ func discover(root string, byPackage bool, cache *SourceCache) (*Workspace, erro
 			pyprojects = append(pyprojects, rel)
 		case lang.Of(name) == "go":
 			goFiles = append(goFiles, rel)
-			w.src.listed(rel, f.Info)
 		case isTSFile(name):
 			tsFiles = append(tsFiles, rel)
-			w.src.listed(rel, f.Info)
 		case lang.Of(name) == "python":
 			pyFiles = append(pyFiles, rel)
 		}
@@ -233,7 +265,7 @@ func discover(root string, byPackage bool, cache *SourceCache) (*Workspace, erro
 	for i := range w.Packages {
 		w.indexDir(i)
 	}
-	return w, nil
+	return w
 }
 
 func (w *Workspace) readFile(rel string) ([]byte, bool) {

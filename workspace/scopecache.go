@@ -34,8 +34,9 @@ import (
 type scopeCache struct {
 	mu          sync.Mutex // held while an analysis is used: it is not safe for concurrent use
 	key         scopeKey
-	version     uint64   // the store version the analysis holds for
-	live        []string // the live documents at that version
+	state       treeState // the work tree state key.tree describes
+	version     uint64    // the store version the analysis holds for
+	live        []string  // the live documents at that version
 	a           *scope.Analysis
 	sources     scope.SourceCache // what discovery read of each source file, for the next discovery
 	hits        int
@@ -51,20 +52,67 @@ type scopeKey struct {
 	tree string
 }
 
-// treeKey describes the work tree state discovery depends on; ok is false
+// treeState is the work tree state discovery depends on: HEAD, and each
+// changed or untracked file with its status, size and modification time.
+type treeState struct {
+	head  string
+	files map[string]treeFile // by path
+}
+
+// treeFile is what a look says of one changed file.
+type treeFile struct {
+	desc    string // status, old path, time and size
+	oldPath string // a rename's
+}
+
+// lookState returns the state of work tree w and its key; ok is false
 // when it cannot be told (no git).
-func treeKey(w *freshness.WorkTree) (string, bool) {
+func lookState(w *freshness.WorkTree) (treeState, string, bool) {
 	if w == nil || !w.Git || w.BaseErr != nil {
-		return "", false
+		return treeState{}, "", false
 	}
+	st := treeState{head: w.Head, files: make(map[string]treeFile, len(w.Changes))}
 	k := w.Head
 	for _, c := range w.Changes {
-		k += "\x00" + c.Status + " " + c.OldPath + " " + c.Path
+		d := c.Status + " " + c.OldPath + " " + c.Path
 		if fi, err := os.Lstat(filepath.Join(w.Root, filepath.FromSlash(c.Path))); err == nil {
-			k += fmt.Sprintf("\x00%d %d", fi.ModTime().UnixNano(), fi.Size())
+			d += fmt.Sprintf("\x00%d %d", fi.ModTime().UnixNano(), fi.Size())
+		}
+		st.files[c.Path] = treeFile{d, c.OldPath}
+		k += "\x00" + d
+	}
+	return st, k, true
+}
+
+// changedSince returns the paths whose state differs between prev and t
+// (a rename's old path with its new one); false when HEAD moved, which
+// may have changed any file.
+func (t treeState) changedSince(prev treeState) ([]string, bool) {
+	if t.head != prev.head || t.files == nil || prev.files == nil {
+		return nil, false
+	}
+	var out []string
+	note := func(p string, f treeFile) {
+		out = append(out, p)
+		if f.oldPath != "" {
+			out = append(out, f.oldPath)
 		}
 	}
-	return k, true
+	for p, f := range t.files {
+		if g, ok := prev.files[p]; !ok || g != f {
+			note(p, f)
+			if ok {
+				note(p, g)
+			}
+		}
+	}
+	for p, g := range prev.files {
+		if _, ok := t.files[p]; !ok {
+			note(p, g)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), true
 }
 
 // with runs fn with the analysis for reader r and work tree w: the kept
@@ -73,17 +121,22 @@ func treeKey(w *freshness.WorkTree) (string, bool) {
 func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *freshness.WorkTree, fn func(*scope.Analysis) error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	tree, ok := treeKey(w)
+	state, tree, ok := lookState(w)
 	key := scopeKey{r.BaseVersion(), tree}
 	var ws *scope.Workspace // discovered again for a changed work tree
 	if ok && c.a != nil && c.key.base == key.base && c.key.tree != key.tree {
 		var err error
-		if ws, err = c.sources.Discover(root); err != nil {
+		if changed, known := state.changedSince(c.state); known {
+			ws, err = c.sources.DiscoverChanged(root, changed)
+		} else {
+			ws, err = c.sources.Discover(root)
+		}
+		if err != nil {
 			return err
 		}
 		if c.a.UseWorkspace(ws) {
 			c.rediscovers++
-			c.key.tree = tree
+			c.key.tree, c.state = tree, state
 		}
 	}
 	if ok && c.a != nil && c.key == key {
@@ -113,9 +166,9 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	if err != nil {
 		return err
 	}
-	c.a, c.key = nil, scopeKey{}
+	c.a, c.key, c.state = nil, scopeKey{}, treeState{}
 	if ok {
-		c.a, c.key, c.version, c.live = a, key, r.Version(), r.LiveDocuments()
+		c.a, c.key, c.state, c.version, c.live = a, key, state, r.Version(), r.LiveDocuments()
 	}
 	return fn(a)
 }

@@ -18,8 +18,8 @@ import (
 // the first context request, reused while the work tree and the store
 // stay as they were, brought up to date when only the live layer changed,
 // kept with a new discovery when a file changed but the packages did not
-// (reading again only the sources that changed), and computed again when
-// the packages changed.
+// (reading again only the sources that changed, without a walk of the
+// tree), and computed again when the packages changed.
 func TestContextScopeComputedOncePerState(t *testing.T) {
 	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "goapp")
@@ -113,8 +113,8 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 	if h, m := counts(); h != 4 || m != 1 {
 		t.Fatalf("the new state is reused: %d hits, %d misses; want 4 and 1", h, m)
 	}
-	if c := s.scopes.sources.Counts(); c.Read != 0 || c.Reused == 0 {
-		t.Errorf("discovered again after go.mod changed: %+v; want every source reused", c)
+	if c := s.scopes.sources.Counts(); c.Read != 0 || c.Reused == 0 || c.Walked {
+		t.Errorf("discovered again after go.mod changed: %+v; want every source reused, the tree not walked", c)
 	}
 	// A saved source is the only one discovery reads again.
 	saved := filepath.Join(root, "service", "catalog.go")
@@ -133,8 +133,8 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 	if _, m := counts(); m != 1 || rediscovers != 2 {
 		t.Fatalf("after a source was saved: %d rediscoveries, %d misses; want 2 and 1", rediscovers, m)
 	}
-	if c := s.scopes.sources.Counts(); c.Read != 1 || c.Reused == 0 {
-		t.Errorf("discovered again after a source was saved: %+v; want it the only one read", c)
+	if c := s.scopes.sources.Counts(); c.Read != 1 || c.Reused == 0 || c.Walked {
+		t.Errorf("discovered again after a source was saved: %+v; want it the only one read, the tree not walked", c)
 	}
 	// A new module is a new package: the analysis is computed again.
 	if err := os.MkdirAll(filepath.Join(root, "tools"), 0o755); err != nil {
