@@ -216,7 +216,7 @@ func (s *sourceReads) store(rel string, start time.Time, e sourceEntry) {
 	}
 }
 
-// goImports returns the imports of the Go file rel, from the cache when
+// goImportsOf returns the imports of the Go file rel, from the cache when
 // its stamp holds. buf is scratch space for readGoImports.
 func (w *Workspace) goImportsOf(rel string, buf *[]byte) ([]goImport, error) {
 	if e, ok := w.src.cached(rel); ok {
@@ -233,8 +233,8 @@ func (w *Workspace) goImportsOf(rel string, buf *[]byte) ([]goImport, error) {
 }
 
 // tsSpecsOf returns the module specifiers the TypeScript or JavaScript
-// file rel imports (tsImportSpecs), from the cache when its stamp holds; false
-// if it cannot be read (noted in Skipped).
+// file rel imports (tsImportSpecs), from the cache when its stamp holds;
+// false if it cannot be read (noted in Skipped).
 func (w *Workspace) tsSpecsOf(rel string) ([]tsSpec, bool) {
 	if e, ok := w.src.cached(rel); ok {
 		return e.tsSpecs, true
