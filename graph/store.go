@@ -64,6 +64,8 @@ type Store struct {
 	// one more than the last; version is the last one written.
 	commitMu sync.Mutex
 	version  atomic.Uint64
+	// liveChanges notes the version of each live document's last change.
+	liveChanges liveLog
 
 	// genSyms translates the symbol ids of one base generation's space
 	// for every reader of it: a generation's space is never reused and
@@ -110,9 +112,28 @@ func (s *Store) commitBase(b *pebble.Batch, opts *pebble.WriteOptions) error {
 }
 
 func (s *Store) commitLayer(b *pebble.Batch, opts *pebble.WriteOptions, layer Layer) error {
+	return s.commitNoting(b, opts, layer, liveChange{})
+}
+
+// liveChange is what a commit changes of the live layer's documents: the
+// paths, or all of them.
+type liveChange struct {
+	paths   []string
+	cleared bool
+}
+
+// commitNoting is commitLayer noting a change of the live layer's
+// documents first (see liveLog).
+func (s *Store) commitNoting(b *pebble.Batch, opts *pebble.WriteOptions, layer Layer, change liveChange) error {
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
 	next := s.version.Load() + 1
+	switch {
+	case change.cleared:
+		s.liveChanges.clear(next)
+	case layer == Live && len(change.paths) > 0:
+		s.liveChanges.note(next, change.paths)
+	}
 	v := binary.BigEndian.AppendUint64(nil, next)
 	if err := b.Set(appendMetaKey(nil, kindVersion), v, nil); err != nil {
 		return err
@@ -197,6 +218,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("graph: reading the version of %s: %w", dir, err)
 	}
 	s.version.Store(v)
+	s.liveChanges.start(v)
 	return s, nil
 }
 

@@ -91,7 +91,7 @@ func (s *Store) RenameDocument(ctx context.Context, layer Layer, from, to string
 	if err := emitRecords(space, &nf, newStoreSymIDs(s.db, b, space, true), setInto(b)); err != nil {
 		return err
 	}
-	return s.commitDoc(b, layer, to)
+	return s.commitDoc(b, layer, to, from)
 }
 
 // moveFacts changes a document's path, and the definition locations of its
@@ -120,7 +120,7 @@ func (s *Store) ClearLayer(ctx context.Context, layer Layer) error {
 	if err := b.DeleteRange(spaceStart(spaceLive), spaceStart(spaceLive+1), nil); err != nil {
 		return fmt.Errorf("graph: clearing the live layer: %w", err)
 	}
-	if err := s.commit(b, pebble.Sync); err != nil {
+	if err := s.commitNoting(b, pebble.Sync, Live, liveChange{cleared: true}); err != nil {
 		return fmt.Errorf("graph: clearing the live layer: %w", err)
 	}
 	return nil
@@ -248,8 +248,8 @@ func deleteFrom(b *pebble.Batch) recordSink {
 	return func(k, v []byte) error { return b.Delete(k, nil) }
 }
 
-func (s *Store) commitDoc(b *pebble.Batch, layer Layer, path string) error {
-	if err := s.commitLayer(b, pebble.NoSync, layer); err != nil {
+func (s *Store) commitDoc(b *pebble.Batch, layer Layer, path string, changed ...string) error {
+	if err := s.commitNoting(b, pebble.NoSync, layer, liveChange{paths: append(changed, path)}); err != nil {
 		return fmt.Errorf("graph: writing %s document %q: %w", layer, path, err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -19,11 +20,13 @@ import (
 // The reads hold for one store version (graph.Reader.Version). A newer
 // version whose base layer is the same (graph.Reader.BaseVersion) differs
 // only in the live layer, which a session's observed answers change all
-// the time: then only the reads the live documents may have changed are
-// dropped, those of the paths live before or now, and those of every
-// symbol their versions mention (live before, live now, and in the base
-// layer, which a live document hides). Any other new version starts the
-// cache over; a reader of an older version reads past it.
+// the time: then only the reads the live documents that changed since
+// (graph.Reader.LiveChangedSince) may have changed are dropped, those of
+// their paths and those of every symbol their versions mention (before,
+// now, and in the base layer, which a live document hides). When the
+// store cannot tell which changed, every document live before or now
+// counts as changed. Any other new version starts the cache over; a
+// reader of an older version reads past it.
 type Cache struct {
 	mu          sync.Mutex
 	version     uint64
@@ -107,17 +110,43 @@ func (c *Cache) follow(ctx context.Context, r *graph.Reader) bool {
 // r's may have changed, and moves the cache to r's version. The caller
 // holds c.mu.
 func (c *Cache) dropLive(ctx context.Context, r *graph.Reader) error {
-	live, err := liveMentions(ctx, r)
-	if err != nil {
-		return err
-	}
 	paths := map[string]bool{}
 	syms := map[string]bool{}
-	for _, m := range []map[string]map[string]bool{c.live, live} {
-		for p, ids := range m {
+	live := c.live
+	if changed, ok := r.LiveChangedSince(c.version); ok {
+		// Only the documents that changed: their mentions before and now.
+		live = maps.Clone(c.live)
+		for _, p := range changed {
 			paths[p] = true
+			for id := range c.live[p] {
+				syms[id] = true
+			}
+			delete(live, p)
+		}
+		for _, p := range r.LiveDocuments() {
+			if !paths[p] {
+				continue
+			}
+			ids := map[string]bool{}
+			if err := mentions(ctx, r, p, ids); err != nil {
+				return err
+			}
+			live[p] = ids
 			for id := range ids {
 				syms[id] = true
+			}
+		}
+	} else {
+		var err error
+		if live, err = liveMentions(ctx, r); err != nil {
+			return err
+		}
+		for _, m := range []map[string]map[string]bool{c.live, live} {
+			for p, ids := range m {
+				paths[p] = true
+				for id := range ids {
+					syms[id] = true
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package ranking
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,28 +156,29 @@ func TestCacheFollowsLiveEdits(t *testing.T) {
 		t.Fatalf("the ranking read nothing of p/p_test.go through the cache")
 	}
 	steps := []struct {
-		name string
-		edit func()
-		want string // a line the ranking must hold, or lack when it starts with "!"
+		name    string
+		touches []string // the live documents the edit writes or deletes
+		edit    func()
+		want    string // a line the ranking must hold, or lack when it starts with "!"
 	}{
-		{"Far hidden by a live q.go that names neither it nor Target", func() {
+		{"Far hidden by a live q.go that names neither it nor Target", []string{"q/q.go"}, func() {
 			live("q/q.go", `
 sym q/Other#Target(). name=Target kind=method def=q/q.go@3:16-3:22 extent=3:1-3:40
 `)
 		}, "!Far"},
-		{"a new caller", func() {
+		{"a new caller", []string{"p/extra.go"}, func() {
 			live("p/extra.go", `
 sym p/Extra(). name=Extra kind=function def=p/extra.go@1:6-1:11 extent=1:1-3:2
 occ p/T#Target(). 2:4-2:10 ref enc=p/Extra().
 edge p/Extra(). calls p/T#Target().
 `)
 		}, "caller Extra d=1"},
-		{"the new caller calls nothing", func() {
+		{"the new caller calls nothing", []string{"p/extra.go"}, func() {
 			live("p/extra.go", `
 sym p/Extra(). name=Extra kind=function def=p/extra.go@1:6-1:11 extent=1:1-3:2
 `)
 		}, "!caller Extra"},
-		{"Caller's call hidden by a live p.go", func() {
+		{"Caller's call hidden by a live p.go", []string{"p/p.go"}, func() {
 			live("p/p.go", `
 sym p/T# name=T kind=struct def=p/p.go@3:6-3:7 extent=3:1-3:20
 sym p/T#Target(). name=Target kind=method def=p/p.go@5:12-5:18 extent=5:1-7:2
@@ -190,19 +192,61 @@ edge p/T# contains p/T#Target().
 edge p/T# contains p/T#Sibling().
 `)
 		}, "!caller Caller"},
-		{"the live documents deleted", func() {
+		{"the live documents deleted", []string{"p/extra.go", "p/p.go", "q/q.go"}, func() {
 			for _, p := range []string{"p/extra.go", "p/p.go", "q/q.go"} {
 				if err := st.DeleteDocument(ctx, graph.Live, p); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}, "caller Caller d=1"},
+		// The store no longer tells which live documents changed since
+		// the cache's version: it reads every one, before and now.
+		{"a new caller, then the live layer cleared", []string{"p/extra.go"}, func() {
+			live("p/extra.go", `
+sym p/Extra(). name=Extra kind=function def=p/extra.go@1:6-1:11 extent=1:1-3:2
+occ p/T#Target(). 2:4-2:10 ref enc=p/Extra().
+edge p/Extra(). calls p/T#Target().
+`)
+			if err := st.ClearLayer(ctx, graph.Live); err != nil {
+				t.Fatal(err)
+			}
+		}, "!caller Extra"},
 	}
 	if before := rank(nil); !strings.Contains(before, "Far") {
 		t.Fatalf("the base ranking lacks Far:\n%s", before)
 	}
+	// The reads of a live document that a later write leaves alone stay
+	// too: only the documents that changed are read again. (Checked as
+	// the cache follows the write, before a ranking reads again what it
+	// dropped.)
+	var liveReads []readKey
+	keptLive := 0
 	for _, step := range steps {
 		step.edit()
+		r, err := st.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.mu.Lock()
+		if !c.follow(ctx, r) {
+			t.Fatalf("%s: the cache does not follow the write", step.name)
+		}
+		for _, k := range unrelated {
+			if _, kept := c.m[k]; !kept {
+				t.Errorf("%s: the write dropped %v, a read of a document it did not touch", step.name, k)
+			}
+		}
+		for _, k := range liveReads {
+			if slices.Contains(step.touches, k.arg) {
+				continue
+			}
+			keptLive++
+			if _, kept := c.m[k]; !kept {
+				t.Errorf("%s: the write dropped %v, a read of a live document it did not touch", step.name, k)
+			}
+		}
+		c.mu.Unlock()
+		r.Close()
 		got, want := rank(&c), rank(nil)
 		if got != want {
 			t.Fatalf("%s: through the cache:\n%s\nwithout:\n%s", step.name, got, want)
@@ -211,11 +255,15 @@ edge p/T# contains p/T#Sibling().
 			t.Errorf("%s: want %q in the ranking:\n%s", step.name, step.want, got)
 		}
 		c.mu.Lock()
-		for _, k := range unrelated {
-			if _, kept := c.m[k]; !kept {
-				t.Errorf("%s: the write dropped %v, a read of a document it did not touch", step.name, k)
+		liveReads = liveReads[:0]
+		for k := range c.m {
+			if (k.op == "document" || k.op == "docsyms" || k.op == "occurrences") && slices.Contains([]string{"p/extra.go", "p/p.go", "q/q.go"}, k.arg) {
+				liveReads = append(liveReads, k)
 			}
 		}
 		c.mu.Unlock()
+	}
+	if keptLive == 0 {
+		t.Errorf("no read of a live document was left alone by a later write: the check checked nothing")
 	}
 }

@@ -27,10 +27,11 @@ import (
 // analysis again reads every document of the graph: about 100 ms on
 // GOROOT, plus the first observation of each package closure asked for.
 // So while the base layer holds, the kept analysis is brought up to date
-// with the live layer's documents only (scope.Analysis.Update), the ones
-// live before and those live now. A work tree that changed (a file saved)
-// is discovered again, and the analysis kept when its packages are the
-// same (scope.Analysis.UseWorkspace).
+// with the live documents that changed since (scope.Analysis.Update,
+// graph.Reader.LiveChangedSince), or, when the store cannot tell which,
+// with the ones live before and those live now. A work tree that changed
+// (a file saved) is discovered again, and the analysis kept when its
+// packages are the same (scope.Analysis.UseWorkspace).
 type scopeCache struct {
 	mu          sync.Mutex // held while an analysis is used: it is not safe for concurrent use
 	key         scopeKey
@@ -146,7 +147,10 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 			return fn(c.a)
 		}
 		live := r.LiveDocuments()
-		changed := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(c.live), live...))))
+		changed, known := r.LiveChangedSince(c.version)
+		if !known {
+			changed = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(c.live), live...))))
+		}
 		if err := c.a.Update(ctx, r, changed); err != nil {
 			c.a = nil
 			return err

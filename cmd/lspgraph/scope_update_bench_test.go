@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path"
+	"strconv"
 	"testing"
 	"time"
 
@@ -18,12 +19,16 @@ import (
 // one while the editor's answers are observed: "anew" computes the scope
 // analysis again (what a session did on every write before the analysis
 // was kept across them), "update" brings the kept one up to date with the
-// live documents (scope.Analysis.Update). Each time covers the analysis,
-// the observation of what changed and the pack. The store is a
-// copy the benchmark may write live documents into (it clears the live
-// layer at the end), with its work tree:
+// live documents that changed since (scope.Analysis.Update with
+// graph.Reader.LiveChangedSince), "update-every-live" with every document
+// live before or after the write (the rule before the store told which
+// changed). Each time covers the analysis, the observation of what changed
+// and the pack. LSPGRAPH_SCOPE_LIVE=N first copies N of the base's
+// documents into the live layer, as a long session's observations leave
+// them. The store is a copy the benchmark may write live documents into
+// (it clears the live layer at the end), with its work tree:
 //
-//	LSPGRAPH_SCOPE_STORE=DIR LSPGRAPH_SCOPE_ROOT=TREE go test ./cmd/lspgraph -run '^$' -bench BenchmarkContextAfterLiveWrite -benchtime 20x
+//	LSPGRAPH_SCOPE_STORE=DIR LSPGRAPH_SCOPE_ROOT=TREE [LSPGRAPH_SCOPE_LIVE=N] go test ./cmd/lspgraph -run '^$' -bench BenchmarkContextAfterLiveWrite -benchtime 20x
 func BenchmarkContextAfterLiveWrite(b *testing.B) {
 	dir, root := os.Getenv("LSPGRAPH_SCOPE_STORE"), os.Getenv("LSPGRAPH_SCOPE_ROOT")
 	if dir == "" || root == "" {
@@ -41,12 +46,15 @@ func BenchmarkContextAfterLiveWrite(b *testing.B) {
 		b.Fatal(err)
 	}
 	targets := benchTargets(b, r, 20)
+	if n, _ := strconv.Atoi(os.Getenv("LSPGRAPH_SCOPE_LIVE")); n > 0 {
+		copyToLive(b, st, r, n)
+	}
 	r.Close()
 	ws, err := scope.Discover(root)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, mode := range []string{"anew", "update"} {
+	for _, mode := range []string{"anew", "update", "update-every-live"} {
 		b.Run(mode, func(b *testing.B) {
 			r, err := st.Reader()
 			if err != nil {
@@ -79,9 +87,14 @@ func BenchmarkContextAfterLiveWrite(b *testing.B) {
 					b.Fatal(err)
 				}
 				t0 := time.Now()
-				if mode == "anew" {
+				switch changed, known := r.LiveChangedSince(prev.Version()); {
+				case mode == "anew":
 					a, err = scope.Analyze(ctx, ws, r)
-				} else {
+				case mode == "update" && known:
+					err = a.Update(ctx, r, changed)
+				case mode == "update":
+					b.Fatalf("the store cannot tell the live documents changed since %d", prev.Version())
+				default:
 					err = a.Update(ctx, r, append(prev.LiveDocuments(), r.LiveDocuments()...))
 				}
 				if err != nil {
@@ -101,4 +114,36 @@ func BenchmarkContextAfterLiveWrite(b *testing.B) {
 			b.ReportMetric(lspbench.PercentileMS(lat, 99), "p99-ms/pack")
 		})
 	}
+}
+
+// copyToLive writes n documents of r's base layer, with their facts, into
+// st's live layer.
+func copyToLive(b *testing.B, st *graph.Store, r *graph.Reader, n int) {
+	ctx := context.Background()
+	var docs []graph.Document
+	if err := r.Documents(ctx, func(d graph.Document) error {
+		if len(docs) < n {
+			docs = append(docs, d)
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	for _, d := range docs {
+		f := graph.DocumentFacts{Document: d}
+		var err error
+		if f.Symbols, err = r.DocumentSymbols(ctx, d.Path); err != nil {
+			b.Fatal(err)
+		}
+		if f.Occurrences, err = r.Occurrences(ctx, d.Path); err != nil {
+			b.Fatal(err)
+		}
+		if f.Edges, err = r.DocumentEdges(ctx, d.Path); err != nil {
+			b.Fatal(err)
+		}
+		if err := st.PutDocument(ctx, graph.Live, f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("%d documents copied into the live layer", len(docs))
 }
