@@ -57,16 +57,7 @@ func TestSourceCacheDiscover(t *testing.T) {
 	step := func(what string, read, reused int) *Workspace {
 		t.Helper()
 		got, err := cache.Discover(root)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		want, err := Discover(root)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: through the cache:\n%+v\n%s\nwithout it:\n%+v\n%s", what, got, depStrings(got.Declared()), want, depStrings(want.Declared()))
-		}
+		agreesWithDiscover(t, what+", through the cache", root, got, err)
 		if c := cache.Counts(); c != (SourceCounts{Read: read, Reused: reused, Walked: true}) {
 			t.Errorf("%s: %+v, want %d read and %d reused", what, c, read, reused)
 		}
@@ -165,16 +156,7 @@ func TestDiscoverChangedAgrees(t *testing.T) {
 	step := func(what string, read int, changed ...string) *Workspace {
 		t.Helper()
 		got, err := cache.DiscoverChanged(root, changed)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		want, err := Discover(root)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: told what changed:\n%+v\n%s\nwalked:\n%+v\n%s", what, got, depStrings(got.Declared()), want, depStrings(want.Declared()))
-		}
+		agreesWithDiscover(t, what+", told what changed", root, got, err)
 		if c := cache.Counts(); c.Read != read || c.Walked {
 			t.Errorf("%s: %+v, want %d read and no walk", what, c, read)
 		}
@@ -209,4 +191,20 @@ func TestDiscoverChangedAgrees(t *testing.T) {
 	step("paths no walk lists", 0, "vendor/ex.com/v/v.go", "a/.hidden/h.go", "a/notes.txt", "a/link.go", "a/linked/b.go/inner.go", "../outside.go", "/abs.go", ".")
 	write("b/go.mod", "module ex.com/bee\n")
 	step("a manifest changed", 0, "b/go.mod")
+}
+
+// agreesWithDiscover checks that got (and err) are what Discover finds
+// under root.
+func agreesWithDiscover(t *testing.T, what, root string, got *Workspace, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	want, err := Discover(root)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s:\n%+v\n%s\nDiscover finds:\n%+v\n%s", what, got, depStrings(got.Declared()), want, depStrings(want.Declared()))
+	}
 }
