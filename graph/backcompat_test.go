@@ -19,6 +19,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // The stores in testdata/backcompat/vN were written by schema version N.
 // Every store of the current schema must open and read back as its .dump
 // golden says. Run with -update to rewrite the current version's store.
+// The v5 store predates base versions within schema 5: opened, it records
+// its version (3) as its base version (meta/base-version in the golden).
 func TestBackwardsCompat(t *testing.T) {
 	current := filepath.Join("testdata", "backcompat", "v5")
 	if *update {

@@ -66,6 +66,9 @@ type Store struct {
 	version  atomic.Uint64
 	// liveChanges notes the version of each live document's last change.
 	liveChanges liveLog
+	// baseTerms keeps the term totals of the base layer of one base
+	// version (Reader.TermStats).
+	baseTerms baseTermsCache
 
 	// genSyms translates the symbol ids of one base generation's space
 	// for every reader of it: a generation's space is never reused and
@@ -219,7 +222,29 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	s.version.Store(v)
 	s.liveChanges.start(v)
+	if err := s.stampBaseVersion(v); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// stampBaseVersion records, in a store written before base versions were
+// (schema 5 without kindBaseVersion), the store's version v as its base
+// version: the base layer changed last at v or before, and every base
+// write from now on records its own. Without it such a store's readers
+// all read base version 0, which caches take for unknown.
+func (s *Store) stampBaseVersion(v uint64) error {
+	if s.readOnly || v == 0 {
+		return nil
+	}
+	if _, ok, err := get(s.db, appendMetaKey(nil, kindBaseVersion)); err != nil || ok {
+		return err
+	}
+	if err := s.db.Set(appendMetaKey(nil, kindBaseVersion), binary.BigEndian.AppendUint64(nil, v), pebble.Sync); err != nil {
+		return fmt.Errorf("graph: recording the base version of %s: %w", s.dir, err)
+	}
+	return nil
 }
 
 // prepareDir makes dir absolute and creates it, or narrows its mode, to

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // TermField names where in a document a word was found. The values are
@@ -256,29 +257,99 @@ type TermStats struct {
 }
 
 // TermStats counts the documents with terms and their total length over
-// the visible layers.
+// the visible layers. The base layer's totals are kept by the store per
+// base version (BaseVersion), so that a reader whose live layer changed
+// reads the terms of the live documents and of the base documents they
+// hide, not the base layer's whole.
 func (r *Reader) TermStats(ctx context.Context) (TermStats, error) {
 	var st TermStats
 	for _, ls := range r.layers {
-		prefix := appendPrefix(nil, ls.space, kindDocTerms)
-		err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
-			if r.hidden(ls, string(k[len(prefix):])) {
-				return nil
+		if ls.layer != Base || r.baseVersion == 0 {
+			if err := r.addTermStats(ctx, ls, true, &st); err != nil {
+				return st, err
 			}
-			rd := valueReader{b: v}
-			n := rd.uvarint()
-			if rd.bad {
-				return errors.Join(errBadValue, fmt.Errorf("terms of %s", k[len(prefix):]))
-			}
-			st.Documents++
-			st.Length += int(n)
-			return nil
-		})
+			continue
+		}
+		all, err := r.baseTermStats(ctx, ls)
 		if err != nil {
-			return st, fmt.Errorf("graph: reading term statistics: %w", err)
+			return st, err
+		}
+		st.Documents += all.Documents
+		st.Length += all.Length
+		for p := range r.live { // hidden: take back what the base counts of them
+			v, ok, err := get(r.kv(), appendDocTermsKey(nil, ls.space, p))
+			if err != nil {
+				return st, fmt.Errorf("graph: reading term statistics: %w", err)
+			}
+			if ok {
+				n, err := docTermsLength(v, p)
+				if err != nil {
+					return st, err
+				}
+				st.Documents--
+				st.Length -= n
+			}
 		}
 	}
 	return st, nil
+}
+
+// baseTermStats returns the totals of every document of the base layer
+// ls, hidden or not: the store's, when they are of the reader's base
+// version, else counted and kept for it.
+func (r *Reader) baseTermStats(ctx context.Context, ls layerSpace) (TermStats, error) {
+	c := &r.store.baseTerms
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version == r.baseVersion && c.space == ls.space {
+		return c.st, nil
+	}
+	var st TermStats
+	if err := r.addTermStats(ctx, ls, false, &st); err != nil {
+		return st, err
+	}
+	c.version, c.space, c.st = r.baseVersion, ls.space, st
+	return st, nil
+}
+
+// baseTermsCache holds the term totals of one base version's base layer.
+type baseTermsCache struct {
+	mu      sync.Mutex
+	version uint64 // the BaseVersion counted (0: none)
+	space   uint64
+	st      TermStats
+}
+
+// addTermStats adds to st the documents of layer ls with terms, and their
+// lengths; with hide, not those the live layer hides.
+func (r *Reader) addTermStats(ctx context.Context, ls layerSpace, hide bool, st *TermStats) error {
+	prefix := appendPrefix(nil, ls.space, kindDocTerms)
+	err := scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
+		if hide && r.hidden(ls, string(k[len(prefix):])) {
+			return nil
+		}
+		n, err := docTermsLength(v, string(k[len(prefix):]))
+		if err != nil {
+			return err
+		}
+		st.Documents++
+		st.Length += n
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("graph: reading term statistics: %w", err)
+	}
+	return nil
+}
+
+// docTermsLength returns the document length a doc-terms value records.
+func docTermsLength(v []byte, path string) (int, error) {
+	rd := valueReader{b: v}
+	n := rd.uvarint()
+	if rd.bad {
+		return 0, errors.Join(errBadValue, fmt.Errorf("terms of %s", path))
+	}
+	return int(n), nil
 }
 
 // DocumentSymbolsWhere returns the symbols a document defines that are
