@@ -15,9 +15,12 @@ import (
 // search reads only what changed since the last: per base generation,
 // the reference links and package of each document the base layer owns
 // (the live layer's are read each time); per store version, the term
-// statistics and each package's importers. A search with a Cache answers
-// exactly as one without. Use one Cache per store; it is safe for
-// concurrent searches.
+// statistics (the store keeps the base layer's part); and each package's
+// importers, kept across live writes while the base layer holds but for
+// the packages that the changed live documents import, before and now
+// (graph.Reader.LiveChangedSince). A search with a Cache answers exactly
+// as one without. Use one Cache per store; it is safe for concurrent
+// searches.
 type Cache struct {
 	mu      sync.Mutex
 	baseGen uint64
@@ -28,6 +31,11 @@ type Cache struct {
 	version uint64
 	stats   *graph.TermStats
 	deps    map[string]float64 // package symbol → importing packages
+	// baseVersion is the reader's BaseVersion that deps hold for, with
+	// the live documents' imports at version (liveImports, by path):
+	// deps follow the live layer's changes while the base holds.
+	baseVersion uint64
+	liveImports map[string][]string
 }
 
 // NewCache returns an empty cache.
@@ -72,8 +80,9 @@ type view struct {
 	version uint64
 }
 
-func (c *Cache) view(r *graph.Reader) *view {
-	if c == nil {
+func (c *Cache) view(ctx context.Context, r *graph.Reader) *view {
+	keep := c != nil // else it caches for one search
+	if !keep {
 		c = NewCache()
 	}
 	c.mu.Lock()
@@ -83,9 +92,80 @@ func (c *Cache) view(r *graph.Reader) *view {
 		c.ids = map[string]uint32{}
 	}
 	if c.deps == nil || c.version != r.Version() {
-		c.version, c.stats, c.deps = r.Version(), nil, map[string]float64{}
+		if !c.followLive(ctx, r) {
+			c.deps, c.liveImports = map[string]float64{}, nil
+			if keep {
+				c.liveImports = liveImports(ctx, r)
+			}
+		}
+		c.version, c.baseVersion, c.stats = r.Version(), r.BaseVersion(), nil
 	}
 	return &view{c: c, r: r, live: r.LiveDocuments(), baseGen: r.BaseGeneration(), version: r.Version()}
+}
+
+// followLive brings deps from c.version to r's, a later version of the
+// same base layer, dropping the counts of the packages that the live
+// documents changed since import (before, now, or in the base version
+// they hide or hid); false when it cannot (deps then start over). The
+// caller holds c.mu.
+func (c *Cache) followLive(ctx context.Context, r *graph.Reader) bool {
+	if c.deps == nil || c.liveImports == nil || r.Version() < c.version || r.BaseVersion() != c.baseVersion || r.BaseVersion() == 0 {
+		return false
+	}
+	changed, ok := r.LiveChangedSince(c.version)
+	if !ok {
+		return false
+	}
+	base := r.BaseView()
+	for _, p := range changed {
+		drop := c.liveImports[p]
+		delete(c.liveImports, p)
+		now, err := importsOf(ctx, r, p)
+		if err != nil {
+			return false
+		}
+		if _, live := slices.BinarySearch(r.LiveDocuments(), p); live {
+			c.liveImports[p] = now
+		}
+		under, err := importsOf(ctx, base, p)
+		if err != nil {
+			return false
+		}
+		for _, to := range slices.Concat(drop, now, under) {
+			delete(c.deps, to)
+		}
+	}
+	return true
+}
+
+// liveImports returns what each live document of r imports; nil if it
+// cannot be read.
+func liveImports(ctx context.Context, r *graph.Reader) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range r.LiveDocuments() {
+		imps, err := importsOf(ctx, r, p)
+		if err != nil {
+			return nil
+		}
+		out[p] = imps
+	}
+	return out
+}
+
+// importsOf returns the packages the document at path imports, as r
+// reads it.
+func importsOf(ctx context.Context, r *graph.Reader, path string) ([]string, error) {
+	es, err := r.DocumentEdges(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("search: reading the edges of %s: %w", path, err)
+	}
+	var out []string
+	for _, e := range es {
+		if e.Kind == graph.EdgeImports {
+			out = append(out, e.To)
+		}
+	}
+	return out, nil
 }
 
 // current reports, with c.mu held, whether the cache still describes the
@@ -278,7 +358,7 @@ func (v *view) readSymbols(ctx context.Context, path string) (*docNames, error) 
 // session warms its cache once per base generation, so that no search
 // pays for the first reads.
 func (c *Cache) Warm(ctx context.Context, r *graph.Reader) error {
-	v := c.view(r)
+	v := c.view(ctx, r)
 	return r.Documents(ctx, func(d graph.Document) error {
 		if !v.base(d.Path) {
 			return nil

@@ -182,7 +182,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 		return res, errors.New("search: --scope closure needs the current file (--from)")
 	}
 	limit := cmp.Or(o.Limit, 10)
-	v := o.Cache.view(r)
+	v := o.Cache.view(ctx, r)
 	st, err := v.termStats(ctx)
 	if err != nil {
 		return res, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -235,4 +236,71 @@ func TestFuseBySum(t *testing.T) {
 	if got := []string{hits[0].Path, hits[1].Path, hits[2].Path}; !slices.Equal(got, []string{"y", "x", "z"}) || math.Abs(hits[0].Score-1.4) > 1e-12 {
 		t.Errorf("combsum order %v (first scoring %g); want y x z, y scoring 1.4", got, hits[0].Score)
 	}
+}
+
+// TestCacheFollowsLiveImports: the importer counts a cache keeps across
+// live writes are those a search without it counts, as live documents
+// drop an import their base version made, add one, go (the base version
+// visible again) and change which package they import.
+func TestCacheFollowsLiveImports(t *testing.T) {
+	ctx := context.Background()
+	st := graphtest.Open(t)
+	gw, err := st.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []graph.DocumentFacts{
+		doc("cache/lru.go", "cache", false, []string{"evict/name", "entry/doc", "cache/path"}),
+		doc("util/misc.go", "util", false, []string{"evict/code", "entry/code"}, "cache"),
+		doc("app/main.go", "app", false, []string{"main/name", "entry/code"}, "cache", "util"),
+		doc("other/x.go", "other", false, []string{"entry/string"}, "cache"),
+	} {
+		if err := gw.PutDocument(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := gw.Commit(ctx, graph.Manifest{Layer: graph.Base}); err != nil {
+		t.Fatal(err)
+	}
+	cache := search.NewCache()
+	dependents := func(step string, want string) {
+		t.Helper()
+		r, err := st.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		without, err := search.Search(ctx, r, "evict entry", search.Options{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		with, err := search.Search(ctx, r, "evict entry", search.Options{Limit: 100, Cache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := resultString(with), resultString(without); g != w {
+			t.Errorf("%s: with the cache:\n%s\nwithout:\n%s", step, g, w)
+		}
+		h := hitOf(t, without, "cache/lru.go")
+		if got := h.Reasons(); !strings.Contains(got, want) {
+			t.Errorf("%s: cache/lru.go's reasons %q lack %q", step, got, want)
+		}
+	}
+	live := func(f graph.DocumentFacts) {
+		t.Helper()
+		if err := st.PutDocument(ctx, graph.Live, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dependents("the base", "dependents 3 ")
+	live(doc("other/x.go", "other", false, []string{"entry/string"}))
+	dependents("other/x.go's import hidden by its live version", "dependents 2 ")
+	live(doc("new/y.go", "new", false, []string{"entry/code"}, "cache"))
+	dependents("a live document importing cache", "dependents 3 ")
+	if err := st.DeleteDocument(ctx, graph.Live, "other/x.go"); err != nil {
+		t.Fatal(err)
+	}
+	dependents("the live other/x.go gone, its base version back", "dependents 4 ")
+	live(doc("new/y.go", "new", false, []string{"entry/code"}, "util"))
+	dependents("new/y.go importing util instead", "dependents 3 ")
 }
