@@ -104,10 +104,10 @@ func (c *Cache) view(ctx context.Context, r *graph.Reader) *view {
 }
 
 // followLive brings deps from c.version to r's, a later version of the
-// same base layer, dropping the counts of the packages that the live
-// documents changed since import (before, now, or in the base version
-// they hide or hid); false when it cannot (deps then start over). The
-// caller holds c.mu.
+// same base layer: it drops the counts of the packages imported by the
+// live documents that changed since c.version, in their versions before
+// and now and in the base versions they hid or hide. False when it cannot
+// (deps then start over). The caller holds c.mu.
 func (c *Cache) followLive(ctx context.Context, r *graph.Reader) bool {
 	if c.deps == nil || c.liveImports == nil || r.Version() < c.version || r.BaseVersion() != c.baseVersion || r.BaseVersion() == 0 {
 		return false
@@ -116,7 +116,7 @@ func (c *Cache) followLive(ctx context.Context, r *graph.Reader) bool {
 	if !ok {
 		return false
 	}
-	base := r.BaseView()
+	base, live := r.BaseView(), r.LiveDocuments()
 	for _, p := range changed {
 		drop := c.liveImports[p]
 		delete(c.liveImports, p)
@@ -124,7 +124,7 @@ func (c *Cache) followLive(ctx context.Context, r *graph.Reader) bool {
 		if err != nil {
 			return false
 		}
-		if _, live := slices.BinarySearch(r.LiveDocuments(), p); live {
+		if _, ok := slices.BinarySearch(live, p); ok {
 			c.liveImports[p] = now
 		}
 		under, err := importsOf(ctx, base, p)
