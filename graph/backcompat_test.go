@@ -19,10 +19,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // The stores in testdata/backcompat/vN were written by schema version N.
 // Every store of the current schema must open and read back as its .dump
 // golden says. Run with -update to rewrite the current version's store.
-// The v5 store predates base versions within schema 5: opened, it records
-// its version (3) as its base version (meta/base-version in the golden).
 func TestBackwardsCompat(t *testing.T) {
-	current := filepath.Join("testdata", "backcompat", "v5")
+	current := filepath.Join("testdata", "backcompat", "v6")
 	if *update {
 		writeBackcompatStore(t, current)
 	}
@@ -63,11 +61,12 @@ func TestBackwardsCompat(t *testing.T) {
 // TestOlderSchemaRefused checks that a store of an older schema version
 // (testdata/backcompat/v1, v2 with symbol strings in its index keys, v3
 // with a doc-sym record per symbol, v4 with symbol ids that are plain
-// hashes of their strings) is refused with ErrSchema and the message that
+// hashes of their strings, v5 with a ref, out and in record per fact) is
+// refused with ErrSchema and the message that
 // says to rebuild it, and left as it was: opening it again is refused the
 // same way.
 func TestOlderSchemaRefused(t *testing.T) {
-	for _, v := range []string{"1", "2", "3", "4"} {
+	for _, v := range []string{"1", "2", "3", "4", "5"} {
 		dir := copyStore(t, filepath.Join("testdata", "backcompat", "v"+v))
 		for range 2 {
 			s, err := graph.Open(dir, graph.Options{})

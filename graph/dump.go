@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/lspgraph/lspgraph/internal/textpos"
 	"io"
 	"maps"
 	"slices"
@@ -106,7 +107,22 @@ func formatValue(k, v []byte, name func(space, id uint64) (string, bool)) string
 		return strings.Join(parts, "; ")
 	case kindSymID:
 		return quoteIfNeeded(string(v))
-	case kindRef, kindDef:
+	case kindRef:
+		var parts []string
+		err := decodeRefsValue(v, func(rng textpos.Range, roles Role, enc uint64, hasEnc bool) bool {
+			var of fieldList
+			of.add("roles", formatRoles(roles))
+			if hasEnc {
+				of.add("enclosing", symName(name, d.space, enc))
+			}
+			parts = append(parts, rng.String()+" "+of.String())
+			return true
+		})
+		if err != nil {
+			return err.Error()
+		}
+		return strings.Join(parts, "; ")
+	case kindDef:
 		roles, enc, ok, err := decodeOccValue(v)
 		if err != nil {
 			return err.Error()
@@ -153,13 +169,32 @@ func formatValue(k, v []byte, name func(space, id uint64) (string, bool)) string
 			}
 		}
 	case kindOut, kindIn:
-		var e Edge
-		if err := decodeEdgeValue(&e, v); err != nil {
+		arrow := "-%s-> %s"
+		if d.kind == kindIn {
+			arrow = "<-%s- %s"
+		}
+		var parts []string
+		err := decodeEdgesValue(v, func(e *groupEdge) bool {
+			var ef fieldList
+			ef.add("conf", fmt.Sprintf("%.2f", e.confidence), "source", e.source, "reason", e.reason, "count", uint64(e.count))
+			parts = append(parts, fmt.Sprintf(arrow, e.kind, quoteIfNeeded(symName(name, d.space, e.other)))+" "+ef.String())
+			return true
+		})
+		if err != nil {
 			return err.Error()
 		}
-		f.add("conf", fmt.Sprintf("%.2f", e.Confidence), "source", e.Source, "reason", e.Reason, "count", uint64(e.Count))
+		return strings.Join(parts, "; ")
 	}
 	return f.String()
+}
+
+// symName is the symbol id names in space, or the id itself when it names
+// none.
+func symName(name func(space, id uint64) (string, bool), space, id uint64) string {
+	if s, ok := name(space, id); ok {
+		return s
+	}
+	return formatSymID(id)
 }
 
 func formatSymbol(f *fieldList, s *Symbol) {

@@ -72,7 +72,13 @@ import (
 //	5: a symbol's id leads with the hashes of its owner (package, module or
 //	   file) and parent (type) instead of being the hash of its whole
 //	   string (see symbolHash): ids, and so every index key, differ.
-const SchemaVersion = 5
+//	6: the ref, out and in indexes hold one record per group of facts
+//	   instead of one per fact (see groups.go): ref per (symbol, document),
+//	   its value every occurrence of the symbol there; out per (from,
+//	   document) and in per (to, document), their values every edge of
+//	   the group with its kind and other end. Edge values keep sources
+//	   and reasons in a string table of the value, in doc-edges too.
+const SchemaVersion = 6
 
 // Spaces.
 const (
@@ -120,10 +126,10 @@ const kindSymID kind = 'I' // symbol id → symbol string
 // Data space kinds: indexes derived from the doc-first records.
 const (
 	kindSym  kind = 's' // symbol id, path → symbol value
-	kindRef  kind = 'r' // symbol id, path, pos → occurrence value
+	kindRef  kind = 'r' // symbol id, path → refs value: the symbol's occurrences in the document
 	kindDef  kind = 'd' // symbol id, path, pos → occurrence value; definitions only
-	kindOut  kind = 'f' // from id, kind, to id, path → edge value
-	kindIn   kind = 'b' // to id, kind, from id, path → edge value
+	kindOut  kind = 'f' // from id, path → edges value: the edges from the symbol the document justifies
+	kindIn   kind = 'b' // to id, path → edges value: the edges into the symbol the document justifies
 	kindName kind = 'n' // display name, symbol id, path → ""
 	kindPkg  kind = 'p' // package, path → ""
 	kindTerm kind = 't' // word, path → term value: counts per field, document length
@@ -184,13 +190,13 @@ func layoutOf(k kind) (keyLayout, bool) {
 	case kindSym:
 		return keyLayout{"sym", "is", []string{"sym", "path"}}, true
 	case kindRef:
-		return keyLayout{"ref", "isp", []string{"sym", "path", "range"}}, true
+		return keyLayout{"ref", "is", []string{"sym", "path"}}, true
 	case kindDef:
 		return keyLayout{"def", "isp", []string{"sym", "path", "range"}}, true
 	case kindOut:
-		return keyLayout{"out", "isis", []string{"from", "kind", "to", "path"}}, true
+		return keyLayout{"out", "is", []string{"from", "path"}}, true
 	case kindIn:
-		return keyLayout{"in", "isis", []string{"to", "kind", "from", "path"}}, true
+		return keyLayout{"in", "is", []string{"to", "path"}}, true
 	case kindName:
 		return keyLayout{"name", "sis", []string{"name", "sym", "path"}}, true
 	case kindPkg:
@@ -249,19 +255,17 @@ func appendSymKey(dst []byte, space, sym uint64, path string) []byte {
 	return append(appendSymPrefix(dst, space, kindSym, sym), path...)
 }
 
-func appendRefKey(dst []byte, space, sym uint64, path string, r textpos.Range) []byte {
-	return appendPos(appendField(appendSymPrefix(dst, space, kindRef, sym), path), r)
+func appendRefKey(dst []byte, space, sym uint64, path string) []byte {
+	return append(appendSymPrefix(dst, space, kindRef, sym), path...)
 }
 
 func appendDefKey(dst []byte, space, sym uint64, path string, r textpos.Range) []byte {
 	return appendPos(appendField(appendSymPrefix(dst, space, kindDef, sym), path), r)
 }
 
-// appendEdgeKey appends an out key (a = from, b = to) or an in key (a =
-// to, b = from).
-func appendEdgeKey(dst []byte, space uint64, k kind, a uint64, ek EdgeKind, b uint64, path string) []byte {
-	dst = appendField(appendSymPrefix(dst, space, k, a), string(ek))
-	return append(binary.BigEndian.AppendUint64(dst, b), path...)
+// appendEdgeKey appends an out key (sym = from) or an in key (sym = to).
+func appendEdgeKey(dst []byte, space uint64, k kind, sym uint64, path string) []byte {
+	return append(appendSymPrefix(dst, space, k, sym), path...)
 }
 
 func appendNameKey(dst []byte, space uint64, name string, sym uint64, path string) []byte {

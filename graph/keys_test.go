@@ -35,10 +35,10 @@ func exampleKeys() [][]byte {
 		appendDocEdgeKey(nil, sp, "a.go"),
 		appendSymIDKey(nil, sp, f),
 		appendSymKey(nil, sp, f, "a.go"),
-		appendRefKey(nil, sp, f, "a.go", r),
+		appendRefKey(nil, sp, f, "a.go"),
 		appendDefKey(nil, sp, f, "a.go", r),
-		appendEdgeKey(nil, sp, kindOut, f, EdgeCalls, g, "a.go"),
-		appendEdgeKey(nil, sp, kindIn, g, EdgeCalls, f, "a.go"),
+		appendEdgeKey(nil, sp, kindOut, f, "a.go"),
+		appendEdgeKey(nil, sp, kindIn, g, "a.go"),
 		appendNameKey(nil, sp, "F", f, "a.go"),
 		appendPkgKey(nil, sp, "example/a", "a.go"),
 	}
@@ -81,13 +81,17 @@ func TestKeyOrder(t *testing.T) {
 		return textpos.Range{Start: textpos.Position{Line: l, Col: c}, End: textpos.Position{Line: l, Col: c + 1}}
 	}
 	ordered := [][]byte{
-		appendRefKey(nil, 2, 0xff, "a.go", pos(0, 300)),
-		appendRefKey(nil, 2, 0xff, "a.go", pos(1, 2)),
-		appendRefKey(nil, 2, 0xff, "a.go", pos(256, 0)),
-		appendRefKey(nil, 2, 0xff, "a.go.x", pos(0, 0)),
-		appendRefKey(nil, 2, 0xff, "b.go", pos(0, 0)),
-		appendRefKey(nil, 2, 0x100, "a.go", pos(0, 0)),
-		appendRefKey(nil, 2, 1<<56, "a.go", pos(0, 0)),
+		appendDefKey(nil, 2, 0xff, "a.go", pos(0, 300)),
+		appendDefKey(nil, 2, 0xff, "a.go", pos(1, 2)),
+		appendDefKey(nil, 2, 0xff, "a.go", pos(256, 0)),
+		appendDefKey(nil, 2, 0xff, "a.go.x", pos(0, 0)),
+		appendDefKey(nil, 2, 0xff, "b.go", pos(0, 0)),
+		appendDefKey(nil, 2, 0x100, "a.go", pos(0, 0)),
+		appendDefKey(nil, 2, 1<<56, "a.go", pos(0, 0)),
+		appendRefKey(nil, 2, 0xff, "a.go"),
+		appendRefKey(nil, 2, 0xff, "a.go.x"),
+		appendRefKey(nil, 2, 0xff, "b.go"),
+		appendRefKey(nil, 2, 0x100, "a.go"),
 	}
 	for i := 1; i < len(ordered); i++ {
 		if string(ordered[i-1]) >= string(ordered[i]) {
@@ -100,7 +104,9 @@ func TestDecodeKeyRejectsGarbage(t *testing.T) {
 	for _, b := range [][]byte{
 		nil,
 		[]byte("short"),
-		append(appendPrefix(nil, 2, kindRef), "sym\x00path\x00tooshort"...),
+		append(appendPrefix(nil, 2, kindDef), "sym\x00path\x00tooshort"...),
+		append(appendPrefix(nil, 2, kindRef), "12345678a\x00b"...),
+		append(appendPrefix(nil, 2, kindOut), "1234567"...),
 		append(appendPrefix(nil, 2, kindTerm), "no-separator"...),
 		append(appendPrefix(nil, 2, kindDoc), "a\x00b"...),
 		append(appendPrefix(nil, 2, kindSym), "short"...),
@@ -131,7 +137,12 @@ func FuzzDecodeValues(f *testing.F) {
 	s := Symbol{ID: "x", DisplayName: "X", Kind: "function", External: true, Def: Location{Path: "a.go"}}
 	f.Add(appendSymbolValue(nil, &s))
 	f.Add(appendOccValue(nil, RoleDefinition|RoleCall, 7, true))
-	f.Add(appendEdgeValue(nil, &Edge{Confidence: 0.5, Source: "syntax", Count: 3}))
+	edges := []Edge{{Kind: EdgeCalls, Confidence: 0.5, Source: "syntax", Count: 3}, {Kind: EdgeCalls, Confidence: 1, Source: "syntax", Reason: "r"}}
+	var strs []string
+	f.Add(appendEdgesValue(nil, edges, []edgeEntry{{other: 7, edge: 0}, {other: 9, edge: 1}}, &strs))
+	occs := []Occurrence{{Roles: RoleReference}, {Roles: RoleDefinition}, {Roles: RoleCall}}
+	f.Add(appendRefsValue(nil, occs, []refEntry{{occ: 0, enclosing: 5, hasEnc: true}, {occ: 1, enclosing: 5, hasEnc: true}, {occ: 2}}))
+	f.Add(appendDocEdgesValue(nil, edges))
 	f.Add(appendDocValue(nil, &Document{Language: "go", Flags: DocTest}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if s, err := decodeSymbolValue("id", b); err == nil {
@@ -147,10 +158,56 @@ func FuzzDecodeValues(f *testing.F) {
 				t.Errorf("occurrence value %x re-encodes as %x", b, again)
 			}
 		}
-		var e Edge
-		_ = decodeEdgeValue(&e, b)
+		// What decodes as a refs or edges value re-encodes and decodes to
+		// the same facts.
+		var got []refEntry
+		var occs []Occurrence
+		if decodeRefsValue(b, func(r textpos.Range, roles Role, enc uint64, hasEnc bool) bool {
+			got = append(got, refEntry{occ: len(occs), enclosing: enc, hasEnc: hasEnc})
+			occs = append(occs, Occurrence{Range: r, Roles: roles})
+			return true
+		}) == nil {
+			again := appendRefsValue(nil, occs, got)
+			i := 0
+			err := decodeRefsValue(again, func(r textpos.Range, roles Role, enc uint64, hasEnc bool) bool {
+				if occs[i].Range != r || occs[i].Roles != roles || got[i].enclosing != enc || got[i].hasEnc != hasEnc {
+					t.Errorf("refs value %x re-encodes as %x, which differs at %d", b, again, i)
+				}
+				i++
+				return true
+			})
+			if err != nil || i != len(occs) {
+				t.Errorf("refs value %x re-encodes as %x: %v, %d of %d", b, again, err, i, len(occs))
+			}
+		}
+		var ges []groupEdge
+		if decodeEdgesValue(b, func(e *groupEdge) bool { ges = append(ges, *e); return true }) == nil {
+			edges := make([]Edge, len(ges))
+			group := make([]edgeEntry, len(ges))
+			for i, g := range ges {
+				edges[i] = Edge{Kind: g.kind, Confidence: g.confidence, Source: g.source, Reason: g.reason, Count: g.count}
+				group[i] = edgeEntry{other: g.other, edge: i}
+			}
+			var strs []string
+			var again []groupEdge
+			if err := decodeEdgesValue(appendEdgesValue(nil, edges, group, &strs), func(e *groupEdge) bool { again = append(again, *e); return true }); err != nil || !reflect.DeepEqual(again, ges) && !hasNaN(ges) {
+				t.Errorf("edges value %x decodes to %v, re-encoded to %v, %v", b, ges, again, err)
+			}
+		}
+		_, _ = decodeDocEdgesValue("p", b)
 		_, _ = decodeDocValue("p", b)
 	})
+}
+
+// hasNaN reports whether an edge's confidence is NaN, which equals
+// nothing, not even itself.
+func hasNaN(es []groupEdge) bool {
+	for _, e := range es {
+		if e.confidence != e.confidence {
+			return true
+		}
+	}
+	return false
 }
 
 func TestValueRoundTrip(t *testing.T) {
@@ -160,10 +217,47 @@ func TestValueRoundTrip(t *testing.T) {
 	if got, err := decodeSymbolValue("id", appendSymbolValue(nil, &s)); err != nil || got != s {
 		t.Errorf("symbol round trip = %+v, %v; want %+v", got, err, s)
 	}
-	e := Edge{Confidence: 0.25, Source: "lsp", Reason: "r", Count: 7}
-	var ge Edge
-	if err := decodeEdgeValue(&ge, appendEdgeValue(nil, &e)); err != nil || ge != e {
-		t.Errorf("edge round trip = %+v, %v; want %+v", ge, err, e)
+	edges := []Edge{
+		{From: "a", Kind: EdgeCalls, To: "b", Confidence: 0.25, Source: "lsp", Reason: "r", Count: 7},
+		{From: "a", Kind: EdgeReferences, To: "c", Confidence: 1, Source: "lsp", Reason: "r", Count: 1},
+		{From: "d", Kind: EdgeCalls, To: "b", Confidence: 0.5, Source: "syntax", Count: 2},
+	}
+	var strs []string
+	var ges []groupEdge
+	v := appendEdgesValue(nil, edges, []edgeEntry{{other: 3, edge: 0}, {other: 4, edge: 1}, {other: 3, edge: 2}}, &strs)
+	if err := decodeEdgesValue(v, func(e *groupEdge) bool { ges = append(ges, *e); return true }); err != nil {
+		t.Fatal(err)
+	}
+	want := []groupEdge{
+		{EdgeCalls, 3, 0.25, "lsp", "r", 7},
+		{EdgeReferences, 4, 1, "lsp", "r", 1},
+		{EdgeCalls, 3, 0.5, "syntax", "", 2},
+	}
+	if !reflect.DeepEqual(ges, want) {
+		t.Errorf("edges round trip = %+v; want %+v", ges, want)
+	}
+	if got, err := decodeDocEdgesValue("a.go", appendDocEdgesValue(nil, edges)); err != nil || !reflect.DeepEqual(got, edges) {
+		t.Errorf("doc-edges round trip = %+v, %v; want %+v", got, err, edges)
+	}
+	occs := []Occurrence{{Range: r, Roles: RoleDefinition}, {Range: r, Roles: RoleReference | RoleCall}, {Roles: RoleReference}, {Roles: RoleWrite}}
+	refs := []refEntry{{occ: 0, enclosing: 9, hasEnc: true}, {occ: 1, enclosing: 9, hasEnc: true}, {occ: 2}, {occ: 3, enclosing: 1<<63 + 5, hasEnc: true}}
+	v = appendRefsValue(nil, occs, refs)
+	i := 0
+	err := decodeRefsValue(v, func(rng textpos.Range, roles Role, enc uint64, hasEnc bool) bool {
+		if i >= len(refs) || rng != occs[i].Range || roles != occs[i].Roles || enc != refs[i].enclosing || hasEnc != refs[i].hasEnc {
+			t.Errorf("refs entry %d = %v %v %d %v; want %+v %+v", i, rng, roles, enc, hasEnc, occs[min(i, len(occs)-1)], refs[min(i, len(refs)-1)])
+		}
+		i++
+		return true
+	})
+	if err != nil || i != len(refs) {
+		t.Errorf("refs round trip: %v after %d of %d", err, i, len(refs))
+	}
+	if err := decodeRefsValue(v[:len(v)-1], func(textpos.Range, Role, uint64, bool) bool { return true }); err == nil {
+		t.Errorf("a truncated refs value decodes")
+	}
+	if err := decodeRefsValue([]byte{1, 0, 0, 0, 0, encSame}, func(textpos.Range, Role, uint64, bool) bool { return true }); err == nil {
+		t.Errorf("a refs value whose first entry has the previous enclosing symbol decodes")
 	}
 	d := Document{Path: "a.go", Language: "go", Package: "p", ContentHash: "h", Digest: "g", Source: "scip", Flags: DocTest | DocGenerated}
 	if got, err := decodeDocValue("a.go", appendDocValue(nil, &d)); err != nil || got != d {

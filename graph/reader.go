@@ -498,27 +498,51 @@ func (r *Reader) occurrencesOf(ctx context.Context, k kind, id string, limit int
 			id uint64
 		}
 		var encs []enclosed
-		err = scanPrefix(ctx, r.kv(), prefix, func(k, v []byte) error {
-			rest := k[len(prefix):]
+		add := func(o Occurrence, enc uint64, hasEnc bool) bool {
+			if hasEnc {
+				encs = append(encs, enclosed{len(out), enc})
+			}
+			out = append(out, o)
+			n++
+			return limit <= 0 || n < limit
+		}
+		err = scanPrefix(ctx, r.kv(), prefix, func(key, v []byte) error {
+			rest := key[len(prefix):]
+			if k == kindRef {
+				// A refs group: the symbol's occurrences in one document.
+				if bytes.IndexByte(rest, 0) >= 0 {
+					return fmt.Errorf("%w: reference key %q", errBadValue, key)
+				}
+				path := string(rest)
+				if r.hidden(ls, path) {
+					return nil
+				}
+				more := true
+				err := decodeRefsValue(v, func(rng textpos.Range, roles Role, enc uint64, hasEnc bool) bool {
+					more = add(Occurrence{Path: path, Range: rng, Symbol: id, Roles: roles}, enc, hasEnc)
+					return more
+				})
+				if err != nil {
+					return fmt.Errorf("%w of %q", err, id)
+				}
+				if !more {
+					return errStop
+				}
+				return nil
+			}
 			i := bytes.IndexByte(rest, 0)
 			if i < 0 || len(rest) != i+17 {
-				return fmt.Errorf("%w: reference key %q", errBadValue, k)
+				return fmt.Errorf("%w: definition key %q", errBadValue, key)
 			}
 			path := string(rest[:i])
 			if r.hidden(ls, path) {
 				return nil
 			}
-			o := Occurrence{Path: path, Range: decodePos(rest[i+1:]), Symbol: id}
 			roles, enc, hasEnc, err := decodeOccValue(v)
 			if err != nil {
 				return fmt.Errorf("%w of %q", err, id)
 			}
-			o.Roles = roles
-			if hasEnc {
-				encs = append(encs, enclosed{len(out), enc})
-			}
-			out = append(out, o)
-			if n++; limit > 0 && n >= limit {
+			if !add(Occurrence{Path: path, Range: decodePos(rest[i+1:]), Symbol: id, Roles: roles}, enc, hasEnc) {
 				return errStop
 			}
 			return nil

@@ -389,15 +389,11 @@ func emitRecords(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) er
 	if len(f.Symbols) > 0 {
 		e.put(appendDocSymsKey(e.k[:0], space, e.path), appendDocSymsValue(e.v[:0], f.Symbols))
 	}
-	for i := range f.Occurrences {
-		e.occurrence(&f.Occurrences[i])
-	}
+	e.occurrences(f.Occurrences)
 	if len(f.Occurrences) > 0 {
 		e.put(appendDocOccKey(e.k[:0], space, e.path), appendDocOccsValue(e.v[:0], f.Occurrences))
 	}
-	for i := range f.Edges {
-		e.edge(&f.Edges[i])
-	}
+	e.edges(f.Edges)
 	if len(f.Edges) > 0 {
 		e.put(appendDocEdgeKey(e.k[:0], space, e.path), appendDocEdgesValue(e.v[:0], f.Edges))
 	}
@@ -420,6 +416,9 @@ type recordEmitter struct {
 	path  string
 	k, v  []byte
 	err   error
+	refs  []refEntry  // a document's indexed occurrences, grouped by symbol
+	group []edgeEntry // a document's edges, grouped by an end
+	strs  []string    // scratch for an edges value's string table
 }
 
 func (e *recordEmitter) put(k, v []byte) {
@@ -453,27 +452,69 @@ func (e *recordEmitter) symbol(s *Symbol) {
 	}
 }
 
-func (e *recordEmitter) occurrence(o *Occurrence) {
-	if docLocal(o.Symbol, e.path) {
-		return
+// occurrences puts a def record per definition and a ref record per
+// symbol the document's occurrences (in position order) mention, both
+// for symbols not local to the document.
+func (e *recordEmitter) occurrences(occs []Occurrence) {
+	e.refs = e.refs[:0]
+	for i := range occs {
+		o := &occs[i]
+		if docLocal(o.Symbol, e.path) {
+			continue
+		}
+		r := refEntry{sym: e.id(o.Symbol), occ: i}
+		if o.Enclosing != "" {
+			r.enclosing, r.hasEnc = e.id(o.Enclosing), true
+		}
+		if o.Roles&RoleDefinition != 0 {
+			v := appendOccValue(e.v[:0], o.Roles, r.enclosing, r.hasEnc)
+			e.put(appendDefKey(e.k[:0], e.space, r.sym, e.path, o.Range), v)
+		}
+		e.refs = append(e.refs, r)
 	}
-	id := e.id(o.Symbol)
-	var enc uint64
-	if o.Enclosing != "" {
-		enc = e.id(o.Enclosing)
-	}
-	v := appendOccValue(e.v[:0], o.Roles, enc, o.Enclosing != "")
-	e.put(appendRefKey(e.k[:0], e.space, id, e.path, o.Range), v)
-	if o.Roles&RoleDefinition != 0 {
-		e.put(appendDefKey(e.k[:0], e.space, id, e.path, o.Range), v)
+	// Each group keeps position order.
+	slices.SortFunc(e.refs, func(a, b refEntry) int { return cmp.Or(cmp.Compare(a.sym, b.sym), cmp.Compare(a.occ, b.occ)) })
+	for g := range groupsOf(e.refs, func(r refEntry) uint64 { return r.sym }) {
+		e.put(appendRefKey(e.k[:0], e.space, g[0].sym, e.path), appendRefsValue(e.v[:0], occs, g))
 	}
 }
 
-func (e *recordEmitter) edge(ed *Edge) {
-	v := appendEdgeValue(e.v[:0], ed)
-	from, to := e.id(ed.From), e.id(ed.To)
-	e.put(appendEdgeKey(e.k[:0], e.space, kindOut, from, ed.Kind, to, e.path), v)
-	e.put(appendEdgeKey(e.k[:0], e.space, kindIn, to, ed.Kind, from, e.path), v)
+// edges puts an out record per symbol the document's edges (normalized:
+// in from, kind, to order) leave, and an in record per symbol they reach.
+func (e *recordEmitter) edges(edges []Edge) {
+	e.group = e.group[:0]
+	for i := range edges {
+		ed := &edges[i]
+		e.group = append(e.group, edgeEntry{sym: e.id(ed.From), other: e.id(ed.To), edge: i})
+	}
+	for g := range groupsOf(e.group, func(x edgeEntry) uint64 { return x.sym }) {
+		e.put(appendEdgeKey(e.k[:0], e.space, kindOut, g[0].sym, e.path), appendEdgesValue(e.v[:0], edges, g, &e.strs))
+	}
+	for i := range e.group {
+		x := &e.group[i]
+		x.sym, x.other = x.other, x.sym
+	}
+	// Each group keeps from, kind order.
+	slices.SortFunc(e.group, func(a, b edgeEntry) int { return cmp.Or(cmp.Compare(a.sym, b.sym), cmp.Compare(a.edge, b.edge)) })
+	for g := range groupsOf(e.group, func(x edgeEntry) uint64 { return x.sym }) {
+		e.put(appendEdgeKey(e.k[:0], e.space, kindIn, g[0].sym, e.path), appendEdgesValue(e.v[:0], edges, g, &e.strs))
+	}
+}
+
+// groupsOf yields the runs of s with equal keys.
+func groupsOf[T any](s []T, key func(T) uint64) func(yield func([]T) bool) {
+	return func(yield func([]T) bool) {
+		for i := 0; i < len(s); {
+			j := i + 1
+			for j < len(s) && key(s[j]) == key(s[i]) {
+				j++
+			}
+			if !yield(s[i:j]) {
+				return
+			}
+			i = j
+		}
+	}
 }
 
 // readDocFacts reads back what a document wrote in space from its

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"slices"
 )
@@ -47,11 +46,11 @@ func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string
 	var conf map[edgeKey]float64 // over several layers
 	var seen []idEdge
 	for li, ls := range r.layers {
-		prefixes, err := r.edgePrefixes(ls, kindOut, id, f)
+		prefix, err := r.edgePrefix(ls, kindOut, id)
 		if err != nil {
 			return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 		}
-		if seen, err = r.outTargets(ctx, ls, id, prefixes, seen[:0]); err != nil {
+		if seen, err = r.outTargets(ctx, ls, id, prefix, f, seen[:0]); err != nil {
 			return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 		}
 		ids := make([]uint64, len(seen))
@@ -111,40 +110,46 @@ func (r *Reader) Targets(ctx context.Context, id string, f EdgeFilter) ([]string
 	return slices.Compact(out), nil
 }
 
-// outTargets appends to seen the targets of id's edges under prefixes in
-// one layer, with the best confidence of each (target, kind). Under one
-// prefix the keys run by kind, then target, then path: an edge's
-// documents are adjacent, so no map is needed.
-func (r *Reader) outTargets(ctx context.Context, ls layerSpace, id string, prefixes [][]byte, seen []idEdge) ([]idEdge, error) {
-	for i, p := range prefixes {
-		if slices.ContainsFunc(prefixes[:i], func(q []byte) bool { return bytes.Equal(p, q) }) {
-			continue // a kind named twice
+// outTargets appends to seen the targets of id's edges of f's kinds in
+// one layer (under prefix, its out records there), with the best
+// confidence of each (target, kind).
+func (r *Reader) outTargets(ctx context.Context, ls layerSpace, id string, prefix []byte, f EdgeFilter, seen []idEdge) ([]idEdge, error) {
+	if prefix == nil {
+		return seen, nil
+	}
+	at := map[idEdgeKey]int{}
+	err := scanPrefix(ctx, r.kv(), prefix, func(key, v []byte) error {
+		path, ok := edgeKeyPath(key)
+		if !ok {
+			return fmt.Errorf("%w: edge key %q", errBadValue, key)
 		}
-		err := scanPrefix(ctx, r.kv(), p, func(key, v []byte) error {
-			ek, to, path, ok := splitEdgeKey(key)
-			if !ok {
-				return fmt.Errorf("%w: edge key %q", errBadValue, key)
-			}
-			if r.hiddenBytes(ls, path) {
-				return nil
-			}
-			vr := valueReader{b: v}
-			c := vr.float()
-			if vr.bad {
-				return fmt.Errorf("%w: edge %s -> %s", errBadValue, id, formatSymID(to))
-			}
-			if n := len(seen); n > 0 && seen[n-1].to == to && string(seen[n-1].kind) == string(ek) {
-				seen[n-1].conf = max(seen[n-1].conf, c)
-				return nil
-			}
-			seen = append(seen, idEdge{to, edgeKindOf(ek), c})
+		if r.hiddenBytes(ls, path) {
 			return nil
+		}
+		err := decodeEdgesValue(v, func(e *groupEdge) bool {
+			if !f.wants(e.kind) {
+				return true
+			}
+			k := idEdgeKey{e.other, e.kind}
+			if i, ok := at[k]; ok {
+				seen[i].conf = max(seen[i].conf, e.confidence)
+				return true
+			}
+			at[k] = len(seen)
+			seen = append(seen, idEdge{e.other, e.kind, e.confidence})
+			return true
 		})
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("%w from %s", err, id)
 		}
-	}
-	return seen, nil
+		return nil
+	})
+	return seen, err
+}
+
+// wants reports whether f selects edges of kind k.
+func (f EdgeFilter) wants(k EdgeKind) bool {
+	return len(f.Kinds) == 0 || slices.Contains(f.Kinds, k)
 }
 
 // SymbolSet is a set of symbols as a reader's layers number them, so that
@@ -182,11 +187,11 @@ func (r *Reader) TargetsIn(ctx context.Context, id string, f EdgeFilter, set *Sy
 		return r.targetsInNamed(ctx, id, f, set)
 	}
 	ls := r.layers[0]
-	prefixes, err := r.edgePrefixes(ls, kindOut, id, f)
+	prefix, err := r.edgePrefix(ls, kindOut, id)
 	if err != nil {
 		return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 	}
-	seen, err := r.outTargets(ctx, ls, id, prefixes, nil)
+	seen, err := r.outTargets(ctx, ls, id, prefix, f, nil)
 	if err != nil {
 		return nil, fmt.Errorf("graph: reading edges from %q: %w", id, err)
 	}
@@ -230,24 +235,14 @@ type idEdge struct {
 	conf float64
 }
 
-// splitEdgeKey splits an out or in key after its symbol prefix (space,
-// kind byte, symbol id) into the edge kind, the other symbol's id and the
-// path, without copying.
-func splitEdgeKey(key []byte) (kind []byte, other uint64, path []byte, ok bool) {
+// edgeKeyPath returns the path of an out or in key, after its symbol
+// prefix (space, kind byte, symbol id), without copying.
+func edgeKeyPath(key []byte) (path []byte, ok bool) {
 	const head = 9 + symIDLen
-	if len(key) < head {
-		return nil, 0, nil, false
+	if len(key) < head || bytes.IndexByte(key[head:], 0) >= 0 {
+		return nil, false
 	}
-	rest := key[head:]
-	i := bytes.IndexByte(rest, 0)
-	if i < 0 || len(rest) < i+1+symIDLen {
-		return nil, 0, nil, false
-	}
-	path = rest[i+1+symIDLen:]
-	if bytes.IndexByte(path, 0) >= 0 {
-		return nil, 0, nil, false
-	}
-	return rest[:i], binary.BigEndian.Uint64(rest[i+1:]), path, true
+	return key[head:], true
 }
 
 // edgeKindOf returns the kind a key spells, without allocating for the
@@ -282,7 +277,7 @@ type edgeKey struct {
 func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]Edge, error) {
 	agg := map[edgeKey]*Edge{}
 	for _, ls := range r.layers {
-		prefixes, err := r.edgePrefixes(ls, k, id, f)
+		prefix, err := r.edgePrefix(ls, k, id)
 		if err != nil {
 			return nil, err
 		}
@@ -290,10 +285,8 @@ func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]
 		// and the ids are named together after the scan.
 		layer := map[idEdgeKey]*Edge{}
 		var order []idEdgeKey
-		for _, p := range prefixes {
-			if err := r.scanEdges(ctx, ls, k, id, p, layer, &order); err != nil {
-				return nil, err
-			}
+		if err := r.scanEdges(ctx, ls, k, id, prefix, f, layer, &order); err != nil {
+			return nil, err
 		}
 		ids := make([]uint64, len(order))
 		for i, ik := range order {
@@ -344,67 +337,62 @@ func (r *Reader) edges(ctx context.Context, k kind, id string, f EdgeFilter) ([]
 	return out, nil
 }
 
-// edgePrefixes returns the key prefixes of id's edges in one layer: one
-// per kind of the filter, or one for all; none when the layer's records
-// never name id.
-func (r *Reader) edgePrefixes(ls layerSpace, k kind, id string, f EdgeFilter) ([][]byte, error) {
+// edgePrefix returns the key prefix of id's out or in records in one
+// layer; nil when the layer's records never name id.
+func (r *Reader) edgePrefix(ls layerSpace, k kind, id string) ([]byte, error) {
 	sid, ok, err := r.symID(ls.space, id)
 	if err != nil || !ok {
 		return nil, err
 	}
-	base := appendSymPrefix(nil, ls.space, k, sid)
-	if len(f.Kinds) == 0 {
-		return [][]byte{base}, nil
-	}
-	prefixes := make([][]byte, 0, len(f.Kinds))
-	for _, kd := range f.Kinds {
-		prefixes = append(prefixes, appendField(slices.Clip(base), string(kd)))
-	}
-	return prefixes, nil
+	return appendSymPrefix(nil, ls.space, k, sid), nil
 }
 
-// scanEdges folds the edge keys under prefix (id's, of kind k, in layer
-// ls) into agg, by the other symbol's id (left unnamed), appending each new
-// key to order. An edge already aggregated decodes its value's strings
-// only when it is more confident than the one kept (mergeEdge).
-func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, id string, prefix []byte, agg map[idEdgeKey]*Edge, order *[]idEdgeKey) error {
+// scanEdges folds the edges of f's kinds in id's records under prefix (of
+// kind k, in layer ls) into agg, by the other symbol's id (left unnamed),
+// appending each new key to order.
+func (r *Reader) scanEdges(ctx context.Context, ls layerSpace, k kind, id string, prefix []byte, f EdgeFilter, agg map[idEdgeKey]*Edge, order *[]idEdgeKey) error {
+	if prefix == nil {
+		return nil
+	}
 	return scanPrefix(ctx, r.kv(), prefix, func(key, v []byte) error {
-		kb, otherID, path, ok := splitEdgeKey(key)
+		pb, ok := edgeKeyPath(key)
 		if !ok {
 			return fmt.Errorf("%w: edge key %q", errBadValue, key)
 		}
-		if r.hiddenBytes(ls, path) {
+		if r.hiddenBytes(ls, pb) {
 			return nil
 		}
-		ik := idEdgeKey{otherID, edgeKindOf(kb)}
-		e := Edge{Kind: ik.kind, Layer: ls.layer}
-		if k == kindIn {
-			e.To = id
-		} else {
-			e.From = id
-		}
-		if cur, ok := agg[ik]; ok {
-			c, n, err := decodeEdgeConfidence(v)
-			if err != nil {
-				return fmt.Errorf("%w: edge of %s", err, id)
+		var path string // named once per record, when an edge keeps it
+		err := decodeEdgesValue(v, func(g *groupEdge) bool {
+			if !f.wants(g.kind) {
+				return true
 			}
-			if c <= cur.Confidence {
-				cur.Count += n
-				return nil
+			ik := idEdgeKey{g.other, g.kind}
+			cur, ok := agg[ik]
+			if ok && g.confidence <= cur.Confidence {
+				cur.Count += g.count
+				return true
 			}
-			e.Path = string(path)
-			if err := decodeEdgeValue(&e, v); err != nil {
-				return err
+			if path == "" {
+				path = string(pb)
 			}
-			mergeEdge(cur, e)
-			return nil
+			e := Edge{Kind: g.kind, Confidence: g.confidence, Source: g.source, Reason: g.reason, Count: g.count, Path: path, Layer: ls.layer}
+			if k == kindIn {
+				e.To = id
+			} else {
+				e.From = id
+			}
+			if ok {
+				mergeEdge(cur, e)
+				return true
+			}
+			agg[ik] = &e
+			*order = append(*order, ik)
+			return true
+		})
+		if err != nil {
+			return fmt.Errorf("%w of %s", err, id)
 		}
-		e.Path = string(path)
-		if err := decodeEdgeValue(&e, v); err != nil {
-			return err
-		}
-		agg[ik] = &e
-		*order = append(*order, ik)
 		return nil
 	})
 }

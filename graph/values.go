@@ -236,35 +236,6 @@ func decodeOccValue(b []byte) (roles Role, enclosing uint64, ok bool, err error)
 	return roles, enclosing, ok, r.done("occurrence")
 }
 
-// Edge value: confidence, source, reason, count.
-func appendEdgeValue(dst []byte, e *Edge) []byte {
-	w := valueWriter{dst}
-	w.float(e.Confidence)
-	w.str(e.Source)
-	w.str(e.Reason)
-	w.uvarint(uint64(max(e.Count, 0)))
-	return w.b
-}
-
-func decodeEdgeValue(e *Edge, b []byte) error {
-	r := valueReader{b: b}
-	e.Confidence = r.float()
-	e.Source, e.Reason = r.str(), r.str()
-	e.Count = int(r.uvarint())
-	return r.done("edge", e.From, "->", e.To)
-}
-
-// decodeEdgeConfidence decodes an edge value's confidence and count,
-// checking the rest without copying its strings.
-func decodeEdgeConfidence(b []byte) (confidence float64, count int, err error) {
-	r := valueReader{b: b}
-	confidence = r.float()
-	r.skipStr()
-	r.skipStr()
-	count = int(r.uvarint())
-	return confidence, count, r.done("edge")
-}
-
 // The doc-occs and doc-edges values hold a whole document's occurrences or
 // edges. Their symbol ids are strings of a table built as the value is
 // read: a uvarint 2n+1 is the table's nth string, 2n a new string of n
@@ -358,21 +329,18 @@ func decodeDocOccsValue(path string, b []byte, stopAfter *uint32) ([]Occurrence,
 }
 
 // Doc-edges value: every edge a document justifies, in key order: the
-// number of edges, then per edge its from, kind and to, and its edge value
-// as a string.
+// number of edges, then per edge its from, kind and to, and its body (see
+// appendEdgeBody), every string through the value's table.
 func appendDocEdgesValue(dst []byte, edges []Edge) []byte {
 	w := valueWriter{dst}
 	t := idWriter{&w, make(map[string]uint64, len(edges)/2)}
 	w.uvarint(uint64(len(edges)))
-	var v []byte
 	for i := range edges {
 		e := &edges[i]
 		t.id(e.From)
 		t.id(string(e.Kind))
 		t.id(e.To)
-		v = appendEdgeValue(v[:0], e)
-		w.uvarint(uint64(len(v)))
-		w.b = append(w.b, v...)
+		appendEdgeBody(&w, t.id, e)
 	}
 	return w.b
 }
@@ -387,14 +355,12 @@ func decodeDocEdgesValue(path string, b []byte) ([]Edge, error) {
 	out := make([]Edge, 0, n)
 	for range n {
 		e := Edge{From: t.id(), Kind: EdgeKind(t.id()), To: t.id()}
-		l := r.uvarint()
-		if r.bad || l > uint64(len(r.b)) {
-			return nil, fmt.Errorf("%w: edges of %q", errBadValue, path)
+		e.Confidence = r.float()
+		e.Source, e.Reason = t.id(), t.id()
+		e.Count = int(r.uvarint())
+		if r.bad {
+			break
 		}
-		if err := decodeEdgeValue(&e, r.b[:l]); err != nil {
-			return nil, err
-		}
-		r.b = r.b[l:]
 		out = append(out, e)
 	}
 	return out, r.done("edges of", path)

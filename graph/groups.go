@@ -1,0 +1,210 @@
+package graph
+
+// This file is the value format of the grouped index records (part of
+// SchemaVersion): a ref record holds every occurrence of one symbol in one
+// document, an out record every edge one symbol's document gives it, an in
+// record every edge into one symbol that one document justifies. A
+// document mentions a symbol many times, and a function's body calls many
+// symbols: one record per group instead of one per fact is a third of the
+// keys to sort, merge and write, and the path and symbol id are stored
+// once per group instead of once per fact.
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/lspgraph/lspgraph/internal/textpos"
+)
+
+// Enclosing-symbol modes of a refs group entry, in the low bits of its
+// roles field.
+const (
+	encNone = 0 // no enclosing symbol
+	encSame = 1 // the previous entry's
+	encNew  = 2 // an 8-byte id follows
+	encBits = 2
+)
+
+// refEntry is one occurrence of a refs group as the emitter holds it.
+type refEntry struct {
+	sym       uint64 // the symbol's id: the group
+	occ       int    // index in the document's occurrences
+	enclosing uint64
+	hasEnc    bool
+}
+
+// Refs value: the number of occurrences, then per occurrence in position
+// order its range, roles<<2 | enclosing mode, and the enclosing symbol's id
+// when the mode is encNew.
+func appendRefsValue(dst []byte, occs []Occurrence, group []refEntry) []byte {
+	w := valueWriter{dst}
+	w.uvarint(uint64(len(group)))
+	var prev uint64
+	havePrev := false
+	for _, g := range group {
+		o := &occs[g.occ]
+		w.rng(o.Range)
+		mode := uint64(encNone)
+		switch {
+		case !g.hasEnc:
+		case havePrev && g.enclosing == prev:
+			mode = encSame
+		default:
+			mode = encNew
+		}
+		w.uvarint(uint64(o.Roles)<<encBits | mode)
+		if mode == encNew {
+			w.b = binary.BigEndian.AppendUint64(w.b, g.enclosing)
+		}
+		if g.hasEnc {
+			prev, havePrev = g.enclosing, true
+		}
+	}
+	return w.b
+}
+
+// decodeRefsValue calls fn for each occurrence of a refs value, in order,
+// until fn returns false.
+func decodeRefsValue(b []byte, fn func(r textpos.Range, roles Role, enclosing uint64, hasEnc bool) bool) error {
+	r := valueReader{b: b}
+	n := r.uvarint()
+	if n > uint64(len(b)) {
+		return fmt.Errorf("%w: references", errBadValue)
+	}
+	var prev uint64
+	havePrev := false
+	for range n {
+		rng := r.rng()
+		x := r.uvarint()
+		var enc uint64
+		hasEnc := false
+		switch x & (1<<encBits - 1) {
+		case encNone:
+		case encSame:
+			if !havePrev {
+				r.bad = true
+			}
+			enc, hasEnc = prev, true
+		case encNew:
+			if len(r.b) < symIDLen {
+				r.bad = true
+				break
+			}
+			enc, hasEnc = binary.BigEndian.Uint64(r.b), true
+			r.b = r.b[symIDLen:]
+		default:
+			r.bad = true
+		}
+		roles := x >> encBits
+		if roles > 1<<32-1 {
+			r.bad = true
+		}
+		if r.bad {
+			break
+		}
+		if hasEnc {
+			prev, havePrev = enc, true
+		}
+		if !fn(rng, Role(roles), enc, hasEnc) {
+			return nil
+		}
+	}
+	return r.done("references")
+}
+
+// edgeEntry is one edge of an out or in group as the emitter holds it.
+type edgeEntry struct {
+	sym   uint64 // the group's symbol: From for out, To for in
+	other uint64 // the other end's id
+	edge  int    // index in the document's edges
+}
+
+// Edges value (out and in records): the number of edges, then per edge
+// its kind, the other end's id (8 bytes), and its body (see
+// appendEdgeBody). Kinds, sources and reasons go through a string table
+// of the value (idWriter's encoding): a group repeats a few of each.
+// strs is scratch for the table.
+func appendEdgesValue(dst []byte, edges []Edge, group []edgeEntry, strs *[]string) []byte {
+	w := valueWriter{dst}
+	t := smallTable{w: &w, strs: (*strs)[:0]}
+	defer func() { *strs = t.strs[:0] }()
+	w.uvarint(uint64(len(group)))
+	for _, g := range group {
+		e := &edges[g.edge]
+		t.id(string(e.Kind))
+		w.b = binary.BigEndian.AppendUint64(w.b, g.other)
+		appendEdgeBody(&w, t.id, e)
+	}
+	return w.b
+}
+
+// groupEdge is an edge of an out or in group as decoded: its kind, the
+// other end's id, and the rest of the Edge's stored fields.
+type groupEdge struct {
+	kind       EdgeKind
+	other      uint64
+	confidence float64
+	source     string
+	reason     string
+	count      int
+}
+
+// decodeEdgesValue calls fn for each edge of an edges value, in order,
+// until fn returns false. The strings of the edges it passes are the
+// value's own copies, shared by the edges that repeat them.
+func decodeEdgesValue(b []byte, fn func(e *groupEdge) bool) error {
+	r := valueReader{b: b}
+	t := idReader{r: &r}
+	n := r.uvarint()
+	if n > uint64(len(b)) {
+		return fmt.Errorf("%w: edges", errBadValue)
+	}
+	var e groupEdge
+	for range n {
+		e.kind = EdgeKind(t.id())
+		if len(r.b) < symIDLen {
+			r.bad = true
+			break
+		}
+		e.other = binary.BigEndian.Uint64(r.b)
+		r.b = r.b[symIDLen:]
+		e.confidence = r.float()
+		e.source, e.reason = t.id(), t.id()
+		e.count = int(r.uvarint())
+		if r.bad {
+			break
+		}
+		if !fn(&e) {
+			return nil
+		}
+	}
+	return r.done("edges")
+}
+
+// appendEdgeBody appends an edge's confidence, source, reason and count,
+// its strings through str (a value's string table).
+func appendEdgeBody(w *valueWriter, str func(string), e *Edge) {
+	w.float(e.Confidence)
+	str(e.Source)
+	str(e.Reason)
+	w.uvarint(uint64(max(e.Count, 0)))
+}
+
+// smallTable is an idWriter for the few strings of a group value: a
+// linear search instead of a map.
+type smallTable struct {
+	w    *valueWriter
+	strs []string
+}
+
+func (t *smallTable) id(s string) {
+	for i, x := range t.strs {
+		if x == s {
+			t.w.uvarint(2*uint64(i) + 1)
+			return
+		}
+	}
+	t.strs = append(t.strs, s)
+	t.w.uvarint(2 * uint64(len(s)))
+	t.w.b = append(t.w.b, s...)
+}
