@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -314,7 +316,7 @@ func (p *BasePatch) Commit(ctx context.Context, m Manifest) error {
 	if err := putManifest(p.b, m); err != nil {
 		return err
 	}
-	if err := s.commitBase(p.b, pebble.Sync); err != nil {
+	if err := s.commitNoting(p.b, pebble.Sync, Base, layerChange{paths: slices.Sorted(maps.Keys(p.touched))}); err != nil {
 		return fmt.Errorf("graph: committing the patch of generation %d: %w", p.gen, err)
 	}
 	// Written out to a table now, the patch is not replayed from the log

@@ -64,8 +64,9 @@ type Store struct {
 	// one more than the last; version is the last one written.
 	commitMu sync.Mutex
 	version  atomic.Uint64
-	// liveChanges notes the version of each live document's last change.
-	liveChanges liveLog
+	// liveChanges and baseChanges note the version of each live or base
+	// document's last change.
+	liveChanges, baseChanges changeLog
 	// baseTerms keeps the term totals of the base layer of one base
 	// version (Reader.TermStats).
 	baseTerms baseTermsCache
@@ -108,34 +109,39 @@ func (s *Store) commit(b *pebble.Batch, opts *pebble.WriteOptions) error {
 	return s.commitLayer(b, opts, Live)
 }
 
-// commitBase commits b, a write that changes what readers see of the base
-// layer: its version is recorded as the base's (Reader.BaseVersion).
+// commitBase commits b, a write that replaces what readers see of the
+// base layer whole (a new base generation): its version is recorded as
+// the base's (Reader.BaseVersion).
 func (s *Store) commitBase(b *pebble.Batch, opts *pebble.WriteOptions) error {
-	return s.commitLayer(b, opts, Base)
+	return s.commitNoting(b, opts, Base, layerChange{cleared: true})
 }
 
 func (s *Store) commitLayer(b *pebble.Batch, opts *pebble.WriteOptions, layer Layer) error {
-	return s.commitNoting(b, opts, layer, liveChange{})
+	return s.commitNoting(b, opts, layer, layerChange{})
 }
 
-// liveChange is what a commit changes of the live layer's documents: the
+// layerChange is what a commit changes of its layer's documents: the
 // paths, or all of them.
-type liveChange struct {
+type layerChange struct {
 	paths   []string
 	cleared bool
 }
 
-// commitNoting is commitLayer noting a change of the live layer's
-// documents first (see liveLog).
-func (s *Store) commitNoting(b *pebble.Batch, opts *pebble.WriteOptions, layer Layer, change liveChange) error {
+// commitNoting is commitLayer noting a change of the layer's documents
+// first (see changeLog).
+func (s *Store) commitNoting(b *pebble.Batch, opts *pebble.WriteOptions, layer Layer, change layerChange) error {
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
 	next := s.version.Load() + 1
+	log := &s.liveChanges
+	if layer == Base {
+		log = &s.baseChanges
+	}
 	switch {
 	case change.cleared:
-		s.liveChanges.clear(next)
-	case layer == Live && len(change.paths) > 0:
-		s.liveChanges.note(next, change.paths)
+		log.clear(next)
+	case len(change.paths) > 0:
+		log.note(next, change.paths)
 	}
 	v := binary.BigEndian.AppendUint64(nil, next)
 	if err := b.Set(appendMetaKey(nil, kindVersion), v, nil); err != nil {
@@ -222,6 +228,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	s.version.Store(v)
 	s.liveChanges.start(v)
+	s.baseChanges.start(v)
 	if err := s.stampBaseVersion(v); err != nil {
 		_ = s.Close()
 		return nil, err

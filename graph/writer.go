@@ -120,7 +120,7 @@ func (s *Store) ClearLayer(ctx context.Context, layer Layer) error {
 	if err := b.DeleteRange(spaceStart(spaceLive), spaceStart(spaceLive+1), nil); err != nil {
 		return fmt.Errorf("graph: clearing the live layer: %w", err)
 	}
-	if err := s.commitNoting(b, pebble.Sync, Live, liveChange{cleared: true}); err != nil {
+	if err := s.commitNoting(b, pebble.Sync, Live, layerChange{cleared: true}); err != nil {
 		return fmt.Errorf("graph: clearing the live layer: %w", err)
 	}
 	return nil
@@ -249,7 +249,7 @@ func deleteFrom(b *pebble.Batch) recordSink {
 }
 
 func (s *Store) commitDoc(b *pebble.Batch, layer Layer, path string, changed ...string) error {
-	if err := s.commitNoting(b, pebble.NoSync, layer, liveChange{paths: append(changed, path)}); err != nil {
+	if err := s.commitNoting(b, pebble.NoSync, layer, layerChange{paths: append(changed, path)}); err != nil {
 		return fmt.Errorf("graph: writing %s document %q: %w", layer, path, err)
 	}
 	return nil

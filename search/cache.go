@@ -6,29 +6,30 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/terms"
 )
 
 // Cache keeps what searches of one store read again and again, so a
-// search reads only what changed since the last: per base generation,
-// the reference links and package of each document the base layer owns
-// (the live layer's are read each time); per store version, the term
-// statistics (the store keeps the base layer's part); and each package's
-// importers, kept across live writes while the base layer holds but for
-// the packages that the changed live documents import, before and now
-// (graph.Reader.LiveChangedSince). A search with a Cache answers exactly
-// as one without. Use one Cache per store; it is safe for concurrent
-// searches.
+// search reads only what changed since the last: the reference links,
+// package and named definitions of each document, per base generation,
+// read again only for the documents that changed in place since
+// (graph.Reader.BaseChangedSince, LiveChangedSince); per store version,
+// the term statistics (the store keeps the base layer's part); and each
+// package's importers, kept across live writes while the base layer holds
+// but for the packages that the changed live documents import, before and
+// now. A search with a Cache answers exactly as one without. Use one
+// Cache per store; it is safe for concurrent searches.
 type Cache struct {
 	mu      sync.Mutex
 	baseGen uint64
-	links   map[string]*docLinks // base document → its links
-	pkgs    map[string]docPackage
-	names   map[string]*docNames // base document → its named definitions
-	ids     map[string]uint32    // symbol → its number in docLinks
-	version uint64
+	ids     map[string]uint32 // symbol → its number in docLinks
+	// base and live hold what was read of the documents each layer owns
+	// at version.
+	base, live docFacts
+	version    uint64
 	stats   *graph.TermStats
 	deps    map[string]float64 // package symbol → importing packages
 	// baseVersion is the reader's BaseVersion that deps hold for, with
@@ -36,10 +37,37 @@ type Cache struct {
 	// deps follow the live layer's changes while the base holds.
 	baseVersion uint64
 	liveImports map[string][]string
+	// docReads counts the documents' links, packages and names read.
+	docReads atomic.Int64
 }
 
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{} }
+
+// docFacts is what searches read of the documents of one layer, by path.
+type docFacts struct {
+	links map[string]*docLinks
+	pkgs  map[string]docPackage
+	names map[string]*docNames // the named definitions
+}
+
+func newDocFacts() docFacts {
+	return docFacts{links: map[string]*docLinks{}, pkgs: map[string]docPackage{}, names: map[string]*docNames{}}
+}
+
+// follow drops what f holds of the documents at paths; with ok false
+// (the changes are not known), all of it.
+func (f *docFacts) follow(paths []string, ok bool) {
+	if !ok {
+		*f = newDocFacts()
+		return
+	}
+	for _, p := range paths {
+		delete(f.links, p)
+		delete(f.pkgs, p)
+		delete(f.names, p)
+	}
+}
 
 // docLinks are the symbols a document defines and references (imports and
 // locals left out), by number, sorted: the reference graph's edges at
@@ -87,9 +115,13 @@ func (c *Cache) view(ctx context.Context, r *graph.Reader) *view {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.links == nil || c.baseGen != r.BaseGeneration() {
-		c.baseGen, c.links, c.pkgs, c.names = r.BaseGeneration(), map[string]*docLinks{}, map[string]docPackage{}, map[string]*docNames{}
-		c.ids = map[string]uint32{}
+	switch {
+	case c.ids == nil || c.baseGen != r.BaseGeneration() || r.Version() < c.version:
+		c.baseGen, c.ids = r.BaseGeneration(), map[string]uint32{}
+		c.base, c.live = newDocFacts(), newDocFacts()
+	case r.Version() != c.version:
+		c.base.follow(r.BaseChangedSince(c.version))
+		c.live.follow(r.LiveChangedSince(c.version))
 	}
 	if c.deps == nil || c.version != r.Version() {
 		if !c.followLive(ctx, r) {
@@ -179,6 +211,15 @@ func (v *view) base(path string) bool {
 	return !live
 }
 
+// facts returns, with c.mu held, what the cache holds of the documents of
+// the layer that owns path's.
+func (v *view) facts(path string) *docFacts {
+	if v.base(path) {
+		return &v.c.base
+	}
+	return &v.c.live
+}
+
 // cached returns what the cache's map (chosen by of, under the lock) holds
 // for key when keep allows and the cache is current, else read's answer,
 // kept in that map when keep allows and the cache is still current.
@@ -227,7 +268,7 @@ func (v *view) termStats(ctx context.Context) (graph.TermStats, error) {
 
 // links returns the symbols path defines and references.
 func (v *view) links(ctx context.Context, path string) (*docLinks, error) {
-	return cached(v, func(c *Cache) map[string]*docLinks { return c.links }, path, v.base(path), func() (*docLinks, error) {
+	return cached(v, func(*Cache) map[string]*docLinks { return v.facts(path).links }, path, true, func() (*docLinks, error) {
 		return v.readLinks(ctx, path)
 	})
 }
@@ -235,6 +276,7 @@ func (v *view) links(ctx context.Context, path string) (*docLinks, error) {
 // readLinks reads the symbols path defines and references, numbering
 // them.
 func (v *view) readLinks(ctx context.Context, path string) (*docLinks, error) {
+	v.c.docReads.Add(1)
 	occs, err := v.r.Occurrences(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("search: reading the references of %s: %w", path, err)
@@ -266,7 +308,7 @@ func (v *view) readLinks(ctx context.Context, path string) (*docLinks, error) {
 // pkg returns the package symbol of the document at path ("" when it
 // defines none) and whether it is a test.
 func (v *view) pkg(ctx context.Context, path string) (docPackage, error) {
-	return cached(v, func(c *Cache) map[string]docPackage { return c.pkgs }, path, v.base(path), func() (docPackage, error) {
+	return cached(v, func(*Cache) map[string]docPackage { return v.facts(path).pkgs }, path, true, func() (docPackage, error) {
 		return v.readPackage(ctx, path)
 	})
 }
@@ -274,6 +316,7 @@ func (v *view) pkg(ctx context.Context, path string) (docPackage, error) {
 // readPackage reads the package symbol path defines and whether it is a
 // test.
 func (v *view) readPackage(ctx context.Context, path string) (docPackage, error) {
+	v.c.docReads.Add(1)
 	d, _, err := v.r.Document(ctx, path)
 	if err != nil {
 		return docPackage{}, fmt.Errorf("search: reading document %s: %w", path, err)
@@ -323,7 +366,7 @@ func ownPackage(syms []graph.Symbol, path string) string {
 // can name: neither local nor external, defined in it, with a display
 // name.
 func (v *view) symbols(ctx context.Context, path string) (*docNames, error) {
-	return cached(v, func(c *Cache) map[string]*docNames { return c.names }, path, v.base(path), func() (*docNames, error) {
+	return cached(v, func(*Cache) map[string]*docNames { return v.facts(path).names }, path, true, func() (*docNames, error) {
 		return v.readSymbols(ctx, path)
 	})
 }
@@ -331,6 +374,7 @@ func (v *view) symbols(ctx context.Context, path string) (*docNames, error) {
 // readSymbols reads the named definitions of path and indexes them by
 // word.
 func (v *view) readSymbols(ctx context.Context, path string) (*docNames, error) {
+	v.c.docReads.Add(1)
 	syms, err := v.r.DocumentSymbolsWhere(ctx, path, func(name, _ []byte) bool { return len(name) > 0 })
 	if err != nil {
 		return nil, fmt.Errorf("search: reading the symbols of %s: %w", path, err)

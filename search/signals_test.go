@@ -304,3 +304,81 @@ func TestCacheFollowsLiveImports(t *testing.T) {
 	live(doc("new/y.go", "new", false, []string{"entry/code"}, "util"))
 	dependents("new/y.go importing util instead", "dependents 3 ")
 }
+
+// TestCacheFollowsBasePatches: after a patch of the base generation (a
+// session's re-index after a save) and after live writes, a search with
+// the cache answers as one without and reads again only the documents
+// that changed.
+func TestCacheFollowsBasePatches(t *testing.T) {
+	ctx := context.Background()
+	st := graphtest.Open(t)
+	gw, err := st.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range neighbourDocs() {
+		if err := gw.PutDocument(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := gw.Commit(ctx, graph.Manifest{Layer: graph.Base}); err != nil {
+		t.Fatal(err)
+	}
+	cache := search.NewCache()
+	check := func(step string, maxReads int64, queries ...string) {
+		t.Helper()
+		r, err := st.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		before := search.DocReads(cache)
+		for _, q := range queries {
+			without, err := search.Search(ctx, r, q, search.Options{Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			with, err := search.Search(ctx, r, q, search.Options{Limit: 100, Cache: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := resultString(with), resultString(without); g != w {
+				t.Errorf("%s, %q: with the cache:\n%s\nwithout:\n%s", step, q, g, w)
+			}
+		}
+		if n := search.DocReads(cache) - before; n > maxReads {
+			t.Errorf("%s: the cache read %d documents' facts, want at most %d", step, n, maxReads)
+		}
+	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cache.Warm(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	check("warmed", 0, "flush memtable", "sync")
+	// core/store.go now defines Sync instead of Flush.
+	p, err := st.BeginPatch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.PutDocument(ctx, linked("core/store.go", "core", []string{"flush/code", "memtable/code", "sync/name"}, []string{"Sync"}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Commit(ctx, graph.Manifest{Layer: graph.Base}); err != nil {
+		t.Fatal(err)
+	}
+	check("patched", 3, "flush memtable", "sync")
+	// misc/other.go, live, now references Sync.
+	if err := st.PutDocument(ctx, graph.Live, linked("misc/other.go", "misc", []string{"flush/string", "memtable/code", "sync/code"}, []string{"Other"}, []string{"Sync"})); err != nil {
+		t.Fatal(err)
+	}
+	check("a live write", 3, "flush memtable", "sync")
+	check("nothing changed", 0, "flush memtable", "sync")
+	if err := st.DeleteDocument(ctx, graph.Live, "misc/other.go"); err != nil {
+		t.Fatal(err)
+	}
+	check("the live document gone", 0, "flush memtable", "sync")
+}

@@ -101,3 +101,92 @@ func TestLiveChangedSince(t *testing.T) {
 	unknown("reopened", v4)
 	since("since reopening", st.Version())
 }
+
+// TestBaseChangedSince: a reader lists the base documents changed in
+// place after a version (written to the base layer, put or deleted by a
+// patch), not live writes, and says it cannot tell for a version before
+// the current base generation began.
+func TestBaseChangedSince(t *testing.T) {
+	ctx := context.Background()
+	st, err := graph.Open(t.TempDir(), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	doc := func(p string) graph.DocumentFacts {
+		return graph.DocumentFacts{Document: graph.Document{Path: p, Language: "go"}}
+	}
+	changed := func(v uint64) ([]string, bool) {
+		t.Helper()
+		r, err := st.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		got, ok := r.BaseChangedSince(v)
+		if got == nil {
+			got = []string{}
+		}
+		return got, ok
+	}
+	since := func(what string, v uint64, want ...string) {
+		t.Helper()
+		if want == nil {
+			want = []string{}
+		}
+		if got, ok := changed(v); !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: changed since %d = %q, %v; want %q, true", what, v, got, ok, want)
+		}
+	}
+	unknown := func(what string, v uint64) {
+		t.Helper()
+		if got, ok := changed(v); ok {
+			t.Errorf("%s: changed since %d = %q, true; want it unknown", what, v, got)
+		}
+	}
+	v0 := st.Version()
+	if err := st.PutDocument(ctx, graph.Base, doc("a.go")); err != nil {
+		t.Fatal(err)
+	}
+	unknown("a base generation begun", v0)
+	v1 := st.Version()
+	since("none after", v1)
+	if err := st.PutDocument(ctx, graph.Base, doc("c.go")); err != nil {
+		t.Fatal(err)
+	}
+	since("a base write", v1, "c.go")
+	p, err := st.BeginPatch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.PutDocument(ctx, doc("b.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.DeleteDocument(ctx, "a.go"); err != nil {
+		t.Fatal(err)
+	}
+	v2 := st.Version()
+	since("a patch not committed", v2)
+	if err := p.Commit(ctx, graph.Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	since("a patch: one put, one deleted", v2, "a.go", "b.go")
+	since("everything since the generation began", v1, "a.go", "b.go", "c.go")
+	v3 := st.Version()
+	if err := st.PutDocument(ctx, graph.Live, doc("b.go")); err != nil {
+		t.Fatal(err)
+	}
+	since("a live write", v3)
+	g, err := st.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.PutDocument(ctx, doc("d.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Commit(ctx, graph.Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	unknown("a new generation", v3)
+	since("since the new generation", st.Version())
+}

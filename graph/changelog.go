@@ -5,24 +5,25 @@ import (
 	"sync"
 )
 
-// liveLog remembers, for each path of the live layer, the store version
-// of its last change (written, replaced, deleted, renamed from or to)
-// since the store was opened or the layer last cleared: a cache kept
-// across versions (a session's scope analysis, a ranking's reads) then
-// reads again only the live documents that changed, not every one.
+// changeLog remembers, for each path of a layer, the store version of its
+// last change (written, replaced, deleted, renamed from or to) since the
+// store was opened or the layer last replaced whole (the live layer
+// cleared, a new base generation): a cache kept across versions (a
+// session's scope analysis, a ranking's reads, a search's) then reads
+// again only the documents that changed, not every one.
 //
 // A change is noted before its batch commits, under the store's commit
 // lock: a reader that sees a version already finds that version's
 // changes noted (a change noted for a commit that then fails is a path
 // read again for nothing).
-type liveLog struct {
+type changeLog struct {
 	mu      sync.Mutex
 	since   uint64            // every live change after this version is noted
 	changed map[string]uint64 // path → version of its last change
 }
 
-// note records that the live documents at paths change at version v.
-func (l *liveLog) note(v uint64, paths []string) {
+// note records that the documents at paths change at version v.
+func (l *changeLog) note(v uint64, paths []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.changed == nil {
@@ -33,8 +34,8 @@ func (l *liveLog) note(v uint64, paths []string) {
 	}
 }
 
-// clear records that the whole live layer changes at version v.
-func (l *liveLog) clear(v uint64) {
+// clear records that the whole layer changes at version v.
+func (l *changeLog) clear(v uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.since, l.changed = v, nil
@@ -42,7 +43,7 @@ func (l *liveLog) clear(v uint64) {
 
 // start sets the version before which nothing is known (the store's when
 // opened).
-func (l *liveLog) start(v uint64) {
+func (l *changeLog) start(v uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.since = v
@@ -50,7 +51,7 @@ func (l *liveLog) start(v uint64) {
 
 // changedSince returns the paths whose last change came after version v,
 // sorted; false when changes that early are not known.
-func (l *liveLog) changedSince(v uint64) ([]string, bool) {
+func (l *changeLog) changedSince(v uint64) ([]string, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if v < l.since {
@@ -78,4 +79,17 @@ func (r *Reader) LiveChangedSince(v uint64) ([]string, bool) {
 		return nil, false
 	}
 	return r.store.liveChanges.changedSince(v)
+}
+
+// BaseChangedSince returns the paths of the base layer's documents that
+// changed in place (a patch of the base generation, a document written to
+// it) after store version v, at least up to the reader's version, sorted;
+// false when that cannot be told: v comes before the store was opened or
+// the current base generation began. A cache of what it read of the base
+// at version v, of the same BaseGeneration, reads those documents again.
+func (r *Reader) BaseChangedSince(v uint64) ([]string, bool) {
+	if r.store == nil {
+		return nil, false
+	}
+	return r.store.baseChanges.changedSince(v)
 }
