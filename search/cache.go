@@ -30,8 +30,8 @@ type Cache struct {
 	// at version.
 	base, live docFacts
 	version    uint64
-	stats   *graph.TermStats
-	deps    map[string]float64 // package symbol → importing packages
+	stats      *graph.TermStats
+	deps       map[string]float64 // package symbol → importing packages
 	// baseVersion is the reader's BaseVersion that deps hold for, with
 	// the live documents' imports at version (liveImports, by path):
 	// deps follow the live layer's changes while the base holds.
