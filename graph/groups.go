@@ -112,6 +112,27 @@ func decodeRefsValue(b []byte, fn func(r textpos.Range, roles Role, enclosing ui
 	return r.done("references")
 }
 
+// edgeDictionary starts the string table of every edges and doc-edges
+// value: the edge kinds, sources and reasons the producers write, which
+// each value would otherwise spell out once. It is frozen (part of
+// SchemaVersion): appending or reordering changes what stored values
+// mean. A string not in it is spelled out in the value, as before.
+var edgeDictionary = [...]string{
+	"",
+	string(EdgeReferences), string(EdgeCalls), string(EdgeImplements), string(EdgeTypeOf),
+	string(EdgeContains), string(EdgeImports), string(EdgeTypeDef),
+	SourceSCIP, SourceLSP, SourceSyntax,
+	"scip:reference-in-body", "scip:call-by-descriptor", "scip:import-role",
+	"scip:relationship-implementation", "scip:relationship-type-definition",
+	"scip:relationship-reference", "scip:descriptor-parent", "scip:call",
+	"syntax:declaration", "syntax:same-file", "syntax:same-package",
+	"syntax:imported-package", "syntax:receiver-type", "syntax:declared-type",
+	"syntax:inferred-type", "syntax:promoted-member", "syntax:unique-global-name",
+	"syntax:ambiguous-global-name",
+	"lsp:definition", "lsp:reference", "lsp:references", "lsp:implementation",
+	"lsp:incoming-call",
+}
+
 // edgeEntry is one edge of an out or in group as the emitter holds it.
 type edgeEntry struct {
 	sym   uint64 // the group's symbol: From for out, To for in
@@ -154,7 +175,7 @@ type groupEdge struct {
 // value's own copies, shared by the edges that repeat them.
 func decodeEdgesValue(b []byte, fn func(e *groupEdge) bool) error {
 	r := valueReader{b: b}
-	t := idReader{r: &r}
+	t := idReader{r: &r, dict: edgeDictionary[:]}
 	n := r.uvarint()
 	if n > uint64(len(b)) {
 		return fmt.Errorf("%w: edges", errBadValue)
@@ -168,7 +189,7 @@ func decodeEdgesValue(b []byte, fn func(e *groupEdge) bool) error {
 		}
 		e.other = binary.BigEndian.Uint64(r.b)
 		r.b = r.b[symIDLen:]
-		e.confidence = r.float()
+		e.confidence = r.confidence()
 		e.source, e.reason = t.id(), t.id()
 		e.count = int(r.uvarint())
 		if r.bad {
@@ -184,23 +205,27 @@ func decodeEdgesValue(b []byte, fn func(e *groupEdge) bool) error {
 // appendEdgeBody appends an edge's confidence, source, reason and count,
 // its strings through str (a value's string table).
 func appendEdgeBody(w *valueWriter, str func(string), e *Edge) {
-	w.float(e.Confidence)
+	w.confidence(e.Confidence)
 	str(e.Source)
 	str(e.Reason)
 	w.uvarint(uint64(max(e.Count, 0)))
 }
 
-// smallTable is an idWriter for the few strings of a group value: a
-// linear search instead of a map.
+// smallTable is an idWriter for the few strings of a group value, with
+// edgeDictionary: a linear search instead of a map.
 type smallTable struct {
 	w    *valueWriter
 	strs []string
 }
 
 func (t *smallTable) id(s string) {
+	if i := dictIndex(edgeDictionary[:], s); i >= 0 {
+		t.w.uvarint(2*uint64(i) + 1)
+		return
+	}
 	for i, x := range t.strs {
 		if x == s {
-			t.w.uvarint(2*uint64(i) + 1)
+			t.w.uvarint(2*uint64(len(edgeDictionary)+i) + 1)
 			return
 		}
 	}

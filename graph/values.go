@@ -30,6 +30,23 @@ func (w *valueWriter) str(s string) {
 
 func (w *valueWriter) float(f float64) { w.b = binary.BigEndian.AppendUint64(w.b, math.Float64bits(f)) }
 
+// Confidence tags: most edges are precise, and take one byte.
+const (
+	confOne   = 0 // 1.0
+	confOther = 1 // an 8-byte float follows
+)
+
+// confidence appends an edge's confidence: 1.0 as one byte, any other
+// value as a tag and the float.
+func (w *valueWriter) confidence(f float64) {
+	if f == 1 {
+		w.b = append(w.b, confOne)
+		return
+	}
+	w.b = append(w.b, confOther)
+	w.float(f)
+}
+
 func (w *valueWriter) rng(r textpos.Range) {
 	w.uvarint(uint64(r.Start.Line))
 	w.uvarint(uint64(r.Start.Col))
@@ -97,6 +114,24 @@ func (r *valueReader) float() float64 {
 	v := math.Float64frombits(binary.BigEndian.Uint64(r.b))
 	r.b = r.b[8:]
 	return v
+}
+
+// confidence reads what valueWriter.confidence wrote.
+func (r *valueReader) confidence() float64 {
+	if len(r.b) == 0 {
+		r.bad = true
+		return 0
+	}
+	tag := r.b[0]
+	r.b = r.b[1:]
+	switch tag {
+	case confOne:
+		return 1
+	case confOther:
+		return r.float()
+	}
+	r.bad = true
+	return 0
 }
 
 func (r *valueReader) rng() textpos.Range {
@@ -242,10 +277,13 @@ func decodeOccValue(b []byte) (roles Role, enclosing uint64, ok bool, err error)
 // bytes that follows and joins the table. A document mentions few distinct
 // symbols many times, so most ids are references.
 
-// idWriter appends ids through a string table.
+// idWriter appends ids through a string table. The table starts with
+// dict, a dictionary of strings every value of its kind may name without
+// spelling them out (nil for none).
 type idWriter struct {
 	w     *valueWriter
 	table map[string]uint64
+	dict  []string
 }
 
 func (t *idWriter) id(s string) {
@@ -253,25 +291,49 @@ func (t *idWriter) id(s string) {
 		t.w.uvarint(2*i + 1)
 		return
 	}
-	t.table[s] = uint64(len(t.table))
+	t.table[s] = uint64(len(t.dict) + len(t.table))
 	t.w.uvarint(2 * uint64(len(s)))
 	t.w.b = append(t.w.b, s...)
 }
 
-// idReader reads ids written by an idWriter.
+// known is id for a string that is likely in the dictionary.
+func (t *idWriter) known(s string) {
+	if i := dictIndex(t.dict, s); i >= 0 {
+		t.w.uvarint(2*uint64(i) + 1)
+		return
+	}
+	t.id(s)
+}
+
+// dictIndex returns the index of s in dict, -1 if absent.
+func dictIndex(dict []string, s string) int {
+	for i, d := range dict {
+		if len(d) == len(s) && d == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// idReader reads ids written by an idWriter with the same dictionary.
 type idReader struct {
 	r     *valueReader
 	table []string
+	dict  []string
 }
 
 func (t *idReader) id() string {
 	x := t.r.uvarint()
 	if x&1 == 1 {
-		if x>>1 >= uint64(len(t.table)) {
+		i := x >> 1
+		if i < uint64(len(t.dict)) {
+			return t.dict[i]
+		}
+		if i -= uint64(len(t.dict)); i >= uint64(len(t.table)) {
 			t.r.bad = true
 			return ""
 		}
-		return t.table[x>>1]
+		return t.table[i]
 	}
 	if t.r.bad || x>>1 > uint64(len(t.r.b)) {
 		t.r.bad = true
@@ -290,7 +352,7 @@ func appendDocOccsValue(dst []byte, occs []Occurrence) []byte {
 	w := valueWriter{dst}
 	// Sized for a symbol per four occurrences, which spares the table most
 	// of its growth.
-	t := idWriter{&w, make(map[string]uint64, len(occs)/4)}
+	t := idWriter{&w, make(map[string]uint64, len(occs)/4), nil}
 	w.uvarint(uint64(len(occs)))
 	for i := range occs {
 		o := &occs[i]
@@ -333,21 +395,21 @@ func decodeDocOccsValue(path string, b []byte, stopAfter *uint32) ([]Occurrence,
 // appendEdgeBody), every string through the value's table.
 func appendDocEdgesValue(dst []byte, edges []Edge) []byte {
 	w := valueWriter{dst}
-	t := idWriter{&w, make(map[string]uint64, len(edges)/2)}
+	t := idWriter{&w, make(map[string]uint64, len(edges)/2), edgeDictionary[:]}
 	w.uvarint(uint64(len(edges)))
 	for i := range edges {
 		e := &edges[i]
 		t.id(e.From)
-		t.id(string(e.Kind))
+		t.known(string(e.Kind))
 		t.id(e.To)
-		appendEdgeBody(&w, t.id, e)
+		appendEdgeBody(&w, t.known, e)
 	}
 	return w.b
 }
 
 func decodeDocEdgesValue(path string, b []byte) ([]Edge, error) {
 	r := valueReader{b: b}
-	t := idReader{r: &r}
+	t := idReader{r: &r, dict: edgeDictionary[:]}
 	n := r.uvarint()
 	if n > uint64(len(b)) {
 		return nil, fmt.Errorf("%w: edges of %q", errBadValue, path)
@@ -355,7 +417,7 @@ func decodeDocEdgesValue(path string, b []byte) ([]Edge, error) {
 	out := make([]Edge, 0, n)
 	for range n {
 		e := Edge{From: t.id(), Kind: EdgeKind(t.id()), To: t.id()}
-		e.Confidence = r.float()
+		e.Confidence = r.confidence()
 		e.Source, e.Reason = t.id(), t.id()
 		e.Count = int(r.uvarint())
 		if r.bad {
