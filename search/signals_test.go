@@ -131,10 +131,10 @@ func TestPackageSignal(t *testing.T) {
 	}
 }
 
-// TestCacheAnswersAsWithout: searches with a cache kept across them answer
-// as searches without, also after the live layer changes a document's
-// references and while a reader of the older snapshot is still searched.
-func TestCacheAnswersAsWithout(t *testing.T) {
+// neighbourStore returns a store whose base generation holds
+// neighbourDocs.
+func neighbourStore(t *testing.T) *graph.Store {
+	t.Helper()
 	ctx := context.Background()
 	st := graphtest.Open(t)
 	gw, err := st.BeginGeneration(ctx)
@@ -149,6 +149,15 @@ func TestCacheAnswersAsWithout(t *testing.T) {
 	if err := gw.Commit(ctx, graph.Manifest{Layer: graph.Base}); err != nil {
 		t.Fatal(err)
 	}
+	return st
+}
+
+// TestCacheAnswersAsWithout: searches with a cache kept across them answer
+// as searches without, also after the live layer changes a document's
+// references and while a reader of the older snapshot is still searched.
+func TestCacheAnswersAsWithout(t *testing.T) {
+	ctx := context.Background()
+	st := neighbourStore(t)
 	cache := search.NewCache()
 	same := func(r *graph.Reader, q string) search.Result {
 		t.Helper()
@@ -305,25 +314,13 @@ func TestCacheFollowsLiveImports(t *testing.T) {
 	dependents("new/y.go importing util instead", "dependents 3 ")
 }
 
-// TestCacheFollowsBasePatches: after a patch of the base generation (a
-// session's re-index after a save) and after live writes, a search with
+// TestCacheFollowsBasePatches: after a patch of the base generation (an
+// incremental index) and after live writes, a search with
 // the cache answers as one without and reads again only the documents
 // that changed.
 func TestCacheFollowsBasePatches(t *testing.T) {
 	ctx := context.Background()
-	st := graphtest.Open(t)
-	gw, err := st.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range neighbourDocs() {
-		if err := gw.PutDocument(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := gw.Commit(ctx, graph.Manifest{Layer: graph.Base}); err != nil {
-		t.Fatal(err)
-	}
+	st := neighbourStore(t)
 	cache := search.NewCache()
 	check := func(step string, maxReads int64, queries ...string) {
 		t.Helper()
