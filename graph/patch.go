@@ -110,6 +110,11 @@ func (p *BasePatch) PutDocument(ctx context.Context, f DocumentFacts) error {
 	was := map[string]string{}
 	stored := p.storeIDs.Get().(*storeSymIDs)
 	defer p.storeIDs.Put(stored)
+	// The ids of both versions' symbols, found in one pass: what the
+	// store holds needs no lookup under the lock below.
+	if err := stored.prefetch(factSymbols(factSymbols(nil, &old), &nf)); err != nil {
+		return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
+	}
 	if had {
 		err := emitRecords(p.space, &old, stored, func(k, v []byte) error {
 			was[string(k)] = string(v)
@@ -198,13 +203,27 @@ func (p *BasePatch) Warm(ctx context.Context, paths []string) {
 		if err != nil || !ok {
 			continue
 		}
-		for i := range f.Symbols {
-			_, _ = ids.symID(f.Symbols[i].ID)
-		}
-		for i := range f.Occurrences {
-			_, _ = ids.symID(f.Occurrences[i].Symbol)
+		_ = ids.prefetch(factSymbols(nil, &f))
+	}
+}
+
+// factSymbols appends to dst every symbol f names: its symbols, its
+// occurrences' symbols and enclosing symbols, its edges' ends.
+func factSymbols(dst []string, f *DocumentFacts) []string {
+	for i := range f.Symbols {
+		dst = append(dst, f.Symbols[i].ID)
+	}
+	for i := range f.Occurrences {
+		o := &f.Occurrences[i]
+		dst = append(dst, o.Symbol)
+		if o.Enclosing != "" {
+			dst = append(dst, o.Enclosing)
 		}
 	}
+	for i := range f.Edges {
+		dst = append(dst, f.Edges[i].From, f.Edges[i].To)
+	}
+	return dst
 }
 
 // removeLocked adds the deletion of path's records to the batch and

@@ -6,6 +6,7 @@ package graph
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -115,6 +116,55 @@ func (t *storeSymIDs) symID(sym string) (uint64, error) {
 		t.known[sym] = id
 	}
 	return id, nil
+}
+
+// prefetch finds the ids the space holds for syms through one iterator in
+// id order, instead of a lookup each, and remembers them: a patch asks for
+// every symbol of a document's old and new facts, and in a store just
+// opened each lookup read its blocks anew. Symbols the space does not
+// hold are left to symID. Local symbols are asked for too (docLocal is
+// the emitter's business); they are found or not like any other.
+func (t *storeSymIDs) prefetch(syms []string) error {
+	type probe struct {
+		id  uint64
+		sym string
+	}
+	probes := make([]probe, 0, len(syms))
+	for _, sym := range syms {
+		if _, ok := t.known[sym]; !ok {
+			probes = append(probes, probe{symbolHash(sym), sym})
+		}
+	}
+	if len(probes) == 0 {
+		return nil
+	}
+	slices.SortFunc(probes, func(a, b probe) int { return cmp.Compare(a.id, b.id) })
+	lower := appendPrefix(nil, t.space, kindSymID)
+	var key []byte
+	return withIter(t.r, lower, prefixEnd(lower), func(it *pebble.Iterator) error {
+		for i, p := range probes {
+			if i > 0 && probes[i-1].sym == p.sym {
+				continue // named twice: equal ids, side by side
+			}
+			// As probeSymID: the hash, else the next id, until the
+			// string or a free id.
+			for id := p.id; ; id++ {
+				key = appendSymIDKey(key[:0], t.space, id)
+				if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+					break
+				}
+				v, err := it.ValueAndErr()
+				if err != nil {
+					return err
+				}
+				if string(v) == p.sym {
+					t.known[p.sym] = id
+					break
+				}
+			}
+		}
+		return it.Error()
+	})
 }
 
 // lookups returns a view of t that claims nothing and shares what t knows:

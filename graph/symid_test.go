@@ -218,3 +218,60 @@ func TestSymbolHashLocality(t *testing.T) {
 		t.Errorf("Open of two packages: ids %016x and %016x, want different top 16 bits", open, other)
 	}
 }
+
+// TestStoreSymIDsPrefetch: a table's prefetch finds the ids the space
+// holds, the one after a symbol's hash when another string holds that, as
+// one lookup each would, and leaves the symbols the space lacks to
+// symID.
+func TestStoreSymIDsPrefetch(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open("prefetch", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	home := symbolHash("p.B")
+	g, err := s.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	g.syms.claim(g.space, home, "squatter")
+	g.mu.Unlock()
+	f := DocumentFacts{
+		Document:    Document{Path: "a.go"},
+		Symbols:     []Symbol{{ID: "p.A"}, {ID: "p.B"}},
+		Occurrences: []Occurrence{{Symbol: "p.B", Roles: RoleReference, Enclosing: "p.A"}},
+	}
+	if err := g.PutDocument(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Commit(ctx, Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	space := genSpace(g.Generation())
+	fetched := newStoreSymIDs(s.db, nil, space, false)
+	if err := fetched.prefetch(factSymbols([]string{"absent", "p.B"}, &f)); err != nil {
+		t.Fatal(err)
+	}
+	looked := newStoreSymIDs(s.db, nil, space, false)
+	for _, sym := range []string{"p.A", "p.B", "absent"} {
+		want, err := looked.symID(sym)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := fetched.known[sym]
+		if sym == "absent" {
+			if ok {
+				t.Errorf("prefetch found %q, which the space lacks, at %s", sym, formatSymID(got))
+			}
+			continue
+		}
+		if !ok || got != want {
+			t.Errorf("prefetch gave %q %s (found %v), a lookup %s", sym, formatSymID(got), ok, formatSymID(want))
+		}
+	}
+	if fetched.known["p.B"] != home+1 {
+		t.Errorf("p.B at %s, want the id after its hash %s", formatSymID(fetched.known["p.B"]), formatSymID(home+1))
+	}
+}
