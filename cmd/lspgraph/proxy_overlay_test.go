@@ -70,7 +70,7 @@ func overlaySession(t *testing.T, scip bool) (*lsptest.Endpoint, string, string)
 			t.Errorf("proxy exit code %d after shutdown and exit", c)
 		}
 	})
-	call(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{}}`, fileURI(root)))
+	callServer(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{}}`, fileURI(root)))
 	ed.Send(t, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 	return ed, root, store
 }
@@ -333,7 +333,7 @@ func TestProxyLSPFactsPrecedence(t *testing.T) {
 		return live(a)
 	})
 
-	refs := call(t, ed, 100, "textDocument/references", fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":28,"character":19},"context":{"includeDeclaration":false}}`, fileURI(catalog)))
+	refs := callServer(t, ed, 100, "textDocument/references", fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":28,"character":19},"context":{"includeDeclaration":false}}`, fileURI(catalog)))
 	if !strings.Contains(fmt.Sprint(refs["result"]), "main.go") {
 		t.Fatalf("gopls references of Save lack the buffer's call: %v", refs["result"])
 	}

@@ -104,6 +104,17 @@ func call(t *testing.T, ed *lsptest.Endpoint, id int, method, params string) map
 	return callWithin(t, ed, lsptest.Timeout, id, method, params)
 }
 
+// serverWait bounds a wait on a real language server's work (starting,
+// loading a project), which a loaded machine can stretch far past
+// lsptest.Timeout.
+const serverWait = 60 * time.Second
+
+// callServer is call for a request a real language server answers.
+func callServer(t *testing.T, ed *lsptest.Endpoint, id int, method, params string) map[string]any {
+	t.Helper()
+	return callWithin(t, ed, serverWait, id, method, params)
+}
+
 // callWithin is call with a bound on each wait for a message.
 func callWithin(t *testing.T, ed *lsptest.Endpoint, d time.Duration, id int, method, params string) map[string]any {
 	t.Helper()
@@ -139,7 +150,7 @@ func TestProxyGopls(t *testing.T) {
 	store := t.TempDir()
 	ed, code, _ := startProxy(t, "--store", store, "--root", root, "--", gopls)
 
-	init := call(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{}}`, fileURI(root)))
+	init := callServer(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{}}`, fileURI(root)))
 	cmds := fmt.Sprint(init["result"].(map[string]any)["capabilities"].(map[string]any)["executeCommandProvider"].(map[string]any)["commands"])
 	for _, c := range []string{"lspgraph.status", "lspgraph.impact", "lspgraph.context", "gopls."} {
 		if !strings.Contains(cmds, c) {
@@ -155,9 +166,9 @@ func TestProxyGopls(t *testing.T) {
 	tj, _ := json.Marshal(string(text))
 	ed.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"go","version":1,"text":%s}}}`, fileURI(file), tj))
 	doc := fmt.Sprintf(`{"textDocument":{"uri":%q}}`, fileURI(file))
-	call(t, ed, 2, "textDocument/documentSymbol", doc)
+	callServer(t, ed, 2, "textDocument/documentSymbol", doc)
 	// c.st.Put on line 30: Put is at character 16.
-	def := call(t, ed, 3, "textDocument/definition", fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":29,"character":16}}`, fileURI(file)))
+	def := callServer(t, ed, 3, "textDocument/definition", fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":29,"character":16}}`, fileURI(file)))
 	if !strings.Contains(fmt.Sprint(def["result"]), "store/store.go") {
 		t.Fatalf("definition of Put = %v, want store/store.go", def["result"])
 	}
@@ -226,7 +237,7 @@ func TestProxyStoreLocked(t *testing.T) {
 	}
 	defer held.Close()
 	ed, code, logs := startProxy(t, "--store", store, "--root", root, "--", gopls)
-	call(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{}}`, fileURI(root)))
+	callServer(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{}}`, fileURI(root)))
 	ed.Send(t, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 	status := call(t, ed, 2, "workspace/executeCommand", `{"command":"lspgraph.status"}`)
 	if msg := fmt.Sprint(status["result"].(map[string]any)["storeError"]); !strings.Contains(msg, "in use") {
@@ -282,7 +293,10 @@ func TestProxyTypeScriptPremature(t *testing.T) {
 	}
 	store := t.TempDir()
 	ed, code, _ := startProxy(t, "--store", store, "--root", root, "--", tsls, "--stdio")
-	call(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{"window":{"workDoneProgress":true}}}`, fileURI(root)))
+	// Node and the TypeScript server start slowly on a loaded machine:
+	// every wait until the project answers shares one generous deadline.
+	deadline := time.Now().Add(90 * time.Second)
+	callWithin(t, ed, time.Until(deadline), 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{"window":{"workDoneProgress":true}}}`, fileURI(root)))
 	ed.Send(t, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 	file := filepath.Join(root, "packages", "order", "src", "index.ts")
 	text, err := os.ReadFile(file)
@@ -293,8 +307,7 @@ func TestProxyTypeScriptPremature(t *testing.T) {
 	ed.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"typescript","version":1,"text":%s}}}`, fileURI(file), tj))
 	// "return quote(" on line 29: quote is at character 11.
 	params := fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":28,"character":11}}`, fileURI(file))
-	first := call(t, ed, 2, "textDocument/definition", params)
-	deadline := time.Now().Add(60 * time.Second)
+	first := callWithin(t, ed, time.Until(deadline), 2, "textDocument/definition", params)
 	id := 3
 	for answer := first; !strings.Contains(fmt.Sprint(answer["result"]), "pricing"); id++ {
 		if time.Now().After(deadline) {
@@ -358,7 +371,7 @@ func TestProxyPyright(t *testing.T) {
 		t.Fatal(err)
 	}
 	ed, code, _ := startProxy(t, "--store", t.TempDir(), "--root", root, "--", pyright, "--stdio")
-	init := call(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{}}`, fileURI(root)))
+	init := callServer(t, ed, 1, "initialize", fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{}}`, fileURI(root)))
 	provider, _ := init["result"].(map[string]any)["capabilities"].(map[string]any)["executeCommandProvider"].(map[string]any)
 	cmds := fmt.Sprint(provider["commands"])
 	for _, c := range []string{"lspgraph.status", "lspgraph.impact", "lspgraph.context"} {
