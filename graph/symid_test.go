@@ -39,13 +39,7 @@ func TestSymbolIDCollision(t *testing.T) {
 		}
 	}
 	home := symbolHash("p.B")
-	g, err := s.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.mu.Lock()
-	g.syms.claim(g.space, home, "squatter")
-	g.mu.Unlock()
+	g := squattedGeneration(t, s, home)
 	for _, f := range []DocumentFacts{facts("a.go", "p.A", "p.B", 1), facts("b.go", "p.B", "p.C", 5)} {
 		if err := g.PutDocument(ctx, f); err != nil {
 			t.Fatal(err)
@@ -219,6 +213,20 @@ func TestSymbolHashLocality(t *testing.T) {
 	}
 }
 
+// squattedGeneration begins a generation of s in which another string
+// holds the id home.
+func squattedGeneration(t *testing.T, s *Store, home uint64) *GenerationWriter {
+	t.Helper()
+	g, err := s.BeginGeneration(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	g.syms.claim(g.space, home, "squatter")
+	g.mu.Unlock()
+	return g
+}
+
 // TestStoreSymIDsPrefetch: a table's prefetch finds the ids the space
 // holds, the one after a symbol's hash when another string holds that, as
 // one lookup each would, and leaves the symbols the space lacks to
@@ -231,13 +239,7 @@ func TestStoreSymIDsPrefetch(t *testing.T) {
 	}
 	defer s.Close()
 	home := symbolHash("p.B")
-	g, err := s.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.mu.Lock()
-	g.syms.claim(g.space, home, "squatter")
-	g.mu.Unlock()
+	g := squattedGeneration(t, s, home)
 	f := DocumentFacts{
 		Document:    Document{Path: "a.go"},
 		Symbols:     []Symbol{{ID: "p.A"}, {ID: "p.B"}},
