@@ -245,28 +245,6 @@ func edgeKeyPath(key []byte) (path []byte, ok bool) {
 	return key[head:], true
 }
 
-// edgeKindOf returns the kind a key spells, without allocating for the
-// known kinds.
-func edgeKindOf(b []byte) EdgeKind {
-	switch string(b) {
-	case string(EdgeReferences):
-		return EdgeReferences
-	case string(EdgeCalls):
-		return EdgeCalls
-	case string(EdgeImplements):
-		return EdgeImplements
-	case string(EdgeTypeOf):
-		return EdgeTypeOf
-	case string(EdgeContains):
-		return EdgeContains
-	case string(EdgeImports):
-		return EdgeImports
-	case string(EdgeTypeDef):
-		return EdgeTypeDef
-	}
-	return EdgeKind(b)
-}
-
 // edgeKey identifies an aggregated edge.
 type edgeKey struct {
 	other string
