@@ -8,6 +8,46 @@ import (
 	"github.com/lspgraph/lspgraph/graph"
 )
 
+// pathDoc is a document with a path and nothing else.
+func pathDoc(p string) graph.DocumentFacts {
+	return graph.DocumentFacts{Document: graph.Document{Path: p, Language: "go"}}
+}
+
+// changeChecks returns checks of what changedSince tells a reader of
+// *st (the store st points to then): since expects the paths listed,
+// unknown expects no answer.
+func changeChecks(t *testing.T, st **graph.Store, changedSince func(*graph.Reader, uint64) ([]string, bool)) (since func(what string, v uint64, want ...string), unknown func(what string, v uint64)) {
+	changed := func(v uint64) ([]string, bool) {
+		t.Helper()
+		r, err := (*st).Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		got, ok := changedSince(r, v)
+		if got == nil {
+			got = []string{}
+		}
+		return got, ok
+	}
+	since = func(what string, v uint64, want ...string) {
+		t.Helper()
+		if want == nil {
+			want = []string{}
+		}
+		if got, ok := changed(v); !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: changed since %d = %q, %v; want %q, true", what, v, got, ok, want)
+		}
+	}
+	unknown = func(what string, v uint64) {
+		t.Helper()
+		if got, ok := changed(v); ok {
+			t.Errorf("%s: changed since %d = %q, true; want it unknown", what, v, got)
+		}
+	}
+	return since, unknown
+}
+
 // TestLiveChangedSince: a reader lists the live documents changed after a
 // version (written, replaced, deleted, renamed from and to), not those
 // changed before it nor base writes, and says it cannot tell for a
@@ -20,49 +60,18 @@ func TestLiveChangedSince(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { st.Close() }()
-	doc := func(p string) graph.DocumentFacts {
-		return graph.DocumentFacts{Document: graph.Document{Path: p, Language: "go"}}
-	}
-	since := func(what string, v uint64, want ...string) {
-		t.Helper()
-		r, err := st.Reader()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		got, ok := r.LiveChangedSince(v)
-		if want == nil {
-			want = []string{}
-		}
-		if got == nil {
-			got = []string{}
-		}
-		if !ok || !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: changed since %d = %q, %v; want %q, true", what, v, got, ok, want)
-		}
-	}
-	unknown := func(what string, v uint64) {
-		t.Helper()
-		r, err := st.Reader()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		if got, ok := r.LiveChangedSince(v); ok {
-			t.Errorf("%s: changed since %d = %q, true; want it unknown", what, v, got)
-		}
-	}
+	since, unknown := changeChecks(t, &st, (*graph.Reader).LiveChangedSince)
 	v0 := st.Version()
 	since("nothing written", v0)
 	for _, p := range []string{"a.go", "b.go", "c.go"} {
-		if err := st.PutDocument(ctx, graph.Live, doc(p)); err != nil {
+		if err := st.PutDocument(ctx, graph.Live, pathDoc(p)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	v1 := st.Version()
 	since("three written", v0, "a.go", "b.go", "c.go")
 	since("none after", v1)
-	if err := st.PutDocument(ctx, graph.Live, doc("a.go")); err != nil {
+	if err := st.PutDocument(ctx, graph.Live, pathDoc("a.go")); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.DeleteDocument(ctx, graph.Live, "b.go"); err != nil {
@@ -71,13 +80,13 @@ func TestLiveChangedSince(t *testing.T) {
 	if err := st.RenameDocument(ctx, graph.Live, "c.go", "d.go"); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.PutDocument(ctx, graph.Base, doc("base.go")); err != nil {
+	if err := st.PutDocument(ctx, graph.Base, pathDoc("base.go")); err != nil {
 		t.Fatal(err)
 	}
 	v2 := st.Version()
 	since("replaced, deleted, renamed; a base write", v1, "a.go", "b.go", "c.go", "d.go")
 	since("from the start", v0, "a.go", "b.go", "c.go", "d.go")
-	if err := st.PutDocument(ctx, graph.Live, doc("e.go")); err != nil {
+	if err := st.PutDocument(ctx, graph.Live, pathDoc("e.go")); err != nil {
 		t.Fatal(err)
 	}
 	since("one more", v2, "e.go")
@@ -88,7 +97,7 @@ func TestLiveChangedSince(t *testing.T) {
 	unknown("cleared after", v3)
 	v4 := st.Version()
 	since("since the clear", v4)
-	if err := st.PutDocument(ctx, graph.Live, doc("f.go")); err != nil {
+	if err := st.PutDocument(ctx, graph.Live, pathDoc("f.go")); err != nil {
 		t.Fatal(err)
 	}
 	since("written after the clear", v4, "f.go")
@@ -113,45 +122,15 @@ func TestBaseChangedSince(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	doc := func(p string) graph.DocumentFacts {
-		return graph.DocumentFacts{Document: graph.Document{Path: p, Language: "go"}}
-	}
-	changed := func(v uint64) ([]string, bool) {
-		t.Helper()
-		r, err := st.Reader()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		got, ok := r.BaseChangedSince(v)
-		if got == nil {
-			got = []string{}
-		}
-		return got, ok
-	}
-	since := func(what string, v uint64, want ...string) {
-		t.Helper()
-		if want == nil {
-			want = []string{}
-		}
-		if got, ok := changed(v); !ok || !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: changed since %d = %q, %v; want %q, true", what, v, got, ok, want)
-		}
-	}
-	unknown := func(what string, v uint64) {
-		t.Helper()
-		if got, ok := changed(v); ok {
-			t.Errorf("%s: changed since %d = %q, true; want it unknown", what, v, got)
-		}
-	}
+	since, unknown := changeChecks(t, &st, (*graph.Reader).BaseChangedSince)
 	v0 := st.Version()
-	if err := st.PutDocument(ctx, graph.Base, doc("a.go")); err != nil {
+	if err := st.PutDocument(ctx, graph.Base, pathDoc("a.go")); err != nil {
 		t.Fatal(err)
 	}
 	unknown("a base generation begun", v0)
 	v1 := st.Version()
 	since("none after", v1)
-	if err := st.PutDocument(ctx, graph.Base, doc("c.go")); err != nil {
+	if err := st.PutDocument(ctx, graph.Base, pathDoc("c.go")); err != nil {
 		t.Fatal(err)
 	}
 	since("a base write", v1, "c.go")
@@ -159,7 +138,7 @@ func TestBaseChangedSince(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.PutDocument(ctx, doc("b.go")); err != nil {
+	if err := p.PutDocument(ctx, pathDoc("b.go")); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.DeleteDocument(ctx, "a.go"); err != nil {
@@ -173,7 +152,7 @@ func TestBaseChangedSince(t *testing.T) {
 	since("a patch: one put, one deleted", v2, "a.go", "b.go")
 	since("everything since the generation began", v1, "a.go", "b.go", "c.go")
 	v3 := st.Version()
-	if err := st.PutDocument(ctx, graph.Live, doc("b.go")); err != nil {
+	if err := st.PutDocument(ctx, graph.Live, pathDoc("b.go")); err != nil {
 		t.Fatal(err)
 	}
 	since("a live write", v3)
@@ -181,7 +160,7 @@ func TestBaseChangedSince(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.PutDocument(ctx, doc("d.go")); err != nil {
+	if err := g.PutDocument(ctx, pathDoc("d.go")); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Commit(ctx, graph.Manifest{}); err != nil {

@@ -148,7 +148,6 @@ type edgeEntry struct {
 func appendEdgesValue(dst []byte, edges []Edge, group []edgeEntry, strs *[]string) []byte {
 	w := valueWriter{dst}
 	t := smallTable{w: &w, strs: (*strs)[:0]}
-	defer func() { *strs = t.strs[:0] }()
 	w.uvarint(uint64(len(group)))
 	for _, g := range group {
 		e := &edges[g.edge]
@@ -156,6 +155,7 @@ func appendEdgesValue(dst []byte, edges []Edge, group []edgeEntry, strs *[]strin
 		w.b = binary.BigEndian.AppendUint64(w.b, g.other)
 		appendEdgeBody(&w, t.id, e)
 	}
+	*strs = t.strs[:0]
 	return w.b
 }
 

@@ -9,6 +9,24 @@ import (
 	"time"
 )
 
+// writeSource writes text to rel under root, making its directories, and
+// gives it the time at unless at is zero.
+func writeSource(t *testing.T, root, rel, text string, at time.Time) {
+	t.Helper()
+	name := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !at.IsZero() {
+		if err := os.Chtimes(name, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestSourceCacheDiscover: a discovery through a SourceCache reads only
 // the sources whose stamp changed, or could not vouch for them when they
 // were read, and finds what a discovery without it finds, whatever
@@ -19,18 +37,7 @@ func TestSourceCacheDiscover(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	write := func(rel, text string, at time.Time) {
 		t.Helper()
-		name := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if !at.IsZero() {
-			if err := os.Chtimes(name, at, at); err != nil {
-				t.Fatal(err)
-			}
-		}
+		writeSource(t, root, rel, text, at)
 	}
 	for rel, text := range map[string]string{
 		"a/go.mod":                  "module ex.com/a\n",
@@ -122,16 +129,7 @@ func TestDiscoverChangedAgrees(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	write := func(rel, text string) {
 		t.Helper()
-		name := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(name, old, old); err != nil {
-			t.Fatal(err)
-		}
+		writeSource(t, root, rel, text, old)
 		old = old.Add(time.Second) // every write a new time
 	}
 	remove := func(rel string) {

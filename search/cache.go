@@ -221,20 +221,18 @@ func (v *view) facts(path string) *docFacts {
 }
 
 // cached returns what the cache's map (chosen by of, under the lock) holds
-// for key when keep allows and the cache is current, else read's answer,
-// kept in that map when keep allows and the cache is still current.
-func cached[T any](v *view, of func(*Cache) map[string]T, key string, keep bool, read func() (T, error)) (T, error) {
-	if keep {
-		v.c.mu.Lock()
-		x, ok := of(v.c)[key]
-		ok = ok && v.current()
-		v.c.mu.Unlock()
-		if ok {
-			return x, nil
-		}
+// for key when the cache is current, else read's answer, kept in that map
+// when the cache is still current.
+func cached[T any](v *view, of func(*Cache) map[string]T, key string, read func() (T, error)) (T, error) {
+	v.c.mu.Lock()
+	x, ok := of(v.c)[key]
+	ok = ok && v.current()
+	v.c.mu.Unlock()
+	if ok {
+		return x, nil
 	}
 	x, err := read()
-	if err != nil || !keep {
+	if err != nil {
 		return x, err
 	}
 	v.c.mu.Lock()
@@ -268,7 +266,7 @@ func (v *view) termStats(ctx context.Context) (graph.TermStats, error) {
 
 // links returns the symbols path defines and references.
 func (v *view) links(ctx context.Context, path string) (*docLinks, error) {
-	return cached(v, func(*Cache) map[string]*docLinks { return v.facts(path).links }, path, true, func() (*docLinks, error) {
+	return cached(v, func(*Cache) map[string]*docLinks { return v.facts(path).links }, path, func() (*docLinks, error) {
 		return v.readLinks(ctx, path)
 	})
 }
@@ -308,7 +306,7 @@ func (v *view) readLinks(ctx context.Context, path string) (*docLinks, error) {
 // pkg returns the package symbol of the document at path ("" when it
 // defines none) and whether it is a test.
 func (v *view) pkg(ctx context.Context, path string) (docPackage, error) {
-	return cached(v, func(*Cache) map[string]docPackage { return v.facts(path).pkgs }, path, true, func() (docPackage, error) {
+	return cached(v, func(*Cache) map[string]docPackage { return v.facts(path).pkgs }, path, func() (docPackage, error) {
 		return v.readPackage(ctx, path)
 	})
 }
@@ -336,7 +334,7 @@ func (v *view) dependents(ctx context.Context, pkgSym string) (float64, error) {
 	if pkgSym == "" {
 		return 0, nil
 	}
-	return cached(v, func(c *Cache) map[string]float64 { return c.deps }, pkgSym, true, func() (float64, error) {
+	return cached(v, func(c *Cache) map[string]float64 { return c.deps }, pkgSym, func() (float64, error) {
 		es, err := v.r.Incoming(ctx, pkgSym, graph.EdgeFilter{Kinds: []graph.EdgeKind{graph.EdgeImports}})
 		if err != nil {
 			return 0, fmt.Errorf("search: reading the importers of %s: %w", pkgSym, err)
@@ -366,7 +364,7 @@ func ownPackage(syms []graph.Symbol, path string) string {
 // can name: neither local nor external, defined in it, with a display
 // name.
 func (v *view) symbols(ctx context.Context, path string) (*docNames, error) {
-	return cached(v, func(*Cache) map[string]*docNames { return v.facts(path).names }, path, true, func() (*docNames, error) {
+	return cached(v, func(*Cache) map[string]*docNames { return v.facts(path).names }, path, func() (*docNames, error) {
 		return v.readSymbols(ctx, path)
 	})
 }
