@@ -160,6 +160,8 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
 		x := NewExtractor(plan.extractorOptions(opts))
 		defer x.Close()
+		files := plan.fs.NewLister()
+		defer files.Close()
 		// Runs of neighbouring paths, so that a directory's project
 		// answers are mostly asked by one worker, whose project keeps
 		// them, not by every worker in turn.
@@ -182,7 +184,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 			// A file whose size and time are as recorded is not read.
 			if st := plan.stats[i]; !st.Vouches() || st != rec.stat {
 				hashed.Add(1)
-				src, err := plan.read(i)
+				src, err := plan.read(files, i)
 				if err != nil {
 					state[i] = unreadable
 					continue
@@ -247,6 +249,8 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		return parallel(ctx, plan.workers, func(ctx context.Context) error {
 			x := NewExtractor(plan.extractorOptions(opts))
 			defer x.Close()
+			files := plan.fs.NewLister()
+			defer files.Close()
 			var rec []byte
 			for {
 				k := int(next.Add(1) - 1)
@@ -254,7 +258,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 					return nil
 				}
 				i := which[k]
-				src, err := plan.read(i)
+				src, err := plan.read(files, i)
 				if err != nil {
 					return fmt.Errorf("syntax: reading %s again: %w", paths[i], err)
 				}

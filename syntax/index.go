@@ -153,12 +153,13 @@ func (p *indexPlan) extractorOptions(opts IndexOptions) Options {
 	return Options{Root: opts.Root, FS: p.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize, tree: p.tree}
 }
 
-// read reads the i-th file. A stamp that cannot vouch for what was read
-// (rootfs.Stamp.Vouched) is recorded as zero: the file is read again next
-// time.
-func (p *indexPlan) read(i int) ([]byte, error) {
+// read reads the i-th file through l, a lister of p.fs that one worker
+// reads its files through in order. A stamp that cannot vouch for what
+// was read (rootfs.Stamp.Vouched) is recorded as zero: the file is read
+// again next time.
+func (p *indexPlan) read(l *rootfs.Lister, i int) ([]byte, error) {
 	start := time.Now()
-	src, err := p.fs.ReadFile(p.paths[i])
+	src, err := l.ReadFile(p.paths[i])
 	p.stats[i] = p.stats[i].Vouched(start)
 	return src, err
 }
@@ -228,13 +229,15 @@ func build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	err = parallel(ctx, workers, func(ctx context.Context) error {
 		x := NewExtractor(plan.extractorOptions(opts))
 		defer x.Close()
+		files := plan.fs.NewLister()
+		defer files.Close()
 		var rec []byte
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(paths) {
 				return nil
 			}
-			src, err := plan.read(i)
+			src, err := plan.read(files, i)
 			if err != nil {
 				unreadable.Add(1) // deleted since listing, or not a regular file
 			} else {

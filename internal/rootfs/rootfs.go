@@ -79,6 +79,11 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readOpened(rel, f, fi)
+}
+
+// readOpened reads and closes f, the regular file at rel that fi describes.
+func readOpened(rel string, f *os.File, fi fs.FileInfo) ([]byte, error) {
 	defer f.Close()
 	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
 	if _, err := buf.ReadFrom(f); err != nil {
@@ -111,6 +116,12 @@ func (r *Root) openRegular(rel string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	defer res.close()
+	return openResolved(rel, res)
+}
+
+// openResolved opens the regular file rel resolved to, with what the
+// opened file says of itself.
+func openResolved(rel string, res *resolved) (*os.File, fs.FileInfo, error) {
 	if err := regular(rel, res.fi); err != nil {
 		return nil, nil, err
 	}
@@ -216,11 +227,12 @@ func lstatNames(d *os.Root, dir string, names []string) (fis []fs.FileInfo, errs
 }
 
 // Lister describes the entries of many directories of a root, as
-// LstatIn does, in fewer system calls: it keeps open the directories it
-// was last asked for whose paths have no symbolic links, and reaches a
-// directory below one of them from there instead of walking down from the
-// root again. Asked for directories in the order of a sorted list of
-// files, most are reached in one step. It holds at most one directory per
+// LstatIn does, and reads files, as ReadFile does, in fewer system calls:
+// it keeps open the directories it was last asked for whose paths have no
+// symbolic links, and reaches a directory below one of them from there
+// instead of walking down from the root again. Asked for directories or
+// files in the order of a sorted list of files, most are reached in one
+// step. It holds at most one directory per
 // level of the tree open. It is not safe for concurrent use; Close it.
 type Lister struct {
 	r    *Root
@@ -242,19 +254,7 @@ func (l *Lister) LstatIn(dir string, names []string) (real string, fis []fs.File
 	if err != nil {
 		return "", nil, nil, err
 	}
-	// The innermost directory held that is c or above it.
-	for len(l.open) > 0 {
-		top := l.open[len(l.open)-1]
-		if c == top.path || strings.HasPrefix(c, top.path+"/") {
-			break
-		}
-		_ = top.dir.Close()
-		l.open = l.open[:len(l.open)-1]
-	}
-	from, start := l.r.root, ""
-	if n := len(l.open); n > 0 {
-		from, start = l.open[n-1].dir, l.open[n-1].path
-	}
+	from, start := l.from(c)
 	res, err := l.r.resolveFrom(dir, c, from, start)
 	if err != nil {
 		return "", nil, nil, err
@@ -273,6 +273,48 @@ func (l *Lister) LstatIn(dir string, names []string) (real string, fis []fs.File
 		_ = d.Close()
 	}
 	return res.real, fis, errs, nil
+}
+
+// from returns the innermost directory l holds that is dir or above it
+// (the root when none is), and its path, closing those that are not.
+func (l *Lister) from(dir string) (*os.Root, string) {
+	for len(l.open) > 0 {
+		top := l.open[len(l.open)-1]
+		if dir == top.path || strings.HasPrefix(dir, top.path+"/") {
+			return top.dir, top.path
+		}
+		_ = top.dir.Close()
+		l.open = l.open[:len(l.open)-1]
+	}
+	return l.r.root, ""
+}
+
+// ReadFile is [Root.ReadFile], reaching the file's directory from one l
+// holds, and holding it afterwards when its path has no symbolic links:
+// the files of a sorted list, read in order, are mostly reached in one
+// step instead of a walk down from the root each.
+func (l *Lister) ReadFile(rel string) ([]byte, error) {
+	c, err := l.r.clean(rel)
+	if err != nil {
+		return nil, err
+	}
+	dir := path.Dir(c)
+	from, start := l.from(dir)
+	res, err := l.r.resolveFrom(rel, c, from, start)
+	if err != nil {
+		return nil, err
+	}
+	if res.own && res.real == c && dir != "." {
+		// Reached with no link on the way: res.dir is dir.
+		l.open = append(l.open, listed{dir, res.dir})
+		res.own = false
+	}
+	f, fi, err := openResolved(rel, res)
+	res.close()
+	if err != nil {
+		return nil, err
+	}
+	return readOpened(rel, f, fi)
 }
 
 // Close closes the directories l holds.

@@ -428,3 +428,55 @@ func TestListerAsLstatIn(t *testing.T) {
 		t.Errorf("after sub/x/y the lister holds %v open, want sub/x/y and some of its parents", ls.open)
 	}
 }
+
+// TestListerReadFile holds a Lister's ReadFile, asked for files in an
+// order that enters, leaves and re-enters directories through links and
+// "..", to ReadFile: the same contents and the same refusals, the canary
+// outside never read.
+func TestListerReadFile(t *testing.T) {
+	l := newLayout(t)
+	for _, d := range []string{"sub/x/y", "sub/z"} {
+		if err := os.MkdirAll(filepath.Join(l.root, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(l.root, filepath.FromSlash(d), "f.go"), []byte("package "+path.Base(d)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{"sub/x/back": "../../sub", "sub/x/y/out": "../../../../outside"} {
+		if err := os.Symlink(target, filepath.Join(l.root, filepath.FromSlash(name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := open(t, l.root)
+	ls := r.NewLister()
+	defer ls.Close()
+	for _, rel := range []string{"a.go", "sub/b.go", "sub/x/y/f.go", "sub/x/y/out/evil.go", "sub/x/y/f.go", "sub/x/back/z/f.go",
+		"sub/x/back/x/y/f.go", "sub/x/back/b.go", "sub/x/back/uplink.go", "sub/x/y/../../z/f.go", "sub/z/f.go", "sub/x/y/f.go", "outdir/evil.go", "sub/x/y/f.go",
+		"sublink/x/y/f.go", "sub/escape.go", "sub/uplink.go", "rootlink/sub/z/f.go", "../outside/evil.go", "sub/x/y",
+		"sub/x/y/absent.go", "sub/x/y/f.go/x", "link.go", "abslink.go", "evil.go", "dev.go", "sub/z/f.go", "a.go", ""} {
+		want, wantErr := r.ReadFile(rel)
+		got, err := ls.ReadFile(rel)
+		switch {
+		case (err != nil) != (wantErr != nil):
+			t.Errorf("Lister.ReadFile(%q) = %q, %v; ReadFile: %q, %v", rel, got, err, want, wantErr)
+		case err != nil:
+			for _, kind := range []error{ErrOutside, ErrNotRegular, fs.ErrNotExist, fs.ErrInvalid} {
+				if errors.Is(err, kind) != errors.Is(wantErr, kind) {
+					t.Errorf("Lister.ReadFile(%q) = %v; ReadFile: %v", rel, err, wantErr)
+				}
+			}
+		case string(got) != string(want):
+			t.Errorf("Lister.ReadFile(%q) = %q; ReadFile: %q", rel, got, want)
+		}
+		if strings.Contains(string(got), l.canary) {
+			t.Errorf("Lister.ReadFile(%q) returned the canary", rel)
+		}
+	}
+	if _, err := ls.ReadFile("sub/x/y/f.go"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ls.open); n == 0 || ls.open[n-1].path != "sub/x/y" {
+		t.Errorf("after sub/x/y/f.go the lister holds %v open, want sub/x/y last", ls.open)
+	}
+}
