@@ -26,6 +26,13 @@
 // describes the files it keeps with one lstat each (on Linux from the
 // directory's descriptor, with the entry types getdents returns).
 //
+// A [Lister] answers what [Root.LstatIn] and [Root.ReadFile] answer, by
+// the same rules, for one goroutine that asks in the order of a sorted
+// list: it holds the directories it reached last open (those whose paths
+// have no links) and reaches the next file's directory from the nearest,
+// not from the root, so that reading a file costs the same few system
+// calls however deep it lies in the tree.
+//
 // A [Stamp] is what a file's metadata says of its version (size and
 // modification time): a cache of what was read from a file holds while the
 // stamp is the one it was read at, and only if the stamp was older than
