@@ -26,10 +26,12 @@ import (
 // the editor's server gives is observed into it), and computing the
 // analysis again reads every document of the graph: about 100 ms on
 // GOROOT, plus the first observation of each package closure asked for.
-// So while the base layer holds, the kept analysis is brought up to date
-// with the live documents that changed since (scope.Analysis.Update,
-// graph.Reader.LiveChangedSince), or, when the store cannot tell which,
-// with the ones live before and those live now. A work tree that changed
+// So while the base generation holds, the kept analysis is brought up to
+// date with the documents that changed since (scope.Analysis.Update): the
+// live ones (graph.Reader.LiveChangedSince; when the store cannot tell
+// which, those live before and those live now) and the base ones a patch
+// changed in place (graph.Reader.BaseChangedSince: an incremental index;
+// when the store cannot tell which, the analysis is computed again). A work tree that changed
 // (a file saved) is discovered again, and the analysis kept when its
 // packages are the same (scope.Analysis.UseWorkspace).
 type scopeCache struct {
@@ -46,8 +48,8 @@ type scopeCache struct {
 	misses      int
 }
 
-// scopeKey is what an analysis is computed anew for: the base layer (the
-// store's BaseVersion) and the work tree's state.
+// scopeKey is what an analysis is computed anew for: the base generation
+// and the work tree's state.
 type scopeKey struct {
 	base uint64
 	tree string
@@ -123,7 +125,7 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	state, tree, ok := lookState(w)
-	key := scopeKey{r.BaseVersion(), tree}
+	key := scopeKey{r.BaseGeneration(), tree}
 	var ws *scope.Workspace // discovered again for a changed work tree
 	if ok && c.a != nil && c.key.base == key.base && c.key.tree != key.tree {
 		var err error
@@ -146,18 +148,21 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 			c.a.UseReader(r)
 			return fn(c.a)
 		}
-		live := r.LiveDocuments()
-		changed, known := r.LiveChangedSince(c.version)
-		if !known {
-			changed = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(c.live), live...))))
+		if patched, known := r.BaseChangedSince(c.version); known {
+			live := r.LiveDocuments()
+			changed, known := r.LiveChangedSince(c.version)
+			if !known {
+				changed = append(slices.Clone(c.live), live...)
+			}
+			changed = slices.Compact(slices.Sorted(slices.Values(append(changed, patched...))))
+			if err := c.a.Update(ctx, r, changed); err != nil {
+				c.a = nil
+				return err
+			}
+			c.updates++
+			c.version, c.live = r.Version(), live
+			return fn(c.a)
 		}
-		if err := c.a.Update(ctx, r, changed); err != nil {
-			c.a = nil
-			return err
-		}
-		c.updates++
-		c.version, c.live = r.Version(), live
-		return fn(c.a)
 	}
 	c.misses++
 	if ws == nil {

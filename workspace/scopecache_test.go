@@ -16,10 +16,11 @@ import (
 
 // TestContextScopeComputedOncePerState: the scope analysis is computed on
 // the first context request, reused while the work tree and the store
-// stay as they were, brought up to date when only the live layer changed,
-// kept with a new discovery when a file changed but the packages did not
-// (reading again only the sources that changed, without a walk of the
-// tree), and computed again when the packages changed.
+// stay as they were, brought up to date when only the live layer changed
+// or a patch changed base documents in place, computed again for a new
+// base generation, kept with a new discovery when a file changed but the
+// packages did not (reading again only the sources that changed, without
+// a walk of the tree), and computed again when the packages changed.
 func TestContextScopeComputedOncePerState(t *testing.T) {
 	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "goapp")
@@ -91,6 +92,53 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 	if h, m := counts(); h != 2 || m != 1 {
 		t.Fatalf("the updated analysis is reused: %d hits, %d misses; want 2 and 1", h, m)
 	}
+	// A patch of the base generation (what an incremental index writes)
+	// brings it up to date too, with the base documents it changed.
+	r, err := s.store.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := r.Manifest(graph.Base)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err := s.store.BeginPatch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched := graph.DocumentFacts{Document: graph.Document{Path: "service/patched.go", Language: "go", Package: "example.com/goapp/service", Source: graph.SourceSCIP}}
+	if err := patch.PutDocument(ctx, patched); err != nil {
+		t.Fatal(err)
+	}
+	if err := patch.Commit(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	ask()
+	s.scopes.mu.Lock()
+	updates = s.scopes.updates
+	kept = s.scopes.a.HasDocument("service/patched.go")
+	s.scopes.mu.Unlock()
+	if h, m := counts(); h != 2 || m != 1 || updates != 2 || !kept {
+		t.Fatalf("after a base patch: %d hits, %d updates, %d misses, the patched document known: %v; want 2, 2, 1, true", h, updates, m, kept)
+	}
+	// A new base generation is analysed anew.
+	f, err = os.Open(filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scip.Import(ctx, s.store, f, scip.Options{Root: root, Commit: head}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ask()
+	if h, m := counts(); h != 2 || m != 2 {
+		t.Fatalf("after a new base generation: %d hits, %d misses; want 2 and 2", h, m)
+	}
+	ask()
+	if h, m := counts(); h != 3 || m != 2 {
+		t.Fatalf("the new generation's analysis is reused: %d hits, %d misses; want 3 and 2", h, m)
+	}
 	gomod := filepath.Join(root, "go.mod")
 	b, err := os.ReadFile(gomod)
 	if err != nil {
@@ -106,12 +154,12 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 	s.scopes.mu.Lock()
 	rediscovers := s.scopes.rediscovers
 	s.scopes.mu.Unlock()
-	if h, m := counts(); h != 3 || m != 1 || rediscovers != 1 {
-		t.Fatalf("after go.mod changed: %d hits, %d rediscoveries, %d misses; want 3, 1, 1", h, rediscovers, m)
+	if h, m := counts(); h != 4 || m != 2 || rediscovers != 1 {
+		t.Fatalf("after go.mod changed: %d hits, %d rediscoveries, %d misses; want 4, 1, 2", h, rediscovers, m)
 	}
 	ask()
-	if h, m := counts(); h != 4 || m != 1 {
-		t.Fatalf("the new state is reused: %d hits, %d misses; want 4 and 1", h, m)
+	if h, m := counts(); h != 5 || m != 2 {
+		t.Fatalf("the new state is reused: %d hits, %d misses; want 5 and 2", h, m)
 	}
 	if c := s.scopes.sources.Counts(); c.Read != 0 || c.Reused == 0 || c.Walked {
 		t.Errorf("discovered again after go.mod changed: %+v; want every source reused, the tree not walked", c)
@@ -130,8 +178,8 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 	s.scopes.mu.Unlock()
 	// (The overlay writes the saved file's facts to the live layer, so
 	// the analysis kept is brought up to date too.)
-	if _, m := counts(); m != 1 || rediscovers != 2 {
-		t.Fatalf("after a source was saved: %d rediscoveries, %d misses; want 2 and 1", rediscovers, m)
+	if _, m := counts(); m != 2 || rediscovers != 2 {
+		t.Fatalf("after a source was saved: %d rediscoveries, %d misses; want 2 and 2", rediscovers, m)
 	}
 	if c := s.scopes.sources.Counts(); c.Read != 1 || c.Reused == 0 || c.Walked {
 		t.Errorf("discovered again after a source was saved: %+v; want it the only one read, the tree not walked", c)
@@ -144,8 +192,8 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 		t.Fatal(err)
 	}
 	ask()
-	if _, m := counts(); m != 2 {
-		t.Fatalf("after a module was added: %d misses; want the analysis computed again (2)", m)
+	if _, m := counts(); m != 3 {
+		t.Fatalf("after a module was added: %d misses; want the analysis computed again (3)", m)
 	}
 	s.scopes.mu.Lock()
 	_, found := s.scopes.a.Workspace().Package("example.com/tools")
