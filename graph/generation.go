@@ -24,8 +24,6 @@ type GenerationWriter struct {
 	mu      sync.Mutex
 	chunk   chunk               // records neither spilled nor ingested
 	limit   int                 // chunk size that makes it spill
-	hold    int                 // bytes of sorted chunks it may keep in memory instead of run files
-	held    int                 // bytes of sorted chunks kept so far
 	sizes   mergeSizes          // run marks and sstables a merge cuts
 	runs    []*runFile          // sorted run files spilled, oldest first
 	files   int                 // run files and sstables created so far
@@ -90,7 +88,7 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 	}
 	g := &GenerationWriter{
 		s: s, gen: gen, space: genSpace(gen), prev: genSpaceOrZero(cur),
-		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes, hold: holdBytes, sizes: defaultMergeSizes,
+		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes, sizes: defaultMergeSizes,
 	}
 	g.chunk.reserve = g.limit
 	g.syms = newGenSymTable(func(k, v []byte) { g.chunk.add(k, v) })
@@ -200,14 +198,12 @@ func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFact
 // g.mu, and reserves its run file's place among the runs. The caller holds
 // g.mu.
 func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
+	run := &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
+	g.runs = append(g.runs, run)
 	full := new(chunk)
 	*full = g.chunk
-	run := g.newRun(full)
-	g.runs = append(g.runs, run)
 	g.spillMu.Lock()
-	if run.held != nil {
-		g.chunk = chunk{reserve: g.limit} // the held chunk's memory stays taken
-	} else if g.spare != nil {
+	if g.spare != nil {
 		g.chunk, g.spare = *g.spare, nil
 	} else {
 		g.chunk = chunk{reserve: g.limit}
@@ -217,24 +213,9 @@ func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
 	return full, run
 }
 
-// newRun makes the run that chunk c becomes: held in memory until the
-// chunks held reach the writer's hold, else a run file.
-func (g *GenerationWriter) newRun(c *chunk) *runFile {
-	if g.held < g.hold {
-		g.held += c.size()
-		return &runFile{held: c}
-	}
-	return &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
-}
-
-// finishSpill sorts a chunk taken by startSpill, writing it to its run
-// file unless the run holds it.
+// finishSpill writes a chunk taken by startSpill to its run file.
 func (g *GenerationWriter) finishSpill(c *chunk, run *runFile) error {
 	defer g.spilling.Done()
-	if run.held != nil {
-		c.sortDedup()
-		return nil
-	}
 	err := g.s.spillChunk(c, run, g.sizes)
 	c.reset()
 	g.spillMu.Lock()
@@ -261,16 +242,7 @@ func (g *GenerationWriter) waitSpills() error {
 // spill writes the pending chunk, sorted, to a run file, to be merged with
 // the others when the generation is flushed.
 func (g *GenerationWriter) spill() error {
-	run := g.newRun(&g.chunk)
-	if run.held != nil {
-		c := new(chunk)
-		*c = g.chunk
-		c.sortDedup()
-		run.held = c
-		g.runs = append(g.runs, run)
-		g.chunk = chunk{reserve: g.limit}
-		return nil
-	}
+	run := &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
 	if err := g.s.spillChunk(&g.chunk, run, g.sizes); err != nil {
 		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
 	}
@@ -328,7 +300,7 @@ func (g *GenerationWriter) flush() error {
 		return nil
 	}
 	runs := g.runs
-	g.runs, g.held = nil, 0
+	g.runs = nil
 	g.spillMu.Lock()
 	g.spare = nil // the merge needs its memory more
 	g.spillMu.Unlock()
@@ -498,9 +470,10 @@ func (g *GenerationWriter) finish() {
 	g.chunk = chunk{}
 	g.spare = nil
 	g.syms.release()
-	removeRuns(g.s.fs, g.runs)
+	for _, r := range g.runs {
+		_ = g.s.fs.Remove(r.path)
+	}
 	g.runs = nil
-	g.held = 0
 	if g.s.gen == g {
 		g.s.gen = nil
 	}

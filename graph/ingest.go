@@ -17,7 +17,6 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/minio/minlz"
 )
 
@@ -30,13 +29,16 @@ import (
 // compacts nothing; ingesting each chunk instead made every chunk overlap
 // the others and cost a compaction of the whole generation. The merge is
 // cut into key ranges, each written to its own table, so that it runs on
-// every core. The first chunks of a generation (holdBytes) stay in memory,
-// sorted, instead of becoming run files: since run files are compressed,
-// writing and reading one costs more than faulting in a new chunk's memory
-// (the pebble corpus import, whose 59 MB of records are four chunks:
-// 0.55-0.58 s and 1.03-1.09 CPU-s in process against 0.63-0.65 s and
-// 1.18-1.21 CPU-s, at 206 MB peak RSS against 145). Beyond that, memory
-// stays bounded by run files.
+// every core. Keeping the sorted chunks in memory instead of run files
+// measured no cheaper: the files stay in the page cache, and a new chunk's
+// memory costs as much to fault in as a run file costs to write. With run
+// files compressed, holding a generation's first four chunks in memory
+// made the pebble corpus import about a tenth faster (0.735 s against
+// 0.815 s, median of eight fresh processes), but its peak RSS then grew
+// with the dump up to what was held (156 MB at four times the dump
+// became 303 MB: the collector's headroom doubles what is held); holding
+// two kept the growth within TestMemoryBounded's bound and measured no
+// faster (0.830 s).
 
 // chunkBytes bounds the memory a generation writer holds before spilling.
 // With symbol ids in the keys, 16 MiB chunks cost the pebble corpus import
@@ -45,12 +47,6 @@ import (
 // more, smaller runs merge no slower, and each sorts while the documents
 // after it are converted.
 const chunkBytes = 16 << 20
-
-// holdBytes is how many bytes of sorted chunks a generation writer keeps in
-// memory instead of writing them to run files: four chunks, after which
-// each full chunk goes to a run file. A writer that sets its chunk size
-// (SetSpillBytes) holds none.
-const holdBytes = 4 * chunkBytes
 
 // maxRunRecord bounds the key and value lengths a run file's record header
 // may declare: a chunk's offsets are 32-bit. A record is never cut, so one
@@ -378,9 +374,6 @@ type runFile struct {
 	size  int64 // bytes in the file
 	raw   int64 // bytes of its records, uncompressed
 	marks []runMark
-	// held, when not nil, is the run's sorted chunk kept in memory
-	// instead of a file (path, size and marks are then unset).
-	held *chunk
 }
 
 // runMark is the offset of a record in a run file, its key, and how many
@@ -467,7 +460,11 @@ func (s *Store) spillChunk(c *chunk, r *runFile, sizes mergeSizes) error {
 // its own sstable independently of the others, several at once: no
 // merge of the whole generation runs on one core.
 func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, sizes mergeSizes, names func() string) (err error) {
-	defer removeRuns(s.fs, runs)
+	defer func() {
+		for _, r := range runs {
+			_ = s.fs.Remove(r.path)
+		}
+	}()
 	c.sortDedup()
 	bounds := cutRanges(runs, c, sizes)
 	tables := make([]string, len(bounds)+1)
@@ -534,9 +531,6 @@ func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, siz
 func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
 	total := int64(len(c.arena))
 	for _, r := range runs {
-		if r.held != nil {
-			total += int64(len(r.held.arena))
-		}
 		total += r.raw
 	}
 	if total <= sizes.table {
@@ -560,34 +554,24 @@ func cutRanges(runs []*runFile, c *chunk, sizes mergeSizes) [][]byte {
 			samples = append(samples, sample{m.key, end - m.raw})
 		}
 	}
-	// A chunk in memory is sampled every sizes.mark bytes of records,
-	// as a run file's marks are.
-	sampleChunk := func(c *chunk) {
-		var acc int64
-		var last []byte
-		for _, e := range c.ents {
-			if acc == 0 {
-				last = c.key(e)
-			}
-			acc += int64(e.end - e.k)
-			if acc >= sizes.mark {
-				samples = append(samples, sample{last, acc})
-				acc = 0
-			}
+	var acc int64
+	var last []byte
+	for _, e := range c.ents {
+		if acc == 0 {
+			last = c.key(e)
 		}
-		if acc > 0 {
+		acc += int64(e.end - e.k)
+		if acc >= sizes.mark {
 			samples = append(samples, sample{last, acc})
+			acc = 0
 		}
 	}
-	for _, r := range runs {
-		if r.held != nil {
-			sampleChunk(r.held)
-		}
+	if acc > 0 {
+		samples = append(samples, sample{last, acc})
 	}
-	sampleChunk(c)
 	slices.SortFunc(samples, func(a, b sample) int { return bytes.Compare(a.key, b.key) })
 	var bounds [][]byte
-	var acc int64
+	acc = 0
 	for _, sm := range samples {
 		if acc >= table && (len(bounds) == 0 || bytes.Compare(sm.key, bounds[len(bounds)-1]) > 0) {
 			bounds = append(bounds, sm.key)
@@ -612,17 +596,20 @@ func (s *Store) writeRange(runs []*runFile, bufs []*runReader, c *chunk, lo, hi 
 		}
 	}()
 	for i, r := range runs {
-		if r.held != nil {
-			srcs = append(srcs, chunkRange(r.held, lo, hi))
-			continue
-		}
 		rs, err := s.openRun(r, &bufs[i], lo, hi)
 		if err != nil {
 			return false, err
 		}
 		srcs = append(srcs, rs)
 	}
-	srcs = append(srcs, chunkRange(c, lo, hi))
+	start, end := 0, len(c.ents)
+	if lo != nil {
+		start, _ = slices.BinarySearchFunc(c.ents, lo, func(e chunkEntry, k []byte) int { return bytes.Compare(c.key(e), k) })
+	}
+	if hi != nil {
+		end, _ = slices.BinarySearchFunc(c.ents, hi, func(e chunkEntry, k []byte) int { return bytes.Compare(c.key(e), k) })
+	}
+	srcs = append(srcs, &chunkSource{c: c, i: start, end: end})
 	m, err := newMerger(srcs, lo, hi)
 	if err != nil {
 		return false, err
@@ -732,29 +719,6 @@ type mergeSource interface {
 	// next advances to the next record; ok is false at the end. The
 	// slices stay valid until the following call.
 	next() (k, v []byte, ok bool, err error)
-}
-
-// chunkRange reads the records of the sorted chunk c with keys in
-// [lo, hi) (nil for no bound).
-func chunkRange(c *chunk, lo, hi []byte) *chunkSource {
-	byKey := func(e chunkEntry, k []byte) int { return bytes.Compare(c.key(e), k) }
-	start, end := 0, len(c.ents)
-	if lo != nil {
-		start, _ = slices.BinarySearchFunc(c.ents, lo, byKey)
-	}
-	if hi != nil {
-		end, _ = slices.BinarySearchFunc(c.ents, hi, byKey)
-	}
-	return &chunkSource{c: c, i: start, end: end}
-}
-
-// removeRuns removes the files of runs (a run held in memory has none).
-func removeRuns(fs vfs.FS, runs []*runFile) {
-	for _, r := range runs {
-		if r.held == nil {
-			_ = fs.Remove(r.path)
-		}
-	}
 }
 
 // chunkSource reads the entries [i, end) of a sorted chunk.

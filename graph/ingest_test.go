@@ -109,16 +109,14 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 			Edges: []Edge{{From: sym, To: "scip-go gomod example.com/m v1 pkg0/F0().", Kind: EdgeCalls, Count: i}},
 		}
 	}
-	// hold is how many bytes of sorted chunks the writer keeps in memory
-	// before it writes run files.
-	dump := func(limit, hold int, sizes mergeSizes, rewrite bool) (string, *Store) {
+	dump := func(limit int, sizes mergeSizes, rewrite bool) (string, *Store) {
 		dir := t.TempDir()
 		s := openDisk(t, dir, Options{})
 		g, err := s.BeginGeneration(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g.limit, g.hold, g.sizes = limit, hold, sizes
+		g.limit, g.sizes = limit, sizes
 		for i := range 40 {
 			if err := g.PutDocument(ctx, docs(i)); err != nil {
 				t.Fatal(err)
@@ -133,22 +131,6 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 			if err := g.PutDocument(ctx, docs(i)); err != nil {
 				t.Fatal(err)
 			}
-		}
-		heldRuns, fileRuns := 0, 0
-		g.mu.Lock()
-		for _, r := range g.runs {
-			if r.held != nil {
-				heldRuns++
-			} else {
-				fileRuns++
-			}
-		}
-		g.mu.Unlock()
-		if hold > 0 && limit < hold && heldRuns == 0 {
-			t.Errorf("limit %d, hold %d: no run held in memory", limit, hold)
-		}
-		if hold < 40*limit && limit < chunkBytes && fileRuns == 0 {
-			t.Errorf("limit %d, hold %d: no run file", limit, hold)
 		}
 		if err := g.Commit(ctx, Manifest{}); err != nil {
 			t.Fatal(err)
@@ -173,29 +155,19 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 		}
 		return b.String(), s
 	}
-	whole, s1 := dump(chunkBytes, 0, defaultMergeSizes, true)
+	whole, s1 := dump(chunkBytes, defaultMergeSizes, true)
 	defer s1.Close()
-	spilled, s2 := dump(1, 0, defaultMergeSizes, true)
+	spilled, s2 := dump(1, defaultMergeSizes, true)
 	defer s2.Close()
-	spilledOnce, s3 := dump(1, 0, defaultMergeSizes, false)
+	spilledOnce, s3 := dump(1, defaultMergeSizes, false)
 	defer s3.Close()
 	small := mergeSizes{table: 2000, mark: 100}
-	cut, s4 := dump(1, 0, small, true)
+	cut, s4 := dump(1, small, true)
 	defer s4.Close()
-	cutOnce, s5 := dump(1, 0, small, false)
+	cutOnce, s5 := dump(1, small, false)
 	defer s5.Close()
-	cutWhole, s6 := dump(chunkBytes, 0, small, false)
+	cutWhole, s6 := dump(chunkBytes, small, false)
 	defer s6.Close()
-	// Every chunk held in memory, and the first chunks held, the rest
-	// spilled to run files (a document's records are a few hundred bytes).
-	held, s7 := dump(1, chunkBytes, small, true)
-	defer s7.Close()
-	heldOnce, s8 := dump(1, chunkBytes, small, false)
-	defer s8.Close()
-	mixed, s9 := dump(300, 3000, small, true)
-	defer s9.Close()
-	mixedOnce, s10 := dump(300, 3000, small, false)
-	defer s10.Close()
 	// The manifests differ in their times only, and the versions (the
 	// store's and the base's) in how many batches the writer committed on
 	// the way.
@@ -208,10 +180,7 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 		}
 		return strings.Join(out, "")
 	}
-	for name, got := range map[string]string{
-		"spilled": spilled, "spilled once": spilledOnce, "cut": cut, "cut once": cutOnce, "cut in memory": cutWhole,
-		"held": held, "held once": heldOnce, "held, then spilled": mixed, "held, then spilled once": mixedOnce,
-	} {
+	for name, got := range map[string]string{"spilled": spilled, "spilled once": spilledOnce, "cut": cut, "cut once": cutOnce, "cut in memory": cutWhole} {
 		if strip(got) != strip(whole) {
 			t.Errorf("%s generation differs:\n%s\nwant:\n%s", name, got, whole)
 		}
@@ -223,7 +192,7 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 	if n := m.Levels[0].TablesCount; n != 0 {
 		t.Errorf("%d tables in L0 after a merged load, want 0", n)
 	}
-	for _, s := range []*Store{s5, s6, s8, s10} {
+	for _, s := range []*Store{s5, s6} {
 		m := s.db.Metrics()
 		if n := m.Levels[0].TablesCount; n != 0 {
 			t.Errorf("%d tables in L0 after a merged load cut in ranges, want 0", n)

@@ -64,7 +64,7 @@ func TestStoreFilesPrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gw.limit, gw.hold = 1, 0 // spill a run file per document
+	gw.limit = 1 // spill a run file per document
 	for i := range 3 {
 		if err := gw.PutDocument(ctx, DocumentFacts{
 			Document: Document{Path: fmt.Sprintf("f%d.go", i)},

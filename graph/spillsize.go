@@ -4,10 +4,8 @@ package graph
 // before it sorts them and spills them to a run file (chunkBytes unless set).
 // Two such chunks are held at a time (one filling, one being spilled), so
 // a writer whose producer must stay in bounded memory sets less; more
-// runs then make the final merge open more files. Such a writer keeps
-// no sorted chunk in memory beyond those two (see holdBytes): every full
-// chunk goes to a run file. n ≤ 0 leaves the setting unchanged. Call it
-// before the first PutDocument.
+// runs then make the final merge open more files. n ≤ 0 leaves the
+// setting unchanged. Call it before the first PutDocument.
 func (g *GenerationWriter) SetSpillBytes(n int) {
 	if n <= 0 {
 		return
@@ -15,5 +13,4 @@ func (g *GenerationWriter) SetSpillBytes(n int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.limit = n
-	g.hold = 0
 }
