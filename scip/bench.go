@@ -2,11 +2,13 @@ package scip
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
+	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,8 +23,14 @@ import (
 type BenchOptions struct {
 	// Root is the workspace root for document text (UTF-16 dumps).
 	Root string
-	// AroundImport, when set, runs the full import phase: it must call
-	// run once (e.g. between starting and stopping a CPU profile).
+	// Runs is how many times the three passes run, one after the other
+	// (at least once): one pass of a phase moves by a third from one run
+	// to the next on a shared machine, so the result reports each phase's
+	// median run.
+	Runs int
+	// AroundImport, when set, runs the first run's full import phase: it
+	// must call run once (e.g. between starting and stopping a CPU
+	// profile).
 	AroundImport func(run func() error) error
 }
 
@@ -41,17 +49,23 @@ type BenchPhase struct {
 
 // BenchResult is what [Bench] measured.
 type BenchResult struct {
-	File   string       `json:"file"`
-	Bytes  int64        `json:"bytes"`
-	Phases []BenchPhase `json:"phases"` // decode only, decode + convert, full import
+	File  string `json:"file"`
+	Bytes int64  `json:"bytes"`
+	Runs  int    `json:"runs"`
+	// Phases are decode only, decode + convert and full import, each the
+	// pass of its median run by wall clock.
+	Phases []BenchPhase `json:"phases"`
 	// Ratio is the full import's throughput over decode-only's, by wall
-	// clock and by CPU time (the latter does not depend on how busy the
-	// machine is).
-	Ratio       float64 `json:"import_over_decode"`
-	CPURatio    float64 `json:"import_over_decode_cpu"`
-	PeakResetOK bool    `json:"peak_rss_per_phase"`
-	// The imported store: its size on disk after the import, and the
-	// facts it holds (occurrences + edges + symbols of the summary).
+	// clock (of the median passes) and by CPU time (of the median CPU
+	// times; it does not depend on how busy the machine is).
+	Ratio    float64 `json:"import_over_decode"`
+	CPURatio float64 `json:"import_over_decode_cpu"`
+	// RunRatios is Ratio within each run, in order.
+	RunRatios   []float64 `json:"import_over_decode_per_run"`
+	PeakResetOK bool      `json:"peak_rss_per_phase"`
+	// The imported store (the last run's): its size on disk after the
+	// import, and the facts it holds (occurrences + edges + symbols of
+	// the summary).
 	StoreBytes    uint64  `json:"store_bytes"`
 	Facts         int     `json:"facts"`
 	BytesPerFact  float64 `json:"store_bytes_per_fact"`
@@ -63,19 +77,51 @@ type BenchResult struct {
 // Bench measures a dump three ways, in one process, one after the other:
 // decoding alone with the SCIP bindings (the floor), decoding and
 // converting without a store (the importer's own cost), and a full
-// [Import] into a new store in a temporary directory; then the store's
-// size per fact.
+// [Import] into a new store in a temporary directory; opts.Runs times
+// over; then the store's size per fact.
 func Bench(ctx context.Context, file string, opts BenchOptions) (BenchResult, error) {
 	fi, err := os.Stat(file)
 	if err != nil {
 		return BenchResult{}, fmt.Errorf("scip: opening the dump: %w", err)
 	}
-	res := BenchResult{File: file, Bytes: fi.Size()}
+	res := BenchResult{File: file, Bytes: fi.Size(), Runs: max(opts.Runs, 1)}
 	res.PeakResetOK = resetPeakRSS()
+	tmp, err := os.MkdirTemp("", "lspgraph-bench-")
+	if err != nil {
+		return res, fmt.Errorf("scip: creating a temporary store: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	var passes [3][]BenchPhase
+	for run := range res.Runs {
+		around := opts.AroundImport
+		if run > 0 {
+			around = nil
+		}
+		phases, err := benchRun(ctx, file, res.Bytes, opts.Root, filepath.Join(tmp, fmt.Sprint("store-", run)), around, &res)
+		if err != nil {
+			return res, err
+		}
+		for i, p := range phases {
+			passes[i] = append(passes[i], p)
+		}
+		res.RunRatios = append(res.RunRatios, phases[2].MBPerSec/phases[0].MBPerSec)
+	}
+	for _, ps := range passes {
+		res.Phases = append(res.Phases, medianBy(ps, func(p BenchPhase) float64 { return p.Seconds }))
+	}
+	res.Ratio = res.Phases[2].MBPerSec / res.Phases[0].MBPerSec
+	cpu := func(p BenchPhase) float64 { return p.CPUSeconds }
+	res.CPURatio = medianBy(passes[0], cpu).CPUSeconds / max(medianBy(passes[2], cpu).CPUSeconds, 1e-9)
+	return res, nil
+}
 
+// benchRun runs the three passes once, the import into a new store at
+// dir, and records that store's size and summary in res.
+func benchRun(ctx context.Context, file string, size int64, root, dir string, around func(func() error) error, res *BenchResult) ([]BenchPhase, error) {
+	var phases []BenchPhase
 	// 1. Decode only: the bindings' ParseStreaming over a buffered reader,
 	// every message unmarshalled, nothing else.
-	p, err := benchPass(res.Bytes, "decode only (bindings ParseStreaming)", func() (int, int, error) {
+	p, err := benchPass(size, "decode only (bindings ParseStreaming)", func() (int, int, error) {
 		f, err := os.Open(file)
 		if err != nil {
 			return 0, 0, err
@@ -94,39 +140,34 @@ func Bench(ctx context.Context, file string, opts BenchOptions) (BenchResult, er
 		return docs, occs, v.ParseStreaming(ctx, bufio.NewReaderSize(f, 1<<20))
 	})
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	res.Phases = append(res.Phases, p)
+	phases = append(phases, p)
 
 	// 2. Decode and convert, no store.
-	p, err = benchPass(res.Bytes, "decode + convert (no store)", func() (int, int, error) {
+	p, err = benchPass(size, "decode + convert (no store)", func() (int, int, error) {
 		f, err := os.Open(file)
 		if err != nil {
 			return 0, 0, err
 		}
 		defer f.Close()
-		sum, err := ConvertStream(ctx, f, Options{Root: opts.Root, Size: res.Bytes},
+		sum, err := ConvertStream(ctx, f, Options{Root: root, Size: size},
 			func(context.Context, graph.DocumentFacts) error { return nil })
 		return sum.Documents, sum.Occurrences, err
 	})
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	res.Phases = append(res.Phases, p)
+	phases = append(phases, p)
 
 	// 3. Full import into a new store.
-	tmp, err := os.MkdirTemp("", "lspgraph-bench-")
+	store, err := graph.Open(dir, graph.Options{})
 	if err != nil {
-		return res, fmt.Errorf("scip: creating a temporary store: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	store, err := graph.Open(filepath.Join(tmp, "store"), graph.Options{})
-	if err != nil {
-		return res, err
+		return nil, err
 	}
 	defer store.Close()
 	var sum Summary
-	p, err = benchPass(res.Bytes, "full import (new store)", func() (int, int, error) {
+	p, err = benchPass(size, "full import (new store)", func() (int, int, error) {
 		f, err := os.Open(file)
 		if err != nil {
 			return 0, 0, err
@@ -134,22 +175,20 @@ func Bench(ctx context.Context, file string, opts BenchOptions) (BenchResult, er
 		defer f.Close()
 		run := func() error {
 			var err error
-			sum, err = Import(ctx, store, f, Options{Root: opts.Root, Size: res.Bytes})
+			sum, err = Import(ctx, store, f, Options{Root: root, Size: size})
 			return err
 		}
-		if opts.AroundImport != nil {
-			err = opts.AroundImport(run)
+		if around != nil {
+			err = around(run)
 		} else {
 			err = run()
 		}
 		return sum.Documents, sum.Occurrences, err
 	})
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	res.Phases = append(res.Phases, p)
-	res.Ratio = res.Phases[2].MBPerSec / res.Phases[0].MBPerSec
-	res.CPURatio = res.Phases[2].MBPerCPUSec / res.Phases[0].MBPerCPUSec
+	phases = append(phases, p)
 	res.ImportSummary = sum
 	res.StoreBytes = store.DiskUsage()
 	res.Symbols, res.Edges = sum.Symbols, sum.Edges
@@ -157,13 +196,23 @@ func Bench(ctx context.Context, file string, opts BenchOptions) (BenchResult, er
 	if res.Facts > 0 {
 		res.BytesPerFact = float64(res.StoreBytes) / float64(res.Facts)
 	}
-	return res, nil
+	return phases, nil
+}
+
+// medianBy returns the pass whose by is the median of ps (of an even
+// number, the lower of the middle two).
+func medianBy(ps []BenchPhase, by func(BenchPhase) float64) BenchPhase {
+	sorted := slices.Clone(ps)
+	slices.SortFunc(sorted, func(a, b BenchPhase) int { return cmp.Compare(by(a), by(b)) })
+	return sorted[(len(sorted)-1)/2]
 }
 
 // benchPass runs one phase and measures it.
 func benchPass(size int64, name string, run func() (docs, occs int, err error)) (BenchPhase, error) {
+	// Memory an earlier pass left to the collector goes back to the
+	// system first, or it would stand as this pass's peak.
+	debug.FreeOSMemory()
 	resetPeakRSS()
-	runtime.GC()
 	cpu0 := cpuSeconds()
 	start := time.Now()
 	docs, occs, err := run()

@@ -5,20 +5,24 @@ import (
 	"testing"
 )
 
-// TestBench runs the three phases on a fixture dump and checks what they
-// report against the import's own summary.
+// TestBench runs the three phases twice on a fixture dump and checks what
+// they report against the import's own summary.
 func TestBench(t *testing.T) {
 	dump, root := fixtureDump(t, "goapp", "goapp")
 	calls := 0
-	res, err := Bench(context.Background(), dump, BenchOptions{Root: root, AroundImport: func(run func() error) error {
+	res, err := Bench(context.Background(), dump, BenchOptions{Root: root, Runs: 2, AroundImport: func(run func() error) error {
 		calls++
 		return run()
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != 1 || len(res.Phases) != 3 {
-		t.Fatalf("AroundImport called %d times, %d phases; want 1 and 3", calls, len(res.Phases))
+	if calls != 1 || len(res.Phases) != 3 || res.Runs != 2 || len(res.RunRatios) != 2 {
+		t.Fatalf("AroundImport called %d times, %d phases, %d runs, ratios %v; want 1, 3, 2 and two ratios", calls, len(res.Phases), res.Runs, res.RunRatios)
+	}
+	// The reported ratio is of the median passes, within the runs' own.
+	if lo, hi := min(res.RunRatios[0], res.RunRatios[1]), max(res.RunRatios[0], res.RunRatios[1]); res.Ratio <= 0 || res.Ratio < lo/2 || res.Ratio > hi*2 {
+		t.Errorf("ratio %.3f against the runs' %v", res.Ratio, res.RunRatios)
 	}
 	sum := res.ImportSummary
 	if res.Phases[2].Documents != sum.Documents || sum.Documents == 0 || res.Phases[1].Occurrences != sum.Occurrences {
@@ -27,5 +31,31 @@ func TestBench(t *testing.T) {
 	if res.Facts != sum.Occurrences+sum.Edges+sum.Symbols || res.StoreBytes == 0 ||
 		res.BytesPerFact != float64(res.StoreBytes)/float64(res.Facts) {
 		t.Errorf("store %d bytes, %d facts, %.1f per fact; summary %+v", res.StoreBytes, res.Facts, res.BytesPerFact, sum)
+	}
+}
+
+// TestMedianBy picks the median pass, the lower middle one of an even
+// number, without reordering its input.
+func TestMedianBy(t *testing.T) {
+	secs := func(p BenchPhase) float64 { return p.Seconds }
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{[]float64{5}, 5},
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2},
+		{[]float64{0.7, 0.9, 0.6, 0.8, 2.5}, 0.8},
+	} {
+		var ps []BenchPhase
+		for _, s := range tc.in {
+			ps = append(ps, BenchPhase{Seconds: s})
+		}
+		if got := medianBy(ps, secs).Seconds; got != tc.want {
+			t.Errorf("medianBy(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+		if ps[0].Seconds != tc.in[0] {
+			t.Errorf("medianBy reordered its input: %v", ps)
+		}
 	}
 }

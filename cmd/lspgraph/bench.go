@@ -10,7 +10,7 @@ import (
 // runBench dispatches `lspgraph bench SUBJECT`.
 func runBench(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(e.stderr, "Usage: lspgraph bench scip [--root DIR] [--cpuprofile FILE] [--json] FILE\n       lspgraph bench index [--ctags PATH] [--workers N] [--json] DIR\n       lspgraph bench scale [--copies 1,2,4] [--source DIR] [--dump FILE] [--targets N] [--json] DIR\n       lspgraph bench mcp [--targets N] [--depth D] [--cli-targets N] [--cli-runs N] [--json] FILE\n       lspgraph bench calibrate --root DIR [--threshold T] [--targets N] [--seed S] [--json] DUMP\n       lspgraph bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--json] -- SERVER [ARGS...]\n       lspgraph bench search --git DIR [--commits N] [--skip K] [--json] [--out FILE]\n       lspgraph bench search-cost [--store DIR] [--runs N] [--json] TREE\n")
+		fmt.Fprint(e.stderr, "Usage: lspgraph bench scip [--root DIR] [--runs N] [--cpuprofile FILE] [--json] FILE\n       lspgraph bench index [--ctags PATH] [--workers N] [--json] DIR\n       lspgraph bench scale [--copies 1,2,4] [--source DIR] [--dump FILE] [--targets N] [--json] DIR\n       lspgraph bench mcp [--targets N] [--depth D] [--cli-targets N] [--cli-runs N] [--json] FILE\n       lspgraph bench calibrate --root DIR [--threshold T] [--targets N] [--seed S] [--json] DUMP\n       lspgraph bench proxy [--root DIR] [--file FILE] [--at LINE:COL] [--requests N] [--runs R] [--json] -- SERVER [ARGS...]\n       lspgraph bench search --git DIR [--commits N] [--skip K] [--json] [--out FILE]\n       lspgraph bench search-cost [--store DIR] [--runs N] [--json] TREE\n")
 		if len(args) == 0 {
 			return fmt.Errorf("%w: missing subject (scip, index, scale, mcp, calibrate, proxy, search, search-cost)", errUsage)
 		}
@@ -40,9 +40,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 }
 
 func runBenchSCIP(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "bench scip", "bench scip [--root DIR] [--cpuprofile FILE] [--json] FILE")
+	fs := newFlagSet(e, "bench scip", "bench scip [--root DIR] [--runs N] [--cpuprofile FILE] [--json] FILE")
 	root := fs.String("root", "", "workspace root for document text (UTF-16 dumps); default none")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the full import to `FILE` (go tool pprof)")
+	runs := fs.Int("runs", 5, "run the three passes `N` times and report each one's median run")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the first run's full import to `FILE` (go tool pprof)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -50,7 +51,7 @@ func runBenchSCIP(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: want one dump file", errUsage)
 	}
-	opts := scip.BenchOptions{Root: *root}
+	opts := scip.BenchOptions{Root: *root, Runs: *runs}
 	if *cpuProfile != "" {
 		opts.AroundImport = func(run func() error) error { return withCPUProfile(*cpuProfile, run) }
 	}
@@ -61,12 +62,12 @@ func runBenchSCIP(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return writeJSON(e.stdout, res)
 	}
-	fmt.Fprintf(e.stdout, "%s: %.1f MB\n", res.File, float64(res.Bytes)/1e6)
+	fmt.Fprintf(e.stdout, "%s: %.1f MB; each phase's median of %d runs\n", res.File, float64(res.Bytes)/1e6, res.Runs)
 	for _, p := range res.Phases {
 		fmt.Fprintf(e.stdout, "  %-40s %6.2fs %7.1f MB/s %9.0f occ/s | cpu %6.2fs %7.1f MB/cpu-s | %d docs, %d occurrences, peak RSS %.0f MB\n",
 			p.Name, p.Seconds, p.MBPerSec, p.OccPerSec, p.CPUSeconds, p.MBPerCPUSec, p.Documents, p.Occurrences, p.PeakRSSMB)
 	}
-	fmt.Fprintf(e.stdout, "  import / decode-only throughput: %.2f× by wall clock, %.2f× by CPU time\n", res.Ratio, res.CPURatio)
+	fmt.Fprintf(e.stdout, "  import / decode-only throughput: %.2f× by wall clock, %.2f× by CPU time (per run, by wall clock: %.2f)\n", res.Ratio, res.CPURatio, res.RunRatios)
 	fmt.Fprintf(e.stdout, "  store: %.1f MB for %d facts (%d occurrences, %d edges, %d symbols): %.1f bytes per fact\n",
 		float64(res.StoreBytes)/1e6, res.Facts, res.Phases[2].Occurrences, res.Edges, res.Symbols, res.BytesPerFact)
 	if !res.PeakResetOK {
