@@ -76,6 +76,9 @@ func FuzzEnvelope(f *testing.F) {
 		`{"id":1,"error":{"code":1,"message":"m","data":null}}`,
 		`{}`, `[]`, `{"a":`, `"x"`,
 		`{"method":"exit"}`, `{"method":"textDocument\/definition","id":2}`, `{"method":"exit\u0000","id":3}`,
+		// Escapes before an escaped quote, and a string past the first 16
+		// bytes: the quote found first is not the end.
+		`{"method":"textDocument/didOpen","params":{"textDocument":{"text":"line one\nline two\n\"quoted\" three\\\nfour"}}}`,
 	} {
 		f.Add([]byte(s))
 	}
