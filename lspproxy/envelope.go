@@ -191,6 +191,67 @@ func commonMethod(raw []byte) string {
 	return ""
 }
 
+// textDocumentURI returns params.textDocument.uri (params being a text
+// document request's or notification's), false when there is none or it
+// is not a non-empty string. It reads only as far as the uri: in didOpen
+// and in a didChange that sends the whole text, the text comes after it,
+// and decoding the params whole cost the editor's next message a wait of
+// tens of milliseconds on a large document.
+func textDocumentURI(params []byte) (string, bool) {
+	doc := memberValue(params, "textDocument")
+	uri := memberValue(doc, "uri")
+	if len(uri) == 0 || uri[0] != '"' {
+		return "", false
+	}
+	s := scanner{b: uri}
+	if _, err := s.str(); err != nil {
+		return "", false
+	}
+	v, err := unquote(uri[:s.i])
+	if err != nil || v == "" {
+		return "", false
+	}
+	return v, true
+}
+
+// memberValue returns obj from the value of its first member named key
+// on (that value and whatever follows it), having scanned only the
+// members before it; nil when obj is not an object or has no such member.
+// Names are matched exactly, as JSON-RPC's are.
+func memberValue(obj []byte, key string) []byte {
+	s := scanner{b: obj}
+	s.ws()
+	if !s.eat('{') {
+		return nil
+	}
+	s.ws()
+	if s.eat('}') {
+		return nil
+	}
+	for {
+		s.ws()
+		k, err := s.key()
+		if err != nil {
+			return nil
+		}
+		s.ws()
+		if !s.eat(':') {
+			return nil
+		}
+		s.ws()
+		if string(k) == key {
+			return obj[s.i:]
+		}
+		if s.value() != nil {
+			return nil
+		}
+		s.ws()
+		if !s.eat(',') {
+			return nil
+		}
+	}
+}
+
 func validID(id []byte) bool {
 	c := id[0]
 	return c == '"' || c == '-' || (c >= '0' && c <= '9')

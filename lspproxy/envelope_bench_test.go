@@ -38,3 +38,16 @@ func BenchmarkScanEnvelopeLongText(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTextDocumentURI reads the uri of a didOpen of a 4 MB text, as
+// the editor loop does for every text document notification.
+func BenchmarkTextDocumentURI(b *testing.B) {
+	text := strings.Repeat(strings.Repeat("x", 48)+`\n`, 80000)
+	params := []byte(`{"textDocument":{"uri":"file:///a.py","languageId":"python","version":1,"text":"` + text + `"}}`)
+	b.SetBytes(int64(len(params)))
+	for b.Loop() {
+		if uri, ok := textDocumentURI(params); !ok || uri != "file:///a.py" {
+			b.Fatal(uri, ok)
+		}
+	}
+}

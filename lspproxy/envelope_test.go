@@ -1,6 +1,7 @@
 package lspproxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -117,4 +118,34 @@ func sameJSON(a, b []byte) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
+}
+
+// FuzzTextDocumentURI: textDocumentURI never panics, and on params that
+// encoding/json accepts, with one textDocument and one uri, it finds the
+// uri encoding/json finds (member names matched exactly).
+func FuzzTextDocumentURI(f *testing.F) {
+	for _, s := range []string{
+		`{"textDocument":{"uri":"file:///a.go","languageId":"go","version":1,"text":"package a\n"}}`,
+		`{"textDocument":{"version":2,"uri":"file:///b%20c.go"},"contentChanges":[{"text":"x"}]}`,
+		`{"position":{"line":1},"textDocument":{"uri":"file:///\u00e9.go"}}`,
+		`{"textDocument":{"uri":""}}`, `{"textDocument":{"uri":7}}`, `{"textDocument":[]}`,
+		`{"TextDocument":{"uri":"file:///a.go"}}`, `{"textDocument":{"uri":"file:///a.go"`, `[]`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, ok := textDocumentURI(b)
+		if !json.Valid(b) || bytes.Count(b, []byte("textDocument")) > 1 || bytes.Count(b, []byte("uri")) > 1 {
+			return
+		}
+		var params map[string]json.RawMessage
+		var doc map[string]json.RawMessage
+		var want string
+		if json.Unmarshal(b, &params) == nil && json.Unmarshal(params["textDocument"], &doc) == nil {
+			_ = json.Unmarshal(doc["uri"], &want)
+		}
+		if got != want || ok != (want != "") {
+			t.Errorf("textDocumentURI(%s) = %q, %v; encoding/json finds %q", b, got, ok, want)
+		}
+	})
 }

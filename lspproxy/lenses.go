@@ -62,7 +62,7 @@ type lensEntry struct {
 // noteDocumentEdit counts an edit of a document, so cached lenses of an
 // older text are not used.
 func (p *Proxy) noteDocumentEdit(method string, params []byte) {
-	uri, ok := lensURI(params)
+	uri, ok := textDocumentURI(params)
 	if !ok {
 		return
 	}
@@ -165,19 +165,6 @@ func (p *Proxy) noteLensOption(params []byte) {
 		p.lensesOff = true
 		p.mu.Unlock()
 	}
-}
-
-// lensURI reads textDocument.uri from codeLens params.
-func lensURI(params []byte) (string, bool) {
-	var cp struct {
-		TextDocument struct {
-			URI string `json:"uri"`
-		} `json:"textDocument"`
-	}
-	if json.Unmarshal(params, &cp) != nil || cp.TextDocument.URI == "" {
-		return "", false
-	}
-	return cp.TextDocument.URI, true
 }
 
 // startLenses begins computing the proxy's lenses for uri, or joins the

@@ -115,7 +115,7 @@ func (p *Proxy) editorCall(env *envelope, f frame) {
 	key := env.idKey()
 	pc := p.newCall(env.method, key)
 	if env.method == "textDocument/codeLens" && p.lensesOn() {
-		if uri, ok := lensURI(env.params); ok {
+		if uri, ok := textDocumentURI(env.params); ok {
 			p.mu.Lock()
 			own := p.ownLenses
 			p.mu.Unlock()

@@ -163,7 +163,7 @@ func (p *Proxy) observe(o observation) {
 func (p *Proxy) observeDocument(ev *DocumentEvent) {
 	uri := ""
 	if len(p.lostDocs) > 0 {
-		uri = documentURI(ev.Params)
+		uri, _ = textDocumentURI(ev.Params)
 		_, ev.Gap = p.lostDocs[uri]
 	}
 	select {
@@ -175,22 +175,10 @@ func (p *Proxy) observeDocument(ev *DocumentEvent) {
 	default:
 		p.counters.dropped.Add(1)
 		if uri == "" {
-			uri = documentURI(ev.Params)
+			uri, _ = textDocumentURI(ev.Params)
 		}
 		p.lostDocs[uri] = struct{}{}
 	}
-}
-
-// documentURI returns the textDocument.uri of a text document
-// notification's params ("" when it has none).
-func documentURI(params json.RawMessage) string {
-	var v struct {
-		TextDocument struct {
-			URI string `json:"uri"`
-		} `json:"textDocument"`
-	}
-	_ = json.Unmarshal(params, &v)
-	return v.TextDocument.URI
 }
 
 // deliver hands one observation to the Observer; after abandon is closed it
