@@ -50,16 +50,10 @@ func scanEnvelope(b []byte) (envelope, error) {
 	s.ws()
 	if !s.eat('}') {
 		for {
-			s.ws()
-			key, err := s.key()
+			key, err := s.memberKey()
 			if err != nil {
 				return e, err
 			}
-			s.ws()
-			if !s.eat(':') {
-				return e, s.errorf("expected ':' after member %q", key)
-			}
-			s.ws()
 			start := s.i
 			if err := s.value(); err != nil {
 				return e, err
@@ -229,16 +223,10 @@ func memberValue(obj []byte, key string) []byte {
 		return nil
 	}
 	for {
-		s.ws()
-		k, err := s.key()
+		k, err := s.memberKey()
 		if err != nil {
 			return nil
 		}
-		s.ws()
-		if !s.eat(':') {
-			return nil
-		}
-		s.ws()
 		if string(k) == key {
 			return obj[s.i:]
 		}
@@ -283,6 +271,22 @@ func (s *scanner) eat(c byte) bool {
 		return true
 	}
 	return false
+}
+
+// memberKey reads a member's name and the colon after it, leaving s at
+// its value.
+func (s *scanner) memberKey() ([]byte, error) {
+	s.ws()
+	key, err := s.key()
+	if err != nil {
+		return nil, err
+	}
+	s.ws()
+	if !s.eat(':') {
+		return nil, s.errorf("expected ':' after member %q", key)
+	}
+	s.ws()
+	return key, nil
 }
 
 // key reads a member name. Names without escapes are returned as a slice
