@@ -454,3 +454,127 @@ func isDelim(c byte) bool {
 	}
 	return false
 }
+
+// answerID returns the id of a message that is plainly a response: its
+// members before "result" or "error" are read as scanEnvelope reads them,
+// none of them is "method", and the id is one of them or the message's last
+// member. The result itself is not read: an id after it (gopls writes its
+// answers so) is read backwards from the end of the message, where, as the
+// last member of the object, it is a scalar after a name — as exact a read
+// as the forward one. ok is false for anything else; scanEnvelope decides
+// those. (A message with both a method and a result is no JSON-RPC
+// message: one whose method comes after its result is taken for the
+// answer it claims to be.)
+//
+// The server loop routes an answer by this id and forwards it without
+// reading its result; only an observed answer's is read, after forwarding.
+func answerID(b []byte) (id []byte, ok bool) {
+	s := scanner{b: b}
+	s.ws()
+	if !s.eat('{') {
+		return nil, false
+	}
+	for {
+		key, err := s.memberKey()
+		if err != nil {
+			return nil, false
+		}
+		switch string(key) {
+		case "method":
+			return nil, false
+		case "result", "error":
+			if id != nil {
+				return id, true
+			}
+			return lastMemberID(b, s.i)
+		}
+		start := s.i
+		if s.value() != nil {
+			return nil, false
+		}
+		if string(key) == "id" {
+			id = b[start:s.i]
+			if !validID(id) {
+				return nil, false
+			}
+		}
+		s.ws()
+		if !s.eat(',') {
+			return nil, false
+		}
+	}
+}
+
+// lastMemberID reads an object's last member backwards from the end of b
+// and returns its value when the member is "id" with a number or string
+// value that follows a comma at or after from (where the value before it
+// starts).
+func lastMemberID(b []byte, from int) ([]byte, bool) {
+	i := trimWSLeft(b, len(b))
+	if i == 0 || b[i-1] != '}' {
+		return nil, false
+	}
+	end := trimWSLeft(b, i-1)
+	start := end
+	if end > 0 && b[end-1] == '"' {
+		// The opening quote is the first one before the closing quote
+		// that no odd run of backslashes escapes.
+		start = -1
+		for j := end - 2; j >= from; j-- {
+			if b[j] == '"' && !escapedAt(b, j) {
+				start = j
+				break
+			}
+		}
+		if start < 0 {
+			return nil, false
+		}
+	} else {
+		for start > from && isNumberByte(b[start-1]) {
+			start--
+		}
+	}
+	if start == end || !validID(b[start:end]) {
+		return nil, false
+	}
+	k := trimWSLeft(b, start)
+	if k == 0 || b[k-1] != ':' {
+		return nil, false
+	}
+	k = trimWSLeft(b, k-1)
+	const name = `"id"`
+	if k-len(name) < from || string(b[k-len(name):k]) != name || escapedAt(b, k-len(name)) {
+		return nil, false
+	}
+	k = trimWSLeft(b, k-len(name))
+	if k-1 < from || b[k-1] != ',' {
+		return nil, false
+	}
+	return b[start:end], true
+}
+
+// escapedAt reports whether b[j] follows an odd run of backslashes.
+func escapedAt(b []byte, j int) bool {
+	n := 0
+	for j--; j >= 0 && b[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// trimWSLeft returns i moved left past JSON whitespace.
+func trimWSLeft(b []byte, i int) int {
+	for i > 0 {
+		switch b[i-1] {
+		case ' ', '\t', '\n', '\r':
+			i--
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}

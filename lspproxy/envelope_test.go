@@ -149,3 +149,42 @@ func FuzzTextDocumentURI(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAnswerID: answerID never panics; on a message encoding/json accepts
+// with one "id" member it finds that id, exactly as scanEnvelope does, and
+// it takes no request or notification for an answer (a message with a
+// method and a result is neither: see answerID).
+func FuzzAnswerID(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","result":[{"uri":"file:///b.go"}],"id":7}`,
+		`{"jsonrpc":"2.0","id":"s1","result":[{"uri":"file:///b.go"}]}`,
+		`{"jsonrpc":"2.0","error":{"code":-1,"message":"m"},"id":"a\\\"b"}`,
+		`{"result":"x\",\"id\":1}","id":2}`, `{"result":{"a":"\\\\"},"id":-3}`,
+		`{"result":1 , "id" : 4 }`, `{"result":"id"}`, `{"result":null,"id":null}`,
+		`{"result":[],"id":1e3}`, `{"id":1,"method":"m","result":2}`, `{"result":2,"method":"m","id":1}`,
+		`{"result":[1,"id":3}`, `{"result":,"id":5}`, `{"id":1}`, `{}`, `[]`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		id, ok := answerID(b)
+		if !ok || !json.Valid(b) || bytes.Count(b, []byte(`"id"`)) > 1 {
+			return
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil {
+			return
+		}
+		_, result := m["result"]
+		_, rpcErr := m["error"]
+		if _, has := m["method"]; has && !result && !rpcErr {
+			t.Errorf("answerID(%s) took a message with a method for an answer", b)
+		}
+		if !sameJSON(m["id"], id) {
+			t.Errorf("answerID(%s) = %s, encoding/json finds %s", b, id, m["id"])
+		}
+		if e, err := scanEnvelope(b); err != nil || string(e.id) != string(id) {
+			t.Errorf("answerID(%s) = %s, scanEnvelope %s (%v)", b, id, e.id, err)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package lspproxy
 
 import (
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
@@ -26,15 +27,13 @@ import (
 // until its params are copied, so that an answer that comes back first
 // waits for them (see begin, copyParams, wait).
 type observedCall struct {
-	copying          sync.Mutex
-	active           bool   // the request is observed
-	data             []byte // params, result, error
-	nParams, nResult int
-	hasResult        bool // the answer had a result ("null" included)
-	hasError         bool
-	sent, received   time.Time
-	encoding         textpos.Encoding
-	premature        bool
+	copying        sync.Mutex
+	active         bool   // the request is observed
+	data           []byte // params, then the answer
+	nParams        int
+	sent, received time.Time
+	encoding       textpos.Encoding
+	premature      bool
 }
 
 // maxKeptObs is the largest buffer kept with a recycled request; one grown
@@ -65,33 +64,34 @@ func (oc *observedCall) wait() {
 	oc.copying.Unlock()
 }
 
-// answer appends the answer's result and error after the params.
-func (oc *observedCall) answer(result, rpcErr []byte) {
-	oc.data = append(oc.data, result...)
-	oc.data = append(oc.data, rpcErr...)
-	oc.nResult = len(result)
-	oc.hasResult, oc.hasError = result != nil, rpcErr != nil
+// answer appends the answer, the whole message, after the params: where
+// its result and error lie is found on the observer's goroutine (see
+// exchange), not on the forwarding path.
+func (oc *observedCall) answer(msg []byte) {
+	oc.data = append(oc.data, msg...)
 	oc.received = time.Now()
 }
 
-// exchange is the Exchange to deliver, its raw JSON in oc's buffer.
-func (oc *observedCall) exchange(method string) Exchange {
-	x := Exchange{
+// exchange is the Exchange to deliver, its raw JSON in oc's buffer; an
+// error when the answer kept is not a JSON-RPC response.
+func (oc *observedCall) exchange(method string) (Exchange, error) {
+	env, err := scanEnvelope(oc.data[oc.nParams:])
+	if err == nil && env.kind != kindResponse {
+		err = errors.New("a message with a method is not an answer")
+	}
+	if err != nil {
+		return Exchange{}, err
+	}
+	return Exchange{
 		Method:    method,
 		Params:    json.RawMessage(oc.data[:oc.nParams:oc.nParams]),
+		Result:    json.RawMessage(env.result),
+		Error:     json.RawMessage(env.err),
 		Encoding:  oc.encoding,
 		Sent:      oc.sent,
 		Received:  oc.received,
 		Premature: oc.premature,
-	}
-	end := oc.nParams + oc.nResult
-	if oc.hasResult {
-		x.Result = json.RawMessage(oc.data[oc.nParams:end:end])
-	}
-	if oc.hasError {
-		x.Error = json.RawMessage(oc.data[end:len(oc.data):len(oc.data)])
-	}
-	return x
+	}, nil
 }
 
 // newCall returns a pending request for method and its id (the pending

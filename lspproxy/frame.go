@@ -107,6 +107,10 @@ func (fr *frameReader) header() (int, error) {
 		if len(line) == 0 {
 			break
 		}
+		if n, ok := plainContentLength(line); ok {
+			length = n
+			continue
+		}
 		colon := bytes.IndexByte(line, ':')
 		if colon < 0 {
 			return 0, fmt.Errorf("%w: header line %q has no colon", errFraming, truncate(line))
@@ -126,6 +130,24 @@ func (fr *frameReader) header() (int, error) {
 		return 0, fmt.Errorf("%w: missing Content-Length", errFraming)
 	}
 	return length, nil
+}
+
+// plainContentLength reads a header line written as every known client and
+// server writes it, "Content-Length: " and up to nine digits, without the
+// general parse's case folding and trimming; ok is false for any other line.
+func plainContentLength(line []byte) (n int, ok bool) {
+	const prefix = "Content-Length: "
+	digits := len(line) - len(prefix)
+	if digits < 1 || digits > 9 || string(line[:len(prefix)]) != prefix {
+		return 0, false
+	}
+	for _, c := range line[len(prefix):] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // frameWriter writes frames; one Write per frame for small bodies so a frame

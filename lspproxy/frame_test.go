@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,9 @@ func TestFrameReader(t *testing.T) {
 		{in: "Content-Length: 2\r\n\r\n{}Content-Length: 3\r\n\r\n[1]", bodies: []string{"{}", "[1]"}},
 		{in: "content-length:2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}", bodies: []string{"{}"}},
 		{in: "Content-Length: 2\n\n{}", bodies: []string{"{}"}},
+		{in: "Content-Length: 000000002\r\n\r\n{}Content-Length:  +3 \r\n\r\n[1]", bodies: []string{"{}", "[1]"}},
+		{in: "Content-Length: 2x\r\n\r\n{}", framing: true, err: "bad Content-Length"},
+		{in: "Content-Length: 1073741825\r\n\r\n", framing: true, err: "bad Content-Length"},
 		{in: "Content-Type: x\r\n\r\n{}", framing: true, err: "missing Content-Length"},
 		{in: "Content-Length: -1\r\n\r\n", framing: true, err: "bad Content-Length"},
 		{in: "Content-Length: 99999999999\r\n\r\n", framing: true, err: "bad Content-Length"},
@@ -50,6 +54,25 @@ func TestFrameReader(t *testing.T) {
 			t.Errorf("%.40q: err = %v, want %q (framing %v)", tc.in, err, tc.err, tc.framing)
 		}
 	}
+}
+
+// FuzzPlainContentLength: the header line's fast path reads what the
+// general one does.
+func FuzzPlainContentLength(f *testing.F) {
+	for _, s := range []string{"Content-Length: 123", "Content-Length: 999999999", "Content-Length: 0", "Content-Length: ", "Content-Length: 1a", "content-length: 1", "Content-Length:  1"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		n, ok := plainContentLength(line)
+		if !ok {
+			return
+		}
+		name, value, found := bytes.Cut(line, []byte(":"))
+		want, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
+		if !found || !bytes.EqualFold(bytes.TrimSpace(name), headerContentLength) || err != nil || want != int64(n) {
+			t.Errorf("plainContentLength(%q) = %d; as a header line: %q, %d, %v", line, n, name, want, err)
+		}
+	})
 }
 
 // TestFrameReaderBorrowed: a borrowed frame's wire is the canonical header

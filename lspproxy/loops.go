@@ -235,8 +235,13 @@ func (p *Proxy) serverLoop(fr *frameReader) {
 	p.serverEnded(endErr)
 }
 
-// serverFrame routes one frame from the server.
+// serverFrame routes one frame from the server. An answer that is
+// plainly one (see answerID) to an editor request the proxy only forwards
+// is forwarded before anything else of it is read.
 func (p *Proxy) serverFrame(f frame) {
+	if id, ok := answerID(f.body); ok && p.forwardAnswer(id, f) {
+		return
+	}
 	env, ok := p.envelopeOf(f, &p.counters.fromServer, "the language server")
 	if !ok {
 		return
@@ -260,21 +265,7 @@ func (p *Proxy) serverResponse(env *envelope, f frame) {
 		p.ownResponse(env.idKey(), env)
 		return
 	}
-	p.mu.Lock()
-	// string(env.id) in a map index expression does not allocate.
-	pc := p.pending[string(env.id)]
-	if pc != nil {
-		delete(p.pending, string(env.id))
-	}
-	premature := false
-	if pc != nil {
-		premature = pc.premature || !p.ready.isReady()
-		// Nothing but this answer holds a request that was neither
-		// cancelled (a grace timer holds it) nor a shutdown (its
-		// timeout does).
-		pc.reusable = !pc.cancelled && pc.method != "shutdown"
-	}
-	p.mu.Unlock()
+	pc, premature := p.takePending(env.id, false)
 	if pc == nil {
 		// An answer to a request the proxy already answered (cancelled
 		// past its grace) or that was never forwarded: the editor must
@@ -293,9 +284,55 @@ func (p *Proxy) serverResponse(env *envelope, f frame) {
 	// The editor first, the observer after: its goroutine must not be
 	// woken ahead of the answer, and only what it wants is copied.
 	p.writeEditorWire(f.wire)
+	p.answered(pc, premature, f.body)
+}
+
+// forwardAnswer forwards the server's answer with the given id when it
+// answers a pending editor request the proxy only forwards (neither
+// initialize nor a codeLens it adds to) and reports whether it did. Its
+// result is not read here: an observed answer is copied after forwarding
+// and read on the observer's goroutine, where one whose body turns out to
+// be malformed is counted and logged (it was forwarded, as the editor's
+// request was).
+func (p *Proxy) forwardAnswer(id []byte, f frame) bool {
+	if isOwnID(id) {
+		return false
+	}
+	pc, premature := p.takePending(id, true)
+	if pc == nil {
+		return false
+	}
+	p.counters.fromServer.Add(1)
+	p.writeEditorWire(f.wire)
+	p.answered(pc, premature, f.body)
+	return true
+}
+
+// takePending removes and returns the pending editor request with the
+// given id, and whether its answer may be premature; nil when there is
+// none or, with onlyForwarded, when the proxy works on its answer
+// (initialize, or a codeLens it adds to), which is then left pending.
+func (p *Proxy) takePending(id []byte, onlyForwarded bool) (pc *pendingCall, premature bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// string(id) in a map index expression does not allocate.
+	pc = p.pending[string(id)]
+	if pc == nil || onlyForwarded && (pc.method == "initialize" || pc.lens != nil) {
+		return nil, false
+	}
+	delete(p.pending, string(id))
+	// Nothing but this answer holds a request that was neither cancelled
+	// (a grace timer holds it) nor a shutdown (its timeout does).
+	pc.reusable = !pc.cancelled && pc.method != "shutdown"
+	return pc, pc.premature || !p.ready.isReady()
+}
+
+// answered finishes pc once its answer msg was forwarded: msg is copied
+// for the observer when pc is observed, and pc is recycled.
+func (p *Proxy) answered(pc *pendingCall, premature bool, msg []byte) {
 	if oc := &pc.observed; oc.active {
 		oc.wait()
-		oc.answer(env.result, env.err)
+		oc.answer(msg)
 		oc.encoding = p.encoding()
 		oc.premature = premature
 		p.observe(observation{call: pc}) // recycled once delivered or dropped

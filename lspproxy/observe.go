@@ -193,13 +193,22 @@ func (p *Proxy) deliver(o observation, abandon <-chan struct{}) {
 		return
 	default:
 	}
-	p.counters.observed.Add(1)
 	obs := p.cfg.Observer
+	var x Exchange
+	if o.call != nil && obs.OnExchange != nil {
+		var err error
+		if x, err = o.call.observed.exchange(o.call.method); err != nil {
+			p.counters.malformed.Add(1)
+			p.log.Error("not observing a malformed answer from the language server", "server", p.cfg.ServerName, "method", o.call.method, "err", err, "body", truncate(o.call.observed.data[o.call.observed.nParams:]))
+			return
+		}
+	}
+	p.counters.observed.Add(1)
 	switch {
 	case o.session != nil && obs.OnInitialize != nil:
 		obs.OnInitialize(*o.session)
 	case o.call != nil && obs.OnExchange != nil:
-		obs.OnExchange(o.call.observed.exchange(o.call.method))
+		obs.OnExchange(x)
 	case o.document != nil && obs.OnDocument != nil:
 		obs.OnDocument(*o.document)
 	}

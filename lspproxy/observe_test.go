@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -275,4 +277,58 @@ func TestObserveBuffersInFlight(t *testing.T) {
 		t.Errorf("delivered %d, dropped %d: want %d in all", delivered, st.Dropped, rounds*inFlight)
 	}
 	t.Logf("delivered %d, dropped %d", delivered, st.Dropped)
+}
+
+// TestObserveAnswerRead checks what the observer gets of answers routed
+// without reading their result (the id read from the end, after the
+// result, as gopls writes it), and that an observed answer found malformed
+// only on the observer's side is forwarded as it came but not observed.
+func TestObserveAnswerRead(t *testing.T) {
+	var rec recorder
+	var logs logBuffer
+	cfg := testConfig()
+	cfg.Observer = rec.observer()
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{}`)
+	params := `{"textDocument":{"uri":"file:///a.go"},"position":{"line":0,"character":8}}`
+	ask := func(id string) {
+		t.Helper()
+		c.Editor.Send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"textDocument/definition","params":`+params+`}`)
+		c.Server.Recv(t)
+	}
+	// The result holds what a backward read must not take for the id.
+	result := `[{"uri":"file:///b.go","note":"\"id\":9}","range":{"start":{"line":1,"character":5},"end":{"line":1,"character":8}}}]`
+	ask("2")
+	c.Server.Send(t, `{"jsonrpc":"2.0","result":`+result+` , "id" : 2 }`)
+	expect(t, c.Editor.Recv(t), `{"jsonrpc":"2.0","result":`+result+`,"id":2}`)
+	ask(`"a\"b"`)
+	c.Server.Send(t, `{"jsonrpc":"2.0","result":null,"id":"a\"b"}`)
+	expect(t, c.Editor.Recv(t), `{"jsonrpc":"2.0","result":null,"id":"a\"b"}`)
+	// Unbalanced: the editor gets it as the server sent it.
+	ask("3")
+	broken := `{"jsonrpc":"2.0","result":[{"uri":"file:///b.go"},"id":3}`
+	c.Server.SendRaw(t, fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(broken), broken))
+	if got, err := c.Editor.RecvTimeout(lsptest.Timeout); err != nil || string(got) != broken {
+		t.Fatalf("editor got %q, %v; want the answer as sent: %s", got, err, broken)
+	}
+	shutdown(t, c) // drains the observer
+
+	if st := c.Proxy.Stats(); st.Malformed != 1 {
+		t.Errorf("malformed = %d, want 1", st.Malformed)
+	}
+	if !strings.Contains(logs.String(), "not observing a malformed answer") {
+		t.Errorf("log lacks the malformed answer line:\n%s", logs.String())
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.exchanges) != 2 {
+		t.Fatalf("got %d exchanges, want 2: %+v", len(rec.exchanges), rec.exchanges)
+	}
+	if e := rec.exchanges[0]; string(e.Params) != params || string(e.Result) != result || e.Error != nil {
+		t.Errorf("first exchange: params %s result %s error %s; want result %s", e.Params, e.Result, e.Error, result)
+	}
+	if e := rec.exchanges[1]; string(e.Result) != "null" || e.Error != nil {
+		t.Errorf("second exchange: result %s error %s; want null", e.Result, e.Error)
+	}
 }

@@ -253,6 +253,7 @@ func (p *Proxy) serve(ctx context.Context, editor, server io.ReadWriteCloser, pr
 	defer p.deadlines.close()
 	go func() {
 		defer close(drained)
+		observerThread()
 		p.drainUntil(stopDrain, abandon)
 	}()
 
