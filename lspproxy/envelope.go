@@ -41,55 +41,100 @@ var errNotObject = errors.New("message is not a JSON object")
 // decoded, so the cost is one pass over the bytes with no allocation beyond
 // the method name.
 func scanEnvelope(b []byte) (envelope, error) {
-	var e envelope
-	s := scanner{b: b}
-	s.ws()
-	if !s.eat('{') {
-		return e, errNotObject
+	es := startEnvelope(b)
+	return es.finish()
+}
+
+// envelopeScan reads a message's envelope a member at a time, so that a
+// router can stop once it knows what it needs (see [envelopeScan.head]) and
+// read the rest later ([envelopeScan.finish]).
+type envelopeScan struct {
+	s    scanner
+	e    envelope
+	err  error
+	done bool // the object's closing brace was read, or err set
+}
+
+// startEnvelope reads b's opening brace.
+func startEnvelope(b []byte) envelopeScan {
+	es := envelopeScan{s: scanner{b: b}}
+	es.s.ws()
+	if !es.s.eat('{') {
+		es.err, es.done = errNotObject, true
+		return es
 	}
-	s.ws()
-	if !s.eat('}') {
-		for {
-			key, err := s.memberKey()
-			if err != nil {
-				return e, err
-			}
-			start := s.i
-			if err := s.value(); err != nil {
-				return e, err
-			}
-			v := b[start:s.i]
-			switch string(key) {
-			case "id":
-				e.id = v
-			case "method":
-				if len(v) == 0 || v[0] != '"' {
-					return e, s.errorf("method is not a string")
-				}
-				if m := commonMethod(v[1 : len(v)-1]); m != "" {
-					e.method = m
-				} else if e.method, err = unquote(v); err != nil {
-					return e, fmt.Errorf("method: %w", err)
-				}
-			case "params":
-				e.params = v
-			case "result":
-				e.result = v
-			case "error":
-				e.err = v
-			}
-			s.ws()
-			if s.eat(',') {
-				continue
-			}
-			if s.eat('}') {
-				break
-			}
-			return e, s.errorf("expected ',' or '}'")
+	es.s.ws()
+	es.done = es.s.eat('}')
+	return es
+}
+
+// head reads members until the message's method and id are both known or
+// none is left.
+func (es *envelopeScan) head() {
+	for !es.done && (es.e.method == "" || es.e.id == nil) {
+		es.member()
+	}
+}
+
+// member reads one member, and the comma or closing brace after it.
+func (es *envelopeScan) member() {
+	if err := es.readMember(); err != nil {
+		es.err, es.done = err, true
+	}
+}
+
+func (es *envelopeScan) readMember() error {
+	s, e := &es.s, &es.e
+	key, err := s.memberKey()
+	if err != nil {
+		return err
+	}
+	start := s.i
+	if err := s.value(); err != nil {
+		return err
+	}
+	v := s.b[start:s.i]
+	switch string(key) {
+	case "id":
+		e.id = v
+	case "method":
+		if v[0] != '"' {
+			return s.errorf("method is not a string")
 		}
+		if m := commonMethod(v[1 : len(v)-1]); m != "" {
+			e.method = m
+		} else if e.method, err = unquote(v); err != nil {
+			return fmt.Errorf("method: %w", err)
+		}
+	case "params":
+		e.params = v
+	case "result":
+		e.result = v
+	case "error":
+		e.err = v
 	}
 	s.ws()
-	if s.i != len(b) {
+	if s.eat(',') {
+		return nil
+	}
+	if s.eat('}') {
+		es.done = true
+		return nil
+	}
+	return s.errorf("expected ',' or '}'")
+}
+
+// finish reads the members left and classifies the message.
+func (es *envelopeScan) finish() (envelope, error) {
+	for !es.done {
+		es.member()
+	}
+	e, s := es.e, &es.s
+	if es.err != nil {
+		return e, es.err
+	}
+	s.ws()
+	if s.i != len(s.b) {
 		return e, s.errorf("trailing data after the message")
 	}
 	switch {

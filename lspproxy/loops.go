@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 	"time"
 )
 
@@ -29,14 +28,23 @@ func (p *Proxy) editorLoop(fr *frameReader) error {
 			}
 			return err
 		}
+		p.counters.fromEditor.Add(1)
 		p.editorFrame(f)
 	}
 }
 
-// editorFrame routes one frame from the editor.
+// editorFrame routes one frame from the editor. A request the proxy only
+// forwards is forwarded once its method and id are read (see
+// forwardCall); anything else is read whole first.
 func (p *Proxy) editorFrame(f frame) {
-	env, ok := p.envelopeOf(f, &p.counters.fromEditor, "the editor")
-	if !ok {
+	es := startEnvelope(f.body)
+	es.head()
+	if p.forwardCall(&es, f) {
+		return
+	}
+	env, err := es.finish()
+	if err != nil {
+		p.malformed("the editor", err, f.body)
 		return
 	}
 	if env.kind == kindCall && editorOwns(env.method) {
@@ -45,7 +53,7 @@ func (p *Proxy) editorFrame(f frame) {
 	}
 	switch env.kind {
 	case kindCall:
-		p.editorCall(&env, f)
+		p.editorCall(&env, f, nil)
 	case kindNotification:
 		p.editorNotification(&env, f)
 	case kindResponse:
@@ -59,15 +67,70 @@ func (p *Proxy) editorFrame(f frame) {
 	}
 }
 
-// envelopeOf counts a frame from one side (from: "the editor" or "the
-// language server") and scans its envelope; a body that is not a JSON-RPC
+// forwardCall forwards an editor request whose method and id es has read
+// before anything else of it, when it is one the proxy has no part in
+// (see editorIntercepts), and then registers it as pending and copies what
+// the observer wants; it reports whether it did. An answer that comes
+// before the request is pending is left by the server loop to this one
+// (see takePending).
+//
+// Reading the rest of a request, registering it and copying its params
+// took its forwarding 2-3 µs per request on a 2-core machine (measured in
+// the proxy process between a frame read and its write, caches cold from
+// the editor's and the server's turns in between); forwarded first it
+// waits 1.3 µs, for the head of the message only.
+func (p *Proxy) forwardCall(es *envelopeScan, f frame) bool {
+	if es.err != nil || es.e.method == "" || es.e.id == nil || !validID(es.e.id) || isOwnID(es.e.id) || editorIntercepts(es.e.method) {
+		return false
+	}
+	p.registering.Store(true)
+	premature := !p.readyNow.Load()
+	p.forwardToServer(f.wire)
+	if env, err := es.finish(); err != nil {
+		// Forwarded as the editor sent it: the server answers it.
+		p.counters.malformed.Add(1)
+		p.log.Error("forwarded a malformed request from the editor without following it", "server", p.cfg.ServerName, "err", err, "body", truncate(f.body))
+	} else {
+		p.editorCall(&env, f, &premature)
+	}
+	p.mu.Lock()
+	p.registering.Store(false)
+	early := p.early
+	p.early = nil
+	p.mu.Unlock()
+	// Answers that came while the request was being registered, routed
+	// now as the server loop would have.
+	for _, a := range early {
+		p.serverFrame(a)
+	}
+	return true
+}
+
+// editorIntercepts reports whether the proxy has a part in an editor
+// request or notification of this method beyond forwarding it, or in what
+// follows from it, so that it is read whole before it is forwarded.
+func editorIntercepts(method string) bool {
+	switch method {
+	case "initialize", "initialized", "shutdown", "exit", "$/cancelRequest",
+		"workspace/executeCommand", "codeLens/resolve", "textDocument/codeLens":
+		return true
+	}
+	return false
+}
+
+// malformed counts and logs a message from one side (from: "the editor"
+// or "the language server") that is not a JSON-RPC message.
+func (p *Proxy) malformed(from string, err error, body []byte) {
+	p.counters.malformed.Add(1)
+	p.log.Error("skipping a malformed message from "+from, "server", p.cfg.ServerName, "err", err, "body", truncate(body))
+}
+
+// envelopeOf scans a frame's envelope; a body that is not a JSON-RPC
 // message is counted as malformed, logged, and false returned.
-func (p *Proxy) envelopeOf(f frame, count *atomic.Int64, from string) (envelope, bool) {
-	count.Add(1)
+func (p *Proxy) envelopeOf(f frame) (envelope, bool) {
 	env, err := scanEnvelope(f.body)
 	if err != nil {
-		p.counters.malformed.Add(1)
-		p.log.Error("skipping a malformed message from "+from, "server", p.cfg.ServerName, "err", err, "body", truncate(f.body))
+		p.malformed("the language server", err, f.body)
 		return env, false
 	}
 	return env, true
@@ -90,9 +153,11 @@ func cloneFrame(f frame) frame {
 	return frame{wire: wire, body: wire[len(wire)-len(f.body):]}
 }
 
-// editorCall routes one editor request. Unless editorOwns its method, f is
+// editorCall routes one editor request. forwarded is nil unless the
+// request was already forwarded (see forwardCall), and then says whether
+// the server was not ready when it was. Unless editorOwns its method, f is
 // borrowed from the reader: what is kept is copied.
-func (p *Proxy) editorCall(env *envelope, f frame) {
+func (p *Proxy) editorCall(env *envelope, f frame, forwarded *bool) {
 	if isOwnID(env.id) {
 		p.replyError(env.id, codeInvalidRequest, fmt.Sprintf("request id %s is reserved for the lspgraph proxy", env.id))
 		return
@@ -147,7 +212,11 @@ func (p *Proxy) editorCall(env *envelope, f frame) {
 		}
 		return
 	}
-	pc.premature = !p.ready.isReady()
+	if forwarded != nil {
+		pc.premature = *forwarded
+	} else {
+		pc.premature = !p.ready.isReady()
+	}
 	if observed {
 		pc.observed.begin()
 	}
@@ -156,7 +225,9 @@ func (p *Proxy) editorCall(env *envelope, f frame) {
 	if env.method == "shutdown" {
 		p.watchShutdown(key, pc)
 	}
-	p.forwardToServer(f.wire)
+	if forwarded == nil {
+		p.forwardToServer(f.wire)
+	}
 	if observed {
 		// After forwarding: the observer's copy costs the request
 		// nothing on its way. f is the reader's until the next frame.
@@ -230,6 +301,7 @@ func (p *Proxy) serverLoop(fr *frameReader) {
 			endErr = err
 			break
 		}
+		p.counters.fromServer.Add(1)
 		p.serverFrame(f)
 	}
 	p.serverEnded(endErr)
@@ -242,7 +314,7 @@ func (p *Proxy) serverFrame(f frame) {
 	if id, ok := answerID(f.body); ok && p.forwardAnswer(id, f) {
 		return
 	}
-	env, ok := p.envelopeOf(f, &p.counters.fromServer, "the language server")
+	env, ok := p.envelopeOf(f)
 	if !ok {
 		return
 	}
@@ -265,7 +337,10 @@ func (p *Proxy) serverResponse(env *envelope, f frame) {
 		p.ownResponse(env.idKey(), env)
 		return
 	}
-	pc, premature := p.takePending(env.id, false)
+	pc, premature, early := p.takePending(env.id, f, false)
+	if early {
+		return
+	}
 	if pc == nil {
 		// An answer to a request the proxy already answered (cancelled
 		// past its grace) or that was never forwarded: the editor must
@@ -298,11 +373,13 @@ func (p *Proxy) forwardAnswer(id []byte, f frame) bool {
 	if isOwnID(id) {
 		return false
 	}
-	pc, premature := p.takePending(id, true)
+	pc, premature, early := p.takePending(id, f, true)
+	if early {
+		return true
+	}
 	if pc == nil {
 		return false
 	}
-	p.counters.fromServer.Add(1)
 	p.writeEditorWire(f.wire)
 	p.answered(pc, premature, f.body)
 	return true
@@ -312,19 +389,29 @@ func (p *Proxy) forwardAnswer(id []byte, f frame) bool {
 // given id, and whether its answer may be premature; nil when there is
 // none or, with onlyForwarded, when the proxy works on its answer
 // (initialize, or a codeLens it adds to), which is then left pending.
-func (p *Proxy) takePending(id []byte, onlyForwarded bool) (pc *pendingCall, premature bool) {
+//
+// While the editor loop registers a request it forwarded first (see
+// forwardCall), an answer to an id not pending may be that request's:
+// takePending then keeps a copy of its frame f for the editor loop to
+// route once it has registered, and reports early. (Such an answer may
+// then reach the editor after a server message that followed it.)
+func (p *Proxy) takePending(id []byte, f frame, onlyForwarded bool) (pc *pendingCall, premature, early bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// string(id) in a map index expression does not allocate.
 	pc = p.pending[string(id)]
+	if pc == nil && p.registering.Load() {
+		p.early = append(p.early, cloneFrame(f))
+		return nil, false, true
+	}
 	if pc == nil || onlyForwarded && (pc.method == "initialize" || pc.lens != nil) {
-		return nil, false
+		return nil, false, false
 	}
 	delete(p.pending, string(id))
 	// Nothing but this answer holds a request that was neither cancelled
 	// (a grace timer holds it) nor a shutdown (its timeout does).
 	pc.reusable = !pc.cancelled && pc.method != "shutdown"
-	return pc, pc.premature || !p.ready.isReady()
+	return pc, pc.premature || !p.ready.isReady(), false
 }
 
 // answered finishes pc once its answer msg was forwarded: msg is copied
@@ -399,6 +486,14 @@ func (p *Proxy) serverEnded(readErr error) {
 // failPending answers every pending editor request with err and releases
 // the proxy's own requests.
 func (p *Proxy) failPending(err error, reply bool) {
+	// A request forwarded but not yet registered (see forwardCall) is
+	// either registered, and failed here, or answered by the editor loop,
+	// which sees the server gone: give it the moment it takes, so that
+	// either comes before what the caller says next. (Bounded: the editor
+	// loop may be held by anything.)
+	for wait := time.Now().Add(100 * time.Millisecond); reply && p.registering.Load() && time.Now().Before(wait); {
+		time.Sleep(50 * time.Microsecond)
+	}
 	p.mu.Lock()
 	calls := make([]*pendingCall, 0, len(p.pending))
 	for key, pc := range p.pending {

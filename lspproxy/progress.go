@@ -19,6 +19,10 @@ func (r *readiness) isReady() bool {
 	return !r.gated || (r.settled && len(r.open) == 0)
 }
 
+// readinessChanged publishes p.ready.isReady() to readers without the
+// lock (see forwardCall); called with p.mu held after each change.
+func (p *Proxy) readinessChanged() { p.readyNow.Store(p.ready.isReady()) }
+
 // serverCall notes what readiness needs from a server-to-editor request.
 func (p *Proxy) serverCall(env *envelope) {
 	if env.method != "window/workDoneProgress/create" {
@@ -35,6 +39,7 @@ func (p *Proxy) serverCall(env *envelope) {
 		p.ready.open = make(map[string]bool)
 	}
 	p.ready.open[string(params.Token)] = true
+	p.readinessChanged()
 	p.mu.Unlock()
 }
 
@@ -48,12 +53,14 @@ func (p *Proxy) serverNotification(env *envelope) {
 			p.ready.gated = true
 			p.ready.settled = false
 		}
+		p.readinessChanged()
 		p.mu.Unlock()
 	case "textDocument/publishDiagnostics":
 		p.mu.Lock()
 		if p.ready.gated {
 			p.ready.settled = true
 		}
+		p.readinessChanged()
 		p.mu.Unlock()
 	case "$/progress":
 		p.mu.Lock()
@@ -78,6 +85,7 @@ func (p *Proxy) serverNotification(env *envelope) {
 				p.ready.settled = true
 			}
 		}
+		p.readinessChanged()
 		p.mu.Unlock()
 	}
 }

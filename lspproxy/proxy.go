@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -111,7 +112,15 @@ type Proxy struct {
 	// event was queued, or the queue is filling up.
 	hurry chan struct{}
 	calls sync.Pool // recycled *pendingCall (see Proxy.recycle)
-	pacer pacer     // the observer's clock, from Serve on
+	// registering is set while the editor loop registers a request it
+	// already forwarded (see forwardCall, takePending).
+	registering atomic.Bool
+	// early holds server frames that came while registering (see
+	// takePending). Guarded by mu.
+	early []frame
+	// readyNow is ready.isReady(), read without mu (see readinessChanged).
+	readyNow atomic.Bool
+	pacer    pacer // the observer's clock, from Serve on
 	// deadlines runs the cancels' grace and the shutdown's timeout, from
 	// Serve on.
 	deadlines *deadlines
@@ -219,6 +228,7 @@ func New(cfg Config) *Proxy {
 		lenses:     lensCache{edits: make(map[string]uint64), entries: make(map[string]lensEntry), running: make(map[string]*lensRun)},
 	}
 	p.ready.gated = cfg.StartGated
+	p.readinessChanged()
 	return p
 }
 
