@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -171,35 +170,49 @@ func (b *buffers) apply(method string, params json.RawMessage, enc textpos.Encod
 		if !ok {
 			return path, bufferUnknown, nil, nil
 		}
+		// The text held is handed off (and kept) with each event: the
+		// first change makes a new one, which later changes of the same
+		// notification edit in place.
+		owned := false
 		for _, c := range p.ContentChanges {
 			if c.Range == nil {
-				text = []byte(c.Text)
+				text, owned = []byte(c.Text), true
 				continue
 			}
-			m := textpos.NewMapper(text)
-			r, err := m.FromRange(c.Range.Start.Line, c.Range.Start.Character, c.Range.End.Line, c.Range.End.Character, enc)
-			var from, to int
-			if err == nil {
-				var err1, err2 error
-				from, err1 = m.Offset(r.Start)
-				to, err2 = m.Offset(r.End)
-				err = cmp.Or(err1, err2)
-				if err == nil && from > to {
-					err = fmt.Errorf("bad range %s", r)
-				}
-			}
+			from, to, err := textpos.RangeOffsets(text, c.Range.Start.Line, c.Range.Start.Character, c.Range.End.Line, c.Range.End.Character, enc)
 			if err != nil {
 				// Out of step (a notification was dropped): the file is
 				// the better guess from now on.
 				delete(b.text, path)
 				return path, bufferClosed, nil, fmt.Errorf("applying a change to %s: %w", path, err)
 			}
-			text = slices.Concat(text[:from], []byte(c.Text), text[to:])
+			if owned {
+				text = splice(text, from, to, c.Text)
+			} else {
+				text, owned = slices.Concat(text[:from], []byte(c.Text), text[to:]), true
+			}
 		}
 		b.text[path] = text
 		return path, bufferEdited, text, nil
 	}
 	return path, bufferNone, nil, nil
+}
+
+// splice replaces b[from:to] with s, in place when b has the room.
+func splice(b []byte, from, to int, s string) []byte {
+	n := len(b) + len(s) - (to - from)
+	if n > cap(b) {
+		nb := make([]byte, n, n+n/8)
+		copy(nb, b[:from])
+		copy(nb[from:], s)
+		copy(nb[from+len(s):], b[to:])
+		return nb
+	}
+	old := len(b)
+	b = b[:n]
+	copy(b[from+len(s):], b[to:old])
+	copy(b[from:], s)
+	return b
 }
 
 // get returns an open buffer's text (contextpack's Overlay source).

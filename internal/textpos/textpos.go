@@ -1,6 +1,7 @@
 package textpos
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 )
@@ -161,16 +162,23 @@ func (m *Mapper) FromColumn(line, col uint32, enc Encoding) (Position, error) {
 	if !ok {
 		return Position{}, fmt.Errorf("textpos: line %d out of range (document has %d lines)", line+1, len(m.lineStart))
 	}
+	c, err := byteColumn(l, line, col, enc)
+	return Position{Line: line, Col: c}, err
+}
+
+// byteColumn converts a column counted in enc on line (whose content, without
+// its terminator, is l) to a byte column, as FromColumn documents.
+func byteColumn(l []byte, line, col uint32, enc Encoding) (uint32, error) {
 	if enc == UTF8 {
 		if int(col) > len(l) {
-			return Position{}, fmt.Errorf("textpos: column %d past end of line %d", col+1, line+1)
+			return 0, fmt.Errorf("textpos: column %d past end of line %d", col+1, line+1)
 		}
-		return Position{Line: line, Col: col}, nil
+		return col, nil
 	}
 	var units uint32
 	for i := 0; i < len(l); {
 		if units >= col {
-			return Position{Line: line, Col: uint32(i)}, nil
+			return uint32(i), nil
 		}
 		r, size := utf8.DecodeRune(l[i:])
 		w := uint32(1)
@@ -178,15 +186,79 @@ func (m *Mapper) FromColumn(line, col uint32, enc Encoding) (Position, error) {
 			w = 2
 		}
 		if units+w > col { // inside a surrogate pair
-			return Position{Line: line, Col: uint32(i)}, nil
+			return uint32(i), nil
 		}
 		units += w
 		i += size
 	}
 	if units >= col {
-		return Position{Line: line, Col: uint32(len(l))}, nil
+		return uint32(len(l)), nil
 	}
-	return Position{}, fmt.Errorf("textpos: column %d past end of line %d (%d %s units)", col+1, line+1, units, enc)
+	return 0, fmt.Errorf("textpos: column %d past end of line %d (%d %s units)", col+1, line+1, units, enc)
+}
+
+// RangeOffsets returns the byte offsets in text of a range whose columns
+// are counted in enc, as a Mapper's FromRange and Offset do, without a
+// line index: it scans text for line ends only as far as the range's end,
+// so a lookup costs what lies before the range, not the whole text. It is
+// for text that changes between lookups (an editor's buffer, one change
+// after another), where a Mapper would be built anew for each.
+func RangeOffsets(text []byte, startLine, startCol, endLine, endCol uint32, enc Encoding) (from, to int, err error) {
+	if endLine < startLine {
+		return 0, 0, fmt.Errorf("textpos: range ends on line %d before it starts on line %d", endLine+1, startLine+1)
+	}
+	var ls lineScan
+	ls.text = text
+	if from, err = ls.offset(startLine, startCol, enc); err != nil {
+		return 0, 0, err
+	}
+	if to, err = ls.offset(endLine, endCol, enc); err != nil {
+		return 0, 0, err
+	}
+	if from > to {
+		return 0, 0, fmt.Errorf("textpos: range %d:%d-%d:%d ends before it starts", startLine+1, startCol+1, endLine+1, endCol+1)
+	}
+	return from, to, nil
+}
+
+// lineScan finds lines by scanning forward from the last one found.
+type lineScan struct {
+	text  []byte
+	line  uint32 // the line starting at start
+	start int
+}
+
+// offset returns the byte offset of a column counted in enc on a line at
+// or after the last one found.
+func (ls *lineScan) offset(line, col uint32, enc Encoding) (int, error) {
+	// Whole blocks without the line's start are skipped by counting
+	// their line ends, which costs far less than finding each.
+	const block = 4 << 10
+	for ls.line < line && ls.start+block <= len(ls.text) {
+		n := bytes.Count(ls.text[ls.start:ls.start+block], []byte{'\n'})
+		if ls.line+uint32(n) >= line {
+			break
+		}
+		ls.line += uint32(n)
+		ls.start += block
+	}
+	for ls.line < line {
+		i := bytes.IndexByte(ls.text[ls.start:], '\n')
+		if i < 0 {
+			return 0, fmt.Errorf("textpos: line %d out of range (document has %d lines)", line+1, ls.line+1)
+		}
+		ls.start += i + 1
+		ls.line++
+	}
+	l := ls.text[ls.start:]
+	if i := bytes.IndexByte(l, '\n'); i >= 0 {
+		l = l[:i]
+		if len(l) > 0 && l[len(l)-1] == '\r' {
+			l = l[:len(l)-1]
+		}
+	}
+	c, err := byteColumn(l, line, col, enc)
+	return ls.start + int(c), err
 }
 
 // ToColumn converts a graph position to a column counted in enc.

@@ -1,6 +1,8 @@
 package textpos
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
 	"unicode/utf8"
 )
@@ -121,4 +123,59 @@ func FuzzRoundTrip(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzRangeOffsets: RangeOffsets finds what a Mapper finds (FromRange, then
+// Offset of both ends), and fails where it fails.
+func FuzzRangeOffsets(f *testing.F) {
+	f.Add([]byte("package a\nfunc f() {}\n"), uint32(1), uint32(5), uint32(1), uint32(6), uint8(1))
+	f.Add([]byte("a\r\nb😀c\r\n"), uint32(1), uint32(1), uint32(1), uint32(3), uint8(1))
+	f.Add([]byte("x😀y\nz"), uint32(0), uint32(2), uint32(1), uint32(1), uint8(0))
+	f.Add([]byte("ab\ncd"), uint32(1), uint32(1), uint32(0), uint32(1), uint8(2))
+	f.Add([]byte(""), uint32(0), uint32(0), uint32(0), uint32(0), uint8(2))
+	f.Fuzz(func(t *testing.T, text []byte, sl, sc, el, ec uint32, e uint8) {
+		enc := []Encoding{UTF8, UTF16, UTF32}[int(e)%3]
+		from, to, err := RangeOffsets(text, sl, sc, el, ec, enc)
+		m := NewMapper(text)
+		r, werr := m.FromRange(sl, sc, el, ec, enc)
+		var wfrom, wto int
+		if werr == nil {
+			wfrom, _ = m.Offset(r.Start)
+			wto, _ = m.Offset(r.End)
+			if wfrom > wto {
+				werr = fmt.Errorf("ends before it starts")
+			}
+		}
+		if (err == nil) != (werr == nil) || err == nil && (from != wfrom || to != wto) {
+			t.Errorf("RangeOffsets(%q, %d:%d-%d:%d, %s) = %d, %d, %v; the Mapper: %d, %d, %v", text, sl, sc, el, ec, enc, from, to, err, wfrom, wto, werr)
+		}
+	})
+}
+
+// TestRangeOffsetsLongText checks RangeOffsets against a Mapper on a text
+// long enough that whole blocks of lines are skipped by counting.
+func TestRangeOffsetsLongText(t *testing.T) {
+	var text []byte
+	for i := range 3000 {
+		text = append(text, bytes.Repeat([]byte("é"), i%37)...)
+		if i%5 == 0 {
+			text = append(text, '\r')
+		}
+		text = append(text, '\n')
+	}
+	m := NewMapper(text)
+	for line := uint32(0); line < 3001; line += 7 {
+		for _, col := range []uint32{0, 1, 5} {
+			from, to, err := RangeOffsets(text, line/2, col, line, col, UTF16)
+			r, werr := m.FromRange(line/2, col, line, col, UTF16)
+			var wfrom, wto int
+			if werr == nil {
+				wfrom, _ = m.Offset(r.Start)
+				wto, _ = m.Offset(r.End)
+			}
+			if (err == nil) != (werr == nil) || from != wfrom || to != wto {
+				t.Fatalf("%d:%d-%d:%d: RangeOffsets %d, %d, %v; the Mapper %d, %d, %v", line/2, col, line, col, from, to, err, wfrom, wto, werr)
+			}
+		}
+	}
 }
