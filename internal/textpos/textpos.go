@@ -92,11 +92,14 @@ type Mapper struct {
 
 // NewMapper indexes text's line starts. text is retained, not copied.
 func NewMapper(text []byte) *Mapper {
-	starts := []int{0}
-	for i, b := range text {
-		if b == '\n' {
-			starts = append(starts, i+1)
+	starts := make([]int, 1, bytes.Count(text, []byte{'\n'})+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
 	return &Mapper{text: text, lineStart: starts}
 }

@@ -3,6 +3,9 @@ package textpos
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 	"unicode/utf8"
 )
@@ -177,5 +180,17 @@ func TestRangeOffsetsLongText(t *testing.T) {
 				t.Fatalf("%d:%d-%d:%d: RangeOffsets %d, %d, %v; the Mapper %d, %d, %v", line/2, col, line, col, from, to, err, wfrom, wto, werr)
 			}
 		}
+	}
+}
+
+// BenchmarkNewMapper indexes GOROOT's largest source file.
+func BenchmarkNewMapper(b *testing.B) {
+	text, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src/cmd/compile/internal/ssa/rewriteAMD64.go"))
+	if err != nil {
+		b.Skip(err)
+	}
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		NewMapper(text)
 	}
 }
