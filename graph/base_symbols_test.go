@@ -74,3 +74,56 @@ func TestBaseDocumentSymbols(t *testing.T) {
 		t.Errorf("BaseDocumentEdges = %+v, want [%+v]", edges, want)
 	}
 }
+
+// TestEachSymbolByDocument: every visible document's symbols, in the
+// order Documents lists the documents (live ones among the base's by
+// path, a live version hiding the base's), as DocumentSymbols reads each.
+func TestEachSymbolByDocument(t *testing.T) {
+	ctx := context.Background()
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	put := func(layer Layer, path string, ids ...string) {
+		t.Helper()
+		f := DocumentFacts{Document: Document{Path: path, Source: SourceSyntax}}
+		for _, id := range ids {
+			f.Symbols = append(f.Symbols, Symbol{ID: id, DisplayName: id, Kind: "function", Def: Location{Path: path}})
+		}
+		if err := s.PutDocument(ctx, layer, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(Base, "a.go", "base A")
+	put(Base, "b.go", "base B1", "base B2")
+	put(Base, "d.go", "base D")
+	put(Base, "e.go") // no symbols
+	put(Live, "a.go", "live A")
+	put(Live, "c.go", "live C")
+	put(Live, "f.go", "live F")
+	r, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var want []string
+	err = r.Documents(ctx, func(d Document) error {
+		syms, err := r.DocumentSymbols(ctx, d.Path)
+		for _, sym := range syms {
+			want = append(want, d.Path+" "+sym.ID)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = r.EachSymbolByDocument(ctx, func(path string, sym Symbol) error {
+		got = append(got, path+" "+sym.ID)
+		return nil
+	})
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("EachSymbolByDocument: %q, %v; want %q", got, err, want)
+	}
+	if len(want) != 6 || want[0] != "a.go live A" {
+		t.Fatalf("the reference itself is off: %q", want)
+	}
+}

@@ -76,50 +76,56 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 	if r == nil {
 		return a, nil // declared dependencies only
 	}
-	var docs []string
 	err := r.Documents(ctx, func(d graph.Document) error {
 		name := a.packageFor(d)
 		a.docPkg[d.Path] = name
 		a.pkgDocs[name] = append(a.pkgDocs[name], d.Path)
-		docs = append(docs, d.Path)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scope: listing documents: %w", err)
 	}
-	for _, p := range docs {
-		if err := a.readDefinitions(ctx, p); err != nil {
-			return nil, err
-		}
+	err = r.EachSymbolByDocument(ctx, func(p string, s graph.Symbol) error {
+		a.definition(p, s)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scope: reading definitions: %w", err)
 	}
 	return a, nil
 }
 
-// readDefinitions records the symbols document p defines: their package,
-// and the document's first function or type. Every document's symbols are
-// read, so they are read without a copy of each (EachDocumentSymbol): what
-// is kept is copied.
+// readDefinitions records the symbols document p defines (see
+// definition). Every document's symbols are read, so they are read
+// without a copy of each (EachDocumentSymbol): what is kept is copied.
 func (a *Analysis) readDefinitions(ctx context.Context, p string) error {
 	err := a.r.EachDocumentSymbol(ctx, p, func(s graph.Symbol) error {
-		// Only definitions in this document count: a document may also
-		// describe symbols it merely references (external ones).
-		if s.External || s.Def.Path != p {
-			return nil
-		}
-		if lead(s) {
-			if cur, ok := a.firstDef[p]; !ok || s.Def.Range.Start.Before(cur.Def.Range.Start) {
-				a.firstDef[p] = cloneSymbol(s)
-			}
-		}
-		if _, ok := a.defPkg[s.ID]; !ok {
-			a.defPkg[strings.Clone(s.ID)] = a.docPkg[p]
-		}
+		a.definition(p, s)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("scope: reading symbols of %s: %w", p, err)
 	}
 	return nil
+}
+
+// definition records s, a symbol document p describes, when p defines it:
+// its package (unless a document before defined it), and p's first
+// function or type. s is borrowed: what is kept is copied.
+func (a *Analysis) definition(p string, s graph.Symbol) {
+	// Only definitions in this document count: a document may also
+	// describe symbols it merely references (external ones).
+	if s.External || s.Def.Path != p {
+		return
+	}
+	if lead(s) {
+		if cur, ok := a.firstDef[p]; !ok || s.Def.Range.Start.Before(cur.Def.Range.Start) {
+			a.firstDef[p] = cloneSymbol(s)
+		}
+	}
+	if _, ok := a.defPkg[s.ID]; !ok {
+		a.defPkg[strings.Clone(s.ID)] = a.docPkg[p]
+	}
 }
 
 // Update makes the analysis hold for r, whose documents differ from those
