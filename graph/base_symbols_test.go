@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
 // TestBaseDocumentSymbols: the base version's symbols and edges of a document stay
@@ -125,5 +127,46 @@ func TestEachSymbolByDocument(t *testing.T) {
 	}
 	if len(want) != 6 || want[0] != "a.go live A" {
 		t.Fatalf("the reference itself is off: %q", want)
+	}
+}
+
+// TestEachOccurrence: EachOccurrence gives what Occurrences returns, from
+// the layer that owns the document.
+func TestEachOccurrence(t *testing.T) {
+	ctx := context.Background()
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	occ := func(line uint32, sym, enclosing string, roles Role) Occurrence {
+		return Occurrence{Path: "a.go", Range: textpos.Range{Start: textpos.Position{Line: line, Col: 1}, End: textpos.Position{Line: line, Col: 4}}, Symbol: sym, Roles: roles, Enclosing: enclosing}
+	}
+	base := DocumentFacts{Document: Document{Path: "a.go", Source: SourceSCIP}, Occurrences: []Occurrence{occ(1, "scip a/F().", "", RoleDefinition)}}
+	live := DocumentFacts{Document: Document{Path: "a.go", Source: SourceSyntax}, Occurrences: []Occurrence{
+		occ(1, "syntax go a G", "", RoleDefinition), occ(2, "syntax go a H", "syntax go a G", 0), occ(3, "syntax go a H", "syntax go a G", 0),
+	}}
+	for layer, f := range map[Layer]DocumentFacts{Base: base, Live: live} {
+		if err := s.PutDocument(ctx, layer, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	want, err := r.Occurrences(ctx, "a.go")
+	if err != nil || len(want) != 3 {
+		t.Fatalf("Occurrences = %+v, %v; want the live version's three", want, err)
+	}
+	var got []Occurrence
+	err = r.EachOccurrence(ctx, "a.go", func(o Occurrence) error {
+		o.Path, o.Symbol, o.Enclosing = strings.Clone(o.Path), strings.Clone(o.Symbol), strings.Clone(o.Enclosing)
+		got = append(got, o)
+		return nil
+	})
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("EachOccurrence = %+v, %v; want %+v", got, err, want)
+	}
+	if err := r.EachOccurrence(ctx, "none.go", func(Occurrence) error { t.Error("an occurrence of a missing document"); return nil }); err != nil {
+		t.Fatal(err)
 	}
 }

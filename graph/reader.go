@@ -582,6 +582,26 @@ func (r *Reader) Occurrences(ctx context.Context, path string) ([]Occurrence, er
 	return occs, nil
 }
 
+// EachOccurrence calls fn for each of a document's occurrences, as
+// Occurrences returns them but without a copy of each: fn's Occurrence
+// (its strings) is valid only during the call.
+func (r *Reader) EachOccurrence(ctx context.Context, path string, fn func(o Occurrence) error) error {
+	ls, ok := r.owner(path)
+	if !ok {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := view(r.kv(), appendDocOccKey(nil, ls.space, path), func(v []byte) error {
+		return eachDocOcc(path, v, true, func(int) {}, fn)
+	})
+	if err != nil {
+		return fmt.Errorf("graph: reading occurrences of %q: %w", path, err)
+	}
+	return nil
+}
+
 // DocumentEdges returns the edges a document justifies, from the layer
 // that owns it.
 func (r *Reader) DocumentEdges(ctx context.Context, path string) ([]Edge, error) {

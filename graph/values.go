@@ -339,7 +339,12 @@ func (t *idReader) id() string {
 		t.r.bad = true
 		return ""
 	}
-	s := string(t.r.b[:x>>1])
+	var s string
+	if t.r.borrow {
+		s = unsafe.String(unsafe.SliceData(t.r.b), x>>1)
+	} else {
+		s = string(t.r.b[:x>>1])
+	}
 	t.r.b = t.r.b[x>>1:]
 	t.table = append(t.table, s)
 	return s
@@ -367,13 +372,31 @@ func appendDocOccsValue(dst []byte, occs []Occurrence) []byte {
 // decodeDocOccsValue decodes a doc-occs value, stopping before the first
 // occurrence starting after line stopAfter, if set.
 func decodeDocOccsValue(path string, b []byte, stopAfter *uint32) ([]Occurrence, error) {
-	r := valueReader{b: b}
+	var out []Occurrence
+	err := eachDocOcc(path, b, false, func(n int) { out = make([]Occurrence, 0, n) }, func(o Occurrence) error {
+		if stopAfter != nil && o.Range.Start.Line > *stopAfter {
+			return errStop
+		}
+		out = append(out, o)
+		return nil
+	})
+	if err == errStop {
+		err = nil
+	}
+	return out, err
+}
+
+// eachDocOcc calls fn for each occurrence of a doc-occs value, after
+// sized with their number. With borrow, the occurrences' strings share
+// b's memory. An error from fn ends the walk and is returned.
+func eachDocOcc(path string, b []byte, borrow bool, sized func(n int), fn func(Occurrence) error) error {
+	r := valueReader{b: b, borrow: borrow}
 	t := idReader{r: &r}
 	n := r.uvarint()
 	if n > uint64(len(b)) {
-		return nil, fmt.Errorf("%w: occurrences of %q", errBadValue, path)
+		return fmt.Errorf("%w: occurrences of %q", errBadValue, path)
 	}
-	out := make([]Occurrence, 0, n)
+	sized(int(n))
 	for range n {
 		o := Occurrence{Path: path, Range: r.rng()}
 		o.Symbol = t.id()
@@ -382,12 +405,11 @@ func decodeDocOccsValue(path string, b []byte, stopAfter *uint32) ([]Occurrence,
 		if r.bad {
 			break
 		}
-		if stopAfter != nil && o.Range.Start.Line > *stopAfter {
-			return out, nil
+		if err := fn(o); err != nil {
+			return err
 		}
-		out = append(out, o)
 	}
-	return out, r.done("occurrences of", path)
+	return r.done("occurrences of", path)
 }
 
 // Doc-edges value: every edge a document justifies, in key order: the

@@ -247,40 +247,40 @@ func (d docObservation) short(had map[string][]Why) bool {
 // before the edge reads that judge a reference weak.
 func (a *Analysis) observeDocument(ctx context.Context, p, from string, had map[string][]Why) (docObservation, error) {
 	var d docObservation
-	occs, err := a.r.Occurrences(ctx, p)
-	if err != nil {
-		return d, fmt.Errorf("scope: reading occurrences of %s: %w", p, err)
-	}
-	for _, o := range occs {
+	// A closure's documents are read whole, every occurrence of each: they
+	// are read without a copy of each (EachOccurrence), and what is kept
+	// is copied.
+	err := a.r.EachOccurrence(ctx, p, func(o graph.Occurrence) error {
 		if o.Roles&graph.RoleDefinition != 0 {
-			continue
+			return nil
 		}
 		to, ok := a.defPkg[o.Symbol]
 		if !ok || to == from || len(d.why[to]) >= maxWhy {
-			continue
+			return nil
 		}
 		if len(had[to])+len(d.why[to]) >= maxWhy {
 			if d.skipped == nil {
 				d.skipped = map[string]bool{}
 			}
 			d.skipped[to] = true
-			continue
+			return nil
 		}
 		if weak, err := a.weak(ctx, o); err != nil || weak {
-			if err != nil {
-				return d, err
-			}
-			continue
+			return err
 		}
 		if d.why == nil {
 			d.why = map[string][]Why{}
 		}
 		name, ok := a.names[o.Symbol]
 		if !ok {
-			name = displayName(ctx, a.r, o.Symbol)
-			a.names[o.Symbol] = name
+			name = strings.Clone(displayName(ctx, a.r, o.Symbol))
+			a.names[strings.Clone(o.Symbol)] = name
 		}
 		d.why[to] = append(d.why[to], Why{Observed: true, File: p, Line: int(o.Range.Start.Line) + 1, Detail: "references `" + name + "`"})
+		return nil
+	})
+	if err != nil {
+		return d, fmt.Errorf("scope: reading occurrences of %s: %w", p, err)
 	}
 	return d, nil
 }
@@ -302,7 +302,7 @@ func (a *Analysis) weak(ctx context.Context, o graph.Occurrence) (bool, error) {
 		for _, e := range es {
 			best[e.To] = max(best[e.To], e.Confidence)
 		}
-		a.conf[o.Enclosing] = best
+		a.conf[strings.Clone(o.Enclosing)] = best
 	}
 	c, ok := best[o.Symbol]
 	return ok && c < a.MinConfidence, nil
