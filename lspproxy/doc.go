@@ -44,17 +44,28 @@
 // what outlives the frame is copied — a request's id, the params and
 // result of observed exchanges, document notifications' params for the
 // Observer, and whole requests the proxy works on itself
-// (workspace/executeCommand, initialize, the code lens requests). An
-// observed exchange is copied after its frame is forwarded, each way: a
-// request's params once it is written to the server (an answer that
-// comes back first waits for them), an answer's result once it is
-// written to the editor.
+// (workspace/executeCommand, initialize, the code lens requests).
+//
+// A frame is read only as far as its routing needs before it is
+// forwarded. An editor request the proxy has no part in is forwarded once
+// its method and id are read; the rest of it is read after, when it is
+// registered as pending and its params copied for the Observer (an answer
+// that comes back before that is routed by the editor loop once it is
+// pending). An answer from the server is routed by its id — read
+// backwards from the end of the message when it follows the result, as
+// gopls writes it — and forwarded without its result being read; an
+// observed answer is copied whole after it is forwarded and read on the
+// observer's goroutine. Everything else (notifications, the requests the
+// proxy works on, the answers it rewrites or consumes) is read whole
+// first.
 //
 // Malformed input: a frame whose header cannot be delimited (no or bad
 // Content-Length) ends that side, since the stream cannot be resynchronised:
 // from the editor the session shuts down; from the server it is treated as
 // a server failure. A well-delimited frame whose body is not a JSON-RPC
-// message is logged and skipped. If the server ends before the editor sent
+// message is logged and skipped — unless what routing reads of it was
+// sound and it was forwarded: then it is counted and logged, and not
+// observed. If the server ends before the editor sent
 // exit, every pending editor request is answered with an error, the editor
 // gets window/showMessage naming the server and its exit status, and Serve
 // returns an error wrapping [ErrServerExited].
