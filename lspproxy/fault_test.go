@@ -373,6 +373,32 @@ func TestMalformedFromEditor(t *testing.T) {
 	}
 }
 
+// TestMalformedRequestForwarded: a request whose method and id are sound
+// but whose params are not is forwarded as the editor sent it (it was
+// forwarded before its params were read), counted, and the server's answer
+// reaches the editor.
+func TestMalformedRequestForwarded(t *testing.T) {
+	var logs logBuffer
+	cfg := testConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{}`)
+	broken := `{"jsonrpc":"2.0","id":5,"method":"textDocument/definition","params":{"a":"x}}`
+	c.Editor.SendRaw(t, fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(broken), broken))
+	if got, err := c.Server.RecvTimeout(lsptest.Timeout); err != nil || string(got) != broken {
+		t.Fatalf("server got %q, %v; want the request as sent", got, err)
+	}
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":5,"error":{"code":-32700,"message":"parse error"}}`)
+	expect(t, c.Editor.Recv(t), `{"jsonrpc":"2.0","id":5,"error":{"code":-32700,"message":"parse error"}}`)
+	if st := c.Proxy.Stats(); st.Malformed != 1 || st.PendingEditor != 0 {
+		t.Errorf("malformed = %d, pending = %d; want 1, 0", st.Malformed, st.PendingEditor)
+	}
+	if !strings.Contains(logs.String(), "forwarded a malformed request from the editor") {
+		t.Errorf("log lacks the malformed request line:\n%s", logs.String())
+	}
+	shutdown(t, c)
+}
+
 func TestMalformedFromServer(t *testing.T) {
 	var logs logBuffer
 	cfg := testConfig()

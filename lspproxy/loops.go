@@ -86,13 +86,16 @@ func (p *Proxy) forwardCall(es *envelopeScan, f frame) bool {
 	p.registering.Store(true)
 	premature := !p.readyNow.Load()
 	p.forwardToServer(f.wire)
-	if env, err := es.finish(); err != nil {
-		// Forwarded as the editor sent it: the server answers it.
+	env, err := es.finish()
+	if err != nil {
+		// Forwarded as the editor sent it: the server answers it, and
+		// its answer is routed by the method and id read; nothing else
+		// of it is taken (nor observed).
 		p.counters.malformed.Add(1)
-		p.log.Error("forwarded a malformed request from the editor without following it", "server", p.cfg.ServerName, "err", err, "body", truncate(f.body))
-	} else {
-		p.editorCall(&env, f, &premature)
+		p.log.Error("forwarded a malformed request from the editor; its answer is routed, nothing of it observed", "server", p.cfg.ServerName, "err", err, "body", truncate(f.body))
+		env = envelope{kind: kindCall, method: es.e.method, id: es.e.id}
 	}
+	p.editorCall(&env, f, &premature)
 	p.mu.Lock()
 	p.registering.Store(false)
 	early := p.early
@@ -191,7 +194,7 @@ func (p *Proxy) editorCall(env *envelope, f frame, forwarded *bool) {
 			pc.lens = p.startLenses(uri, p.cfg.LensBudget)
 		}
 	}
-	observed := observedRequest(env.method) && p.cfg.Observer.OnExchange != nil
+	observed := observedRequest(env.method) && p.cfg.Observer.OnExchange != nil && env.params != nil
 	p.mu.Lock()
 	if p.serverErr != nil {
 		err := p.serverErr
