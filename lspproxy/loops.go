@@ -111,14 +111,15 @@ func (p *Proxy) forwardCall(es *envelopeScan, f frame) bool {
 
 // editorIntercepts reports whether the proxy has a part in an editor
 // request or notification of this method beyond forwarding it, or in what
-// follows from it, so that it is read whole before it is forwarded.
+// follows from it, so that it is read whole before it is forwarded: the
+// requests it works on (editorOwns), and the messages that change its
+// state or a pending request's.
 func editorIntercepts(method string) bool {
 	switch method {
-	case "initialize", "initialized", "shutdown", "exit", "$/cancelRequest",
-		"workspace/executeCommand", "codeLens/resolve", "textDocument/codeLens":
+	case "initialized", "shutdown", "exit", "$/cancelRequest":
 		return true
 	}
-	return false
+	return editorOwns(method)
 }
 
 // malformed counts and logs a message from one side (from: "the editor"
