@@ -77,7 +77,7 @@ func (r *Reader) BaseLookups(ctx context.Context, fn func(path string, b []byte)
 // symbols back (BaseSymbols) and compares them with ones it extracts
 // normalizes those first.
 func NormalizeSymbols(in []Symbol) ([]Symbol, error) {
-	out, err := normalizeSymbols(in)
+	out, err := new(normalizer).symbols(make([]Symbol, 0, len(in)), in)
 	if err != nil {
 		return nil, fmt.Errorf("graph: %w", err)
 	}

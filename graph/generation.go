@@ -46,7 +46,9 @@ type GenerationWriter struct {
 // and the symbol ids they were given.
 type encodedDoc struct {
 	chunk
-	ids hashSymIDs
+	ids  hashSymIDs
+	norm normalizer    // the document's normalized facts
+	emit recordEmitter // and the buffers encoding them
 }
 
 // genCounts are what a generation writer has written.
@@ -105,12 +107,9 @@ func (g *GenerationWriter) PutDocument(ctx context.Context, f DocumentFacts) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	nf, err := normalizeFacts(f)
-	if err != nil {
-		return err
-	}
-	// Encode the records before taking the lock; only copying them into
-	// the pending chunk is serialized.
+	// Normalize and encode the records before taking the lock, in buffers
+	// kept from document to document; only copying them into the pending
+	// chunk is serialized.
 	rec, _ := g.records.Get().(*encodedDoc)
 	if rec == nil {
 		rec = &encodedDoc{}
@@ -120,7 +119,11 @@ func (g *GenerationWriter) PutDocument(ctx context.Context, f DocumentFacts) err
 		rec.ids.reset()
 		g.records.Put(rec)
 	}()
-	if err := emitRecords(g.space, &nf, &rec.ids, func(k, v []byte) error { rec.add(k, v); return nil }); err != nil {
+	nf, err := rec.norm.facts(f)
+	if err != nil {
+		return err
+	}
+	if err := rec.emit.emit(g.space, &nf, &rec.ids, func(k, v []byte) error { rec.add(k, v); return nil }); err != nil {
 		return fmt.Errorf("graph: writing document %q in generation %d: %w", nf.Document.Path, g.gen, err)
 	}
 	g.mu.Lock()

@@ -116,6 +116,24 @@ func scanIter(ctx context.Context, it *pebble.Iterator, fn func(k, v []byte) err
 // normalizeFacts validates f and merges duplicates inside it, so that a
 // document writes each key once. The result shares no slices with f.
 func normalizeFacts(f DocumentFacts) (DocumentFacts, error) {
+	return new(normalizer).facts(f)
+}
+
+// A normalizer normalizes documents into buffers it reuses: what facts
+// returns is valid until its next call. The zero value is ready to use.
+type normalizer struct {
+	syms  []Symbol
+	occs  []Occurrence
+	edges []Edge
+	terms []Term
+	order []int32 // sortStableInPlace's
+	edge  edgeSorter
+}
+
+// facts validates f and merges duplicates inside it, so that a document
+// writes each key once. The result shares no slices with f; its slices are
+// n's, until the next call.
+func (n *normalizer) facts(f DocumentFacts) (DocumentFacts, error) {
 	path := f.Document.Path
 	if path == "" {
 		return f, errors.New("graph: document has an empty path")
@@ -129,36 +147,39 @@ func normalizeFacts(f DocumentFacts) (DocumentFacts, error) {
 	out := DocumentFacts{Document: f.Document, Lookups: f.Lookups}
 	out.Document.Layer = 0
 	var err error
-	if out.Symbols, err = normalizeSymbols(f.Symbols); err != nil {
+	if n.syms, err = n.symbols(n.syms[:0], f.Symbols); err != nil {
 		return f, fmt.Errorf("graph: document %q: %w", path, err)
 	}
-	if out.Occurrences, err = normalizeOccurrences(path, f.Occurrences); err != nil {
+	if n.occs, err = n.occurrences(n.occs[:0], path, f.Occurrences); err != nil {
 		return f, fmt.Errorf("graph: document %q: %w", path, err)
 	}
-	if out.Edges, err = normalizeEdges(f.Edges); err != nil {
+	if n.edges, err = n.normalizeEdges(n.edges[:0], f.Edges); err != nil {
 		return f, fmt.Errorf("graph: document %q: %w", path, err)
 	}
-	if out.Terms, err = normalizeTerms(f.Terms); err != nil {
+	if n.terms, err = appendNormalTerms(n.terms[:0], f.Terms); err != nil {
 		return f, fmt.Errorf("graph: document %q: %w", path, err)
 	}
+	out.Symbols, out.Occurrences, out.Edges, out.Terms = n.syms, n.occs, n.edges, n.terms
 	return out, nil
 }
 
-func normalizeSymbols(in []Symbol) ([]Symbol, error) {
-	out := make([]Symbol, 0, len(in))
+// symbols appends in's symbols to out, sorted by id, duplicates merged.
+func (n *normalizer) symbols(out, in []Symbol) ([]Symbol, error) {
 	for _, s := range in {
 		if s.ID == "" {
-			return nil, errors.New("symbol with an empty id")
+			return out, errors.New("symbol with an empty id")
 		}
 		if err := validID("symbol", s.ID); err != nil {
-			return nil, err
+			return out, err
 		}
 		if err := validID("display name", s.DisplayName); err != nil {
-			return nil, err
+			return out, err
 		}
 		out = append(out, s)
 	}
-	sortStableInPlace(out, func(a, b *Symbol) int { return strings.Compare(a.ID, b.ID) })
+	if !slices.IsSortedFunc(out, func(a, b Symbol) int { return strings.Compare(a.ID, b.ID) }) {
+		sortStableInPlace(out, &n.order, func(a, b *Symbol) int { return strings.Compare(a.ID, b.ID) })
+	}
 	w := 0
 	for i := range out {
 		if w > 0 && out[w-1].ID == out[i].ID {
@@ -171,20 +192,21 @@ func normalizeSymbols(in []Symbol) ([]Symbol, error) {
 	return out[:w], nil
 }
 
-func normalizeOccurrences(path string, in []Occurrence) ([]Occurrence, error) {
-	out := make([]Occurrence, 0, len(in))
+// occurrences appends in's occurrences to out, given path, in position
+// order, those of one symbol at one range merged.
+func (n *normalizer) occurrences(out []Occurrence, path string, in []Occurrence) ([]Occurrence, error) {
 	for _, o := range in {
 		if o.Symbol == "" {
-			return nil, fmt.Errorf("occurrence at %s has an empty symbol", o.Range)
+			return out, fmt.Errorf("occurrence at %s has an empty symbol", o.Range)
 		}
 		if err := validID("symbol", o.Symbol); err != nil {
-			return nil, err
+			return out, err
 		}
 		o.Path = path
 		out = append(out, o)
 	}
 	if !slices.IsSortedFunc(out, compareOccurrences) { // producers mostly give them in order
-		sortStableInPlace(out, func(a, b *Occurrence) int { return compareOccurrences(*a, *b) })
+		sortStableInPlace(out, &n.order, func(a, b *Occurrence) int { return compareOccurrences(*a, *b) })
 	}
 	// Merge occurrences of the same symbol at the same range.
 	w := 0
@@ -200,10 +222,12 @@ func normalizeOccurrences(path string, in []Occurrence) ([]Occurrence, error) {
 	return out[:w], nil
 }
 
-// sortStableInPlace sorts s stably by cmp, moving indexes rather than the
-// elements (facts are large to move) and each element once at the end.
-func sortStableInPlace[T any](s []T, cmp func(a, b *T) int) {
-	idx := make([]int32, len(s))
+// sortStableInPlace sorts s stably by cmp, moving indexes (in *order,
+// reused) rather than the elements, which are large to move, then each
+// element once, along the permutation's cycles.
+func sortStableInPlace[T any](s []T, order *[]int32, cmp func(a, b *T) int) {
+	idx := slices.Grow((*order)[:0], len(s))[:len(s)]
+	*order = idx
 	for i := range idx {
 		idx[i] = int32(i)
 	}
@@ -213,11 +237,34 @@ func sortStableInPlace[T any](s []T, cmp func(a, b *T) int) {
 		}
 		return int(a - b) // equal elements keep their order
 	})
-	sorted := make([]T, len(s))
-	for i, j := range idx {
-		sorted[i] = s[j]
+	permute(s, idx)
+}
+
+// permute moves s[idx[i]] to s[i] for every i, in place, along the
+// permutation's cycles: each element moves once. idx is consumed (each
+// position done is marked -1).
+func permute[T any](s []T, idx []int32) {
+	for i := range idx {
+		if idx[i] < 0 {
+			continue
+		}
+		if int(idx[i]) == i {
+			idx[i] = -1
+			continue
+		}
+		tmp := s[i]
+		j := i
+		for {
+			k := int(idx[j])
+			idx[j] = -1
+			if k == i {
+				s[j] = tmp
+				break
+			}
+			s[j] = s[k]
+			j = k
+		}
 	}
-	copy(s, sorted)
 }
 
 // compareOccurrences orders by path, range start, range end, symbol: the
@@ -239,15 +286,16 @@ func compareOccurrences(a, b Occurrence) int {
 	return strings.Compare(a.Symbol, b.Symbol)
 }
 
-func normalizeEdges(in []Edge) ([]Edge, error) {
-	out := make([]Edge, 0, len(in))
+// normalizeEdges appends in's edges to out, sorted by from, kind, to,
+// duplicates merged.
+func (n *normalizer) normalizeEdges(out, in []Edge) ([]Edge, error) {
 	for _, e := range in {
 		if e.From == "" || e.To == "" || e.Kind == "" {
-			return nil, fmt.Errorf("edge %q -%s-> %q lacks an end or a kind", e.From, e.Kind, e.To)
+			return out, fmt.Errorf("edge %q -%s-> %q lacks an end or a kind", e.From, e.Kind, e.To)
 		}
 		for _, s := range []string{e.From, e.To, string(e.Kind)} {
 			if err := validID("edge field", s); err != nil {
-				return nil, err
+				return out, err
 			}
 		}
 		e.Count = max(e.Count, 1)
@@ -255,7 +303,7 @@ func normalizeEdges(in []Edge) ([]Edge, error) {
 		out = append(out, e)
 	}
 	if !slices.IsSortedFunc(out, compareEdgeKeys) {
-		sortEdges(out)
+		n.edge.sort(out)
 	}
 	w := 0
 	for i := range out {
@@ -273,57 +321,79 @@ func normalizeEdges(in []Edge) ([]Edge, error) {
 // share a number.
 const maxEdgeRank = 1 << 21
 
-// sortEdges sorts edges stably by from, kind, to. It ranks the distinct
-// strings first, so that the sort compares numbers: a document's edges
-// repeat few symbols, whose strings share long prefixes, and comparing
-// them was most of the cost of normalizing a document.
-func sortEdges(edges []Edge) {
+// sortEdges sorts edges stably by from, kind, to.
+func sortEdges(edges []Edge) { new(edgeSorter).sort(edges) }
+
+// An edgeSorter sorts edges stably by from, kind, to in buffers it reuses.
+// It ranks the distinct strings first, so that the sort compares numbers:
+// a document's edges repeat few symbols, whose strings share long
+// prefixes, and comparing them was most of the cost of normalizing a
+// document.
+type edgeSorter struct {
+	first map[string]uint32
+	strs  []string
+	nums  [][3]uint32
+	order []uint32
+	rank  []uint64
+	keyed []rankedEdge
+	moved []int32
+}
+
+type rankedEdge struct {
+	key uint64
+	i   int32
+}
+
+func (es *edgeSorter) sort(edges []Edge) {
 	// Each distinct string gets a number in order of appearance (one map
 	// look-up per field), then the numbers are mapped to the strings'
 	// ranks in sorted order.
-	first := make(map[string]uint32, len(edges))
-	var strs []string
+	if es.first == nil {
+		es.first = make(map[string]uint32, len(edges))
+	}
+	clear(es.first)
+	strs := es.strs[:0]
 	num := func(s string) uint32 {
-		n, ok := first[s]
+		n, ok := es.first[s]
 		if !ok {
 			n = uint32(len(strs))
-			first[s] = n
+			es.first[s] = n
 			strs = append(strs, s)
 		}
 		return n
 	}
-	nums := make([][3]uint32, len(edges))
+	nums := es.nums[:0]
 	for i := range edges {
 		e := &edges[i]
-		nums[i] = [3]uint32{num(e.From), num(string(e.Kind)), num(e.To)}
+		nums = append(nums, [3]uint32{num(e.From), num(string(e.Kind)), num(e.To)})
 	}
+	es.strs, es.nums = strs, nums
+	defer clear(es.strs) // the strings are the caller's
 	if len(strs) > maxEdgeRank {
-		sortStableInPlace(edges, func(a, b *Edge) int { return compareEdgeKeys(*a, *b) })
+		sortStableInPlace(edges, &es.moved, func(a, b *Edge) int { return compareEdgeKeys(*a, *b) })
 		return
 	}
-	order := make([]uint32, len(strs))
-	for i := range order {
-		order[i] = uint32(i)
+	order := es.order[:0]
+	for i := range strs {
+		order = append(order, uint32(i))
 	}
 	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(strs[a], strs[b]) })
-	rank := make([]uint64, len(strs))
+	rank := slices.Grow(es.rank[:0], len(strs))[:len(strs)]
 	for r, n := range order {
 		rank[n] = uint64(r)
 	}
-	type ranked struct {
-		key uint64
-		i   int
-	}
-	rs := make([]ranked, len(edges))
+	keyed := es.keyed[:0]
 	for i, n := range nums {
-		rs[i] = ranked{rank[n[0]]<<42 | rank[n[1]]<<21 | rank[n[2]], i}
+		keyed = append(keyed, rankedEdge{rank[n[0]]<<42 | rank[n[1]]<<21 | rank[n[2]], int32(i)})
 	}
-	slices.SortFunc(rs, func(a, b ranked) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.i, b.i)) })
-	sorted := make([]Edge, len(edges))
-	for j, r := range rs {
-		sorted[j] = edges[r.i]
+	es.order, es.rank, es.keyed = order, rank, keyed
+	slices.SortFunc(keyed, func(a, b rankedEdge) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.i, b.i)) })
+	moved := slices.Grow(es.moved[:0], len(keyed))[:len(keyed)]
+	for j, r := range keyed {
+		moved[j] = r.i
 	}
-	copy(edges, sorted)
+	es.moved = moved
+	permute(edges, moved)
 }
 
 // compareEdgeKeys orders edges by from, kind, to.
@@ -378,7 +448,14 @@ type recordSink func(key, value []byte) error
 // The symid records are the business of ids: the table is the space's,
 // not the document's.
 func emitRecords(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) error {
-	e := recordEmitter{sink: sink, ids: ids, space: space, path: f.Document.Path}
+	return new(recordEmitter).emit(space, f, ids, sink)
+}
+
+// emit is emitRecords in e's buffers, which it reuses from one call to the
+// next.
+func (e *recordEmitter) emit(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) error {
+	e.sink, e.ids, e.space, e.path, e.err = sink, ids, space, f.Document.Path, nil
+	defer func() { e.sink, e.ids = nil, nil }()
 	e.put(appendDocKey(e.k[:0], space, e.path), appendDocValue(e.v[:0], &f.Document))
 	if pkg := f.Document.Package; pkg != "" {
 		e.put(appendPkgKey(e.k[:0], space, pkg, e.path), nil)
