@@ -37,7 +37,8 @@
 // file's imports, a TypeScript file's import specifiers) by the file's
 // stamp (rootfs.Stamp): a work tree discovered again after a file was saved is
 // walked again, and only the sources that changed are read. Its result is
-// the one [Discover] gives.
+// the one [Discover] gives. It can be kept in a file ([SourceCache.Save])
+// for another process to start from ([SourceCache.Load]).
 //
 // The [Closure] of a package is its transitive dependencies (declared and
 // observed) plus extra packages the caller names, each member with the chain

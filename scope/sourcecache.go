@@ -25,6 +25,7 @@ type SourceCache struct {
 	entries map[string]sourceEntry
 	listed  []listedFile // the last discovery's listing, for DiscoverChanged
 	last    SourceCounts
+	dirty   bool // entries changed since the last Save or Load
 }
 
 // SourceCounts says how the last Discover through a SourceCache got its
@@ -165,7 +166,7 @@ func (c *SourceCache) reads(root string, files []listedFile) *sourceReads {
 		return nil
 	}
 	if c.root != root {
-		c.root, c.entries = root, nil
+		c.root, c.entries, c.dirty = root, nil, true
 	}
 	c.listed = files
 	s := &sourceReads{stamps: make(map[string]rootfs.Stamp, len(files)), prev: c.entries, next: make(map[string]sourceEntry, len(c.entries))}
@@ -180,6 +181,9 @@ func (c *SourceCache) reads(root string, files []listedFile) *sourceReads {
 func (c *SourceCache) keep(s *sourceReads) {
 	if c == nil || s == nil {
 		return
+	}
+	if s.counts.Read > 0 || len(s.next) != len(c.entries) {
+		c.dirty = true
 	}
 	c.entries, c.last = s.next, s.counts
 }

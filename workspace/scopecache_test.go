@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/scip"
+	"github.com/lspgraph/lspgraph/scope"
 )
 
 // TestContextScopeComputedOncePerState: the scope analysis is computed on
@@ -23,40 +25,7 @@ import (
 // a walk of the tree), and computed again when the packages changed.
 func TestContextScopeComputedOncePerState(t *testing.T) {
 	ctx := context.Background()
-	root := filepath.Join(t.TempDir(), "goapp")
-	if out, err := exec.Command("cp", "-r", filepath.Join(repoRoot(t), "testdata", "goapp"), root).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
-	// Files as old as a checkout's: their times vouch for what discovery
-	// reads of them (a file written just now is read every time).
-	old := time.Now().Add(-time.Hour)
-	if err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Chtimes(p, old, old)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	git := gitIn(t, root)
-	git("init", "-q")
-	git("add", "-A")
-	git("commit", "-q", "-m", "fixture")
-	head := git("rev-parse", "HEAD")
-	dir := t.TempDir()
-	st, err := graph.Open(dir, graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := scip.Import(ctx, st, f, scip.Options{Root: root, Commit: head}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	st.Close()
+	root, dir, head := goappStore(t)
 	s := openSession(t, root, dir)
 	ask := func() {
 		t.Helper()
@@ -123,7 +92,7 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 		t.Fatalf("after a base patch: %d hits, %d updates, %d misses, the patched document known: %v; want 2, 2, 1, true", h, updates, m, kept)
 	}
 	// A new base generation is analysed anew.
-	f, err = os.Open(filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"))
+	f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,5 +169,93 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 	s.scopes.mu.Unlock()
 	if !found {
 		t.Errorf("the analysis computed again lacks the new module")
+	}
+}
+
+// goappStore copies the goapp fixture into a new git work tree, its files
+// as old as a checkout's, and imports its dump into a new store: the
+// tree's root, the store's directory and the commit.
+func goappStore(t *testing.T) (root, dir, head string) {
+	t.Helper()
+	ctx := context.Background()
+	root = filepath.Join(t.TempDir(), "goapp")
+	if out, err := exec.Command("cp", "-r", filepath.Join(repoRoot(t), "testdata", "goapp"), root).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	// Files as old as a checkout's: their times vouch for what discovery
+	// reads of them (a file written just now is read every time).
+	old := time.Now().Add(-time.Hour)
+	if err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	git := gitIn(t, root)
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "fixture")
+	head = git("rev-parse", "HEAD")
+	dir = t.TempDir()
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scip.Import(ctx, st, f, scip.Options{Root: root, Commit: head}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	st.Close()
+	return root, dir, head
+}
+
+// TestContextSourcesKeptAcrossSessions: what discovery read of the sources
+// is kept in the store's directory, so that a later session (a command
+// line's) reads none of them again while they are unchanged; a damaged
+// file is read past (every source read) and replaced.
+func TestContextSourcesKeptAcrossSessions(t *testing.T) {
+	ctx := context.Background()
+	root, dir, _ := goappStore(t)
+	file := filepath.Join(dir, sourcesFile)
+	session := func(what string) scope.SourceCounts {
+		t.Helper()
+		s, err := Open(Options{Root: root, StoreDir: dir, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if _, err := s.Command(ctx, CommandContext, Call{Args: []json.RawMessage{json.RawMessage(`{"symbol":"Catalog.Save","budget":2000}`)}}); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return s.scopes.sources.Counts()
+	}
+	first := session("first session")
+	if first.Read == 0 || first.Reused != 0 {
+		t.Fatalf("first session: %+v, want every source read", first)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the first session kept no sources: %v", err)
+	}
+	if c := session("second session"); c.Read != 0 || c.Reused != first.Read {
+		t.Errorf("second session: %+v, want %d reused and none read", c, first.Read)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, b[:len(b)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := session("damaged file"); c.Read != first.Read {
+		t.Errorf("after the file was damaged: %+v, want every source read", c)
+	}
+	if c := session("replaced file"); c.Read != 0 {
+		t.Errorf("the damaged file was not replaced: %+v", c)
 	}
 }

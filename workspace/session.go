@@ -149,6 +149,7 @@ func Open(opts Options) (*Session, error) {
 		started:  time.Now(),
 		clients:  map[string]ClientInfo{},
 		cache:    answerCache{dir: filepath.Join(store.Dir(), "answers")},
+		scopes:   scopeCache{sourcesFile: filepath.Join(store.Dir(), sourcesFile), log: log},
 		searches: search.NewCache(),
 	}
 	s.looks = newLooks(root, log, treewatch.Options{}, s.baseCommit)
@@ -273,6 +274,7 @@ func (s *Session) Close() error {
 		<-warm
 	}
 	s.looks.close()
+	s.scopes.close()
 	var errs []error
 	if err := s.live.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("closing the live adapter: %w", err))

@@ -1,0 +1,221 @@
+package scope
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"os"
+	"slices"
+
+	"github.com/lspgraph/lspgraph/internal/rootfs"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sourceTree writes a work tree with Go modules (one file that does not
+// parse), TypeScript packages and a file of each kind without imports.
+func sourceTree(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for rel, text := range map[string]string{
+		"a/go.mod":                "module ex.com/a\n",
+		"a/x.go":                  "package a\n\nimport (\n\t\"fmt\"\n\t\"ex.com/b/lib\"\n)\n\nvar _ = lib.X\nvar _ = fmt.Sprint\n",
+		"a/y.go":                  "package a\n",
+		"a/z.go":                  "package a\n\nimport \"fmt\"\n\nfunc (\n", // imports read, body broken
+		"a/broken.go":             "package a\n\nimport (\n\t\"fmt\"\n",
+		"b/go.mod":                "module ex.com/b\n",
+		"b/lib/lib.go":            "package lib\n\nimport \"fmt\"\n\nconst X = 1\n\nvar _ = fmt.Sprint\n",
+		"package.json":            `{"name": "root", "private": true, "workspaces": ["packages/*"]}`,
+		"packages/p/package.json": `{"name": "p"}`,
+		"packages/p/index.ts":     "import { q } from \"q\";\nexport const p = q;\n",
+		"packages/q/package.json": `{"name": "q"}`,
+		"packages/q/index.ts":     "export const q = 1;\n",
+	} {
+		writeSource(t, root, rel, text, old)
+	}
+	return root
+}
+
+// TestSourceCacheSaveLoad: a cache saved by one process and loaded by
+// another lets its first discovery read only what changed since, and
+// find what a discovery without a cache finds.
+func TestSourceCacheSaveLoad(t *testing.T) {
+	root := sourceTree(t)
+	file := filepath.Join(t.TempDir(), "sources")
+	var first SourceCache
+	w, err := first.Discover(root)
+	agreesWithDiscover(t, "first", root, w, err)
+	if err := first.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	read := first.Counts().Read
+
+	var second SourceCache
+	if err := second.Load(root, file); err != nil {
+		t.Fatal(err)
+	}
+	w, err = second.Discover(root)
+	agreesWithDiscover(t, "loaded", root, w, err)
+	// Only the file whose imports do not parse is read again: its entry
+	// is not saved.
+	if c := second.Counts(); c.Read != 1 || c.Reused != read-1 {
+		t.Errorf("after loading: %+v, want 1 read (a/broken.go) and %d reused", c, read-1)
+	}
+	if !reflect.DeepEqual(withoutErrors(second.entries), withoutErrors(first.entries)) {
+		t.Errorf("loaded entries differ:\n%+v\nwant\n%+v", second.entries, first.entries)
+	}
+
+	// A file changed after the save is read again, and its new imports found.
+	writeSource(t, root, "a/y.go", "package a\n\nimport \"ex.com/b/lib\"\n\nvar _ = lib.X\n", time.Now().Add(-time.Minute))
+	if err := second.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	var third SourceCache
+	if err := third.Load(root, file); err != nil {
+		t.Fatal(err)
+	}
+	w, err = third.Discover(root)
+	agreesWithDiscover(t, "after a change", root, w, err)
+	if c := third.Counts(); c.Read != 2 {
+		t.Errorf("after a change: %+v, want 2 read (a/y.go, a/broken.go)", c)
+	}
+
+	// Another root's file is not used.
+	var other SourceCache
+	if err := other.Load(t.TempDir(), file); err != nil || other.entries != nil {
+		t.Errorf("another root: %v, %d entries", err, len(other.entries))
+	}
+	// No file: an empty cache.
+	if err := other.Load(root, filepath.Join(t.TempDir(), "none")); err != nil || other.entries != nil {
+		t.Errorf("no file: %v, %d entries", err, len(other.entries))
+	}
+}
+
+// withoutErrors leaves out the entries of files whose imports do not parse,
+// which are not saved.
+func withoutErrors(m map[string]sourceEntry) map[string]sourceEntry {
+	out := map[string]sourceEntry{}
+	for k, e := range m {
+		if e.goErr == nil {
+			out[k] = e
+		}
+	}
+	return out
+}
+
+// TestSourceCacheSaveUnchanged: a cache is written only when a discovery
+// changed it: a source read, or one gone.
+func TestSourceCacheSaveUnchanged(t *testing.T) {
+	root := sourceTree(t)
+	file := filepath.Join(t.TempDir(), "sources")
+	var c SourceCache
+	saves := func(what string, want bool) {
+		t.Helper()
+		if err := c.Save(file); err != nil {
+			t.Fatal(err)
+		}
+		_, err := os.Stat(file)
+		if got := err == nil; got != want {
+			t.Errorf("%s: the cache was written: %v, want %v", what, got, want)
+		}
+		os.Remove(file)
+	}
+	discover := func() {
+		t.Helper()
+		if _, err := c.Discover(root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saves("empty", false)
+	discover()
+	saves("first discovery", true)
+	discover()
+	saves("nothing changed", false)
+	os.Remove(filepath.Join(root, "a", "y.go"))
+	discover()
+	saves("a source removed", true)
+	writeSource(t, root, "a/x.go", "package a\n", time.Now().Add(-time.Minute))
+	discover()
+	saves("a source changed", true)
+	discover()
+	saves("nothing changed again", false)
+}
+
+// TestSourceCacheLoadDamaged: a damaged file (cut short, a byte changed,
+// another version) is an error that says so, and leaves the cache empty:
+// the next discovery reads every source and finds what it should.
+func TestSourceCacheLoadDamaged(t *testing.T) {
+	root := sourceTree(t)
+	file := filepath.Join(t.TempDir(), "sources")
+	var c SourceCache
+	if _, err := c.Discover(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)/2] ^= 0x40
+	version := append([]byte(nil), good...)
+	version[len(sourceFileMagic)] = 9
+	for name, b := range map[string][]byte{
+		"cut short":   good[:len(good)-7],
+		"a byte":      flipped,
+		"version":     version,
+		"not a cache": []byte("MANIFEST-000001\n"),
+		"empty":       nil,
+	} {
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var d SourceCache
+		err := d.Load(root, file)
+		if err == nil || !strings.Contains(err.Error(), "source cache") {
+			t.Errorf("%s: Load gave %v, want an error about the source cache file", name, err)
+		}
+		if d.entries != nil {
+			t.Errorf("%s: %d entries loaded", name, len(d.entries))
+		}
+		w, err := d.Discover(root)
+		agreesWithDiscover(t, name, root, w, err)
+	}
+}
+
+// FuzzDecodeSources: decoding never panics or allocates past its input,
+// and what decodes encodes back to the same entries. The checksum is made
+// right before decoding, so that mutations reach the layout.
+func FuzzDecodeSources(f *testing.F) {
+	c := SourceCache{root: "/work/tree", entries: map[string]sourceEntry{
+		"m.go":     {stamp: rootfs.Stamp{Size: 40, MTime: 1700000000000000000}, goImports: []goImport{{"fmt", 4}, {"os", 5}}},
+		"n/n.go":   {stamp: rootfs.Stamp{Size: 30, MTime: 1700000000000000001}, goImports: []goImport{{"fmt", 3}}},
+		"empty.go": {stamp: rootfs.Stamp{Size: 10, MTime: -1}},
+		"index.ts": {stamp: rootfs.Stamp{Size: 26, MTime: 1}, tsSpecs: []tsSpec{{"./x", 1}, {"fmt", 2}}},
+		"é/ü.mjs":  {stamp: rootfs.Stamp{Size: 1 << 40, MTime: 1 << 62}, tsSpecs: []tsSpec{{"a", 1 << 20}}},
+	}}
+	f.Add(c.encode())
+	f.Add([]byte(sourceFileMagic + "\x01"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		decodeSources(b) // as found: the checksum rejects almost all
+		// With the checksum made right, so that the mutations reach the
+		// layout's decoding.
+		if len(b) >= 4 {
+			b = binary.LittleEndian.AppendUint32(slices.Clip(b[:len(b)-4]), crc32.Checksum(b[:len(b)-4], castagnoli))
+		}
+		saved, entries, err := decodeSources(b)
+		if err != nil {
+			return
+		}
+		again := SourceCache{root: saved, entries: entries}
+		saved2, entries2, err := decodeSources(again.encode())
+		if err != nil || saved2 != saved || !reflect.DeepEqual(entries2, entries) {
+			t.Fatalf("decoded %q %+v, encoded and decoded again %q %+v (%v)", saved, entries, saved2, entries2, err)
+		}
+	})
+}
