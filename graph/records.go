@@ -317,12 +317,9 @@ func (n *normalizer) normalizeEdges(out, in []Edge) ([]Edge, error) {
 	return out[:w], nil
 }
 
-// maxEdgeRank bounds the distinct strings sortEdges ranks: three ranks
+// maxEdgeRank bounds the distinct strings an edgeSorter ranks: three ranks
 // share a number.
 const maxEdgeRank = 1 << 21
-
-// sortEdges sorts edges stably by from, kind, to.
-func sortEdges(edges []Edge) { new(edgeSorter).sort(edges) }
 
 // An edgeSorter sorts edges stably by from, kind, to in buffers it reuses.
 // It ranks the distinct strings first, so that the sort compares numbers:

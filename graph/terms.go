@@ -86,14 +86,8 @@ type Posting struct {
 // Count returns the word's count in field f.
 func (p *Posting) Count(f TermField) int { return p.Counts[f-1] }
 
-// normalizeTerms validates terms and merges duplicates, in word then field
-// order.
-func normalizeTerms(in []Term) ([]Term, error) {
-	return appendNormalTerms(make([]Term, 0, len(in)), in)
-}
-
-// appendNormalTerms appends in's terms to out, normalized as normalizeTerms
-// does.
+// appendNormalTerms appends in's terms to out, validated, in word then
+// field order, duplicates merged.
 func appendNormalTerms(out, in []Term) ([]Term, error) {
 	for _, t := range in {
 		if t.Word == "" || len(t.Word) > maxWordLen || t.Count <= 0 {
