@@ -53,8 +53,8 @@ type scopeCache struct {
 	// process (a command line without a session) reads only the sources
 	// that changed since, not all of them: 83 ms on GOROOT, against 19.
 	sourcesFile string
-	loaded      bool // sourcesFile was read
-	log         *slog.Logger
+	loaded      bool         // sourcesFile was read
+	log         *slog.Logger // set with sourcesFile
 	hits        int
 	updates     int
 	rediscovers int
@@ -202,7 +202,7 @@ func (c *scopeCache) discover(root string) (*scope.Workspace, error) {
 	if !c.loaded && c.sourcesFile != "" {
 		c.loaded = true
 		if err := c.sources.Load(root, c.sourcesFile); err != nil {
-			c.logger().Warn("discovery reads every source file again", "err", err)
+			c.log.Warn("discovery reads every source file again", "err", err)
 		}
 	}
 	ws, err := c.sources.Discover(root)
@@ -219,7 +219,7 @@ func (c *scopeCache) saveSources() {
 		return
 	}
 	if err := c.sources.Save(c.sourcesFile); err != nil {
-		c.logger().Debug("the source cache stays in memory", "err", err)
+		c.log.Debug("the source cache stays in memory", "err", err)
 	}
 }
 
@@ -228,11 +228,4 @@ func (c *scopeCache) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.saveSources()
-}
-
-func (c *scopeCache) logger() *slog.Logger {
-	if c.log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return c.log
 }
