@@ -20,14 +20,15 @@ import (
 // and 19 ms through a full cache).
 //
 // The file holds the work tree's root and the entries whose stamps vouch
-// for them (a file whose syntax could not be parsed is read again), and
-// is laid out as:
+// for them (of a Go file whose imports do not parse, the error's message),
+// and is laid out as:
 //
 //	magic "lspgraph-sources\n", version byte
 //	root: string
 //	strings: uvarint count, each a string (the import paths and specifiers, once each)
 //	entries: uvarint count, each
 //	    path: string; size, mtime: varint
+//	    Go imports' error: string (empty: none)
 //	    Go imports: uvarint count, each a string index and a line (uvarints)
 //	    TypeScript specifiers: the same
 //	CRC-32 (Castagnoli) of all the above, 4 bytes little-endian
@@ -35,7 +36,7 @@ import (
 // where a string is a uvarint length and its bytes.
 const (
 	sourceFileMagic   = "lspgraph-sources\n"
-	sourceFileVersion = 1
+	sourceFileVersion = 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -103,7 +104,7 @@ func (c *SourceCache) Load(root, path string) error {
 func (c *SourceCache) encode() []byte {
 	paths := make([]string, 0, len(c.entries))
 	for p, e := range c.entries {
-		if e.stamp.Vouches() && e.goErr == nil {
+		if e.stamp.Vouches() {
 			paths = append(paths, p)
 		}
 	}
@@ -125,6 +126,11 @@ func (c *SourceCache) encode() []byte {
 		body = appendString(body, p)
 		body = binary.AppendVarint(body, e.stamp.Size)
 		body = binary.AppendVarint(body, e.stamp.MTime)
+		goErr := ""
+		if e.goErr != nil {
+			goErr = e.goErr.Error()
+		}
+		body = appendString(body, goErr)
 		body = binary.AppendUvarint(body, uint64(len(e.goImports)))
 		for _, imp := range e.goImports {
 			body = binary.AppendUvarint(body, intern(imp.path))
@@ -180,11 +186,14 @@ func decodeSources(b []byte) (string, map[string]sourceEntry, error) {
 		}
 		return strs[i]
 	}
-	n := d.count(4)
+	n := d.count(6)
 	entries := make(map[string]sourceEntry, n)
 	for range n {
 		p := d.string()
 		e := sourceEntry{stamp: rootfs.Stamp{Size: d.varint(), MTime: d.varint()}}
+		if msg := d.string(); msg != "" {
+			e.goErr = errors.New(msg) // only its message is used (Workspace.Skipped)
+		}
 		if k := d.count(2); k > 0 {
 			e.goImports = make([]goImport, k)
 			for i := range e.goImports {

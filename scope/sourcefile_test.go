@@ -2,6 +2,7 @@ package scope
 
 import (
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"os"
 	"slices"
@@ -59,13 +60,16 @@ func TestSourceCacheSaveLoad(t *testing.T) {
 	}
 	w, err = second.Discover(root)
 	agreesWithDiscover(t, "loaded", root, w, err)
-	// Only the file whose imports do not parse is read again: its entry
-	// is not saved.
-	if c := second.Counts(); c.Read != 1 || c.Reused != read-1 {
-		t.Errorf("after loading: %+v, want 1 read (a/broken.go) and %d reused", c, read-1)
+	// Nothing is read again, the file whose imports do not parse neither:
+	// its error's message is kept.
+	if c := second.Counts(); c.Read != 0 || c.Reused != read {
+		t.Errorf("after loading: %+v, want none read and %d reused", c, read)
 	}
-	if !reflect.DeepEqual(withoutErrors(second.entries), withoutErrors(first.entries)) {
+	if !reflect.DeepEqual(errorsAsText(second.entries), errorsAsText(first.entries)) {
 		t.Errorf("loaded entries differ:\n%+v\nwant\n%+v", second.entries, first.entries)
+	}
+	if e := second.entries["a/broken.go"]; e.goErr == nil || e.goErr.Error() != first.entries["a/broken.go"].goErr.Error() {
+		t.Errorf("a/broken.go's error: %v, want %v", e.goErr, first.entries["a/broken.go"].goErr)
 	}
 
 	// A file changed after the save is read again, and its new imports found.
@@ -79,8 +83,8 @@ func TestSourceCacheSaveLoad(t *testing.T) {
 	}
 	w, err = third.Discover(root)
 	agreesWithDiscover(t, "after a change", root, w, err)
-	if c := third.Counts(); c.Read != 2 {
-		t.Errorf("after a change: %+v, want 2 read (a/y.go, a/broken.go)", c)
+	if c := third.Counts(); c.Read != 1 {
+		t.Errorf("after a change: %+v, want 1 read (a/y.go)", c)
 	}
 
 	// Another root's file is not used.
@@ -94,14 +98,15 @@ func TestSourceCacheSaveLoad(t *testing.T) {
 	}
 }
 
-// withoutErrors leaves out the entries of files whose imports do not parse,
-// which are not saved.
-func withoutErrors(m map[string]sourceEntry) map[string]sourceEntry {
+// errorsAsText gives each entry's error as its message, which is what is
+// saved of it.
+func errorsAsText(m map[string]sourceEntry) map[string]sourceEntry {
 	out := map[string]sourceEntry{}
 	for k, e := range m {
-		if e.goErr == nil {
-			out[k] = e
+		if e.goErr != nil {
+			e.goErr = errors.New(e.goErr.Error())
 		}
+		out[k] = e
 	}
 	return out
 }
@@ -193,11 +198,12 @@ func TestSourceCacheLoadDamaged(t *testing.T) {
 // right before decoding, so that mutations reach the layout.
 func FuzzDecodeSources(f *testing.F) {
 	c := SourceCache{root: "/work/tree", entries: map[string]sourceEntry{
-		"m.go":     {stamp: rootfs.Stamp{Size: 40, MTime: 1700000000000000000}, goImports: []goImport{{"fmt", 4}, {"os", 5}}},
-		"n/n.go":   {stamp: rootfs.Stamp{Size: 30, MTime: 1700000000000000001}, goImports: []goImport{{"fmt", 3}}},
-		"empty.go": {stamp: rootfs.Stamp{Size: 10, MTime: -1}},
-		"index.ts": {stamp: rootfs.Stamp{Size: 26, MTime: 1}, tsSpecs: []tsSpec{{"./x", 1}, {"fmt", 2}}},
-		"é/ü.mjs":  {stamp: rootfs.Stamp{Size: 1 << 40, MTime: 1 << 62}, tsSpecs: []tsSpec{{"a", 1 << 20}}},
+		"m.go":      {stamp: rootfs.Stamp{Size: 40, MTime: 1700000000000000000}, goImports: []goImport{{"fmt", 4}, {"os", 5}}},
+		"n/n.go":    {stamp: rootfs.Stamp{Size: 30, MTime: 1700000000000000001}, goImports: []goImport{{"fmt", 3}}},
+		"empty.go":  {stamp: rootfs.Stamp{Size: 10, MTime: -1}},
+		"index.ts":  {stamp: rootfs.Stamp{Size: 26, MTime: 1}, tsSpecs: []tsSpec{{"./x", 1}, {"fmt", 2}}},
+		"é/ü.mjs":   {stamp: rootfs.Stamp{Size: 1 << 40, MTime: 1 << 62}, tsSpecs: []tsSpec{{"a", 1 << 20}}},
+		"broken.go": {stamp: rootfs.Stamp{Size: 12, MTime: 2}, goErr: errors.New("broken.go:4:2: expected ')'")},
 	}}
 	f.Add(c.encode())
 	f.Add([]byte(sourceFileMagic + "\x01"))
