@@ -1,10 +1,10 @@
 package scope
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,15 +31,13 @@ import (
 //	    Go imports' error: string (empty: none)
 //	    Go imports: uvarint count, each a string index and a line (uvarints)
 //	    TypeScript specifiers: the same
-//	CRC-32 (Castagnoli) of all the above, 4 bytes little-endian
+//	SHA-256 of all the above (as the syntax fact packs' indexes end)
 //
 // where a string is a uvarint length and its bytes.
 const (
 	sourceFileMagic   = "lspgraph-sources\n"
-	sourceFileVersion = 2
+	sourceFileVersion = 3
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Save writes the cache to the file at path, replacing it at once (a
 // temporary file renamed over it), unless nothing changed since the cache
@@ -150,7 +148,8 @@ func (c *SourceCache) encode() []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(paths)))
 	b = append(b, body...)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -160,14 +159,14 @@ func appendString(b []byte, s string) []byte {
 
 // decodeSources reads a file Save wrote: its root and entries.
 func decodeSources(b []byte) (string, map[string]sourceEntry, error) {
-	if len(b) < len(sourceFileMagic)+1+4 || string(b[:len(sourceFileMagic)]) != sourceFileMagic {
+	if len(b) < len(sourceFileMagic)+1+sha256.Size || string(b[:len(sourceFileMagic)]) != sourceFileMagic {
 		return "", nil, errors.New("not a source cache file")
 	}
 	if v := b[len(sourceFileMagic)]; v != sourceFileVersion {
 		return "", nil, fmt.Errorf("source cache file version %d, not %d", v, sourceFileVersion)
 	}
-	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if got := sha256.Sum256(body); string(got[:]) != string(sum) {
 		return "", nil, errors.New("source cache file is damaged (checksum)")
 	}
 	d := sourceDecoder{b: body, off: len(sourceFileMagic) + 1}

@@ -1,9 +1,8 @@
 package scope
 
 import (
-	"encoding/binary"
+	"crypto/sha256"
 	"errors"
-	"hash/crc32"
 	"os"
 	"slices"
 
@@ -211,8 +210,9 @@ func FuzzDecodeSources(f *testing.F) {
 		decodeSources(b) // as found: the checksum rejects almost all
 		// With the checksum made right, so that the mutations reach the
 		// layout's decoding.
-		if len(b) >= 4 {
-			b = binary.LittleEndian.AppendUint32(slices.Clip(b[:len(b)-4]), crc32.Checksum(b[:len(b)-4], castagnoli))
+		if len(b) >= sha256.Size {
+			sum := sha256.Sum256(b[:len(b)-sha256.Size])
+			b = append(slices.Clip(b[:len(b)-sha256.Size]), sum[:]...)
 		}
 		saved, entries, err := decodeSources(b)
 		if err != nil {
