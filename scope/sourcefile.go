@@ -39,30 +39,16 @@ const (
 	sourceFileVersion = 3
 )
 
-// Save writes the cache to the file at path, replacing it at once (a
-// temporary file renamed over it), unless nothing changed since the cache
+// Save hands the cache, laid out as the file holds it, to write (which
+// keeps it at a path Load reads), unless nothing changed since the cache
 // was last saved or loaded. An empty cache writes nothing.
-func (c *SourceCache) Save(path string) error {
+func (c *SourceCache) Save(write func([]byte) error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.dirty || c.root == "" {
 		return nil
 	}
-	b := c.encode()
-	dir, name := filepath.Split(path)
-	f, err := os.CreateTemp(dir, "."+name+"-*")
-	if err != nil {
-		return fmt.Errorf("scope: saving the source cache: %w", err)
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
+	if err := write(c.encode()); err != nil {
 		return fmt.Errorf("scope: saving the source cache: %w", err)
 	}
 	c.dirty = false

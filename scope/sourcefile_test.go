@@ -48,7 +48,7 @@ func TestSourceCacheSaveLoad(t *testing.T) {
 	var first SourceCache
 	w, err := first.Discover(root)
 	agreesWithDiscover(t, "first", root, w, err)
-	if err := first.Save(file); err != nil {
+	if err := first.Save(writeTo(file)); err != nil {
 		t.Fatal(err)
 	}
 	read := first.Counts().Read
@@ -73,7 +73,7 @@ func TestSourceCacheSaveLoad(t *testing.T) {
 
 	// A file changed after the save is read again, and its new imports found.
 	writeSource(t, root, "a/y.go", "package a\n\nimport \"ex.com/b/lib\"\n\nvar _ = lib.X\n", time.Now().Add(-time.Minute))
-	if err := second.Save(file); err != nil {
+	if err := second.Save(writeTo(file)); err != nil {
 		t.Fatal(err)
 	}
 	var third SourceCache
@@ -118,7 +118,7 @@ func TestSourceCacheSaveUnchanged(t *testing.T) {
 	var c SourceCache
 	saves := func(what string, want bool) {
 		t.Helper()
-		if err := c.Save(file); err != nil {
+		if err := c.Save(writeTo(file)); err != nil {
 			t.Fatal(err)
 		}
 		_, err := os.Stat(file)
@@ -158,7 +158,7 @@ func TestSourceCacheLoadDamaged(t *testing.T) {
 	if _, err := c.Discover(root); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Save(file); err != nil {
+	if err := c.Save(writeTo(file)); err != nil {
 		t.Fatal(err)
 	}
 	good, err := os.ReadFile(file)
@@ -224,4 +224,10 @@ func FuzzDecodeSources(f *testing.F) {
 			t.Fatalf("decoded %q %+v, encoded and decoded again %q %+v (%v)", saved, entries, saved2, entries2, err)
 		}
 	})
+}
+
+// writeTo writes a saved cache to file, as a session writes it beside its
+// store.
+func writeTo(file string) func([]byte) error {
+	return func(b []byte) error { return os.WriteFile(file, b, 0o600) }
 }

@@ -218,7 +218,8 @@ func (c *scopeCache) saveSources() {
 	if c.sourcesFile == "" {
 		return
 	}
-	if err := c.sources.Save(c.sourcesFile); err != nil {
+	write := func(b []byte) error { return graph.WritePrivateFile(c.sourcesFile, b) }
+	if err := c.sources.Save(write); err != nil {
 		c.log.Debug("the source cache stays in memory", "err", err)
 	}
 }
