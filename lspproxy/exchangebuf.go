@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
-	"time"
 
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
@@ -27,13 +26,12 @@ import (
 // until its params are copied, so that an answer that comes back first
 // waits for them (see begin, copyParams, wait).
 type observedCall struct {
-	copying        sync.Mutex
-	active         bool   // the request is observed
-	data           []byte // params, then the answer
-	nParams        int
-	sent, received time.Time
-	encoding       textpos.Encoding
-	premature      bool
+	copying   sync.Mutex
+	active    bool   // the request is observed
+	data      []byte // params, then the answer
+	nParams   int
+	encoding  textpos.Encoding // set with the answer
+	premature bool             // set with the answer
 }
 
 // maxKeptObs is the largest buffer kept with a recycled request; one grown
@@ -46,7 +44,6 @@ const maxKeptObs = 64 << 10
 func (oc *observedCall) begin() {
 	oc.active = true
 	oc.copying.Lock()
-	oc.sent = time.Now()
 }
 
 // copyParams copies the request's params, in the buffer oc kept from an
@@ -69,7 +66,6 @@ func (oc *observedCall) wait() {
 // exchange), not on the forwarding path.
 func (oc *observedCall) answer(msg []byte) {
 	oc.data = append(oc.data, msg...)
-	oc.received = time.Now()
 }
 
 // exchange is the Exchange to deliver, its raw JSON in oc's buffer; an
@@ -88,8 +84,6 @@ func (oc *observedCall) exchange(method string) (Exchange, error) {
 		Result:    json.RawMessage(env.result),
 		Error:     json.RawMessage(env.err),
 		Encoding:  oc.encoding,
-		Sent:      oc.sent,
-		Received:  oc.received,
 		Premature: oc.premature,
 	}, nil
 }

@@ -95,12 +95,14 @@ func (p *Proxy) forwardCall(es *envelopeScan, f frame) bool {
 		p.log.Error("forwarded a malformed request from the editor; its answer is routed, nothing of it observed", "server", p.cfg.ServerName, "err", err, "body", truncate(f.body))
 		env = envelope{kind: kindCall, method: es.e.method, id: es.e.id}
 	}
-	p.editorCall(&env, f, &premature)
-	p.mu.Lock()
-	p.registering.Store(false)
-	early := p.early
-	p.early = nil
-	p.mu.Unlock()
+	early := p.editorCall(&env, f, &premature)
+	if p.registering.Load() { // editorCall answered it without the lock
+		p.mu.Lock()
+		p.registering.Store(false)
+		early = append(early, p.early...)
+		p.early = nil
+		p.mu.Unlock()
+	}
 	// Answers that came while the request was being registered, routed
 	// now as the server loop would have.
 	for _, a := range early {
@@ -159,9 +161,12 @@ func cloneFrame(f frame) frame {
 
 // editorCall routes one editor request. forwarded is nil unless the
 // request was already forwarded (see forwardCall), and then says whether
-// the server was not ready when it was. Unless editorOwns its method, f is
-// borrowed from the reader: what is kept is copied.
-func (p *Proxy) editorCall(env *envelope, f frame, forwarded *bool) {
+// the server was not ready when it was; such a request ends its
+// registration (see Proxy.registering) under the lock it is made pending
+// with, and the server frames that came meanwhile are returned for the
+// caller to route. Unless editorOwns its method, f is borrowed from the
+// reader: what is kept is copied.
+func (p *Proxy) editorCall(env *envelope, f frame, forwarded *bool) (early []frame) {
 	if isOwnID(env.id) {
 		p.replyError(env.id, codeInvalidRequest, fmt.Sprintf("request id %s is reserved for the lspgraph proxy", env.id))
 		return
@@ -197,6 +202,10 @@ func (p *Proxy) editorCall(env *envelope, f frame, forwarded *bool) {
 	}
 	observed := observedRequest(env.method) && p.cfg.Observer.OnExchange != nil && env.params != nil
 	p.mu.Lock()
+	if forwarded != nil {
+		p.registering.Store(false)
+		early, p.early = p.early, nil
+	}
 	if p.serverErr != nil {
 		err := p.serverErr
 		p.mu.Unlock()
@@ -237,6 +246,7 @@ func (p *Proxy) editorCall(env *envelope, f frame, forwarded *bool) {
 		// nothing on its way. f is the reader's until the next frame.
 		pc.observed.copyParams(env.params)
 	}
+	return early
 }
 
 // editorNotification routes one editor notification; f is borrowed from
@@ -341,7 +351,7 @@ func (p *Proxy) serverResponse(env *envelope, f frame) {
 		p.ownResponse(env.idKey(), env)
 		return
 	}
-	pc, premature, early := p.takePending(env.id, f, false)
+	pc, early := p.takePending(env.id, f, false)
 	if early {
 		return
 	}
@@ -363,7 +373,7 @@ func (p *Proxy) serverResponse(env *envelope, f frame) {
 	// The editor first, the observer after: its goroutine must not be
 	// woken ahead of the answer, and only what it wants is copied.
 	p.writeEditorWire(f.wire)
-	p.answered(pc, premature, f.body)
+	p.answered(pc, f.body)
 }
 
 // forwardAnswer forwards the server's answer with the given id when it
@@ -377,7 +387,7 @@ func (p *Proxy) forwardAnswer(id []byte, f frame) bool {
 	if isOwnID(id) {
 		return false
 	}
-	pc, premature, early := p.takePending(id, f, true)
+	pc, early := p.takePending(id, f, true)
 	if early {
 		return true
 	}
@@ -385,47 +395,51 @@ func (p *Proxy) forwardAnswer(id []byte, f frame) bool {
 		return false
 	}
 	p.writeEditorWire(f.wire)
-	p.answered(pc, premature, f.body)
+	p.answered(pc, f.body)
 	return true
 }
 
 // takePending removes and returns the pending editor request with the
-// given id, and whether its answer may be premature; nil when there is
-// none or, with onlyForwarded, when the proxy works on its answer
-// (initialize, or a codeLens it adds to), which is then left pending.
+// given id; nil when there is none or, with onlyForwarded, when the proxy
+// works on its answer (initialize, or a codeLens it adds to), which is
+// then left pending. An observed request gets what its answer is read
+// with (the position encoding, whether the answer may be premature) here,
+// under the lock the forwarding path takes anyway.
 //
 // While the editor loop registers a request it forwarded first (see
 // forwardCall), an answer to an id not pending may be that request's:
 // takePending then keeps a copy of its frame f for the editor loop to
 // route once it has registered, and reports early. (Such an answer may
 // then reach the editor after a server message that followed it.)
-func (p *Proxy) takePending(id []byte, f frame, onlyForwarded bool) (pc *pendingCall, premature, early bool) {
+func (p *Proxy) takePending(id []byte, f frame, onlyForwarded bool) (pc *pendingCall, early bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// string(id) in a map index expression does not allocate.
 	pc = p.pending[string(id)]
 	if pc == nil && p.registering.Load() {
 		p.early = append(p.early, cloneFrame(f))
-		return nil, false, true
+		return nil, true
 	}
 	if pc == nil || onlyForwarded && (pc.method == "initialize" || pc.lens != nil) {
-		return nil, false, false
+		return nil, false
 	}
 	delete(p.pending, string(id))
 	// Nothing but this answer holds a request that was neither cancelled
 	// (a grace timer holds it) nor a shutdown (its timeout does).
 	pc.reusable = !pc.cancelled && pc.method != "shutdown"
-	return pc, pc.premature || !p.ready.isReady(), false
+	if oc := &pc.observed; oc.active {
+		oc.premature = pc.premature || !p.ready.isReady()
+		oc.encoding = p.session.Encoding
+	}
+	return pc, false
 }
 
 // answered finishes pc once its answer msg was forwarded: msg is copied
 // for the observer when pc is observed, and pc is recycled.
-func (p *Proxy) answered(pc *pendingCall, premature bool, msg []byte) {
+func (p *Proxy) answered(pc *pendingCall, msg []byte) {
 	if oc := &pc.observed; oc.active {
 		oc.wait()
 		oc.answer(msg)
-		oc.encoding = p.encoding()
-		oc.premature = premature
 		p.observe(observation{call: pc}) // recycled once delivered or dropped
 		return
 	}

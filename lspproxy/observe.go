@@ -53,9 +53,6 @@ type Exchange struct {
 	// Encoding is the position encoding the positions in Params and
 	// Result are counted in.
 	Encoding textpos.Encoding
-	// Sent is when the proxy forwarded the request; Received when it
-	// forwarded the answer.
-	Sent, Received time.Time
 	// Premature is set when the server may have answered from incomplete
 	// knowledge (see [Proxy] readiness): such answers must not become
 	// precise facts.
