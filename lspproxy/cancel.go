@@ -29,7 +29,7 @@ func (p *Proxy) editorCancel(params []byte) bool {
 		cancel()
 		return true
 	}
-	pc := p.pending[key]
+	pc := p.pending.get([]byte(key))
 	if pc != nil && !pc.cancelled {
 		pc.cancelled = true
 		p.deadlines.after(p.cfg.CancelGrace, func() { p.cancelGraceOver(key, pc) })
@@ -41,12 +41,11 @@ func (p *Proxy) editorCancel(params []byte) bool {
 // cancelGraceOver answers a cancelled request the server still holds.
 func (p *Proxy) cancelGraceOver(key string, pc *pendingCall) {
 	p.mu.Lock()
-	if p.pending[key] != pc {
-		p.mu.Unlock()
-		return
-	}
-	delete(p.pending, key)
+	taken := p.pending.remove(pc)
 	p.mu.Unlock()
+	if !taken {
+		return // answered meanwhile
+	}
 	p.log.Warn("language server did not answer a cancelled request in time; answering it as cancelled", "method", pc.method, "id", pc.id, "grace", p.cfg.CancelGrace)
 	p.replyError([]byte(pc.id), codeRequestCancelled, pc.method+" cancelled")
 }

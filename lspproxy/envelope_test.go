@@ -3,6 +3,7 @@ package lspproxy
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -190,4 +191,114 @@ func FuzzAnswerID(f *testing.F) {
 			t.Errorf("answerID(%s) = %s, scanEnvelope %s (%v)", b, id, e.id, err)
 		}
 	})
+}
+
+// TestFastHead: the requests fastHead takes (vscode-jsonrpc's layout)
+// and the ones it leaves to the scanner.
+func TestFastHead(t *testing.T) {
+	for _, c := range []struct {
+		body, id, method string
+	}{
+		{`{"jsonrpc":"2.0","id":12,"method":"textDocument/definition","params":{}}`, `12`, "textDocument/definition"},
+		{`{"jsonrpc":"2.0","id":"x-1","method":"textDocument/hover","params":{}}`, `"x-1"`, "textDocument/hover"},
+		{`{"jsonrpc":"2.0","id":3,"method":"shutdown"}`, `3`, "shutdown"},
+		{`{"jsonrpc":"2.0","id":-3,"method":"shutdown"}`, ``, ""},                       // a sign
+		{`{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}`, ``, ""},                      // a fraction
+		{`{"jsonrpc":"2.0","id":"a\"b","method":"shutdown"}`, ``, ""},                   // an escape in the id
+		{`{"jsonrpc":"2.0","id":1,"method":"textDocument/rename","params":{}}`, ``, ""}, // a method commonMethod does not know
+		{`{"jsonrpc":"2.0","id":1,"method":"textDocument\/hover","params":{}}`, ``, ""},
+		{`{"jsonrpc":"2.0","id":1, "method":"textDocument/hover"}`, ``, ""}, // whitespace
+		{`{"jsonrpc":"2.0","id":1,"method":"textDocument/hover" }`, ``, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"textDocument/hover"`, ``, ""}, // cut short
+		{`{"id":1,"jsonrpc":"2.0","method":"textDocument/hover"}`, ``, ""},
+	} {
+		es := startEnvelope([]byte(c.body))
+		ok := es.fastHead([]byte(c.body))
+		if ok != (c.method != "") || ok && (string(es.e.id) != c.id || es.e.method != c.method) {
+			t.Errorf("fastHead(%s) = %v, id %s, method %q; want id %s, method %q", c.body, ok, es.e.id, es.e.method, c.id, c.method)
+		}
+	}
+}
+
+// FuzzFastHead: where fastHead reads a head, it leaves the scan as head
+// does, and the envelope finished from there is the same; where it does
+// not, the scan is untouched.
+func FuzzFastHead(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":12,"method":"textDocument/definition","params":{"textDocument":{"uri":"file:///a.go"}}}`,
+		`{"jsonrpc":"2.0","id":"s","method":"shutdown"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"exit","id":2}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize"}x`,
+		`{"jsonrpc":"2.0","id":1,"method":"exit\"","params":1}`,
+		`{"jsonrpc":"2.0","id":"","method":"exit","method":"shutdown"}`,
+		`{"jsonrpc":"2.0","id":`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fast := startEnvelope(b)
+		if !fast.fastHead(b) {
+			if untouched := startEnvelope(b); !reflect.DeepEqual(fast, untouched) {
+				t.Fatalf("fastHead declined %q but changed the scan: %+v", b, fast)
+			}
+			return
+		}
+		slow := startEnvelope(b)
+		slow.head()
+		if slow.err != nil || string(fast.e.id) != string(slow.e.id) || fast.e.method != slow.e.method || fast.s.i != slow.s.i || fast.done != slow.done {
+			t.Fatalf("%q: fastHead left id %s, method %q at %d (done %v); head id %s, method %q at %d (done %v, err %v)",
+				b, fast.e.id, fast.e.method, fast.s.i, fast.done, slow.e.id, slow.e.method, slow.s.i, slow.done, slow.err)
+		}
+		fe, ferr := fast.finish()
+		se, serr := slow.finish()
+		if (ferr == nil) != (serr == nil) || !reflect.DeepEqual(fe, se) {
+			t.Fatalf("%q: finished apart: %+v (%v) and %+v (%v)", b, fe, ferr, se, serr)
+		}
+	})
+}
+
+// FuzzAnswerIDFast: answerID's shortcut for the layouts gopls and
+// vscode-jsonrpc write finds what the scan does, or leaves the message to
+// it.
+func FuzzAnswerIDFast(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","result":[{"uri":"file:///b.go"}],"id":7}`,
+		`{"jsonrpc":"2.0","result":null,"id":"s"}`,
+		`{"jsonrpc":"2.0","result":{"id":1}}`,
+		`{"jsonrpc":"2.0","result":1,"method":"m","id":1}`,
+		`{"jsonrpc":"2.0","id":12,"result":{"a":1}}`,
+		`{"jsonrpc":"2.0","id":12,"result":`,
+		`{"jsonrpc":"2.0","id":12,"error":{}}`,
+		`{"jsonrpc":"2.0","id":12.5,"result":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fastID, fastOK, known := answerIDFast(b)
+		if !known {
+			return
+		}
+		id, ok := scanAnswerID(b)
+		if fastOK != ok || string(fastID) != string(id) {
+			t.Fatalf("%q: shortcut %s, %v; scan %s, %v", b, fastID, fastOK, id, ok)
+		}
+	})
+}
+
+func TestAnswerIDFast(t *testing.T) {
+	for _, c := range []struct {
+		body, id string
+		known    bool
+	}{
+		{`{"jsonrpc":"2.0","result":[{"uri":"file:///b.go"}],"id":7}`, `7`, true},
+		{`{"jsonrpc":"2.0","id":12,"result":{"a":1}}`, `12`, true},
+		{`{"jsonrpc":"2.0","result":{"id":1}}`, ``, true}, // no id: not an answer
+		{`{"jsonrpc":"2.0","id":12,"error":{}}`, ``, false},
+		{`{"id":12,"jsonrpc":"2.0","result":{}}`, ``, false},
+	} {
+		id, ok, known := answerIDFast([]byte(c.body))
+		if known != c.known || string(id) != c.id || ok != (c.id != "") {
+			t.Errorf("answerIDFast(%s) = %s, %v, %v; want %s, known %v", c.body, id, ok, known, c.id, c.known)
+		}
+	}
 }

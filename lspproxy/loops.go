@@ -38,7 +38,9 @@ func (p *Proxy) editorLoop(fr *frameReader) error {
 // forwardCall); anything else is read whole first.
 func (p *Proxy) editorFrame(f frame) {
 	es := startEnvelope(f.body)
-	es.head()
+	if !es.fastHead(f.body) {
+		es.head()
+	}
 	if p.forwardCall(&es, f) {
 		return
 	}
@@ -233,7 +235,7 @@ func (p *Proxy) editorCall(env *envelope, f frame, forwarded *bool) (early []fra
 	if observed {
 		pc.observed.begin()
 	}
-	p.pending[key] = pc
+	p.pending.put(pc)
 	p.mu.Unlock()
 	if env.method == "shutdown" {
 		p.watchShutdown(key, pc)
@@ -387,6 +389,14 @@ func (p *Proxy) forwardAnswer(id []byte, f frame) bool {
 	if isOwnID(id) {
 		return false
 	}
+	if pc := p.pending.claimSlot(id); pc != nil {
+		p.writeEditorWire(f.wire)
+		p.mu.Lock()
+		p.answerTaken(pc)
+		p.mu.Unlock()
+		p.answered(pc, f.body)
+		return true
+	}
 	pc, early := p.takePending(id, f, true)
 	if early {
 		return true
@@ -402,9 +412,7 @@ func (p *Proxy) forwardAnswer(id []byte, f frame) bool {
 // takePending removes and returns the pending editor request with the
 // given id; nil when there is none or, with onlyForwarded, when the proxy
 // works on its answer (initialize, or a codeLens it adds to), which is
-// then left pending. An observed request gets what its answer is read
-// with (the position encoding, whether the answer may be premature) here,
-// under the lock the forwarding path takes anyway.
+// then left pending (see answerTaken).
 //
 // While the editor loop registers a request it forwarded first (see
 // forwardCall), an answer to an id not pending may be that request's:
@@ -414,24 +422,31 @@ func (p *Proxy) forwardAnswer(id []byte, f frame) bool {
 func (p *Proxy) takePending(id []byte, f frame, onlyForwarded bool) (pc *pendingCall, early bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// string(id) in a map index expression does not allocate.
-	pc = p.pending[string(id)]
+	pc = p.pending.get(id)
 	if pc == nil && p.registering.Load() {
 		p.early = append(p.early, cloneFrame(f))
 		return nil, true
 	}
-	if pc == nil || onlyForwarded && (pc.method == "initialize" || pc.lens != nil) {
+	if pc == nil || onlyForwarded && !pc.forwardsAnswer() {
 		return nil, false
 	}
-	delete(p.pending, string(id))
-	// Nothing but this answer holds a request that was neither cancelled
-	// (a grace timer holds it) nor a shutdown (its timeout does).
+	p.pending.remove(pc)
+	p.answerTaken(pc)
+	return pc, false
+}
+
+// answerTaken notes, with mu held, what the answer to pc, just taken out
+// of pending, needs: whether pc can be recycled once answered (nothing
+// but this answer holds a request that was neither cancelled — a grace
+// timer holds it — nor a shutdown — its timeout does) and, when it is
+// observed, what its answer is read with (the position encoding, whether
+// the answer may be premature).
+func (p *Proxy) answerTaken(pc *pendingCall) {
 	pc.reusable = !pc.cancelled && pc.method != "shutdown"
 	if oc := &pc.observed; oc.active {
 		oc.premature = pc.premature || !p.ready.isReady()
 		oc.encoding = p.session.Encoding
 	}
-	return pc, false
 }
 
 // answered finishes pc once its answer msg was forwarded: msg is copied
@@ -513,11 +528,7 @@ func (p *Proxy) failPending(err error, reply bool) {
 		time.Sleep(50 * time.Microsecond)
 	}
 	p.mu.Lock()
-	calls := make([]*pendingCall, 0, len(p.pending))
-	for key, pc := range p.pending {
-		calls = append(calls, pc)
-		delete(p.pending, key)
-	}
+	calls := p.pending.all()
 	p.mu.Unlock()
 	if !reply {
 		return

@@ -142,7 +142,7 @@ type Proxy struct {
 	exitSeen chan struct{}
 
 	mu       sync.Mutex
-	pending  map[string]*pendingCall       // editor requests awaiting the server
+	pending  pendingTable                  // editor requests awaiting the server
 	own      map[string]chan ownResponse   // the proxy's requests awaiting the server
 	running  map[string]context.CancelFunc // lspgraph.* commands by editor id
 	ready    readiness
@@ -222,7 +222,6 @@ func New(cfg Config) *Proxy {
 		lostDocs:   make(map[string]struct{}),
 		serverGone: make(chan struct{}),
 		exitSeen:   make(chan struct{}),
-		pending:    make(map[string]*pendingCall),
 		own:        make(map[string]chan ownResponse),
 		running:    make(map[string]context.CancelFunc),
 		lenses:     lensCache{edits: make(map[string]uint64), entries: make(map[string]lensEntry), running: make(map[string]*lensRun)},
@@ -509,7 +508,7 @@ func (p *Proxy) commandNames() []string {
 func (p *Proxy) Stats() Stats {
 	p.mu.Lock()
 	s := Stats{
-		PendingEditor:   len(p.pending),
+		PendingEditor:   p.pending.len(),
 		PendingProxy:    len(p.own),
 		PendingCommands: len(p.running),
 	}

@@ -12,11 +12,10 @@ func (p *Proxy) watchShutdown(key string, pc *pendingCall) {
 // pending and is dropped; later requests are refused (see editorCall).
 func (p *Proxy) shutdownOverdue(key string, pc *pendingCall) {
 	p.mu.Lock()
-	if p.pending[key] != pc || p.stopping {
+	if p.stopping || !p.pending.remove(pc) {
 		p.mu.Unlock()
 		return
 	}
-	delete(p.pending, key)
 	p.shutdownLapsed = true
 	p.stopping = true
 	stopped := make(chan struct{})
