@@ -207,6 +207,9 @@ func (p *Proxy) editorCall(env *envelope, f frame, forwarded *bool) (early []fra
 	if forwarded != nil {
 		p.registering.Store(false)
 		early, p.early = p.early, nil
+		// An answer among them is this request's, taken by the editor
+		// loop when it routes them: see pendingTable.claimSlot.
+		pc.routedEarly = len(early) > 0
 	}
 	if p.serverErr != nil {
 		err := p.serverErr
@@ -390,9 +393,12 @@ func (p *Proxy) forwardAnswer(id []byte, f frame) bool {
 		return false
 	}
 	if pc := p.pending.claimSlot(id); pc != nil {
+		// Whether the server was ready is read before the editor has
+		// the answer: what the editor does next may change it.
+		ready := p.readyNow.Load()
 		p.writeEditorWire(f.wire)
 		p.mu.Lock()
-		p.answerTaken(pc)
+		p.answerTaken(pc, ready)
 		p.mu.Unlock()
 		p.answered(pc, f.body)
 		return true
@@ -431,20 +437,22 @@ func (p *Proxy) takePending(id []byte, f frame, onlyForwarded bool) (pc *pending
 		return nil, false
 	}
 	p.pending.remove(pc)
-	p.answerTaken(pc)
+	p.answerTaken(pc, p.ready.isReady())
 	return pc, false
 }
 
 // answerTaken notes, with mu held, what the answer to pc, just taken out
 // of pending, needs: whether pc can be recycled once answered (nothing
 // but this answer holds a request that was neither cancelled — a grace
-// timer holds it — nor a shutdown — its timeout does) and, when it is
+// timer holds it — nor a shutdown — its timeout does — nor answered
+// before it was pending; see pendingTable.claimSlot) and, when it is
 // observed, what its answer is read with (the position encoding, whether
-// the answer may be premature).
-func (p *Proxy) answerTaken(pc *pendingCall) {
-	pc.reusable = !pc.cancelled && pc.method != "shutdown"
+// the answer may be premature: ready is whether the server was ready
+// when the answer came).
+func (p *Proxy) answerTaken(pc *pendingCall, ready bool) {
+	pc.reusable = !pc.cancelled && pc.method != "shutdown" && !pc.routedEarly
 	if oc := &pc.observed; oc.active {
-		oc.premature = pc.premature || !p.ready.isReady()
+		oc.premature = pc.premature || !ready
 		oc.encoding = p.session.Encoding
 	}
 }

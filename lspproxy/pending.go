@@ -110,12 +110,16 @@ func (t *pendingTable) len() int {
 // and returns it; nil when there is none in a slot, it is not one such,
 // or something else took it first (then Proxy.mu decides).
 //
-// Only the server loop claims (here, or under the lock, for an answer);
-// the other paths that take a request out (a cancel's grace, shutdown's
-// timeout, the server's end) never let it be used again, and a request is
-// recycled for a later one only after the server loop took it for its
-// answer (see Proxy.recycle). So a request taken by another path between
-// the load and the swap here cannot be back in its slot under another id.
+// Requests are made pending by the editor loop alone. The server loop
+// claims from slots (here, or under the lock); the editor loop takes a
+// request whose answer came before it was pending (see forwardCall)
+// through the same path, and such a request is never used again, nor is
+// one a cancel's grace, shutdown's timeout or the server's end took out.
+// A request is recycled for a later one only after the server loop took
+// it for its answer (see Proxy.recycle, answerTaken). So a request the
+// server loop loads here cannot, before its swap, be taken by another
+// path and be back in its slot under another id; and the editor loop
+// makes no request pending while it claims one.
 func (t *pendingTable) claimSlot(id []byte) *pendingCall {
 	s := t.slot(id)
 	if s == nil {

@@ -57,6 +57,11 @@ func TestAnswerBeforeRegistration(t *testing.T) {
 	if st := p.Stats(); st.PendingEditor != 0 {
 		t.Errorf("%d requests still pending", st.PendingEditor)
 	}
+	// The editor loop took the request for its answer: it is not used
+	// again (see pendingTable.claimSlot).
+	if pc, _ := p.calls.Get().(*pendingCall); pc != nil {
+		t.Errorf("the request answered before it was pending was recycled: %+v", pc)
+	}
 	// An answer to an unknown id outside registration is dropped at once.
 	toEditor.Reset()
 	p.serverFrame(testFrame(t, `{"jsonrpc":"2.0","result":null,"id":8}`))

@@ -183,6 +183,9 @@ type pendingCall struct {
 	// reusable is set with the answer (under mu) when nothing else can
 	// hold the request: see Proxy.recycle.
 	reusable bool
+	// routedEarly is set (under mu) when answers came while the request
+	// was registered (see forwardCall): the editor loop routes them.
+	routedEarly bool
 	lens     *lensJob // the proxy's lenses for a textDocument/codeLens
 }
 
