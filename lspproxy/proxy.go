@@ -186,7 +186,7 @@ type pendingCall struct {
 	// routedEarly is set (under mu) when answers came while the request
 	// was registered (see forwardCall): the editor loop routes them.
 	routedEarly bool
-	lens     *lensJob // the proxy's lenses for a textDocument/codeLens
+	lens        *lensJob // the proxy's lenses for a textDocument/codeLens
 }
 
 // New returns a proxy for one session.
