@@ -298,10 +298,8 @@ func (p *Proxy) editorNotification(env *envelope, f frame) {
 // unless it is gone; a failed write is noticed by the server loop, which
 // fails pending requests.
 func (p *Proxy) forwardToServer(wire []byte) {
-	select {
-	case <-p.serverGone:
+	if p.serverDown.Load() {
 		return
-	default:
 	}
 	if err := p.writeServerWire(wire); err != nil {
 		p.log.Debug("writing to the server", "err", err)
@@ -480,7 +478,7 @@ func (p *Proxy) serverEnded(readErr error) {
 	proc := p.proc
 	p.mu.Unlock()
 	if expected {
-		close(p.serverGone)
+		p.closeServerGone()
 		if lapsed {
 			p.failPending(fmt.Errorf("lspproxy: %s was stopped after it did not answer shutdown", p.cfg.ServerName), true)
 		} else {
@@ -519,7 +517,7 @@ func (p *Proxy) serverEnded(readErr error) {
 	p.mu.Lock()
 	p.serverErr = err
 	p.mu.Unlock()
-	close(p.serverGone)
+	p.closeServerGone()
 	p.failPending(err, true)
 	p.showMessage(msgError, fmt.Sprintf("lspgraph: %v. Restart the language server to continue.", err))
 }

@@ -104,6 +104,23 @@ const ownIDPrefix = `"lspgraph-`
 // when the server was not ready when the request was forwarded or when its
 // answer arrived. Servers that never gate are always ready.
 type Proxy struct {
+	// The fields the forwarding loops use for every message come first,
+	// side by side: on a machine where the editor and the server run
+	// between two messages, each cache line the proxy touches to forward
+	// one is likely cold.
+	editorMu sync.Mutex
+	editorW  frameWriter
+	serverMu sync.Mutex
+	serverW  frameWriter
+	// registering is set while the editor loop registers a request it
+	// already forwarded (see forwardCall, takePending).
+	registering atomic.Bool
+	// readyNow is ready.isReady(), read without mu (see readinessChanged).
+	readyNow atomic.Bool
+	// serverDown is set when serverGone is closed.
+	serverDown atomic.Bool
+	counters   counters
+
 	cfg   Config
 	log   *slog.Logger
 	start time.Time
@@ -112,27 +129,16 @@ type Proxy struct {
 	// event was queued, or the queue is filling up.
 	hurry chan struct{}
 	calls sync.Pool // recycled *pendingCall (see Proxy.recycle)
-	// registering is set while the editor loop registers a request it
-	// already forwarded (see forwardCall, takePending).
-	registering atomic.Bool
 	// early holds server frames that came while registering (see
 	// takePending). Guarded by mu.
 	early []frame
-	// readyNow is ready.isReady(), read without mu (see readinessChanged).
-	readyNow atomic.Bool
-	pacer    pacer // the observer's clock, from Serve on
+	pacer pacer // the observer's clock, from Serve on
 	// deadlines runs the cancels' grace and the shutdown's timeout, from
 	// Serve on.
 	deadlines *deadlines
-	counters  counters
 	// lostDocs holds the URIs of documents whose events were dropped since
 	// the last one queued (editor loop only; see observeDocument).
 	lostDocs map[string]struct{}
-
-	editorMu sync.Mutex
-	editorW  frameWriter
-	serverMu sync.Mutex
-	serverW  frameWriter
 
 	// serverGone is closed when the server connection has ended, for
 	// whatever reason; serverErr (under mu) then says why, unless the
@@ -536,3 +542,9 @@ func (p *Proxy) Session() Session {
 
 // isOwnID reports whether a raw id lies in the proxy's namespace.
 func isOwnID(id []byte) bool { return strings.HasPrefix(string(id), ownIDPrefix) }
+
+// closeServerGone marks the server connection ended.
+func (p *Proxy) closeServerGone() {
+	p.serverDown.Store(true)
+	close(p.serverGone)
+}
