@@ -76,23 +76,32 @@ func (es *envelopeScan) head() {
 	}
 }
 
-// requestHead is how a request begins as vscode-jsonrpc writes one (VS
-// Code's client, and the servers and clients built on it): the version,
-// then the id, then the method.
-const requestHead = `{"jsonrpc":"2.0","id":`
+// requestHead is how a request begins as vscode-jsonrpc (VS Code's
+// client, and the servers and clients built on it) and Emacs's jsonrpc.el
+// (eglot) write one: the version, the id, then the method. Neovim's
+// client writes the version last (idHead, as Neovim 0.7 does).
+const (
+	requestHead = `{"jsonrpc":"2.0","id":`
+	idHead      = `{"id":`
+)
 
 // fastHead reads the id and method of a request whose body begins
-// requestHead, the id (a number in digits or a string without escapes),
+// requestHead or idHead, the id (a number in digits or a string without escapes),
 // `,"method":"`, a method commonMethod knows and a closing quote, followed
 // by a comma or the closing brace; es is then where head leaves it, with
 // the same id and method, and fastHead reports true. Otherwise es is left
 // as it was. Reading a head so takes one comparison of the bytes and a
 // search for two quotes instead of the scanner's walk over three members.
 func (es *envelopeScan) fastHead(b []byte) bool {
-	if len(b) < len(requestHead) || string(b[:len(requestHead)]) != requestHead {
+	var i int
+	switch {
+	case len(b) >= len(requestHead) && string(b[:len(requestHead)]) == requestHead:
+		i = len(requestHead)
+	case len(b) >= len(idHead) && string(b[:len(idHead)]) == idHead:
+		i = len(idHead)
+	default:
 		return false
 	}
-	i := len(requestHead)
 	start := i
 	switch {
 	case i < len(b) && b[i] == '"':

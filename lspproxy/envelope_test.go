@@ -193,7 +193,7 @@ func FuzzAnswerID(f *testing.F) {
 	})
 }
 
-// TestFastHead: the requests fastHead takes (vscode-jsonrpc's layout)
+// TestFastHead: the requests fastHead takes (vscode-jsonrpc's, eglot's and Neovim's layouts)
 // and the ones it leaves to the scanner.
 func TestFastHead(t *testing.T) {
 	for _, c := range []struct {
@@ -211,6 +211,8 @@ func TestFastHead(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"textDocument/hover" }`, ``, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"textDocument/hover"`, ``, ""}, // cut short
 		{`{"id":1,"jsonrpc":"2.0","method":"textDocument/hover"}`, ``, ""},
+		{`{"id":4,"method":"textDocument/hover","params":{},"jsonrpc":"2.0"}`, `4`, "textDocument/hover"}, // Neovim's
+		{`{"id":"n","method":"shutdown","jsonrpc":"2.0"}`, `"n"`, "shutdown"},
 	} {
 		es := startEnvelope([]byte(c.body))
 		ok := es.fastHead([]byte(c.body))
@@ -232,6 +234,7 @@ func FuzzFastHead(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"exit\"","params":1}`,
 		`{"jsonrpc":"2.0","id":"","method":"exit","method":"shutdown"}`,
 		`{"jsonrpc":"2.0","id":`,
+		`{"id":7,"method":"textDocument/references","params":{},"jsonrpc":"2.0"}`,
 	} {
 		f.Add([]byte(s))
 	}
