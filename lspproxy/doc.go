@@ -51,11 +51,16 @@
 // its method and id are read; the rest of it is read after, when it is
 // registered as pending and its params copied for the Observer (an answer
 // that comes back before that is routed by the editor loop once it is
-// pending). An answer from the server is routed by its id — read
-// backwards from the end of the message when it follows the result, as
-// gopls writes it — and forwarded without its result being read; an
-// observed answer is copied whole after it is forwarded and read on the
-// observer's goroutine. Everything else (notifications, the requests the
+// pending). The head of a request written as VS Code's, eglot's or
+// Neovim's clients write one is read by comparing its first bytes, with
+// the member scan for anything else. An answer from the server is routed
+// by its id — read backwards from the end of the message when it follows
+// the result, as gopls writes it — and forwarded without its result being
+// read, once its request is claimed from the pending table (for numeric
+// ids counting up, a slot emptied by one compare-and-swap, the rest of
+// the bookkeeping done after it is forwarded); an observed answer is
+// copied whole after it is forwarded and read on the observer's
+// goroutine. Everything else (notifications, the requests the
 // proxy works on, the answers it rewrites or consumes) is read whole
 // first.
 //
