@@ -434,7 +434,9 @@ func (p *Proxy) takePending(id []byte, f frame, onlyForwarded bool) (pc *pending
 	if pc == nil || onlyForwarded && !pc.forwardsAnswer() {
 		return nil, false
 	}
-	p.pending.remove(pc)
+	if !p.pending.remove(pc) {
+		return nil, false // claimed from its slot meanwhile, for another answer with its id
+	}
 	p.answerTaken(pc, p.ready.isReady())
 	return pc, false
 }
