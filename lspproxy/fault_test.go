@@ -427,3 +427,24 @@ func TestMalformedFromServer(t *testing.T) {
 		t.Fatalf("Serve = %v, want ErrServerExited", err)
 	}
 }
+
+// TestDuplicateAnswer: a server that answers a request twice, with an id
+// that has a slot in the pending table and with one that has not: the
+// editor gets the first answer only.
+func TestDuplicateAnswer(t *testing.T) {
+	c := lsptest.Proxied(testConfig()).Connect(t)
+	initialize(t, c, `{}`)
+	note := `{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":3,"message":"after"}}`
+	for _, id := range []string{`5`, `"s"`, `5`} {
+		req := `{"jsonrpc":"2.0","id":` + id + `,"method":"textDocument/hover","params":{}}`
+		c.Editor.Send(t, req)
+		expect(t, c.Server.Recv(t), req)
+		answer := `{"jsonrpc":"2.0","result":null,"id":` + id + `}`
+		c.Server.Send(t, answer)
+		c.Server.Send(t, answer)
+		c.Server.Send(t, note)
+		expect(t, c.Editor.Recv(t), answer)
+		expect(t, c.Editor.Recv(t), note)
+	}
+	shutdown(t, c)
+}
