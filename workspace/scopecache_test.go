@@ -3,13 +3,10 @@ package workspace
 import (
 	"context"
 	"encoding/json"
-	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/scip"
@@ -25,7 +22,8 @@ import (
 // a walk of the tree), and computed again when the packages changed.
 func TestContextScopeComputedOncePerState(t *testing.T) {
 	ctx := context.Background()
-	root, dir, head := goappStore(t)
+	root, dir, git := gitFixture(t)
+	head := git("rev-parse", "HEAD")
 	s := openSession(t, root, dir)
 	ask := func() {
 		t.Helper()
@@ -172,56 +170,13 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 	}
 }
 
-// goappStore copies the goapp fixture into a new git work tree, its files
-// as old as a checkout's, and imports its dump into a new store: the
-// tree's root, the store's directory and the commit.
-func goappStore(t *testing.T) (root, dir, head string) {
-	t.Helper()
-	ctx := context.Background()
-	root = filepath.Join(t.TempDir(), "goapp")
-	if out, err := exec.Command("cp", "-r", filepath.Join(repoRoot(t), "testdata", "goapp"), root).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
-	// Files as old as a checkout's: their times vouch for what discovery
-	// reads of them (a file written just now is read every time).
-	old := time.Now().Add(-time.Hour)
-	if err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Chtimes(p, old, old)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	git := gitIn(t, root)
-	git("init", "-q")
-	git("add", "-A")
-	git("commit", "-q", "-m", "fixture")
-	head = git("rev-parse", "HEAD")
-	dir = t.TempDir()
-	st, err := graph.Open(dir, graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := scip.Import(ctx, st, f, scip.Options{Root: root, Commit: head}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	st.Close()
-	return root, dir, head
-}
-
 // TestContextSourcesKeptAcrossSessions: what discovery read of the sources
 // is kept in the store's directory, so that a later session (a command
 // line's) reads none of them again while they are unchanged; a damaged
 // file is read past (every source read) and replaced.
 func TestContextSourcesKeptAcrossSessions(t *testing.T) {
 	ctx := context.Background()
-	root, dir, _ := goappStore(t)
+	root, dir, _ := gitFixture(t)
 	file := filepath.Join(dir, sourcesFile)
 	session := func(what string) scope.SourceCounts {
 		t.Helper()
