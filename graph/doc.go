@@ -63,6 +63,9 @@
 // merged at the end into sstables that do not overlap, which are ingested
 // into the bottom level in one step. That costs a fraction of inserting
 // small keys in random order into a memtable, and no compaction follows.
+// [TableFloor] writes the current generation's records again, from memory
+// and to throwaway tables, the way that last step does: the cost of a load
+// that no producer of the same records avoids, for benchmarks.
 //
 // Reads go through Pebble's block cache ([CacheSize]). A symbol's records,
 // names and edges sit in different parts of a generation's space, so the

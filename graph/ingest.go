@@ -466,16 +466,31 @@ func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, siz
 		}
 	}()
 	c.sortDedup()
-	bounds := cutRanges(runs, c, sizes)
-	tables := make([]string, len(bounds)+1)
-	for i := range tables {
-		tables[i] = s.fs.PathJoin(s.dir, names())
-	}
+	tables, err := s.writeMerged(runs, c, sizes, names)
 	defer func() {
 		for _, t := range tables {
 			_ = s.fs.Remove(t) // ingestion links or copies the files
 		}
 	}()
+	if err != nil || len(tables) == 0 {
+		return err
+	}
+	if err := s.db.Ingest(ctx, tables); err != nil {
+		return fmt.Errorf("graph: ingesting %d sstables: %w", len(tables), err)
+	}
+	return nil
+}
+
+// writeMerged merges the records of runs and the sorted chunk c into
+// sstables that do not overlap, one per key range (see cutRanges), several
+// at once, and returns the paths of those written. On error it removes
+// what it wrote.
+func (s *Store) writeMerged(runs []*runFile, c *chunk, sizes mergeSizes, names func() string) ([]string, error) {
+	bounds := cutRanges(runs, c, sizes)
+	tables := make([]string, len(bounds)+1)
+	for i := range tables {
+		tables[i] = s.fs.PathJoin(s.dir, names())
+	}
 	written := make([]bool, len(tables))
 	errs := make([]error, len(tables))
 	var wg sync.WaitGroup
@@ -506,21 +521,18 @@ func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, siz
 	close(jobs)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return err
+		for _, t := range tables {
+			_ = s.fs.Remove(t)
+		}
+		return nil, err
 	}
-	var ingest []string
+	var out []string
 	for i, t := range tables {
 		if written[i] {
-			ingest = append(ingest, t)
+			out = append(out, t)
 		}
 	}
-	if len(ingest) == 0 {
-		return nil
-	}
-	if err := s.db.Ingest(ctx, ingest); err != nil {
-		return fmt.Errorf("graph: ingesting %d sstables: %w", len(ingest), err)
-	}
-	return nil
+	return out, nil
 }
 
 // cutRanges returns the keys that cut the records of runs and c into

@@ -52,8 +52,12 @@ type BenchResult struct {
 	File  string `json:"file"`
 	Bytes int64  `json:"bytes"`
 	Runs  int    `json:"runs"`
-	// Phases are decode only, decode + convert and full import, each the
-	// pass of its median run by wall clock.
+	// Phases are decode only, decode + convert, full import and the
+	// sstables alone, each the pass of its median run by wall clock. The
+	// last writes the imported generation's records, read back into memory
+	// in key order, to sstables as the import's last step writes them
+	// (graph.TableFloor): what any import writing these records pays,
+	// however it produces them.
 	Phases []BenchPhase `json:"phases"`
 	// Ratio is the full import's throughput over decode-only's, by wall
 	// clock (of the median passes) and by CPU time (of the median CPU
@@ -72,12 +76,18 @@ type BenchResult struct {
 	Symbols       int     `json:"symbols"`
 	Edges         int     `json:"edges"`
 	ImportSummary Summary `json:"import_summary"`
+	// The records the sstables-alone phase wrote, their keys' and values'
+	// bytes (uncompressed), and the tables they made.
+	FloorRecords int   `json:"floor_records"`
+	FloorBytes   int64 `json:"floor_record_bytes"`
+	FloorTables  int   `json:"floor_tables"`
 }
 
 // Bench measures a dump three ways, in one process, one after the other:
 // decoding alone with the SCIP bindings (the floor), decoding and
 // converting without a store (the importer's own cost), and a full
-// [Import] into a new store in a temporary directory; opts.Runs times
+// [Import] into a new store in a temporary directory; then the imported
+// records' sstables written alone (the store's floor); opts.Runs times
 // over; then the store's size per fact.
 func Bench(ctx context.Context, file string, opts BenchOptions) (BenchResult, error) {
 	fi, err := os.Stat(file)
@@ -106,7 +116,11 @@ func Bench(ctx context.Context, file string, opts BenchOptions) (BenchResult, er
 		}
 		res.RunRatios = append(res.RunRatios, phases[2].MBPerSec/phases[0].MBPerSec)
 	}
-	for _, ps := range passes {
+	floor, err := benchFloor(ctx, filepath.Join(tmp, fmt.Sprint("store-", res.Runs-1)), &res)
+	if err != nil {
+		return res, err
+	}
+	for _, ps := range append(passes[:], floor) {
 		res.Phases = append(res.Phases, medianBy(ps, func(p BenchPhase) float64 { return p.Seconds }))
 	}
 	res.Ratio = res.Phases[2].MBPerSec / res.Phases[0].MBPerSec
@@ -197,6 +211,36 @@ func benchRun(ctx context.Context, file string, size int64, root, dir string, ar
 		res.BytesPerFact = float64(res.StoreBytes) / float64(res.Facts)
 	}
 	return phases, nil
+}
+
+// benchFloor measures the sstables alone of the store at dir (the last
+// run's import), opts.Runs times, after every run: the records it holds
+// in memory would otherwise stand in the other phases' peaks.
+func benchFloor(ctx context.Context, dir string, res *BenchResult) ([]BenchPhase, error) {
+	store, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	floor, err := store.NewTableFloor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.FloorRecords, res.FloorBytes = floor.Records, floor.Bytes
+	sum := res.ImportSummary
+	var passes []BenchPhase
+	for range res.Runs {
+		p, err := benchPass(res.Bytes, "sstables alone (the import's records)", func() (int, int, error) {
+			var err error
+			res.FloorTables, err = floor.Write()
+			return sum.Documents, sum.Occurrences, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		passes = append(passes, p)
+	}
+	return passes, nil
 }
 
 // medianBy returns the pass whose by is the median of ps (of an even

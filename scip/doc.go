@@ -19,7 +19,8 @@
 //     depend on the number of workers ([Options].Workers): a serial
 //     import writes the same records.
 //   - [Bench] measures a dump three ways in one process (decoding alone,
-//     decoding and converting, a full import) and the imported store's
+//     decoding and converting, a full import), then the imported records'
+//     sstables written alone ([graph.TableFloor]), and the imported store's
 //     bytes per fact; `lspgraph bench scip` prints it. An import that would keep
 //     fewer than half the documents of the previous generation from the
 //     same tool and root is refused unless [Options].AllowShrink is set
