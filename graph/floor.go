@@ -22,10 +22,11 @@ type TableFloor struct {
 }
 
 // NewTableFloor reads the current base generation's records into memory.
-// It fails on a store without a base generation.
+// It fails on a store without a base generation, and on a read-only one
+// (Write creates files in its directory).
 func (s *Store) NewTableFloor(ctx context.Context) (*TableFloor, error) {
-	if s.closed.Load() {
-		return nil, ErrClosed
+	if err := s.writable(); err != nil {
+		return nil, err
 	}
 	gen, err := currentGen(s.db)
 	if err != nil {

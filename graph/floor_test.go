@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -77,5 +78,13 @@ func TestTableFloor(t *testing.T) {
 	again, err := s.NewTableFloor(ctx)
 	if err != nil || again.Records != want || again.Bytes != wantBytes {
 		t.Errorf("after Write: %d records (%d bytes), %v", again.Records, again.Bytes, err)
+	}
+	s.Close()
+
+	// A read-only store is refused: Write would create files beside it.
+	ro := openDisk(t, dir, Options{ReadOnly: true})
+	defer ro.Close()
+	if _, err := ro.NewTableFloor(ctx); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("floor of a read-only store: %v, want ErrReadOnly", err)
 	}
 }
