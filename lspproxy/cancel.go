@@ -32,14 +32,14 @@ func (p *Proxy) editorCancel(params []byte) bool {
 	pc := p.pending.get([]byte(key))
 	if pc != nil && !pc.cancelled {
 		pc.cancelled = true
-		p.deadlines.after(p.cfg.CancelGrace, func() { p.cancelGraceOver(key, pc) })
+		p.deadlines.after(p.cfg.CancelGrace, func() { p.cancelGraceOver(pc) })
 	}
 	p.mu.Unlock()
 	return false
 }
 
 // cancelGraceOver answers a cancelled request the server still holds.
-func (p *Proxy) cancelGraceOver(key string, pc *pendingCall) {
+func (p *Proxy) cancelGraceOver(pc *pendingCall) {
 	p.mu.Lock()
 	taken := p.pending.remove(pc)
 	p.mu.Unlock()

@@ -241,7 +241,7 @@ func (p *Proxy) editorCall(env *envelope, f frame, forwarded *bool) (early []fra
 	p.pending.put(pc)
 	p.mu.Unlock()
 	if env.method == "shutdown" {
-		p.watchShutdown(key, pc)
+		p.watchShutdown(pc)
 	}
 	if forwarded == nil {
 		p.forwardToServer(f.wire)

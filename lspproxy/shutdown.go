@@ -2,15 +2,15 @@ package lspproxy
 
 // watchShutdown bounds the server's answer to the editor's shutdown by
 // Config.ShutdownTimeout.
-func (p *Proxy) watchShutdown(key string, pc *pendingCall) {
-	p.deadlines.after(p.cfg.ShutdownTimeout, func() { p.shutdownOverdue(key, pc) })
+func (p *Proxy) watchShutdown(pc *pendingCall) {
+	p.deadlines.after(p.cfg.ShutdownTimeout, func() { p.shutdownOverdue(pc) })
 }
 
 // shutdownOverdue answers a shutdown the server still holds with a null
 // result, as a server would, so the editor can go on to exit, and stops
 // the server in the background. The server's late answer finds nothing
 // pending and is dropped; later requests are refused (see editorCall).
-func (p *Proxy) shutdownOverdue(key string, pc *pendingCall) {
+func (p *Proxy) shutdownOverdue(pc *pendingCall) {
 	p.mu.Lock()
 	if p.stopping || !p.pending.remove(pc) {
 		p.mu.Unlock()

@@ -214,7 +214,7 @@ func benchRun(ctx context.Context, file string, size int64, root, dir string, ar
 }
 
 // benchFloor measures the sstables alone of the store at dir (the last
-// run's import), opts.Runs times, after every run: the records it holds
+// run's import), res.Runs times, after every run: the records it holds
 // in memory would otherwise stand in the other phases' peaks.
 func benchFloor(ctx context.Context, dir string, res *BenchResult) ([]BenchPhase, error) {
 	store, err := graph.Open(dir, graph.Options{})

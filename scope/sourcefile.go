@@ -236,16 +236,14 @@ func (d *sourceDecoder) uvarint() uint64 {
 	return v
 }
 
+// varint reads a signed number as binary.AppendVarint writes it (zig-zag
+// over a uvarint).
 func (d *sourceDecoder) varint() int64 {
-	if d.err != nil {
-		return 0
+	x := d.uvarint()
+	v := int64(x >> 1)
+	if x&1 != 0 {
+		v = ^v
 	}
-	v, n := binary.Varint(d.b[d.off:])
-	if n <= 0 {
-		d.fail("bad number")
-		return 0
-	}
-	d.off += n
 	return v
 }
 
