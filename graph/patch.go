@@ -50,6 +50,14 @@ type patchCounts struct {
 	documents, symbols, occurrences, edges, termDocuments int
 }
 
+// PatchLimit is how many of a base generation's n documents a producer
+// should replace or delete through one BasePatch at most: past it, a new
+// generation costs less. A patch holds its records in memory until it
+// commits; at 4% of a tree of 27,000 files a syntax index's patch took its
+// peak RSS past 400 MB. One document in 40, and 100 however small the
+// generation.
+func PatchLimit(n int) int { return max(n/40, 100) }
+
 // BeginPatch starts a patch of the current base generation. A store
 // without a base generation yields an error wrapping ErrNotFound.
 func (s *Store) BeginPatch(ctx context.Context) (*BasePatch, error) {
@@ -286,9 +294,11 @@ func (p *BasePatch) usable() error {
 }
 
 // Commit applies the patch with m as the base manifest, atomically. m's
-// Layer and Generation are set by the patch; its counts are the previous
-// manifest's with the patch's changes applied, and its State, Started and
-// Finished are filled as a GenerationWriter's Commit fills them. The
+// Layer and Generation are set by the patch; its zero counts are the
+// previous manifest's with the patch's changes applied (a producer that
+// counts the whole generation its own way gives its counts), and its
+// State, Started and Finished are filled as a GenerationWriter's Commit
+// fills them. The
 // generation must still be the current one.
 func (p *BasePatch) Commit(ctx context.Context, m Manifest) error {
 	if err := ctx.Err(); err != nil {
@@ -316,10 +326,10 @@ func (p *BasePatch) Commit(ctx context.Context, m Manifest) error {
 	}
 	m.Layer, m.Generation = Base, p.gen
 	m.State = cmp.Or(m.State, StateComplete)
-	m.Documents = prev.Documents + p.delta.documents
-	m.Symbols = prev.Symbols + p.delta.symbols
-	m.Occurrences = prev.Occurrences + p.delta.occurrences
-	m.Edges = prev.Edges + p.delta.edges
+	m.Documents = cmp.Or(m.Documents, prev.Documents+p.delta.documents)
+	m.Symbols = cmp.Or(m.Symbols, prev.Symbols+p.delta.symbols)
+	m.Occurrences = cmp.Or(m.Occurrences, prev.Occurrences+p.delta.occurrences)
+	m.Edges = cmp.Or(m.Edges, prev.Edges+p.delta.edges)
 	if terms := prev.Extra[ManifestTermDocuments] + p.delta.termDocuments; terms > 0 {
 		if m.Extra == nil {
 			m.Extra = map[string]int{}

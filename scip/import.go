@@ -66,6 +66,10 @@ type Options struct {
 	// "conversion_packages"), where impact reads whether the satisfaction
 	// group can be computed exactly.
 	ConversionPackages int
+
+	// patchLimit, when positive, replaces graph.PatchLimit as the most
+	// documents an import patches (tests).
+	patchLimit int
 }
 
 // ExtraOccurrence is an occurrence another producer adds to a document of
@@ -114,11 +118,15 @@ type Summary struct {
 	Root        string   `json:"root,omitempty"`
 	Commit      string   `json:"commit,omitempty"`
 	Generation  uint64   `json:"generation"`
+	// Patched: the import changed the current generation in place (few of
+	// its documents changed) instead of writing a new one.
+	Patched bool `json:"patched"`
 
 	DocumentsBefore     int    `json:"documents_before"` // in the generation replaced, 0 if none
 	Documents           int    `json:"documents"`        // in the new generation: converted + reused
 	Converted           int    `json:"converted_documents"`
 	Reused              int    `json:"reused_documents"`
+	Deleted             int    `json:"deleted_documents"` // of a patched generation: those the dump no longer has
 	Occurrences         int    `json:"occurrences"`
 	Symbols             int    `json:"symbols"`
 	Edges               int    `json:"edges"`
@@ -174,29 +182,24 @@ type item struct {
 // Import streams a SCIP dump from r into a new base generation of store,
 // one document at a time, and switches to it atomically. A document whose
 // payload (and, where columns need it, text) is unchanged since the
-// previous generation is copied rather than converted. On error the new
-// generation is discarded and the error is an [*ImportError].
+// previous generation is copied rather than converted; when the previous
+// generation was imported from the same tool and root and few of its
+// documents changed, it is patched in place instead, only the documents
+// that changed or went written (see importTarget). On error nothing
+// readers see changes and the error is an [*ImportError].
 func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) (Summary, error) {
 	start := time.Now()
 	prev := previousManifest(store)
-	gw, err := store.BeginGeneration(ctx)
+	root, err := absRoot(opts.Root)
 	if err != nil {
-		return Summary{Commit: opts.Commit}, &ImportError{Err: fmt.Errorf("scip: starting a new generation: %w", err), Previous: prev}
+		return Summary{Commit: opts.Commit}, &ImportError{Err: err, Previous: prev}
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			gw.Abort()
-		}
-	}()
-	if !opts.AllowShrink {
-		gw.RefuseShrink()
+	tgt, err := newImportTarget(ctx, store, prev, root, opts)
+	if err != nil {
+		return Summary{Commit: opts.Commit}, &ImportError{Err: err, Previous: prev}
 	}
-	sum, off, err := stream(ctx, r, opts, sink{
-		previousDigest: gw.PreviousDigest,
-		reuse:          gw.ReuseDocument,
-		put:            gw.PutDocument,
-	})
+	defer tgt.abort()
+	sum, off, err := stream(ctx, r, opts, tgt.sink())
 	if prev != nil {
 		sum.DocumentsBefore = prev.Documents
 	}
@@ -229,14 +232,12 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 	if opts.Conversions != nil {
 		m.Extra[graph.ManifestConversionPackages] = opts.ConversionPackages
 	}
-	if err := gw.Commit(ctx, m); err != nil {
+	if err := tgt.commit(ctx, m, &sum); err != nil {
 		if !errors.Is(err, graph.ErrShrink) {
-			err = fmt.Errorf("scip: switching to the new generation: %w", err)
+			err = fmt.Errorf("scip: switching to the new index: %w", err)
 		}
 		return sum, &ImportError{Offset: sum.Bytes, Err: err, Previous: prev}
 	}
-	committed = true
-	sum.Generation = gw.Generation()
 	sum.Duration = time.Since(start)
 	sum.rates()
 	return sum, nil
@@ -277,12 +278,9 @@ type sink struct {
 // byte offset where the import stopped.
 func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, int64, error) {
 	sum := Summary{Commit: opts.Commit}
-	if opts.Root != "" {
-		abs, err := filepath.Abs(opts.Root)
-		if err != nil {
-			return sum, 0, fmt.Errorf("scip: resolving root %q: %w", opts.Root, err)
-		}
-		sum.Root = abs
+	var err error
+	if sum.Root, err = absRoot(opts.Root); err != nil {
+		return sum, 0, err
 	}
 	var root *os.Root
 	if sum.Root != "" {
@@ -570,6 +568,18 @@ func cleanPath(p string) (string, string) {
 		return "", SkipAbsolute
 	}
 	return c, ""
+}
+
+// absRoot returns the absolute form of a workspace root ("" for none).
+func absRoot(root string) (string, error) {
+	if root == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("scip: resolving root %q: %w", root, err)
+	}
+	return abs, nil
 }
 
 // previousManifest returns the base manifest currently in use, if any.

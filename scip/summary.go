@@ -19,11 +19,18 @@ func (s *Summary) WriteText(w io.Writer) error {
 		tool += " " + s.ToolVersion
 	}
 	fmt.Fprintf(&b, "imported a %s index: generation %d", tool, s.Generation)
+	if s.Patched {
+		b.WriteString(" patched in place")
+	}
 	if s.Commit != "" {
 		fmt.Fprintf(&b, ", commit %s", gitcmd.ShortCommit(s.Commit))
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  documents    %s → %s (%s converted, %s reused unchanged)\n", num(s.DocumentsBefore), num(s.Documents), num(s.Converted), num(s.Reused))
+	fmt.Fprintf(&b, "  documents    %s → %s (%s converted, %s reused unchanged", num(s.DocumentsBefore), num(s.Documents), num(s.Converted), num(s.Reused))
+	if s.Patched {
+		fmt.Fprintf(&b, ", %s deleted", num(s.Deleted))
+	}
+	b.WriteString(")\n")
 	fmt.Fprintf(&b, "  occurrences  %s\n", num(s.Occurrences))
 	fmt.Fprintf(&b, "  symbols      %s (%s from the external symbols section)\n", num(s.Symbols), num(s.ExternalSymbols))
 	fmt.Fprintf(&b, "  edges        %s\n", num(s.Edges))

@@ -16,16 +16,6 @@ import (
 	"github.com/lspgraph/lspgraph/internal/lang"
 )
 
-// patchShare bounds an incremental index: it runs when at most one
-// document in patchShare is resolved again or deleted, else the index is
-// built in full. A patch holds its records in memory until it commits: at
-// 4% of a tree of 27,000 files the index's peak RSS passed 400 MB.
-const patchShare = 40
-
-// minPatch is the fewest documents an incremental index may resolve again
-// or delete, however small the generation.
-const minPatch = 100
-
 // indexIncremental brings the current base generation up to date when it
 // is an index of opts.Root by this version with the same options, whose
 // documents recorded their lookups: every listed file whose size or time
@@ -143,7 +133,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	plan = pl.p
 	defer plan.fs.Close()
 	paths := plan.paths
-	limit := max(len(base)/patchShare, minPatch)
+	limit := graph.PatchLimit(len(base))
 
 	// Which files changed: read and hash every one, ask the project again.
 	const (

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -48,7 +47,7 @@ func TestBlockCacheWarmUp(t *testing.T) {
 		t.Fatalf("warm-up on open: %+v, want the whole fixture read", first)
 	}
 
-	arg, err := json.Marshal(ImportRequest{File: filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"), Commit: "fixture"})
+	arg, err := json.Marshal(ImportRequest{File: otherToolDump(t, "goapp.scip"), Commit: "fixture"})
 	if err != nil {
 		t.Fatal(err)
 	}

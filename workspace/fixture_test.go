@@ -16,6 +16,8 @@ import (
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/lspgraph/lspgraph/lspproxy"
 	"github.com/lspgraph/lspgraph/scip"
+	bindings "github.com/scip-code/scip/bindings/go/scip"
+	"google.golang.org/protobuf/proto"
 )
 
 func fileURI(p string) string { return lspwire.FileURI(p) }
@@ -51,6 +53,31 @@ func importFixture(t testing.TB, project, dump string) (string, string) {
 		t.Fatalf("importing %s: %v", dump, err)
 	}
 	return dir, root
+}
+
+// otherToolDump writes testdata/scip/DUMP with its indexer renamed to a
+// temporary file and returns the file's path. Importing it replaces the
+// base generation with a new one, where the same dump again patches the
+// generation in place.
+func otherToolDump(t testing.TB, dump string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "scip", dump))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx bindings.Index
+	if err := proto.Unmarshal(b, &idx); err != nil {
+		t.Fatal(err)
+	}
+	idx.Metadata.ToolInfo.Name += "-other"
+	if b, err = proto.Marshal(&idx); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), dump)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // openSession opens a session of the store in dir for root, closed when

@@ -90,7 +90,7 @@ func TestContextScopeComputedOncePerState(t *testing.T) {
 		t.Fatalf("after a base patch: %d hits, %d updates, %d misses, the patched document known: %v; want 2, 2, 1, true", h, updates, m, kept)
 	}
 	// A new base generation is analysed anew.
-	f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "scip", "goapp.scip"))
+	f, err := os.Open(otherToolDump(t, "goapp.scip"))
 	if err != nil {
 		t.Fatal(err)
 	}
