@@ -44,6 +44,20 @@ type Visitor struct {
 	Metadata       func(ctx context.Context, rec Record, m *scip.Metadata) error
 	Document       func(ctx context.Context, rec Record, d *scip.Document) error
 	ExternalSymbol func(ctx context.Context, rec Record, si *scip.SymbolInformation) error
+
+	// documentHead, when set, is called instead of Document with the
+	// document decoded as far as its head (see docHead): an import decodes
+	// the rest only for a document that changed.
+	documentHead func(ctx context.Context, rec Record, h docHead) error
+}
+
+// docHead is a Document record decoded as far as its head.
+type docHead struct {
+	// doc is the document's path, language, text and position encoding,
+	// or the whole document when payload is nil.
+	doc         *scip.Document
+	occurrences int    // how many the record holds
+	payload     []byte // the record's payload, valid during the call only
 }
 
 // DecodeStats counts what the framing reader saw.
@@ -88,9 +102,7 @@ func Decode(ctx context.Context, r io.Reader, size int64, v Visitor, progress fu
 
 // visitRecord decodes one record's payload and hands it to v.
 func visitRecord(ctx context.Context, dec *docDecoder, field protowire.Number, payload []byte, rec Record, v Visitor, progress func(int64)) error {
-	corrupt := func(err error) error {
-		return fmt.Errorf("%w: %s record at byte %d: %w", ErrCorrupt, fieldName(field), rec.Offset, err)
-	}
+	corrupt := func(err error) error { return corruptRecord(field, rec, err) }
 	switch field {
 	case fieldMetadata:
 		m := &scip.Metadata{}
@@ -104,6 +116,24 @@ func visitRecord(ctx context.Context, dec *docDecoder, field protowire.Number, p
 			return v.Metadata(ctx, rec, m)
 		}
 	case fieldDocuments:
+		if v.documentHead != nil {
+			h := docHead{payload: payload}
+			var err error
+			if h.doc, h.occurrences, err = dec.head(payload); err == errSlowPath {
+				h.doc, err = dec.document(payload)
+				h.payload = nil
+				if h.doc != nil {
+					h.occurrences = len(h.doc.Occurrences)
+				}
+			}
+			if err != nil {
+				return corrupt(err)
+			}
+			if progress != nil {
+				progress(rec.End)
+			}
+			return v.documentHead(ctx, rec, h)
+		}
 		d, err := dec.document(payload)
 		if err != nil {
 			return corrupt(err)
@@ -127,6 +157,12 @@ func visitRecord(ctx context.Context, dec *docDecoder, field protowire.Number, p
 		}
 	}
 	return nil
+}
+
+// corruptRecord is the error for a record of the field whose payload does
+// not decode.
+func corruptRecord(field protowire.Number, rec Record, err error) error {
+	return fmt.Errorf("%w: %s record at byte %d: %w", ErrCorrupt, fieldName(field), rec.Offset, err)
 }
 
 func fieldName(f protowire.Number) string {

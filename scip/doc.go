@@ -13,11 +13,17 @@
 //   - [Import] streams a dump into a new base generation of a
 //     [graph.Store] and switches to it atomically, reusing the facts of
 //     documents whose payload did not change; it returns a [Summary].
-//     One goroutine decodes; one worker per processor (at most four)
-//     converts and writes; a bounded queue between them bounds memory by
-//     the largest documents, not by the dump. The store's bytes do not
-//     depend on the number of workers ([Options].Workers): a serial
-//     import writes the same records.
+//     One goroutine frames the records and reads each document's head
+//     (path, language, text, position encoding); one worker per processor
+//     (at most four) decodes the rest of a document that changed, converts
+//     and writes it; a bounded queue between them bounds memory by the
+//     largest documents, not by the dump. The store's bytes do not depend
+//     on the number of workers ([Options].Workers): a serial import writes
+//     the same records. A dump from the tool and root of the current
+//     generation in which few documents changed ([graph.PatchLimit])
+//     patches that generation in place instead ([graph.BasePatch]): the
+//     unchanged documents are neither decoded nor written, and the store
+//     ends with the facts a new generation would hold.
 //   - [Bench] measures a dump three ways in one process (decoding alone,
 //     decoding and converting, a full import), then the imported records'
 //     sstables written alone ([graph.TableFloor]), and the imported store's

@@ -1,6 +1,7 @@
 package scip
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -171,12 +172,15 @@ func (e *ImportError) Unwrap() error { return e.Err }
 // ErrEmpty is returned for a dump without documents.
 var ErrEmpty = errors.New("scip: the index has no documents (empty or not a SCIP index)")
 
-// item is a decoded document on its way to conversion.
+// item is a document on its way to conversion.
 type item struct {
-	rec  Record
-	doc  *scip.Document
-	path string
-	tool string // the metadata's tool name, when metadata came first
+	rec Record
+	// doc is the whole document, or its head while payload holds the
+	// record (see docHead): it is decoded whole only if it changed.
+	doc     *scip.Document
+	payload []byte
+	path    string
+	tool    string // the metadata's tool name, when metadata came first
 }
 
 // Import streams a SCIP dump from r into a new base generation of store,
@@ -321,8 +325,9 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 				}
 				return nil
 			},
-			Document: func(ctx context.Context, rec Record, d *scip.Document) error {
+			documentHead: func(ctx context.Context, rec Record, h docHead) error {
 				decoded++
+				d := h.doc
 				p, reason := cleanPath(d.RelativePath)
 				if reason == "" {
 					if _, dup := seen[p]; dup {
@@ -330,7 +335,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 					}
 				}
 				if reason != "" {
-					skipped = append(skipped, Skip{Path: d.RelativePath, Reason: reason, Offset: rec.Offset, Occurrences: len(d.Occurrences)})
+					skipped = append(skipped, Skip{Path: d.RelativePath, Reason: reason, Offset: rec.Offset, Occurrences: h.occurrences})
 					return nil
 				}
 				seen[p] = struct{}{}
@@ -339,7 +344,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 					tool = meta.GetToolInfo().GetName()
 				}
 				select {
-				case items <- item{rec: rec, doc: d, path: p, tool: tool}:
+				case items <- item{rec: rec, doc: d, payload: bytes.Clone(h.payload), path: p, tool: tool}:
 					return nil
 				case <-ctx.Done():
 					return fmt.Errorf("scip: stopped at byte %d: %w", rec.Offset, ctx.Err())
@@ -378,6 +383,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 		go func() {
 			defer wg.Done()
 			conv := &Converter{}
+			var dec docDecoder
 			for it := range items {
 				mu.Lock()
 				failed := writeErr != nil
@@ -387,7 +393,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 				}
 				conv.Tool = it.tool
 				conv.Extra = opts.Conversions[it.path]
-				if err := writeDocument(ctx, out, conv, root, it, &parts[w]); err != nil {
+				if err := writeDocument(ctx, out, conv, &dec, root, it, &parts[w]); err != nil {
 					mu.Lock()
 					if writeErr == nil {
 						writeErr, writeOff = err, it.rec.Offset
@@ -445,8 +451,8 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 }
 
 // writeDocument converts one document (or reuses its previous facts) and
-// writes it.
-func writeDocument(ctx context.Context, out sink, conv *Converter, root *os.Root, it item, sum *Summary) error {
+// writes it, decoding it whole first when it.doc is its head.
+func writeDocument(ctx context.Context, out sink, conv *Converter, dec *docDecoder, root *os.Root, it item, sum *Summary) error {
 	d := it.doc
 	var text []byte
 	enc := conv.Encoding(d)
@@ -482,6 +488,12 @@ func writeDocument(ctx context.Context, out sink, conv *Converter, root *os.Root
 				sum.addDocument(st)
 				return nil
 			}
+		}
+	}
+	if it.payload != nil {
+		var err error
+		if d, err = dec.document(it.payload); err != nil {
+			return corruptRecord(fieldDocuments, it.rec, err)
 		}
 	}
 	facts, st := conv.Convert(d, it.path, text)

@@ -175,6 +175,47 @@ func (d *docDecoder) fillDocument(doc *scip.Document, b []byte) error {
 	return nil
 }
 
+// head decodes the fields of a Document record other than its
+// occurrences and symbol informations (path, language, text, position
+// encoding) and counts its occurrences: what tells whether the document
+// changed since the last import, for a fraction of a whole decode. A
+// message the fast path does not handle is errSlowPath.
+func (d *docDecoder) head(b []byte) (*scip.Document, int, error) {
+	doc := &scip.Document{}
+	occs := 0
+	for len(b) > 0 {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return nil, 0, err
+		}
+		b = rest
+		if f.num == docPositionEncoding && f.typ == protowire.VarintType {
+			doc.PositionEncoding = scip.PositionEncoding(int32(f.x))
+			continue
+		}
+		if f.typ != protowire.BytesType {
+			return nil, 0, errSlowPath
+		}
+		switch f.num {
+		case docRelativePath:
+			doc.RelativePath, err = plainString(f.v)
+		case docOccurrences:
+			occs++
+		case docSymbols:
+		case docLanguage:
+			doc.Language, err = plainString(f.v)
+		case docText:
+			doc.Text, err = plainString(f.v)
+		default:
+			return nil, 0, errSlowPath
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	return doc, occs, nil
+}
+
 // countDocFields counts a document's occurrences and symbol informations.
 func countDocFields(b []byte) (occs, syms int, err error) {
 	for len(b) > 0 {
