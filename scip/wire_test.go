@@ -72,7 +72,9 @@ func mustMarshal(t testing.TB, m proto.Message) []byte {
 }
 
 // FuzzDocumentDecoder checks the wire decoder against the bindings: for
-// the same bytes both fail, or both give the same Document.
+// the same bytes both fail, or both give the same Document; and a
+// document's head (docDecoder.head) is what the bindings give of those
+// fields, or a failure the bindings share, or the slow path.
 func FuzzDocumentDecoder(f *testing.F) {
 	for _, s := range wireSeeds(f) {
 		f.Add(s)
@@ -87,6 +89,20 @@ func checkDocumentDecoder(t *testing.T, in []byte) {
 	want := &scip.Document{}
 	wantErr := proto.Unmarshal(in, want)
 	var dec docDecoder
+	switch head, occs, err := dec.head(in); {
+	case err == errSlowPath:
+	case err != nil:
+		if wantErr == nil {
+			t.Fatalf("head error %v, the bindings decode %x", err, in)
+		}
+	case wantErr == nil:
+		if head.RelativePath != want.RelativePath || head.Language != want.Language || head.Text != want.Text ||
+			head.PositionEncoding != want.PositionEncoding || occs != len(want.Occurrences) {
+			t.Fatalf("head of %x: %q %q %q %v, %d occurrences; the bindings: %q %q %q %v, %d", in,
+				head.RelativePath, head.Language, head.Text, head.PositionEncoding, occs,
+				want.RelativePath, want.Language, want.Text, want.PositionEncoding, len(want.Occurrences))
+		}
+	}
 	got, err := dec.document(in)
 	if (err != nil) != (wantErr != nil) {
 		t.Fatalf("decoder error %v, bindings error %v, for %x", err, wantErr, in)
