@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/scip-code/scip/bindings/go/scip"
 )
 
 // benchDumps are the dumps the benchmarks run on: the small fixture, the
@@ -73,4 +74,73 @@ func BenchmarkConvert(b *testing.B) {
 			b.ReportMetric(float64(len(data)), "input-bytes/op")
 		})
 	}
+}
+
+// BenchmarkReimport imports a dump into a fresh store (not timed), then
+// times the import of the same dump again and of the dump with one
+// document in a hundred changed and one gone: the imports a CI job runs
+// from commit to commit, which patch the generation in place.
+func BenchmarkReimport(b *testing.B) {
+	for _, name := range sortedMapKeys(benchDumps(b)) {
+		data := benchDumps(b)[name]
+		edited, _, _ := editEveryHundredth(b, data)
+		edits := map[string][]byte{"same": data, "edited": edited}
+		for _, edit := range []string{"same", "edited"} {
+			b.Run(name+"/"+edit, func(b *testing.B) {
+				in := edits[edit]
+				b.SetBytes(int64(len(in)))
+				var cpu float64
+				for b.Loop() {
+					b.StopTimer()
+					store, err := graph.Open(filepath.Join(b.TempDir(), "store"), graph.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := importBytes(store, data, Options{}); err != nil {
+						b.Fatal(err)
+					}
+					cpu0 := cpuSeconds()
+					b.StartTimer()
+					sum, err := importBytes(store, in, Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.StopTimer()
+					cpu += cpuSeconds() - cpu0
+					if !sum.Patched {
+						b.Fatalf("%s: the import wrote a new generation, want a patch", edit)
+					}
+					store.Close()
+					b.StartTimer()
+				}
+				b.ReportMetric(cpu*1e3/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
+}
+
+// editEveryHundredth returns the dump with the last occurrence of every
+// hundredth document dropped and its second document gone, and how many
+// documents that changed and deleted (those whose path imports).
+func editEveryHundredth(t testing.TB, data []byte) (edited []byte, changed, deleted int) {
+	idx := parseIndex(t, data)
+	var docs []*scip.Document
+	for i, d := range idx.Documents {
+		_, skip := cleanPath(d.RelativePath)
+		if i == 1 {
+			if skip == "" {
+				deleted++
+			}
+			continue
+		}
+		if i%100 == 7 && len(d.Occurrences) > 1 {
+			d.Occurrences = d.Occurrences[:len(d.Occurrences)-1]
+			if skip == "" {
+				changed++
+			}
+		}
+		docs = append(docs, d)
+	}
+	idx.Documents = docs
+	return marshalIndex(t, idx), changed, deleted
 }

@@ -264,35 +264,15 @@ func TestPatchCorpus(t *testing.T) {
 	if err != nil {
 		t.Skipf("corpus dump absent: %v", err)
 	}
-	ends := documentEnds(t, data)
-	idx := parseIndex(t, data)
-	changed, deleted := 0, ""
-	var docs []*scip.Document
-	for i, d := range idx.Documents {
-		if _, reason := cleanPath(d.RelativePath); reason != "" {
-			docs = append(docs, d)
-			continue
-		}
-		switch {
-		case deleted == "" && i > 0:
-			deleted = d.RelativePath
-			continue
-		case i%100 == 7 && len(d.Occurrences) > 1:
-			d.Occurrences = d.Occurrences[:len(d.Occurrences)-1]
-			changed++
-		}
-		docs = append(docs, d)
-	}
-	idx.Documents = docs
-	edited := marshalIndex(t, idx)
-	t.Logf("%d document records, %d changed, %q deleted", len(ends), changed, deleted)
+	edited, changed, deleted := editEveryHundredth(t, data)
+	t.Logf("%d documents changed, %d deleted", changed, deleted)
 
 	store := freshImport(t, data, Options{Commit: "c1"})
 	sum, err := importBytes(store, edited, Options{Commit: "c2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sum.Patched || sum.Generation != 1 || sum.Converted != changed || sum.Deleted != 1 {
+	if !sum.Patched || sum.Generation != 1 || sum.Converted != changed || sum.Deleted != deleted || deleted != 1 {
 		t.Errorf("%+v, want generation 1 patched: %d converted, 1 deleted", sum, changed)
 	}
 	fresh := freshImport(t, edited, Options{Commit: "c2"})
