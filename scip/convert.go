@@ -200,16 +200,26 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 	// Symbol information, merged when the document repeats a symbol.
 	infos := make(map[string]*scip.SymbolInformation, len(d.Symbols))
 	var infoOrder []string
+	var repeated map[string][]*scip.SymbolInformation // every entry of a symbol given more than once
 	for _, si := range d.Symbols {
 		if si == nil || !validSymbol(si.Symbol) {
 			continue
 		}
-		if prev, ok := infos[si.Symbol]; ok {
-			infos[si.Symbol] = mergeInfo(prev, si)
+		if first, ok := infos[si.Symbol]; ok {
+			if repeated == nil {
+				repeated = make(map[string][]*scip.SymbolInformation)
+			}
+			if repeated[si.Symbol] == nil {
+				repeated[si.Symbol] = []*scip.SymbolInformation{first}
+			}
+			repeated[si.Symbol] = append(repeated[si.Symbol], si)
 			continue
 		}
 		infos[si.Symbol] = si
 		infoOrder = append(infoOrder, si.Symbol)
+	}
+	for sym, all := range repeated {
+		infos[sym] = mergeInfos(all)
 	}
 
 	// Definitions: the first definition occurrence of each symbol.
@@ -384,6 +394,12 @@ func (c *Converter) ExternalFacts(infos []*scip.SymbolInformation) graph.Documen
 	facts := graph.DocumentFacts{Document: graph.Document{Path: ExternalPath, Source: graph.SourceSCIP}}
 	edges := newEdgeSet(ExternalPath, 0)
 	seen := make(map[string]int)
+	// In an order of their content, as mergeInfos: a symbol's repeated
+	// entries are merged into the first.
+	infos = slices.Clone(infos)
+	slices.SortStableFunc(infos, func(a, b *scip.SymbolInformation) int {
+		return cmp.Or(strings.Compare(a.GetSymbol(), b.GetSymbol()), compareInfos(a, b))
+	})
 	for _, si := range infos {
 		if si == nil || !validSymbol(si.Symbol) || scip.IsLocalSymbol(si.Symbol) {
 			continue
@@ -424,6 +440,34 @@ func (c *Converter) ExternalFacts(infos []*scip.SymbolInformation) graph.Documen
 	}
 	facts.Edges = edges.list()
 	return facts
+}
+
+// mergeInfos merges a document's SymbolInformation entries for one
+// symbol, in an order of their content rather than the dump's (scip-go
+// writes them in Go's map order, so that the same source gave another
+// order at every run): what a document converts to does not depend on the
+// order of its symbol informations, which its digest leaves out (see
+// docDigester).
+func mergeInfos(all []*scip.SymbolInformation) *scip.SymbolInformation {
+	slices.SortStableFunc(all, compareInfos)
+	m := all[0]
+	for _, si := range all[1:] {
+		m = mergeInfo(m, si)
+	}
+	return m
+}
+
+// compareInfos orders entries for one symbol by what mergeInfo takes of
+// them.
+func compareInfos(a, b *scip.SymbolInformation) int {
+	return cmp.Or(
+		slices.Compare(a.GetDocumentation(), b.GetDocumentation()),
+		cmp.Compare(a.GetKind(), b.GetKind()),
+		strings.Compare(a.GetDisplayName(), b.GetDisplayName()),
+		strings.Compare(a.GetSignatureDocumentation().GetText(), b.GetSignatureDocumentation().GetText()),
+		strings.Compare(a.GetSignatureDocumentation().GetLanguage(), b.GetSignatureDocumentation().GetLanguage()),
+		strings.Compare(a.GetEnclosingSymbol(), b.GetEnclosingSymbol()),
+	)
 }
 
 // mergeInfo merges two SymbolInformation entries for the same symbol: the

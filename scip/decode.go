@@ -58,6 +58,9 @@ type docHead struct {
 	doc         *scip.Document
 	occurrences int    // how many the record holds
 	payload     []byte // the record's payload, valid during the call only
+	// digest is the record's digest in canonical order (docDigester):
+	// what tells whether the document changed.
+	digest [sha256.Size]byte
 }
 
 // DecodeStats counts what the framing reader saw.
@@ -119,6 +122,9 @@ func visitRecord(ctx context.Context, dec *docDecoder, field protowire.Number, p
 		if v.documentHead != nil {
 			h := docHead{payload: payload}
 			var err error
+			if h.digest, err = dec.dig.digest(payload); err != nil {
+				return corrupt(err)
+			}
 			if h.doc, h.occurrences, err = dec.head(payload); err == errSlowPath {
 				h.doc, err = dec.document(payload)
 				h.payload = nil

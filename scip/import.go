@@ -25,7 +25,7 @@ import (
 // converterVersion is part of every document digest: bump it whenever the
 // conversion changes, so that facts from an older converter are never
 // reused.
-const converterVersion = "scip-convert-1"
+const converterVersion = "scip-convert-2"
 
 // Options configure Import.
 type Options struct {
@@ -41,8 +41,8 @@ type Options struct {
 	// Progress, when not nil, is called after every record from the
 	// decoding goroutine. Keep it cheap.
 	Progress func(Progress)
-	// Queue is how many decoded documents may wait for conversion
-	// (default 8); it bounds memory.
+	// Queue is how many documents (their records and heads) may wait
+	// for conversion (default 8); it bounds memory.
 	Queue int
 	// Workers is how many documents are converted and written at once
 	// (default: one per processor, at most four). The store's records do
@@ -179,6 +179,7 @@ type item struct {
 	// record (see docHead): it is decoded whole only if it changed.
 	doc     *scip.Document
 	payload []byte
+	digest  [sha256.Size]byte // see docHead
 	path    string
 	tool    string // the metadata's tool name, when metadata came first
 }
@@ -344,7 +345,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 					tool = meta.GetToolInfo().GetName()
 				}
 				select {
-				case items <- item{rec: rec, doc: d, payload: bytes.Clone(h.payload), path: p, tool: tool}:
+				case items <- item{rec: rec, doc: d, payload: bytes.Clone(h.payload), digest: h.digest, path: p, tool: tool}:
 					return nil
 				case <-ctx.Done():
 					return fmt.Errorf("scip: stopped at byte %d: %w", rec.Offset, ctx.Err())
@@ -468,7 +469,7 @@ func writeDocument(ctx context.Context, out sink, conv *Converter, dec *docDecod
 	h := sha256.New()
 	h.Write([]byte(converterVersion))
 	h.Write([]byte{byte(enc)})
-	h.Write(it.rec.Digest[:])
+	h.Write(it.digest[:])
 	if text != nil {
 		t := sha256.Sum256(text)
 		h.Write(t[:])

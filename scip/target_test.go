@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -306,4 +307,45 @@ func rawRecords(t testing.TB, store *graph.Store) []string {
 		recs = append(recs, fmt.Sprintf("%x => %x", k, sha256.Sum256(v)))
 	})
 	return recs
+}
+
+// TestImportIgnoresSymbolOrder: a dump whose documents list their symbol
+// informations in another order (scip-go's differ from run to run) is
+// the same dump: nothing is converted again, and what a fresh import
+// makes of it is what the store holds, a symbol given twice with other
+// documentation and signatures included.
+func TestImportIgnoresSymbolOrder(t *testing.T) {
+	_, root := fixtureDump(t, "tsworkspace", "tsworkspace")
+	idx := parseIndex(t, readDump(t, "tsworkspace"))
+	d := idx.Documents[0]
+	if len(d.Symbols) < 2 {
+		t.Fatalf("the fixture's first document has %d symbol informations, want 2 or more", len(d.Symbols))
+	}
+	for i, text := range []string{"const a = 1", "const b = 2"} {
+		twin := proto.Clone(d.Symbols[0]).(*scip.SymbolInformation)
+		twin.Documentation = []string{fmt.Sprint("entry ", i)}
+		twin.SignatureDocumentation = &scip.Signature{Language: "typescript", Text: text}
+		twin.Relationships = append(twin.Relationships, &scip.Relationship{Symbol: d.Symbols[1].Symbol, IsReference: true})
+		d.Symbols = append(d.Symbols, twin)
+	}
+	dump := marshalIndex(t, idx)
+	for _, doc := range idx.Documents {
+		slices.Reverse(doc.Symbols)
+		for _, si := range doc.Symbols {
+			slices.Reverse(si.Relationships)
+		}
+	}
+	reordered := marshalIndex(t, idx)
+	if bytes.Equal(dump, reordered) {
+		t.Fatal("reordering changed nothing")
+	}
+	store := freshImport(t, dump, Options{Root: root})
+	sum, err := importBytes(store, reordered, Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Patched || sum.Converted != 0 || sum.Reused != sum.Documents {
+		t.Errorf("%+v, want every document reused", sum)
+	}
+	sameFacts(t, store, freshImport(t, reordered, Options{Root: root}))
 }

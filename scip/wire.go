@@ -28,6 +28,7 @@ type docDecoder struct {
 	syms map[string]string // interned symbol strings
 	ints []int32           // arena for ranges
 	slow int               // messages handed to proto.Unmarshal
+	dig  docDigester       // for heads (see docHead)
 }
 
 // maxInterned bounds the interned symbols; the table is emptied when full.

@@ -1,6 +1,7 @@
 package scip
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/scip-code/scip/bindings/go/scip"
@@ -89,6 +90,15 @@ func checkDocumentDecoder(t *testing.T, in []byte) {
 	want := &scip.Document{}
 	wantErr := proto.Unmarshal(in, want)
 	var dec docDecoder
+	// The digest: a failure the bindings share, and the same digest
+	// whatever the order of the symbol informations.
+	if sum, err := dec.dig.digest(in); err != nil {
+		if wantErr == nil {
+			t.Fatalf("digest error %v, the bindings decode %x", err, in)
+		}
+	} else if again, err := dec.dig.digest(reverseSymbols(in)); err != nil || again != sum {
+		t.Fatalf("digest of %x with its symbols reversed differs (%v)", in, err)
+	}
 	switch head, occs, err := dec.head(in); {
 	case err == errSlowPath:
 	case err != nil:
@@ -119,6 +129,64 @@ func checkDocumentDecoder(t *testing.T, in []byte) {
 	if err != nil || !proto.Equal(again, want) {
 		t.Fatalf("second decoding differs (%v)", err)
 	}
+}
+
+// reverseSymbols returns the document record b with its symbol
+// information fields in reverse order, each with its relationships
+// reversed; b itself when its fields do not parse.
+func reverseSymbols(b []byte) []byte {
+	fields := func(b []byte) (all [][]byte, ok bool) {
+		for len(b) > 0 {
+			num, typ, n := protowire.ConsumeTag(b)
+			if n < 0 {
+				return nil, false
+			}
+			m := protowire.ConsumeFieldValue(num, typ, b[n:])
+			if m < 0 {
+				return nil, false
+			}
+			all, b = append(all, b[:n+m]), b[n+m:]
+		}
+		return all, true
+	}
+	isField := func(f []byte, want protowire.Number) bool {
+		num, typ, _ := protowire.ConsumeTag(f)
+		return num == want && typ == protowire.BytesType
+	}
+	top, ok := fields(b)
+	if !ok {
+		return b
+	}
+	var syms [][]byte
+	for _, f := range top {
+		if !isField(f, docSymbols) {
+			continue
+		}
+		_, _, n := protowire.ConsumeTag(f)
+		v, _ := protowire.ConsumeBytes(f[n:])
+		inner, ok := fields(v)
+		if !ok {
+			syms = append(syms, f)
+			continue
+		}
+		var rels, rest [][]byte
+		for _, g := range inner {
+			if isField(g, infoRelationships) {
+				rels = append([][]byte{g}, rels...)
+			} else {
+				rest = append(rest, g)
+			}
+		}
+		syms = append(syms, protowire.AppendBytes(protowire.AppendTag(nil, docSymbols, protowire.BytesType), bytes.Join(append(rels, rest...), nil)))
+	}
+	var out []byte
+	for _, f := range top {
+		if isField(f, docSymbols) {
+			f, syms = syms[len(syms)-1], syms[:len(syms)-1]
+		}
+		out = append(out, f...)
+	}
+	return out
 }
 
 func TestDocumentDecoderFastPath(t *testing.T) {
