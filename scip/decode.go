@@ -35,7 +35,9 @@ type Record struct {
 	Offset int64
 	// End is the byte offset just past the record.
 	End int64
-	// Digest is the SHA-256 of the record's payload (the marshalled message).
+	// Digest is the SHA-256 of the record's payload (the marshalled
+	// message); zero for a document read as a head, which has a digest of
+	// its own (docHead).
 	Digest [sha256.Size]byte
 }
 
@@ -96,7 +98,10 @@ func Decode(ctx context.Context, r io.Reader, size int64, v Visitor, progress fu
 		if err != nil {
 			return stats(), err
 		}
-		rec := Record{Offset: fr.recStart, End: fr.off, Digest: sha256.Sum256(payload)}
+		rec := Record{Offset: fr.recStart, End: fr.off}
+		if fr.recField != fieldDocuments || v.documentHead == nil {
+			rec.Digest = sha256.Sum256(payload)
+		}
 		if err := visitRecord(ctx, &dec, fr.recField, payload, rec, v, progress); err != nil {
 			return stats(), err
 		}

@@ -23,79 +23,99 @@ import (
 // It reads the record with the generic wire functions, so it fails only
 // where the bindings fail too: on a malformed field.
 type docDigester struct {
-	doc, info  hash.Hash
-	infos, rel [][sha256.Size]byte
+	h     hash.Hash
+	infos [][]byte // the symbol informations, canonical
+	rels  [][]byte // scratch: one's relationship fields
 }
 
-// digest returns the document record b's digest.
+// digest returns the document record b's digest: its fields in order but
+// the symbol informations, then a count of those, then each one's length
+// and canonical bytes (infoCanonical) in increasing order.
 func (d *docDigester) digest(b []byte) ([sha256.Size]byte, error) {
-	if d.doc == nil {
-		d.doc, d.info = sha256.New(), sha256.New()
+	if d.h == nil {
+		d.h = sha256.New()
 	}
-	d.doc.Reset()
+	d.h.Reset()
 	d.infos = d.infos[:0]
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return [sha256.Size]byte{}, protowire.ParseError(n)
+	err := eachField(b, func(num protowire.Number, typ protowire.Type, field, value []byte) error {
+		if num != docSymbols || typ != protowire.BytesType {
+			d.h.Write(field)
+			return nil
 		}
-		m := protowire.ConsumeFieldValue(num, typ, b[n:])
-		if m < 0 {
-			return [sha256.Size]byte{}, protowire.ParseError(m)
-		}
-		field := b[:n+m]
-		b = b[n+m:]
-		if num == docSymbols && typ == protowire.BytesType {
-			v, _ := protowire.ConsumeBytes(field[n:])
-			sum, err := d.infoDigest(v)
-			if err != nil {
-				return [sha256.Size]byte{}, err
-			}
-			d.infos = append(d.infos, sum)
-			continue
-		}
-		d.doc.Write(field)
+		info, err := d.infoCanonical(value)
+		d.infos = append(d.infos, info)
+		return err
+	})
+	if err != nil {
+		return [sha256.Size]byte{}, err
 	}
-	// The symbol informations, after the other fields, as a set of digests
-	// (a length first: no field's bytes read like it).
-	slices.SortFunc(d.infos, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
-	d.doc.Write(protowire.AppendVarint(protowire.AppendTag(nil, docSymbols, protowire.VarintType), uint64(len(d.infos))))
-	for i := range d.infos {
-		d.doc.Write(d.infos[i][:])
+	slices.SortFunc(d.infos, bytes.Compare)
+	var n [binaryMaxVarint]byte
+	d.h.Write(protowire.AppendVarint(protowire.AppendTag(n[:0], docSymbols, protowire.VarintType), uint64(len(d.infos))))
+	for _, info := range d.infos {
+		d.h.Write(protowire.AppendVarint(n[:0], uint64(len(info))))
+		d.h.Write(info)
 	}
 	var out [sha256.Size]byte
-	d.doc.Sum(out[:0])
+	d.h.Sum(out[:0])
 	return out, nil
 }
 
-// infoDigest returns the digest of a SymbolInformation message: its
-// fields in order but its relationships, then those as a set.
-func (d *docDigester) infoDigest(b []byte) ([sha256.Size]byte, error) {
-	d.info.Reset()
-	d.rel = d.rel[:0]
+// infoCanonical returns a SymbolInformation message with its
+// relationships after its other fields, in increasing order: b itself when
+// they are so already.
+func (d *docDigester) infoCanonical(b []byte) ([]byte, error) {
+	d.rels = d.rels[:0]
+	canonical := true
+	err := eachField(b, func(num protowire.Number, typ protowire.Type, field, _ []byte) error {
+		if num == infoRelationships && typ == protowire.BytesType {
+			if n := len(d.rels); n > 0 && bytes.Compare(d.rels[n-1], field) > 0 {
+				canonical = false
+			}
+			d.rels = append(d.rels, field)
+		} else if len(d.rels) > 0 {
+			canonical = false
+		}
+		return nil
+	})
+	if err != nil || canonical {
+		return b, err
+	}
+	out := make([]byte, 0, len(b))
+	_ = eachField(b, func(num protowire.Number, typ protowire.Type, field, _ []byte) error {
+		if num != infoRelationships || typ != protowire.BytesType {
+			out = append(out, field...)
+		}
+		return nil
+	})
+	slices.SortFunc(d.rels, bytes.Compare)
+	for _, r := range d.rels {
+		out = append(out, r...)
+	}
+	return out, nil
+}
+
+// eachField calls fn with every field of the message b: its number and
+// wire type, its bytes (tag included) and, for a length-delimited field,
+// its value.
+func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, field, value []byte) error) error {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return [sha256.Size]byte{}, protowire.ParseError(n)
+			return protowire.ParseError(n)
 		}
 		m := protowire.ConsumeFieldValue(num, typ, b[n:])
 		if m < 0 {
-			return [sha256.Size]byte{}, protowire.ParseError(m)
+			return protowire.ParseError(m)
 		}
-		field := b[:n+m]
+		var value []byte
+		if typ == protowire.BytesType {
+			value, _ = protowire.ConsumeBytes(b[n : n+m])
+		}
+		if err := fn(num, typ, b[:n+m], value); err != nil {
+			return err
+		}
 		b = b[n+m:]
-		if num == infoRelationships && typ == protowire.BytesType {
-			d.rel = append(d.rel, sha256.Sum256(field))
-			continue
-		}
-		d.info.Write(field)
 	}
-	slices.SortFunc(d.rel, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
-	d.info.Write(protowire.AppendVarint(protowire.AppendTag(nil, infoRelationships, protowire.VarintType), uint64(len(d.rel))))
-	for i := range d.rel {
-		d.info.Write(d.rel[i][:])
-	}
-	var out [sha256.Size]byte
-	d.info.Sum(out[:0])
-	return out, nil
+	return nil
 }
