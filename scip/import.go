@@ -199,7 +199,7 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 	if err != nil {
 		return Summary{Commit: opts.Commit}, &ImportError{Err: err, Previous: prev}
 	}
-	tgt, err := newImportTarget(ctx, store, prev, root, opts)
+	tgt, err := newImportTarget(ctx, store, root, opts)
 	if err != nil {
 		return Summary{Commit: opts.Commit}, &ImportError{Err: err, Previous: prev}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -37,7 +38,7 @@ type importTarget struct {
 
 	// Set while the import may patch: the current generation's manifest,
 	// its documents' digests, and the store's base version when they were
-	// read (nothing may change the generation until the patch commits).
+	// read (a patch of a generation changed since is refused).
 	prev        *graph.Manifest
 	digests     map[string]string
 	baseVersion uint64
@@ -51,37 +52,57 @@ type importTarget struct {
 	committed bool
 }
 
-// newImportTarget returns the target of an import into store whose
-// current base manifest is prev (nil for none).
-func newImportTarget(ctx context.Context, store *graph.Store, prev *graph.Manifest, root string, opts Options) (*importTarget, error) {
+// newImportTarget returns the target of an import into store of a dump
+// from the workspace root.
+func newImportTarget(ctx context.Context, store *graph.Store, root string, opts Options) (*importTarget, error) {
 	t := &importTarget{store: store, opts: opts}
-	if prev != nil && prev.State == graph.StateComplete && prev.Tool != "" && prev.Root == root {
-		r, err := store.Reader()
-		if err != nil {
-			return nil, fmt.Errorf("scip: reading the current generation: %w", err)
-		}
-		defer r.Close()
-		digests := make(map[string]string, prev.Documents)
-		err = r.BaseDocuments(ctx, func(d graph.Document) error {
-			digests[d.Path] = d.Digest
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("scip: reading the current generation: %w", err)
-		}
-		t.prev, t.digests, t.baseVersion = prev, digests, r.BaseVersion()
-		t.limit = graph.PatchLimit(len(digests))
-		if opts.patchLimit > 0 {
-			t.limit = opts.patchLimit
-		}
-		return t, nil
-	}
-	gw, err := t.begin(ctx)
+	ok, err := t.readBase(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	t.gw = gw
+	if !ok {
+		if t.gw, err = t.begin(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
+}
+
+// readBase reads what the import needs to patch the current generation,
+// when it may: the generation is complete, imported from a dump of the
+// same root by this converter.
+func (t *importTarget) readBase(ctx context.Context, root string) (bool, error) {
+	r, err := t.store.Reader()
+	if err != nil {
+		return false, fmt.Errorf("scip: reading the current generation: %w", err)
+	}
+	defer r.Close()
+	m, ok, err := r.Manifest(graph.Base)
+	if err != nil {
+		return false, fmt.Errorf("scip: reading the current generation: %w", err)
+	}
+	if !ok || m.State != graph.StateComplete || m.Tool == "" || m.Root != root {
+		return false, nil
+	}
+	digests := make(map[string]string, m.Documents)
+	ours := false
+	err = r.BaseDocuments(ctx, func(d graph.Document) error {
+		digests[d.Path] = d.Digest
+		ours = ours || strings.HasPrefix(d.Digest, converterVersion+":")
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("scip: reading the current generation: %w", err)
+	}
+	if !ours {
+		return false, nil // another producer's, or another converter's: nothing to keep
+	}
+	t.prev, t.digests, t.baseVersion = &m, digests, r.BaseVersion()
+	t.limit = graph.PatchLimit(len(digests))
+	if t.opts.patchLimit > 0 {
+		t.limit = t.opts.patchLimit
+	}
+	return true, nil
 }
 
 // begin starts the new generation.

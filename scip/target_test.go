@@ -181,6 +181,35 @@ func TestPatchNeedsTheSameToolAndRoot(t *testing.T) {
 	}
 }
 
+// TestPatchNeedsThisConverter: a generation whose documents another
+// converter (or producer) wrote is replaced, not patched.
+func TestPatchNeedsThisConverter(t *testing.T) {
+	_, root := fixtureDump(t, "tsworkspace", "tsworkspace")
+	dump := readDump(t, "tsworkspace")
+	ctx := context.Background()
+	store := openStore(t)
+	gw, err := store.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := graph.DocumentFacts{Document: graph.Document{Path: "packages/order/src/index.ts", Digest: "scip-convert-0:00"}}
+	if err := gw.PutDocument(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	tool := parseIndex(t, dump).Metadata.ToolInfo.Name
+	if err := gw.Commit(ctx, graph.Manifest{Tool: tool, Root: root}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := importBytes(store, dump, Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Patched || sum.Generation != 2 {
+		t.Errorf("%+v, want generation 2 written anew", sum)
+	}
+	sameFacts(t, store, freshImport(t, dump, Options{Root: root}))
+}
+
 func TestPatchRefusesShrink(t *testing.T) {
 	_, root := fixtureDump(t, "tsworkspace", "tsworkspace")
 	dump := readDump(t, "tsworkspace")
@@ -228,7 +257,7 @@ func TestPatchOfAChangedBase(t *testing.T) {
 	store := freshImport(t, dump, Options{Root: root, Commit: "c1"})
 	ctx := context.Background()
 	opts := Options{Root: root, Commit: "c2"}
-	tgt, err := newImportTarget(ctx, store, previousManifest(store), root, opts)
+	tgt, err := newImportTarget(ctx, store, root, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
