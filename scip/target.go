@@ -42,7 +42,8 @@ type importTarget struct {
 	prev        *graph.Manifest
 	digests     map[string]string
 	baseVersion uint64
-	limit       int // documents a patch may replace or delete
+	limit       int  // documents a patch may replace or delete
+	based       bool // the store has a base generation (patched or not)
 
 	mu        sync.Mutex
 	gw        *graph.GenerationWriter // once writing a new generation
@@ -81,6 +82,7 @@ func (t *importTarget) readBase(ctx context.Context, root string) (bool, error) 
 	if err != nil {
 		return false, fmt.Errorf("scip: reading the current generation: %w", err)
 	}
+	t.based = ok
 	if !ok || m.State != graph.StateComplete || m.Tool == "" || m.Root != root {
 		return false, nil
 	}
@@ -119,7 +121,7 @@ func (t *importTarget) begin(ctx context.Context) (*graph.GenerationWriter, erro
 
 // sink is what the decoding and converting stream hands documents to.
 func (t *importTarget) sink() sink {
-	return sink{previousDigest: t.previousDigest, reuse: t.reuse, put: t.put}
+	return sink{previousDigest: t.previousDigest, reuse: t.reuse, put: t.put, fresh: !t.based}
 }
 
 func (t *importTarget) previousDigest(path string) (string, bool) {

@@ -16,6 +16,7 @@ import (
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/graph/graphtest"
 	"github.com/scip-code/scip/bindings/go/scip"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -377,4 +378,35 @@ func TestImportIgnoresSymbolOrder(t *testing.T) {
 		t.Errorf("%+v, want every document reused", sum)
 	}
 	sameFacts(t, store, freshImport(t, reordered, Options{Root: root}))
+}
+
+// TestReimportOfACorruptDocument: a document that changed and does not
+// decode (found by the worker that decodes it whole, past its head) fails
+// the import with its offset, and the generation stays as it was.
+func TestReimportOfACorruptDocument(t *testing.T) {
+	_, root := fixtureDump(t, "tsworkspace", "tsworkspace")
+	dump := readDump(t, "tsworkspace")
+	store := freshImport(t, dump, Options{Root: root, Commit: "c1"})
+	before := storeFacts(t, store)
+
+	idx := parseIndex(t, dump)
+	var b []byte
+	b = protowire.AppendBytes(protowire.AppendTag(b, fieldMetadata, protowire.BytesType), mustMarshal(t, idx.Metadata))
+	var offset int
+	for i, d := range idx.Documents {
+		rec := mustMarshal(t, d)
+		if i == 1 {
+			// An occurrence whose range varint is cut short.
+			rec = protowire.AppendBytes(protowire.AppendTag(rec, docOccurrences, protowire.BytesType), []byte{0x08, 0xff})
+			offset = len(b)
+		}
+		b = protowire.AppendBytes(protowire.AppendTag(b, fieldDocuments, protowire.BytesType), rec)
+	}
+	_, err := importBytes(store, b, Options{Root: root, Commit: "c2"})
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("document record at byte %d: ", offset)) {
+		t.Fatalf("error %v, want the corrupt document record at byte %d", err, offset)
+	}
+	if after := storeFacts(t, store); after != before {
+		t.Error("a failed import changed the generation it meant to patch")
+	}
 }
