@@ -28,7 +28,8 @@ const maxHeldFacts = 1 << 20
 // changed a few files then writes what changed, not the whole generation.
 // Once more documents changed than a patch should write (graph.PatchLimit,
 // maxHeldFacts), or at the end when the dump turns out to come from
-// another tool, the import turns into a new generation: the documents found
+// another tool or fewer documents stayed than changed, the import turns
+// into a new generation: the documents found
 // unchanged so far are reused from the current one, those held are put,
 // and the rest of the dump streams into it. Either way the store ends with
 // the same facts.
@@ -216,7 +217,13 @@ func (t *importTarget) commit(ctx context.Context, m graph.Manifest, sum *Summar
 	defer t.mu.Unlock()
 	if t.gw == nil {
 		deleted := t.deletedLocked()
-		if m.Tool == t.prev.Tool && len(t.changed)+len(deleted) <= t.limit {
+		// A patch reads the old records of what it replaces: when at
+		// least as much changed as stayed, a new generation writes less
+		// (a release of a TanStack/store package, the version in every
+		// symbol: 93 documents patched in 0.11 s, written anew in
+		// 0.05-0.07 s).
+		changes := len(t.changed) + len(deleted)
+		if m.Tool == t.prev.Tool && changes <= t.limit && changes <= len(t.unchanged) {
 			if err := t.patchLocked(ctx, m, deleted); err != nil {
 				return err
 			}
@@ -257,12 +264,11 @@ func (t *importTarget) deletedLocked() []string {
 
 // patchLocked writes the changed and deleted documents through one patch
 // of the current generation and commits it with m. The caller holds t.mu.
+//
+// A patch never loses half the generation (it changes no more documents
+// than stay), so graph.CheckShrink, which the new generation applies, has
+// nothing to refuse here.
 func (t *importTarget) patchLocked(ctx context.Context, m graph.Manifest, deleted []string) error {
-	if !t.opts.AllowShrink {
-		if err := graph.CheckShrink(*t.prev, m); err != nil {
-			return err
-		}
-	}
 	p, err := t.store.BeginPatch(ctx)
 	if err != nil {
 		return fmt.Errorf("scip: starting a patch of the current generation: %w", err)

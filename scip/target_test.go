@@ -211,7 +211,10 @@ func TestPatchNeedsThisConverter(t *testing.T) {
 	sameFacts(t, store, freshImport(t, dump, Options{Root: root}))
 }
 
-func TestPatchRefusesShrink(t *testing.T) {
+// TestShrinkingReimport: a dump that keeps few of the generation's
+// documents is no patch: as a new generation it is refused as a shrink,
+// and written when the shrink is allowed.
+func TestShrinkingReimport(t *testing.T) {
 	_, root := fixtureDump(t, "tsworkspace", "tsworkspace")
 	dump := readDump(t, "tsworkspace")
 	store := freshImport(t, dump, Options{Root: root, Commit: "c1"})
@@ -224,16 +227,37 @@ func TestPatchRefusesShrink(t *testing.T) {
 		t.Fatalf("error %v, want the shrink refused", err)
 	}
 	if after := fingerprint(t, store); after != before {
-		t.Errorf("a refused patch changed what readers see:\nbefore:\n%s\nafter:\n%s", before, after)
+		t.Errorf("a refused import changed what readers see:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 	sum, err := importBytes(store, cut, Options{Root: root, Commit: "c2", AllowShrink: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sum.Patched || sum.Documents != 1 || sum.Deleted != len(parseIndex(t, dump).Documents)-1 {
-		t.Errorf("%+v, want a patch deleting all documents but one", sum)
+	if sum.Patched || sum.Documents != 1 || sum.Generation == 1 {
+		t.Errorf("%+v, want a new generation with one document", sum)
 	}
 	sameFacts(t, store, freshImport(t, cut, Options{Root: root, Commit: "c2"}))
+}
+
+// TestReimportOfMostlyChangedDocuments: when at least as many documents
+// changed as stayed, the import writes a new generation, not a patch.
+func TestReimportOfMostlyChangedDocuments(t *testing.T) {
+	_, root := fixtureDump(t, "tsworkspace", "tsworkspace")
+	dump := readDump(t, "tsworkspace")
+	store := freshImport(t, dump, Options{Root: root, Commit: "c1"})
+	idx := parseIndex(t, dump)
+	for _, d := range idx.Documents[:len(idx.Documents)/2+1] {
+		d.Occurrences = d.Occurrences[1:]
+	}
+	changed := marshalIndex(t, idx)
+	sum, err := importBytes(store, changed, Options{Root: root, Commit: "c2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Patched || sum.Generation != 2 || sum.Converted != len(idx.Documents)/2+1 {
+		t.Errorf("%+v, want generation 2 with %d documents converted", sum, len(idx.Documents)/2+1)
+	}
+	sameFacts(t, store, freshImport(t, changed, Options{Root: root, Commit: "c2"}))
 }
 
 func TestPatchFailureKeepsTheGeneration(t *testing.T) {
