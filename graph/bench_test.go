@@ -108,6 +108,39 @@ func BenchmarkWrite(b *testing.B) {
 	})
 }
 
+// BenchmarkLiveWrite rewrites documents of the live layer, as an editor's
+// session does while files are edited: 1,000 synthetic documents written
+// once, then each operation replaces the next one (its old records
+// deleted, its new ones written, in one batch).
+func BenchmarkLiveWrite(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	const docs = 1000
+	facts := make([]DocumentFacts, docs)
+	for i := range facts {
+		facts[i] = synthDoc(rng, i, docs, 20, 150)
+		if err := s.PutDocument(ctx, Live, facts[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu0 := cpuTime()
+	i := 0
+	for b.Loop() {
+		f := facts[i%docs]
+		f.Document.Digest = fmt.Sprint(i)
+		if err := s.PutDocument(ctx, Live, f); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric((cpuTime()-cpu0).Seconds()*1e3/float64(b.N), "cpu-ms/op")
+}
+
 // reportRate reports facts and keys per wall-clock second, and facts per
 // CPU second of the whole process (background compactions included), which
 // is steadier on a loaded machine.

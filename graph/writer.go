@@ -28,10 +28,23 @@ func (s *Store) PutDocument(ctx context.Context, layer Layer, f DocumentFacts) e
 	}
 	b := s.db.NewBatch()
 	defer b.Close()
-	if _, err := deleteDocument(ctx, s.db, b, space, nf.Document.Path); err != nil {
+	// The ids of both versions' symbols, found through one iterator (as a
+	// patch finds them): a lookup each, for the old records and again for
+	// the new, was most of a live write's time.
+	old, had, err := readDocFacts(ctx, s.db, space, nf.Document.Path)
+	if err != nil {
 		return fmt.Errorf("graph: replacing %s document %q: %w", layer, nf.Document.Path, err)
 	}
-	if err := emitRecords(space, &nf, newStoreSymIDs(s.db, b, space, true), setInto(b)); err != nil {
+	stored := newStoreSymIDs(s.db, nil, space, false)
+	if err := stored.prefetch(factSymbols(factSymbols(nil, &old), &nf)); err != nil {
+		return fmt.Errorf("graph: replacing %s document %q: %w", layer, nf.Document.Path, err)
+	}
+	if had {
+		if err := emitRecords(space, &old, stored, deleteFrom(b)); err != nil {
+			return fmt.Errorf("graph: replacing %s document %q: %w", layer, nf.Document.Path, err)
+		}
+	}
+	if err := emitRecords(space, &nf, storedFirst{stored, newStoreSymIDs(s.db, b, space, true)}, setInto(b)); err != nil {
 		return err
 	}
 	return s.commitDoc(b, layer, nf.Document.Path)
