@@ -18,28 +18,7 @@ import (
 func TestAnswerCache(t *testing.T) {
 	dir, root := importFixture(t, "goapp", "goapp.scip")
 	s := openSession(t, root, dir)
-	ctx := context.Background()
-	ask := func() []string {
-		t.Helper()
-		res, err := s.Command(ctx, CommandImpact, Call{Args: []json.RawMessage{json.RawMessage(`"Catalog.Save"`)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(res)
-		var a struct {
-			Depths []struct {
-				Dependents []struct{ Name string } `json:"dependents"`
-			} `json:"depths"`
-		}
-		if err := json.Unmarshal(b, &a); err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, d := range a.Depths[0].Dependents {
-			names = append(names, d.Name)
-		}
-		return names
-	}
+	ask := func() []string { return willBreak(t, s, "Catalog.Save") }
 	first := ask()
 	second := ask()
 	if hits, misses := s.cache.stats(); hits != 1 || misses != 1 {

@@ -80,6 +80,33 @@ func otherToolDump(t testing.TB, dump string) string {
 	return path
 }
 
+// willBreak asks the session for target's impact and returns the names of
+// its dependents at depth 1 (none when it has none).
+func willBreak(t testing.TB, s *Session, target string) []string {
+	t.Helper()
+	arg, _ := json.Marshal(target)
+	res, err := s.Command(context.Background(), CommandImpact, Call{Args: []json.RawMessage{arg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res)
+	var a struct {
+		Depths []struct {
+			Dependents []struct{ Name string } `json:"dependents"`
+		} `json:"depths"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	if len(a.Depths) > 0 {
+		for _, d := range a.Depths[0].Dependents {
+			names = append(names, d.Name)
+		}
+	}
+	return names
+}
+
 // openSession opens a session of the store in dir for root, closed when
 // the test ends.
 func openSession(t testing.TB, root, dir string) *Session {

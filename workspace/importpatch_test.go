@@ -20,29 +20,7 @@ func TestImportPatchInSession(t *testing.T) {
 	dir, root := importFixture(t, "goapp", "goapp.scip")
 	s := openSession(t, root, dir)
 	ctx := context.Background()
-	breaks := func() []string {
-		t.Helper()
-		res, err := s.Command(ctx, CommandImpact, Call{Args: []json.RawMessage{json.RawMessage(`"Catalog.Save"`)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(res)
-		var a struct {
-			Depths []struct {
-				Dependents []struct{ Name string } `json:"dependents"`
-			} `json:"depths"`
-		}
-		if err := json.Unmarshal(b, &a); err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		if len(a.Depths) > 0 {
-			for _, d := range a.Depths[0].Dependents {
-				names = append(names, d.Name)
-			}
-		}
-		return names
-	}
+	breaks := func() []string { return willBreak(t, s, "Catalog.Save") }
 	if got := breaks(); !slices.Contains(got, "Catalog.Import") {
 		t.Fatalf("before: d=1 is %v, want Catalog.Import in it", got)
 	}
