@@ -298,8 +298,7 @@ func (p *BasePatch) usable() error {
 // previous manifest's with the patch's changes applied (a producer that
 // counts the whole generation its own way gives its counts), and its
 // State, Started and Finished are filled as a GenerationWriter's Commit
-// fills them. The
-// generation must still be the current one.
+// fills them. The generation must still be the current one.
 func (p *BasePatch) Commit(ctx context.Context, m Manifest) error {
 	if err := ctx.Err(); err != nil {
 		return err

@@ -134,12 +134,10 @@ func visitRecord(ctx context.Context, dec *docDecoder, field protowire.Number, p
 			if h.digest, err = dec.dig.digest(payload); err != nil {
 				return corrupt(err)
 			}
-			if v.wholeDocuments {
-				err = errSlowPath
-			} else {
+			if !v.wholeDocuments {
 				h.doc, h.occurrences, err = dec.head(payload)
 			}
-			if err == errSlowPath {
+			if v.wholeDocuments || err == errSlowPath {
 				h.doc, err = dec.document(payload)
 				h.payload = nil
 				if h.doc != nil {

@@ -276,9 +276,6 @@ type sink struct {
 	previousDigest func(path string) (string, bool)
 	reuse          func(ctx context.Context, path string) error
 	put            func(ctx context.Context, f graph.DocumentFacts) error
-	// fresh: there is no previous generation, so previousDigest finds
-	// nothing.
-	fresh bool
 }
 
 // stream decodes r in one goroutine and converts and writes in the
@@ -354,7 +351,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 					return fmt.Errorf("scip: stopped at byte %d: %w", rec.Offset, ctx.Err())
 				}
 			},
-			wholeDocuments: out.previousDigest == nil || out.fresh,
+			wholeDocuments: out.previousDigest == nil,
 			ExternalSymbol: func(ctx context.Context, rec Record, si *scip.SymbolInformation) error {
 				externals = append(externals, si)
 				extDigest.Write(rec.Digest[:])

@@ -29,10 +29,9 @@ const maxHeldFacts = 1 << 20
 // Once more documents changed than a patch should write (graph.PatchLimit,
 // maxHeldFacts), or at the end when the dump turns out to come from
 // another tool or fewer documents stayed than changed, the import turns
-// into a new generation: the documents found
-// unchanged so far are reused from the current one, those held are put,
-// and the rest of the dump streams into it. Either way the store ends with
-// the same facts.
+// into a new generation: the documents found unchanged so far are reused
+// from the current one, those held are put, and the rest of the dump
+// streams into it. Either way the store ends with the same facts.
 type importTarget struct {
 	store *graph.Store
 	opts  Options
@@ -120,9 +119,14 @@ func (t *importTarget) begin(ctx context.Context) (*graph.GenerationWriter, erro
 	return gw, nil
 }
 
-// sink is what the decoding and converting stream hands documents to.
+// sink is what the decoding and converting stream hands documents to:
+// without a base generation, nothing to find unchanged.
 func (t *importTarget) sink() sink {
-	return sink{previousDigest: t.previousDigest, reuse: t.reuse, put: t.put, fresh: !t.based}
+	out := sink{reuse: t.reuse, put: t.put}
+	if t.based {
+		out.previousDigest = t.previousDigest
+	}
+	return out
 }
 
 func (t *importTarget) previousDigest(path string) (string, bool) {
