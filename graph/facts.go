@@ -198,6 +198,10 @@ type Manifest struct {
 	Occurrences int
 	Edges       int
 	Extra       map[string]int // producer-specific counts (skipped documents, reused documents, …)
+	// Packages are the versions of the packages the layer's documents
+	// define symbols of, by package, for producers that name packages
+	// in their symbols (SCIP: "scheme manager name" → version).
+	Packages map[string]string `json:",omitempty"`
 	Started     time.Time
 	Finished    time.Time
 }

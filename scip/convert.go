@@ -103,6 +103,11 @@ type DocStats struct {
 	Edges              int
 	Unverified         bool // positions kept as given (text missing or not matching)
 	Encoding           textpos.Encoding
+	// Package is the SCIP package of the document's first global
+	// definition ("scheme manager name", see packageIdentity) and
+	// Version the version its symbol names it at; both empty for a
+	// document that defines no global symbol.
+	Package, Version string
 }
 
 // Encoding returns the column encoding of a document: its declared
@@ -252,7 +257,8 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 			continue
 		}
 		if ownPkg == "" {
-			ownPkg = packageIdentity(sym)
+			ownPkg, st.Version = packageOf(sym)
+			st.Package = ownPkg
 		}
 		if docPkg == "" || symbolSuffix(sym) == sufNamespace {
 			docPkg = c.describe(sym, nil, language).Package

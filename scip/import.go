@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -136,11 +138,28 @@ type Summary struct {
 	InvalidOccurrences  int    `json:"invalid_occurrences"`  // dropped: malformed range or empty symbol
 	UnverifiedDocuments int    `json:"unverified_documents"` // positions kept as given
 	UnknownFields       int    `json:"unknown_fields"`       // top-level fields skipped
+	// Packages holds the version of each SCIP package ("scheme manager
+	// name") the converted documents define symbols of: the dump's own
+	// packages.
+	Packages map[string]string `json:"packages,omitempty"`
+	// VersionChanges are the dump's own packages that the previous import
+	// of the same tool and root named at another version. Every symbol
+	// string carries its package's version, so each such change is a
+	// change of every document defining symbols of that package.
+	VersionChanges []VersionChange `json:"version_changes,omitempty"`
 
 	Bytes             int64         `json:"bytes"`
 	Duration          time.Duration `json:"duration_ns"`
 	MBPerSec          float64       `json:"mb_per_sec"`
 	OccurrencesPerSec float64       `json:"occurrences_per_sec"`
+}
+
+// VersionChange is a package of the dump whose version changed since the
+// previous import.
+type VersionChange struct {
+	Package string `json:"package"` // "scheme manager name"
+	From    string `json:"from"`
+	To      string `json:"to"`
 }
 
 // ImportError is a failed import. The previous generation, if any, is
@@ -231,9 +250,11 @@ func Import(ctx context.Context, store *graph.Store, r io.Reader, opts Options) 
 			"external_symbols":     sum.ExternalSymbols,
 			"unknown_fields":       sum.UnknownFields,
 		},
+		Packages: packagesOf(&sum, prev),
 		Started:  start,
 		Finished: time.Now(),
 	}
+	sum.VersionChanges = versionChanges(&sum, prev)
 	if opts.Conversions != nil {
 		m.Extra[graph.ManifestConversionPackages] = opts.ConversionPackages
 	}
@@ -416,6 +437,9 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 		sum.Edges += p.Edges
 		sum.InvalidOccurrences += p.InvalidOccurrences
 		sum.UnverifiedDocuments += p.UnverifiedDocuments
+		for pkg, v := range p.Packages {
+			sum.addPackage(pkg, v)
+		}
 	}
 	<-done
 	sum.Bytes = decodeStat.Bytes
@@ -505,7 +529,59 @@ func writeDocument(ctx context.Context, out sink, conv *Converter, dec *docDecod
 	}
 	sum.Converted++
 	sum.addDocument(st)
+	if st.Package != "" {
+		sum.addPackage(st.Package, st.Version)
+	}
 	return nil
+}
+
+// addPackage records that the dump defines symbols of pkg at version v.
+// Of two versions of one package (a dump holding both), the greater is
+// kept, so that the summary does not depend on the order of conversion.
+func (s *Summary) addPackage(pkg, v string) {
+	if s.Packages == nil {
+		s.Packages = make(map[string]string)
+	}
+	if old, ok := s.Packages[pkg]; !ok || v > old {
+		s.Packages[pkg] = v
+	}
+}
+
+// packagesOf returns the packages the new base generation defines
+// symbols of, and their versions: those of the converted documents, and
+// for reused ones, which are unchanged, what the previous generation
+// (prev, when imported from the same tool and root) recorded.
+func packagesOf(sum *Summary, prev *graph.Manifest) map[string]string {
+	if len(sum.Packages) == 0 && sum.Reused == 0 {
+		return nil
+	}
+	out := maps.Clone(sum.Packages)
+	if sum.Reused > 0 && prev != nil && prev.Tool == sum.Tool && prev.Root == sum.Root {
+		for pkg, v := range prev.Packages {
+			if _, ok := out[pkg]; !ok {
+				if out == nil {
+					out = make(map[string]string)
+				}
+				out[pkg] = v
+			}
+		}
+	}
+	return out
+}
+
+// versionChanges returns the packages the converted documents name at
+// another version than the previous import of the same tool and root did.
+func versionChanges(sum *Summary, prev *graph.Manifest) []VersionChange {
+	if prev == nil || prev.Tool != sum.Tool || prev.Root != sum.Root {
+		return nil
+	}
+	var out []VersionChange
+	for _, pkg := range slices.Sorted(maps.Keys(sum.Packages)) {
+		if from, ok := prev.Packages[pkg]; ok && from != sum.Packages[pkg] {
+			out = append(out, VersionChange{Package: pkg, From: from, To: sum.Packages[pkg]})
+		}
+	}
+	return out
 }
 
 // addDocument counts a converted or reused document of the new generation.

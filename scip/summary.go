@@ -46,6 +46,21 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if s.InvalidOccurrences > 0 {
 		fmt.Fprintf(&b, "  dropped      %s occurrences with a malformed range or symbol\n", num(s.InvalidOccurrences))
 	}
+	if len(s.VersionChanges) > 0 {
+		for i, c := range s.VersionChanges {
+			label := "versions"
+			if i > 0 {
+				label = ""
+			}
+			fmt.Fprintf(&b, "  %-12s %s: %s → %s\n", label, c.Package, c.From, c.To)
+		}
+		if !s.Patched && s.Converted > s.Reused {
+			b.WriteString("               every symbol names its package's version, so every document defining symbols of these packages changed\n")
+			if s.Tool == "scip-go" {
+				b.WriteString("               run scip-go with a fixed --module-version (e.g. --module-version=dev) so that an import rewrites only the documents that changed\n")
+			}
+		}
+	}
 	if s.UnknownFields > 0 {
 		fmt.Fprintf(&b, "  ignored      %s unknown top-level fields (a newer SCIP schema?)\n", num(s.UnknownFields))
 	}

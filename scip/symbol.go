@@ -73,7 +73,15 @@ func isMember(sym, parent string) bool {
 // SCIP package it belongs to without its version. Names escape a space as
 // two spaces.
 func packageIdentity(sym string) string {
-	fields := 0
+	identity, _ := packageOf(sym)
+	return identity
+}
+
+// packageOf returns the package identity of a global symbol (see
+// packageIdentity) and the version the symbol names it at, "" when the
+// symbol has no version field.
+func packageOf(sym string) (identity, version string) {
+	fields, start := 0, 0
 	for i := 0; i < len(sym); i++ {
 		if sym[i] != ' ' {
 			continue
@@ -83,11 +91,17 @@ func packageIdentity(sym string) string {
 			continue
 		}
 		fields++
-		if fields == 3 {
-			return sym[:i]
+		switch fields {
+		case 3:
+			identity, start = sym[:i], i+1
+		case 4:
+			return identity, sym[start:i]
 		}
 	}
-	return sym
+	if identity == "" {
+		return sym, ""
+	}
+	return identity, sym[start:]
 }
 
 // symbolDescription is what a symbol string and its SymbolInformation say

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -432,5 +433,114 @@ func TestReimportOfACorruptDocument(t *testing.T) {
 	}
 	if after := storeFacts(t, store); after != before {
 		t.Error("a failed import changed the generation it meant to patch")
+	}
+}
+
+// withModuleVersion returns dump with every symbol of the module
+// example.com/goapp named at version v instead, as scip-go names a module
+// without --module-version: at its commit.
+func withModuleVersion(t testing.TB, dump []byte, v string) []byte {
+	t.Helper()
+	const own = "scip-go gomod example.com/goapp 0.1.0 "
+	to := "scip-go gomod example.com/goapp " + v + " "
+	rewrite := func(s *string) { *s = strings.ReplaceAll(*s, own, to) }
+	idx := parseIndex(t, dump)
+	n := 0
+	for _, d := range idx.Documents {
+		for _, o := range d.Occurrences {
+			n += strings.Count(o.Symbol, own)
+			rewrite(&o.Symbol)
+		}
+		for _, si := range d.Symbols {
+			rewrite(&si.Symbol)
+			for _, r := range si.Relationships {
+				rewrite(&r.Symbol)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no symbol of the fixture names %q", own)
+	}
+	return marshalIndex(t, idx)
+}
+
+// TestImportNamesVersionChanges: a dump naming the module at another
+// version changes every document; the import says which version changed
+// and, for scip-go, how to keep it fixed. An import of the same version
+// names no change.
+func TestImportNamesVersionChanges(t *testing.T) {
+	_, root := fixtureDump(t, "goapp", "goapp")
+	first := readDump(t, "goapp")
+	store := freshImport(t, first, Options{Root: root, Commit: "c1"})
+	packages := func() map[string]string {
+		t.Helper()
+		r, err := store.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		m, _, err := r.Manifest(graph.Base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Packages
+	}
+	// The standard library's symbols are referenced, not defined: not
+	// the dump's own package.
+	fixed := map[string]string{"scip-go gomod example.com/goapp": "0.1.0"}
+	if got := packages(); !maps.Equal(got, fixed) {
+		t.Errorf("manifest packages %v, want %v", got, fixed)
+	}
+
+	// Every document reused: the packages are the previous generation's.
+	same, err := importBytes(store, first, Options{Root: root, Commit: "c2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(same.VersionChanges) != 0 || same.Converted != 0 {
+		t.Errorf("the same dump again: %d converted, version changes %v, want none", same.Converted, same.VersionChanges)
+	}
+	if got := packages(); !maps.Equal(got, fixed) {
+		t.Errorf("manifest packages after a patch reusing every document %v, want %v", got, fixed)
+	}
+
+	next := withModuleVersion(t, first, "v0.0.0-20261205-abcdef")
+	sum, err := importBytes(store, next, Options{Root: root, Commit: "c3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []VersionChange{{Package: "scip-go gomod example.com/goapp", From: "0.1.0", To: "v0.0.0-20261205-abcdef"}}
+	if sum.Patched || sum.Reused != 0 || !slices.Equal(sum.VersionChanges, want) {
+		t.Errorf("the dump at another version: patched %v, %d reused, changes %v; want a new generation, none reused, changes %v",
+			sum.Patched, sum.Reused, sum.VersionChanges, want)
+	}
+	var text strings.Builder
+	if err := sum.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"versions     scip-go gomod example.com/goapp: 0.1.0 → v0.0.0-20261205-abcdef", "--module-version"} {
+		if !strings.Contains(text.String(), s) {
+			t.Errorf("summary does not say %q:\n%s", s, text.String())
+		}
+	}
+	sameFacts(t, store, freshImport(t, next, Options{Root: root, Commit: "c3"}))
+
+	// Back to the fixed version, one document changed: a patch, whose
+	// manifest still names every package.
+	idx := parseIndex(t, first)
+	idx.Documents[0].Occurrences = idx.Documents[0].Occurrences[1:]
+	edited := marshalIndex(t, idx)
+	if _, err := importBytes(store, first, Options{Root: root, Commit: "c4"}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = importBytes(store, edited, Options{Root: root, Commit: "c5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Patched || len(sum.VersionChanges) != 0 {
+		t.Errorf("one document edited: patched %v, changes %v; want a patch, no change", sum.Patched, sum.VersionChanges)
+	}
+	if got := packages(); !maps.Equal(got, fixed) {
+		t.Errorf("patched manifest packages %v, want %v", got, fixed)
 	}
 }
