@@ -202,8 +202,8 @@ type Manifest struct {
 	// define symbols of, by package, for producers that name packages
 	// in their symbols (SCIP: "scheme manager name" → version).
 	Packages map[string]string `json:",omitempty"`
-	Started     time.Time
-	Finished    time.Time
+	Started  time.Time
+	Finished time.Time
 }
 
 // ManifestConversionPackages is the manifest Extra key counting the
