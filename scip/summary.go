@@ -47,12 +47,16 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  dropped      %s occurrences with a malformed range or symbol\n", num(s.InvalidOccurrences))
 	}
 	if len(s.VersionChanges) > 0 {
-		for i, c := range s.VersionChanges {
+		const shown = 5
+		for i, c := range s.VersionChanges[:min(len(s.VersionChanges), shown)] {
 			label := "versions"
 			if i > 0 {
 				label = ""
 			}
 			fmt.Fprintf(&b, "  %-12s %s: %s → %s\n", label, c.Package, c.From, c.To)
+		}
+		if n := len(s.VersionChanges) - shown; n > 0 {
+			fmt.Fprintf(&b, "               and %s more packages\n", num(n))
 		}
 		if !s.Patched && s.Converted > s.Reused {
 			b.WriteString("               every symbol names its package's version, so every document defining symbols of these packages changed\n")
