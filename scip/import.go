@@ -552,9 +552,6 @@ func (s *Summary) addPackage(pkg, v string) {
 // for reused ones, which are unchanged, what the previous generation
 // (prev, when imported from the same tool and root) recorded.
 func packagesOf(sum *Summary, prev *graph.Manifest) map[string]string {
-	if len(sum.Packages) == 0 && sum.Reused == 0 {
-		return nil
-	}
 	out := maps.Clone(sum.Packages)
 	if sum.Reused > 0 && prev != nil && prev.Tool == sum.Tool && prev.Root == sum.Root {
 		for pkg, v := range prev.Packages {
