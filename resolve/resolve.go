@@ -123,6 +123,12 @@ func ResolveIn(ctx context.Context, r *graph.Reader, root, spec string) (graph.S
 		return sym, err
 	}
 	if looksLikeSCIPSymbol(spec) {
+		if msg, err := otherVersion(ctx, r, spec); err != nil || msg != "" {
+			if err != nil {
+				return graph.Symbol{}, err
+			}
+			return graph.Symbol{}, &unknownError{msg: fmt.Sprintf("no symbol %q in the graph (%s): %s", spec, baseInfo(r), msg)}
+		}
 		return graph.Symbol{}, &unknownError{msg: fmt.Sprintf("no symbol %q in the graph (%s); re-import the index or check the symbol string", spec, baseInfo(r))}
 	}
 	if p, line, col, ok := splitPosition(spec); ok {
@@ -455,6 +461,55 @@ func uniqStrings(s []string) []string {
 }
 
 // baseInfo names the base layer for messages: "base: 1a2b3c4, scip-go".
+// otherVersion explains why a SCIP symbol string is not in the graph when
+// it names one of the base index's own packages (Manifest.Packages) at
+// another version than the index does: every symbol string carries its
+// package's version, and an index built at another commit names another
+// (scip-go's default version is the commit). It names the same symbol at
+// the index's version when the graph has that one. "" when the package is
+// not one of the index's or the version is the index's.
+func otherVersion(ctx context.Context, r *graph.Reader, spec string) (string, error) {
+	m, ok, err := r.Manifest(graph.Base)
+	if err != nil || !ok {
+		return "", nil
+	}
+	for pkg, v := range m.Packages {
+		rest, ok := strings.CutPrefix(spec, pkg+" ")
+		if !ok || strings.HasPrefix(rest, " ") { // a longer name with an escaped space
+			continue
+		}
+		given, descriptors, ok := cutSCIPField(rest)
+		if !ok || given == v {
+			continue
+		}
+		msg := fmt.Sprintf("the index names %s at version %s, not %s", pkg, v, given)
+		same := pkg + " " + v + " " + descriptors
+		if _, found, err := bySymbolID(ctx, r, same); err != nil {
+			return "", err
+		} else if found {
+			return msg + fmt.Sprintf("; the same symbol there is %q", same), nil
+		}
+		return msg + "; re-import the index at the commit the symbol comes from, or check the symbol string", nil
+	}
+	return "", nil
+}
+
+// cutSCIPField splits s at the space that ends its first field of a SCIP
+// symbol header, where a space inside a field is written as two.
+func cutSCIPField(s string) (field, rest string, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == ' ' {
+			i++
+			continue
+		}
+		return s[:i], s[i+1:], true
+	}
+	return "", "", false
+}
+
 func baseInfo(r *graph.Reader) string {
 	m, ok, err := r.Manifest(graph.Base)
 	if err != nil || !ok {

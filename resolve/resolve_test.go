@@ -31,6 +31,12 @@ func rng(t *testing.T, s string) textpos.Range {
 
 func openGraph(t *testing.T) *graph.Reader {
 	t.Helper()
+	return openGraphWith(t, nil)
+}
+
+// openGraphWith is openGraph with the manifest naming packages.
+func openGraphWith(t *testing.T, packages map[string]string) *graph.Reader {
+	t.Helper()
 	sym := func(id, name, kind, pkg, path, def, extent string) graph.Symbol {
 		s := graph.Symbol{ID: id, DisplayName: name, Kind: kind, Package: pkg, Language: "go",
 			Def: graph.Location{Path: path, Range: rng(t, def)}}
@@ -69,7 +75,30 @@ func openGraph(t *testing.T) *graph.Reader {
 			},
 		},
 	}
-	return graphtest.Base(t, graph.Manifest{Layer: graph.Base, Commit: "abc1234", Tool: "scip-go", State: graph.StateComplete, Root: "/w"}, docs...)
+	return graphtest.Base(t, graph.Manifest{Layer: graph.Base, Commit: "abc1234", Tool: "scip-go", State: graph.StateComplete, Root: "/w", Packages: packages}, docs...)
+}
+
+// TestResolveOtherVersion: a symbol string naming one of the index's
+// packages at another version is not in the graph; the error says which
+// version the index has and, when the graph has it, the same symbol there.
+func TestResolveOtherVersion(t *testing.T) {
+	ctx := context.Background()
+	r := openGraphWith(t, map[string]string{"scip-go gomod example.com/app": "v1"})
+	for _, tc := range []struct{ spec, want string }{
+		{"scip-go gomod example.com/app v2 `example.com/app/mem`/Mem#Get().",
+			"the index names scip-go gomod example.com/app at version v1, not v2; the same symbol there is \"" + memGet + "\""},
+		{"scip-go gomod example.com/app v2 `example.com/app/mem`/Mem#Put().",
+			"the index names scip-go gomod example.com/app at version v1, not v2; re-import the index at the commit the symbol comes from"},
+		// The index's version, or a package of another name: no version to blame.
+		{"scip-go gomod example.com/app v1 `example.com/app/mem`/Mem#Put().", "; re-import the index or check the symbol string"},
+		{"scip-go gomod example.com/app  x v2 `example.com/app/mem`/Mem#Get().", "; re-import the index or check the symbol string"},
+		{"scip-go gomod example.com/apps v2 `example.com/app/mem`/Mem#Get().", "; re-import the index or check the symbol string"},
+	} {
+		_, err := Resolve(ctx, r, tc.spec)
+		if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Resolve(%q) = %v; want ErrUnknown saying %q", tc.spec, err, tc.want)
+		}
+	}
 }
 
 func TestResolve(t *testing.T) {
