@@ -472,19 +472,7 @@ func TestImportNamesVersionChanges(t *testing.T) {
 	_, root := fixtureDump(t, "goapp", "goapp")
 	first := readDump(t, "goapp")
 	store := freshImport(t, first, Options{Root: root, Commit: "c1"})
-	packages := func() map[string]string {
-		t.Helper()
-		r, err := store.Reader()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		m, _, err := r.Manifest(graph.Base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m.Packages
-	}
+	packages := func() map[string]string { return graphtest.BaseManifest(t, store).Packages }
 	// The standard library's symbols are referenced, not defined: not
 	// the dump's own package.
 	fixed := map[string]string{"scip-go gomod example.com/goapp": "0.1.0"}
