@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,8 +46,11 @@ type LayerStatus struct {
 	Occurrences int            `json:"occurrences"`
 	Edges       int            `json:"edges"`
 	Extra       map[string]int `json:"extra,omitempty"`
-	Started     *time.Time     `json:"started,omitempty"`
-	Finished    *time.Time     `json:"finished,omitempty"`
+	// Packages are the versions the layer's symbols name its own
+	// packages at (see graph.Manifest.Packages).
+	Packages map[string]string `json:"packages,omitempty"`
+	Started  *time.Time        `json:"started,omitempty"`
+	Finished *time.Time        `json:"finished,omitempty"`
 }
 
 // ReadStoreStatus collects the manifests of the store r reads.
@@ -70,6 +75,7 @@ func toLayerStatus(m graph.Manifest) LayerStatus {
 		Layer: m.Layer.String(), Generation: m.Generation, Commit: m.Commit, Root: m.Root,
 		Tool: m.Tool, ToolVersion: m.ToolVersion, State: string(m.State),
 		Documents: m.Documents, Symbols: m.Symbols, Occurrences: m.Occurrences, Edges: m.Edges, Extra: m.Extra,
+		Packages: m.Packages,
 	}
 	if !m.Started.IsZero() {
 		ls.Started = &m.Started
@@ -78,6 +84,16 @@ func toLayerStatus(m graph.Manifest) LayerStatus {
 		ls.Finished = &m.Finished
 	}
 	return ls
+}
+
+// PackageVersions returns the layer's packages, each followed by its
+// version, in order.
+func (l LayerStatus) PackageVersions() []string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(l.Packages)) {
+		out = append(out, p+" "+l.Packages[p])
+	}
+	return out
 }
 
 // Status is lspgraph.status's answer from a session.

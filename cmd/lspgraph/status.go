@@ -135,6 +135,9 @@ func printLayer(w io.Writer, l workspace.LayerStatus) {
 		}
 		fmt.Fprintf(w, "  %s\n", strings.Join(extra, ", "))
 	}
+	if len(l.Packages) > 0 {
+		fmt.Fprintf(w, "  packages %s\n", abbreviate(l.PackageVersions(), 3))
+	}
 	if l.Finished != nil {
 		line := "  finished " + l.Finished.Local().Format("2006-01-02 15:04:05")
 		if l.Started != nil {

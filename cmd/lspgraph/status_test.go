@@ -54,7 +54,8 @@ func writeStatusStore(t *testing.T, dir string) {
 			t.Fatal(err)
 		}
 	}
-	if err := g.Commit(ctx, graph.Manifest{Commit: "c0ffee", Tool: "scip-go", ToolVersion: "v0.2.9", Extra: map[string]int{"reused_documents": 1}}); err != nil {
+	if err := g.Commit(ctx, graph.Manifest{Commit: "c0ffee", Tool: "scip-go", ToolVersion: "v0.2.9", Extra: map[string]int{"reused_documents": 1},
+		Packages: map[string]string{"scip-go gomod example.com/b": "v2", "scip-go gomod example.com/a": "c0ffee"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.PutDocument(ctx, graph.Live, graph.DocumentFacts{Document: graph.Document{Path: "a.go"}}); err != nil {
@@ -74,6 +75,7 @@ func TestStatusLayers(t *testing.T) {
 		"base: generation 1, commit c0ffee, scip-go v0.2.9, complete\n",
 		"  2 documents, 0 symbols, 2 occurrences, 0 edges\n",
 		"  reused_documents 1\n",
+		"  packages scip-go gomod example.com/a c0ffee, scip-go gomod example.com/b v2\n",
 		"live documents: 1 (a.go)\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -90,7 +92,7 @@ func TestStatusLayers(t *testing.T) {
 		t.Fatalf("status --json output does not parse: %v\n%s", err, out)
 	}
 	if rep.Empty || len(rep.Layers) != 1 || rep.Layers[0].Generation != 1 || rep.Layers[0].Documents != 2 ||
-		rep.Layers[0].Finished == nil || len(rep.LiveDocuments) != 1 || rep.DiskBytes == 0 {
+		rep.Layers[0].Finished == nil || len(rep.LiveDocuments) != 1 || rep.DiskBytes == 0 || rep.Layers[0].Packages["scip-go gomod example.com/b"] != "v2" {
 		t.Errorf("status --json = %+v", rep)
 	}
 }
