@@ -164,11 +164,17 @@ func FuzzSymbol(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		_ = symbolSuffix(s)
-		_ = packageIdentity(s)
+		identity, version := packageOf(s)
+		if !strings.HasPrefix(s, identity) || version != "" && !strings.HasPrefix(s, identity+" "+version) {
+			t.Fatalf("packageOf(%q) = %q, %q: not the symbol's start", s, identity, version)
+		}
 		_ = describe(s, nil, "typescript")
 		parsed, err := parseSymbol(s)
 		if err != nil {
 			return
+		}
+		if p := parsed.GetPackage(); p != nil && p.Version != "" && strings.ReplaceAll(version, "  ", " ") != p.Version {
+			t.Fatalf("packageOf(%q) gives version %q, the bindings %q", s, version, p.Version)
 		}
 		formatted := scip.VerboseSymbolFormatter.FormatSymbol(parsed)
 		again, err := parseSymbol(formatted)
