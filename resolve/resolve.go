@@ -460,7 +460,6 @@ func uniqStrings(s []string) []string {
 	return out
 }
 
-// baseInfo names the base layer for messages: "base: 1a2b3c4, scip-go".
 // otherVersion explains why a SCIP symbol string is not in the graph when
 // it names one of the base index's own packages (Manifest.Packages) at
 // another version than the index does: every symbol string carries its
@@ -510,6 +509,7 @@ func cutSCIPField(s string) (field, rest string, ok bool) {
 	return "", "", false
 }
 
+// baseInfo names the base layer for messages: "base: 1a2b3c4, scip-go".
 func baseInfo(r *graph.Reader) string {
 	m, ok, err := r.Manifest(graph.Base)
 	if err != nil || !ok {
