@@ -235,8 +235,7 @@ func (c *collector) directoryNeighbours() error {
 // from the scope analysis, which recorded it, else from the file's symbols.
 func (c *collector) firstDefinition(p string) (graph.Symbol, bool, error) {
 	if c.o.Analysis != nil {
-		s, ok := c.o.Analysis.FirstDefinition(p)
-		return s, ok, nil
+		return c.o.Analysis.FirstDefinition(c.ctx, p)
 	}
 	syms, err := c.g.DocumentSymbols(p)
 	if err != nil {

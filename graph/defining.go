@@ -1,0 +1,175 @@
+package graph
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// DefiningDocuments returns, for each symbol of syms, the first document
+// in path order with a definition of it, "" when no visible document has
+// one; a symbol local to a document ("local 4 a/b.go") is defined in that
+// document when the reader shows it. It is Definitions for many symbols
+// at once, the first path of each only: each layer's ids and definitions
+// are read in id order through one iterator each, not two lookups per
+// symbol.
+func (r *Reader) DefiningDocuments(ctx context.Context, syms []string) ([]string, error) {
+	out := make([]string, len(syms))
+	for _, ls := range r.layers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := r.definingIn(ls, syms, out); err != nil {
+			return nil, fmt.Errorf("graph: reading definitions of %d symbols in %s: %w", len(syms), spaceName(ls.space), err)
+		}
+	}
+	for i, sym := range syms {
+		if p, ok := localPath(sym); ok {
+			_, shown, err := r.Document(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			if shown {
+				out[i] = p
+			}
+		}
+	}
+	return out, nil
+}
+
+// definingIn lowers out[i] to the first document of layer ls that defines
+// syms[i], if one comes before it.
+func (r *Reader) definingIn(ls layerSpace, syms []string, out []string) error {
+	type wanted struct {
+		id uint64
+		i  int
+	}
+	ids, err := r.symIDs(ls.space, syms)
+	if err != nil {
+		return err
+	}
+	var want []wanted
+	for i, id := range ids {
+		if id.ok {
+			want = append(want, wanted{id.id, i})
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	slices.SortFunc(want, func(a, b wanted) int { return cmp.Compare(a.id, b.id) })
+	lower := appendPrefix(nil, ls.space, kindDef)
+	var prefix []byte
+	return withIter(r.kv(), lower, prefixEnd(lower), func(it *pebble.Iterator) error {
+		for _, w := range want {
+			prefix = appendSymPrefix(prefix[:0], ls.space, kindDef, w.id)
+			for ok := it.SeekGE(prefix); ok && bytes.HasPrefix(it.Key(), prefix); ok = it.Next() {
+				rest := it.Key()[len(prefix):]
+				end := bytes.IndexByte(rest, 0)
+				if end < 0 {
+					return fmt.Errorf("%w: definition key %q", errBadValue, it.Key())
+				}
+				if r.hiddenBytes(ls, rest[:end]) {
+					continue
+				}
+				if p := out[w.i]; p == "" || string(rest[:end]) < p {
+					out[w.i] = string(rest[:end])
+				}
+				break
+			}
+		}
+		return it.Error()
+	})
+}
+
+// symIDResult is a symbol's id in a space, if it has one.
+type symIDResult struct {
+	id uint64
+	ok bool
+}
+
+// symIDs is symID for many symbols of space: those not translated yet are
+// probed in id order through one iterator (see probeSymID), not one
+// lookup each.
+func (r *Reader) symIDs(space uint64, syms []string) ([]symIDResult, error) {
+	out := make([]symIDResult, len(syms))
+	c := r.syms(space)
+	type probe struct {
+		hash uint64
+		i    int
+	}
+	var probes []probe
+	c.mu.Lock()
+	for i, s := range syms {
+		if _, local := localPath(s); local {
+			continue // in its document's records only
+		}
+		if id, ok := c.ids[spaceSym{space, s}]; ok {
+			out[i] = symIDResult{id, true}
+		} else {
+			probes = append(probes, probe{symbolHash(s), i})
+		}
+	}
+	c.mu.Unlock()
+	if len(probes) == 0 {
+		return out, nil
+	}
+	slices.SortFunc(probes, func(a, b probe) int { return cmp.Compare(a.hash, b.hash) })
+	lower := appendPrefix(nil, space, kindSymID)
+	var key []byte
+	err := withIter(r.kv(), lower, prefixEnd(lower), func(it *pebble.Iterator) error {
+		for _, p := range probes {
+			// The symbol's id is its hash or, when other strings hold
+			// that, the first id after it whose record names it; the
+			// first free id after the hash ends the search.
+			sym := syms[p.i]
+			key = appendSymIDKey(key[:0], space, p.hash)
+			want := p.hash
+			for ok := it.SeekGE(key); ok; ok = it.Next() {
+				k := it.Key()
+				if len(k) != len(key) || !bytes.Equal(k[:len(lower)], lower) {
+					break
+				}
+				id := binary.BigEndian.Uint64(k[len(lower):])
+				if id != want {
+					break
+				}
+				v, err := it.ValueAndErr()
+				if err != nil {
+					return err
+				}
+				if string(v) == sym {
+					out[p.i] = symIDResult{id, true}
+					break
+				}
+				want++
+			}
+		}
+		return it.Error()
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.ids == nil {
+		c.ids = map[spaceSym]uint64{}
+	}
+	if c.names == nil {
+		c.names = map[spaceID]string{}
+	}
+	for _, p := range probes {
+		if res := out[p.i]; res.ok {
+			s := strings.Clone(syms[p.i])
+			c.ids[spaceSym{space, s}] = res.id
+			c.names[spaceID{space, res.id}] = s
+		}
+	}
+	c.mu.Unlock()
+	return out, nil
+}
