@@ -29,8 +29,9 @@ const sourcesFile = "discovered-sources"
 //
 // Between two such requests the live layer changes often (every answer
 // the editor's server gives is observed into it), and computing the
-// analysis again reads every document of the graph: about 100 ms on
-// GOROOT, plus the first observation of each package closure asked for.
+// analysis again lists every document of the graph and observes each
+// package closure asked for anew: about 190 ms for a context pack on
+// GOROOT, against 5 ms brought up to date.
 // So while the base generation holds, the kept analysis is brought up to
 // date with the documents that changed since (scope.Analysis.Update): the
 // live ones (graph.Reader.LiveChangedSince; when the store cannot tell
