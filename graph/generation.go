@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -54,7 +55,7 @@ type encodedDoc struct {
 // genCounts are what a generation writer has written.
 type genCounts struct {
 	documents, symbols, occurrences, edges, reused int
-	termDocuments                                  int // documents with terms
+	termDocuments, termLength                      int // documents with terms, their lengths summed
 }
 
 // BeginGeneration starts a new base generation. Nothing is visible to
@@ -180,7 +181,9 @@ func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFact
 		g.counts.symbols -= len(old.Symbols)
 		g.counts.occurrences -= len(old.Occurrences)
 		g.counts.edges -= len(old.Edges)
-		g.counts.termDocuments -= min(len(old.Terms), 1)
+		docs, length := termTotals(old.Terms)
+		g.counts.termDocuments -= docs
+		g.counts.termLength -= length
 	} else {
 		g.written[path] = struct{}{}
 		g.counts.documents++
@@ -193,7 +196,9 @@ func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFact
 	g.counts.symbols += len(f.Symbols)
 	g.counts.occurrences += len(f.Occurrences)
 	g.counts.edges += len(f.Edges)
-	g.counts.termDocuments += min(len(f.Terms), 1)
+	docs, length := termTotals(f.Terms)
+	g.counts.termDocuments += docs
+	g.counts.termLength += length
 	return nil
 }
 
@@ -448,11 +453,16 @@ func (g *GenerationWriter) fillManifest(m Manifest) Manifest {
 	if m.Finished.IsZero() {
 		m.Finished = time.Now().UTC()
 	}
+	if g.counts.termDocuments == 0 && m.Extra != nil {
+		m.Extra = maps.Clone(m.Extra)
+		delete(m.Extra, ManifestTermLength) // no term records: nothing to count
+	}
 	if g.counts.termDocuments > 0 {
 		if m.Extra == nil {
 			m.Extra = map[string]int{}
 		}
 		m.Extra[ManifestTermDocuments] = g.counts.termDocuments
+		m.Extra[ManifestTermLength] = g.counts.termLength
 	}
 	if g.counts.reused > 0 {
 		if m.Extra == nil {

@@ -47,7 +47,7 @@ type BasePatch struct {
 // patchCounts are what a patch adds to the generation's counts (negative
 // for what it removes).
 type patchCounts struct {
-	documents, symbols, occurrences, edges, termDocuments int
+	documents, symbols, occurrences, edges, termDocuments, termLength int
 }
 
 // PatchLimit is how many of a base generation's n documents a producer
@@ -280,7 +280,9 @@ func (c *patchCounts) add(f DocumentFacts, sign int) {
 	c.symbols += sign * len(f.Symbols)
 	c.occurrences += sign * len(f.Occurrences)
 	c.edges += sign * len(f.Edges)
-	c.termDocuments += sign * min(len(f.Terms), 1)
+	docs, length := termTotals(f.Terms)
+	c.termDocuments += sign * docs
+	c.termLength += sign * length
 }
 
 func (p *BasePatch) usable() error {
@@ -334,6 +336,14 @@ func (p *BasePatch) Commit(ctx context.Context, m Manifest) error {
 			m.Extra = map[string]int{}
 		}
 		m.Extra[ManifestTermDocuments] = terms
+	}
+	if n, ok := prev.Extra[ManifestTermLength]; ok {
+		if m.Extra == nil {
+			m.Extra = map[string]int{}
+		}
+		m.Extra[ManifestTermLength] = n + p.delta.termLength
+	} else if m.Extra != nil {
+		delete(m.Extra, ManifestTermLength) // not known: counted from the documents
 	}
 	if m.Started.IsZero() {
 		m.Started = time.Now().UTC()

@@ -71,6 +71,26 @@ type Term struct {
 // index (search needs a new `lspgraph index` or import).
 const ManifestTermDocuments = "term_documents"
 
+// ManifestTermLength is the manifest Extra key holding the lengths of
+// the documents with terms of the base layer, summed: with
+// ManifestTermDocuments, the term index's statistics (TermStats) without
+// reading every document's terms, which cost a command line search on
+// four copies of GOROOT's source 0.2 s of its 0.45. It is kept by every
+// write of the base layer; a manifest without it (written before it, or
+// by SetManifest) has its statistics counted from the documents.
+const ManifestTermLength = "term_length"
+
+// termTotals is what a document adds to its layer's term statistics: one
+// document and its length, when its terms, normalized, are not none.
+func termTotals(ts []Term) (docs, length int) {
+	for _, t := range ts {
+		if t.Word != "" && len(t.Word) <= maxWordLen && t.Count > 0 {
+			docs, length = 1, length+t.Count
+		}
+	}
+	return docs, length
+}
+
 // maxWordLen bounds the words kept: longer runs are data, not words.
 const maxWordLen = 64
 
@@ -297,6 +317,13 @@ func (r *Reader) TermStats(ctx context.Context) (TermStats, error) {
 // ls, hidden or not: the store's, when they are of the reader's base
 // version, else counted and kept for it.
 func (r *Reader) baseTermStats(ctx context.Context, ls layerSpace) (TermStats, error) {
+	m, ok, err := r.Manifest(Base)
+	if err != nil {
+		return TermStats{}, fmt.Errorf("graph: reading term statistics: %w", err)
+	}
+	if n, kept := m.Extra[ManifestTermLength]; ok && kept {
+		return TermStats{Documents: m.Extra[ManifestTermDocuments], Length: n}, nil
+	}
 	c := &r.store.baseTerms
 	c.mu.Lock()
 	defer c.mu.Unlock()

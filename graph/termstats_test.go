@@ -5,11 +5,24 @@ import (
 	"testing"
 )
 
-// TestTermStatsKeptPerBaseVersion: the term totals, with the base layer's
-// kept per base version, are those a scan of every visible document's
-// terms counts, as live documents hide base ones (with terms or without),
-// add new ones and go, and as the base layer changes.
+// TestTermStatsKeptPerBaseVersion: the term totals are those a scan of
+// every visible document's terms counts, as live documents hide base ones
+// (with terms or without), add new ones and go, and as the base layer
+// changes (a document written, deleted, renamed over another, a patch):
+// the base layer's read from its manifest (ManifestTermLength), which
+// every base write keeps, or, for a manifest without them (given whole
+// by SetManifest), counted once per base version.
 func TestTermStatsKeptPerBaseVersion(t *testing.T) {
+	for _, kept := range []bool{true, false} {
+		name := "in the manifest"
+		if !kept {
+			name = "counted"
+		}
+		t.Run(name, func(t *testing.T) { testTermStats(t, kept) })
+	}
+}
+
+func testTermStats(t *testing.T, kept bool) {
 	ctx := context.Background()
 	st, err := Open(t.TempDir(), Options{})
 	if err != nil {
@@ -35,6 +48,23 @@ func TestTermStatsKeptPerBaseVersion(t *testing.T) {
 	if err := gw.Commit(ctx, Manifest{Tool: "test"}); err != nil {
 		t.Fatal(err)
 	}
+	if !kept {
+		r, err := st.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _, err := r.Manifest(Base)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Extra[ManifestTermLength] != 12 {
+			t.Fatalf("the generation's manifest keeps term length %d, want 12", m.Extra[ManifestTermLength])
+		}
+		if err := st.SetManifest(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
 	check := func(what string, want TermStats) {
 		t.Helper()
 		r, err := st.Reader()
@@ -55,7 +85,16 @@ func TestTermStatsKeptPerBaseVersion(t *testing.T) {
 		if got != scanned || got != want {
 			t.Errorf("%s: TermStats = %+v, a scan counts %+v, want %+v", what, got, scanned, want)
 		}
-		if r.baseVersion != 0 && st.baseTerms.version != r.baseVersion {
+		m, _, err := r.Manifest(Base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch n, inManifest := m.Extra[ManifestTermLength]; {
+		case inManifest != kept:
+			t.Errorf("%s: the manifest keeps the term length: %v, want %v", what, inManifest, kept)
+		case kept && st.baseTerms.version != 0:
+			t.Errorf("%s: the base totals were counted (base version %d), not read from the manifest (%d)", what, st.baseTerms.version, n)
+		case !kept && r.baseVersion != 0 && st.baseTerms.version != r.baseVersion:
 			t.Errorf("%s: the base totals kept are of base version %d, want %d", what, st.baseTerms.version, r.baseVersion)
 		}
 	}
@@ -82,4 +121,38 @@ func TestTermStatsKeptPerBaseVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("the live layer cleared", TermStats{Documents: 3, Length: 22})
+	if err := st.DeleteDocument(ctx, Base, "a.go"); err != nil {
+		t.Fatal(err)
+	}
+	check("a base document deleted", TermStats{Documents: 2, Length: 15})
+	if err := st.RenameDocument(ctx, Base, "e.go", "b.go"); err != nil {
+		t.Fatal(err)
+	}
+	check("a base document renamed over another", TermStats{Documents: 1, Length: 10})
+	p, err := st.BeginPatch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []DocumentFacts{doc("b.go", 1, 1), doc("f.go", 4), doc("g.go")} {
+		if err := p.PutDocument(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Commit(ctx, Manifest{Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	check("a patch", TermStats{Documents: 2, Length: 6})
+	p, err = st.BeginPatch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"b.go", "f.go"} {
+		if err := p.DeleteDocument(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Commit(ctx, Manifest{Tool: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	check("a patch deleting every document with terms", TermStats{})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -47,6 +48,9 @@ func (s *Store) PutDocument(ctx context.Context, layer Layer, f DocumentFacts) e
 	if err := emitRecords(space, &nf, storedFirst{stored, newStoreSymIDs(s.db, b, space, true)}, setInto(b)); err != nil {
 		return err
 	}
+	if err := s.adjustBaseTerms(b, layer, old.Terms, nf.Terms); err != nil {
+		return err
+	}
 	return s.commitDoc(b, layer, nf.Document.Path)
 }
 
@@ -61,8 +65,12 @@ func (s *Store) DeleteDocument(ctx context.Context, layer Layer, path string) er
 	}
 	b := s.db.NewBatch()
 	defer b.Close()
-	if _, err := deleteDocument(ctx, s.db, b, space, path); err != nil {
+	old, err := deleteDocument(ctx, s.db, b, space, path)
+	if err != nil {
 		return fmt.Errorf("graph: deleting %s document %q: %w", layer, path, err)
+	}
+	if err := s.adjustBaseTerms(b, layer, old.Terms, nil); err != nil {
+		return err
 	}
 	return s.commitDoc(b, layer, path)
 }
@@ -93,7 +101,11 @@ func (s *Store) RenameDocument(ctx context.Context, layer Layer, from, to string
 	if err := emitRecords(space, &f, newStoreSymIDs(s.db, b, space, false), deleteFrom(b)); err != nil {
 		return err
 	}
-	if _, err := deleteDocument(ctx, s.db, b, space, to); err != nil {
+	replaced, err := deleteDocument(ctx, s.db, b, space, to)
+	if err != nil {
+		return err
+	}
+	if err := s.adjustBaseTerms(b, layer, replaced.Terms, nil); err != nil {
 		return err
 	}
 	moveFacts(&f, from, to)
@@ -157,12 +169,43 @@ func (s *Store) SetManifest(ctx context.Context, m Manifest) error {
 		}
 		m.Generation = cur
 	}
+	if _, kept := m.Extra[ManifestTermLength]; kept && m.Layer == Base {
+		// The store keeps the term statistics; a manifest given whole
+		// may hold older ones.
+		m.Extra = maps.Clone(m.Extra)
+		delete(m.Extra, ManifestTermLength)
+	}
 	b := s.db.NewBatch()
 	defer b.Close()
 	if err := putManifest(b, m); err != nil {
 		return err
 	}
 	return s.commitLayer(b, pebble.Sync, m.Layer)
+}
+
+// adjustBaseTerms adds to b the base manifest with its term statistics
+// (ManifestTermLength) moved by a document whose terms were removed and
+// those added, when layer is Base and its manifest keeps them. The caller
+// holds s.mu.
+func (s *Store) adjustBaseTerms(b *pebble.Batch, layer Layer, removed, added []Term) error {
+	if layer != Base {
+		return nil
+	}
+	d0, l0 := termTotals(removed)
+	d1, l1 := termTotals(added)
+	if d0 == d1 && l0 == l1 {
+		return nil
+	}
+	m, ok, err := readManifest(s.db, Base)
+	if err != nil || !ok {
+		return err
+	}
+	if _, kept := m.Extra[ManifestTermLength]; !kept {
+		return nil
+	}
+	m.Extra[ManifestTermDocuments] += d1 - d0
+	m.Extra[ManifestTermLength] += l1 - l0
+	return putManifest(b, m)
 }
 
 func putManifest(b *pebble.Batch, m Manifest) error {
