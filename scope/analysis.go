@@ -105,7 +105,10 @@ func Analyze(ctx context.Context, ws *Workspace, r *graph.Reader) (*Analysis, er
 // documents ps reference and that are not known yet, in one batch (see
 // graph.Reader.DefiningDocuments): looked up one at a time as references
 // were observed, they cost a context question on GOROOT's source more
-// than the whole graph's symbols read in one scan.
+// than the whole graph's symbols read in one scan. The documents are read
+// again to be observed: keeping their references between the two reads
+// instead measured slower (0.85 s against 0.63 for a context question on
+// GOROOT's source, 40 MB more memory).
 func (a *Analysis) lookUpDefinitions(ctx context.Context, ps []string) error {
 	var syms []string
 	seen := map[string]bool{}
@@ -231,9 +234,14 @@ func (a *Analysis) observe(ctx context.Context, from string) error {
 	if a.r == nil || a.done[from] {
 		return nil
 	}
+	skip := func(p string) bool {
+		// As with imports: a Go test's references, or a file the build
+		// leaves out.
+		return a.ws.byPackage && (strings.HasSuffix(p, "_test.go") || a.ws.goExcluded[p])
+	}
 	var fresh []string
 	for _, p := range a.pkgDocs[from] {
-		if _, ok := a.docDeps[p]; !ok {
+		if _, ok := a.docDeps[p]; !ok && !skip(p) {
 			fresh = append(fresh, p)
 		}
 	}
@@ -245,8 +253,8 @@ func (a *Analysis) observe(ctx context.Context, from string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if a.ws.byPackage && (strings.HasSuffix(p, "_test.go") || a.ws.goExcluded[p]) {
-			continue // as with imports: a Go test's references, or a file the build leaves out
+		if skip(p) {
+			continue
 		}
 		d, ok := a.docDeps[p]
 		if ok && d.short(m) {
