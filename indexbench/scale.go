@@ -76,6 +76,9 @@ type ScaleSize struct {
 	Context Latency `json:"context"`
 	// ImportImpact is impact timed on the import's store.
 	ImportImpact *Latency `json:"import_impact,omitempty"`
+	// CommandLine is questions asked of the index's store by new
+	// processes.
+	CommandLine CommandLine `json:"command_line"`
 	// IndexRounds and ImportRounds are every round's full index and
 	// import (the first is Index and Import); IndexMedian and
 	// ImportMedian their medians, by wall and by CPU time separately.
@@ -84,6 +87,23 @@ type ScaleSize struct {
 	ImportRounds []Run   `json:"import_rounds,omitempty"`
 	ImportMedian *Median `json:"import_median,omitempty"`
 }
+
+// CommandLine is questions asked by a new lspgraph process each, as a
+// terminal or an agent without a session asks them, on a few functions
+// and methods (Targets): wall time, the process's start, the store's
+// opening and the work tree's discovery included. Status is the floor:
+// a process that opens the store and reads its manifests.
+type CommandLine struct {
+	Targets int     `json:"targets"`
+	Status  Latency `json:"status"`
+	Impact  Latency `json:"impact"`
+	Context Latency `json:"context"`
+	// Search asks for the target's name.
+	Search Latency `json:"search"`
+}
+
+// commandLineTargets is how many targets CommandLine is timed on.
+const commandLineTargets = 7
 
 // Median is the median wall and CPU time of a size's rounds.
 type Median struct {
@@ -118,6 +138,10 @@ type ScaleResult struct {
 	ImportRoundRatios []float64   `json:"import_wall_ratio_per_round,omitempty"`
 	MaxIndexRSSMB     float64     `json:"max_index_peak_rss_mb"`
 	MaxReindexRatio   float64     `json:"max_reindex_ratio"`
+	// The command line's context and search at the largest size over the
+	// smallest, by median.
+	ContextCommandRatio float64 `json:"context_command_ratio"`
+	SearchCommandRatio  float64 `json:"search_command_ratio"`
 }
 
 // Scale builds the synthetic monorepo at each size in turn (adding copies
@@ -219,6 +243,8 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 		res.MaxIndexRSSMB = max(res.MaxIndexRSSMB, s.Index.PeakRSSMB, s.Reindex.PeakRSSMB)
 		res.MaxReindexRatio = max(res.MaxReindexRatio, s.ReindexRatio)
 	}
+	res.ContextCommandRatio = last.CommandLine.Context.P50ms / max(first.CommandLine.Context.P50ms, 1e-9)
+	res.SearchCommandRatio = last.CommandLine.Search.P50ms / max(first.CommandLine.Search.P50ms, 1e-9)
 	return res, nil
 }
 
@@ -261,6 +287,10 @@ func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(
 	size.ReindexRatio = rerun.Seconds / run.Seconds
 	say("timing impact and context on %d copies", n)
 	if size.Impact, size.Context, err = timeQueries(ctx, store, tree, o.Targets, true); err != nil {
+		return size, err
+	}
+	say("timing the command line on %d copies", n)
+	if size.CommandLine, err = o.timeCommandLine(ctx, store, tree); err != nil {
 		return size, err
 	}
 	if err := os.RemoveAll(store); err != nil {
@@ -492,6 +522,48 @@ func timeQueries(ctx context.Context, dir, root string, n int, withContext bool)
 		lat = append(lat, time.Since(t0))
 	}
 	return imp, latency(lat), nil
+}
+
+// timeCommandLine times status, impact, context and search, each a new
+// process, on the store at dir of the work tree root, for
+// commandLineTargets functions and methods, the commands taking turns.
+func (o ScaleOptions) timeCommandLine(ctx context.Context, dir, root string) (CommandLine, error) {
+	cl := CommandLine{Targets: commandLineTargets}
+	st, err := graph.Open(dir, graph.Options{ReadOnly: true})
+	if err != nil {
+		return cl, fmt.Errorf("scale: opening %s: %w", dir, err)
+	}
+	r, err := st.Reader()
+	if err != nil {
+		st.Close()
+		return cl, fmt.Errorf("scale: reading %s: %w", dir, err)
+	}
+	targets, err := SampleTargets(ctx, r, commandLineTargets)
+	r.Close()
+	st.Close()
+	if err != nil {
+		return cl, err
+	}
+	var status, imp, cpack, search []time.Duration
+	for _, t := range targets {
+		for _, q := range []struct {
+			lat  *[]time.Duration
+			args []string
+		}{
+			{&status, []string{"status", "--store", dir}},
+			{&imp, []string{"impact", "--store", dir, t.ID}},
+			{&cpack, []string{"context", "--store", dir, "--root", root, "--budget", "8000", t.ID}},
+			{&search, []string{"search", "--store", dir, "--root", root, t.DisplayName}},
+		} {
+			run, _, _, err := Measure(ctx, "lspgraph "+q.args[0], root, o.Lspgraph, q.args...)
+			if err != nil {
+				return cl, err
+			}
+			*q.lat = append(*q.lat, time.Duration(run.Seconds*float64(time.Second)))
+		}
+	}
+	cl.Status, cl.Impact, cl.Context, cl.Search = latency(status), latency(imp), latency(cpack), latency(search)
+	return cl, nil
 }
 
 // SampleTargets returns n functions and methods spread evenly over the

@@ -36,6 +36,10 @@ func (res ScaleResult) WriteText(w io.Writer) {
 			s.Edited, s.Reindex.Seconds, s.Reindex.CPUSeconds, s.Reindex.PeakRSSMB, 100*s.ReindexRatio)
 		fmt.Fprintf(w, "      impact p50 %.1f p99 %.1f ms, context p50 %.1f p99 %.1f ms (%d targets)\n",
 			s.Impact.P50ms, s.Impact.P99ms, s.Context.P50ms, s.Context.P99ms, s.Impact.Targets)
+		if c := s.CommandLine; c.Targets > 0 {
+			fmt.Fprintf(w, "      command line, a process each (%d targets, p50/max ms): status %.0f/%.0f, impact %.0f/%.0f, context %.0f/%.0f, search %.0f/%.0f\n",
+				c.Targets, c.Status.P50ms, c.Status.Maxms, c.Impact.P50ms, c.Impact.Maxms, c.Context.P50ms, c.Context.Maxms, c.Search.P50ms, c.Search.Maxms)
+		}
 		if len(s.IndexRounds) > 1 {
 			fmt.Fprintf(w, "      index over %d rounds: median %.1fs wall %.1fs cpu (walls%s)\n",
 				len(s.IndexRounds), s.IndexMedian.Seconds, s.IndexMedian.CPUSeconds, roundWalls(s.IndexRounds, 1))
@@ -59,7 +63,11 @@ func (res ScaleResult) WriteText(w io.Writer) {
 			fmt.Fprintf(w, " (per round%s)", ratios(res.ImportRoundRatios))
 		}
 	}
-	fmt.Fprintf(w, "; largest index peak RSS %.0f MB; re-index after 1%% changed at most %.0f%% of a full index\n", res.MaxIndexRSSMB, 100*res.MaxReindexRatio)
+	fmt.Fprintf(w, "; largest index peak RSS %.0f MB; re-index after 1%% changed at most %.0f%% of a full index", res.MaxIndexRSSMB, 100*res.MaxReindexRatio)
+	if res.ContextCommandRatio > 0 {
+		fmt.Fprintf(w, "; command line context %.2f×, search %.2f× (p50)", res.ContextCommandRatio, res.SearchCommandRatio)
+	}
+	fmt.Fprintln(w)
 }
 
 // roundWalls lists the rounds' wall times, prec digits after the point.

@@ -54,6 +54,13 @@ func TestBenchScaleRounds(t *testing.T) {
 		if s.IndexMedian.Seconds <= 0 || s.ImportMedian.Seconds <= 0 {
 			t.Errorf("%d×: medians %+v %+v", s.Copies, s.IndexMedian, *s.ImportMedian)
 		}
+		// The command line was asked each question as a process of its
+		// own, which answered (a failed one fails the benchmark).
+		c := s.CommandLine
+		if c.Targets == 0 || c.Status.Targets != c.Targets || c.Impact.Targets != c.Targets || c.Context.Targets != c.Targets || c.Search.Targets != c.Targets ||
+			c.Status.P50ms <= 0 || c.Context.P50ms <= 0 || c.Search.P50ms <= 0 || c.Impact.P50ms <= 0 {
+			t.Errorf("%d×: command line %+v", s.Copies, c)
+		}
 	}
 	first, last := res.Sizes[0], res.Sizes[1]
 	if last.Index.Files != 2*first.Index.Files {
@@ -61,6 +68,9 @@ func TestBenchScaleRounds(t *testing.T) {
 	}
 	if got, want := res.IndexWallRatio, last.IndexMedian.Seconds/first.IndexMedian.Seconds; got != want {
 		t.Errorf("index wall ratio %v, want the medians' %v", got, want)
+	}
+	if got, want := res.ContextCommandRatio, last.CommandLine.Context.P50ms/first.CommandLine.Context.P50ms; got != want {
+		t.Errorf("command line context ratio %v, want the medians' %v", got, want)
 	}
 	if got, want := res.IndexRoundRatios[1], last.IndexRounds[1].Seconds/first.IndexRounds[1].Seconds; got != want {
 		t.Errorf("round 2's index ratio %v, want %v", got, want)
