@@ -174,13 +174,12 @@ func localTo(sym, p string) bool {
 // Update makes the analysis hold for r, whose documents differ from those
 // of the reader it was made with at most at paths (in a session: the live
 // layer's documents, before and after), for the cost of those documents
-// rather than of the whole graph. Each path's package and definitions
-// are read again, and its references observed again when its package,
-// before or after, is next asked for; the other documents' observations
-// are kept. A symbol that stops being defined keeps the package it had;
-// one a path newly defines takes the path's package unless another
-// document already defines it, and other documents' references to it
-// count once they change too.
+// rather than of the whole graph. Each path's package is read again, and
+// its references observed again when its package, before or after, is
+// next asked for; the other documents' observations are kept. The
+// packages defining symbols are looked up again as references to them
+// are observed, in r: other documents' references to a symbol that moved
+// count where it is now once they change too.
 func (a *Analysis) Update(ctx context.Context, r *graph.Reader, paths []string) error {
 	a.r = r
 	if r == nil || len(paths) == 0 {
