@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -553,7 +554,7 @@ func (o ScaleOptions) timeCommandLine(ctx context.Context, dir, root string) (Co
 			{&status, []string{"status", "--store", dir}},
 			{&imp, []string{"impact", "--store", dir, t.ID}},
 			{&cpack, []string{"context", "--store", dir, "--root", root, "--budget", "8000", t.ID}},
-			{&search, []string{"search", "--store", dir, "--root", root, t.DisplayName}},
+			{&search, []string{"search", "--store", dir, "--root", root, searchQuery(t)}},
 		} {
 			run, _, _, err := Measure(ctx, "lspgraph "+q.args[0], root, o.Lspgraph, q.args...)
 			if err != nil {
@@ -564,6 +565,14 @@ func (o ScaleOptions) timeCommandLine(ctx context.Context, dir, root string) (Co
 	}
 	cl.Status, cl.Impact, cl.Context, cl.Search = latency(status), latency(imp), latency(cpack), latency(search)
 	return cl, nil
+}
+
+// searchQuery is what CommandLine searches for on a target: its name and
+// its file's, and its directory's (a name alone may be no searchable word:
+// "Or").
+func searchQuery(t graph.Symbol) string {
+	file := path.Base(t.Def.Path)
+	return strings.Join([]string{t.DisplayName, strings.TrimSuffix(file, path.Ext(file)), path.Base(path.Dir(t.Def.Path))}, " ")
 }
 
 // SampleTargets returns n functions and methods spread evenly over the
