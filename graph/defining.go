@@ -13,10 +13,12 @@ import (
 )
 
 // DefiningDocuments returns, for each symbol of syms, the first document
-// in path order with a definition of it, "" when no visible document has
-// one; a symbol local to a document ("local 4 a/b.go") is defined in that
-// document when the reader shows it. It is Definitions for many symbols
-// at once, the first path of each only: each layer's ids and definitions
+// in path order that defines it, "" when no visible document does: one
+// whose description of the symbol places its definition there and does
+// not call it external (a module is defined by its file without a
+// definition occurrence of its own, so Definitions would miss it). A
+// symbol local to a document ("local 4 a/b.go") is defined in that
+// document when the reader shows it. Each layer's ids and descriptions
 // are read in id order through one iterator each, not two lookups per
 // symbol.
 func (r *Reader) DefiningDocuments(ctx context.Context, syms []string) ([]string, error) {
@@ -44,7 +46,7 @@ func (r *Reader) DefiningDocuments(ctx context.Context, syms []string) ([]string
 }
 
 // definingIn lowers out[i] to the first document of layer ls that defines
-// syms[i], if one comes before it.
+// syms[i] (see DefiningDocuments), if one comes before it.
 func (r *Reader) definingIn(ls layerSpace, syms []string, out []string) error {
 	type wanted struct {
 		id uint64
@@ -64,28 +66,51 @@ func (r *Reader) definingIn(ls layerSpace, syms []string, out []string) error {
 		return nil
 	}
 	slices.SortFunc(want, func(a, b wanted) int { return cmp.Compare(a.id, b.id) })
-	lower := appendPrefix(nil, ls.space, kindDef)
+	lower := appendPrefix(nil, ls.space, kindSym)
 	var prefix []byte
 	return withIter(r.kv(), lower, prefixEnd(lower), func(it *pebble.Iterator) error {
 		for _, w := range want {
-			prefix = appendSymPrefix(prefix[:0], ls.space, kindDef, w.id)
+			prefix = appendSymPrefix(prefix[:0], ls.space, kindSym, w.id)
 			for ok := it.SeekGE(prefix); ok && bytes.HasPrefix(it.Key(), prefix); ok = it.Next() {
-				rest := it.Key()[len(prefix):]
-				end := bytes.IndexByte(rest, 0)
-				if end < 0 {
-					return fmt.Errorf("%w: definition key %q", errBadValue, it.Key())
+				path := it.Key()[len(prefix):]
+				if p := out[w.i]; p != "" && string(path) >= p {
+					break // a layer before found one first
 				}
-				if r.hiddenBytes(ls, rest[:end]) {
+				if r.hiddenBytes(ls, path) {
 					continue
 				}
-				if p := out[w.i]; p == "" || string(rest[:end]) < p {
-					out[w.i] = string(rest[:end])
+				v, err := it.ValueAndErr()
+				if err != nil {
+					return err
 				}
-				break
+				here, err := definedIn(v, path)
+				if err != nil {
+					return fmt.Errorf("%w of %q", err, syms[w.i])
+				}
+				if here {
+					out[w.i] = string(path)
+					break
+				}
 			}
 		}
 		return it.Error()
 	})
+}
+
+// definedIn reports whether a symbol value, the description of its symbol
+// by the document at path, places the definition there and does not call
+// the symbol external.
+func definedIn(v, path []byte) (bool, error) {
+	r := valueReader{b: v, borrow: true}
+	for range 6 { // display name, kind, language, package, signature, doc
+		r.skipStr()
+	}
+	external := r.uvarint()&1 != 0
+	def := r.str()
+	if r.bad {
+		return false, fmt.Errorf("%w: symbol value", errBadValue)
+	}
+	return !external && def == string(path), nil
 }
 
 // symIDResult is a symbol's id in a space, if it has one.
