@@ -2,8 +2,6 @@ package scope
 
 import (
 	"go/build"
-	"go/parser"
-	"go/token"
 	"path"
 	"path/filepath"
 	"sort"
@@ -190,32 +188,42 @@ func (w *Workspace) goPackages(mods map[string]string, used map[string]bool, goW
 		}
 		w.addPackage(p)
 	}
-	fset := token.NewFileSet()
-	for _, f := range files {
+	// Every file's imports are read (through the source cache, on every
+	// core), though a test's and a file the build leaves out on this
+	// GOOS/GOARCH do not count: the cache then holds what a discovery by
+	// module reads as well.
+	rels := make([]string, len(files))
+	excluded := make([]bool, len(files))
+	for i, f := range files {
+		rels[i] = f.rel
+	}
+	imports := w.goImports(rels, func(i int) bool {
+		if !strings.HasSuffix(rels[i], "_test.go") {
+			abs := filepath.Join(w.Root, filepath.FromSlash(rels[i]))
+			ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs))
+			excluded[i] = err == nil && !ok // another GOOS/GOARCH, or `//go:build ignore`
+		}
+		return true
+	})
+	for i, f := range files {
 		if strings.HasSuffix(f.rel, "_test.go") {
 			continue // test imports are no part of the package's import closure
 		}
-		abs := filepath.Join(w.Root, filepath.FromSlash(f.rel))
-		if ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs)); err == nil && !ok {
-			w.goExcluded[f.rel] = true // another GOOS/GOARCH, or `//go:build ignore`
+		if excluded[i] {
+			w.goExcluded[f.rel] = true
 			continue
 		}
-		src, err := parser.ParseFile(fset, abs, nil, parser.ImportsOnly)
-		if err != nil {
+		if err := imports[i].err; err != nil {
 			w.Skipped = append(w.Skipped, f.rel+": "+err.Error())
 			continue
 		}
-		for _, is := range src.Imports {
-			imp, err := strconv.Unquote(is.Path.Value)
-			if err != nil {
-				continue
-			}
-			detail := "imports " + imp
+		for _, is := range imports[i].imports {
+			imp, detail := is.path, "imports "+is.path
 			if imp == "C" {
 				imp, detail = "runtime/cgo", "imports C (cgo links runtime/cgo)"
 			}
 			if byPath[imp] {
-				w.addDep(f.ip, imp, Why{File: f.rel, Line: fset.Position(is.Pos()).Line, Detail: detail})
+				w.addDep(f.ip, imp, Why{File: f.rel, Line: is.line, Detail: detail})
 			}
 		}
 	}

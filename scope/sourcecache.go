@@ -61,6 +61,16 @@ func (c *SourceCache) Discover(root string) (*Workspace, error) {
 	return w, err
 }
 
+// DiscoverPackages is the package's DiscoverPackages, reading through the
+// cache.
+func (c *SourceCache) DiscoverPackages(root string) (*Workspace, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, err := discover(root, true, c)
+	c.last.Walked = err == nil
+	return w, err
+}
+
 // DiscoverChanged is Discover for a work tree whose files have changed
 // since the last Discover through c only at the paths changed
 // (root-relative, slash-separated; a path that is no file, or none

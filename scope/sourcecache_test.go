@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -205,4 +206,54 @@ func agreesWithDiscover(t *testing.T, what, root string, got *Workspace, err err
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%s:\n%+v\n%s\nDiscover finds:\n%+v\n%s", what, got, depStrings(got.Declared()), want, depStrings(want.Declared()))
 	}
+}
+
+// TestSourceCacheDiscoverPackages: a discovery by package through a
+// SourceCache finds what DiscoverPackages finds, reads nothing the cache
+// vouches for, and shares its reads with a discovery by module: a test
+// file's imports (read, not counted), a file the build leaves out, one
+// that does not parse.
+func TestSourceCacheDiscoverPackages(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for rel, text := range map[string]string{
+		"go.mod":       "module ex.com/m\n",
+		"a/a.go":       "package a\n\nimport (\n\t\"ex.com/m/b\"\n\t\"fmt\"\n)\n\nvar _ = b.X\nvar _ = fmt.Sprint\n",
+		"a/a_test.go":  "package a\n\nimport \"ex.com/m/c\"\n",
+		"a/ignored.go": "//go:build ignore\n\npackage a\n\nimport \"ex.com/m/c\"\n",
+		"b/b.go":       "package b\n\nimport \"C\"\n\nconst X = 1\n",
+		"c/c.go":       "package c\n\nimport (\n",
+	} {
+		writeSource(t, root, rel, text, old)
+	}
+	want, err := DiscoverPackages(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := depStrings(want.Declared()); len(got) != 1 || !strings.HasPrefix(got[0], "ex.com/m/a -> ex.com/m/b:") {
+		t.Fatalf("the fixture's dependencies: %v; want a's on b only (not its test's or a left-out file's on c)", got)
+	}
+	if !want.goExcluded["a/ignored.go"] || len(want.Skipped) != 1 {
+		t.Fatalf("the fixture: excluded %v, skipped %v", want.goExcluded, want.Skipped)
+	}
+	var cache SourceCache
+	step := func(what string, discover func(string) (*Workspace, error), read int) {
+		t.Helper()
+		got, err := discover(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if byPackage := got.byPackage; byPackage && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n%+v\n%s\nDiscoverPackages finds:\n%+v\n%s", what, got, depStrings(got.Declared()), want, depStrings(want.Declared()))
+		} else if !byPackage {
+			agreesWithDiscover(t, what, root, got, nil)
+		}
+		if c := cache.Counts(); c.Read != read {
+			t.Errorf("%s: read %d sources, want %d", what, c.Read, read)
+		}
+	}
+	step("first, by package", cache.DiscoverPackages, 5)
+	step("again", cache.DiscoverPackages, 0)
+	step("by module", cache.Discover, 0)
+	step("by package after", cache.DiscoverPackages, 0)
 }

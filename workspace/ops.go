@@ -205,6 +205,11 @@ func Scope(ctx context.Context, root string, r *graph.Reader, q ScopeRequest) (*
 	if err != nil {
 		return nil, err
 	}
+	return scopeIn(ctx, root, ws, r, q)
+}
+
+// scopeIn is Scope in the packages ws discovered at root.
+func scopeIn(ctx context.Context, root string, ws *scope.Workspace, r *graph.Reader, q ScopeRequest) (*ScopeReport, error) {
 	rep := &ScopeReport{Root: root, Skipped: ws.Skipped, Observed: r != nil}
 	a, err := scope.Analyze(ctx, ws, r)
 	if err != nil {
@@ -272,7 +277,11 @@ func (s *Session) scopeCommand(ctx context.Context, c Call) (any, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return Scope(ctx, s.root, r, q)
+	ws, err := s.scopes.discoverPackages(s.root)
+	if err != nil {
+		return nil, err
+	}
+	return scopeIn(ctx, s.root, ws, r, q)
 }
 
 // IndexRequest is lspgraph.index's argument.

@@ -200,17 +200,37 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 // loaded from sourcesFile first, the first time, and saved there again
 // when the discovery read sources. The caller holds c.mu.
 func (c *scopeCache) discover(root string) (*scope.Workspace, error) {
+	c.load(root)
+	ws, err := c.sources.Discover(root)
+	if err == nil {
+		c.saveSources()
+	}
+	return ws, err
+}
+
+// discoverPackages is discover by Go and Python package, as `lspgraph
+// scope` answers: through the same source cache, which holds what either
+// discovery reads.
+func (c *scopeCache) discoverPackages(root string) (*scope.Workspace, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.load(root)
+	ws, err := c.sources.DiscoverPackages(root)
+	if err == nil {
+		c.saveSources()
+	}
+	return ws, err
+}
+
+// load reads the source cache from sourcesFile the first time. The caller
+// holds c.mu.
+func (c *scopeCache) load(root string) {
 	if !c.loaded && c.sourcesFile != "" {
 		c.loaded = true
 		if err := c.sources.Load(root, c.sourcesFile); err != nil {
 			c.log.Warn("discovery reads every source file again", "err", err)
 		}
 	}
-	ws, err := c.sources.Discover(root)
-	if err == nil {
-		c.saveSources()
-	}
-	return ws, err
 }
 
 // saveSources writes the source cache to sourcesFile if it changed. The
