@@ -182,17 +182,9 @@ func (r *Reader) symIDs(space uint64, syms []string) ([]symIDResult, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	if c.ids == nil {
-		c.ids = map[spaceSym]uint64{}
-	}
-	if c.names == nil {
-		c.names = map[spaceID]string{}
-	}
 	for _, p := range probes {
 		if res := out[p.i]; res.ok {
-			s := strings.Clone(syms[p.i])
-			c.ids[spaceSym{space, s}] = res.id
-			c.names[spaceID{space, res.id}] = s
+			c.note(space, res.id, strings.Clone(syms[p.i]))
 		}
 	}
 	c.mu.Unlock()

@@ -299,6 +299,19 @@ type symCache struct {
 	names map[spaceID]string
 }
 
+// note records that sym's id in space is id: one string has one id in a
+// space, so the translation holds both ways. The caller holds c.mu.
+func (c *symCache) note(space, id uint64, sym string) {
+	if c.names == nil {
+		c.names = map[spaceID]string{}
+	}
+	if c.ids == nil {
+		c.ids = map[spaceSym]uint64{}
+	}
+	c.names[spaceID{space, id}] = sym
+	c.ids[spaceSym{space, sym}] = id
+}
+
 // symID returns sym's id in space, and false when no record of the space
 // names sym.
 func (r *Reader) symID(space uint64, sym string) (uint64, bool, error) {
@@ -351,14 +364,7 @@ func (r *Reader) lookupSymName(space, id uint64) (string, bool, error) {
 	}
 	s = string(v)
 	c.mu.Lock()
-	if c.names == nil {
-		c.names = map[spaceID]string{}
-	}
-	if c.ids == nil {
-		c.ids = map[spaceSym]uint64{}
-	}
-	c.names[key] = s
-	c.ids[spaceSym{space, s}] = id
+	c.note(space, id, s)
 	c.mu.Unlock()
 	return s, true, nil
 }
@@ -404,16 +410,8 @@ func (r *Reader) symNames(space uint64, ids []uint64) ([]string, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	if c.names == nil {
-		c.names = map[spaceID]string{}
-	}
-	if c.ids == nil {
-		c.ids = map[spaceSym]uint64{}
-	}
 	for id, s := range found {
-		// One string has one id in a space: the translation holds both ways.
-		c.names[spaceID{space, id}] = s
-		c.ids[spaceSym{space, s}] = id
+		c.note(space, id, s)
 	}
 	c.mu.Unlock()
 	for i, id := range ids {
