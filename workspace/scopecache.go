@@ -2,7 +2,9 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,6 +19,12 @@ import (
 // sourcesFile names the file in the store's directory that keeps what
 // discovery read of each source file (scope.SourceCache.Save).
 const sourcesFile = "discovered-sources"
+
+// observationsFile names the file in the store's directory that keeps what
+// the last analysis observed of each base document
+// (scope.Analysis.SaveObservations), for the next process's analysis of
+// the same base layer and workspace.
+const observationsFile = "observed-dependencies"
 
 // scopeCache keeps the scope analysis between requests. Discovery reads
 // the work tree's manifests and Go imports; the analysis maps the graph's
@@ -56,10 +64,22 @@ type scopeCache struct {
 	sourcesFile string
 	loaded      bool         // sourcesFile was read
 	log         *slog.Logger // set with sourcesFile
-	hits        int
-	updates     int
-	rediscovers int
-	misses      int
+	// observationsFile, when set, keeps the observations of the last
+	// analysis used (observing, of the graph state obsKey, the live
+	// documents obsLive left out) when the session closes, if it
+	// observed documents since they were read or written (obsSaved): a
+	// command line's analysis starts from them, when they are of its
+	// base layer and workspace, instead of reading every document of its
+	// closure again (half of a context question on GOROOT's source).
+	observationsFile string
+	observing        *scope.Analysis
+	obsKey           string
+	obsLive          []string
+	obsSaved         int
+	hits             int
+	updates          int
+	rediscovers      int
+	misses           int
 }
 
 // scopeKey is what an analysis is computed anew for: the base generation
@@ -160,7 +180,7 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 		if r.Version() == c.version {
 			c.hits++
 			c.a.UseReader(r)
-			return fn(c.a)
+			return c.use(r, c.a, fn)
 		}
 		if patched, known := r.BaseChangedSince(c.version); known {
 			live := r.LiveDocuments()
@@ -175,7 +195,7 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 			}
 			c.updates++
 			c.version, c.live = r.Version(), live
-			return fn(c.a)
+			return c.use(r, c.a, fn)
 		}
 	}
 	c.misses++
@@ -189,11 +209,81 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	if err != nil {
 		return err
 	}
+	c.loadObservations(a, r)
 	c.a, c.key, c.state = nil, scopeKey{}, treeState{}
 	if ok {
 		c.a, c.key, c.state, c.version, c.live = a, key, state, r.Version(), r.LiveDocuments()
 	}
+	return c.use(r, a, fn)
+}
+
+// use runs fn with analysis a of reader r, and notes a as the one whose
+// observations are kept at close. The caller holds c.mu.
+func (c *scopeCache) use(r *graph.Reader, a *scope.Analysis, fn func(*scope.Analysis) error) error {
+	c.observing, c.obsKey, c.obsLive = a, observationsKey(r), r.LiveDocuments()
 	return fn(a)
+}
+
+// observationsKey names the state of r's graph that observations hold
+// for: its base generation and the store's version (any write, the live
+// layer's too, can move where a symbol is defined).
+func observationsKey(r *graph.Reader) string {
+	return fmt.Sprintf("%d/%d", r.BaseGeneration(), r.Version())
+}
+
+// loadObservations gives a new analysis of r the observations kept in
+// observationsFile, when they are of r's base layer and a's workspace,
+// but for r's live documents. The caller holds c.mu.
+func (c *scopeCache) loadObservations(a *scope.Analysis, r *graph.Reader) {
+	c.obsSaved = 0
+	if c.observationsFile == "" {
+		return
+	}
+	b, err := os.ReadFile(c.observationsFile)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.log.Warn("the closures' documents are observed again", "err", err)
+		}
+		return
+	}
+	live := liveSet(r.LiveDocuments())
+	took, err := a.LoadObservations(b, observationsKey(r), func(p string) bool { return !live[p] })
+	if err != nil {
+		c.log.Warn("the closures' documents are observed again", "err", err)
+		return
+	}
+	if took {
+		c.obsSaved = a.ObservedDocuments()
+	}
+}
+
+// liveSet is a set of the live documents paths.
+func liveSet(paths []string) map[string]bool {
+	set := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		set[p] = true
+	}
+	return set
+}
+
+// saveObservations writes the observations of the last analysis used to
+// observationsFile, if it observed documents since they were read or
+// written. The caller holds c.mu.
+func (c *scopeCache) saveObservations() {
+	a := c.observing
+	if c.observationsFile == "" || a == nil || a.ObservedDocuments() <= c.obsSaved {
+		return
+	}
+	live := liveSet(c.obsLive)
+	b, err := a.SaveObservations(c.obsKey, func(p string) bool { return !live[p] })
+	if err == nil {
+		err = graph.WritePrivateFile(c.observationsFile, b)
+	}
+	if err != nil {
+		c.log.Debug("the observations stay in memory", "err", err)
+		return
+	}
+	c.obsSaved = a.ObservedDocuments()
 }
 
 // discover discovers the work tree at root through the source cache:
@@ -250,4 +340,5 @@ func (c *scopeCache) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.saveSources()
+	c.saveObservations()
 }

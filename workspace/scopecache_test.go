@@ -214,3 +214,72 @@ func TestContextSourcesKeptAcrossSessions(t *testing.T) {
 		t.Errorf("the damaged file was not replaced: %+v", c)
 	}
 }
+
+// TestContextObservationsKeptAcrossSessions: what an analysis observed of
+// the closures' documents is kept in the store's directory, so that a
+// later session's analysis (a command line's) of the same store and
+// workspace takes it instead of reading the documents again, and answers
+// the same; a write to the store, or a damaged file, leaves the documents
+// to be observed again.
+func TestContextObservationsKeptAcrossSessions(t *testing.T) {
+	ctx := context.Background()
+	root, dir, _ := gitFixture(t)
+	file := filepath.Join(dir, observationsFile)
+	// session answers a context question and returns the answer and how
+	// many documents its analysis took from the file.
+	session := func(what string, write func(*Session)) (string, int) {
+		t.Helper()
+		s, err := Open(Options{Root: root, StoreDir: dir, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if write != nil {
+			write(s)
+		}
+		res, err := s.Command(ctx, CommandContext, Call{Args: []json.RawMessage{json.RawMessage(`{"symbol":"Catalog.Save","budget":2000}`)}})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.scopes.observing == nil || s.scopes.observing.ObservedDocuments() == 0 {
+			t.Fatalf("%s: the analysis observed no document", what)
+		}
+		return string(b), s.scopes.obsSaved
+	}
+	first, took := session("first session", nil)
+	if took != 0 {
+		t.Fatalf("first session took %d documents' observations from nowhere", took)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the first session kept no observations: %v", err)
+	}
+	answer, took := session("second session", nil)
+	if took == 0 {
+		t.Errorf("the second session observed every document again")
+	}
+	if answer != first {
+		t.Errorf("the second session answers\n%s\nthe first\n%s", answer, first)
+	}
+	_, took = session("after a write", func(s *Session) {
+		f := graph.DocumentFacts{Document: graph.Document{Path: "notes.go", Language: "go"}}
+		if err := s.store.PutDocument(ctx, graph.Live, f); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if took != 0 {
+		t.Errorf("a session after a write to the store took %d documents' observations", took)
+	}
+	if err := os.WriteFile(file, []byte("{\"format\": 1, \"documents\": "), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, took = session("damaged file", nil); took != 0 {
+		t.Errorf("a damaged file gave %d documents' observations", took)
+	}
+	if _, took = session("replaced file", nil); took == 0 {
+		t.Errorf("the damaged file was not replaced")
+	}
+}

@@ -149,7 +149,7 @@ func Open(opts Options) (*Session, error) {
 		started:  time.Now(),
 		clients:  map[string]ClientInfo{},
 		cache:    answerCache{dir: filepath.Join(store.Dir(), "answers")},
-		scopes:   scopeCache{sourcesFile: filepath.Join(store.Dir(), sourcesFile), log: log},
+		scopes:   scopeCache{sourcesFile: filepath.Join(store.Dir(), sourcesFile), observationsFile: filepath.Join(store.Dir(), observationsFile), log: log},
 		searches: search.NewCache(),
 	}
 	s.looks = newLooks(root, log, treewatch.Options{}, s.baseCommit)
