@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/lspgraph/lspgraph/graph"
-	"github.com/lspgraph/lspgraph/graph/graphtest"
 )
 
 // TestObservationsSavedAndLoaded: an analysis that loads another's saved
@@ -37,25 +34,11 @@ sym go:c/C(). name=C kind=function def=c/c.go@1:6-1:7
 occ go:c/C(). 1:6-1:7 def
 `,
 	}
-	st := graphtest.Open(t)
-	gw, err := st.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
+	pkgs := map[string]string{}
+	for p := range docs {
+		pkgs[p] = "example.com/" + p[:1]
 	}
-	for p, text := range docs {
-		pkg := "example.com/" + p[:1]
-		if err := gw.PutDocument(ctx, graphtest.MustParseFacts(t, graph.Document{Path: p, Language: "go", Package: pkg, Source: graph.SourceSCIP}, text)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := gw.Commit(ctx, graph.Manifest{Tool: "test", State: graph.StateComplete}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := putDocs(t, docs, pkgs)
 	ws, err := Discover(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
