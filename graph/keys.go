@@ -34,7 +34,7 @@ package graph
 // doc-first records (kinds D, S, O, E, T, L, all keyed by the document's
 // path). The other kinds are indexes derived from them; a document's writer
 // computes both from the same facts, so replacing a document deletes exactly
-// the index keys it wrote. A symbol local to its document (see docLocal)
+// the index keys it wrote. A symbol local to its document (see DocLocal)
 // has doc-first records only.
 
 import (
@@ -449,13 +449,13 @@ func quoteIfNeeded(s string) string {
 	return s
 }
 
-// docLocal reports whether id is a symbol local to the document at path,
+// DocLocal reports whether id is a symbol local to the document at path,
 // "local <name> <path>" (SCIP locals are made unique per document that
 // way). Nothing outside the document refers to such a symbol, so a
 // document writes no symbol, name, reference or definition index records
 // for it: readers find it among the document's own records, by the path
 // in its id.
-func docLocal(id, path string) bool {
+func DocLocal(id, path string) bool {
 	p, ok := localPath(id)
 	return ok && p == path
 }

@@ -515,7 +515,7 @@ func (e *recordEmitter) id(sym string) uint64 {
 }
 
 func (e *recordEmitter) symbol(s *Symbol) {
-	if docLocal(s.ID, e.path) {
+	if DocLocal(s.ID, e.path) {
 		return
 	}
 	v := appendSymbolValue(e.v[:0], s)
@@ -533,7 +533,7 @@ func (e *recordEmitter) occurrences(occs []Occurrence) {
 	e.refs = e.refs[:0]
 	for i := range occs {
 		o := &occs[i]
-		if docLocal(o.Symbol, e.path) {
+		if DocLocal(o.Symbol, e.path) {
 			continue
 		}
 		r := refEntry{sym: e.id(o.Symbol), occ: i}

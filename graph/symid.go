@@ -122,7 +122,7 @@ func (t *storeSymIDs) symID(sym string) (uint64, error) {
 // id order, instead of a lookup each, and remembers them: a patch asks for
 // every symbol of a document's old and new facts, and in a store just
 // opened each lookup read its blocks anew. Symbols the space does not
-// hold are left to symID. Local symbols are asked for too (docLocal is
+// hold are left to symID. Local symbols are asked for too (DocLocal is
 // the emitter's business); they are found or not like any other.
 func (t *storeSymIDs) prefetch(syms []string) error {
 	type probe struct {

@@ -114,7 +114,7 @@ func (a *Analysis) lookUpDefinitions(ctx context.Context, ps []string) error {
 	seen := map[string]bool{}
 	for _, p := range ps {
 		err := a.r.EachOccurrence(ctx, p, func(o graph.Occurrence) error {
-			if o.Roles&graph.RoleDefinition != 0 || localTo(o.Symbol, p) || seen[o.Symbol] {
+			if o.Roles&graph.RoleDefinition != 0 || graph.DocLocal(o.Symbol, p) || seen[o.Symbol] {
 				return nil
 			}
 			if _, ok := a.defPkg[o.Symbol]; !ok {
@@ -158,17 +158,6 @@ func (a *Analysis) definingPackage(ctx context.Context, sym string) (string, boo
 		pkg = a.defPkg[sym]
 	}
 	return pkg, pkg != "", nil
-}
-
-// localTo reports whether sym is a symbol local to document p ("local 4
-// a/b.go" in a/b.go): defined there, so in p's package.
-func localTo(sym, p string) bool {
-	rest, ok := strings.CutPrefix(sym, "local ")
-	if !ok {
-		return false
-	}
-	_, path, ok := strings.Cut(rest, " ")
-	return ok && path == p
 }
 
 // Update makes the analysis hold for r, whose documents differ from those
@@ -308,7 +297,7 @@ func (a *Analysis) observeDocument(ctx context.Context, p, from string, had map[
 	// are read without a copy of each (EachOccurrence), and what is kept
 	// is copied.
 	err := a.r.EachOccurrence(ctx, p, func(o graph.Occurrence) error {
-		if o.Roles&graph.RoleDefinition != 0 || localTo(o.Symbol, p) {
+		if o.Roles&graph.RoleDefinition != 0 || graph.DocLocal(o.Symbol, p) {
 			return nil
 		}
 		to, ok, err := a.definingPackage(ctx, o.Symbol)
