@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -120,16 +119,13 @@ type symIDResult struct {
 }
 
 // symIDs is symID for many symbols of space: those not translated yet are
-// probed in id order through one iterator (see probeSymID), not one
+// probed in id order through one iterator (probeSymIDs), not one
 // lookup each.
 func (r *Reader) symIDs(space uint64, syms []string) ([]symIDResult, error) {
 	out := make([]symIDResult, len(syms))
 	c := r.syms(space)
-	type probe struct {
-		hash uint64
-		i    int
-	}
-	var probes []probe
+	var unknown []string
+	var at []int // the index in syms of each unknown symbol
 	c.mu.Lock()
 	for i, s := range syms {
 		if _, local := localPath(s); local {
@@ -138,53 +134,21 @@ func (r *Reader) symIDs(space uint64, syms []string) ([]symIDResult, error) {
 		if id, ok := c.ids[spaceSym{space, s}]; ok {
 			out[i] = symIDResult{id, true}
 		} else {
-			probes = append(probes, probe{symbolHash(s), i})
+			unknown, at = append(unknown, s), append(at, i)
 		}
 	}
 	c.mu.Unlock()
-	if len(probes) == 0 {
+	if len(unknown) == 0 {
 		return out, nil
 	}
-	slices.SortFunc(probes, func(a, b probe) int { return cmp.Compare(a.hash, b.hash) })
-	lower := appendPrefix(nil, space, kindSymID)
-	var key []byte
-	err := withIter(r.kv(), lower, prefixEnd(lower), func(it *pebble.Iterator) error {
-		for _, p := range probes {
-			// The symbol's id is its hash or, when other strings hold
-			// that, the first id after it whose record names it; the
-			// first free id after the hash ends the search.
-			sym := syms[p.i]
-			key = appendSymIDKey(key[:0], space, p.hash)
-			want := p.hash
-			for ok := it.SeekGE(key); ok; ok = it.Next() {
-				k := it.Key()
-				if len(k) != len(key) || !bytes.Equal(k[:len(lower)], lower) {
-					break
-				}
-				id := binary.BigEndian.Uint64(k[len(lower):])
-				if id != want {
-					break
-				}
-				v, err := it.ValueAndErr()
-				if err != nil {
-					return err
-				}
-				if string(v) == sym {
-					out[p.i] = symIDResult{id, true}
-					break
-				}
-				want++
-			}
-		}
-		return it.Error()
-	})
+	err := probeSymIDs(r.kv(), space, unknown, func(i int, id uint64) { out[at[i]] = symIDResult{id, true} })
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	for _, p := range probes {
-		if res := out[p.i]; res.ok {
-			c.note(space, res.id, strings.Clone(syms[p.i]))
+	for i, s := range unknown {
+		if res := out[at[i]]; res.ok {
+			c.note(space, res.id, strings.Clone(s))
 		}
 	}
 	c.mu.Unlock()

@@ -125,31 +125,47 @@ func (t *storeSymIDs) symID(sym string) (uint64, error) {
 // hold are left to symID. Local symbols are asked for too (DocLocal is
 // the emitter's business); they are found or not like any other.
 func (t *storeSymIDs) prefetch(syms []string) error {
-	type probe struct {
-		id  uint64
-		sym string
-	}
-	probes := make([]probe, 0, len(syms))
+	var unknown []string
 	for _, sym := range syms {
 		if _, ok := t.known[sym]; !ok {
-			probes = append(probes, probe{symbolHash(sym), sym})
+			unknown = append(unknown, sym)
 		}
 	}
-	if len(probes) == 0 {
-		return nil
+	return probeSymIDs(t.r, t.space, unknown, func(i int, id uint64) { t.known[unknown[i]] = id })
+}
+
+// probeSymIDs finds the ids space holds for syms through one iterator,
+// the symbols in the order of their hashes (each as probeSymID finds it:
+// the hash, else the next id, until the string or a free id), and calls
+// found with the index of each symbol it holds and its id.
+func probeSymIDs(r kvReader, space uint64, syms []string, found func(i int, id uint64)) error {
+	type probe struct {
+		id uint64
+		i  int
+	}
+	probes := make([]probe, len(syms))
+	for i, sym := range syms {
+		probes[i] = probe{symbolHash(sym), i}
 	}
 	slices.SortFunc(probes, func(a, b probe) int { return cmp.Compare(a.id, b.id) })
-	lower := appendPrefix(nil, t.space, kindSymID)
+	lower := appendPrefix(nil, space, kindSymID)
 	var key []byte
-	return withIter(t.r, lower, prefixEnd(lower), func(it *pebble.Iterator) error {
-		for i, p := range probes {
-			if i > 0 && probes[i-1].sym == p.sym {
-				continue // named twice: equal ids, side by side
+	return withIter(r, lower, prefixEnd(lower), func(it *pebble.Iterator) error {
+		var prev struct {
+			sym string
+			id  uint64
+			ok  bool
+		}
+		for n, p := range probes {
+			if n > 0 && syms[p.i] == prev.sym { // named twice: equal ids, side by side
+				if prev.ok {
+					found(p.i, prev.id)
+				}
+				continue
 			}
-			// As probeSymID: the hash, else the next id, until the
-			// string or a free id.
+			prev.sym, prev.ok = syms[p.i], false
 			for id := p.id; ; id++ {
-				key = appendSymIDKey(key[:0], t.space, id)
+				key = appendSymIDKey(key[:0], space, id)
 				if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
 					break
 				}
@@ -157,8 +173,9 @@ func (t *storeSymIDs) prefetch(syms []string) error {
 				if err != nil {
 					return err
 				}
-				if string(v) == p.sym {
-					t.known[p.sym] = id
+				if string(v) == prev.sym {
+					prev.id, prev.ok = id, true
+					found(p.i, id)
 					break
 				}
 			}
