@@ -22,24 +22,11 @@ func parseSCIPSymbol(s string) (scheme string, descs []descriptor, ok bool) {
 	rest := s
 	var fields []string
 	for len(fields) < 4 {
-		i := 0
-		var b strings.Builder
-		for ; i < len(rest); i++ {
-			if rest[i] == ' ' {
-				if i+1 < len(rest) && rest[i+1] == ' ' {
-					b.WriteByte(' ')
-					i++
-					continue
-				}
-				break
-			}
-			b.WriteByte(rest[i])
-		}
-		if i >= len(rest) {
+		var field string
+		if field, rest, ok = cutSCIPField(rest); !ok {
 			return "", nil, false
 		}
-		fields = append(fields, b.String())
-		rest = rest[i+1:]
+		fields = append(fields, strings.ReplaceAll(field, "  ", " "))
 	}
 	descs, ok = parseDescriptors(rest)
 	return fields[0], descs, ok
