@@ -141,7 +141,7 @@ func (r *Reader) symIDs(space uint64, syms []string) ([]symIDResult, error) {
 	if len(unknown) == 0 {
 		return out, nil
 	}
-	err := probeSymIDs(r.kv(), space, unknown, func(i int, id uint64) { out[at[i]] = symIDResult{id, true} })
+	err := probeSymIDs(r.kv(), space, unknown, func(i int, id uint64, _ bool) { out[at[i]] = symIDResult{id, true} })
 	if err != nil {
 		return nil, err
 	}

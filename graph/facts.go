@@ -134,7 +134,8 @@ type Edge struct {
 	Layer      Layer   // set by readers
 }
 
-// DocumentFlags record conditions a reader should know about.
+// DocumentFlags record conditions a reader should know about. The store
+// keeps a flag of its own in the top bit: a producer's is not kept.
 type DocumentFlags uint32
 
 const (

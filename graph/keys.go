@@ -78,6 +78,10 @@ import (
 //	   document) and in per (to, document), their values every edge of
 //	   the group with its kind and other end. Edge values keep sources
 //	   and reasons in a string table of the value, in doc-edges too.
+//
+//	   Within version 6, a document value's flags may hold docIDsHashed
+//	   (values.go): every id the document's records hold is its symbol's
+//	   hash. A value without it has its ids looked up, as before it.
 const SchemaVersion = 6
 
 // Spaces.

@@ -143,7 +143,7 @@ func FuzzDecodeValues(f *testing.F) {
 	occs := []Occurrence{{Roles: RoleReference}, {Roles: RoleDefinition}, {Roles: RoleCall}}
 	f.Add(appendRefsValue(nil, occs, []refEntry{{occ: 0, enclosing: 5, hasEnc: true}, {occ: 1, enclosing: 5, hasEnc: true}, {occ: 2}}))
 	f.Add(appendDocEdgesValue(nil, edges))
-	f.Add(appendDocValue(nil, &Document{Language: "go", Flags: DocTest}))
+	f.Add(appendDocValue(nil, &Document{Language: "go", Flags: DocTest}, true))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if s, err := decodeSymbolValue("id", b); err == nil {
 			// What decodes re-encodes and decodes to the same symbol.
@@ -260,10 +260,19 @@ func TestValueRoundTrip(t *testing.T) {
 		t.Errorf("a refs value whose first entry has the previous enclosing symbol decodes")
 	}
 	d := Document{Path: "a.go", Language: "go", Package: "p", ContentHash: "h", Digest: "g", Source: "scip", Flags: DocTest | DocGenerated}
-	if got, err := decodeDocValue("a.go", appendDocValue(nil, &d)); err != nil || got != d {
-		t.Errorf("document round trip = %+v, %v; want %+v", got, err, d)
+	for _, hashed := range []bool{false, true} {
+		got, gotHashed, err := decodeDocValueHashed("a.go", appendDocValue(nil, &d, hashed))
+		if err != nil || got != d || gotHashed != hashed {
+			t.Errorf("document round trip (hashed ids %v) = %+v, %v, %v; want %+v", hashed, got, gotHashed, err, d)
+		}
 	}
-	if _, err := decodeDocValue("a.go", append(appendDocValue(nil, &d), 0)); err == nil {
+	// The store's own flag is not a producer's to set.
+	forged := d
+	forged.Flags |= docIDsHashed
+	if got, hashed, err := decodeDocValueHashed("a.go", appendDocValue(nil, &forged, false)); err != nil || got != d || hashed {
+		t.Errorf("a producer's top flag bit was kept: %+v, hashed ids %v, %v", got, hashed, err)
+	}
+	if _, err := decodeDocValue("a.go", append(appendDocValue(nil, &d, false), 0)); err == nil {
 		t.Errorf("trailing bytes accepted")
 	}
 }

@@ -111,26 +111,19 @@ func (p *BasePatch) PutDocument(ctx context.Context, f DocumentFacts) error {
 	// records, and the patch writes (and commits, logs and flushes) only
 	// those. They are read outside the lock, in parallel with other
 	// documents': every id they hold is the store's already.
-	old, had, err := readDocFacts(ctx, p.s.db, p.space, path)
+	old, hashed, had, err := readDocFactsHashed(ctx, p.s.db, p.space, path)
 	if err != nil {
 		return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
 	}
 	was := map[string]string{}
 	stored := p.storeIDs.Get().(*storeSymIDs)
 	defer p.storeIDs.Put(stored)
-	// The ids of both versions' symbols, found in one pass: what the
-	// store holds needs no lookup under the lock below.
-	if err := stored.prefetch(factSymbols(factSymbols(nil, &old), &nf)); err != nil {
+	err = replaceOld(p.space, &old, hashed, had, &nf, stored, func(k, v []byte) error {
+		was[string(k)] = string(v)
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
-	}
-	if had {
-		err := emitRecords(p.space, &old, stored, func(k, v []byte) error {
-			was[string(k)] = string(v)
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("graph: patching document %q in generation %d: %w", path, p.gen, err)
-		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -207,12 +200,34 @@ func (p *BasePatch) Warm(ctx context.Context, paths []string) {
 		if ctx.Err() != nil || p.s.closed.Load() {
 			return
 		}
-		f, ok, err := readDocFacts(ctx, p.s.db, p.space, path)
-		if err != nil || !ok {
-			continue
+		f, hashed, ok, err := readDocFactsHashed(ctx, p.s.db, p.space, path)
+		if err != nil || !ok || hashed {
+			continue // a document whose ids are its symbols' hashes needs none found
 		}
 		_ = ids.prefetch(factSymbols(nil, &f))
 	}
+}
+
+// replaceOld prepares the replacement of a document by nf: it finds,
+// through stored, the ids of the symbols of the document's old facts (if
+// it had any) and of nf that the space holds, in one pass, and emits the
+// old facts' records into sink. The old ids need no look-up when the
+// old document's record says they are their symbols' hashes (hashed);
+// nf's symbols that the old facts named are then known too.
+func replaceOld(space uint64, old *DocumentFacts, hashed, had bool, nf *DocumentFacts, stored *storeSymIDs, sink recordSink) error {
+	if !had {
+		return stored.prefetch(factSymbols(nil, nf))
+	}
+	if hashed {
+		if err := emitOld(space, old, true, stored, sink); err != nil {
+			return err
+		}
+		return stored.prefetch(factSymbols(nil, nf))
+	}
+	if err := stored.prefetch(factSymbols(factSymbols(nil, old), nf)); err != nil {
+		return err
+	}
+	return emitRecords(space, old, stored, sink)
 }
 
 // factSymbols appends to dst every symbol f names: its symbols, its
@@ -255,9 +270,9 @@ func (p *BasePatch) removeLocked(ctx context.Context, path string) (bool, error)
 // without reading them again, and asks claim for the others.
 type storedFirst struct{ stored, claim *storeSymIDs }
 
-func (x storedFirst) symID(sym string) (uint64, error) {
+func (x storedFirst) symID(sym string) (uint64, bool, error) {
 	if id, ok := x.stored.known[sym]; ok {
-		return id, nil
+		return id, x.stored.hashed(sym), nil
 	}
 	return x.claim.symID(sym)
 }

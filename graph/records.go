@@ -451,9 +451,8 @@ func emitRecords(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) er
 // emit is emitRecords in e's buffers, which it reuses from one call to the
 // next.
 func (e *recordEmitter) emit(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) error {
-	e.sink, e.ids, e.space, e.path, e.err = sink, ids, space, f.Document.Path, nil
+	e.sink, e.ids, e.space, e.path, e.err, e.hashed = sink, ids, space, f.Document.Path, nil, true
 	defer func() { e.sink, e.ids = nil, nil }()
-	e.put(appendDocKey(e.k[:0], space, e.path), appendDocValue(e.v[:0], &f.Document))
 	if pkg := f.Document.Package; pkg != "" {
 		e.put(appendPkgKey(e.k[:0], space, pkg, e.path), nil)
 	}
@@ -475,6 +474,8 @@ func (e *recordEmitter) emit(space uint64, f *DocumentFacts, ids symIDs, sink re
 	if len(f.Lookups) > 0 {
 		e.put(appendDocLookupsKey(e.k[:0], space, e.path), f.Lookups)
 	}
+	// Last: it says whether every id given above was a hash.
+	e.put(appendDocKey(e.k[:0], space, e.path), appendDocValue(e.v[:0], &f.Document, e.hashed))
 	return e.err
 }
 
@@ -493,6 +494,8 @@ type recordEmitter struct {
 	refs  []refEntry  // a document's indexed occurrences, grouped by symbol
 	group []edgeEntry // a document's edges, grouped by an end
 	strs  []string    // scratch for an edges value's string table
+	// hashed: every id given to the document so far is its symbol's hash.
+	hashed bool
 }
 
 func (e *recordEmitter) put(k, v []byte) {
@@ -507,10 +510,11 @@ func (e *recordEmitter) id(sym string) uint64 {
 	if e.err != nil {
 		return 0
 	}
-	id, err := e.ids.symID(sym)
+	id, hashed, err := e.ids.symID(sym)
 	if err != nil {
 		e.err = err
 	}
+	e.hashed = e.hashed && hashed
 	return id
 }
 
@@ -594,31 +598,39 @@ func groupsOf[T any](s []T, key func(T) uint64) func(yield func([]T) bool) {
 // readDocFacts reads back what a document wrote in space from its
 // doc-first records. ok is false when the document is absent.
 func readDocFacts(ctx context.Context, r kvReader, space uint64, path string) (f DocumentFacts, ok bool, err error) {
+	f, _, ok, err = readDocFactsHashed(ctx, r, space, path)
+	return f, ok, err
+}
+
+// readDocFactsHashed is readDocFacts, and whether the document's record
+// says that every id its records hold is its symbol's hash
+// (docIDsHashed).
+func readDocFactsHashed(ctx context.Context, r kvReader, space uint64, path string) (f DocumentFacts, hashed, ok bool, err error) {
 	v, ok, err := get(r, appendDocKey(nil, space, path))
 	if err != nil || !ok {
-		return f, false, err
+		return f, false, false, err
 	}
-	if f.Document, err = decodeDocValue(path, v); err != nil {
-		return f, false, err
+	if f.Document, hashed, err = decodeDocValueHashed(path, v); err != nil {
+		return f, false, false, err
 	}
 	if f.Symbols, err = readDocSymbols(ctx, r, space, path); err != nil {
-		return f, false, err
+		return f, false, false, err
 	}
 	if f.Occurrences, err = readDocOccurrences(ctx, r, space, path, nil); err != nil {
-		return f, false, err
+		return f, false, false, err
 	}
 	if f.Edges, err = readDocEdges(ctx, r, space, path); err != nil {
-		return f, false, err
+		return f, false, false, err
 	}
 	if f.Terms, err = readDocTerms(ctx, r, space, path); err != nil {
-		return f, false, err
+		return f, false, false, err
 	}
 	if v, ok, err := get(r, appendDocLookupsKey(nil, space, path)); err != nil {
-		return f, false, err
+		return f, false, false, err
 	} else if ok {
 		f.Lookups = v
 	}
-	return f, true, nil
+	return f, hashed, true, nil
 }
 
 func readDocSymbols(ctx context.Context, r kvReader, space uint64, path string) ([]Symbol, error) {

@@ -54,29 +54,31 @@ func symbolOwners(sym string) (owner, parent int) {
 }
 
 // symIDs gives the id of a symbol string in one space, for writing or
-// deleting a document's index records.
+// deleting a document's index records, and whether that id is the
+// symbol's hash: a document whose every id is says so in its document
+// record (see docIDsHashed), and replacing it needs no look-up of them.
 type symIDs interface {
-	symID(sym string) (uint64, error)
+	symID(sym string) (id uint64, hashed bool, err error)
 }
 
 // probeSymID finds sym's id in a table read through at: from sym's hash
 // on, the first id that holds sym (found) or nothing (free, the id sym
-// gets). Ids are never removed from a space, so a probe that finds sym
-// finds the id its records were written with.
-func probeSymID(sym string, at func(id uint64) (string, bool, error)) (id uint64, found bool, err error) {
-	id = symbolHash(sym)
-	for {
+// gets); hashed when that is the hash itself. Ids are never removed from
+// a space, so a probe that finds sym finds the id its records were
+// written with.
+func probeSymID(sym string, at func(id uint64) (string, bool, error)) (id uint64, found, hashed bool, err error) {
+	first := symbolHash(sym)
+	for id = first; ; id++ {
 		s, ok, err := at(id)
 		if err != nil {
-			return 0, false, err
+			return 0, false, false, err
 		}
 		if !ok {
-			return id, false, nil
+			return id, false, id == first, nil
 		}
 		if s == sym {
-			return id, true, nil
+			return id, true, id == first, nil
 		}
-		id++
 	}
 }
 
@@ -91,31 +93,64 @@ type storeSymIDs struct {
 	claim bool
 	added map[uint64]string // ids claimed in the batch
 	known map[string]uint64
+	// displaced holds the symbols of known whose id is not their hash:
+	// few or none.
+	displaced map[string]struct{}
 }
 
 func newStoreSymIDs(r kvReader, b *pebble.Batch, space uint64, claim bool) *storeSymIDs {
-	return &storeSymIDs{r: r, b: b, space: space, claim: claim, added: map[uint64]string{}, known: map[string]uint64{}}
+	return &storeSymIDs{r: r, b: b, space: space, claim: claim, added: map[uint64]string{}, known: map[string]uint64{},
+		displaced: map[string]struct{}{}}
 }
 
-func (t *storeSymIDs) symID(sym string) (uint64, error) {
+func (t *storeSymIDs) symID(sym string) (uint64, bool, error) {
 	if id, ok := t.known[sym]; ok {
-		return id, nil
+		return id, t.hashed(sym), nil
 	}
-	id, found, err := probeSymID(sym, t.at)
+	id, found, hashed, err := probeSymID(sym, t.at)
 	if err != nil {
-		return 0, fmt.Errorf("graph: reading the id of symbol %q: %w", sym, err)
+		return 0, false, fmt.Errorf("graph: reading the id of symbol %q: %w", sym, err)
 	}
 	if !found && t.claim {
 		if err := t.b.Set(appendSymIDKey(nil, t.space, id), []byte(sym), nil); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		t.added[id] = sym
 		found = true
 	}
 	if found { // an id not held is not remembered: a claiming view may share known
-		t.known[sym] = id
+		t.learn(sym, id, hashed)
 	}
-	return id, nil
+	return id, hashed, nil
+}
+
+// learn records that the space holds sym at id.
+func (t *storeSymIDs) learn(sym string, id uint64, hashed bool) {
+	t.known[sym] = id
+	if !hashed {
+		t.displaced[sym] = struct{}{}
+	}
+}
+
+// hashed reports whether sym, which t knows, is at its hash.
+func (t *storeSymIDs) hashed(sym string) bool {
+	if len(t.displaced) == 0 {
+		return true
+	}
+	_, moved := t.displaced[sym]
+	return !moved
+}
+
+// learnHashed records the ids h gave as the space's: those of a document
+// whose record says its ids are their hashes (docIDsHashed), given to
+// the symbols its index records name as it was read back. The space
+// holds each of them, at its hash.
+func (t *storeSymIDs) learnHashed(h *hashSymIDs) {
+	for sym, id := range h.given {
+		if _, ok := t.known[sym]; !ok {
+			t.known[sym] = id
+		}
+	}
 }
 
 // prefetch finds the ids the space holds for syms through one iterator in
@@ -131,14 +166,15 @@ func (t *storeSymIDs) prefetch(syms []string) error {
 			unknown = append(unknown, sym)
 		}
 	}
-	return probeSymIDs(t.r, t.space, unknown, func(i int, id uint64) { t.known[unknown[i]] = id })
+	return probeSymIDs(t.r, t.space, unknown, func(i int, id uint64, hashed bool) { t.learn(unknown[i], id, hashed) })
 }
 
 // probeSymIDs finds the ids space holds for syms through one iterator,
 // the symbols in the order of their hashes (each as probeSymID finds it:
 // the hash, else the next id, until the string or a free id), and calls
-// found with the index of each symbol it holds and its id.
-func probeSymIDs(r kvReader, space uint64, syms []string, found func(i int, id uint64)) error {
+// found with the index of each symbol it holds, its id and whether that
+// is its hash.
+func probeSymIDs(r kvReader, space uint64, syms []string, found func(i int, id uint64, hashed bool)) error {
 	type probe struct {
 		id uint64
 		i  int
@@ -159,7 +195,7 @@ func probeSymIDs(r kvReader, space uint64, syms []string, found func(i int, id u
 		for n, p := range probes {
 			if n > 0 && syms[p.i] == prev.sym { // named twice: equal ids, side by side
 				if prev.ok {
-					found(p.i, prev.id)
+					found(p.i, prev.id, prev.id == p.id)
 				}
 				continue
 			}
@@ -175,7 +211,7 @@ func probeSymIDs(r kvReader, space uint64, syms []string, found func(i int, id u
 				}
 				if string(v) == prev.sym {
 					prev.id, prev.ok = id, true
-					found(p.i, id)
+					found(p.i, id, id == p.id)
 					break
 				}
 			}
@@ -209,16 +245,16 @@ type hashSymIDs struct {
 	given map[string]uint64
 }
 
-func (h *hashSymIDs) symID(sym string) (uint64, error) {
+func (h *hashSymIDs) symID(sym string) (uint64, bool, error) {
 	if id, ok := h.given[sym]; ok {
-		return id, nil
+		return id, true, nil
 	}
 	id := symbolHash(sym)
 	if h.given == nil {
 		h.given = map[string]uint64{}
 	}
 	h.given[sym] = id
-	return id, nil
+	return id, true, nil
 }
 
 func (h *hashSymIDs) reset() { clear(h.given) }
@@ -288,15 +324,15 @@ type tableSymIDs struct {
 	space uint64
 }
 
-func (x tableSymIDs) symID(sym string) (uint64, error) {
-	id, found, _ := probeSymID(sym, func(id uint64) (string, bool, error) {
+func (x tableSymIDs) symID(sym string) (uint64, bool, error) {
+	id, found, hashed, _ := probeSymID(sym, func(id uint64) (string, bool, error) {
 		s, ok := x.t.sym(id)
 		return s, ok, nil
 	})
 	if !found {
 		x.t.claim(x.space, id, sym)
 	}
-	return id, nil
+	return id, hashed, nil
 }
 
 // spaceSym is a symbol string in a space; spaceID a symbol id in one.
@@ -340,7 +376,7 @@ func (r *Reader) symID(space uint64, sym string) (uint64, bool, error) {
 	if ok {
 		return id, true, nil
 	}
-	id, found, err := probeSymID(sym, func(id uint64) (string, bool, error) { return r.lookupSymName(space, id) })
+	id, found, _, err := probeSymID(sym, func(id uint64) (string, bool, error) { return r.lookupSymName(space, id) })
 	if err != nil || !found {
 		return 0, false, err
 	}

@@ -156,21 +156,21 @@ func TestSymIDLookupsViewClaimsNothing(t *testing.T) {
 	defer b.Close()
 	ids := newStoreSymIDs(s.db, b, genSpace(1), true)
 	view := ids.lookups()
-	free, err := view.symID("p.New")
+	free, _, err := view.symID("p.New")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b.Count() != 0 || len(ids.known) != 0 {
 		t.Fatalf("the view claimed p.New: %d records in the batch, known %v", b.Count(), ids.known)
 	}
-	got, err := ids.symID("p.New")
+	got, _, err := ids.symID("p.New")
 	if err != nil || got != free {
 		t.Fatalf("claimed id %d, %v; the view said %d", got, err, free)
 	}
 	if b.Count() != 1 {
 		t.Fatalf("%d records in the batch after the claim, want the symid record", b.Count())
 	}
-	if again, err := view.symID("p.New"); err != nil || again != free {
+	if again, _, err := view.symID("p.New"); err != nil || again != free {
 		t.Fatalf("the view finds %d, %v after the claim, want %d", again, err, free)
 	}
 }
@@ -258,7 +258,7 @@ func TestStoreSymIDsPrefetch(t *testing.T) {
 	}
 	looked := newStoreSymIDs(s.db, nil, space, false)
 	for _, sym := range []string{"p.A", "p.B", "absent"} {
-		want, err := looked.symID(sym)
+		want, _, err := looked.symID(sym)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,5 +275,141 @@ func TestStoreSymIDsPrefetch(t *testing.T) {
 	}
 	if fetched.known["p.B"] != home+1 {
 		t.Errorf("p.B at %s, want the id after its hash %s", formatSymID(fetched.known["p.B"]), formatSymID(home+1))
+	}
+}
+
+// TestDocIDsHashed checks which documents their writers mark as holding
+// only ids that are their symbols' hashes (docIDsHashed): not one that
+// names a symbol whose hash another string holds, in a generation, the
+// live layer or a patch. Replacing and deleting documents, marked ones
+// without a look-up of their ids, must leave what writing the final
+// documents anew leaves.
+func TestDocIDsHashed(t *testing.T) {
+	ctx := context.Background()
+	at := func(line uint32) textpos.Range {
+		return textpos.Range{Start: textpos.Position{Line: line, Col: 1}, End: textpos.Position{Line: line, Col: 2}}
+	}
+	facts := func(path, from, to string) DocumentFacts {
+		return DocumentFacts{
+			Document: Document{Path: path, Package: "p"},
+			Symbols:  []Symbol{{ID: from, DisplayName: from, Def: Location{Path: path, Range: at(1)}}},
+			Occurrences: []Occurrence{
+				{Symbol: from, Range: at(1), Roles: RoleDefinition},
+				{Symbol: to, Range: at(2), Roles: RoleReference, Enclosing: from},
+				{Symbol: "local 1 " + path, Range: at(3), Roles: RoleReference, Enclosing: from},
+			},
+			Edges: []Edge{{From: from, Kind: EdgeCalls, To: to, Confidence: 1}},
+		}
+	}
+	home := symbolHash("p.B")
+	// open returns a store whose generation holds a.go and b.go, with
+	// p.B's hash held by another string there and in the live layer.
+	open := func(name string, base ...DocumentFacts) *Store {
+		s, err := Open(name, Options{InMemory: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := squattedGeneration(t, s, home)
+		for _, f := range base {
+			if err := g.PutDocument(ctx, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := g.Commit(ctx, Manifest{}); err != nil {
+			t.Fatal(err)
+		}
+		b := s.db.NewBatch()
+		defer b.Close()
+		if err := b.Set(appendSymIDKey(nil, spaceLive, home), []byte("squatter"), nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.commit(b, pebble.Sync); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	hashedIDs := func(s *Store, space uint64, path string) bool {
+		t.Helper()
+		_, hashed, ok, err := readDocFactsHashed(ctx, s.db, space, path)
+		if err != nil || !ok {
+			t.Fatalf("reading %s in %s: %v, found %v", path, spaceName(space), err, ok)
+		}
+		return hashed
+	}
+	s := open("hashed", facts("a.go", "p.A", "p.C"), facts("b.go", "p.D", "p.B"))
+	defer s.Close()
+	gen := genSpace(1)
+	if !hashedIDs(s, gen, "a.go") || hashedIDs(s, gen, "b.go") {
+		t.Errorf("generation: a.go marked %v, b.go (names p.B) %v; want true, false", hashedIDs(s, gen, "a.go"), hashedIDs(s, gen, "b.go"))
+	}
+	for _, f := range []DocumentFacts{facts("c.go", "q.C", "p.B"), facts("d.go", "q.D", "p.A"), facts("e.go", "q.E", "p.A")} {
+		if err := s.PutDocument(ctx, Live, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if hashedIDs(s, spaceLive, "c.go") || !hashedIDs(s, spaceLive, "d.go") {
+		t.Errorf("live: c.go (names p.B) marked %v, d.go %v; want false, true", hashedIDs(s, spaceLive, "c.go"), hashedIDs(s, spaceLive, "d.go"))
+	}
+	// Live: the marked d.go takes p.B, c.go loses it; e.go goes, and f.go
+	// takes the marked d.go's place.
+	for _, f := range []DocumentFacts{facts("d.go", "q.D", "p.B"), facts("c.go", "q.C", "p.A")} {
+		if err := s.PutDocument(ctx, Live, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteDocument(ctx, Live, "e.go"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RenameDocument(ctx, Live, "c.go", "f.go"); err != nil {
+		t.Fatal(err)
+	}
+	if !hashedIDs(s, spaceLive, "f.go") || hashedIDs(s, spaceLive, "d.go") {
+		t.Errorf("live after replacing: f.go marked %v, d.go (names p.B) %v; want true, false", hashedIDs(s, spaceLive, "f.go"), hashedIDs(s, spaceLive, "d.go"))
+	}
+	// A patch: the marked a.go takes p.B, b.go loses it.
+	p, err := s.BeginPatch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Warm(ctx, []string{"a.go", "b.go"})
+	for _, f := range []DocumentFacts{facts("a.go", "p.A", "p.B"), facts("b.go", "p.D", "p.C")} {
+		if err := p.PutDocument(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Commit(ctx, Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	if hashedIDs(s, gen, "a.go") || !hashedIDs(s, gen, "b.go") {
+		t.Errorf("patch: a.go (names p.B) marked %v, b.go %v; want false, true", hashedIDs(s, gen, "a.go"), hashedIDs(s, gen, "b.go"))
+	}
+
+	fresh := open("fresh", facts("a.go", "p.A", "p.B"), facts("b.go", "p.D", "p.C"))
+	defer fresh.Close()
+	moved := facts("c.go", "q.C", "p.A")
+	moveFacts(&moved, "c.go", "f.go") // as RenameDocument moves them
+	for _, f := range []DocumentFacts{facts("d.go", "q.D", "p.B"), moved} {
+		if err := fresh.PutDocument(ctx, Live, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	records := func(s *Store) string {
+		t.Helper()
+		r, err := s.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var keep []string
+		for l := range strings.Lines(dumpString(t, r)) {
+			// A space's symbol table keeps every id it gave.
+			if !strings.HasPrefix(l, "meta/") && !strings.Contains(l, "/symid ") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "")
+	}
+	if got, want := records(s), records(fresh); got != want {
+		t.Errorf("replacing and deleting left other records than writing anew:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -450,23 +450,47 @@ func decodeDocEdgesValue(path string, b []byte) ([]Edge, error) {
 	return out, r.done("edges of", path)
 }
 
-// Document value: every field but Path and Layer.
-func appendDocValue(dst []byte, d *Document) []byte {
+// docIDsHashed is a bit of a document value's flags that no
+// DocumentFlags value uses: every symbol id the document's records hold is
+// its symbol's hash (symbolHash), as it nearly always is. A writer
+// replacing or deleting the document then knows the ids of its old
+// records without reading the space's symbol table: ids never change in a
+// space, and a writer sets the bit only when every id it gave the
+// document was a hash. A new bit within schema 6: a document value
+// without it (written before it, or with an id past its hash) has its
+// ids looked up.
+const docIDsHashed = 1 << 31
+
+// Document value: every field but Path and Layer; hashed sets
+// docIDsHashed (a producer's own flags never do).
+func appendDocValue(dst []byte, d *Document, hashed bool) []byte {
 	w := valueWriter{dst}
 	w.str(d.Language)
 	w.str(d.Package)
 	w.str(d.ContentHash)
 	w.str(d.Digest)
 	w.str(d.Source)
-	w.uvarint(uint64(d.Flags))
+	flags := uint64(d.Flags) &^ docIDsHashed
+	if hashed {
+		flags |= docIDsHashed
+	}
+	w.uvarint(flags)
 	return w.b
 }
 
 func decodeDocValue(path string, b []byte) (Document, error) {
+	d, _, err := decodeDocValueHashed(path, b)
+	return d, err
+}
+
+// decodeDocValueHashed is decodeDocValue, and whether the value has
+// docIDsHashed.
+func decodeDocValueHashed(path string, b []byte) (Document, bool, error) {
 	r := valueReader{b: b}
 	d := Document{Path: path}
 	d.Language, d.Package, d.ContentHash = r.str(), r.str(), r.str()
 	d.Digest, d.Source = r.str(), r.str()
-	d.Flags = DocumentFlags(r.u32())
-	return d, r.done("document", path)
+	flags := r.u32()
+	d.Flags = DocumentFlags(flags &^ docIDsHashed)
+	return d, flags&docIDsHashed != 0, r.done("document", path)
 }

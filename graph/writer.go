@@ -32,18 +32,13 @@ func (s *Store) PutDocument(ctx context.Context, layer Layer, f DocumentFacts) e
 	// The ids of both versions' symbols, found through one iterator (as a
 	// patch finds them): a lookup each, for the old records and again for
 	// the new, was most of a live write's time.
-	old, had, err := readDocFacts(ctx, s.db, space, nf.Document.Path)
+	old, hashed, had, err := readDocFactsHashed(ctx, s.db, space, nf.Document.Path)
 	if err != nil {
 		return fmt.Errorf("graph: replacing %s document %q: %w", layer, nf.Document.Path, err)
 	}
 	stored := newStoreSymIDs(s.db, nil, space, false)
-	if err := stored.prefetch(factSymbols(factSymbols(nil, &old), &nf)); err != nil {
+	if err := replaceOld(space, &old, hashed, had, &nf, stored, deleteFrom(b)); err != nil {
 		return fmt.Errorf("graph: replacing %s document %q: %w", layer, nf.Document.Path, err)
-	}
-	if had {
-		if err := emitRecords(space, &old, stored, deleteFrom(b)); err != nil {
-			return fmt.Errorf("graph: replacing %s document %q: %w", layer, nf.Document.Path, err)
-		}
 	}
 	if err := emitRecords(space, &nf, storedFirst{stored, newStoreSymIDs(s.db, b, space, true)}, setInto(b)); err != nil {
 		return err
@@ -89,7 +84,7 @@ func (s *Store) RenameDocument(ctx context.Context, layer Layer, from, to string
 	if err != nil {
 		return err
 	}
-	f, ok, err := readDocFacts(ctx, s.db, space, from)
+	f, hashed, ok, err := readDocFactsHashed(ctx, s.db, space, from)
 	if err != nil {
 		return fmt.Errorf("graph: renaming %s document %q: %w", layer, from, err)
 	}
@@ -98,7 +93,7 @@ func (s *Store) RenameDocument(ctx context.Context, layer Layer, from, to string
 	}
 	b := s.db.NewBatch()
 	defer b.Close()
-	if err := emitRecords(space, &f, newStoreSymIDs(s.db, b, space, false), deleteFrom(b)); err != nil {
+	if err := emitOld(space, &f, hashed, newStoreSymIDs(s.db, b, space, false), deleteFrom(b)); err != nil {
 		return err
 	}
 	replaced, err := deleteDocument(ctx, s.db, b, space, to)
@@ -289,11 +284,27 @@ func deleteDocument(ctx context.Context, r kvReader, b *pebble.Batch, space uint
 // deleteDocumentWith is deleteDocument finding symbol ids through ids,
 // which claims none.
 func deleteDocumentWith(ctx context.Context, r kvReader, b *pebble.Batch, space uint64, path string, ids *storeSymIDs) (DocumentFacts, error) {
-	f, ok, err := readDocFacts(ctx, r, space, path)
+	f, hashed, ok, err := readDocFactsHashed(ctx, r, space, path)
 	if err != nil || !ok {
 		return DocumentFacts{}, err
 	}
-	return f, emitRecords(space, &f, ids, deleteFrom(b))
+	return f, emitOld(space, &f, hashed, ids, deleteFrom(b))
+}
+
+// emitOld is emitRecords for a document's facts as the space holds them
+// (read back), whose ids stored finds; when the document's record says
+// they are their hashes (hashed), they are given so without a look-up,
+// and stored learns them.
+func emitOld(space uint64, f *DocumentFacts, hashed bool, stored *storeSymIDs, sink recordSink) error {
+	if !hashed {
+		return emitRecords(space, f, stored, sink)
+	}
+	var given hashSymIDs
+	if err := emitRecords(space, f, &given, sink); err != nil {
+		return err
+	}
+	stored.learnHashed(&given)
+	return nil
 }
 
 func setInto(b *pebble.Batch) recordSink {
