@@ -333,3 +333,31 @@ func TestDocOccsValue(t *testing.T) {
 		}
 	}
 }
+
+// TestEmitterLeavesLookups checks that encoding a document never writes
+// into its Lookups bytes, which stay the producer's: a value built after
+// them (the document record, the next document's records) once went into
+// their spare capacity.
+func TestEmitterLeavesLookups(t *testing.T) {
+	var e recordEmitter
+	var ids hashSymIDs
+	sink := func(k, v []byte) error { return nil }
+	var docs []DocumentFacts
+	for _, p := range []string{"a.go", "b.go"} {
+		lookups := append(make([]byte, 0, 1<<10), "looked up "+p...)
+		docs = append(docs, DocumentFacts{
+			Document:    Document{Path: p, Language: "go", Package: "p"},
+			Symbols:     []Symbol{{ID: "p.A", DisplayName: "A"}},
+			Occurrences: []Occurrence{{Path: p, Symbol: "p.A", Roles: RoleDefinition}},
+			Lookups:     lookups,
+		})
+		if err := e.emit(genSpace(1), &docs[len(docs)-1], &ids, sink); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range docs {
+		if want := "looked up " + f.Document.Path; string(f.Lookups[:cap(f.Lookups)][:len(want)]) != want {
+			t.Errorf("%s: Lookups now %q, want %q", f.Document.Path, f.Lookups, want)
+		}
+	}
+}

@@ -454,7 +454,7 @@ func (e *recordEmitter) emit(space uint64, f *DocumentFacts, ids symIDs, sink re
 	e.sink, e.ids, e.space, e.path, e.err, e.hashed = sink, ids, space, f.Document.Path, nil, true
 	defer func() { e.sink, e.ids = nil, nil }()
 	if pkg := f.Document.Package; pkg != "" {
-		e.put(appendPkgKey(e.k[:0], space, pkg, e.path), nil)
+		e.send(appendPkgKey(e.k[:0], space, pkg, e.path), nil)
 	}
 	for i := range f.Symbols {
 		e.symbol(&f.Symbols[i])
@@ -472,7 +472,7 @@ func (e *recordEmitter) emit(space uint64, f *DocumentFacts, ids symIDs, sink re
 	}
 	e.terms(f.Terms)
 	if len(f.Lookups) > 0 {
-		e.put(appendDocLookupsKey(e.k[:0], space, e.path), f.Lookups)
+		e.send(appendDocLookupsKey(e.k[:0], space, e.path), f.Lookups)
 	}
 	// Last: it says whether every id given above was a hash.
 	e.put(appendDocKey(e.k[:0], space, e.path), appendDocValue(e.v[:0], &f.Document, e.hashed))
@@ -498,8 +498,17 @@ type recordEmitter struct {
 	hashed bool
 }
 
+// put hands the sink a record built in e's buffers, which k and v
+// become for the next one.
 func (e *recordEmitter) put(k, v []byte) {
-	e.k, e.v = k, v
+	e.v = v
+	e.send(k, v)
+}
+
+// send hands the sink a record whose value is not e's buffer (none, or
+// the caller's bytes, which e must not write into afterwards).
+func (e *recordEmitter) send(k, v []byte) {
+	e.k = k
 	if e.err == nil {
 		e.err = e.sink(k, v)
 	}
