@@ -38,7 +38,7 @@ type GenerationWriter struct {
 	// producers go on meanwhile; flush and finish wait for them.
 	spilling sync.WaitGroup
 	spillMu  sync.Mutex
-	spillErr error     // the first failed spill's
+	spillErr error  // the first failed spill's
 	spare    *chunk // a spilled chunk, for reuse
 	// encoders holds the encodedDocs between documents, one per
 	// concurrent writer at most. Not a sync.Pool: every collection empties
