@@ -45,6 +45,46 @@ type Converter struct {
 	kinds map[scip.SymbolInformation_Kind]string
 	// terms remembers the words of identifiers from document to document.
 	terms *terms.Memo
+	// scratch holds what converting a document builds and drops, kept for
+	// the next: a dump's documents made a converter allocate some five
+	// times their size.
+	scratch convertScratch
+	// reuseFacts says that the caller is done with a document's facts
+	// when it converts the next one, whose facts may then reuse their
+	// slices.
+	reuseFacts bool
+}
+
+// convertScratch is what Convert keeps from one document to the next.
+type convertScratch struct {
+	occs      []occ
+	cands     []candidate
+	infos     map[string]*scip.SymbolInformation
+	infoOrder []string
+	defs      map[string]defInfo
+	defOrder  []string
+	extentOf  map[string]textpos.Range
+	described map[string]bool
+	locals    map[string]string // local symbol → its graph id in the document
+	edges     edgeSet
+	enclosing enclosingScratch
+	// The facts' slices, when the caller lets them be reused.
+	symbols     []graph.Symbol
+	occurrences []graph.Occurrence
+}
+
+// defInfo is a definition's name and extent.
+type defInfo struct {
+	name, extent textpos.Range
+}
+
+// resetMap returns m emptied, or a new map when m is nil.
+func resetMap[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return make(map[K]V)
+	}
+	clear(m)
+	return m
 }
 
 type shapeKey struct{ sym, lang string }
@@ -162,16 +202,24 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 	if isTest {
 		docRoles = graph.RoleTest
 	}
+	sc := &c.scratch
+	sc.locals = resetMap(sc.locals)
 	id := func(sym string) string {
-		if scip.IsLocalSymbol(sym) {
-			return localID(sym, relPath)
+		if !scip.IsLocalSymbol(sym) {
+			return sym
 		}
-		return sym
+		l, ok := sc.locals[sym]
+		if !ok {
+			l = localID(sym, relPath)
+			sc.locals[sym] = l
+		}
+		return l
 	}
 
 	// Occurrences and the candidates for enclosing definitions.
-	occs := make([]occ, 0, len(d.Occurrences))
-	var cands []candidate
+	occs := slices.Grow(sc.occs[:0], len(d.Occurrences))
+	cands := sc.cands[:0]
+	defer func() { sc.occs, sc.cands = occs[:0], cands[:0] }()
 	var docEnd textpos.Position
 	for _, o := range d.Occurrences {
 		r, ok := conv.convert(o.SourceRange())
@@ -200,11 +248,13 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 	}
 	st.Unverified = conv.unverified
 	computeExtents(cands, docEnd)
-	assignEnclosing(occs, cands)
+	assignEnclosing(occs, cands, &sc.enclosing)
 
 	// Symbol information, merged when the document repeats a symbol.
-	infos := make(map[string]*scip.SymbolInformation, len(d.Symbols))
-	var infoOrder []string
+	infos := resetMap(sc.infos)
+	sc.infos = infos
+	infoOrder := sc.infoOrder[:0]
+	defer func() { sc.infoOrder = infoOrder[:0] }()
 	var repeated map[string][]*scip.SymbolInformation // every entry of a symbol given more than once
 	for _, si := range d.Symbols {
 		if si == nil || !validSymbol(si.Symbol) {
@@ -228,12 +278,12 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 	}
 
 	// Definitions: the first definition occurrence of each symbol.
-	type defInfo struct {
-		name, extent textpos.Range
-	}
-	defs := make(map[string]defInfo)
-	var defOrder []string
-	extentOf := make(map[string]textpos.Range, len(cands))
+	defs := resetMap(sc.defs)
+	sc.defs = defs
+	defOrder := sc.defOrder[:0]
+	defer func() { sc.defOrder = defOrder[:0] }()
+	extentOf := resetMap(sc.extentOf)
+	sc.extentOf = extentOf
 	for _, cd := range cands {
 		if _, ok := extentOf[cd.sym]; !ok {
 			extentOf[cd.sym] = cd.extent
@@ -290,8 +340,15 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 	// SCIP packages that are only referenced.
 	// A document has about one edge for every two occurrences (0.43 in
 	// the pebble corpus): room for that many spares most regrowth.
-	edges := newEdgeSet(relPath, len(occs)/2)
-	described := make(map[string]bool, len(infoOrder)+len(defOrder))
+	edges := &sc.edges
+	edges.reset(relPath, len(occs)/2, c.reuseFacts)
+	described := resetMap(sc.described)
+	sc.described = described
+	if c.reuseFacts {
+		facts.Symbols = sc.symbols[:0]
+		facts.Occurrences = sc.occurrences[:0]
+		defer func() { sc.symbols, sc.occurrences = facts.Symbols[:0], facts.Occurrences[:0] }()
+	}
 	addSymbol := func(sym string, info *scip.SymbolInformation) {
 		if described[sym] {
 			return
@@ -398,7 +455,8 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 // are dropped: they belong to no document.
 func (c *Converter) ExternalFacts(infos []*scip.SymbolInformation) graph.DocumentFacts {
 	facts := graph.DocumentFacts{Document: graph.Document{Path: ExternalPath, Source: graph.SourceSCIP}}
-	edges := newEdgeSet(ExternalPath, 0)
+	edges := new(edgeSet)
+	edges.reset(ExternalPath, 0, false)
 	seen := make(map[string]int)
 	// In an order of their content, as mergeInfos: a symbol's repeated
 	// entries are merged into the first.
@@ -595,28 +653,37 @@ func comparePos(a, b textpos.Position) int {
 	return cmp.Compare(a.Col, b.Col)
 }
 
+// enclosingScratch is what assignEnclosing keeps from one call to the
+// next.
+type enclosingScratch struct {
+	byStart []candidate
+	order   []int
+	stack   []*candidate
+}
+
 // assignEnclosing sets each occurrence's enclosing definition: the
 // candidate with the latest start whose extent contains the occurrence's
 // start, other than the occurrence's own symbol.
-func assignEnclosing(occs []occ, cands []candidate) {
+func assignEnclosing(occs []occ, cands []candidate, sc *enclosingScratch) {
 	if len(cands) == 0 || len(occs) == 0 {
 		return
 	}
-	byStart := slices.Clone(cands)
+	byStart := append(sc.byStart[:0], cands...)
 	slices.SortStableFunc(byStart, func(a, b candidate) int {
 		if c := comparePos(a.extent.Start, b.extent.Start); c != 0 {
 			return c
 		}
 		return comparePos(b.extent.End, a.extent.End) // larger first
 	})
-	order := make([]int, len(occs))
+	order := slices.Grow(sc.order[:0], len(occs))[:len(occs)]
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		return comparePos(occs[a].rng.Start, occs[b].rng.Start)
 	})
-	var stack []*candidate
+	stack := sc.stack[:0]
+	defer func() { sc.byStart, sc.order, sc.stack = byStart[:0], order[:0], stack[:0] }()
 	next := 0
 	for _, oi := range order {
 		o := &occs[oi]
@@ -656,9 +723,21 @@ type edgeKey struct {
 	kind     graph.EdgeKind
 }
 
-// newEdgeSet returns an empty set with room for about hint edges.
-func newEdgeSet(path string, hint int) *edgeSet {
-	return &edgeSet{path: path, index: make(map[edgeKey]int, hint), edges: make([]graph.Edge, 0, hint)}
+// reset empties s for the edges of path, with room for about hint; the
+// edges listed before are kept as they are unless reuse lets their
+// memory serve again.
+func (s *edgeSet) reset(path string, hint int, reuse bool) {
+	s.path = path
+	if s.index == nil {
+		s.index = make(map[edgeKey]int, hint)
+	} else {
+		clear(s.index)
+	}
+	if reuse {
+		s.edges = s.edges[:0]
+	} else {
+		s.edges = make([]graph.Edge, 0, hint)
+	}
 }
 
 // add records one site of an edge; once is for facts stated once however
@@ -726,7 +805,7 @@ func (c *Converter) addExtra(facts *graph.DocumentFacts, cands []candidate, relP
 	for i, e := range c.Extra {
 		extra[i] = occ{rng: e.Range, sym: e.Symbol, raw: e.Symbol, roles: e.Roles | docRoles}
 	}
-	assignEnclosing(extra, cands)
+	assignEnclosing(extra, cands, &c.scratch.enclosing)
 	for i, e := range c.Extra {
 		enclosing := extra[i].enclosing
 		if e.Enclosing == (textpos.Range{}) {

@@ -297,6 +297,9 @@ type sink struct {
 	previousDigest func(path string) (string, bool)
 	reuse          func(ctx context.Context, path string) error
 	put            func(ctx context.Context, f graph.DocumentFacts) error
+	// copies: put keeps nothing of the facts it is handed once it
+	// returns, so that the next document's may reuse their memory.
+	copies bool
 }
 
 // stream decodes r in one goroutine and converts and writes in the
@@ -405,7 +408,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			conv := &Converter{}
+			conv := &Converter{reuseFacts: out.copies}
 			var dec docDecoder
 			for it := range items {
 				mu.Lock()

@@ -122,7 +122,9 @@ func (t *importTarget) begin(ctx context.Context) (*graph.GenerationWriter, erro
 // sink is what the decoding and converting stream hands documents to:
 // without a base generation, nothing to find unchanged.
 func (t *importTarget) sink() sink {
-	out := sink{reuse: t.reuse, put: t.put}
+	// A generation writer is done with a document's facts when its put
+	// returns; documents held to patch the current generation are kept.
+	out := sink{reuse: t.reuse, put: t.put, copies: t.gw != nil}
 	if t.based {
 		out.previousDigest = t.previousDigest
 	}
