@@ -51,10 +51,6 @@ type Visitor struct {
 	// document decoded as far as its head (see docHead): an import decodes
 	// the rest only for a document that changed.
 	documentHead func(ctx context.Context, rec Record, h docHead) error
-	// wholeDocuments has documentHead given whole documents: when none
-	// can be found unchanged, decoding them here saves the copy of each
-	// record a worker would decode.
-	wholeDocuments bool
 }
 
 // docHead is a Document record decoded as far as its head.
@@ -134,10 +130,8 @@ func visitRecord(ctx context.Context, dec *docDecoder, field protowire.Number, p
 			if h.digest, err = dec.dig.digest(payload); err != nil {
 				return corrupt(err)
 			}
-			if !v.wholeDocuments {
-				h.doc, h.occurrences, err = dec.head(payload)
-			}
-			if v.wholeDocuments || err == errSlowPath {
+			h.doc, h.occurrences, err = dec.head(payload)
+			if err == errSlowPath {
 				h.doc, err = dec.document(payload)
 				h.payload = nil
 				if h.doc != nil {

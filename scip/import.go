@@ -1,7 +1,6 @@
 package scip
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -197,10 +196,35 @@ type item struct {
 	// doc is the whole document, or its head while payload holds the
 	// record (see docHead): it is decoded whole only if it changed.
 	doc     *scip.Document
-	payload []byte
+	payload *[]byte // from the stream's bufferList, returned once decoded
 	digest  [sha256.Size]byte // see docHead
 	path    string
 	tool    string // the metadata's tool name, when metadata came first
+}
+
+// bufferList holds byte buffers for reuse: the copies of the document
+// records the decoding goroutine hands the workers, as many as the queue
+// and the workers hold.
+type bufferList struct {
+	mu   sync.Mutex
+	free []*[]byte
+}
+
+func (l *bufferList) get() *[]byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.free); n > 0 {
+		b := l.free[n-1]
+		l.free = l.free[:n-1]
+		return b
+	}
+	return new([]byte)
+}
+
+func (l *bufferList) put(b *[]byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.free = append(l.free, b)
 }
 
 // Import streams a SCIP dump from r into a new base generation of store,
@@ -325,6 +349,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 		queue = 8
 	}
 	items := make(chan item, queue)
+	var payloads bufferList
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -368,14 +393,18 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 				if meta != nil {
 					tool = meta.GetToolInfo().GetName()
 				}
+				var payload *[]byte
+				if h.payload != nil {
+					payload = payloads.get()
+					*payload = append((*payload)[:0], h.payload...)
+				}
 				select {
-				case items <- item{rec: rec, doc: d, payload: bytes.Clone(h.payload), digest: h.digest, path: p, tool: tool}:
+				case items <- item{rec: rec, doc: d, payload: payload, digest: h.digest, path: p, tool: tool}:
 					return nil
 				case <-ctx.Done():
 					return fmt.Errorf("scip: stopped at byte %d: %w", rec.Offset, ctx.Err())
 				}
 			},
-			wholeDocuments: out.previousDigest == nil,
 			ExternalSymbol: func(ctx context.Context, rec Record, si *scip.SymbolInformation) error {
 				externals = append(externals, si)
 				extDigest.Write(rec.Digest[:])
@@ -409,7 +438,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 		go func() {
 			defer wg.Done()
 			conv := &Converter{reuseFacts: out.copies}
-			var dec docDecoder
+			dec := docDecoder{reuse: true} // a document is done with before the next is decoded
 			for it := range items {
 				mu.Lock()
 				failed := writeErr != nil
@@ -419,7 +448,11 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 				}
 				conv.Tool = it.tool
 				conv.Extra = opts.Conversions[it.path]
-				if err := writeDocument(ctx, out, conv, &dec, root, it, &parts[w]); err != nil {
+				err := writeDocument(ctx, out, conv, &dec, root, it, &parts[w])
+				if it.payload != nil {
+					payloads.put(it.payload)
+				}
+				if err != nil {
 					mu.Lock()
 					if writeErr == nil {
 						writeErr, writeOff = err, it.rec.Offset
@@ -521,7 +554,7 @@ func writeDocument(ctx context.Context, out sink, conv *Converter, dec *docDecod
 	}
 	if it.payload != nil {
 		var err error
-		if d, err = dec.document(it.payload); err != nil {
+		if d, err = dec.document(*it.payload); err != nil {
 			return corruptRecord(fieldDocuments, it.rec, err)
 		}
 	}

@@ -2,6 +2,7 @@ package scip
 
 import (
 	"errors"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/scip-code/scip/bindings/go/scip"
@@ -29,6 +30,21 @@ type docDecoder struct {
 	ints []int32           // arena for ranges
 	slow int               // messages handed to proto.Unmarshal
 	dig  docDigester       // for heads (see docHead)
+	// reuse says that a document decoded is done with before the next
+	// one is, which then takes its memory: the document, its
+	// occurrences and symbol informations and the pointers to them, its
+	// ranges.
+	reuse bool
+	slab  docSlab
+}
+
+// docSlab is the memory of a document a reusing decoder decoded last.
+type docSlab struct {
+	doc      scip.Document
+	occs     []scip.Occurrence
+	occPtrs  []*scip.Occurrence
+	infos    []scip.SymbolInformation
+	infoPtrs []*scip.SymbolInformation
 }
 
 // maxInterned bounds the interned symbols; the table is emptied when full.
@@ -76,6 +92,15 @@ var errInvalidUTF8 = errors.New("string field contains invalid UTF-8")
 // document decodes one Document record.
 func (d *docDecoder) document(b []byte) (*scip.Document, error) {
 	doc := &scip.Document{}
+	if d.reuse {
+		d.slab.doc = scip.Document{}
+		doc = &d.slab.doc
+		// A range's every number takes a byte of the record at least.
+		if n := len(b) / 8; cap(d.ints) < n {
+			d.ints = make([]int32, 0, n)
+		}
+		d.ints = d.ints[:0]
+	}
 	err := d.fillDocument(doc, b)
 	if err == errSlowPath {
 		d.slow++
@@ -129,13 +154,26 @@ func (d *docDecoder) fillDocument(doc *scip.Document, b []byte) error {
 	}
 	var occs []scip.Occurrence
 	var infos []scip.SymbolInformation
-	if nOcc > 0 {
-		occs = make([]scip.Occurrence, nOcc)
-		doc.Occurrences = make([]*scip.Occurrence, 0, nOcc)
-	}
-	if nSym > 0 {
-		infos = make([]scip.SymbolInformation, nSym)
-		doc.Symbols = make([]*scip.SymbolInformation, 0, nSym)
+	switch {
+	case d.reuse:
+		sl := &d.slab
+		sl.occs = slices.Grow(sl.occs[:0], nOcc)[:nOcc]
+		sl.infos = slices.Grow(sl.infos[:0], nSym)[:nSym]
+		clear(sl.occs)
+		clear(sl.infos)
+		occs, infos = sl.occs, sl.infos
+		doc.Occurrences = slices.Grow(sl.occPtrs[:0], nOcc)
+		doc.Symbols = slices.Grow(sl.infoPtrs[:0], nSym)
+		defer func() { sl.occPtrs, sl.infoPtrs = doc.Occurrences[:0], doc.Symbols[:0] }()
+	default:
+		if nOcc > 0 {
+			occs = make([]scip.Occurrence, nOcc)
+			doc.Occurrences = make([]*scip.Occurrence, 0, nOcc)
+		}
+		if nSym > 0 {
+			infos = make([]scip.SymbolInformation, nSym)
+			doc.Symbols = make([]*scip.SymbolInformation, 0, nSym)
+		}
 	}
 	for len(b) > 0 {
 		var f wireField
