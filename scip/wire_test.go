@@ -77,12 +77,34 @@ func mustMarshal(t testing.TB, m proto.Message) []byte {
 // document's head (docDecoder.head) is what the bindings give of those
 // fields, or a failure the bindings share, or the slow path.
 func FuzzDocumentDecoder(f *testing.F) {
-	for _, s := range wireSeeds(f) {
+	seeds := wireSeeds(f)
+	for _, s := range seeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		checkDocumentDecoder(t, in)
+		checkReusingDecoder(t, seeds, in)
 	})
+}
+
+// checkReusingDecoder checks that a decoder that reuses a document's
+// memory for the next decodes in as the bindings do after the documents
+// before (every seed, which leave its memory holding their fields).
+func checkReusingDecoder(t *testing.T, before [][]byte, in []byte) {
+	t.Helper()
+	want := &scip.Document{}
+	wantErr := proto.Unmarshal(in, want)
+	dec := docDecoder{reuse: true}
+	for _, b := range before {
+		_, _ = dec.document(b)
+	}
+	got, err := dec.document(in)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("reusing decoder error %v, bindings error %v, for %x", err, wantErr, in)
+	}
+	if err == nil && !proto.Equal(got, want) {
+		t.Fatalf("reusing decoder's document differs for %x:\nours:     %v\nbindings: %v", in, got, want)
+	}
 }
 
 func checkDocumentDecoder(t *testing.T, in []byte) {
@@ -193,6 +215,8 @@ func TestDocumentDecoderFastPath(t *testing.T) {
 	seeds := wireSeeds(t)
 	for _, s := range seeds {
 		checkDocumentDecoder(t, s)
+		checkReusingDecoder(t, seeds, s)
+		checkReusingDecoder(t, seeds[:1], s)
 	}
 	// The compact dump's documents and the rich one take no slow path.
 	var dec docDecoder
