@@ -196,7 +196,7 @@ type item struct {
 	// doc is the whole document, or its head while payload holds the
 	// record (see docHead): it is decoded whole only if it changed.
 	doc     *scip.Document
-	payload *[]byte // from the stream's bufferList, returned once decoded
+	payload *[]byte           // from the stream's bufferList, returned once decoded
 	digest  [sha256.Size]byte // see docHead
 	path    string
 	tool    string // the metadata's tool name, when metadata came first
