@@ -488,7 +488,7 @@ func timeQueries(ctx context.Context, dir, root string, n int, withContext bool)
 		return imp, cpack, fmt.Errorf("scale: reading %s: %w", dir, err)
 	}
 	defer r.Close()
-	targets, err := SampleTargets(ctx, r, n)
+	targets, err := SampleTargets(ctx, r, n, "")
 	if err != nil {
 		return imp, cpack, err
 	}
@@ -528,6 +528,11 @@ func timeQueries(ctx context.Context, dir, root string, n int, withContext bool)
 // timeCommandLine times status, impact, context and search, each a new
 // process, on the store at dir of the work tree root, for
 // commandLineTargets functions and methods, the commands taking turns.
+// The targets are copy 1's at every size: the same questions, asked of a
+// larger tree. Spread over the copies, the larger sizes' questions met
+// closures no question had observed before (each copy's packages are its
+// own), which the smaller sizes' had (a context question keeps what it
+// observed for the next process).
 func (o ScaleOptions) timeCommandLine(ctx context.Context, dir, root string) (CommandLine, error) {
 	cl := CommandLine{Targets: commandLineTargets}
 	st, err := graph.Open(dir, graph.Options{ReadOnly: true})
@@ -539,7 +544,7 @@ func (o ScaleOptions) timeCommandLine(ctx context.Context, dir, root string) (Co
 		st.Close()
 		return cl, fmt.Errorf("scale: reading %s: %w", dir, err)
 	}
-	targets, err := SampleTargets(ctx, r, commandLineTargets)
+	targets, err := SampleTargets(ctx, r, commandLineTargets, "copy1/")
 	r.Close()
 	st.Close()
 	if err != nil {
@@ -576,11 +581,14 @@ func searchQuery(t graph.Symbol) string {
 }
 
 // SampleTargets returns n functions and methods spread evenly over the
-// documents of a graph, in document order: every len/n-th (repeating when
-// there are fewer than n).
-func SampleTargets(ctx context.Context, r *graph.Reader, n int) ([]graph.Symbol, error) {
+// documents of a graph whose paths start with under (all for ""), in
+// document order: every len/n-th (repeating when there are fewer than n).
+func SampleTargets(ctx context.Context, r *graph.Reader, n int, under string) ([]graph.Symbol, error) {
 	var all []graph.Symbol
 	err := r.Documents(ctx, func(d graph.Document) error {
+		if !strings.HasPrefix(d.Path, under) {
+			return nil
+		}
 		syms, err := r.DocumentSymbols(ctx, d.Path)
 		if err != nil {
 			return err

@@ -41,7 +41,7 @@ func corpusDump(name string) (string, bool) {
 // benchTargets picks n callable symbols spread over the graph's documents,
 // deterministically (cycling when the graph has fewer).
 func benchTargets(b *testing.B, r *graph.Reader, n int) []graph.Symbol {
-	targets, err := indexbench.SampleTargets(context.Background(), r, n)
+	targets, err := indexbench.SampleTargets(context.Background(), r, n, "")
 	if err != nil {
 		b.Fatal(err)
 	}
