@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/lspgraph/lspgraph/internal/freelist"
 )
 
 // GenerationWriter writes one new base generation. Its methods are safe for
@@ -43,10 +45,8 @@ type GenerationWriter struct {
 	// encoders holds the encodedDocs between documents, one per
 	// concurrent writer at most. Not a sync.Pool: every collection empties
 	// one, and a generation's load runs a dozen, each of which made the
-	// next documents grow their buffers again (a fifth of an import's
-	// allocations).
-	encodersMu sync.Mutex
-	encoders   []*encodedDoc
+	// next documents grow their buffers again.
+	encoders freelist.List[*encodedDoc]
 }
 
 // encodedDoc is a document's records encoded outside the writer's lock,
@@ -117,13 +117,11 @@ func (g *GenerationWriter) PutDocument(ctx context.Context, f DocumentFacts) err
 	// Normalize and encode the records before taking the lock, in buffers
 	// kept from document to document; only copying them into the pending
 	// chunk is serialized.
-	rec := g.encoder()
+	rec := g.encoders.Get(func() *encodedDoc { return &encodedDoc{} })
 	defer func() {
 		rec.reset()
 		rec.ids.reset()
-		g.encodersMu.Lock()
-		g.encoders = append(g.encoders, rec)
-		g.encodersMu.Unlock()
+		g.encoders.Put(rec)
 	}()
 	nf, err := rec.norm.facts(f)
 	if err != nil {
@@ -147,18 +145,6 @@ func (g *GenerationWriter) PutDocument(ctx context.Context, f DocumentFacts) err
 		return err
 	}
 	return g.finishSpill(full, run)
-}
-
-// encoder returns an encodedDoc for one document.
-func (g *GenerationWriter) encoder() *encodedDoc {
-	g.encodersMu.Lock()
-	defer g.encodersMu.Unlock()
-	if n := len(g.encoders); n > 0 {
-		rec := g.encoders[n-1]
-		g.encoders = g.encoders[:n-1]
-		return rec
-	}
-	return &encodedDoc{}
 }
 
 // usable reports why the writer cannot be used, if it cannot. The caller
@@ -499,9 +485,7 @@ func (g *GenerationWriter) finish() {
 	_ = g.waitSpills() // reported by flush, or moot when aborting
 	g.chunk = chunk{}
 	g.spare = nil
-	g.encodersMu.Lock()
-	g.encoders = nil
-	g.encodersMu.Unlock()
+	g.encoders.Drop()
 	g.syms.release()
 	for _, r := range g.runs {
 		_ = g.s.fs.Remove(r.path)

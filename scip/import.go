@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/freelist"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/scip-code/scip/bindings/go/scip"
 )
@@ -196,35 +197,10 @@ type item struct {
 	// doc is the whole document, or its head while payload holds the
 	// record (see docHead): it is decoded whole only if it changed.
 	doc     *scip.Document
-	payload *[]byte           // from the stream's bufferList, returned once decoded
+	payload *[]byte           // from the stream's free list, returned once decoded
 	digest  [sha256.Size]byte // see docHead
 	path    string
 	tool    string // the metadata's tool name, when metadata came first
-}
-
-// bufferList holds byte buffers for reuse: the copies of the document
-// records the decoding goroutine hands the workers, as many as the queue
-// and the workers hold.
-type bufferList struct {
-	mu   sync.Mutex
-	free []*[]byte
-}
-
-func (l *bufferList) get() *[]byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if n := len(l.free); n > 0 {
-		b := l.free[n-1]
-		l.free = l.free[:n-1]
-		return b
-	}
-	return new([]byte)
-}
-
-func (l *bufferList) put(b *[]byte) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.free = append(l.free, b)
 }
 
 // Import streams a SCIP dump from r into a new base generation of store,
@@ -349,7 +325,9 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 		queue = 8
 	}
 	items := make(chan item, queue)
-	var payloads bufferList
+	// The copies of the document records the decoding goroutine hands the
+	// workers, as many as the queue and the workers hold.
+	var payloads freelist.List[*[]byte]
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -395,7 +373,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 				}
 				var payload *[]byte
 				if h.payload != nil {
-					payload = payloads.get()
+					payload = payloads.Get(func() *[]byte { return new([]byte) })
 					*payload = append((*payload)[:0], h.payload...)
 				}
 				select {
@@ -450,7 +428,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 				conv.Extra = opts.Conversions[it.path]
 				err := writeDocument(ctx, out, conv, &dec, root, it, &parts[w])
 				if it.payload != nil {
-					payloads.put(it.payload)
+					payloads.Put(it.payload)
 				}
 				if err != nil {
 					mu.Lock()
