@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"bytes"
 	"encoding/hex"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"strings"
@@ -332,6 +334,35 @@ func TestDocOccsValue(t *testing.T) {
 			t.Errorf("value cut to %d of %d bytes decoded", n, len(v))
 		}
 	}
+	// The encoding is the one that asks the table for every symbol, the
+	// enclosing symbol of a run of occurrences included.
+	rng := rand.New(rand.NewPCG(3, 4))
+	syms := []string{"", "a.F", "b.G", "local 1 a.go", "c.H"}
+	for range 200 {
+		occs := make([]Occurrence, rng.IntN(12))
+		for i := range occs {
+			occs[i] = Occurrence{Path: "a.go", Range: at(uint32(i+1), 1), Symbol: syms[1+rng.IntN(4)], Enclosing: syms[rng.IntN(3)]}
+		}
+		if got, want := appendDocOccsValue(nil, occs), referenceDocOccs(occs); !bytes.Equal(got, want) {
+			t.Fatalf("doc-occs of %+v = %x, want %x", occs, got, want)
+		}
+	}
+}
+
+// referenceDocOccs is the doc-occs value of occs with every symbol,
+// enclosing ones included, written through the string table.
+func referenceDocOccs(occs []Occurrence) []byte {
+	var w valueWriter
+	t := idWriter{&w, map[string]uint64{}, nil}
+	w.uvarint(uint64(len(occs)))
+	for i := range occs {
+		o := &occs[i]
+		w.rng(o.Range)
+		t.id(o.Symbol)
+		w.uvarint(uint64(o.Roles))
+		t.id(o.Enclosing)
+	}
+	return w.b
 }
 
 // TestEmitterLeavesLookups checks that encoding a document never writes

@@ -544,6 +544,10 @@ func (e *recordEmitter) symbol(s *Symbol) {
 // for symbols not local to the document.
 func (e *recordEmitter) occurrences(occs []Occurrence) {
 	e.refs = e.refs[:0]
+	// Occurrences in a row mostly share their enclosing symbol: its id is
+	// asked for once per run.
+	var lastEnc string
+	var lastEncID uint64
 	for i := range occs {
 		o := &occs[i]
 		if DocLocal(o.Symbol, e.path) {
@@ -551,7 +555,10 @@ func (e *recordEmitter) occurrences(occs []Occurrence) {
 		}
 		r := refEntry{sym: e.id(o.Symbol), occ: i}
 		if o.Enclosing != "" {
-			r.enclosing, r.hasEnc = e.id(o.Enclosing), true
+			if o.Enclosing != lastEnc {
+				lastEnc, lastEncID = o.Enclosing, e.id(o.Enclosing)
+			}
+			r.enclosing, r.hasEnc = lastEncID, true
 		}
 		if o.Roles&RoleDefinition != 0 {
 			v := appendOccValue(e.v[:0], o.Roles, r.enclosing, r.hasEnc)

@@ -286,14 +286,18 @@ type idWriter struct {
 	dict  []string
 }
 
-func (t *idWriter) id(s string) {
+// id appends s, spelled out the first time, a reference after, and
+// returns its index in the table.
+func (t *idWriter) id(s string) uint64 {
 	if i, ok := t.table[s]; ok {
 		t.w.uvarint(2*i + 1)
-		return
+		return i
 	}
-	t.table[s] = uint64(len(t.dict) + len(t.table))
+	i := uint64(len(t.dict) + len(t.table))
+	t.table[s] = i
 	t.w.uvarint(2 * uint64(len(s)))
 	t.w.b = append(t.w.b, s...)
+	return i
 }
 
 // known is id for a string that is likely in the dictionary.
@@ -359,12 +363,20 @@ func appendDocOccsValue(dst []byte, occs []Occurrence) []byte {
 	// of its growth.
 	t := idWriter{&w, make(map[string]uint64, len(occs)/4), nil}
 	w.uvarint(uint64(len(occs)))
+	// Occurrences in a row mostly share their enclosing symbol, which is
+	// then a reference to the table's entry without a look-up.
+	var lastEnc string
+	var lastEncRef uint64
 	for i := range occs {
 		o := &occs[i]
 		w.rng(o.Range)
 		t.id(o.Symbol)
 		w.uvarint(uint64(o.Roles))
-		t.id(o.Enclosing)
+		if i > 0 && o.Enclosing == lastEnc {
+			w.uvarint(lastEncRef)
+			continue
+		}
+		lastEnc, lastEncRef = o.Enclosing, 2*t.id(o.Enclosing)+1
 	}
 	return w.b
 }
