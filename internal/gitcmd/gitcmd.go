@@ -18,8 +18,17 @@ func Run(ctx context.Context, dir string, args ...string) ([]byte, error) {
 }
 
 // RunInput is Run with stdin given to git as its standard input.
+//
+// Git runs without its optional locks (GIT_OPTIONAL_LOCKS=0): a status or
+// a diff in the user's work tree, asked in the background for every
+// answer, would otherwise write the index's refreshed file times under
+// .git/index.lock, so that the user's own commit or add meanwhile failed
+// ("Another git process seems to be running"), and a git killed with its
+// context left the lock behind for the user to remove. Locks a command
+// needs are taken as always.
 func RunInput(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

@@ -1,12 +1,14 @@
 package gitcmd
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRunAndTopLevel(t *testing.T) {
@@ -41,6 +43,50 @@ func TestRunAndTopLevel(t *testing.T) {
 	cancel()
 	if _, err := Run(cctx, dir, "status"); err == nil {
 		t.Errorf("Run with a cancelled context succeeded")
+	}
+}
+
+// TestRunTakesNoOptionalLock checks that a status in a work tree whose
+// file times changed leaves the index as it was: git would write the
+// refreshed times under the index's lock, which the user's own git
+// commands then find taken.
+func TestRunTakesNoOptionalLock(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	ctx := context.Background()
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "root"},
+	} {
+		if _, err := Run(ctx, dir, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := filepath.Join(dir, "f")
+	if err := os.WriteFile(f, []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(ctx, dir, "add", "f"); err != nil { // a lock it needs: taken
+		t.Fatal(err)
+	}
+	index := filepath.Join(dir, ".git", "index")
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(f, later, later); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"status", "--porcelain"}, {"diff", "--name-only", "HEAD"}} {
+		if _, err := Run(ctx, dir, args...); err != nil {
+			t.Fatal(err)
+		}
+		if after, err := os.ReadFile(index); err != nil || !bytes.Equal(after, before) {
+			t.Errorf("git %s rewrote the index (%v): it took the index's lock", strings.Join(args, " "), err)
+		}
 	}
 }
 
