@@ -59,7 +59,9 @@
 //
 // Live-layer writes are Pebble batches, one per document. A generation is
 // written without the write-ahead log or the memtable: its records are
-// sorted in chunks of bounded size, spilled as sorted runs to files, and
+// sorted in chunks of bounded size, spilled as sorted runs to files
+// (themselves merged into larger runs as they accumulate, so that the last
+// merge reads a bounded number of them), and
 // merged at the end into sstables that do not overlap, which are ingested
 // into the bottom level in one step. That costs a fraction of inserting
 // small keys in random order into a memtable, and no compaction follows.

@@ -228,6 +228,9 @@ func (g *GenerationWriter) startSpill() (*chunk, *runFile) {
 func (g *GenerationWriter) finishSpill(c *chunk, run *runFile) error {
 	defer g.spilling.Done()
 	err := g.s.spillChunk(c, run, g.sizes)
+	if err == nil {
+		err = g.compactRuns()
+	}
 	c.reset()
 	g.spillMu.Lock()
 	defer g.spillMu.Unlock()
@@ -259,7 +262,48 @@ func (g *GenerationWriter) spill() error {
 	}
 	g.runs = append(g.runs, run)
 	g.chunk.reset()
+	if err := g.compactRuns(); err != nil {
+		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
+	}
 	return nil
+}
+
+// compactRuns merges the last runs into one while the last sizes.fanIn of
+// them are of one level, so that however many chunks a generation spills,
+// its final merge reads fanIn-1 runs of each level at most and holds
+// their blocks only. Each record is merged again once per level: at fanIn
+// 128 and 8 MiB chunks, once in a generation of more than 1 GiB of
+// records, twice past 128 GiB. The caller holds g.mu or is the
+// one spill running (which no other holds g.runs in the meantime: a spill
+// starts after the one before it ends, and the runs are merged after
+// every spill ended).
+func (g *GenerationWriter) compactRuns() error {
+	fanIn := g.sizes.fanIn
+	for fanIn > 1 && len(g.runs) >= fanIn {
+		last := g.runs[len(g.runs)-fanIn:]
+		if !allOneLevel(last) {
+			return nil
+		}
+		out := &runFile{path: g.s.fs.PathJoin(g.s.dir, g.fileName("run"))}
+		if err := g.s.mergeRuns(last, out, g.sizes); err != nil {
+			return err
+		}
+		for _, r := range last {
+			_ = g.s.fs.Remove(r.path)
+		}
+		g.runs = append(g.runs[:len(g.runs)-fanIn], out)
+	}
+	return nil
+}
+
+// allOneLevel reports whether the runs are all of one level.
+func allOneLevel(runs []*runFile) bool {
+	for _, r := range runs {
+		if r.level != runs[0].level {
+			return false
+		}
+	}
+	return true
 }
 
 // fileName names the next run file or sstable the writer creates.

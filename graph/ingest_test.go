@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -132,6 +134,17 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		if limit == 1 && sizes.fanIn > 1 {
+			// 21 spills since the rewrite's flush (40 without it):
+			// runs of four levels at most, fanIn-1 of each.
+			level := 0
+			for _, r := range g.runs {
+				level = max(level, r.level)
+			}
+			if len(g.runs) > 4*(sizes.fanIn-1) || (sizes.fanIn < 8 && level < 2) {
+				t.Errorf("fan-in %d: %d runs of levels up to %d before the final merge, want at most %d and levels past 1", sizes.fanIn, len(g.runs), level, 4*(sizes.fanIn-1))
+			}
+		}
 		if err := g.Commit(ctx, Manifest{}); err != nil {
 			t.Fatal(err)
 		}
@@ -168,6 +181,15 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 	defer s5.Close()
 	cutWhole, s6 := dump(chunkBytes, small, false)
 	defer s6.Close()
+	merged := mergeSizes{table: 2000, mark: 100, fanIn: 3}
+	runsMerged, s7 := dump(1, merged, true)
+	defer s7.Close()
+	runsMergedOnce, s8 := dump(1, merged, false)
+	defer s8.Close()
+	unmerged := defaultMergeSizes
+	unmerged.fanIn = 0
+	spilledUnmerged, s9 := dump(1, unmerged, false)
+	defer s9.Close()
 	// The manifests differ in their times only, and the versions (the
 	// store's and the base's) in how many batches the writer committed on
 	// the way.
@@ -180,7 +202,7 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 		}
 		return strings.Join(out, "")
 	}
-	for name, got := range map[string]string{"spilled": spilled, "spilled once": spilledOnce, "cut": cut, "cut once": cutOnce, "cut in memory": cutWhole} {
+	for name, got := range map[string]string{"spilled": spilled, "spilled once": spilledOnce, "cut": cut, "cut once": cutOnce, "cut in memory": cutWhole, "runs merged": runsMerged, "runs merged once": runsMergedOnce, "spilled, runs never merged": spilledUnmerged} {
 		if strip(got) != strip(whole) {
 			t.Errorf("%s generation differs:\n%s\nwant:\n%s", name, got, whole)
 		}
@@ -251,5 +273,125 @@ func TestRunSourceRejectsCorruptRecords(t *testing.T) {
 		if err != nil || !ok || string(k)+"="+string(v) != want {
 			t.Fatalf("next = %q %q %v %v, want %s", k, v, ok, err, want)
 		}
+	}
+}
+
+// TestMergeRunsNewestWins merges run files whose keys overlap: each key
+// keeps the value of the newest run holding it, the merged run is of the
+// level after theirs, and it reads back whole from any of its marks.
+func TestMergeRunsNewestWins(t *testing.T) {
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	sizes := mergeSizes{table: 1 << 20, mark: 200, fanIn: 2}
+	want := map[string]string{}
+	var runs []*runFile
+	for n := range 3 {
+		var c chunk
+		for i := n * 100; i < n*100+250; i++ { // each run overlaps the one before
+			// Keys as a generation's: its space, a kind byte, the rest.
+			k, v := string(spaceStart(7))+fmt.Sprintf("s%06d", i), fmt.Sprintf("run%d-%d", n, i)
+			c.add([]byte(k), []byte(v))
+			want[k] = v
+		}
+		r := &runFile{path: s.fs.PathJoin(s.dir, fmt.Sprintf("run-%d", n)), level: 1}
+		if err := s.spillChunk(&c, r, sizes); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	out := &runFile{path: s.fs.PathJoin(s.dir, "run-merged")}
+	if err := s.mergeRuns(runs, out, sizes); err != nil {
+		t.Fatal(err)
+	}
+	if out.level != 2 || len(out.marks) < 10 {
+		t.Errorf("merged run of level %d with %d marks, want level 2 and a mark every %d bytes", out.level, len(out.marks), sizes.mark)
+	}
+	read := func(from []byte) map[string]string {
+		var rr *runReader
+		src, err := s.openRun(out, &rr, from, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.f.Close()
+		got := map[string]string{}
+		var prev string
+		for {
+			k, v, ok, err := src.next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				return got
+			}
+			if string(k) <= prev {
+				t.Fatalf("key %q after %q", k, prev)
+			}
+			prev = string(k)
+			if from == nil || string(k) >= string(from) {
+				got[string(k)] = string(v)
+			}
+		}
+	}
+	if got := read(nil); !maps.Equal(got, want) {
+		t.Errorf("merged run holds %d records, want %d; the 150th = %q, want %q", len(got), len(want), got[string(spaceStart(7))+"s000150"], want[string(spaceStart(7))+"s000150"])
+	}
+	from := out.marks[len(out.marks)/2].key
+	got := read(from)
+	for k, v := range want {
+		if k >= string(from) && got[k] != v {
+			t.Errorf("read from mark %q: %s = %q, want %q", from, k, got[k], v)
+			break
+		}
+	}
+}
+
+// TestRunReaderRejectsDamagedFiles reads run files cut short or whose
+// block does not span its marks: an error naming the damage, never a
+// panic or records from past a block.
+func TestRunReaderRejectsDamagedFiles(t *testing.T) {
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	sizes := mergeSizes{table: 1 << 20, mark: 200}
+	for name, damage := range map[string]func(path string, r *runFile) error{
+		"cut short": func(path string, r *runFile) error { return os.Truncate(path, r.size/2) },
+		"block length changed": func(path string, r *runFile) error {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			b[r.marks[3].off]++ // the uvarint length of the fourth block
+			return os.WriteFile(path, b, 0o644)
+		},
+	} {
+		var c chunk
+		for i := range 500 {
+			c.add(append(spaceStart(7), fmt.Sprintf("s%06d", i)...), []byte("value"))
+		}
+		r := &runFile{path: s.fs.PathJoin(s.dir, "run-"+strings.ReplaceAll(name, " ", "-"))}
+		if err := s.spillChunk(&c, r, sizes); err != nil {
+			t.Fatal(err)
+		}
+		if err := damage(r.path, r); err != nil {
+			t.Fatal(err)
+		}
+		var rr *runReader
+		src, err := s.openRun(r, &rr, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for {
+			_, _, ok, err := src.next()
+			if err != nil {
+				t.Logf("%s: %v (after %d records)", name, err, n)
+				break
+			}
+			if !ok {
+				t.Errorf("%s: read %d records to the end, want an error", name, n)
+				break
+			}
+			n++
+		}
+		src.f.Close()
 	}
 }

@@ -89,12 +89,13 @@ func resetMap[K comparable, V any](m map[K]V) map[K]V {
 
 type shapeKey struct{ sym, lang string }
 
-// maxShapes bounds the converter's cache; it is emptied when full. 16K
+// maxShapes bounds the converter's cache; it is emptied when full. 4K
 // symbols hold what a dump's documents mention over and over (their
-// language's and their module's common symbols) in a few MB; at 64K the
-// cache of a large dump took some 30 MB more than a small one's, with no
-// measurable gain in speed.
-const maxShapes = 1 << 14
+// language's and their module's common symbols) in about 2.5 MB; at 64K
+// the cache of a large dump took some 30 MB more than a small one's, at
+// 16K up to 10 MB (full more of the time the longer a dump), with no
+// measurable gain in speed either time.
+const maxShapes = 1 << 12
 
 // describe is [describe] through the converter's cache: the symbol
 // string's description, with the SymbolInformation's fields over it.
