@@ -272,11 +272,11 @@ func (g *GenerationWriter) spill() error {
 // them are of one level, so that however many chunks a generation spills,
 // its final merge reads fanIn-1 runs of each level at most and holds
 // their blocks only. Each record is merged again once per level: at fanIn
-// 128 and 8 MiB chunks, once in a generation of more than 1 GiB of
-// records, twice past 128 GiB. The caller holds g.mu or is the
-// one spill running (which no other holds g.runs in the meantime: a spill
-// starts after the one before it ends, and the runs are merged after
-// every spill ended).
+// 512 and 8 MiB chunks, once in a generation of more than 4 GiB of
+// records, twice past 2 TiB. The caller holds g.mu, or is the one
+// spill running: nothing else touches g.runs meanwhile, since a spill
+// starts after the one before it ended and the final merge waits for
+// every spill.
 func (g *GenerationWriter) compactRuns() error {
 	fanIn := g.sizes.fanIn
 	for fanIn > 1 && len(g.runs) >= fanIn {
