@@ -8,9 +8,14 @@ import (
 
 // mapFile maps the file name read-only, its pages populated at once (one
 // system call, where reading it into fresh memory faults in every page
-// twice over, zeroed then copied). The mapping is never undone: the
-// caller keeps it for the rest of the process.
-func mapFile(name string) ([]byte, error) {
+// twice over, zeroed then copied), and calls digest, when not nil, with the
+// open file first. A digest of the whole file reads it from the file (the
+// page cache) through a small buffer, in half the time it takes through
+// the mapping, whose every page costs a walk of the page tables on a
+// virtual machine (11 ms against 21-24 ms for the 88 MB table of
+// definitions of four GOROOTs, 5 against 14-16 ms for one). The mapping is
+// never undone: the caller keeps it for the rest of the process.
+func mapFile(name string, digest func(f *os.File, size int64) error) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -22,6 +27,11 @@ func mapFile(name string) ([]byte, error) {
 	}
 	if fi.Size() == 0 || int64(int(fi.Size())) != fi.Size() {
 		return os.ReadFile(name)
+	}
+	if digest != nil {
+		if err := digest(f, fi.Size()); err != nil {
+			return nil, err
+		}
 	}
 	b, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_POPULATE)
 	if err != nil {
