@@ -32,8 +32,15 @@ func (res ScaleResult) WriteText(w io.Writer) {
 	for _, s := range res.Sizes {
 		fmt.Fprintf(w, "  %d× %8d Go lines %6d files: index %7.1fs wall %7.1fs cpu %5.0f MB peak RSS, store %5.0f MB\n",
 			s.Copies, s.Tree.GoLines, s.Index.Files, s.Index.Seconds, s.Index.CPUSeconds, s.Index.PeakRSSMB, s.IndexStoreMB)
-		fmt.Fprintf(w, "      re-index after changing %d files: %.1fs wall %.1fs cpu %.0f MB peak RSS (%.0f%% of the full index's wall)\n",
+		fmt.Fprintf(w, "      re-index after changing %d files: %.2fs wall %.2fs cpu %.0f MB peak RSS (%.1f%% of the full index's wall",
 			s.Edited, s.Reindex.Seconds, s.Reindex.CPUSeconds, s.Reindex.PeakRSSMB, 100*s.ReindexRatio)
+		if len(s.ReindexRatios) > 1 {
+			fmt.Fprintf(w, ", the median of %d rounds:", len(s.ReindexRatios))
+			for _, r := range s.ReindexRatios {
+				fmt.Fprintf(w, " %.1f%%", 100*r)
+			}
+		}
+		fmt.Fprintln(w, ")")
 		fmt.Fprintf(w, "      impact p50 %.1f p99 %.1f ms, context p50 %.1f p99 %.1f ms (%d targets)\n",
 			s.Impact.P50ms, s.Impact.P99ms, s.Context.P50ms, s.Context.P99ms, s.Impact.Targets)
 		if c := s.CommandLine; c.Targets > 0 {
@@ -63,7 +70,7 @@ func (res ScaleResult) WriteText(w io.Writer) {
 			fmt.Fprintf(w, " (per round%s)", ratios(res.ImportRoundRatios))
 		}
 	}
-	fmt.Fprintf(w, "; largest index peak RSS %.0f MB; re-index after 1%% changed at most %.0f%% of a full index", res.MaxIndexRSSMB, 100*res.MaxReindexRatio)
+	fmt.Fprintf(w, "; largest index peak RSS %.0f MB; re-index after 1%% changed at most %.1f%% of a full index", res.MaxIndexRSSMB, 100*res.MaxReindexRatio)
 	if res.ContextCommandRatio > 0 {
 		fmt.Fprintf(w, "; command line context %.2f×, search %.2f× (p50)", res.ContextCommandRatio, res.SearchCommandRatio)
 	}
