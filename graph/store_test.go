@@ -14,7 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
-func openDisk(t *testing.T, dir string, opts Options) *Store {
+func openDisk(t testing.TB, dir string, opts Options) *Store {
 	t.Helper()
 	s, err := Open(dir, opts)
 	if err != nil {
