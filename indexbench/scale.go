@@ -249,8 +249,7 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 		}
 	}
 	for _, s := range res.Sizes {
-		res.MaxIndexRSSMB = max(res.MaxIndexRSSMB, s.Index.PeakRSSMB)
-		for _, r := range slices.Concat(s.IndexRounds, s.ReindexRounds) {
+		for _, r := range slices.Concat(s.IndexRounds, s.ReindexRounds) { // the first of each is Index, Reindex
 			res.MaxIndexRSSMB = max(res.MaxIndexRSSMB, r.PeakRSSMB)
 		}
 		res.MaxReindexRatio = max(res.MaxReindexRatio, s.ReindexRatio)
