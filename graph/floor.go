@@ -77,7 +77,7 @@ func (f *TableFloor) Write() (int, error) {
 	names := func() string {
 		return fmt.Sprintf("%sfloor-%d.sst", ingestPrefix, f.written.Add(1))
 	}
-	tables, err := f.s.writeMerged(nil, &f.c, defaultMergeSizes, names)
+	tables, err := f.s.writeMerged(nil, &f.c, nil, defaultMergeSizes, names)
 	for _, t := range tables {
 		_ = f.s.fs.Remove(t)
 	}

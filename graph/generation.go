@@ -26,6 +26,8 @@ type GenerationWriter struct {
 
 	mu      sync.Mutex
 	chunk   chunk               // records neither spilled nor ingested
+	values  *valueFile          // large records not ingested (see largeValue), nil if none
+	large   int                 // the value length that makes a record large
 	limit   int                 // chunk size that makes it spill
 	sizes   mergeSizes          // run marks and sstables a merge cuts
 	runs    []*runFile          // sorted run files spilled, oldest first
@@ -97,7 +99,7 @@ func (s *Store) BeginGeneration(ctx context.Context) (*GenerationWriter, error) 
 	}
 	g := &GenerationWriter{
 		s: s, gen: gen, space: genSpace(gen), prev: genSpaceOrZero(cur),
-		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes, sizes: defaultMergeSizes,
+		started: time.Now().UTC(), written: map[string]struct{}{}, limit: chunkBytes, large: largeValue, sizes: defaultMergeSizes,
 	}
 	g.chunk.reserve = g.limit
 	g.syms = newGenSymTable(func(k, v []byte) { g.chunk.add(k, v) })
@@ -192,7 +194,9 @@ func (g *GenerationWriter) putEncodedLocked(ctx context.Context, f *DocumentFact
 		g.counts.documents++
 	}
 	if rec != nil && g.syms.register(g.space, &rec.ids) {
-		g.chunk.addAll(&rec.chunk)
+		if err := g.addAll(&rec.chunk); err != nil {
+			return err
+		}
 	} else if err := emitRecords(g.space, f, tableSymIDs{&g.syms, g.space}, g.add); err != nil {
 		return fmt.Errorf("graph: writing document %q in generation %d: %w", path, g.gen, err)
 	}
@@ -312,8 +316,41 @@ func (g *GenerationWriter) fileName(ext string) string {
 	return fmt.Sprintf("%s%d-%d.%s", ingestPrefix, g.gen, g.files, ext)
 }
 
+// add adds a record to the pending chunk, or to the value file if its
+// value is large. The caller holds g.mu.
 func (g *GenerationWriter) add(k, v []byte) error {
-	g.chunk.add(k, v)
+	if len(v) < g.large {
+		g.chunk.add(k, v)
+		return nil
+	}
+	if g.values == nil {
+		vf, err := g.s.createValueFile(g.s.fs.PathJoin(g.s.dir, g.fileName("val")))
+		if err != nil {
+			return err
+		}
+		g.values = vf
+	}
+	return g.values.add(k, v)
+}
+
+// addAll adds the records of c as add does. The caller holds g.mu.
+func (g *GenerationWriter) addAll(c *chunk) error {
+	large := false
+	for _, e := range c.ents {
+		if int(e.end-e.v) >= g.large {
+			large = true
+			break
+		}
+	}
+	if !large {
+		g.chunk.addAll(c)
+		return nil
+	}
+	for _, e := range c.ents {
+		if err := g.add(c.key(e), c.value(e)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -351,16 +388,19 @@ func (g *GenerationWriter) flush() error {
 	if err := g.waitSpills(); err != nil {
 		return err
 	}
-	if g.chunk.empty() && len(g.runs) == 0 {
+	if g.chunk.empty() && len(g.runs) == 0 && g.values == nil {
 		return nil
 	}
-	runs := g.runs
-	g.runs = nil
+	runs, vf := g.runs, g.values
+	g.runs, g.values = nil, nil
 	g.spillMu.Lock()
 	g.spare = nil // the merge needs its memory more
 	g.spillMu.Unlock()
-	err := g.s.ingestMerged(context.Background(), runs, &g.chunk, g.sizes, func() string { return g.fileName("sst") })
+	err := g.s.ingestMerged(context.Background(), runs, &g.chunk, vf, g.sizes, func() string { return g.fileName("sst") })
 	g.chunk.reset()
+	if vf != nil {
+		vf.remove(g.s.fs)
+	}
 	if err != nil {
 		return fmt.Errorf("graph: writing generation %d: %w", g.gen, err)
 	}
@@ -535,6 +575,10 @@ func (g *GenerationWriter) finish() {
 		_ = g.s.fs.Remove(r.path)
 	}
 	g.runs = nil
+	if g.values != nil {
+		g.values.remove(g.s.fs)
+		g.values = nil
+	}
 	if g.s.gen == g {
 		g.s.gen = nil
 	}

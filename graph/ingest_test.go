@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -112,14 +113,14 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 			Edges: []Edge{{From: sym, To: "scip-go gomod example.com/m v1 pkg0/F0().", Kind: EdgeCalls, Count: i}},
 		}
 	}
-	dump := func(limit int, sizes mergeSizes, rewrite bool) (string, *Store) {
+	dump := func(limit int, sizes mergeSizes, rewrite bool, large int) (string, *Store) {
 		dir := t.TempDir()
 		s := openDisk(t, dir, Options{})
 		g, err := s.BeginGeneration(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g.limit, g.sizes = limit, sizes
+		g.limit, g.sizes, g.large = limit, sizes, large
 		for i := range 40 {
 			if err := g.PutDocument(ctx, docs(i)); err != nil {
 				t.Fatal(err)
@@ -169,28 +170,35 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 		}
 		return b.String(), s
 	}
-	whole, s1 := dump(chunkBytes, defaultMergeSizes, true)
+	whole, s1 := dump(chunkBytes, defaultMergeSizes, true, math.MaxInt)
 	defer s1.Close()
-	spilled, s2 := dump(1, defaultMergeSizes, true)
+	spilled, s2 := dump(1, defaultMergeSizes, true, math.MaxInt)
 	defer s2.Close()
-	spilledOnce, s3 := dump(1, defaultMergeSizes, false)
+	spilledOnce, s3 := dump(1, defaultMergeSizes, false, math.MaxInt)
 	defer s3.Close()
 	small := mergeSizes{table: 2000, mark: 100}
-	cut, s4 := dump(1, small, true)
+	cut, s4 := dump(1, small, true, math.MaxInt)
 	defer s4.Close()
-	cutOnce, s5 := dump(1, small, false)
+	cutOnce, s5 := dump(1, small, false, math.MaxInt)
 	defer s5.Close()
-	cutWhole, s6 := dump(chunkBytes, small, false)
+	cutWhole, s6 := dump(chunkBytes, small, false, math.MaxInt)
 	defer s6.Close()
 	merged := mergeSizes{table: 2000, mark: 100, fanIn: 3}
-	runsMerged, s7 := dump(1, merged, true)
+	runsMerged, s7 := dump(1, merged, true, math.MaxInt)
 	defer s7.Close()
-	runsMergedOnce, s8 := dump(1, merged, false)
+	runsMergedOnce, s8 := dump(1, merged, false, math.MaxInt)
 	defer s8.Close()
 	unmerged := defaultMergeSizes
 	unmerged.fanIn = 0
-	spilledUnmerged, s9 := dump(1, unmerged, false)
+	spilledUnmerged, s9 := dump(1, unmerged, false, math.MaxInt)
 	defer s9.Close()
+	// Every record but the symbol table's kept in the value file.
+	allLarge, s10 := dump(chunkBytes, defaultMergeSizes, true, 0)
+	defer s10.Close()
+	allLargeSpilled, s11 := dump(1, small, true, 0)
+	defer s11.Close()
+	someLarge, s12 := dump(1, small, false, 60)
+	defer s12.Close()
 	// The manifests differ in their times only, and the versions (the
 	// store's and the base's) in how many batches the writer committed on
 	// the way.
@@ -203,7 +211,7 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 		}
 		return strings.Join(out, "")
 	}
-	for name, got := range map[string]string{"spilled": spilled, "spilled once": spilledOnce, "cut": cut, "cut once": cutOnce, "cut in memory": cutWhole, "runs merged": runsMerged, "runs merged once": runsMergedOnce, "spilled, runs never merged": spilledUnmerged} {
+	for name, got := range map[string]string{"spilled": spilled, "spilled once": spilledOnce, "cut": cut, "cut once": cutOnce, "cut in memory": cutWhole, "runs merged": runsMerged, "runs merged once": runsMergedOnce, "spilled, runs never merged": spilledUnmerged, "values in a file": allLarge, "values in a file, spilled": allLargeSpilled, "some values in a file": someLarge} {
 		if strip(got) != strip(whole) {
 			t.Errorf("%s generation differs:\n%s\nwant:\n%s", name, got, whole)
 		}
@@ -246,7 +254,7 @@ func TestCutRangesCountsRecordBytes(t *testing.T) {
 		t.Fatalf("run file of %d bytes for %d bytes of records: the test needs records that compress well", run.size, run.raw)
 	}
 	var empty chunk
-	bounds := cutRanges([]*runFile{run}, &empty, sizes)
+	bounds := cutRanges([]*runFile{run}, &empty, nil, sizes)
 	if want := int(run.raw/sizes.table) - 1; len(bounds) < want {
 		t.Errorf("%d ranges cut from %d bytes of records in ranges of %d, want at least %d", len(bounds)+1, run.raw, sizes.table, want+1)
 	}
@@ -450,4 +458,50 @@ func FuzzRunReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestValueFileRejectsDamagedFile reads a value file cut short and one
+// whose reference points past its end: errors, never a panic or a short
+// value.
+func TestValueFileRejectsDamagedFile(t *testing.T) {
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	vf, err := s.createValueFile(s.fs.PathJoin(s.dir, ingestPrefix+"test.val"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vf.remove(s.fs)
+	for i := range 3 {
+		if err := vf.add(fmt.Appendf(nil, "key%d", i), bytes.Repeat([]byte{byte('a' + i)}, 5000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := vf.finishWriting(); err != nil {
+		t.Fatal(err)
+	}
+	read := func() error {
+		src := &valueFileSource{vf: vf, end: len(vf.refs.ents)}
+		for {
+			k, v, ok, err := src.next()
+			if err != nil || !ok {
+				return err
+			}
+			if want := bytes.Repeat([]byte{'a' + k[3] - '0'}, 5000); !bytes.Equal(v, want) {
+				t.Fatalf("%s: read %.10q… of %d bytes", k, v, len(v))
+			}
+		}
+	}
+	if err := read(); err != nil {
+		t.Fatalf("intact: %v", err)
+	}
+	if err := os.Truncate(vf.path, 12000); err != nil {
+		t.Fatal(err)
+	}
+	if err := read(); err == nil || !strings.Contains(err.Error(), vf.path) {
+		t.Errorf("cut short: %v, want an error naming the file", err)
+	}
+	vf.off = 9000 // the last reference now points past the file's end
+	if err := read(); err == nil || !strings.Contains(err.Error(), "of 9000") {
+		t.Errorf("reference past the end: %v", err)
+	}
 }
