@@ -17,7 +17,6 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
-	"github.com/minio/minlz"
 )
 
 // A generation is written by sorting its records in chunks, spilling each
@@ -403,12 +402,13 @@ type runMark struct {
 // length, the rest of the key, the value. Sorted keys share most of their
 // bytes with their neighbours (the space, the kind, a symbol id, a path).
 // The records are written in blocks of about mergeSizes.mark bytes, each
-// compressed (minlz, fastest) and framed by its uvarint length; a mark is
-// at every block, whose first record shares nothing, so that reading can
-// start there. GOROOT's runs hold 253 MB uncompressed and about a third of
-// that compressed: every byte written costs the page cache a page to fill
-// (on a virtual machine a fresh page can cost the host a fault too) and
-// the merge a copy to read.
+// framed by its uvarint length; a mark is at every block, whose first
+// record shares nothing, so that reading can start there. The blocks are
+// not compressed: they were (minlz, fastest) while the runs held large
+// values too, but with those in the value file (see largeValue) the
+// compression cost the pebble corpus's import 7% of its CPU time and the
+// merge its decompression, and an index of four GOROOTs was no faster
+// with it (18.9 and 22.5 s against 18.3 and 19.9 s).
 // Run files are never synced: a generation that does not commit is
 // discarded, and Open removes their remains.
 func (s *Store) spillChunk(c *chunk, r *runFile, sizes mergeSizes) error {
@@ -435,7 +435,6 @@ type runWriter struct {
 	raw   int64 // bytes of records written
 	prev  []byte
 	blk   []byte // the block being filled
-	comp  []byte
 }
 
 // createRun creates the run file r.path to be written through a runWriter.
@@ -464,18 +463,17 @@ func (w *runWriter) add(k, v []byte) {
 	w.blk = append(w.blk, v...)
 }
 
-// flushBlock compresses the block filled so far and writes it, framed.
-// A write's error is the bufio.Writer's to report at close.
+// flushBlock writes the block filled so far, framed. A write's error is
+// the bufio.Writer's to report at close.
 func (w *runWriter) flushBlock() {
 	if len(w.blk) == 0 {
 		return
 	}
 	w.raw += int64(len(w.blk))
-	w.comp, _ = minlz.Encode(w.comp[:cap(w.comp)], w.blk, minlz.LevelFastest) // fails only for blocks over 4 GiB
-	n := binary.PutUvarint(w.hdr[:], uint64(len(w.comp)))
+	n := binary.PutUvarint(w.hdr[:], uint64(len(w.blk)))
 	w.w.Write(w.hdr[:n])
-	w.w.Write(w.comp)
-	w.off += int64(n + len(w.comp))
+	w.w.Write(w.blk)
+	w.off += int64(n + len(w.blk))
 	w.blk = w.blk[:0]
 }
 
@@ -793,26 +791,25 @@ func (s *Store) openRun(r *runFile, rr **runReader, lo, hi []byte) (*runSource, 
 	if *rr == nil {
 		*rr = &runReader{}
 	}
-	**rr = runReader{f: f, blocks: r.marks[first:last], end: end, comp: (*rr).comp[:0], raw: (*rr).raw[:0]}
+	**rr = runReader{f: f, blocks: r.marks[first:last], end: end, buf: (*rr).buf[:0]}
 	return &runSource{path: r.path, f: f, r: *rr}, nil
 }
 
 // runReader reads the records of a run file's blocks (see spillChunk), a
 // block at a time: every block starts at a mark, so each is read whole,
 // with one read, from its mark to the next. A merge holds one per run and
-// merging goroutine, a block compressed and uncompressed (about 48 KiB);
-// through a buffered reader of 256 KiB, 30 runs (four times the pebble
+// merging goroutine, a block (about 32 KiB); through a buffered reader of 256 KiB, 30 runs (four times the pebble
 // corpus's dump) took 18 MB in a merge on two cores.
 type runReader struct {
 	f      io.ReaderAt
 	blocks []runMark // the marks of the blocks left to read
 	end    int64     // where the last of them ends
-	comp   []byte    // the block read last
-	raw    []byte    // its records
+	buf    []byte    // the block read last
+	raw    []byte    // its records: buf past the block's length
 	pos    int       // how far into raw reading is
 }
 
-// block reads and decompresses the next block; io.EOF at the end.
+// block reads the next block; io.EOF at the end.
 func (rr *runReader) block() error {
 	if len(rr.blocks) == 0 {
 		return io.EOF
@@ -825,22 +822,18 @@ func (rr *runReader) block() error {
 	if next <= off || next-off > maxRunRecord {
 		return fmt.Errorf("corrupt marks: a block from byte %d to %d", off, next)
 	}
-	rr.comp = slices.Grow(rr.comp[:0], int(next-off))[:next-off]
-	if _, err := rr.f.ReadAt(rr.comp, off); err != nil {
+	rr.buf = slices.Grow(rr.buf[:0], int(next-off))[:next-off]
+	if _, err := rr.f.ReadAt(rr.buf, off); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		return err
 	}
-	n, h := binary.Uvarint(rr.comp)
-	if h <= 0 || n != uint64(len(rr.comp)-h) {
+	n, h := binary.Uvarint(rr.buf)
+	if h <= 0 || n != uint64(len(rr.buf)-h) {
 		return fmt.Errorf("corrupt block at byte %d: its length does not span it", off)
 	}
-	raw, err := minlz.Decode(rr.raw[:cap(rr.raw)], rr.comp[h:])
-	if err != nil {
-		return fmt.Errorf("corrupt block: %w", err)
-	}
-	rr.raw, rr.pos = raw, 0
+	rr.raw, rr.pos = rr.buf[h:], 0
 	return nil
 }
 

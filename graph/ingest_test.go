@@ -234,34 +234,55 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 	}
 }
 
-// TestCutRangesCountsRecordBytes holds the ranges of a merge to the bytes
-// of the records, not of the compressed run files: records that compress
-// well must still be merged in several ranges, one core each.
+// TestCutRangesCountsRecordBytes cuts a merge's ranges by the bytes of
+// its records, those of the runs and those whose values are in the value
+// file alike: a generation whose bytes are mostly large values must still
+// be merged in several ranges, one core each.
 func TestCutRangesCountsRecordBytes(t *testing.T) {
 	s := openDisk(t, t.TempDir(), Options{})
 	defer s.Close()
 	sizes := mergeSizes{table: 20000, mark: 1000}
 	var c chunk
 	value := bytes.Repeat([]byte("a"), 100)
-	for i := range 2000 {
+	for i := range 200 {
 		c.add(fmt.Appendf(nil, "key%06d", i), value)
 	}
 	run := &runFile{path: s.fs.PathJoin(s.dir, "run-test")}
 	if err := s.spillChunk(&c, run, sizes); err != nil {
 		t.Fatal(err)
 	}
-	if run.size*4 > run.raw {
-		t.Fatalf("run file of %d bytes for %d bytes of records: the test needs records that compress well", run.size, run.raw)
+	vf, err := s.createValueFile(s.fs.PathJoin(s.dir, "values-test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vf.remove(s.fs)
+	large := bytes.Repeat([]byte("b"), 4000)
+	for i := range 50 {
+		if err := vf.add(fmt.Appendf(nil, "key%06d", 1000+i), large); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := vf.finishWriting(); err != nil {
+		t.Fatal(err)
 	}
 	var empty chunk
-	bounds := cutRanges([]*runFile{run}, &empty, nil, sizes)
-	if want := int(run.raw/sizes.table) - 1; len(bounds) < want {
-		t.Errorf("%d ranges cut from %d bytes of records in ranges of %d, want at least %d", len(bounds)+1, run.raw, sizes.table, want+1)
+	total := run.raw + vf.raw
+	bounds := cutRanges([]*runFile{run}, &empty, vf, sizes)
+	if want := int(total/sizes.table) - 1; len(bounds) < want {
+		t.Errorf("%d ranges cut from %d bytes of records in ranges of %d, want at least %d", len(bounds)+1, total, sizes.table, want+1)
+	}
+	// Most ranges fall among the large values, past the run's keys.
+	past := 0
+	for _, b := range bounds {
+		if string(b) > "key000999" {
+			past++
+		}
+	}
+	if past < len(bounds)/2 || past == 0 {
+		t.Errorf("%d of %d range bounds among the value file's keys: %q", past, len(bounds), bounds)
 	}
 }
 
-// TestRunSourceRejectsCorruptRecords feeds a run's reader blocks whose
-// record headers do not fit them: each is an error, never a panic or a
 // record read past its block.
 func TestRunSourceRejectsCorruptRecords(t *testing.T) {
 	for name, block := range map[string][]byte{
@@ -453,7 +474,7 @@ func FuzzRunReader(f *testing.F) {
 				return
 			}
 			read += len(k) + len(v)
-			if read > 64*len(file)+1<<20 { // minlz expands by at most its format's bound
+			if read > 64*len(file)+1<<20 { // a record of a few bytes at least for every key and value read
 				t.Fatalf("read %d bytes of records from a file of %d", read, len(file))
 			}
 		}
