@@ -45,7 +45,7 @@ const extraDefTable = "definitions_table"
 // version, raised when the layout changes.
 const (
 	defTableMagic   = "lspgraph syntax definitions\n"
-	defTableVersion = 3
+	defTableVersion = 4
 )
 
 // defTableDir is the directory the table of definitions of store is kept
@@ -121,7 +121,7 @@ func (p *pendingDefTable) discard() {
 	}
 }
 
-// The file's layout (version 3), little-endian, each array starting at
+// The file's layout (version 4), little-endian, each array starting at
 // a multiple of 8 so that it is used where it lies (mapped or read), not
 // decoded:
 //
@@ -134,7 +134,8 @@ func (p *pendingDefTable) discard() {
 //	when indexed, the indexes a resolution looks names up in, as the
 //	  index resolved against them (a NameTable and the store's index of
 //	  strings): the string index's slots; by name, the first definition
-//	  of each string and the next of each definition; by package and
+//	  of each string and class (two per string: see NameTable.byName)
+//	  and the next of each definition; by package and
 //	  name, the pair table's keys, first definitions and nexts; by id,
 //	  the index's slots; the TS/JS default exports
 //	the XXH64 of everything before it
@@ -208,7 +209,7 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 	}
 	// The indexes, when they are the table's: made of these runs, every
 	// document one run of them.
-	indexed := names != nil && names.files != nil && len(names.byName) == len(st.strs) &&
+	indexed := names != nil && names.files != nil && len(names.byName) == 2*len(st.strs) &&
 		uint64(len(names.nameNext)) == head.defs && st.byStr.Len() == len(st.strs)
 	var defaults []int32
 	if indexed {
@@ -455,7 +456,7 @@ func readDefTable(dir string, token int, mapped bool) (defTable, error) {
 	var idx [8][]byte
 	if head.indexed != 0 {
 		ndefs := head.defs
-		for k, sz := range [...][2]uint64{{head.strSlots, 8}, {head.strs, 4}, {ndefs, 4}, {head.pkgSlots, 8}, {head.pkgSlots, 4}, {ndefs, 4}, {head.idSlots, 8}, {head.defaults, 4}} {
+		for k, sz := range [...][2]uint64{{head.strSlots, 8}, {2 * head.strs, 4}, {ndefs, 4}, {head.pkgSlots, 8}, {head.pkgSlots, 4}, {ndefs, 4}, {head.idSlots, 8}, {head.defaults, 4}} {
 			idx[k] = section(sz[0], sz[1])
 		}
 	}

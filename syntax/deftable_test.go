@@ -191,9 +191,10 @@ func FuzzReadDefTable(f *testing.F) {
 			// Every list the indexes give ends, within the table.
 			for k := range uint32(len(tab.st.strs)) {
 				name := tab.st.short(k)
-				for _, l := range []symbolList{tab.names.named(nil, name), tab.names.inPackage(nil, name, name)} {
-					for i, n := l.head, 0; i >= 0; i, n = l.after(i), n+1 {
-						if n > int(tab.st.len()) || i >= tab.st.len() {
+				for _, l := range []symbolList{tab.names.named(nil, name, nameAny), tab.names.inPackage(nil, name, name)} {
+					n := 0
+					for i := range l.all {
+						if n++; n > int(tab.st.len()) || i >= tab.st.len() {
 							t.Fatalf("a list of %q runs past the table", name)
 						}
 						_ = tab.names.def(i)
@@ -279,4 +280,64 @@ func TestDefTableLayout(t *testing.T) {
 			t.Errorf("%s: %d, want %d", c.what, c.got, c.want)
 		}
 	}
+}
+
+// TestNameTableClasses: the index by name serves a name's members and its
+// other definitions apart, and both together in the table's order, in a
+// table built and in one read back from its file.
+func TestNameTableClasses(t *testing.T) {
+	def := func(id, kind, path string) definition {
+		return definition{ID: id, DisplayName: "Close", Kind: kind, Language: "go", Package: "p", Path: path}
+	}
+	st := newDefStore()
+	runs := [][2]int32{
+		st.add([]definition{def("a.Close", "function", "a.go"), def("a.T#Close", "method", "a.go")}),
+		st.add([]definition{def("b.U#Close", "method", "b.go"), def("b.Close", "variable", "b.go")}),
+		st.add([]definition{def("c.V#Close", "field", "c.go"), {ID: "c.New", DisplayName: "New", Kind: "constructor", Language: "go", Package: "p", Path: "c.go"}}),
+	}
+	built := newNameTable(st, runs)
+	check := func(what string, tab *NameTable) {
+		t.Helper()
+		ids := func(class int) []string {
+			l := tab.named(nil, "Close", class)
+			var out []string
+			for i := range l.all {
+				out = append(out, tab.id(i))
+			}
+			return out
+		}
+		for class, want := range map[int][]string{
+			nameAny:    {"a.Close", "a.T#Close", "b.U#Close", "b.Close", "c.V#Close"},
+			nameMember: {"a.T#Close", "b.U#Close", "c.V#Close"},
+			nameOther:  {"a.Close", "b.Close"},
+		} {
+			if got := ids(class); !slices.Equal(got, want) {
+				t.Errorf("%s: class %d: %q, want %q", what, class, got, want)
+			}
+		}
+		named, err := tab.Named(context.Background(), "Close")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range named {
+			got = append(got, s.ID)
+		}
+		if want := []string{"a.Close", "a.T#Close", "b.U#Close", "b.Close", "c.V#Close"}; !slices.Equal(got, want) {
+			t.Errorf("%s: Named: %q, want %q", what, got, want)
+		}
+	}
+	check("built", built)
+	dir := t.TempDir()
+	if err := writeDefTable(dir, 7, st, []string{"a.go", "b.go", "c.go"}, runs, built); err != nil {
+		t.Fatal(err)
+	}
+	read, err := readDefTable(dir, 7, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.names == nil {
+		t.Fatal("the table read back has no indexes")
+	}
+	check("read back", read.names)
 }
