@@ -276,8 +276,9 @@ func (g *GenerationWriter) spill() error {
 // them are of one level, so that however many chunks a generation spills,
 // its final merge reads fanIn-1 runs of each level at most and holds
 // their blocks only. Each record is merged again once per level: at fanIn
-// 512 and 8 MiB chunks, once in a generation of more than 4 GiB of
-// records, twice past 2 TiB. The caller holds g.mu, or is the one
+// 512 and 4 MiB chunks, once in a generation of more than 2 GiB of
+// records (of small values: large ones are in the value file), twice past
+// 1 TiB. The caller holds g.mu, or is the one
 // spill running: nothing else touches g.runs meanwhile, since a spill
 // starts after the one before it ended and the final merge waits for
 // every spill.
