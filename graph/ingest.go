@@ -577,9 +577,9 @@ func (s *Store) ingestMerged(ctx context.Context, runs []*runFile, c *chunk, vf 
 }
 
 // writeMerged merges the records of runs, the sorted chunk c and the
-// value file vf (nil: none; its refs sorted) into
-// sstables that do not overlap, one per key range (see cutRanges), several
-// at once, and returns the paths of those written. On error it removes
+// value file vf (nil: none; its refs sorted) into sstables that do not
+// overlap, one per key range (see cutRanges), several at once, and returns
+// the paths of those written. On error it removes
 // what it wrote.
 func (s *Store) writeMerged(runs []*runFile, c *chunk, vf *valueFile, sizes mergeSizes, names func() string) ([]string, error) {
 	bounds := cutRanges(runs, c, vf, sizes)
@@ -632,10 +632,11 @@ func (s *Store) writeMerged(runs []*runFile, c *chunk, vf *valueFile, sizes merg
 }
 
 // cutRanges returns the keys that cut the records of runs, c and vf (nil:
-// none) into ranges of about sizes.table bytes each, in increasing order. The bytes
-// counted are the records' own, not the run files' (which are compressed):
-// counted compressed, a generation of 100 MB of records looked like one
-// table's worth and was merged on one core.
+// none) into ranges of about sizes.table bytes each, in increasing order.
+// The bytes counted are the records' own, keys and values, wherever they
+// are: counted as the files' (when runs were compressed), a generation of
+// 100 MB of records looked like one table's worth and was merged on one
+// core.
 func cutRanges(runs []*runFile, c *chunk, vf *valueFile, sizes mergeSizes) [][]byte {
 	total := int64(len(c.arena))
 	for _, r := range runs {
@@ -691,10 +692,9 @@ func cutRanges(runs []*runFile, c *chunk, vf *valueFile, sizes mergeSizes) [][]b
 			return int64(e.v-e.k) + int64(n)
 		})
 	}
-	var acc int64
 	slices.SortFunc(samples, func(a, b sample) int { return bytes.Compare(a.key, b.key) })
 	var bounds [][]byte
-	acc = 0
+	var acc int64
 	for _, sm := range samples {
 		if acc >= table && (len(bounds) == 0 || bytes.Compare(sm.key, bounds[len(bounds)-1]) > 0) {
 			bounds = append(bounds, sm.key)
@@ -706,8 +706,8 @@ func cutRanges(runs []*runFile, c *chunk, vf *valueFile, sizes mergeSizes) [][]b
 }
 
 // writeRange merges the records of runs, c and vf (nil: none) with keys in
-// [lo, hi) (nil for no bound) into the sstable at path, reading run i through bufs[i]
-// (made when nil). written is false when the range holds no record; then
+// [lo, hi) (nil for no bound) into the sstable at path, reading run i
+// through bufs[i] (made when nil). written is false when the range holds no record; then
 // no file is left at path.
 func (s *Store) writeRange(runs []*runFile, bufs []*runReader, c *chunk, vf *valueFile, lo, hi []byte, path string) (written bool, err error) {
 	srcs := make([]mergeSource, 0, len(runs)+2)
@@ -728,7 +728,7 @@ func (s *Store) writeRange(runs []*runFile, bufs []*runReader, c *chunk, vf *val
 	start, end := chunkSpan(c, lo, hi)
 	srcs = append(srcs, &chunkSource{c: c, i: start, end: end})
 	if vf != nil {
-		start, end := vf.span(lo, hi)
+		start, end := chunkSpan(&vf.refs, lo, hi)
 		srcs = append(srcs, &valueFileSource{vf: vf, i: start, end: end})
 	}
 	m, err := newMerger(srcs, lo, hi)

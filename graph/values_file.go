@@ -87,12 +87,6 @@ func valueRef(ref []byte) (off int64, n int, err error) {
 	return int64(binary.BigEndian.Uint64(ref)), int(binary.BigEndian.Uint32(ref[8:])), nil
 }
 
-// span returns the refs' entries with keys in [lo, hi) (nil for no bound)
-// as [start, end).
-func (vf *valueFile) span(lo, hi []byte) (start, end int) {
-	return chunkSpan(&vf.refs, lo, hi)
-}
-
 // chunkSpan returns the sorted chunk c's entries with keys in [lo, hi)
 // (nil for no bound) as [start, end).
 func chunkSpan(c *chunk, lo, hi []byte) (start, end int) {
