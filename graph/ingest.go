@@ -374,9 +374,10 @@ type mergeSizes struct {
 // (many runs, many tables) read and buffered each run's marks' span for
 // every table, a cost that grew with the square of the generation. Each
 // run a merge reads holds a block (see runReader) in every merging
-// goroutine, about 100 KB per run on two cores; runs are merged into larger
+// goroutine, about 64 KB per run on two cores; runs are merged into larger
 // ones as they accumulate (see GenerationWriter.compactRuns), so that a
-// final merge reads 511 runs of each level at most (50 MB of blocks). At
+// final merge reads 511 runs of each level at most (about 33 MB of
+// blocks). At
 // 4 MiB chunks no generation of less than 2 GiB of records is merged twice:
 // merging 128 at a time merged four GOROOTs' index (138 runs of 8 MiB)
 // twice, 2.7 CPU-s more of its 35.
@@ -387,13 +388,13 @@ var defaultMergeSizes = mergeSizes{table: 32 << 20, mark: 32 << 10, fanIn: 512}
 type runFile struct {
 	path  string
 	size  int64 // bytes in the file
-	raw   int64 // bytes of its records, uncompressed
+	raw   int64 // bytes of its records (the file less its blocks' lengths)
 	marks []runMark
 	level int // 0 for a spilled chunk, n+1 for a merge of runs of level n
 }
 
 // runMark is the offset of a record in a run file, its key, and how many
-// bytes of uncompressed records precede it.
+// bytes of records precede it.
 type runMark struct {
 	key []byte
 	off int64
