@@ -105,7 +105,9 @@ func (c *Converter) describe(sym string, info *scip.SymbolInformation, lang stri
 	if !ok {
 		d = describe(sym, nil, lang)
 		if c.shapes == nil || len(c.shapes) >= maxShapes {
-			c.shapes = make(map[shapeKey]symbolDescription)
+			// Made at its full size: grown from empty, the cache rehashed
+			// its entries some five times over each time it refilled.
+			c.shapes = make(map[shapeKey]symbolDescription, maxShapes)
 		}
 		c.shapes[k] = d
 	}
