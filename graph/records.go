@@ -452,7 +452,8 @@ func emitRecords(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) er
 // next.
 func (e *recordEmitter) emit(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) error {
 	e.sink, e.ids, e.space, e.path, e.err, e.hashed = sink, ids, space, f.Document.Path, nil, true
-	defer func() { e.sink, e.ids = nil, nil }()
+	e.given.reset()
+	defer func() { e.sink, e.ids = nil, nil; e.given.reset() }()
 	if pkg := f.Document.Package; pkg != "" {
 		e.send(appendPkgKey(e.k[:0], space, pkg, e.path), nil)
 	}
@@ -496,6 +497,14 @@ type recordEmitter struct {
 	strs  []string    // scratch for an edges value's string table
 	// hashed: every id given to the document so far is its symbol's hash.
 	hashed bool
+	// given holds ids given by ids in this call of emit.
+	given stringMemo[givenID]
+}
+
+// givenID is an id symIDs gave, and whether it was the symbol's hash.
+type givenID struct {
+	id     uint64
+	hashed bool
 }
 
 // put hands the sink a record built in e's buffers, which k and v
@@ -519,10 +528,15 @@ func (e *recordEmitter) id(sym string) uint64 {
 	if e.err != nil {
 		return 0
 	}
+	if g, ok := e.given.get(sym); ok {
+		return g.id // e.hashed already counted it
+	}
 	id, hashed, err := e.ids.symID(sym)
 	if err != nil {
 		e.err = err
+		return id
 	}
+	e.given.put(sym, givenID{id, hashed})
 	e.hashed = e.hashed && hashed
 	return id
 }

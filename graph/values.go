@@ -284,19 +284,31 @@ type idWriter struct {
 	w     *valueWriter
 	table map[string]uint64
 	dict  []string
+	// memo, when not nil, finds most of table's strings before table.
+	memo *stringMemo[uint64]
 }
 
 // id appends s, spelled out the first time, a reference after, and
 // returns its index in the table.
 func (t *idWriter) id(s string) uint64 {
-	if i, ok := t.table[s]; ok {
-		t.w.uvarint(2*i + 1)
-		return i
+	if t.memo != nil {
+		if i, ok := t.memo.get(s); ok {
+			t.w.uvarint(2*i + 1)
+			return i
+		}
 	}
-	i := uint64(len(t.dict) + len(t.table))
-	t.table[s] = i
-	t.w.uvarint(2 * uint64(len(s)))
-	t.w.b = append(t.w.b, s...)
+	i, ok := t.table[s]
+	if ok {
+		t.w.uvarint(2*i + 1)
+	} else {
+		i = uint64(len(t.dict) + len(t.table))
+		t.table[s] = i
+		t.w.uvarint(2 * uint64(len(s)))
+		t.w.b = append(t.w.b, s...)
+	}
+	if t.memo != nil {
+		t.memo.put(s, i)
+	}
 	return i
 }
 
@@ -361,7 +373,8 @@ func appendDocOccsValue(dst []byte, occs []Occurrence) []byte {
 	w := valueWriter{dst}
 	// Sized for a symbol per four occurrences, which spares the table most
 	// of its growth.
-	t := idWriter{&w, make(map[string]uint64, len(occs)/4), nil}
+	var memo stringMemo[uint64]
+	t := idWriter{&w, make(map[string]uint64, len(occs)/4), nil, &memo}
 	w.uvarint(uint64(len(occs)))
 	// Occurrences in a row mostly share their enclosing symbol, which is
 	// then a reference to the table's entry without a look-up.
@@ -429,7 +442,8 @@ func eachDocOcc(path string, b []byte, borrow bool, sized func(n int), fn func(O
 // appendEdgeBody), every string through the value's table.
 func appendDocEdgesValue(dst []byte, edges []Edge) []byte {
 	w := valueWriter{dst}
-	t := idWriter{&w, make(map[string]uint64, len(edges)/2), edgeDictionary[:]}
+	var memo stringMemo[uint64]
+	t := idWriter{&w, make(map[string]uint64, len(edges)/2), edgeDictionary[:], &memo}
 	w.uvarint(uint64(len(edges)))
 	for i := range edges {
 		e := &edges[i]
