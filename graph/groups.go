@@ -133,6 +133,26 @@ var edgeDictionary = [...]string{
 	"lsp:incoming-call",
 }
 
+// edgeDictIndexes maps each string of edgeDictionary to its index: every
+// edge's kind, source and reason is looked up in it, for each of the three
+// values an edge is written in, and a linear search of the dictionary took
+// 1.6% of an import's CPU time.
+var edgeDictIndexes = func() map[string]int {
+	m := make(map[string]int, len(edgeDictionary))
+	for i, s := range edgeDictionary {
+		m[s] = i
+	}
+	return m
+}()
+
+// edgeDictIndex returns the index of s in edgeDictionary, -1 if absent.
+func edgeDictIndex(s string) int {
+	if i, ok := edgeDictIndexes[s]; ok {
+		return i
+	}
+	return -1
+}
+
 // edgeEntry is one edge of an out or in group as the emitter holds it.
 type edgeEntry struct {
 	sym   uint64 // the group's symbol: From for out, To for in
@@ -212,14 +232,14 @@ func appendEdgeBody(w *valueWriter, str func(string), e *Edge) {
 }
 
 // smallTable is an idWriter for the few strings of a group value, with
-// edgeDictionary: a linear search instead of a map.
+// edgeDictionary: a linear search of its own strings instead of a map.
 type smallTable struct {
 	w    *valueWriter
 	strs []string
 }
 
 func (t *smallTable) id(s string) {
-	if i := dictIndex(edgeDictionary[:], s); i >= 0 {
+	if i := edgeDictIndex(s); i >= 0 {
 		t.w.uvarint(2*uint64(i) + 1)
 		return
 	}

@@ -312,23 +312,14 @@ func (t *idWriter) id(s string) uint64 {
 	return i
 }
 
-// known is id for a string that is likely in the dictionary.
+// known is id for a string that is likely in the dictionary, which must
+// be edgeDictionary (see edgeDictIndex).
 func (t *idWriter) known(s string) {
-	if i := dictIndex(t.dict, s); i >= 0 {
+	if i := edgeDictIndex(s); i >= 0 {
 		t.w.uvarint(2*uint64(i) + 1)
 		return
 	}
 	t.id(s)
-}
-
-// dictIndex returns the index of s in dict, -1 if absent.
-func dictIndex(dict []string, s string) int {
-	for i, d := range dict {
-		if len(d) == len(s) && d == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // idReader reads ids written by an idWriter with the same dictionary.
