@@ -10,8 +10,10 @@ package graph
 // once per group instead of once per fact.
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
@@ -252,4 +254,55 @@ func (t *smallTable) id(s string) {
 	t.strs = append(t.strs, s)
 	t.w.uvarint(2 * uint64(len(s)))
 	t.w.b = append(t.w.b, s...)
+}
+
+// groupScratch is what groupBySym keeps from one call to the next.
+type groupScratch struct {
+	number map[uint64]int32 // a symbol → its group's number, in order of appearance
+	syms   []uint64         // the groups' symbols, by number
+	at     []int32          // by number: the group's entries, then where it goes next
+	order  []int32          // the numbers in symbol order
+	nums   []int32          // each entry's group number
+}
+
+// groupBySym appends in's entries to out grouped by their symbol, the
+// groups in increasing symbol order, each in in's order: what sorting in
+// stably by symbol gives, in time linear in its length (a document's
+// occurrences mention each symbol several times: sorting them all moved
+// each entry some ten times over).
+func groupBySym[T any](out, in []T, sym func(*T) uint64, sc *groupScratch) []T {
+	if sc.number == nil {
+		sc.number = make(map[uint64]int32, len(in))
+	} else {
+		clear(sc.number)
+	}
+	syms, at, nums := sc.syms[:0], sc.at[:0], sc.nums[:0]
+	for i := range in {
+		s := sym(&in[i])
+		n, ok := sc.number[s]
+		if !ok {
+			n = int32(len(syms))
+			sc.number[s] = n
+			syms = append(syms, s)
+			at = append(at, 0)
+		}
+		at[n]++
+		nums = append(nums, n)
+	}
+	order := sc.order[:0]
+	for n := range syms {
+		order = append(order, int32(n))
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(syms[a], syms[b]) })
+	next := int32(len(out))
+	for _, n := range order {
+		next, at[n] = next+at[n], next
+	}
+	out = slices.Grow(out, len(in))[:len(out)+len(in)]
+	for i, n := range nums {
+		out[at[n]] = in[i]
+		at[n]++
+	}
+	sc.syms, sc.at, sc.order, sc.nums = syms, at, order, nums
+	return out
 }

@@ -492,9 +492,14 @@ type recordEmitter struct {
 	path  string
 	k, v  []byte
 	err   error
-	refs  []refEntry  // a document's indexed occurrences, grouped by symbol
+	refs  []refEntry  // a document's indexed occurrences
 	group []edgeEntry // a document's edges, grouped by an end
-	strs  []string    // scratch for an edges value's string table
+	// grouped holds refs, ungrouped the in-group edges, grouped by
+	// symbol (groupBySym, with grouping's scratch).
+	grouped   []refEntry
+	ungrouped []edgeEntry
+	grouping  groupScratch
+	strs      []string // scratch for an edges value's string table
 	// hashed: every id given to the document so far is its symbol's hash.
 	hashed bool
 	// given holds ids given by ids in this call of emit.
@@ -581,8 +586,8 @@ func (e *recordEmitter) occurrences(occs []Occurrence) {
 		e.refs = append(e.refs, r)
 	}
 	// Each group keeps position order.
-	slices.SortFunc(e.refs, func(a, b refEntry) int { return cmp.Or(cmp.Compare(a.sym, b.sym), cmp.Compare(a.occ, b.occ)) })
-	for g := range groupsOf(e.refs, func(r refEntry) uint64 { return r.sym }) {
+	e.grouped = groupBySym(e.grouped[:0], e.refs, func(r *refEntry) uint64 { return r.sym }, &e.grouping)
+	for g := range groupsOf(e.grouped, func(r refEntry) uint64 { return r.sym }) {
 		e.put(appendRefKey(e.k[:0], e.space, g[0].sym, e.path), appendRefsValue(e.v[:0], occs, g))
 	}
 }
@@ -598,12 +603,13 @@ func (e *recordEmitter) edges(edges []Edge) {
 	for g := range groupsOf(e.group, func(x edgeEntry) uint64 { return x.sym }) {
 		e.put(appendEdgeKey(e.k[:0], e.space, kindOut, g[0].sym, e.path), appendEdgesValue(e.v[:0], edges, g, &e.strs))
 	}
-	for i := range e.group {
-		x := &e.group[i]
+	e.ungrouped = append(e.ungrouped[:0], e.group...)
+	for i := range e.ungrouped {
+		x := &e.ungrouped[i]
 		x.sym, x.other = x.other, x.sym
 	}
 	// Each group keeps from, kind order.
-	slices.SortFunc(e.group, func(a, b edgeEntry) int { return cmp.Or(cmp.Compare(a.sym, b.sym), cmp.Compare(a.edge, b.edge)) })
+	e.group = groupBySym(e.group[:0], e.ungrouped, func(x *edgeEntry) uint64 { return x.sym }, &e.grouping)
 	for g := range groupsOf(e.group, func(x edgeEntry) uint64 { return x.sym }) {
 		e.put(appendEdgeKey(e.k[:0], e.space, kindIn, g[0].sym, e.path), appendEdgesValue(e.v[:0], edges, g, &e.strs))
 	}

@@ -1,6 +1,11 @@
 package graph
 
-import "testing"
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
 
 // TestEdgeDictIndex: every string of the dictionary is found at its own
 // index (the dictionary holds no string twice), anything else nowhere.
@@ -13,6 +18,30 @@ func TestEdgeDictIndex(t *testing.T) {
 	for _, s := range []string{"scip:call ", "syntax:", "lsp:Definition"} {
 		if got := edgeDictIndex(s); got != -1 {
 			t.Errorf("edgeDictIndex(%q) = %d, want -1", s, got)
+		}
+	}
+}
+
+// TestGroupBySym: grouping gives what a stable sort by symbol gives, for
+// inputs of few and of many symbols, appended after what out held, with
+// the scratch reused from call to call.
+func TestGroupBySym(t *testing.T) {
+	type entry struct{ sym, i uint64 }
+	var sc groupScratch
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 7, 100, 1000} {
+		for _, syms := range []uint64{1, 3, 50, 1 << 40} {
+			in := make([]entry, n)
+			for i := range in {
+				in[i] = entry{rng.Uint64N(syms), uint64(i)}
+			}
+			want := slices.Clone(in)
+			slices.SortStableFunc(want, func(a, b entry) int { return cmp.Compare(a.sym, b.sym) })
+			prefix := []entry{{sym: 99, i: 99}}
+			got := groupBySym(slices.Clone(prefix), in, func(e *entry) uint64 { return e.sym }, &sc)
+			if !slices.Equal(got[:1], prefix) || !slices.Equal(got[1:], want) {
+				t.Fatalf("n=%d syms=%d: groupBySym = %v, want %v after %v", n, syms, got, want, prefix)
+			}
 		}
 	}
 }
