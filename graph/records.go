@@ -128,6 +128,7 @@ type normalizer struct {
 	terms []Term
 	order []int32 // sortStableInPlace's
 	edge  edgeSorter
+	term  termSorter
 }
 
 // facts validates f and merges duplicates inside it, so that a document
@@ -156,7 +157,7 @@ func (n *normalizer) facts(f DocumentFacts) (DocumentFacts, error) {
 	if n.edges, err = n.normalizeEdges(n.edges[:0], f.Edges); err != nil {
 		return f, fmt.Errorf("graph: document %q: %w", path, err)
 	}
-	if n.terms, err = appendNormalTerms(n.terms[:0], f.Terms); err != nil {
+	if n.terms, err = appendNormalTerms(n.terms[:0], f.Terms, &n.term); err != nil {
 		return f, fmt.Errorf("graph: document %q: %w", path, err)
 	}
 	out.Symbols, out.Occurrences, out.Edges, out.Terms = n.syms, n.occs, n.edges, n.terms

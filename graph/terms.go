@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -107,8 +108,8 @@ type Posting struct {
 func (p *Posting) Count(f TermField) int { return p.Counts[f-1] }
 
 // appendNormalTerms appends in's terms to out, validated, in word then
-// field order, duplicates merged.
-func appendNormalTerms(out, in []Term) ([]Term, error) {
+// field order (sorted through ts), duplicates merged.
+func appendNormalTerms(out, in []Term, ts *termSorter) ([]Term, error) {
 	for _, t := range in {
 		if t.Word == "" || len(t.Word) > maxWordLen || t.Count <= 0 {
 			continue
@@ -121,7 +122,7 @@ func appendNormalTerms(out, in []Term) ([]Term, error) {
 		}
 		out = append(out, t)
 	}
-	slices.SortFunc(out, compareTerms)
+	ts.sort(out)
 	w := 0
 	for i := range out {
 		if w > 0 && compareTerms(out[w-1], out[i]) == 0 {
@@ -136,6 +137,44 @@ func appendNormalTerms(out, in []Term) ([]Term, error) {
 
 func compareTerms(a, b Term) int {
 	return cmp.Or(strings.Compare(a.Word, b.Word), cmp.Compare(a.Field, b.Field))
+}
+
+// A termSorter sorts terms as compareTerms orders them, in buffers it
+// reuses. It sorts numbers made of each word's first eight bytes and
+// compares the words themselves only where those tie: a document's terms
+// are a few hundred short words, and comparing them as strings was most
+// of the cost of normalizing them.
+type termSorter struct {
+	keys  []termKey
+	order []int32
+}
+
+type termKey struct {
+	prefix uint64 // the word's first eight bytes, big-endian, zero-padded
+	i      int32
+}
+
+func (s *termSorter) sort(ts []Term) {
+	keys := s.keys[:0]
+	for i := range ts {
+		var b [8]byte
+		copy(b[:], ts[i].Word)
+		keys = append(keys, termKey{binary.BigEndian.Uint64(b[:]), int32(i)})
+	}
+	// Words that differ in their first eight bytes (a shorter one padded
+	// with zeros) are in the order of those bytes as numbers.
+	slices.SortFunc(keys, func(a, b termKey) int {
+		if a.prefix != b.prefix {
+			return cmp.Compare(a.prefix, b.prefix)
+		}
+		return compareTerms(ts[a.i], ts[b.i])
+	})
+	order := slices.Grow(s.order[:0], len(keys))[:len(keys)]
+	for j, k := range keys {
+		order[j] = k.i
+	}
+	permute(ts, order)
+	s.keys, s.order = keys, order
 }
 
 func appendDocTermsKey(dst []byte, space uint64, path string) []byte {

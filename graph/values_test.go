@@ -45,3 +45,31 @@ func TestGroupBySym(t *testing.T) {
 		}
 	}
 }
+
+// TestTermSorter: terms come out in compareTerms' order, whatever their
+// words share: long common prefixes, a word a prefix of another, zero
+// bytes where the sorter pads short words with zeros.
+func TestTermSorter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte{0, 'a', 'b', 'z'}
+	var s termSorter
+	for round := range 200 {
+		n := rng.IntN(60)
+		terms := make([]Term, n)
+		for i := range terms {
+			w := []byte("prefix__")[:rng.IntN(9)]
+			for range rng.IntN(4) {
+				w = append(w, alphabet[rng.IntN(len(alphabet))])
+			}
+			terms[i] = Term{Word: string(w), Field: TermField(1 + rng.IntN(3)), Count: i + 1}
+		}
+		want := slices.Clone(terms)
+		slices.SortStableFunc(want, compareTerms)
+		s.sort(terms)
+		for i := range terms {
+			if compareTerms(terms[i], want[i]) != 0 {
+				t.Fatalf("round %d: sorted %v, want %v", round, terms, want)
+			}
+		}
+	}
+}
