@@ -353,7 +353,7 @@ func TestDocOccsValue(t *testing.T) {
 // enclosing ones included, written through the string table.
 func referenceDocOccs(occs []Occurrence) []byte {
 	var w valueWriter
-	t := idWriter{w: &w, table: map[string]uint64{}}
+	t := idWriter{w: &w, table: map[string]uint64{}, memo: new(stringMemo[uint64])}
 	w.uvarint(uint64(len(occs)))
 	for i := range occs {
 		o := &occs[i]

@@ -453,8 +453,7 @@ func emitRecords(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) er
 // next.
 func (e *recordEmitter) emit(space uint64, f *DocumentFacts, ids symIDs, sink recordSink) error {
 	e.sink, e.ids, e.space, e.path, e.err, e.hashed = sink, ids, space, f.Document.Path, nil, true
-	e.given.reset()
-	defer func() { e.sink, e.ids = nil, nil; e.given.reset() }()
+	defer func() { e.sink, e.ids = nil, nil; e.given.reset() }() // e.given is empty between calls
 	if pkg := f.Document.Package; pkg != "" {
 		e.send(appendPkgKey(e.k[:0], space, pkg, e.path), nil)
 	}
@@ -495,12 +494,12 @@ type recordEmitter struct {
 	err   error
 	refs  []refEntry  // a document's indexed occurrences
 	group []edgeEntry // a document's edges, grouped by an end
-	// grouped holds refs, ungrouped the in-group edges, grouped by
-	// symbol (groupBySym, with grouping's scratch).
-	grouped   []refEntry
-	ungrouped []edgeEntry
-	grouping  groupScratch
-	strs      []string // scratch for an edges value's string table
+	// grouped holds refs, inGroups the in-group edges, grouped by symbol
+	// (groupBySym, with grouping's scratch).
+	grouped  []refEntry
+	inGroups []edgeEntry
+	grouping groupScratch
+	strs     []string // scratch for an edges value's string table
 	// hashed: every id given to the document so far is its symbol's hash.
 	hashed bool
 	// given holds ids given by ids in this call of emit.
@@ -604,14 +603,13 @@ func (e *recordEmitter) edges(edges []Edge) {
 	for g := range groupsOf(e.group, func(x edgeEntry) uint64 { return x.sym }) {
 		e.put(appendEdgeKey(e.k[:0], e.space, kindOut, g[0].sym, e.path), appendEdgesValue(e.v[:0], edges, g, &e.strs))
 	}
-	e.ungrouped = append(e.ungrouped[:0], e.group...)
-	for i := range e.ungrouped {
-		x := &e.ungrouped[i]
+	for i := range e.group {
+		x := &e.group[i]
 		x.sym, x.other = x.other, x.sym
 	}
 	// Each group keeps from, kind order.
-	e.group = groupBySym(e.group[:0], e.ungrouped, func(x *edgeEntry) uint64 { return x.sym }, &e.grouping)
-	for g := range groupsOf(e.group, func(x edgeEntry) uint64 { return x.sym }) {
+	e.inGroups = groupBySym(e.inGroups[:0], e.group, func(x *edgeEntry) uint64 { return x.sym }, &e.grouping)
+	for g := range groupsOf(e.inGroups, func(x edgeEntry) uint64 { return x.sym }) {
 		e.put(appendEdgeKey(e.k[:0], e.space, kindIn, g[0].sym, e.path), appendEdgesValue(e.v[:0], edges, g, &e.strs))
 	}
 }

@@ -284,18 +284,16 @@ type idWriter struct {
 	w     *valueWriter
 	table map[string]uint64
 	dict  []string
-	// memo, when not nil, finds most of table's strings before table.
+	// memo finds most of table's strings before table.
 	memo *stringMemo[uint64]
 }
 
 // id appends s, spelled out the first time, a reference after, and
 // returns its index in the table.
 func (t *idWriter) id(s string) uint64 {
-	if t.memo != nil {
-		if i, ok := t.memo.get(s); ok {
-			t.w.uvarint(2*i + 1)
-			return i
-		}
+	if i, ok := t.memo.get(s); ok {
+		t.w.uvarint(2*i + 1)
+		return i
 	}
 	i, ok := t.table[s]
 	if ok {
@@ -306,9 +304,7 @@ func (t *idWriter) id(s string) uint64 {
 		t.w.uvarint(2 * uint64(len(s)))
 		t.w.b = append(t.w.b, s...)
 	}
-	if t.memo != nil {
-		t.memo.put(s, i)
-	}
+	t.memo.put(s, i)
 	return i
 }
 
