@@ -135,7 +135,13 @@
 // so a reference list should not show guesses among 2..8 candidates).
 // Names bound locally in the enclosing function (parameters, local variables)
 // are not resolved at all, and a bare Go name is only looked up in its own
-// package (Go names from elsewhere are always qualified).
+// package (Go names from elsewhere are always qualified). A Go file's
+// global-name candidates are those its module can reach: the standard
+// library, its own module, the modules it is nested in and those its
+// go.mod requires (a go.mod of Go 1.17 or later lists every module its
+// imports reach), so that in a repository of many modules a name defined
+// in each of them is not a guess among all (nor, past 8, no edge at all);
+// without such a go.mod, or under a go.work, every definition is one.
 //
 // [Index] runs the whole pipeline into a new base generation of a store:
 // [ListFiles], extraction in parallel (one Extractor per worker), a

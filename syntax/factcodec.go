@@ -19,7 +19,7 @@ import (
 // shares those strings as the extractor's output did.
 
 // factCodecVersion changes whenever the encoding does.
-const factCodecVersion = 1
+const factCodecVersion = 2
 
 // errCorrupt is wrapped by every decoding error: the bytes are not a record
 // this codec wrote.
@@ -76,6 +76,7 @@ func encodeFileFacts(dst []byte, f *FileFacts) []byte {
 	e.str(string(f.Skipped))
 	e.str(f.Failure)
 	e.str(f.module)
+	e.str(f.goScope)
 	e.str(f.self)
 	e.uint(uint64(len(f.Symbols)))
 	for i := range f.Symbols {
@@ -305,6 +306,7 @@ func decodeFileFacts(data string) (*FileFacts, error) {
 	f.Skipped = SkipReason(d.str())
 	f.Failure = d.str()
 	f.module = d.str()
+	f.goScope = d.str()
 	f.self = d.str()
 	if n := d.count(); n > 0 {
 		f.Symbols = make([]graph.Symbol, n)

@@ -10,7 +10,7 @@ const Tool = "lspgraph-syntax"
 
 // Version is the extractor's version; it changes whenever the facts a file
 // yields change, so stores built by an older extractor can be told apart.
-const Version = "0.6.0"
+const Version = "0.7.0"
 
 // SkipReason says why a file produced no facts. The empty reason means it was
 // extracted.
@@ -56,6 +56,9 @@ type FileFacts struct {
 	// module is the module (Go: package path; TS/JS/Python: module path)
 	// the file defines, used to match imports against definitions.
 	module string
+	// goScope is where a Go file's names of unknown owner may resolve to
+	// (project.goScopeOf, inGoScope); "": any package.
+	goScope string
 	// self is the symbol of the file's package (Go) or module (TS/JS,
 	// Python): the source of edges from uses outside any definition.
 	self string

@@ -69,6 +69,7 @@ func (w *walker) extractGo(root *node) {
 	w.pkg, w.idPkg = pkgPath, pkgPath
 	w.ff.Document.Package = pkgPath
 	w.ff.module = pkgPath
+	w.ff.goScope = w.project.askOne(queryGoScope, dir)
 	self := packageID("go", pkgPath)
 	w.ff.self = self
 	if pkgIdent != nil {

@@ -5,11 +5,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"go/version"
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+
+	"golang.org/x/mod/modfile"
 
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
@@ -23,6 +27,7 @@ type project struct {
 	lister  *rootfs.Lister      // looks for them first (see read)
 	tree    *treeListing        // tells absent ones without a look, when set
 	goMod   map[string]goModule // dir → nearest go.mod
+	goScope map[string]string   // module dir → goScopeOf's answer
 	npm     map[string]npmPackage
 	pyRoots map[string]string
 	cargo   map[string]rustCrate
@@ -50,6 +55,7 @@ func newProject(root string, fsys *rootfs.Root) *project {
 		root:    root,
 		fs:      fsys,
 		goMod:   map[string]goModule{},
+		goScope: map[string]string{},
 		npm:     map[string]npmPackage{},
 		pyRoots: map[string]string{},
 		cargo:   map[string]rustCrate{},
@@ -88,7 +94,7 @@ func (p *project) read(rel string) ([]byte, bool) {
 // isProjectFile reports whether name is a file project reads.
 func isProjectFile(name string) bool {
 	switch name {
-	case "go.mod", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "Cargo.toml":
+	case "go.mod", "go.work", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "Cargo.toml":
 		return true
 	}
 	return false
@@ -210,6 +216,77 @@ func (p *project) goModuleOf(dir string) goModule {
 	}
 	p.goMod[dir] = m
 	return m
+}
+
+// goScopeOf returns the package paths a Go file of the directory dir can
+// reach beyond the standard library, as prefixes joined by newlines: its
+// module's path, the paths of the modules that enclose it in the tree
+// (GOROOT's cmd in std; a tool module inside its parent's tree) and of every
+// module its go.mod requires. From Go 1.17 a go.mod lists every module
+// its packages' imports reach, indirect ones included, so no type the
+// file can name is declared outside these. The answer is "" (no scope:
+// every package reachable) when that does not hold or is not known: no
+// go.mod in the tree above dir, a go directive before 1.17 or none, a
+// go.mod that does not parse, or a go.work in the module's directory or
+// above it, whose modules import each other without requiring.
+func (p *project) goScopeOf(dir string) string {
+	m := p.goModuleOf(dir)
+	if p.root == "" || m.path == "" {
+		return ""
+	}
+	if s, ok := p.goScope[m.dir]; ok {
+		return s
+	}
+	scope := p.readGoScope(m)
+	p.goScope[m.dir] = scope
+	return scope
+}
+
+// readGoScope computes goScopeOf's answer for the module m.
+func (p *project) readGoScope(m goModule) string {
+	b, ok := p.read(joinRel(m.dir, "go.mod"))
+	if !ok {
+		return "" // the module of a go.mod above the root
+	}
+	f, err := modfile.ParseLax("go.mod", b, nil)
+	if err != nil || f.Go == nil || version.Compare("go"+f.Go.Version, "go1.17") < 0 {
+		return ""
+	}
+	prefixes := []string{m.path}
+	for _, r := range f.Require {
+		prefixes = append(prefixes, r.Mod.Path)
+	}
+	for d, ok := m.dir, true; ok; d, ok = parentDir(d) {
+		if _, work := p.read(joinRel(d, "go.work")); work {
+			return ""
+		}
+		if d != m.dir {
+			if _, mod := p.read(joinRel(d, "go.mod")); mod {
+				prefixes = append(prefixes, p.goModuleOf(d).path)
+			}
+		}
+	}
+	slices.Sort(prefixes)
+	return strings.Join(slices.Compact(prefixes), "\n")
+}
+
+// inGoScope reports whether the Go package pkg is within scope, a
+// goScopeOf answer ("": everything is): a standard library package (no dot
+// in its first element), or one of a module of the scope.
+func inGoScope(pkg, scope string) bool {
+	if scope == "" {
+		return true
+	}
+	first, _, _ := strings.Cut(pkg, "/")
+	if !strings.Contains(first, ".") {
+		return true
+	}
+	for m := range strings.SplitSeq(scope, "\n") {
+		if strings.HasPrefix(pkg, m) && (len(pkg) == len(m) || pkg[len(m)] == '/') {
+			return true
+		}
+	}
+	return false
 }
 
 // outerGoModule finds the module enclosing the workspace root when the

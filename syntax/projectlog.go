@@ -16,6 +16,8 @@ const (
 	queryTSModule                             // tsModule(file)
 	queryPythonModule                         // pythonModule(file)
 	queryRustModule                           // rustModule(file)
+	queryGoScope                              // goScopeOf(dir)
+	lastQuery         = queryGoScope
 )
 
 // projectAnswer is one question and its answer.
@@ -75,6 +77,8 @@ func (p *project) answer(q projectQuery, arg string) (a, b string) {
 		a, b = p.pythonModule(arg)
 	case queryRustModule:
 		a, b = p.rustModule(arg)
+	case queryGoScope:
+		a = p.goScopeOf(arg)
 	}
 	return a, b
 }
@@ -98,7 +102,7 @@ func (p *project) askOne(q projectQuery, arg string) string {
 // recorded.
 func (p *project) stillAnswers(asked []projectAnswer) bool {
 	for _, q := range asked {
-		if q.Query < queryGoPackage || q.Query > queryRustModule {
+		if q.Query < queryGoPackage || q.Query > lastQuery {
 			return false
 		}
 		if a, b := p.answer(q.Query, q.Arg); a != q.A || b != q.B {

@@ -188,10 +188,20 @@ type symbolList struct {
 	// more, when above zero, is the first symbol (plus one) of a second
 	// chain through next, merged with the first in table order.
 	more int32
+	// ids, when not nil, are the list's symbols instead of the chains.
+	ids []int32
 }
 
 // all yields the symbols of the list in table order.
 func (l *symbolList) all(yield func(int32) bool) {
+	if l.ids != nil {
+		for _, i := range l.ids {
+			if !yield(i) {
+				return
+			}
+		}
+		return
+	}
 	a, b := l.head, l.more-1
 	for a >= 0 || b >= 0 {
 		i := a
@@ -492,7 +502,17 @@ type Resolver struct {
 	mu       sync.Mutex
 	cache    map[string][]definition // external lookups
 	defaults map[string][]definition // external default exports by module
+	scoped   map[scopedKey][]int32   // see goScoped
 }
+
+// scopedKey is a list of goScoped: a name of a class in a scope.
+type scopedKey struct {
+	scope, name string
+	class       int
+}
+
+// maxScoped bounds the lists goScoped keeps; all are dropped when full.
+const maxScoped = 1 << 16
 
 // NewResolver prepares the resolution of files. Their own definitions are
 // always candidates; external (nil for none) supplies the rest, minus any
@@ -511,7 +531,7 @@ func NewResolver(files []*FileFacts, external Lookup) *Resolver {
 // being the documents resolved (their old facts in external are stale).
 func newResolver(table *NameTable, paths map[string]bool, external Lookup) *Resolver {
 	return &Resolver{local: table, paths: paths, external: external,
-		cache: map[string][]definition{}, defaults: map[string][]definition{}}
+		cache: map[string][]definition{}, defaults: map[string][]definition{}, scoped: map[scopedKey][]int32{}}
 }
 
 // Resolve resolves files (extracted by Extractor.File) against their own
@@ -878,10 +898,17 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	member := func(s *definition) bool { return isMember(s) }
 	notMember := func(s *definition) bool { return !isMember(s) }
 	// global collects the candidates of class (keep accepts none of the
-	// other) among all the definitions of name.
+	// other) among all the definitions of name; for Go, only those in
+	// packages the file's module can reach (goScoped): in a repository of
+	// many modules, a name's definitions in modules this one does not
+	// require are no candidates, neither for an edge nor against the limit.
 	global := func(class int, keep func(*definition) bool) []target {
 		out = out[:0]
-		if add(t.named(f, name, class), keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
+		l := t.named(f, name, class)
+		if lang == "go" && f.goScope != "" {
+			l = r.goScoped(f.goScope, name, class, l)
+		}
+		if add(l, keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
 			return nil // too many candidates to guess
 		}
 		if len(out) == 1 {
@@ -1014,6 +1041,37 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		return out, nil
 	}
 	return global(nameOther, notMember), nil
+}
+
+// goScoped returns the symbols of l, the definitions named name of class,
+// whose packages are in scope (inGoScope), in table order. A module's files
+// ask for the same names again and again, and in a repository of many
+// modules most of a common name's definitions are other modules': each
+// name's list is filtered once per scope and kept, so that a use visits
+// the candidates of its scope alone, as many in a repository of four
+// modules as in one.
+func (r *Resolver) goScoped(scope, name string, class int, l symbolList) symbolList {
+	key := scopedKey{scope, name, class}
+	r.mu.Lock()
+	ids, ok := r.scoped[key]
+	r.mu.Unlock()
+	if !ok {
+		ids = []int32{}
+		t := r.local
+		for i := range l.all {
+			if inGoScope(t.st.short(t.packed(i).pkg), scope) {
+				ids = append(ids, i)
+			}
+		}
+		key.scope, key.name = strings.Clone(scope), strings.Clone(name)
+		r.mu.Lock()
+		if len(r.scoped) >= maxScoped {
+			clear(r.scoped)
+		}
+		r.scoped[key] = ids
+		r.mu.Unlock()
+	}
+	return symbolList{head: -1, ids: ids}
 }
 
 // isDefaultExport reports whether s is its TS/JS module's default export.
