@@ -36,6 +36,9 @@ type Options struct {
 	// tree, from an index's walk of Root, tells project files absent
 	// without a look.
 	tree *treeListing
+	// goMods, from an index's listing of Root, are the directories of
+	// its go.mod files (nil: not known; see project.goScopeOf).
+	goMods []string
 }
 
 // Extractor parses files into FileFacts. It is not safe for concurrent use:
@@ -68,6 +71,7 @@ func NewExtractor(opts Options) *Extractor {
 	}
 	x.project = newProject(opts.Root, fsys)
 	x.project.tree = opts.tree
+	x.project.goMods = opts.goMods
 	return x
 }
 

@@ -30,7 +30,7 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 		return nil, fmt.Errorf("syntax: %w", err)
 	}
 	defer fsys.Close()
-	listed, stated, _, err := listFiles(ctx, fsys, root, runtime.NumCPU())
+	listed, stated, _, _, err := listFiles(ctx, fsys, root, runtime.NumCPU())
 	if err != nil {
 		return nil, err
 	}
@@ -144,22 +144,27 @@ func statListed(fsys *rootfs.Root, listed []string) []stat {
 // links unresolved, and when it walks the tree (with workers goroutines)
 // returns what RealStat says of each path too, from the lstat of the walk
 // (only links are resolved again); a listing by git returns no stats.
-func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int) ([]string, []stat, *treeListing, error) {
+// goMods are the directories of the go.mod files among what it lists (or
+// would, but that they are no source), sorted.
+func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int) (files []string, stats []stat, tree *treeListing, goMods []string, err error) {
 	if isGitWorkTree(ctx, root) {
 		out, err := gitcmd.Run(ctx, root, "ls-files", "-z", "-co", "--exclude-standard")
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("syntax: listing files in %s: %w", root, err)
+			return nil, nil, nil, nil, fmt.Errorf("syntax: listing files in %s: %w", root, err)
 		}
-		var files []string
+		goMods = []string{}
 		for _, p := range strings.Split(string(out), "\x00") {
 			if p != "" && keepPath(p) {
 				files = append(files, p)
+			} else if dir, ok := goModDir(p); ok {
+				goMods = append(goMods, dir)
 			}
 		}
 		sort.Strings(files)
-		return files, nil, nil, nil
+		sort.Strings(goMods)
+		return files, nil, nil, goMods, nil
 	}
-	tree := newTreeListing()
+	tree = newTreeListing()
 	walked, err := fsys.Walk(ctx, rootfs.WalkOptions{
 		Workers: workers,
 		Enter: func(rel string, entries []rootfs.DirEntry) bool {
@@ -171,8 +176,15 @@ func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int)
 		},
 	})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("syntax: walking %s: %w", root, err)
+		return nil, nil, nil, nil, fmt.Errorf("syntax: walking %s: %w", root, err)
 	}
+	goMods = []string{}
+	for p := range tree.present {
+		if dir, ok := goModDir(p); ok {
+			goMods = append(goMods, dir)
+		}
+	}
+	sort.Strings(goMods)
 	files, stated := make([]string, len(walked)), make([]stat, len(walked))
 	for i, w := range walked {
 		files[i] = w.Path
@@ -182,7 +194,22 @@ func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int)
 			stated[i].real, stated[i].fi, stated[i].err = fsys.RealStat(w.Path)
 		}
 	}
-	return files, stated, tree, nil
+	return files, stated, tree, goMods, nil
+}
+
+// goModDir returns the directory of a listed path that is a go.mod file
+// outside the directories a listing leaves out ("" for the root's).
+func goModDir(p string) (string, bool) {
+	dir, name := path.Split(p)
+	if name != "go.mod" {
+		return "", false
+	}
+	for _, d := range strings.Split(dir, "/") {
+		if d != "" && skipDir(d) {
+			return "", false
+		}
+	}
+	return strings.TrimSuffix(dir, "/"), true
 }
 
 func isGitWorkTree(ctx context.Context, root string) bool {

@@ -3,7 +3,7 @@ package syntax
 import (
 	"context"
 	"fmt"
-	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,23 +14,31 @@ import (
 )
 
 // goScopeTree is a repository of several Go modules: a requires b; a/tool
-// is nested in a and requires nothing; c is required by no one; old
-// predates complete module graphs (go 1.16); w is a go.work workspace.
-// Each of b and c defines a Flush method, a and c a Sync method, and each
-// module calls them on values of a type the syntax layer cannot know.
+// is nested in a and requires nothing (its packages' paths extend a's); c
+// is required by no one; old predates complete module graphs (go 1.16); w
+// is a go.work workspace. Each of a/tool, b and c defines a Flush method,
+// a and c a Sync method, b one Reset method and c twenty, and each module
+// calls them on values of a type the syntax layer cannot know.
 func goScopeTree(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	call := func(pkg string) string {
-		return "package " + pkg + "\n\nfunc Use(x interface{ Flush(); Sync() }) {\n\tx.Flush()\n\tx.Sync()\n}\n"
+		return "package " + pkg + "\n\nfunc Use(x interface{ Flush(); Sync(); Reset() }) {\n\tx.Flush()\n\tx.Sync()\n\tx.Reset()\n}\n"
+	}
+	// Reset: one in b, more in c than a use looks through where it is
+	// (shortList), so that a's list of them in its scope is kept.
+	many := "package c\n"
+	for i := range shortList + 2 {
+		many += fmt.Sprintf("\ntype R%d struct{}\n\nfunc (R%d) Reset() {}\n", i, i)
 	}
 	writeFiles(t, root, map[string]string{
 		"a/go.mod":      "module example.com/a\n\ngo 1.21\n\nrequire example.com/b v1.0.0\n\nreplace example.com/b => ../b\n",
 		"a/a.go":        call("a") + "\ntype Buf struct{}\n\nfunc (Buf) Sync() {}\n",
 		"a/tool/go.mod": "module example.com/a/tool\n\ngo 1.21\n",
-		"a/tool/t.go":   call("tool"),
+		"a/tool/t.go":   call("tool") + "\ntype T struct{}\n\nfunc (T) Flush() {}\n",
 		"b/go.mod":      "module example.com/b\n\ngo 1.21\n",
-		"b/b.go":        "package b\n\ntype W struct{}\n\nfunc (W) Flush() {}\n",
+		"b/b.go":        "package b\n\ntype W struct{}\n\nfunc (W) Flush() {}\n\nfunc (W) Reset() {}\n",
+		"c/many.go":     many,
 		"c/go.mod":      "module example.com/c\n\ngo 1.21\n",
 		"c/c.go":        "package c\n\ntype W struct{}\n\nfunc (W) Flush() {}\n\nfunc (W) Sync() {}\n",
 		"old/go.mod":    "module example.com/old\n\ngo 1.16\n",
@@ -49,25 +57,33 @@ func TestGoScopeOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fsys.Close()
-	p := newProject(root, fsys)
-	defer p.close()
-	for _, c := range []struct{ dir, want string }{
-		{"a", "example.com/a\nexample.com/b"},
-		{"a/tool", "example.com/a\nexample.com/a/tool"}, // the module it is nested in
-		{"b", "example.com/b"},
-		{"old", ""}, // go 1.16: a go.mod need not list every module reached
-		{"w/m", ""}, // a go.work above the module
-		{"", ""},    // no go.mod at or above the root
-		{"c/x/y", "example.com/c"},
-	} {
-		if got := p.goScopeOf(c.dir); got != c.want {
-			t.Errorf("goScopeOf(%q) = %q, want %q", c.dir, got, c.want)
+	for _, goMods := range [][]string{nil, {"a", "a/tool", "b", "c", "old", "w/m"}} {
+		p := newProject(root, fsys)
+		p.goMods = goMods
+		for _, c := range []struct{ dir, want string }{
+			// The nested module a/tool is out of a's reach, when known.
+			{"a", "+example.com/a\n-example.com/a/tool\n+example.com/b"},
+			{"a/tool", "+example.com/a\n+example.com/a/tool"}, // the module it is nested in
+			{"b", "+example.com/b"},
+			{"old", ""}, // go 1.16: a go.mod need not list every module reached
+			{"w/m", ""}, // a go.work above the module
+			{"", ""},    // no go.mod at or above the root
+			{"c/x/y", "+example.com/c"},
+		} {
+			want := c.want
+			if goMods == nil {
+				want = strings.ReplaceAll(want, "\n-example.com/a/tool", "")
+			}
+			if got := p.goScopeOf(c.dir); got != want {
+				t.Errorf("go.mod files %q: goScopeOf(%q) = %q, want %q", goMods, c.dir, got, want)
+			}
 		}
+		p.close()
 	}
 }
 
 func TestInGoScope(t *testing.T) {
-	scope := "example.com/a\nscale.example/copy1"
+	scope := "+example.com/a\n-example.com/a/tool\n+example.com/a/tool/sub\n+scale.example/copy1"
 	for _, c := range []struct {
 		pkg  string
 		want bool
@@ -75,6 +91,10 @@ func TestInGoScope(t *testing.T) {
 		{"example.com/a", true},
 		{"example.com/a/internal/x", true},
 		{"example.com/ab", false}, // a prefix, not a module of the scope
+		{"example.com/a/tool", false},
+		{"example.com/a/tool/x", false},
+		{"example.com/a/tool/sub/x", true}, // the longest module wins
+		{"example.com/a/toolbox", true},
 		{"scale.example/copy1/fmt", true},
 		{"scale.example/copy10/fmt", false},
 		{"example.com/b", false},
@@ -113,27 +133,53 @@ func globalEdges(docs []graph.DocumentFacts) []string {
 // TestGoModuleScope checks that a Go name of unknown owner resolves only
 // to definitions in packages its module can reach: its own module, the
 // modules it requires and those it is nested in, when its go.mod lists
-// every module reached; to any definition otherwise.
+// every module reached; to any definition otherwise. The tree is indexed
+// as a directory (walked) and as a git work tree (listed by git).
 func TestGoModuleScope(t *testing.T) {
-	_, docs := extractTree(t, goScopeTree(t))
 	want := []string{
-		// a requires b: Flush is b's alone, Sync a's own (not c's).
+		// a requires b: Flush is b's alone (not c's, nor that of a/tool
+		// nested in a), Sync a's own (not c's), Reset b's (not c's 20).
 		"example.com/a -> example.com/a Buf.Sync syntax:unique-global-name",
 		"example.com/a -> example.com/b W.Flush syntax:unique-global-name",
-		// a/tool reaches a (it is nested in it), not b or c: no Flush.
+		"example.com/a -> example.com/b W.Reset syntax:unique-global-name",
+		// a/tool reaches a (it is nested in it), not b or c.
 		"example.com/a/tool -> example.com/a Buf.Sync syntax:unique-global-name",
-		// Without a complete module graph, every definition is a candidate.
+		"example.com/a/tool -> example.com/a/tool T.Flush syntax:unique-global-name",
+		// Without a complete module graph, every definition is a
+		// candidate (and Reset's 21 are too many to guess).
 		"example.com/old -> example.com/a Buf.Sync syntax:ambiguous-global-name",
+		"example.com/old -> example.com/a/tool T.Flush syntax:ambiguous-global-name",
 		"example.com/old -> example.com/b W.Flush syntax:ambiguous-global-name",
 		"example.com/old -> example.com/c W.Flush syntax:ambiguous-global-name",
 		"example.com/old -> example.com/c W.Sync syntax:ambiguous-global-name",
 		"example.com/w/m -> example.com/a Buf.Sync syntax:ambiguous-global-name",
+		"example.com/w/m -> example.com/a/tool T.Flush syntax:ambiguous-global-name",
 		"example.com/w/m -> example.com/b W.Flush syntax:ambiguous-global-name",
 		"example.com/w/m -> example.com/c W.Flush syntax:ambiguous-global-name",
 		"example.com/w/m -> example.com/c W.Sync syntax:ambiguous-global-name",
 	}
-	if got := globalEdges(docs); !slices.Equal(got, want) {
-		t.Errorf("global-name edges:\n got %q\nwant %q", got, want)
+	root := goScopeTree(t)
+	for _, listing := range []string{"walk", "git"} {
+		if listing == "git" {
+			if _, err := exec.LookPath("git"); err != nil {
+				t.Skip("git is not installed")
+			}
+			cmd := exec.Command("sh", "-c", "git init -q && git add -A")
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git: %v\n%s", err, out)
+			}
+		}
+		var docs []graph.DocumentFacts
+		if _, err := Build(context.Background(), IndexOptions{Root: root, Workers: 2}, func(_ context.Context, df graph.DocumentFacts) error {
+			docs = append(docs, df)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := globalEdges(docs); !slices.Equal(got, want) {
+			t.Errorf("%s: global-name edges:\n got %q\nwant %q", listing, got, want)
+		}
 	}
 }
 
@@ -157,23 +203,29 @@ func TestGoModuleScopeIncremental(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, step := range []struct {
-		name, file, text, edge string
+		name  string
+		files map[string]string
+		edge  string // an edge the step adds, if any
+		never string // an edge there must not be after it, if any
 	}{
-		{"a requires c", "a/go.mod",
-			"module example.com/a\n\ngo 1.21\n\nrequire (\n\texample.com/b v1.0.0\n\texample.com/c v1.0.0\n)\n",
-			`"syntax go example.com/a Use" -calls-> "syntax go example.com/c W.Flush" conf=0.09`},
-		{"a go.work above a/tool", "go.work", "go 1.21\n\nuse ./a/tool\n",
-			`"syntax go example.com/a/tool Use" -calls-> "syntax go example.com/c W.Sync" conf=0.09`},
+		{"a requires c", map[string]string{"a/go.mod": "module example.com/a\n\ngo 1.21\n\nrequire (\n\texample.com/b v1.0.0\n\texample.com/c v1.0.0\n)\n"},
+			`"syntax go example.com/a Use" -calls-> "syntax go example.com/c W.Flush" conf=0.09`, ""},
+		// A module nested in a: out of a's reach, its Sync is no
+		// candidate of a's (whose answer must change), nor of a/tool's.
+		{"a module in a", map[string]string{
+			"a/plug/go.mod": "module example.com/a/plug\n\ngo 1.21\n",
+			"a/plug/p.go":   "package plug\n\ntype P struct{}\n\nfunc (P) Sync() {}\n",
+		}, "", `"syntax go example.com/a Use" -calls-> "syntax go example.com/a/plug P.Sync"`},
+		{"a go.work above a/tool", map[string]string{"go.work": "go 1.21\n\nuse ./a/tool\n"},
+			`"syntax go example.com/a/tool Use" -calls-> "syntax go example.com/c W.Sync" conf=0.09`, ""},
 	} {
 		hasEdge := func(lines []string) bool {
-			return slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, step.edge) })
+			return step.edge != "" && slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, step.edge) })
 		}
 		if hasEdge(generationLines(t, inc)) {
 			t.Fatalf("%s: the edge %s is there before", step.name, step.edge)
 		}
-		if err := os.WriteFile(filepath.Join(root, step.file), []byte(step.text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFiles(t, root, step.files)
 		sum, err := Index(ctx, inc, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -191,8 +243,11 @@ func TestGoModuleScopeIncremental(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: the incremental index differs from the full one\n%s", step.name, incrementalDiff(got, want))
 		}
-		if !hasEdge(got) {
+		if step.edge != "" && !hasEdge(got) {
 			t.Errorf("%s: no edge %s", step.name, step.edge)
+		}
+		if step.never != "" && slices.ContainsFunc(got, func(l string) bool { return strings.Contains(l, step.never) }) {
+			t.Errorf("%s: an edge %s", step.name, step.never)
 		}
 	}
 }

@@ -117,6 +117,7 @@ type IndexSummary struct {
 type indexPlan struct {
 	fs      *rootfs.Root       // the root every file is read through; closed by the caller
 	tree    *treeListing       // what the walk saw of project files (nil: no walk)
+	goMods  []string           // the directories of the listing's go.mod files (nil: no listing)
 	paths   []string           // real root-relative paths to read, sorted, each once
 	stats   []rootfs.Stamp     // each path's size and modification time when listed (zero: unknown, or too recent to vouch when read: see read)
 	listed  int                // paths listed (opts.Files, or the listing)
@@ -138,7 +139,7 @@ func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 	}
 	listed, stated := opts.Files, []stat(nil)
 	if listed == nil {
-		if listed, stated, p.tree, err = listFiles(ctx, fsys, opts.Root, p.workers); err != nil {
+		if listed, stated, p.tree, p.goMods, err = listFiles(ctx, fsys, opts.Root, p.workers); err != nil {
 			fsys.Close()
 			return p, err
 		}
@@ -150,7 +151,7 @@ func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 
 // extractorOptions are the options of an extractor of the plan's files.
 func (p *indexPlan) extractorOptions(opts IndexOptions) Options {
-	return Options{Root: opts.Root, FS: p.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize, tree: p.tree}
+	return Options{Root: opts.Root, FS: p.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize, tree: p.tree, goMods: p.goMods}
 }
 
 // read reads the i-th file through l, a lister of p.fs that one worker

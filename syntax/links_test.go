@@ -204,7 +204,7 @@ func TestProjectReadAsRootReadFile(t *testing.T) {
 	defer fsys.Close()
 	// With and without what a walk of the tree saw (which answers for
 	// the project files absent from the directories it read).
-	_, _, tree, err := listFiles(context.Background(), fsys, root, 2)
+	_, _, tree, _, err := listFiles(context.Background(), fsys, root, 2)
 	if err != nil || tree == nil {
 		t.Fatalf("listing the tree: %v, %v", tree, err)
 	}

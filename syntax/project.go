@@ -28,6 +28,7 @@ type project struct {
 	tree    *treeListing        // tells absent ones without a look, when set
 	goMod   map[string]goModule // dir → nearest go.mod
 	goScope map[string]string   // module dir → goScopeOf's answer
+	goMods  []string            // the directories of the tree's go.mod files, when known (see Options.goMods)
 	npm     map[string]npmPackage
 	pyRoots map[string]string
 	cargo   map[string]rustCrate
@@ -218,17 +219,22 @@ func (p *project) goModuleOf(dir string) goModule {
 	return m
 }
 
-// goScopeOf returns the package paths a Go file of the directory dir can
-// reach beyond the standard library, as prefixes joined by newlines: its
-// module's path, the paths of the modules that enclose it in the tree
-// (GOROOT's cmd in std; a tool module inside its parent's tree) and of every
-// module its go.mod requires. From Go 1.17 a go.mod lists every module
-// its packages' imports reach, indirect ones included, so no type the
-// file can name is declared outside these. The answer is "" (no scope:
-// every package reachable) when that does not hold or is not known: no
-// go.mod in the tree above dir, a go directive before 1.17 or none, a
-// go.mod that does not parse, or a go.work in the module's directory or
-// above it, whose modules import each other without requiring.
+// goScopeOf returns the modules a Go file of the directory dir can reach
+// beyond the standard library, one per line, each path after "+": its
+// module, the modules that enclose it in the tree (GOROOT's cmd in std; a
+// tool module inside its parent's tree) and every module its go.mod
+// requires. From Go 1.17 a go.mod lists every module its packages'
+// imports reach, indirect ones included, so no type the file can name is
+// declared outside these. When the tree's go.mod files are known, each
+// other module of the tree whose path extends one of those (golang.org/x/
+// tools/gopls in golang.org/x/tools) follows after "-": its packages'
+// paths start with the path of a module in reach, and it is not.
+//
+// The answer is "" (no scope: every package reachable) when that does
+// not hold or is not known: no go.mod in the tree above dir, a go
+// directive before 1.17 or none, a go.mod that does not parse, or a
+// go.work in the module's directory or above it, whose modules import
+// each other without requiring.
 func (p *project) goScopeOf(dir string) string {
 	m := p.goModuleOf(dir)
 	if p.root == "" || m.path == "" {
@@ -252,9 +258,9 @@ func (p *project) readGoScope(m goModule) string {
 	if err != nil || f.Go == nil || version.Compare("go"+f.Go.Version, "go1.17") < 0 {
 		return ""
 	}
-	prefixes := []string{m.path}
+	in := []string{m.path}
 	for _, r := range f.Require {
-		prefixes = append(prefixes, r.Mod.Path)
+		in = append(in, r.Mod.Path)
 	}
 	for d, ok := m.dir, true; ok; d, ok = parentDir(d) {
 		if _, work := p.read(joinRel(d, "go.work")); work {
@@ -262,17 +268,28 @@ func (p *project) readGoScope(m goModule) string {
 		}
 		if d != m.dir {
 			if _, mod := p.read(joinRel(d, "go.mod")); mod {
-				prefixes = append(prefixes, p.goModuleOf(d).path)
+				in = append(in, p.goModuleOf(d).path)
 			}
 		}
 	}
-	slices.Sort(prefixes)
-	return strings.Join(slices.Compact(prefixes), "\n")
+	var out []string
+	for _, path := range in {
+		out = append(out, "+"+path)
+	}
+	for _, d := range p.goMods {
+		path := p.goModuleOf(d).path
+		if path != "" && !slices.Contains(in, path) && slices.ContainsFunc(in, func(m string) bool { return hasPathPrefix(path, m) }) {
+			out = append(out, "-"+path)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return strings.Compare(a[1:], b[1:]) })
+	return strings.Join(slices.Compact(out), "\n")
 }
 
 // inGoScope reports whether the Go package pkg is within scope, a
 // goScopeOf answer ("": everything is): a standard library package (no dot
-// in its first element), or one of a module of the scope.
+// in its first element), or one whose module in the answer (the longest
+// path its path extends) is in reach.
 func inGoScope(pkg, scope string) bool {
 	if scope == "" {
 		return true
@@ -281,12 +298,18 @@ func inGoScope(pkg, scope string) bool {
 	if !strings.Contains(first, ".") {
 		return true
 	}
+	longest, in := -1, false
 	for m := range strings.SplitSeq(scope, "\n") {
-		if strings.HasPrefix(pkg, m) && (len(pkg) == len(m) || pkg[len(m)] == '/') {
-			return true
+		if len(m) > longest && len(m) > 1 && hasPathPrefix(pkg, m[1:]) {
+			longest, in = len(m), m[0] == '+'
 		}
 	}
-	return false
+	return in
+}
+
+// hasPathPrefix reports whether the import path p is prefix or under it.
+func hasPathPrefix(p, prefix string) bool {
+	return strings.HasPrefix(p, prefix) && (len(p) == len(prefix) || p[len(prefix)] == '/')
 }
 
 // outerGoModule finds the module enclosing the workspace root when the

@@ -906,7 +906,12 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 		out = out[:0]
 		l := t.named(f, name, class)
 		if lang == "go" && f.goScope != "" {
-			l = r.goScoped(f.goScope, name, class, l)
+			if long, ok := r.goScoped(f.goScope, name, class, l); ok {
+				l = long
+			} else {
+				inClass := keep
+				keep = func(s *definition) bool { return inClass(s) && inGoScope(s.Package, f.goScope) }
+			}
 		}
 		if add(l, keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
 			return nil // too many candidates to guess
@@ -1044,13 +1049,23 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 }
 
 // goScoped returns the symbols of l, the definitions named name of class,
-// whose packages are in scope (inGoScope), in table order. A module's files
-// ask for the same names again and again, and in a repository of many
-// modules most of a common name's definitions are other modules': each
-// name's list is filtered once per scope and kept, so that a use visits
-// the candidates of its scope alone, as many in a repository of four
-// modules as in one.
-func (r *Resolver) goScoped(scope, name string, class int, l symbolList) symbolList {
+// whose packages are in scope (inGoScope), in table order; false when l
+// is short (at most shortList symbols), to be filtered where it is used. A
+// module's files ask for the same names again and again, and in a
+// repository of many modules most of a common name's definitions are
+// other modules': each long list is filtered once per scope and kept, so
+// that a use visits the candidates of its scope alone, as many in a
+// repository of four modules as in one.
+func (r *Resolver) goScoped(scope, name string, class int, l symbolList) (symbolList, bool) {
+	n := 0
+	for range l.all {
+		if n++; n > shortList {
+			break
+		}
+	}
+	if n <= shortList {
+		return l, false
+	}
 	key := scopedKey{scope, name, class}
 	r.mu.Lock()
 	ids, ok := r.scoped[key]
@@ -1071,8 +1086,12 @@ func (r *Resolver) goScoped(scope, name string, class int, l symbolList) symbolL
 		r.scoped[key] = ids
 		r.mu.Unlock()
 	}
-	return symbolList{head: -1, ids: ids}
+	return symbolList{head: -1, ids: ids}, true
 }
+
+// shortList is the longest list of candidates goScoped leaves to be
+// filtered where it is used: twice what global accepts before it gives up.
+const shortList = 2 * (MaxAmbiguous + 1)
 
 // isDefaultExport reports whether s is its TS/JS module's default export.
 func isDefaultExport(s *definition) bool { return isDefaultExportOf(s.Language, s.Signature) }
