@@ -69,7 +69,8 @@ func (w *walker) extractGo(root *node) {
 	w.pkg, w.idPkg = pkgPath, pkgPath
 	w.ff.Document.Package = pkgPath
 	w.ff.module = pkgPath
-	w.ff.goScope = w.project.askOne(queryGoScope, dir)
+	w.project.ask(queryGoScope, dir) // recorded: the facts depend on it
+	w.ff.goScope = w.project.goScopeOf(dir)
 	self := packageID("go", pkgPath)
 	w.ff.self = self
 	if pkgIdent != nil {

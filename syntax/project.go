@@ -44,6 +44,11 @@ type project struct {
 type goModule struct {
 	dir  string // relative to root, "" for the root
 	path string // module path; "" when there is no go.mod
+	// requires are the paths of the modules the go.mod requires, when it
+	// lists every module its packages reach (a go directive of 1.17 or
+	// later: see goScopeOf); complete says that it does.
+	requires []string
+	complete bool
 }
 
 type npmPackage struct {
@@ -210,6 +215,12 @@ func (p *project) goModuleOf(dir string) goModule {
 	var m goModule
 	if b, ok := p.read(joinRel(dir, "go.mod")); ok {
 		m = goModule{dir: dir, path: modulePath(b)}
+		if f, err := modfile.ParseLax("go.mod", b, nil); err == nil && f.Go != nil && version.Compare("go"+f.Go.Version, "go1.17") >= 0 {
+			m.complete = true
+			for _, r := range f.Require {
+				m.requires = append(m.requires, r.Mod.Path)
+			}
+		}
 	} else if parent, ok := parentDir(dir); ok {
 		m = p.goModuleOf(parent)
 	} else {
@@ -243,33 +254,23 @@ func (p *project) goScopeOf(dir string) string {
 	if s, ok := p.goScope[m.dir]; ok {
 		return s
 	}
-	scope := p.readGoScope(m)
+	scope := p.moduleReach(m)
 	p.goScope[m.dir] = scope
 	return scope
 }
 
-// readGoScope computes goScopeOf's answer for the module m.
-func (p *project) readGoScope(m goModule) string {
-	b, ok := p.read(joinRel(m.dir, "go.mod"))
-	if !ok {
-		return "" // the module of a go.mod above the root
+// moduleReach computes goScopeOf's answer for the module m.
+func (p *project) moduleReach(m goModule) string {
+	if !m.complete {
+		return "" // a go.mod of a go before 1.17, or of none, or above the root
 	}
-	f, err := modfile.ParseLax("go.mod", b, nil)
-	if err != nil || f.Go == nil || version.Compare("go"+f.Go.Version, "go1.17") < 0 {
-		return ""
-	}
-	in := []string{m.path}
-	for _, r := range f.Require {
-		in = append(in, r.Mod.Path)
-	}
+	in := append([]string{m.path}, m.requires...)
 	for d, ok := m.dir, true; ok; d, ok = parentDir(d) {
 		if _, work := p.read(joinRel(d, "go.work")); work {
 			return ""
 		}
-		if d != m.dir {
-			if _, mod := p.read(joinRel(d, "go.mod")); mod {
-				in = append(in, p.goModuleOf(d).path)
-			}
+		if outer := p.goModuleOf(d); d != m.dir && outer.dir == d && outer.path != "" {
+			in = append(in, outer.path)
 		}
 	}
 	var out []string

@@ -1,6 +1,10 @@
 package syntax
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/lspgraph/lspgraph/internal/lang"
+)
 
 // What a file's facts depend on besides its path and content: the answers
 // of its project (go.mod, package.json, pyproject.toml, Cargo.toml between
@@ -16,7 +20,7 @@ const (
 	queryTSModule                             // tsModule(file)
 	queryPythonModule                         // pythonModule(file)
 	queryRustModule                           // rustModule(file)
-	queryGoScope                              // goScopeOf(dir)
+	queryGoScope                              // goScopeOf(dir), hashed
 	lastQuery         = queryGoScope
 )
 
@@ -78,7 +82,11 @@ func (p *project) answer(q projectQuery, arg string) (a, b string) {
 	case queryRustModule:
 		a, b = p.rustModule(arg)
 	case queryGoScope:
-		a = p.goScopeOf(arg)
+		// The answer's hash: it is kept with every file's facts, and a
+		// module's reach can list many modules.
+		if scope := p.goScopeOf(arg); scope != "" {
+			a = lang.HashContent([]byte(scope))
+		}
 	}
 	return a, b
 }
