@@ -141,7 +141,12 @@
 // go.mod requires (a go.mod of Go 1.17 or later lists every module its
 // imports reach), so that in a repository of many modules a name defined
 // in each of them is not a guess among all (nor, past 8, no edge at all);
-// without such a go.mod, or under a go.work, every definition is one.
+// without such a go.mod, or under a go.work, every definition is one. A
+// package of the tree is of the module of the tree its path extends
+// longest, so that a module nested in one the file reaches (gopls in
+// golang.org/x/tools) is out of reach unless required; [Resolve], which
+// knows no listing of the tree's go.mod files, takes a package to be of
+// any module in reach its path extends.
 //
 // [Index] runs the whole pipeline into a new base generation of a store:
 // [ListFiles], extraction in parallel (one Extractor per worker), a

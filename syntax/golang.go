@@ -69,7 +69,7 @@ func (w *walker) extractGo(root *node) {
 	w.pkg, w.idPkg = pkgPath, pkgPath
 	w.ff.Document.Package = pkgPath
 	w.ff.module = pkgPath
-	w.project.ask(queryGoScope, dir) // recorded: the facts depend on it
+	w.project.ask(queryGoScope, dir) // recorded (hashed): the facts depend on it
 	w.ff.goScope = w.project.goScopeOf(dir)
 	self := packageID("go", pkgPath)
 	w.ff.self = self

@@ -58,57 +58,73 @@ func TestGoScopeOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fsys.Close()
-	for _, goMods := range [][]string{nil, {"a", "a/tool", "b", "c", "old", "w/m"}} {
+	answers := map[string]string{}
+	for _, goMods := range [][]string{nil, {"a", "a/tool", "b", "c", "old", "w/m"}, {"a", "b", "c", "old", "w/m"}} {
 		p := newProject(root, fsys)
 		p.goMods = goMods
 		for _, c := range []struct{ dir, want string }{
-			// The nested module a/tool is out of a's reach, when known.
-			{"a", "+example.com/a\n-example.com/a/tool\n+example.com/b"},
-			{"a/tool", "+example.com/a\n+example.com/a/tool"}, // the module it is nested in
-			{"b", "+example.com/b"},
+			{"a", "example.com/a\nexample.com/b"},
+			{"a/tool", "example.com/a\nexample.com/a/tool"}, // the module it is nested in
+			{"b", "example.com/b"},
 			{"old", ""}, // go 1.16: a go.mod need not list every module reached
 			{"w/m", ""}, // a go.work above the module
 			{"", ""},    // no go.mod at or above the root
-			{"c/x/y", "+example.com/c"},
+			{"c/x/y", "example.com/c"},
 		} {
-			want := c.want
-			if goMods == nil {
-				want = strings.ReplaceAll(want, "\n-example.com/a/tool", "")
+			if got := p.goScopeOf(c.dir); got != c.want {
+				t.Errorf("go.mod files %q: goScopeOf(%q) = %q, want %q", goMods, c.dir, got, c.want)
 			}
-			if got := p.goScopeOf(c.dir); got != want {
-				t.Errorf("go.mod files %q: goScopeOf(%q) = %q, want %q", goMods, c.dir, got, want)
+			// What a file's facts record: another when the tree's
+			// modules are others.
+			a := p.goScopeAnswer(c.dir)
+			if (a == "") != (c.want == "") {
+				t.Errorf("go.mod files %q: goScopeAnswer(%q) = %q for the scope %q", goMods, c.dir, a, c.want)
+			}
+			if a != "" {
+				if dir, seen := answers[a]; seen && dir != c.dir {
+					t.Errorf("go.mod files %q: goScopeAnswer(%q) = goScopeAnswer of another scope or tree", goMods, c.dir)
+				}
+				answers[a] = c.dir
 			}
 		}
 		p.close()
 	}
+	if len(answers) != 3*4 {
+		t.Errorf("%d answers, want one per tree and scope: %q", len(answers), answers)
+	}
 }
 
-func TestInGoScope(t *testing.T) {
-	scope := "+example.com/a\n-example.com/a/tool\n+example.com/a/tool/sub\n+scale.example/copy1"
+func TestGoReach(t *testing.T) {
+	scope := "example.com/a\nexample.com/a/tool/sub\nexample.com/ext\nscale.example/copy1"
+	tree := map[string]bool{"example.com/a": true, "example.com/a/tool": true, "example.com/a/tool/sub": true, "example.com/b": true, "scale.example/copy1": true, "scale.example/copy10": true}
 	for _, c := range []struct {
-		pkg  string
-		want bool
+		pkg            string
+		known, unknown bool // with the tree's modules known, and not
 	}{
-		{"example.com/a", true},
-		{"example.com/a/internal/x", true},
-		{"example.com/ab", false}, // a prefix, not a module of the scope
-		{"example.com/a/tool", false},
-		{"example.com/a/tool/x", false},
-		{"example.com/a/tool/sub/x", true}, // the longest module wins
-		{"example.com/a/toolbox", true},
-		{"scale.example/copy1/fmt", true},
-		{"scale.example/copy10/fmt", false},
-		{"example.com/b", false},
-		{"fmt", true},        // the standard library
-		{"net/http", true},   // the standard library
-		{"internal/x", true}, // no module: a dotless path, as the standard library's
-		{"", true},
+		{"example.com/a", true, true},
+		{"example.com/a/internal/x", true, true},
+		{"example.com/ab", false, false}, // a prefix, not a module of the scope
+		{"example.com/a/tool", false, true},
+		{"example.com/a/tool/x", false, true}, // a module of the tree out of reach
+		{"example.com/a/tool/sub/x", true, true},
+		{"example.com/a/toolbox", true, true},
+		{"example.com/ext/y", true, true}, // a module outside the tree
+		{"scale.example/copy1/fmt", true, true},
+		{"scale.example/copy10/fmt", false, false},
+		{"example.com/b", false, false},
+		{"fmt", true, true},        // the standard library
+		{"net/http", true, true},   // the standard library
+		{"internal/x", true, true}, // no module: a dotless path, as the standard library's
+		{"", true, true},
 	} {
-		if got := inGoScope(c.pkg, scope); got != c.want {
-			t.Errorf("inGoScope(%q) = %v, want %v", c.pkg, got, c.want)
+		if got := (&goReach{modules: tree}).in(c.pkg, scope); got != c.known {
+			t.Errorf("in(%q), the tree's modules known = %v, want %v", c.pkg, got, c.known)
+		}
+		if got := (&goReach{}).in(c.pkg, scope); got != c.unknown {
+			t.Errorf("in(%q), the tree's modules unknown = %v, want %v", c.pkg, got, c.unknown)
 		}
 	}
-	if !inGoScope("example.com/b", "") {
+	if !(&goReach{modules: tree}).in("example.com/b", "") {
 		t.Error("no scope refused a package")
 	}
 }

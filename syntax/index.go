@@ -149,6 +149,22 @@ func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 	return p, nil
 }
 
+// goReach returns what a Go module of the plan's tree reaches: the tree's
+// modules known from the listing's go.mod files.
+func (p *indexPlan) goReach(opts IndexOptions) goReach {
+	if p.goMods == nil {
+		return goReach{}
+	}
+	pr := newProject(opts.Root, p.fs)
+	pr.tree, pr.goMods = p.tree, p.goMods
+	defer pr.close()
+	modules := map[string]bool{}
+	for _, m := range pr.treeModules() {
+		modules[m] = true
+	}
+	return goReach{modules: modules}
+}
+
 // extractorOptions are the options of an extractor of the plan's files.
 func (p *indexPlan) extractorOptions(opts IndexOptions) Options {
 	return Options{Root: opts.Root, FS: p.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize, tree: p.tree, goMods: p.goMods}
@@ -272,6 +288,7 @@ func build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	// and hand it over.
 	names := newNameTable(st, defs)
 	r := newResolver(names, nil, nil)
+	r.reach = plan.goReach(opts)
 	var mu sync.Mutex
 	next.Store(0)
 	done.Store(0)

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
@@ -29,6 +30,7 @@ type project struct {
 	goMod   map[string]goModule // dir → nearest go.mod
 	goScope map[string]string   // module dir → goScopeOf's answer
 	goMods  []string            // the directories of the tree's go.mod files, when known (see Options.goMods)
+	modules []string            // their modules' paths (treeModules)
 	npm     map[string]npmPackage
 	pyRoots map[string]string
 	cargo   map[string]rustCrate
@@ -231,15 +233,15 @@ func (p *project) goModuleOf(dir string) goModule {
 }
 
 // goScopeOf returns the modules a Go file of the directory dir can reach
-// beyond the standard library, one per line, each path after "+": its
-// module, the modules that enclose it in the tree (GOROOT's cmd in std; a
-// tool module inside its parent's tree) and every module its go.mod
-// requires. From Go 1.17 a go.mod lists every module its packages'
-// imports reach, indirect ones included, so no type the file can name is
-// declared outside these. When the tree's go.mod files are known, each
-// other module of the tree whose path extends one of those (golang.org/x/
-// tools/gopls in golang.org/x/tools) follows after "-": its packages'
-// paths start with the path of a module in reach, and it is not.
+// beyond the standard library, their paths one per line: its module, the
+// modules that enclose it in the tree (GOROOT's cmd in std; a tool module
+// inside its parent's tree) and every module its go.mod requires. From Go
+// 1.17 a go.mod lists every module its packages' imports reach, indirect
+// ones included, so no type the file can name is declared outside these.
+// A package is in reach when its module is (goReach.in): of a package of
+// the tree, the module of the tree its path extends longest, so that
+// golang.org/x/tools/gopls, nested in golang.org/x/tools and not required
+// by it, is out of its reach.
 //
 // The answer is "" (no scope: every package reachable) when that does
 // not hold or is not known: no go.mod in the tree above dir, a go
@@ -273,25 +275,50 @@ func (p *project) moduleReach(m goModule) string {
 			in = append(in, outer.path)
 		}
 	}
-	var out []string
-	for _, path := range in {
-		out = append(out, "+"+path)
-	}
-	for _, d := range p.goMods {
-		path := p.goModuleOf(d).path
-		if path != "" && !slices.Contains(in, path) && slices.ContainsFunc(in, func(m string) bool { return hasPathPrefix(path, m) }) {
-			out = append(out, "-"+path)
-		}
-	}
-	slices.SortFunc(out, func(a, b string) int { return strings.Compare(a[1:], b[1:]) })
-	return strings.Join(slices.Compact(out), "\n")
+	slices.Sort(in)
+	return strings.Join(slices.Compact(in), "\n")
 }
 
-// inGoScope reports whether the Go package pkg is within scope, a
-// goScopeOf answer ("": everything is): a standard library package (no dot
-// in its first element), or one whose module in the answer (the longest
-// path its path extends) is in reach.
-func inGoScope(pkg, scope string) bool {
+// goScopeAnswer is what a file's facts record of its goScopeOf answer: its
+// hash, with the tree's modules (a module added to the tree can take a
+// package out of a file's reach); "" for no scope.
+func (p *project) goScopeAnswer(dir string) string {
+	scope := p.goScopeOf(dir)
+	if scope == "" {
+		return ""
+	}
+	return lang.HashContent([]byte(scope + "\n\n" + strings.Join(p.treeModules(), "\n")))
+}
+
+// treeModules returns the paths of the modules of the tree's go.mod files
+// (see Options.goMods), sorted; nil when they are not known.
+func (p *project) treeModules() []string {
+	if p.goMods == nil || p.modules != nil {
+		return p.modules
+	}
+	p.modules = []string{}
+	for _, d := range p.goMods {
+		if m := p.goModuleOf(d); m.dir == d && m.path != "" {
+			p.modules = append(p.modules, m.path)
+		}
+	}
+	slices.Sort(p.modules)
+	p.modules = slices.Compact(p.modules)
+	return p.modules
+}
+
+// goReach tells the packages a Go file can reach (see goScopeOf).
+type goReach struct {
+	// modules are the paths of the tree's modules (nil: not known; a
+	// package is then of the module of a scope its path extends).
+	modules map[string]bool
+}
+
+// in reports whether the Go package pkg is within scope, a goScopeOf
+// answer ("": everything is): a package of the standard library (no dot in
+// its first element), a package of the tree whose module is in the scope,
+// or another package of a module of the scope.
+func (g *goReach) in(pkg, scope string) bool {
 	if scope == "" {
 		return true
 	}
@@ -299,13 +326,34 @@ func inGoScope(pkg, scope string) bool {
 	if !strings.Contains(first, ".") {
 		return true
 	}
-	longest, in := -1, false
-	for m := range strings.SplitSeq(scope, "\n") {
-		if len(m) > longest && len(m) > 1 && hasPathPrefix(pkg, m[1:]) {
-			longest, in = len(m), m[0] == '+'
+	if g.modules != nil {
+		for m := pkg; ; {
+			if g.modules[m] {
+				return lineIn(scope, m)
+			}
+			i := strings.LastIndexByte(m, '/')
+			if i < 0 {
+				break
+			}
+			m = m[:i]
 		}
 	}
-	return in
+	for m := range strings.SplitSeq(scope, "\n") {
+		if hasPathPrefix(pkg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineIn reports whether line is one of the lines of text.
+func lineIn(text, line string) bool {
+	for l := range strings.SplitSeq(text, "\n") {
+		if l == line {
+			return true
+		}
+	}
+	return false
 }
 
 // hasPathPrefix reports whether the import path p is prefix or under it.

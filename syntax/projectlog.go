@@ -1,10 +1,6 @@
 package syntax
 
-import (
-	"encoding/binary"
-
-	"github.com/lspgraph/lspgraph/internal/lang"
-)
+import "encoding/binary"
 
 // What a file's facts depend on besides its path and content: the answers
 // of its project (go.mod, package.json, pyproject.toml, Cargo.toml between
@@ -82,11 +78,7 @@ func (p *project) answer(q projectQuery, arg string) (a, b string) {
 	case queryRustModule:
 		a, b = p.rustModule(arg)
 	case queryGoScope:
-		// The answer's hash: it is kept with every file's facts, and a
-		// module's reach can list many modules.
-		if scope := p.goScopeOf(arg); scope != "" {
-			a = lang.HashContent([]byte(scope))
-		}
+		a = p.goScopeAnswer(arg)
 	}
 	return a, b
 }

@@ -503,6 +503,7 @@ type Resolver struct {
 	cache    map[string][]definition // external lookups
 	defaults map[string][]definition // external default exports by module
 	scoped   map[scopedKey][]int32   // see goScoped
+	reach    goReach                 // what a Go module reaches (set by an index, which knows the tree's modules)
 }
 
 // scopedKey is a list of goScoped: a name of a class in a scope.
@@ -910,7 +911,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 				l = long
 			} else {
 				inClass := keep
-				keep = func(s *definition) bool { return inClass(s) && inGoScope(s.Package, f.goScope) }
+				keep = func(s *definition) bool { return inClass(s) && r.reach.in(s.Package, f.goScope) }
 			}
 		}
 		if add(l, keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
@@ -1049,7 +1050,7 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 }
 
 // goScoped returns the symbols of l, the definitions named name of class,
-// whose packages are in scope (inGoScope), in table order; false when l
+// whose packages are in scope (goReach.in), in table order; false when l
 // is short (at most shortList symbols), to be filtered where it is used. A
 // module's files ask for the same names again and again, and in a
 // repository of many modules most of a common name's definitions are
@@ -1074,7 +1075,7 @@ func (r *Resolver) goScoped(scope, name string, class int, l symbolList) (symbol
 		ids = []int32{}
 		t := r.local
 		for i := range l.all {
-			if inGoScope(t.st.short(t.packed(i).pkg), scope) {
+			if r.reach.in(t.st.short(t.packed(i).pkg), scope) {
 				ids = append(ids, i)
 			}
 		}
