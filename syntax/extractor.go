@@ -36,9 +36,10 @@ type Options struct {
 	// tree, from an index's walk of Root, tells project files absent
 	// without a look.
 	tree *treeListing
-	// goMods, from an index's listing of Root, are the directories of
-	// its go.mod files (nil: not known; see project.goScopeOf).
-	goMods []string
+	// goModules, from an index's listing of Root, are the paths of the
+	// modules of its go.mod files, sorted (nil: not known; see
+	// project.goScopeOf).
+	goModules []string
 }
 
 // Extractor parses files into FileFacts. It is not safe for concurrent use:
@@ -71,7 +72,7 @@ func NewExtractor(opts Options) *Extractor {
 	}
 	x.project = newProject(opts.Root, fsys)
 	x.project.tree = opts.tree
-	x.project.goMods = opts.goMods
+	x.project.modules = opts.goModules
 	return x
 }
 

@@ -61,7 +61,7 @@ func TestGoScopeOf(t *testing.T) {
 	answers := map[string]string{}
 	for _, goMods := range [][]string{nil, {"a", "a/tool", "b", "c", "old", "w/m"}, {"a", "b", "c", "old", "w/m"}} {
 		p := newProject(root, fsys)
-		p.goMods = goMods
+		p.modules = goModulesOf(root, fsys, nil, goMods)
 		for _, c := range []struct{ dir, want string }{
 			{"a", "example.com/a\nexample.com/b"},
 			{"a/tool", "example.com/a\nexample.com/a/tool"}, // the module it is nested in

@@ -365,7 +365,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		names = newNameTable(st, defs)
 	}
 	rsv := newResolver(names, nil, nil)
-	rsv.reach = plan.goReach(opts)
+	rsv.reach = plan.goReach()
 	var mu sync.Mutex
 	next.Store(0)
 	var written atomic.Int64

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -115,14 +116,14 @@ type IndexSummary struct {
 
 // indexPlan is what an index reads, and how.
 type indexPlan struct {
-	fs      *rootfs.Root       // the root every file is read through; closed by the caller
-	tree    *treeListing       // what the walk saw of project files (nil: no walk)
-	goMods  []string           // the directories of the listing's go.mod files (nil: no listing)
-	paths   []string           // real root-relative paths to read, sorted, each once
-	stats   []rootfs.Stamp     // each path's size and modification time when listed (zero: unknown, or too recent to vouch when read: see read)
-	listed  int                // paths listed (opts.Files, or the listing)
-	skipped map[SkipReason]int // listed paths left out before reading: symbolic links
-	workers int                // parallel workers
+	fs        *rootfs.Root       // the root every file is read through; closed by the caller
+	tree      *treeListing       // what the walk saw of project files (nil: no walk)
+	goModules []string           // the modules of the listing's go.mod files (nil: no listing; see goModulesOf)
+	paths     []string           // real root-relative paths to read, sorted, each once
+	stats     []rootfs.Stamp     // each path's size and modification time when listed (zero: unknown, or too recent to vouch when read: see read)
+	listed    int                // paths listed (opts.Files, or the listing)
+	skipped   map[SkipReason]int // listed paths left out before reading: symbolic links
+	workers   int                // parallel workers
 }
 
 // plan opens opts.Root and returns the files to index (opts.Files, else
@@ -139,10 +140,12 @@ func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 	}
 	listed, stated := opts.Files, []stat(nil)
 	if listed == nil {
-		if listed, stated, p.tree, p.goMods, err = listFiles(ctx, fsys, opts.Root, p.workers); err != nil {
+		var goMods []string
+		if listed, stated, p.tree, goMods, err = listFiles(ctx, fsys, opts.Root, p.workers); err != nil {
 			fsys.Close()
 			return p, err
 		}
+		p.goModules = goModulesOf(opts.Root, fsys, p.tree, goMods)
 	}
 	p.fs, p.listed = fsys, len(listed)
 	p.paths, p.stats, p.skipped = realFiles(fsys, listed, stated)
@@ -151,23 +154,39 @@ func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
 
 // goReach returns what a Go module of the plan's tree reaches: the tree's
 // modules known from the listing's go.mod files.
-func (p *indexPlan) goReach(opts IndexOptions) goReach {
-	if p.goMods == nil {
+func (p *indexPlan) goReach() goReach {
+	if p.goModules == nil {
 		return goReach{}
 	}
-	pr := newProject(opts.Root, p.fs)
-	pr.tree, pr.goMods = p.tree, p.goMods
-	defer pr.close()
-	modules := map[string]bool{}
-	for _, m := range pr.treeModules() {
+	modules := make(map[string]bool, len(p.goModules))
+	for _, m := range p.goModules {
 		modules[m] = true
 	}
 	return goReach{modules: modules}
 }
 
+// goModulesOf returns the paths of the modules of the go.mod files in the
+// directories dirs of root, sorted; nil when dirs is.
+func goModulesOf(root string, fsys *rootfs.Root, tree *treeListing, dirs []string) []string {
+	if dirs == nil {
+		return nil
+	}
+	pr := newProject(root, fsys)
+	pr.tree = tree
+	defer pr.close()
+	modules := []string{}
+	for _, d := range dirs {
+		if m := pr.goModuleOf(d); m.dir == d && m.path != "" {
+			modules = append(modules, m.path)
+		}
+	}
+	slices.Sort(modules)
+	return slices.Compact(modules)
+}
+
 // extractorOptions are the options of an extractor of the plan's files.
 func (p *indexPlan) extractorOptions(opts IndexOptions) Options {
-	return Options{Root: opts.Root, FS: p.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize, tree: p.tree, goMods: p.goMods}
+	return Options{Root: opts.Root, FS: p.fs, ParseTimeout: opts.ParseTimeout, MaxFileSize: opts.MaxFileSize, tree: p.tree, goModules: p.goModules}
 }
 
 // read reads the i-th file through l, a lister of p.fs that one worker
@@ -288,7 +307,7 @@ func build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 	// and hand it over.
 	names := newNameTable(st, defs)
 	r := newResolver(names, nil, nil)
-	r.reach = plan.goReach(opts)
+	r.reach = plan.goReach()
 	var mu sync.Mutex
 	next.Store(0)
 	done.Store(0)

@@ -23,17 +23,17 @@ import (
 // files between its directory and the workspace root. Results are cached
 // per directory.
 type project struct {
-	root    string
-	fs      *rootfs.Root        // reads the project files under root; nil reads none
-	lister  *rootfs.Lister      // looks for them first (see read)
-	tree    *treeListing        // tells absent ones without a look, when set
-	goMod   map[string]goModule // dir → nearest go.mod
-	goScope map[string]string   // module dir → goScopeOf's answer
-	goMods  []string            // the directories of the tree's go.mod files, when known (see Options.goMods)
-	modules []string            // their modules' paths (treeModules)
-	npm     map[string]npmPackage
-	pyRoots map[string]string
-	cargo   map[string]rustCrate
+	root     string
+	fs       *rootfs.Root        // reads the project files under root; nil reads none
+	lister   *rootfs.Lister      // looks for them first (see read)
+	tree     *treeListing        // tells absent ones without a look, when set
+	goMod    map[string]goModule // dir → nearest go.mod
+	goScope  map[string]string   // module dir → goScopeOf's answer
+	goAnswer map[string]string   // module dir → goScopeAnswer's
+	modules  []string            // the paths of the tree's modules, when known (see Options.goModules)
+	npm      map[string]npmPackage
+	pyRoots  map[string]string
+	cargo    map[string]rustCrate
 	// recording makes ask record the questions a walk asks in asked
 	// (projectlog.go).
 	recording bool
@@ -60,13 +60,14 @@ type npmPackage struct {
 
 func newProject(root string, fsys *rootfs.Root) *project {
 	return &project{
-		root:    root,
-		fs:      fsys,
-		goMod:   map[string]goModule{},
-		goScope: map[string]string{},
-		npm:     map[string]npmPackage{},
-		pyRoots: map[string]string{},
-		cargo:   map[string]rustCrate{},
+		root:     root,
+		fs:       fsys,
+		goMod:    map[string]goModule{},
+		goScope:  map[string]string{},
+		goAnswer: map[string]string{},
+		npm:      map[string]npmPackage{},
+		pyRoots:  map[string]string{},
+		cargo:    map[string]rustCrate{},
 	}
 }
 
@@ -283,29 +284,21 @@ func (p *project) moduleReach(m goModule) string {
 // hash, with the tree's modules (a module added to the tree can take a
 // package out of a file's reach); "" for no scope.
 func (p *project) goScopeAnswer(dir string) string {
-	scope := p.goScopeOf(dir)
-	if scope == "" {
-		return ""
+	m := p.goModuleOf(dir)
+	if a, ok := p.goAnswer[m.dir]; ok {
+		return a
 	}
-	return lang.HashContent([]byte(scope + "\n\n" + strings.Join(p.treeModules(), "\n")))
+	a := ""
+	if scope := p.goScopeOf(dir); scope != "" {
+		a = lang.HashContent([]byte(scope + "\n\n" + strings.Join(p.treeModules(), "\n")))
+	}
+	p.goAnswer[m.dir] = a
+	return a
 }
 
 // treeModules returns the paths of the modules of the tree's go.mod files
-// (see Options.goMods), sorted; nil when they are not known.
-func (p *project) treeModules() []string {
-	if p.goMods == nil || p.modules != nil {
-		return p.modules
-	}
-	p.modules = []string{}
-	for _, d := range p.goMods {
-		if m := p.goModuleOf(d); m.dir == d && m.path != "" {
-			p.modules = append(p.modules, m.path)
-		}
-	}
-	slices.Sort(p.modules)
-	p.modules = slices.Compact(p.modules)
-	return p.modules
-}
+// (see Options.goModules), sorted; nil when they are not known.
+func (p *project) treeModules() []string { return p.modules }
 
 // goReach tells the packages a Go file can reach (see goScopeOf).
 type goReach struct {
