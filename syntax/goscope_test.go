@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -216,15 +215,7 @@ func TestGoModuleScopeIncremental(t *testing.T) {
 	ctx := context.Background()
 	root := goScopeTree(t)
 	opts := IndexOptions{Root: root, Workers: 2, TempDir: t.TempDir()}
-	open := func(name string) *graph.Store {
-		st, err := graph.Open(filepath.Join(t.TempDir(), name), graph.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	inc := open("incremental")
+	inc := openTestStore(t, "incremental")
 	if _, err := Index(ctx, inc, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +252,7 @@ func TestGoModuleScopeIncremental(t *testing.T) {
 		}
 		fopts := opts
 		fopts.Full = true
-		full := open("full" + string(rune('a'+k)))
+		full := openTestStore(t, "full"+string(rune('a'+k)))
 		if _, err := Index(ctx, full, fopts); err != nil {
 			t.Fatal(err)
 		}

@@ -96,6 +96,17 @@ func generationLines(t *testing.T, st *graph.Store) []string {
 	return out
 }
 
+// openTestStore opens a new store named name in a directory of the test's.
+func openTestStore(t *testing.T, name string) *graph.Store {
+	t.Helper()
+	st, err := graph.Open(filepath.Join(t.TempDir(), name), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 // TestIncrementalIndexEqualsFull indexes a copy of real Go packages,
 // changes them (a function added, one renamed, one deleted, a comment
 // added, a file deleted, a file added) and indexes again: the generation
@@ -113,15 +124,7 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 	}
 	// As the command line's index runs: the table of definitions mapped.
 	opts := IndexOptions{Root: root, Workers: 2, Cache: cache, TempDir: t.TempDir(), ExitsAfter: true}
-	open := func(name string) *graph.Store {
-		st, err := graph.Open(filepath.Join(t.TempDir(), name), graph.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	inc := open("incremental")
+	inc := openTestStore(t, "incremental")
 	first, err := Index(ctx, inc, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +199,7 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 		if sum.Resolved >= first.Indexed/2 {
 			t.Errorf("%s: %d documents resolved again of %d", step.name, sum.Resolved, first.Indexed)
 		}
-		full := open("full" + string(rune('a'+k)))
+		full := openTestStore(t, "full"+string(rune('a'+k)))
 		fopts := opts
 		fopts.Full = true
 		fsum, err := Index(ctx, full, fopts)
