@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -266,5 +267,30 @@ func TestGoModuleScopeIncremental(t *testing.T) {
 		if step.never != "" && slices.ContainsFunc(got, func(l string) bool { return strings.Contains(l, step.never) }) {
 			t.Errorf("%s: an edge %s", step.name, step.never)
 		}
+	}
+}
+
+// TestGoScopeWorkAbove checks that a go.work above the root, which makes
+// the root's modules part of a workspace, leaves them without a scope.
+func TestGoScopeWorkAbove(t *testing.T) {
+	parent := t.TempDir()
+	root := filepath.Join(parent, "ws")
+	writeFiles(t, root, map[string]string{"m/go.mod": "module example.com/m\n\ngo 1.21\n"})
+	scope := func() string {
+		fsys, err := rootfs.Open(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fsys.Close()
+		p := newProject(root, fsys)
+		defer p.close()
+		return p.goScopeOf("m")
+	}
+	if got := scope(); got != "example.com/m" {
+		t.Fatalf("without a go.work: goScopeOf = %q", got)
+	}
+	writeFiles(t, parent, map[string]string{"go.work": "go 1.21\n\nuse ./ws/m\n"})
+	if got := scope(); got != "" {
+		t.Errorf("under a go.work above the root: goScopeOf = %q, want none", got)
 	}
 }

@@ -31,6 +31,7 @@ type project struct {
 	goScope  map[string]string   // module dir → goScopeOf's answer
 	goAnswer map[string]string   // module dir → goScopeAnswer's
 	modules  []string            // the paths of the tree's modules, when known (see Options.goModules)
+	work     int                 // a go.work above the root: 1 yes, -1 no, 0 not looked for (workAbove)
 	npm      map[string]npmPackage
 	pyRoots  map[string]string
 	cargo    map[string]rustCrate
@@ -247,8 +248,8 @@ func (p *project) goModuleOf(dir string) goModule {
 // The answer is "" (no scope: every package reachable) when that does
 // not hold or is not known: no go.mod in the tree above dir, a go
 // directive before 1.17 or none, a go.mod that does not parse, or a
-// go.work in the module's directory or above it, whose modules import
-// each other without requiring.
+// go.work in the module's directory or above it (above the root too),
+// whose modules import each other without requiring.
 func (p *project) goScopeOf(dir string) string {
 	m := p.goModuleOf(dir)
 	if p.root == "" || m.path == "" {
@@ -267,6 +268,9 @@ func (p *project) moduleReach(m goModule) string {
 	if !m.complete {
 		return "" // a go.mod of a go before 1.17, or of none, or above the root
 	}
+	if p.workAbove() {
+		return ""
+	}
 	in := append([]string{m.path}, m.requires...)
 	for d, ok := m.dir, true; ok; d, ok = parentDir(d) {
 		if _, work := p.read(joinRel(d, "go.work")); work {
@@ -278,6 +282,31 @@ func (p *project) moduleReach(m goModule) string {
 	}
 	slices.Sort(in)
 	return strings.Join(slices.Compact(in), "\n")
+}
+
+// workAbove reports whether a directory above the root holds a go.work
+// (read as readAbove reads a go.mod there): the root is then part of a
+// workspace whose modules import each other without requiring.
+func (p *project) workAbove() bool {
+	if p.work != 0 {
+		return p.work > 0
+	}
+	p.work = -1
+	abs, err := filepath.Abs(p.root)
+	if err != nil {
+		return false
+	}
+	for d := filepath.Dir(abs); d != abs; abs, d = d, filepath.Dir(d) {
+		if dir, err := rootfs.Open(d); err == nil {
+			_, err := dir.ReadFile("go.work")
+			dir.Close()
+			if err == nil {
+				p.work = 1
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // goScopeAnswer is what a file's facts record of its goScopeOf answer: its
