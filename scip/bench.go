@@ -36,9 +36,14 @@ type BenchOptions struct {
 
 // BenchPhase is one measured pass over a dump.
 type BenchPhase struct {
-	Name        string  `json:"name"`
-	Seconds     float64 `json:"seconds"`
-	CPUSeconds  float64 `json:"cpu_seconds"` // user + system time of the whole process (all goroutines)
+	Name       string  `json:"name"`
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"` // user + system time of the whole process (all goroutines)
+	SysSeconds float64 `json:"sys_seconds"` // of which system time
+	// MinorFaults are the pages the process touched for the first time
+	// (or again after handing them back) during the phase: each costs the
+	// kernel a fault, several microseconds on a virtual machine.
+	MinorFaults int64   `json:"minor_faults"`
 	MBPerSec    float64 `json:"mb_per_sec"`
 	MBPerCPUSec float64 `json:"mb_per_cpu_sec"`
 	OccPerSec   float64 `json:"occurrences_per_sec"`
@@ -257,16 +262,19 @@ func benchPass(size int64, name string, run func() (docs, occs int, err error)) 
 	// system first, or it would stand as this pass's peak.
 	debug.FreeOSMemory()
 	resetPeakRSS()
-	cpu0 := cpuSeconds()
+	before := rusage()
 	start := time.Now()
 	docs, occs, err := run()
 	secs := time.Since(start).Seconds()
-	cpu := cpuSeconds() - cpu0
+	after := rusage()
 	if err != nil {
 		return BenchPhase{}, fmt.Errorf("%s: %w", name, err)
 	}
+	cpu := after.cpu - before.cpu
 	return BenchPhase{
 		Name: name, Seconds: secs, CPUSeconds: cpu,
+		SysSeconds:  after.sys - before.sys,
+		MinorFaults: after.minflt - before.minflt,
 		MBPerSec:    float64(size) / 1e6 / secs,
 		MBPerCPUSec: float64(size) / 1e6 / max(cpu, 1e-9),
 		OccPerSec:   float64(occs) / secs,
@@ -276,14 +284,28 @@ func benchPass(size int64, name string, run func() (docs, occs int, err error)) 
 	}, nil
 }
 
-// cpuSeconds returns the user and system time this process has used.
-func cpuSeconds() float64 {
+// usage is what getrusage says of this process: its user and system
+// time, the system time alone, and its minor page faults.
+type usage struct {
+	cpu, sys float64
+	minflt   int64
+}
+
+// rusage returns this process's usage so far (zero when unknown).
+func rusage() usage {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return usage{}
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	return usage{
+		cpu:    time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(),
+		sys:    time.Duration(ru.Stime.Nano()).Seconds(),
+		minflt: int64(ru.Minflt),
+	}
 }
+
+// cpuSeconds returns the user and system time this process has used.
+func cpuSeconds() float64 { return rusage().cpu }
 
 // resetPeakRSS resets the kernel's peak resident set size of this process
 // (Linux: "5" into /proc/self/clear_refs); false when it cannot.

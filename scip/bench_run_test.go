@@ -2,6 +2,7 @@ package scip
 
 import (
 	"context"
+	"runtime"
 	"testing"
 )
 
@@ -31,6 +32,15 @@ func TestBench(t *testing.T) {
 	if res.Facts != sum.Occurrences+sum.Edges+sum.Symbols || res.StoreBytes == 0 ||
 		res.BytesPerFact != float64(res.StoreBytes)/float64(res.Facts) {
 		t.Errorf("store %d bytes, %d facts, %.1f per fact; summary %+v", res.StoreBytes, res.Facts, res.BytesPerFact, sum)
+	}
+	// The import touches memory handed back to the system before it (a
+	// fault for each page), and its system time is part of its CPU time.
+	imp := res.Phases[2]
+	if runtime.GOOS == "linux" && imp.MinorFaults <= 0 {
+		t.Errorf("the import took %d page faults", imp.MinorFaults)
+	}
+	if imp.SysSeconds < 0 || imp.SysSeconds > imp.CPUSeconds {
+		t.Errorf("the import's system time %.3f s of %.3f s of CPU", imp.SysSeconds, imp.CPUSeconds)
 	}
 	// The sstables alone wrote the imported generation's records: at least
 	// a document record for each document (graph's TestTableFloor counts

@@ -64,8 +64,8 @@ func runBenchSCIP(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s: %.1f MB; each phase's median of %d runs\n", res.File, float64(res.Bytes)/1e6, res.Runs)
 	for _, p := range res.Phases {
-		fmt.Fprintf(e.stdout, "  %-40s %6.2fs %7.1f MB/s %9.0f occ/s | cpu %6.2fs %7.1f MB/cpu-s | %d docs, %d occurrences, peak RSS %.0f MB\n",
-			p.Name, p.Seconds, p.MBPerSec, p.OccPerSec, p.CPUSeconds, p.MBPerCPUSec, p.Documents, p.Occurrences, p.PeakRSSMB)
+		fmt.Fprintf(e.stdout, "  %-40s %6.2fs %7.1f MB/s %9.0f occ/s | cpu %6.2fs (sys %.2fs) %7.1f MB/cpu-s | %d docs, %d occurrences, peak RSS %.0f MB, %dk page faults\n",
+			p.Name, p.Seconds, p.MBPerSec, p.OccPerSec, p.CPUSeconds, p.SysSeconds, p.MBPerCPUSec, p.Documents, p.Occurrences, p.PeakRSSMB, p.MinorFaults/1000)
 	}
 	fmt.Fprintf(e.stdout, "  import / decode-only throughput: %.2f× by wall clock, %.2f× by CPU time (per run, by wall clock: %.2f)\n", res.Ratio, res.CPURatio, res.RunRatios)
 	fmt.Fprintf(e.stdout, "  store: %.1f MB for %d facts (%d occurrences, %d edges, %d symbols): %.1f bytes per fact\n",
