@@ -59,6 +59,9 @@ type FileFacts struct {
 	// goScope is where a Go file's names of unknown owner may resolve to
 	// (project.goScopeOf, inGoScope); "": any package.
 	goScope string
+	// scope is goScope's number in the Resolver resolving the file, once
+	// it has one (Resolver.goScoped).
+	scope int32
 	// self is the symbol of the file's package (Go) or module (TS/JS,
 	// Python): the source of edges from uses outside any definition.
 	self string

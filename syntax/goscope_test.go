@@ -26,10 +26,10 @@ func goScopeTree(t *testing.T) string {
 	call := func(pkg string) string {
 		return "package " + pkg + "\n\nfunc Use(x interface{ Flush(); Sync(); Reset() }) {\n\tx.Flush()\n\tx.Sync()\n\tx.Reset()\n}\n"
 	}
-	// Reset: one in b, more in c than a use looks through where it is
-	// (shortList), so that a's list of them in its scope is kept.
+	// Reset: one in b and twenty in c, more than global-name guesses
+	// take (MaxAmbiguous) but one in a's reach.
 	many := "package c\n"
-	for i := range shortList + 2 {
+	for i := range 20 {
 		many += fmt.Sprintf("\ntype R%d struct{}\n\nfunc (R%d) Reset() {}\n", i, i)
 	}
 	writeFiles(t, root, map[string]string{

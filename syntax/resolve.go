@@ -252,18 +252,25 @@ func (t *NameTable) id(i int32) string { return t.st.text.String(t.packed(i).id)
 // named returns the symbols named name of a class (nameMember, nameOther
 // or nameAny; f, when not nil, records the lookup: see FileFacts.look).
 func (t *NameTable) named(f *FileFacts, name string, class int) symbolList {
+	l, _, _ := t.namedKey(f, name, class)
+	return l
+}
+
+// namedKey is named, with the key of name in the table (false: none has
+// it, and the list is empty).
+func (t *NameTable) namedKey(f *FileFacts, name string, class int) (symbolList, uint32, bool) {
 	f.look(lookName, name, "")
 	l := symbolList{head: -1, next: t.nameNext}
 	k, ok := t.st.find(name)
 	if !ok || 2*int(k)+1 >= len(t.byName) {
-		return l
+		return l, 0, false
 	}
 	if class == nameAny {
 		l.head, l.more = t.byName[2*k+nameOther]-1, t.byName[2*k+nameMember]
 	} else {
 		l.head = t.byName[2*int(k)+class] - 1
 	}
-	return l
+	return l, k, true
 }
 
 // nameClass returns the class of definitions of kind.
@@ -503,17 +510,21 @@ type Resolver struct {
 	cache    map[string][]definition // external lookups
 	defaults map[string][]definition // external default exports by module
 	scoped   map[scopedKey][]int32   // see goScoped
+	scopes   map[string]int32        // the reaches of goScoped's keys, numbered from 1
 	reach    goReach                 // what a Go module reaches (set by an index, which knows the tree's modules)
 }
 
-// scopedKey is a list of goScoped: a name of a class in a scope.
+// scopedKey is a list of goScoped: a reach (its number in
+// Resolver.scopes), a name (its key in the table) and a class.
 type scopedKey struct {
-	scope, name string
-	class       int
+	scope int32
+	name  uint32
+	class int8
 }
 
-// maxScoped bounds the lists goScoped keeps; all are dropped when full.
-const maxScoped = 1 << 16
+// maxScoped bounds the lists goScoped keeps (four GOROOTs' index asks for
+// about 300,000); all are dropped when full.
+const maxScoped = 1 << 19
 
 // NewResolver prepares the resolution of files. Their own definitions are
 // always candidates; external (nil for none) supplies the rest, minus any
@@ -532,7 +543,7 @@ func NewResolver(files []*FileFacts, external Lookup) *Resolver {
 // being the documents resolved (their old facts in external are stale).
 func newResolver(table *NameTable, paths map[string]bool, external Lookup) *Resolver {
 	return &Resolver{local: table, paths: paths, external: external,
-		cache: map[string][]definition{}, defaults: map[string][]definition{}, scoped: map[scopedKey][]int32{}}
+		cache: map[string][]definition{}, defaults: map[string][]definition{}, scoped: map[scopedKey][]int32{}, scopes: map[string]int32{}}
 }
 
 // Resolve resolves files (extracted by Extractor.File) against their own
@@ -603,7 +614,7 @@ type resolveBuffers struct {
 
 // Document resolves one file's uses and returns its complete facts.
 func (r *Resolver) Document(ctx context.Context, f *FileFacts) (graph.DocumentFacts, error) {
-	defer func() { f.own = nil }() // built by inPath for this resolution only
+	defer func() { f.own, f.scope = nil, 0 }() // for this resolution only (inPath, goScoped)
 	df := graph.DocumentFacts{
 		Document: f.Document,
 		Symbols:  append([]graph.Symbol(nil), f.Symbols...),
@@ -905,14 +916,9 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	// require are no candidates, neither for an edge nor against the limit.
 	global := func(class int, keep func(*definition) bool) []target {
 		out = out[:0]
-		l := t.named(f, name, class)
-		if lang == "go" && f.goScope != "" {
-			if long, ok := r.goScoped(f.goScope, name, class, l); ok {
-				l = long
-			} else {
-				inClass := keep
-				keep = func(s *definition) bool { return inClass(s) && r.reach.in(s.Package, f.goScope) }
-			}
+		l, k, ok := t.namedKey(f, name, class)
+		if ok && lang == "go" && f.goScope != "" {
+			l = r.goScoped(f, k, class, l)
 		}
 		if add(l, keep, ConfidenceAmbiguous, ReasonAmbiguous, MaxAmbiguous) {
 			return nil // too many candidates to guess
@@ -1049,37 +1055,32 @@ func (r *Resolver) resolveUse(ctx context.Context, f *FileFacts, u *Use, imports
 	return global(nameOther, notMember), nil
 }
 
-// goScoped returns the symbols of l, the definitions named name of class,
-// whose packages are in scope (goReach.in), in table order; false when l
-// is short (at most shortList symbols), to be filtered where it is used. A
-// module's files ask for the same names again and again, and in a
+// goScoped returns the symbols of l, the definitions of class named by the
+// table's key k, whose packages are in f's reach (goReach.in), in table
+// order. A module's files ask for the same names again and again, and in a
 // repository of many modules most of a common name's definitions are
-// other modules': each long list is filtered once per scope and kept, so
-// that a use visits the candidates of its scope alone, as many in a
-// repository of four modules as in one.
-func (r *Resolver) goScoped(scope, name string, class int, l symbolList) (symbolList, bool) {
-	n := 0
-	for range l.all {
-		if n++; n > shortList {
-			break
+// other modules': each name's list is filtered once per reach and kept,
+// so that a use visits the candidates of its reach alone, as many in a
+// repository of four modules as in one, and finds them by two numbers.
+func (r *Resolver) goScoped(f *FileFacts, k uint32, class int, l symbolList) symbolList {
+	r.mu.Lock()
+	if f.scope == 0 {
+		if f.scope = r.scopes[f.goScope]; f.scope == 0 {
+			f.scope = int32(len(r.scopes) + 1)
+			r.scopes[strings.Clone(f.goScope)] = f.scope
 		}
 	}
-	if n <= shortList {
-		return l, false
-	}
-	key := scopedKey{scope, name, class}
-	r.mu.Lock()
+	key := scopedKey{f.scope, k, int8(class)}
 	ids, ok := r.scoped[key]
 	r.mu.Unlock()
 	if !ok {
 		ids = []int32{}
 		t := r.local
 		for i := range l.all {
-			if r.reach.in(t.st.short(t.packed(i).pkg), scope) {
+			if r.reach.in(t.st.short(t.packed(i).pkg), f.goScope) {
 				ids = append(ids, i)
 			}
 		}
-		key.scope, key.name = strings.Clone(scope), strings.Clone(name)
 		r.mu.Lock()
 		if len(r.scoped) >= maxScoped {
 			clear(r.scoped)
@@ -1087,12 +1088,8 @@ func (r *Resolver) goScoped(scope, name string, class int, l symbolList) (symbol
 		r.scoped[key] = ids
 		r.mu.Unlock()
 	}
-	return symbolList{head: -1, ids: ids}, true
+	return symbolList{head: -1, ids: ids}
 }
-
-// shortList is the longest list of candidates goScoped leaves to be
-// filtered where it is used: twice what global accepts before it gives up.
-const shortList = 2 * (MaxAmbiguous + 1)
 
 // isDefaultExport reports whether s is its TS/JS module's default export.
 func isDefaultExport(s *definition) bool { return isDefaultExportOf(s.Language, s.Signature) }
