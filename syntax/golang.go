@@ -69,8 +69,7 @@ func (w *walker) extractGo(root *node) {
 	w.pkg, w.idPkg = pkgPath, pkgPath
 	w.ff.Document.Package = pkgPath
 	w.ff.module = pkgPath
-	w.project.ask(queryGoScope, dir) // recorded (hashed): the facts depend on it
-	w.ff.goScope = w.project.goScopeOf(dir)
+	w.ff.goScope = w.project.goScopeOf(dir) // recorded with the package (queryGoPackage)
 	self := packageID("go", pkgPath)
 	w.ff.self = self
 	if pkgIdent != nil {

@@ -12,12 +12,11 @@ import "encoding/binary"
 type projectQuery uint8
 
 const (
-	queryGoPackage    projectQuery = iota + 1 // goPackage(dir)
+	queryGoPackage    projectQuery = iota + 1 // goPackage(dir), and goScopeAnswer(dir)
 	queryTSModule                             // tsModule(file)
 	queryPythonModule                         // pythonModule(file)
 	queryRustModule                           // rustModule(file)
-	queryGoScope                              // goScopeOf(dir), hashed
-	lastQuery         = queryGoScope
+	lastQuery         = queryRustModule
 )
 
 // projectAnswer is one question and its answer.
@@ -70,15 +69,15 @@ func (d *factDecoder) answers() []projectAnswer {
 func (p *project) answer(q projectQuery, arg string) (a, b string) {
 	switch q {
 	case queryGoPackage:
-		a = p.goPackage(arg)
+		// The package, and what the file's names of unknown owner may
+		// resolve to, which its facts depend on as much.
+		a, b = p.goPackage(arg), p.goScopeAnswer(arg)
 	case queryTSModule:
 		a, b = p.tsModule(arg)
 	case queryPythonModule:
 		a, b = p.pythonModule(arg)
 	case queryRustModule:
 		a, b = p.rustModule(arg)
-	case queryGoScope:
-		a = p.goScopeAnswer(arg)
 	}
 	return a, b
 }
