@@ -201,13 +201,8 @@ func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int)
 // outside the directories a listing leaves out ("" for the root's).
 func goModDir(p string) (string, bool) {
 	dir, name := path.Split(p)
-	if name != "go.mod" {
+	if name != "go.mod" || inSkippedDir(p) {
 		return "", false
-	}
-	for _, d := range strings.Split(dir, "/") {
-		if d != "" && skipDir(d) {
-			return "", false
-		}
 	}
 	return strings.TrimSuffix(dir, "/"), true
 }
@@ -241,11 +236,17 @@ func keepPath(p string) bool {
 	if grammarFor(p) == "" {
 		return false
 	}
+	return !inSkippedDir(p)
+}
+
+// inSkippedDir reports whether a root-relative path is inside a directory
+// a listing leaves out (skipDir).
+func inSkippedDir(p string) bool {
 	dirs := strings.Split(p, "/")
 	for _, d := range dirs[:len(dirs)-1] {
 		if skipDir(d) {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }

@@ -156,16 +156,16 @@ func (p *project) close() {
 	}
 }
 
-// readAbove returns the go.mod of a directory above the root, confined to
-// that directory (a go.mod there that is a symbolic link leading out of it,
-// or not a regular file, is not read).
-func readAbove(dir string) ([]byte, error) {
+// readAbove returns the file name (go.mod, go.work) of a directory above
+// the root, confined to that directory (one there that is a symbolic link
+// leading out of it, or not a regular file, is not read).
+func readAbove(dir, name string) ([]byte, error) {
 	d, err := rootfs.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer d.Close()
-	return d.ReadFile("go.mod")
+	return d.ReadFile(name)
 }
 
 // parentDir returns the parent of a root-relative directory, "" for the root.
@@ -252,7 +252,7 @@ func (p *project) goModuleOf(dir string) goModule {
 // whose modules import each other without requiring.
 func (p *project) goScopeOf(dir string) string {
 	m := p.goModuleOf(dir)
-	if p.root == "" || m.path == "" {
+	if m.path == "" {
 		return ""
 	}
 	if s, ok := p.goScope[m.dir]; ok {
@@ -285,7 +285,7 @@ func (p *project) moduleReach(m goModule) string {
 }
 
 // workAbove reports whether a directory above the root holds a go.work
-// (read as readAbove reads a go.mod there): the root is then part of a
+// (readAbove): the root is then part of a
 // workspace whose modules import each other without requiring.
 func (p *project) workAbove() bool {
 	if p.work != 0 {
@@ -297,13 +297,9 @@ func (p *project) workAbove() bool {
 		return false
 	}
 	for d := filepath.Dir(abs); d != abs; abs, d = d, filepath.Dir(d) {
-		if dir, err := rootfs.Open(d); err == nil {
-			_, err := dir.ReadFile("go.work")
-			dir.Close()
-			if err == nil {
-				p.work = 1
-				return true
-			}
+		if _, err := readAbove(d, "go.work"); err == nil {
+			p.work = 1
+			return true
 		}
 	}
 	return false
@@ -319,15 +315,11 @@ func (p *project) goScopeAnswer(dir string) string {
 	}
 	a := ""
 	if scope := p.goScopeOf(dir); scope != "" {
-		a = lang.HashContent([]byte(scope + "\n\n" + strings.Join(p.treeModules(), "\n")))
+		a = lang.HashContent([]byte(scope + "\n\n" + strings.Join(p.modules, "\n")))
 	}
 	p.goAnswer[m.dir] = a
 	return a
 }
-
-// treeModules returns the paths of the modules of the tree's go.mod files
-// (see Options.goModules), sorted; nil when they are not known.
-func (p *project) treeModules() []string { return p.modules }
 
 // goReach tells the packages a Go file can reach (see goScopeOf).
 type goReach struct {
@@ -395,7 +387,7 @@ func (p *project) outerGoModule() goModule {
 		return goModule{}
 	}
 	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
-		if b, err := readAbove(d); err == nil {
+		if b, err := readAbove(d, "go.mod"); err == nil {
 			rel, err := filepath.Rel(d, abs)
 			if err != nil {
 				return goModule{}
