@@ -200,12 +200,41 @@ func (p *BasePatch) Warm(ctx context.Context, paths []string) {
 		if ctx.Err() != nil || p.s.closed.Load() {
 			return
 		}
-		f, hashed, ok, err := readDocFactsHashed(ctx, p.s.db, p.space, path)
-		if err != nil || !ok || hashed {
+		if touchDocHashed(p.s.db, p.space, path) {
 			continue // a document whose ids are its symbols' hashes needs none found
+		}
+		f, _, ok, err := readDocFactsHashed(ctx, p.s.db, p.space, path)
+		if err != nil || !ok {
+			continue
 		}
 		_ = ids.prefetch(factSymbols(nil, &f))
 	}
+}
+
+// touchDocHashed reads a document's records into the block cache without
+// decoding them when its record says its ids are its symbols' hashes
+// (docIDsHashed), and reports whether it did: a document that is not so
+// (or unreadable) is left to the caller.
+func touchDocHashed(r kvReader, space uint64, path string) bool {
+	hashed := false
+	ok, err := view(r, appendDocKey(nil, space, path), func(v []byte) error {
+		var err error
+		_, hashed, err = decodeDocValueHashed(path, v)
+		return err
+	})
+	if err != nil || !ok || !hashed {
+		return false
+	}
+	touch := func([]byte) error { return nil }
+	for _, key := range [][]byte{
+		appendDocSymsKey(nil, space, path), appendDocOccKey(nil, space, path), appendDocEdgeKey(nil, space, path),
+		appendDocTermsKey(nil, space, path), appendDocLookupsKey(nil, space, path),
+	} {
+		if _, err := view(r, key, touch); err != nil {
+			return true
+		}
+	}
+	return true
 }
 
 // replaceOld prepares the replacement of a document by nf: it finds,

@@ -213,3 +213,54 @@ func TestBasePatchLeavesNoLogToReplay(t *testing.T) {
 		t.Errorf("%d bytes of the log are live after the patch: opening the store replays them", m.WAL.Size)
 	}
 }
+
+// TestBasePatchWarmReadsRecords: Warm reads the records of documents
+// whose ids are their symbols' hashes into the block cache, so that
+// replacing them afterwards reads no block from disk; without it, the
+// same replacement does.
+func TestBasePatchWarmReadsRecords(t *testing.T) {
+	ctx := context.Background()
+	// Large documents, whose records span several blocks each.
+	docs := []DocumentFacts{patchDoc("a.go", 2000, "b.go", "alpha"), patchDoc("b.go", 2000, "c.go", "beta"), patchDoc("c.go", 2000, "", "gamma")}
+	misses := func(warm bool) int64 {
+		dir := t.TempDir()
+		s := openDisk(t, dir, Options{})
+		g, err := s.BeginGeneration(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			if err := g.PutDocument(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := g.Commit(ctx, Manifest{Tool: "t"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, hashed, ok, err := readDocFactsHashed(ctx, s.db, genSpace(1), "b.go"); err != nil || !ok || !hashed {
+			t.Fatalf("b.go: hashed ids %v, found %v, %v; want a document whose ids are its symbols' hashes", hashed, ok, err)
+		}
+		s.Close()
+		s = openDisk(t, dir, Options{}) // nothing cached
+		defer s.Close()
+		p, err := s.BeginPatch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Abort()
+		if warm {
+			p.Warm(ctx, []string{"b.go"})
+		}
+		before := s.BlockCacheMisses()
+		if err := p.PutDocument(ctx, patchDoc("b.go", 1999, "c.go", "beta")); err != nil {
+			t.Fatal(err)
+		}
+		return s.BlockCacheMisses() - before
+	}
+	if n := misses(false); n == 0 {
+		t.Fatalf("replacing a document read no block from disk without Warm; the test measures nothing")
+	}
+	if n := misses(true); n != 0 {
+		t.Errorf("replacing a warmed document read %d blocks from disk, want 0", n)
+	}
+}
