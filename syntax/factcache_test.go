@@ -458,3 +458,41 @@ func TestFactCacheWriteFails(t *testing.T) {
 		t.Errorf("another process: %d of %d from the cache, want all but one", sum.Cached, sum.Indexed)
 	}
 }
+
+// TestFactCacheCompactIncremental: incremental indexes (a store's), each
+// of which writes a small pack, leave the cache as few packs as full
+// indexes do: the small ones are merged.
+func TestFactCacheCompactIncremental(t *testing.T) {
+	ctx := context.Background()
+	root := copyTree(t, "../testdata/goapp")
+	dir := filepath.Join(t.TempDir(), "facts")
+	store, err := graph.Open(filepath.Join(t.TempDir(), "store"), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	p := filepath.Join(root, "service", "catalog.go")
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range compactAt + 2 {
+		if i > 0 {
+			if err := os.WriteFile(p, fmt.Appendf(slices.Clip(src), "\n// version %d\n", i), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := openCache(t, dir, 0) // a process per index
+		sum, err := Index(ctx, store, IndexOptions{Root: root, Cache: c, Workers: 2, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && (!sum.Incremental || sum.Changed != 1) {
+			t.Fatalf("index %d: incremental %v, %d changed; want an incremental index of one file", i, sum.Incremental, sum.Changed)
+		}
+		c.Close()
+	}
+	if packs := packsOf(t, dir); len(packs) > 3 {
+		t.Errorf("%d packs after a full index and %d incremental ones, want at most 3", len(packs), compactAt+1)
+	}
+}

@@ -413,8 +413,19 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 		if opts.Cache != nil {
 			_ = opts.Cache.Flush() // the entries of the files it extracted
 		}
-		if err != nil || done {
+		if err != nil {
 			return sum, err
+		}
+		if done {
+			// Each incremental index leaves a small pack: trimmed, which
+			// merges small packs, so that a tree re-indexed after every
+			// pull does not leave its next index more packs to open.
+			if opts.Cache != nil {
+				if _, err := opts.Cache.Trim(); err != nil {
+					return sum, err
+				}
+			}
+			return sum, nil
 		}
 	}
 	gw, err := store.BeginGeneration(ctx)
