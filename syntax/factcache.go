@@ -35,7 +35,8 @@ import (
 // (factpack.go) and, when flushed, writes the pack's index (key, offset
 // and length of each record, 44 bytes an entry) beside it, to a temporary
 // file renamed into place. Opening the cache reads the indexes, not the
-// packs; an entry is read with one positioned read. So concurrent indexes
+// packs, and builds nothing from them: an entry is found by a binary
+// search of each index (in key order), and read with one positioned read. So concurrent indexes
 // (several processes) share a cache with no lock: each writes only its own
 // pack, a reader sees an index whole or not at all, and two processes that
 // write the same entry both wrote the same facts, either copy serving
@@ -58,10 +59,13 @@ type FactCache struct {
 	dir      string
 	maxBytes int64
 
-	loaded  sync.Once
-	mu      sync.RWMutex
-	entries map[factKey]factLoc // read from the packs' indexes, then written
-	packs   []*factPack         // of entries, to close
+	loaded sync.Once
+	mu     sync.RWMutex
+	// entries are the entries this process wrote, and those it found
+	// damaged (the zero factLoc): they come before the packs'.
+	entries map[factKey]factLoc
+	packs   []*factPack // the packs read, in the order they are searched
+	retired []*factPack // packs read, merged into another since: to close
 	loadErr error
 
 	wmu sync.Mutex
@@ -109,7 +113,8 @@ func (c *FactCache) load() error {
 	c.loaded.Do(func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.entries, c.packs, c.loadErr = loadPacks(c.dir)
+		c.entries = map[factKey]factLoc{}
+		c.packs, c.loadErr = loadPacks(c.dir)
 	})
 	return c.loadErr
 }
@@ -135,17 +140,15 @@ func (c *FactCache) lookup(x *Extractor, p string, contentHash string) (*FileFac
 		return nil, nil, factLoc{}, false
 	}
 	key := entryKey(p, contentHash, x.opts.MaxFileSize)
-	c.mu.RLock()
-	loc, ok := c.entries[key]
-	c.mu.RUnlock()
+	loc, ok := c.find(&key)
 	if !ok {
 		return nil, nil, factLoc{}, false
 	}
 	ff, asked, err := loc.facts(&key, p)
 	if err != nil || ff.Document.ContentHash != contentHash {
 		c.mu.Lock()
-		if c.entries[key] == loc {
-			delete(c.entries, key) // never trusted; this index writes it anew
+		if cur, mine := c.entries[key]; !mine || cur == loc {
+			c.entries[key] = factLoc{} // never trusted; this index writes it anew
 		}
 		c.mu.Unlock()
 		return nil, nil, factLoc{}, false
@@ -154,6 +157,22 @@ func (c *FactCache) lookup(x *Extractor, p string, contentHash string) (*FileFac
 		return nil, nil, factLoc{}, false
 	}
 	return ff, asked, loc, true
+}
+
+// find returns where the entry of key lies: among the entries this
+// process wrote, else in the first pack whose index lists it.
+func (c *FactCache) find(key *factKey) (factLoc, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if loc, ok := c.entries[*key]; ok {
+		return loc, loc.pack != nil
+	}
+	for _, p := range c.packs {
+		if e, ok := p.index.find(key); ok {
+			return factLoc{p, e.off, e.n}, true
+		}
+	}
+	return factLoc{}, false
 }
 
 // facts reads the entry at l, which must hold the facts of path p (and,
@@ -234,7 +253,7 @@ func (c *FactCache) Close() error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, p := range c.packs {
+	for _, p := range slices.Concat(c.packs, c.retired) {
 		err = errors.Join(err, p.close())
 	}
 	return err

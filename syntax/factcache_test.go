@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -494,5 +495,122 @@ func TestFactCacheCompactIncremental(t *testing.T) {
 	}
 	if packs := packsOf(t, dir); len(packs) > 3 {
 		t.Errorf("%d packs after a full index and %d incremental ones, want at most 3", len(packs), compactAt+1)
+	}
+}
+
+// TestPackIndex: an index finds every entry it lists by key, the last
+// written of a key, and no other key; an index of the first layout (the
+// entries in the order written, a SHA-256 at the end) reads as the same.
+func TestPackIndex(t *testing.T) {
+	var entries []packEntry
+	for i := range 1000 {
+		var k factKey
+		binary.BigEndian.PutUint64(k[:], uint64(i+1)*0x9e3779b97f4a7c15) // in no order
+		entries = append(entries, packEntry{k, int64(100 + i*recordHeader), recordHeader})
+	}
+	// Keys written again later: the later copy wins.
+	again := []packEntry{entries[7], entries[500], entries[999]}
+	for i := range again {
+		again[i].off += 1 << 20
+	}
+	entries = append(entries, again...)
+	want := map[factKey]packEntry{}
+	for _, e := range entries {
+		want[e.key] = e
+	}
+
+	dir := t.TempDir()
+	pack := filepath.Join(dir, "p"+packExt)
+	if err := writePackIndex(pack, entries); err != nil {
+		t.Fatal(err)
+	}
+	// The first layout, written by hand.
+	v1 := []byte(packIndexMagicV1)
+	v1 = binary.LittleEndian.AppendUint32(v1, uint32(len(entries)))
+	for _, e := range entries {
+		v1 = append(v1, e.key[:]...)
+		v1 = binary.LittleEndian.AppendUint64(v1, uint64(e.off))
+		v1 = binary.LittleEndian.AppendUint32(v1, uint32(e.n))
+	}
+	sum := sha256.Sum256(v1)
+	v1Path := filepath.Join(dir, "v1"+packIndexExt)
+	if err := os.WriteFile(v1Path, append(v1, sum[:]...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{indexPath(pack), v1Path} {
+		ix, old, err := openPackIndex(path)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(path), err)
+		}
+		if old != (path == v1Path) {
+			t.Errorf("%s: read as of the first layout: %v", filepath.Base(path), old)
+		}
+		if ix.len() != len(want) {
+			t.Errorf("%s: %d entries, want %d (one per key)", filepath.Base(path), ix.len(), len(want))
+		}
+		for k, e := range want {
+			if got, ok := ix.find(&k); !ok || got != e {
+				t.Fatalf("%s: find(%x) = %+v, %v; want %+v", filepath.Base(path), k[:8], got, ok, e)
+			}
+		}
+		for _, k := range []factKey{{}, {0xff, 0xff}, {1}} {
+			if got, ok := ix.find(&k); ok {
+				t.Errorf("%s: find(%x) = %+v, want none", filepath.Base(path), k[:8], got)
+			}
+		}
+	}
+	// Damaged: a flipped byte, a cut.
+	b, err := os.ReadFile(indexPath(pack))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string][]byte{
+		"flipped": append(slices.Clone(b[:40]), append([]byte{b[40] ^ 1}, b[41:]...)...),
+		"cut":     b[:len(b)-3],
+	} {
+		p := filepath.Join(dir, name+packIndexExt)
+		if err := os.WriteFile(p, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := openPackIndex(p); !errors.Is(err, errCorrupt) {
+			t.Errorf("%s index: %v, want errCorrupt", name, err)
+		}
+	}
+}
+
+// TestFactCacheIndexV1: a cache whose pack has an index of the first
+// layout serves its entries, and has the index written again in the
+// current one.
+func TestFactCacheIndexV1(t *testing.T) {
+	root := copyTree(t, "../testdata/goapp")
+	dir := filepath.Join(t.TempDir(), "facts")
+	first, want := indexOnce(t, root, dir)
+	packs := packsOf(t, dir)
+	if len(packs) != 1 {
+		t.Fatalf("%d packs after one index, want 1", len(packs))
+	}
+	entries, err := readPackIndex(indexPath(packs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := []byte(packIndexMagicV1)
+	v1 = binary.LittleEndian.AppendUint32(v1, uint32(len(entries)))
+	for _, e := range slices.Backward(entries) { // in no order of key
+		v1 = append(v1, e.key[:]...)
+		v1 = binary.LittleEndian.AppendUint64(v1, uint64(e.off))
+		v1 = binary.LittleEndian.AppendUint32(v1, uint32(e.n))
+	}
+	sum := sha256.Sum256(v1)
+	if err := os.WriteFile(indexPath(packs[0]), append(v1, sum[:]...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum2, got := indexOnce(t, root, dir)
+	if sum2.Cached != first.Indexed {
+		t.Errorf("%d of %d files from a pack indexed in the first layout, want all", sum2.Cached, first.Indexed)
+	}
+	sameFacts(t, want, got)
+	b, err := os.ReadFile(indexPath(packs[0]))
+	if err != nil || !strings.HasPrefix(string(b), packIndexMagic) {
+		t.Errorf("the index was not written again in the current layout: %q, %v", b[:min(len(b), len(packIndexMagic))], err)
 	}
 }

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -9,10 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // The fact cache's files (see FactCache): each process that writes entries
@@ -25,13 +29,20 @@ import (
 //	key [32] | body length uint32 | SHA-256 of what precedes and the body [32] | body
 //
 // An index is its magic, the number of its entries (uint32), the entries
-// (key [32], offset uint64 and length uint32 of the record) and the SHA-256
-// of all that.
+// (key [32], offset uint64 and length uint32 of the record) in increasing
+// order of key, one per key, and the xxhash64 of all that: a cache finds
+// an entry by a binary search of each pack's index, so that opening it
+// costs reading the indexes, not building a table of every entry the
+// cache holds (a cache at its default size holds some 200,000). An index
+// of the first layout (packIndexMagicV1: the entries in the order they
+// were written, the last of a key winning, and the SHA-256 of all that)
+// is read too, sorted as it is read.
 const (
-	packMagic      = "lspgraph-facts-pack 1\n"
-	packIndexMagic = "lspgraph-facts-index 1\n"
-	packExt        = ".pack"
-	packIndexExt   = ".idx"
+	packMagic        = "lspgraph-facts-pack 1\n"
+	packIndexMagic   = "lspgraph-facts-index 2\n"
+	packIndexMagicV1 = "lspgraph-facts-index 1\n"
+	packExt          = ".pack"
+	packIndexExt     = ".idx"
 	// recordHeader is the bytes of a record before its body.
 	recordHeader = sha256.Size + 4 + sha256.Size
 	// packIndexEntry is the bytes of one entry of an index.
@@ -60,6 +71,7 @@ type factLoc struct {
 // factPack is a pack that entries are read from, opened on first need.
 type factPack struct {
 	path    string      // of the pack, .pack included
+	index   packIndex   // its entries, read from its index (none for this process's pack)
 	w       *packWriter // the pack this process writes, else nil
 	open    sync.Once
 	f       *os.File
@@ -225,20 +237,73 @@ func (w *packWriter) close() error {
 // indexPath is the index of the pack at path.
 func indexPath(pack string) string { return strings.TrimSuffix(pack, packExt) + packIndexExt }
 
-// writePackIndex writes the index of the pack at path listing entries: to
-// a temporary file renamed into place, so that a reader sees the whole
-// index or the one it replaces.
-func writePackIndex(pack string, entries []packEntry) error {
-	b := make([]byte, 0, len(packIndexMagic)+4+len(entries)*packIndexEntry+sha256.Size)
-	b = append(b, packIndexMagic...)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(entries)))
-	for _, e := range entries {
+// packIndex is the entries of a pack's index, packIndexEntry bytes each,
+// in increasing order of key, one per key.
+type packIndex struct {
+	b []byte
+}
+
+// newPackIndex is the index of entries (in the order they were written:
+// of two with one key, the later wins).
+func newPackIndex(entries []packEntry) packIndex {
+	sorted := slices.Clone(entries)
+	slices.SortStableFunc(sorted, func(a, b packEntry) int { return bytes.Compare(a.key[:], b.key[:]) })
+	b := make([]byte, 0, len(sorted)*packIndexEntry)
+	for i, e := range sorted {
+		if i+1 < len(sorted) && sorted[i+1].key == e.key {
+			continue // written again after
+		}
 		b = append(b, e.key[:]...)
 		b = binary.LittleEndian.AppendUint64(b, uint64(e.off))
 		b = binary.LittleEndian.AppendUint32(b, uint32(e.n))
 	}
-	sum := sha256.Sum256(b)
-	b = append(b, sum[:]...)
+	return packIndex{b}
+}
+
+func (ix packIndex) len() int { return len(ix.b) / packIndexEntry }
+
+func (ix packIndex) key(i int) []byte { return ix.b[i*packIndexEntry : i*packIndexEntry+sha256.Size] }
+
+func (ix packIndex) entry(i int) packEntry {
+	e := ix.b[i*packIndexEntry:]
+	var out packEntry
+	copy(out.key[:], e)
+	out.off = int64(binary.LittleEndian.Uint64(e[sha256.Size:]))
+	out.n = int32(binary.LittleEndian.Uint32(e[sha256.Size+8:]))
+	return out
+}
+
+// find returns the entry of key, by a binary search. An entry that
+// cannot locate a record is none.
+func (ix packIndex) find(key *factKey) (packEntry, bool) {
+	n := ix.len()
+	i, found := sort.Find(n, func(i int) int { return bytes.Compare(key[:], ix.key(i)) })
+	if !found {
+		return packEntry{}, false
+	}
+	e := ix.entry(i)
+	return e, e.off >= 0 && e.n >= recordHeader
+}
+
+// entries returns every entry of the index, in key order.
+func (ix packIndex) entries() []packEntry {
+	out := make([]packEntry, ix.len())
+	for i := range out {
+		out[i] = ix.entry(i)
+	}
+	return out
+}
+
+// writePackIndex writes the index of the pack at path listing entries: to
+// a temporary file renamed into place, so that a reader sees the whole
+// index or the one it replaces.
+func writePackIndex(pack string, entries []packEntry) error {
+	ix := newPackIndex(entries)
+	b := make([]byte, 0, len(packIndexMagic)+4+len(ix.b)+8)
+	b = append(b, packIndexMagic...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(ix.len()))
+	b = append(b, ix.b...)
+	b = binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
 	f, err := os.CreateTemp(filepath.Dir(pack), tempPrefix+"*")
 	if err != nil {
 		return fmt.Errorf("syntax: writing the index of %s: %w", pack, err)
@@ -255,35 +320,58 @@ func writePackIndex(pack string, entries []packEntry) error {
 	return nil
 }
 
-// readPackIndex reads the index at path.
+// readPackIndex reads the entries of the index at path, in key order.
 func readPackIndex(path string) ([]packEntry, error) {
-	b, err := os.ReadFile(path)
+	ix, _, err := openPackIndex(path)
 	if err != nil {
 		return nil, err
 	}
-	head := len(packIndexMagic) + 4
-	if len(b) < head+sha256.Size || string(b[:len(packIndexMagic)]) != packIndexMagic {
-		return nil, fmt.Errorf("%w: %s is not a fact cache index", errCorrupt, path)
-	}
-	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if got := sha256.Sum256(body); string(got[:]) != string(sum) {
-		return nil, fmt.Errorf("%w: %s: checksum mismatch", errCorrupt, path)
-	}
-	n := int(binary.LittleEndian.Uint32(b[len(packIndexMagic):]))
-	if len(body) != head+n*packIndexEntry {
-		return nil, fmt.Errorf("%w: %s: %d entries in %d bytes", errCorrupt, path, n, len(body))
-	}
-	out := make([]packEntry, n)
-	for i := range out {
-		e := body[head+i*packIndexEntry:]
-		copy(out[i].key[:], e)
-		out[i].off = int64(binary.LittleEndian.Uint64(e[sha256.Size:]))
-		out[i].n = int32(binary.LittleEndian.Uint32(e[sha256.Size+8:]))
-		if out[i].off < 0 || out[i].n < recordHeader {
-			return nil, fmt.Errorf("%w: %s: an entry of %d bytes at %d", errCorrupt, path, out[i].n, out[i].off)
+	out := ix.entries()
+	for _, e := range out {
+		if e.off < 0 || e.n < recordHeader {
+			return nil, fmt.Errorf("%w: %s: an entry of %d bytes at %d", errCorrupt, path, e.n, e.off)
 		}
 	}
 	return out, nil
+}
+
+// openPackIndex reads the index at path for searching. An index of the
+// first layout is sorted as it is read: old is then true.
+func openPackIndex(path string) (ix packIndex, old bool, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return packIndex{}, false, err
+	}
+	var sumLen int
+	switch {
+	case bytes.HasPrefix(b, []byte(packIndexMagic)):
+		sumLen = 8
+	case bytes.HasPrefix(b, []byte(packIndexMagicV1)):
+		sumLen = sha256.Size
+	default:
+		return packIndex{}, false, fmt.Errorf("%w: %s is not a fact cache index", errCorrupt, path)
+	}
+	head := len(packIndexMagic) + 4 // both magics are of one length
+	if len(b) < head+sumLen {
+		return packIndex{}, false, fmt.Errorf("%w: %s is cut short", errCorrupt, path)
+	}
+	body, sum := b[:len(b)-sumLen], b[len(b)-sumLen:]
+	n := int(binary.LittleEndian.Uint32(b[len(packIndexMagic):]))
+	if len(body) != head+n*packIndexEntry {
+		return packIndex{}, false, fmt.Errorf("%w: %s: %d entries in %d bytes", errCorrupt, path, n, len(body))
+	}
+	entries := body[head:]
+	if sumLen == 8 {
+		if xxhash.Sum64(body) != binary.LittleEndian.Uint64(sum) {
+			return packIndex{}, false, fmt.Errorf("%w: %s: checksum mismatch", errCorrupt, path)
+		}
+		return packIndex{entries}, false, nil
+	}
+	if got := sha256.Sum256(body); string(got[:]) != string(sum) {
+		return packIndex{}, false, fmt.Errorf("%w: %s: checksum mismatch", errCorrupt, path)
+	}
+	list := packIndex{entries}.entries() // in the order written
+	return newPackIndex(list), true, nil
 }
 
 // scanPack recovers the entries of the pack at path from its records, up
@@ -345,15 +433,16 @@ func checkRecord(rec []byte) (factKey, []byte, error) {
 	return key, body, nil
 }
 
-// loadPacks reads the indexes of the packs in dir into a map of entries,
-// the indexes written last winning. A pack whose index does not check out,
-// and a pack without one that no writer holds (its process died before
-// flushing), is scanned instead, and indexed. Packs being written by other
+// loadPacks reads the indexes of the packs in dir, and returns the packs
+// in the order they are searched: an entry is the copy of the index
+// written last. A pack whose index does not check out, and a pack without
+// one that no writer holds (its process died before flushing), is scanned
+// instead, indexed, and searched first. Packs being written by other
 // processes, not yet indexed, are left out.
-func loadPacks(dir string) (map[factKey]factLoc, []*factPack, error) {
+func loadPacks(dir string) ([]*factPack, error) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
-		return map[factKey]factLoc{}, nil, fmt.Errorf("syntax: reading the fact cache: %w", err)
+		return nil, fmt.Errorf("syntax: reading the fact cache: %w", err)
 	}
 	type indexed struct {
 		pack    string
@@ -361,7 +450,6 @@ func loadPacks(dir string) (map[factKey]factLoc, []*factPack, error) {
 	}
 	packs := map[string]fs.FileInfo{}
 	var indexes []indexed
-	indexBytes := int64(0)
 	for _, de := range des {
 		name := de.Name()
 		switch {
@@ -373,21 +461,13 @@ func loadPacks(dir string) (map[factKey]factLoc, []*factPack, error) {
 		case strings.HasSuffix(name, packIndexExt):
 			if fi, err := de.Info(); err == nil {
 				indexes = append(indexes, indexed{strings.TrimSuffix(name, packIndexExt) + packExt, fi.ModTime()})
-				indexBytes += fi.Size()
 			}
 		}
 	}
 	slices.SortFunc(indexes, func(a, b indexed) int { return a.written.Compare(b.written) })
-	// Sized from the indexes' entries: grown step by step, the map was
-	// rehashed and faulted in again at every doubling.
-	entries := make(map[factKey]factLoc, indexBytes/packIndexEntry)
-	var out []*factPack
-	add := func(name string, list []packEntry) {
-		p := &factPack{path: filepath.Join(dir, name)}
-		out = append(out, p)
-		for _, e := range list {
-			entries[e.key] = factLoc{p, e.off, e.n}
-		}
+	var out []*factPack // the one to search first last
+	add := func(name string, ix packIndex) {
+		out = append(out, &factPack{path: filepath.Join(dir, name), index: ix})
 	}
 	recoverPack := func(name string) {
 		path := filepath.Join(dir, name)
@@ -395,14 +475,15 @@ func loadPacks(dir string) (map[factKey]factLoc, []*factPack, error) {
 		if err != nil {
 			return
 		}
-		add(name, list)
+		add(name, newPackIndex(list))
 		_ = writePackIndex(path, list)
 	}
 	for _, ix := range indexes {
 		if _, ok := packs[ix.pack]; !ok {
 			continue // removed by Trim; Trim removes its index too
 		}
-		list, err := readPackIndex(filepath.Join(dir, strings.TrimSuffix(ix.pack, packExt)+packIndexExt))
+		path := filepath.Join(dir, ix.pack)
+		index, old, err := openPackIndex(indexPath(path))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -411,7 +492,15 @@ func loadPacks(dir string) (map[factKey]factLoc, []*factPack, error) {
 			recoverPack(ix.pack)
 			continue
 		}
-		add(ix.pack, list)
+		add(ix.pack, index)
+		if old {
+			// Written again in the current layout, unless its writer
+			// (a process of an earlier version) runs on.
+			if release, ok := claimPack(path); ok {
+				_ = writePackIndex(path, index.entries())
+				release()
+			}
+		}
 	}
 	for name := range packs {
 		if release, ok := claimPack(filepath.Join(dir, name)); ok {
@@ -419,7 +508,8 @@ func loadPacks(dir string) (map[factKey]factLoc, []*factPack, error) {
 			release()
 		}
 	}
-	return entries, out, nil
+	slices.Reverse(out)
+	return out, nil
 }
 
 // A cache that many indexes wrote a few entries each (a tree indexed again
@@ -543,8 +633,8 @@ func (c *FactCache) compact() error {
 	return nil
 }
 
-// repoint points the entries the cache read from the packs merged into
-// the pack w wrote there.
+// repoint puts the pack w wrote in the place of the packs merged into it
+// among those the cache searches.
 func (c *FactCache) repoint(merged []string, w *packWriter) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -555,11 +645,22 @@ func (c *FactCache) repoint(merged []string, w *packWriter) {
 	for _, path := range merged {
 		from[path] = true
 	}
-	p := &factPack{path: w.path}
-	c.packs = append(c.packs, p)
-	for _, e := range w.entries {
-		if loc, ok := c.entries[e.key]; ok && from[loc.pack.path] {
-			c.entries[e.key] = factLoc{p, e.off, e.n}
+	p := &factPack{path: w.path, index: newPackIndex(w.entries)}
+	var search []*factPack
+	for _, q := range c.packs {
+		switch {
+		case !from[q.path]:
+			search = append(search, q)
+		case p != nil:
+			search = append(search, p) // where the first of them was
+			p = nil
+			fallthrough
+		default:
+			c.retired = append(c.retired, q)
 		}
 	}
+	if p != nil {
+		search = append(search, p)
+	}
+	c.packs = search
 }
