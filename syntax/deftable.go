@@ -67,6 +67,10 @@ type defTable struct {
 	// store's order, when the file holds its indexes (nil otherwise):
 	// an index whose definitions did not change resolves against it.
 	names *NameTable
+	// mapping is the file mapped (readDefTable with mapped), nil when it
+	// was read: its pages can be released (releaseMapping) once the table
+	// is done with.
+	mapping []byte
 }
 
 // writeDefTable writes the definitions of st that runs (one per path of
@@ -392,8 +396,9 @@ func readDefTable(dir string, token int, mapped bool) (defTable, error) {
 	var err error
 	var bodySum uint64 // of all but the checksum at the end, when summed
 	summed := false
+	isMapped := false
 	if mapped {
-		b, err = mapFile(name, func(f *os.File, size int64) error {
+		b, isMapped, err = mapFile(name, func(f *os.File, size int64) error {
 			if size < 8 {
 				return nil
 			}
@@ -501,6 +506,9 @@ func readDefTable(dir string, token int, mapped bool) (defTable, error) {
 	}
 	st.n = int32(len(defs))
 	t := defTable{st: st, runs: make(map[string][2]int32, len(docs))}
+	if isMapped {
+		t.mapping = b
+	}
 	files := make(map[uint32][2]int32, len(docs))
 	next := int32(0)
 	for _, d := range docs {
