@@ -200,8 +200,10 @@
 // facts, when it is a Go file under a testdata directory (testdata: the go
 // tool ignores those, they are fixtures in no package), when it is larger
 // than 1 MB (huge), starts with a generated-code
-// marker in its first lines ("Code generated ... DO NOT EDIT." or
-// "@generated": generated), is minified JavaScript (average line longer than
+// marker (generated: for Go, a "// Code generated ... DO NOT EDIT." line
+// before the package clause, as the go tool reads it; for other languages
+// "Code generated ... DO NOT EDIT." or "@generated" in its first 20
+// lines), is minified JavaScript (average line longer than
 // 500 bytes, or any line longer than 10 KB: minified), or takes longer to
 // parse than the parse timeout (timeout, 5 s by default: tree-sitter's own
 // parse timeout). A walker that breaks on a

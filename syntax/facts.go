@@ -10,7 +10,7 @@ const Tool = "lspgraph-syntax"
 
 // Version is the extractor's version; it changes whenever the facts a file
 // yields change, so stores built by an older extractor can be told apart.
-const Version = "0.7.0"
+const Version = "0.7.1"
 
 // SkipReason says why a file produced no facts. The empty reason means it was
 // extracted.
