@@ -264,3 +264,15 @@ func TestBasePatchWarmReadsRecords(t *testing.T) {
 		t.Errorf("replacing a warmed document read %d blocks from disk, want 0", n)
 	}
 }
+
+// TestPatchLimit: a fifth of a generation's documents, at most 700, one
+// in 40 past that, 100 at least.
+func TestPatchLimit(t *testing.T) {
+	for _, c := range []struct{ n, want int }{
+		{0, 100}, {300, 100}, {815, 163}, {2000, 400}, {6826, 700}, {27304, 700}, {40000, 1000},
+	} {
+		if got := PatchLimit(c.n); got != c.want {
+			t.Errorf("PatchLimit(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+}
