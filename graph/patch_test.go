@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
@@ -243,6 +244,15 @@ func TestBasePatchWarmReadsRecords(t *testing.T) {
 		s.Close()
 		s = openDisk(t, dir, Options{}) // nothing cached
 		defer s.Close()
+		// A compaction's reads count as misses too: let any the reopened
+		// store starts finish first.
+		for idle, deadline := 0, time.Now().Add(10*time.Second); idle < 3 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if s.db.Metrics().Compact.NumInProgress == 0 {
+				idle++
+			} else {
+				idle = 0
+			}
+		}
 		p, err := s.BeginPatch(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -257,11 +267,15 @@ func TestBasePatchWarmReadsRecords(t *testing.T) {
 		}
 		return s.BlockCacheMisses() - before
 	}
-	if n := misses(false); n == 0 {
-		t.Fatalf("replacing a document read no block from disk without Warm; the test measures nothing")
+	// A document's records are a block or so each (most values are larger
+	// than a block).
+	cold := misses(false)
+	if cold < 4 {
+		t.Fatalf("replacing a document read %d blocks from disk without Warm; the test measures nothing", cold)
 	}
-	if n := misses(true); n != 0 {
-		t.Errorf("replacing a warmed document read %d blocks from disk, want 0", n)
+	// None, but for one read by something else on a loaded machine.
+	if n := misses(true); n > 1 {
+		t.Errorf("replacing a warmed document read %d blocks from disk, want none (%d without Warm)", n, cold)
 	}
 }
 
