@@ -34,6 +34,24 @@ func patchDoc(path string, n int, next string, terms ...string) DocumentFacts {
 	return f
 }
 
+// putGeneration writes docs as a new base generation of s.
+func putGeneration(t *testing.T, s *Store, docs ...DocumentFacts) {
+	t.Helper()
+	ctx := context.Background()
+	g, err := s.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if err := g.PutDocument(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.Commit(ctx, Manifest{Tool: "t"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // baseDump is the dump of a store's base generation without its symbol
 // table (a patch keeps the ids of symbols no document names any more).
 func baseDump(t *testing.T, s *Store) string {
@@ -62,20 +80,7 @@ func baseDump(t *testing.T, s *Store) string {
 // reader opened before the commit still sees the generation before.
 func TestBasePatchEqualsNewGeneration(t *testing.T) {
 	ctx := context.Background()
-	write := func(s *Store, docs ...DocumentFacts) {
-		g, err := s.BeginGeneration(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range docs {
-			if err := g.PutDocument(ctx, d); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := g.Commit(ctx, Manifest{Tool: "t"}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(s *Store, docs ...DocumentFacts) { putGeneration(t, s, docs...) }
 	patched := openDisk(t, t.TempDir(), Options{})
 	defer patched.Close()
 	write(patched, patchDoc("a.go", 3, "b.go", "alpha"), patchDoc("b.go", 2, "c.go", "beta"), patchDoc("c.go", 4, "", "gamma"))
@@ -226,18 +231,7 @@ func TestBasePatchWarmReadsRecords(t *testing.T) {
 	misses := func(warm bool) int64 {
 		dir := t.TempDir()
 		s := openDisk(t, dir, Options{})
-		g, err := s.BeginGeneration(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range docs {
-			if err := g.PutDocument(ctx, d); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := g.Commit(ctx, Manifest{Tool: "t"}); err != nil {
-			t.Fatal(err)
-		}
+		putGeneration(t, s, docs...)
 		if _, hashed, ok, err := readDocFactsHashed(ctx, s.db, genSpace(1), "b.go"); err != nil || !ok || !hashed {
 			t.Fatalf("b.go: hashed ids %v, found %v, %v; want a document whose ids are its symbols' hashes", hashed, ok, err)
 		}

@@ -172,13 +172,10 @@ func packsOf(t *testing.T, dir string) []string {
 	return packs
 }
 
-// TestFactCacheCorrupt: records flipped in their body, with another key,
-// with another length or cut short by the end of their pack are
-// re-extracted (and written again), never trusted.
-func TestFactCacheCorrupt(t *testing.T) {
-	root := copyTree(t, "../testdata/goapp")
-	dir := filepath.Join(t.TempDir(), "facts")
-	_, want := indexOnce(t, root, dir)
+// onePack returns the pack in dir, which must be the only one, and the
+// entries its index lists.
+func onePack(t *testing.T, dir string) ([]string, []packEntry) {
+	t.Helper()
 	packs := packsOf(t, dir)
 	if len(packs) != 1 {
 		t.Fatalf("%d packs after one index, want 1", len(packs))
@@ -187,6 +184,17 @@ func TestFactCacheCorrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return packs, entries
+}
+
+// TestFactCacheCorrupt: records flipped in their body, with another key,
+// with another length or cut short by the end of their pack are
+// re-extracted (and written again), never trusted.
+func TestFactCacheCorrupt(t *testing.T) {
+	root := copyTree(t, "../testdata/goapp")
+	dir := filepath.Join(t.TempDir(), "facts")
+	_, want := indexOnce(t, root, dir)
+	packs, entries := onePack(t, dir)
 	if len(entries) < 4 {
 		t.Fatalf("%d cache entries, want one per Go file", len(entries))
 	}
@@ -524,17 +532,8 @@ func TestPackIndex(t *testing.T) {
 	if err := writePackIndex(pack, entries); err != nil {
 		t.Fatal(err)
 	}
-	// The first layout, written by hand.
-	v1 := []byte(packIndexMagicV1)
-	v1 = binary.LittleEndian.AppendUint32(v1, uint32(len(entries)))
-	for _, e := range entries {
-		v1 = append(v1, e.key[:]...)
-		v1 = binary.LittleEndian.AppendUint64(v1, uint64(e.off))
-		v1 = binary.LittleEndian.AppendUint32(v1, uint32(e.n))
-	}
-	sum := sha256.Sum256(v1)
 	v1Path := filepath.Join(dir, "v1"+packIndexExt)
-	if err := os.WriteFile(v1Path, append(v1, sum[:]...), 0o600); err != nil {
+	if err := os.WriteFile(v1Path, indexV1(entries), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{indexPath(pack), v1Path} {
@@ -578,6 +577,20 @@ func TestPackIndex(t *testing.T) {
 	}
 }
 
+// indexV1 is an index of the first layout listing entries, in their
+// order: as versions before the second wrote them.
+func indexV1(entries []packEntry) []byte {
+	b := []byte(packIndexMagicV1)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(entries)))
+	for _, e := range entries {
+		b = append(b, e.key[:]...)
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.off))
+		b = binary.LittleEndian.AppendUint32(b, uint32(e.n))
+	}
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...)
+}
+
 // TestFactCacheIndexV1: a cache whose pack has an index of the first
 // layout serves its entries, and has the index written again in the
 // current one.
@@ -585,23 +598,9 @@ func TestFactCacheIndexV1(t *testing.T) {
 	root := copyTree(t, "../testdata/goapp")
 	dir := filepath.Join(t.TempDir(), "facts")
 	first, want := indexOnce(t, root, dir)
-	packs := packsOf(t, dir)
-	if len(packs) != 1 {
-		t.Fatalf("%d packs after one index, want 1", len(packs))
-	}
-	entries, err := readPackIndex(indexPath(packs[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v1 := []byte(packIndexMagicV1)
-	v1 = binary.LittleEndian.AppendUint32(v1, uint32(len(entries)))
-	for _, e := range slices.Backward(entries) { // in no order of key
-		v1 = append(v1, e.key[:]...)
-		v1 = binary.LittleEndian.AppendUint64(v1, uint64(e.off))
-		v1 = binary.LittleEndian.AppendUint32(v1, uint32(e.n))
-	}
-	sum := sha256.Sum256(v1)
-	if err := os.WriteFile(indexPath(packs[0]), append(v1, sum[:]...), 0o600); err != nil {
+	packs, entries := onePack(t, dir)
+	slices.Reverse(entries) // in no order of key
+	if err := os.WriteFile(indexPath(packs[0]), indexV1(entries), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	sum2, got := indexOnce(t, root, dir)
