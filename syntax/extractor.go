@@ -255,11 +255,17 @@ func IsGenerated(src []byte) bool {
 		if bytes.Contains(line, []byte("@generated")) {
 			return true
 		}
-		if bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(line, []byte(" DO NOT EDIT.")) {
+		if isGoMarker(line) {
 			return true
 		}
 	}
 	return false
+}
+
+// isGoMarker reports whether line is Go's generated-code marker,
+// "// Code generated ... DO NOT EDIT.".
+func isGoMarker(line []byte) bool {
+	return bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(line, []byte(" DO NOT EDIT."))
 }
 
 // goHeaderBytes bounds the bytes of a Go file searched for the
@@ -279,7 +285,7 @@ func IsGoGenerated(src []byte) bool {
 		if bytes.IndexByte(line, '\r') >= 0 {
 			line = bytes.ReplaceAll(line, []byte("\r"), nil) // as the Go scanner reads comments
 		}
-		return bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(line, []byte(" DO NOT EDIT."))
+		return isGoMarker(line)
 	}
 	rest := bytes.TrimPrefix(src[:min(len(src), goHeaderBytes)], []byte("\xef\xbb\xbf")) // a byte order mark
 	inBlock := false
@@ -303,24 +309,24 @@ func IsGoGenerated(src []byte) bool {
 		// The rest of the line: comments, or the text that ends the header.
 		for {
 			line = bytes.TrimLeft(line, " \t\r")
-			switch {
-			case len(line) == 0:
-			case bytes.HasPrefix(line, []byte("//")):
+			if len(line) == 0 {
+				break
+			}
+			if bytes.HasPrefix(line, []byte("//")) {
 				if marker(line) {
 					return true
 				}
-			case bytes.HasPrefix(line, []byte("/*")):
-				end := bytes.Index(line[2:], []byte("*/"))
-				if end < 0 {
-					inBlock = true
-					break
-				}
-				line = line[2+end+2:]
-				continue
-			default:
+				break
+			}
+			if !bytes.HasPrefix(line, []byte("/*")) {
 				return false // the package clause, or other text
 			}
-			break
+			end := bytes.Index(line[2:], []byte("*/"))
+			if end < 0 {
+				inBlock = true
+				break
+			}
+			line = line[2+end+2:]
 		}
 	}
 	return false

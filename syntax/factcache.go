@@ -36,11 +36,11 @@ import (
 // and length of each record, 44 bytes an entry) beside it, to a temporary
 // file renamed into place. Opening the cache reads the indexes, not the
 // packs, and builds nothing from them: an entry is found by a binary
-// search of each index (in key order), and read with one positioned read. So concurrent indexes
-// (several processes) share a cache with no lock: each writes only its own
-// pack, a reader sees an index whole or not at all, and two processes that
-// write the same entry both wrote the same facts, either copy serving
-// (the index written last wins). Entries a process writes are readable by
+// search of each index (in key order), and read with one positioned read.
+// So concurrent indexes (several processes) share a cache with no lock:
+// each writes only its own pack, a reader sees an index whole or not at
+// all, and two processes that write the same entry both wrote the same
+// facts, either copy serving (the index written last wins). Entries a process writes are readable by
 // it at once (pass 2 of an index reads them back), by others once it
 // flushes (Flush, Close; Build flushes when done). A writer holds a lock on
 // its pack while it runs (released by the kernel if it dies): the pack of

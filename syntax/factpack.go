@@ -162,6 +162,9 @@ type packEntry struct {
 	n   int32
 }
 
+// valid reports whether e can locate a record.
+func (e packEntry) valid() bool { return e.off >= 0 && e.n >= recordHeader }
+
 // newPackWriter creates a pack of a name no other has in dir.
 func newPackWriter(dir string) (*packWriter, error) {
 	f, err := os.CreateTemp(dir, "*"+packExt)
@@ -282,7 +285,7 @@ func (ix packIndex) find(key *factKey) (packEntry, bool) {
 		return packEntry{}, false
 	}
 	e := ix.entry(i)
-	return e, e.off >= 0 && e.n >= recordHeader
+	return e, e.valid()
 }
 
 // entries returns every entry of the index, in key order.
@@ -328,7 +331,7 @@ func readPackIndex(path string) ([]packEntry, error) {
 	}
 	out := ix.entries()
 	for _, e := range out {
-		if e.off < 0 || e.n < recordHeader {
+		if !e.valid() {
 			return nil, fmt.Errorf("%w: %s: an entry of %d bytes at %d", errCorrupt, path, e.n, e.off)
 		}
 	}
@@ -648,16 +651,15 @@ func (c *FactCache) repoint(merged []string, w *packWriter) {
 	p := &factPack{path: w.path, index: newPackIndex(w.entries)}
 	var search []*factPack
 	for _, q := range c.packs {
-		switch {
-		case !from[q.path]:
+		if !from[q.path] {
 			search = append(search, q)
-		case p != nil:
+			continue
+		}
+		if p != nil {
 			search = append(search, p) // where the first of them was
 			p = nil
-			fallthrough
-		default:
-			c.retired = append(c.retired, q)
 		}
+		c.retired = append(c.retired, q)
 	}
 	if p != nil {
 		search = append(search, p)
