@@ -44,6 +44,7 @@ type Log struct {
 	Commit string
 	// Commits counts the commits read (skipped ones included).
 	Commits int
+	opts    Options          // what Load read with (defaults filled in)
 	files   []string         // interned paths
 	ids     map[string]int32 // path -> index in files
 	commits []commit
@@ -58,7 +59,13 @@ type Log struct {
 type commit struct {
 	hash   string
 	files  []int32
-	weight float64 // recency
+	age    int     // commits read before it, skipped ones included
+	weight float64 // recency: recency(age, HalfLife)
+}
+
+// recency is the weight of a commit age commits back from the revision.
+func recency(age, halfLife int) float64 {
+	return math.Pow(0.5, float64(age)/float64(halfLife))
 }
 
 // Resolve returns the commit hash a revision names in the repository at
@@ -103,7 +110,7 @@ func Load(ctx context.Context, dir, rev string, o Options) (*Log, error) {
 // parse reads `git log --format=%x00%H --name-only` output, newest first.
 // Paths lose prefix (the directory's path in the repository).
 func parse(hash, prefix string, out []byte, o Options) *Log {
-	l := &Log{Commit: hash, prefix: prefix, ids: map[string]int32{}, byFile: map[int32][]int32{}}
+	l := &Log{Commit: hash, opts: o, prefix: prefix, ids: map[string]int32{}, byFile: map[int32][]int32{}}
 	for i, rec := range bytes.Split(out, []byte{0}) {
 		if i == 0 {
 			continue // before the first record
@@ -123,7 +130,7 @@ func parse(hash, prefix string, out []byte, o Options) *Log {
 		if len(paths) == 0 || len(paths) > o.MaxFiles {
 			continue
 		}
-		c := commit{hash: strings.TrimSpace(lines[0]), weight: math.Pow(0.5, float64(age)/float64(o.HalfLife))}
+		c := commit{hash: strings.TrimSpace(lines[0]), age: age, weight: recency(age, o.HalfLife)}
 		ci := int32(len(l.commits))
 		for _, p := range paths {
 			id, ok := l.ids[p]

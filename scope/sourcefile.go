@@ -1,7 +1,6 @@
 package scope
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/lspgraph/lspgraph/internal/cachefile"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
@@ -126,7 +126,7 @@ func (c *SourceCache) encode() []byte {
 			body = binary.AppendUvarint(body, uint64(sp.line))
 		}
 	}
-	b := append([]byte(sourceFileMagic), sourceFileVersion)
+	b := cachefile.Start(sourceFileMagic, sourceFileVersion)
 	b = appendString(b, c.root)
 	b = binary.AppendUvarint(b, uint64(len(strs)))
 	for _, s := range strs {
@@ -134,153 +134,60 @@ func (c *SourceCache) encode() []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(paths)))
 	b = append(b, body...)
-	sum := sha256.Sum256(b)
-	return append(b, sum[:]...)
+	return cachefile.Seal(b)
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
+var appendString = cachefile.AppendString
 
 // decodeSources reads a file Save wrote: its root and entries.
 func decodeSources(b []byte) (string, map[string]sourceEntry, error) {
-	if len(b) < len(sourceFileMagic)+1+sha256.Size || string(b[:len(sourceFileMagic)]) != sourceFileMagic {
-		return "", nil, errors.New("not a source cache file")
+	d, err := cachefile.Open(b, sourceFileMagic, sourceFileVersion, "source cache file")
+	if err != nil {
+		return "", nil, err
 	}
-	if v := b[len(sourceFileMagic)]; v != sourceFileVersion {
-		return "", nil, fmt.Errorf("source cache file version %d, not %d", v, sourceFileVersion)
-	}
-	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if got := sha256.Sum256(body); string(got[:]) != string(sum) {
-		return "", nil, errors.New("source cache file is damaged (checksum)")
-	}
-	d := sourceDecoder{b: body, off: len(sourceFileMagic) + 1}
-	root := d.string()
-	strs := make([]string, d.count(1))
+	root := d.String()
+	strs := make([]string, d.Count(1))
 	for i := range strs {
-		strs[i] = d.string()
+		strs[i] = d.String()
 	}
 	str := func() string {
-		i := d.uvarint()
-		if d.err == nil && i >= uint64(len(strs)) {
-			d.fail("string %d of %d", i, len(strs))
-		}
-		if d.err != nil {
+		i := d.Index(len(strs))
+		if d.Err() != nil {
 			return ""
 		}
 		return strs[i]
 	}
-	n := d.count(6)
+	n := d.Count(6)
 	entries := make(map[string]sourceEntry, n)
 	for range n {
-		p := d.string()
-		e := sourceEntry{stamp: rootfs.Stamp{Size: d.varint(), MTime: d.varint()}}
-		if msg := d.string(); msg != "" {
+		p := d.String()
+		e := sourceEntry{stamp: rootfs.Stamp{Size: d.Varint(), MTime: d.Varint()}}
+		if msg := d.String(); msg != "" {
 			e.goErr = errors.New(msg) // only its message is used (Workspace.Skipped)
 		}
-		if k := d.count(2); k > 0 {
+		if k := d.Count(2); k > 0 {
 			e.goImports = make([]goImport, k)
 			for i := range e.goImports {
-				e.goImports[i] = goImport{path: str(), line: d.int()}
+				e.goImports[i] = goImport{path: str(), line: d.Int()}
 			}
 		}
-		if k := d.count(2); k > 0 {
+		if k := d.Count(2); k > 0 {
 			e.tsSpecs = make([]tsSpec, k)
 			for i := range e.tsSpecs {
-				e.tsSpecs[i] = tsSpec{spec: str(), line: d.int()}
+				e.tsSpecs[i] = tsSpec{spec: str(), line: d.Int()}
 			}
 		}
-		if d.err != nil {
+		if d.Err() != nil {
 			break
 		}
 		if !e.stamp.Vouches() {
-			d.fail("entry %q has no stamp", p)
+			d.Fail("entry %q has no stamp", p)
 			break
 		}
 		entries[p] = e
 	}
-	if d.err == nil && d.off != len(d.b) {
-		d.fail("%d bytes after the entries", len(d.b)-d.off)
-	}
-	if d.err != nil {
-		return "", nil, d.err
+	if err := d.End(); err != nil {
+		return "", nil, err
 	}
 	return root, entries, nil
-}
-
-// sourceDecoder reads a source cache file; the first error sticks and
-// every read after it gives zero.
-type sourceDecoder struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (d *sourceDecoder) fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf("source cache file is damaged at byte %d: %s", d.off, fmt.Sprintf(format, args...))
-	}
-}
-
-func (d *sourceDecoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b[d.off:])
-	if n <= 0 {
-		d.fail("bad number")
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-// varint reads a signed number as binary.AppendVarint writes it (zig-zag
-// over a uvarint).
-func (d *sourceDecoder) varint() int64 {
-	x := d.uvarint()
-	v := int64(x >> 1)
-	if x&1 != 0 {
-		v = ^v
-	}
-	return v
-}
-
-// int reads a uvarint that must fit an int.
-func (d *sourceDecoder) int() int {
-	v := d.uvarint()
-	if v > uint64(maxInt) {
-		d.fail("number %d too large", v)
-		return 0
-	}
-	return int(v)
-}
-
-const maxInt = int(^uint(0) >> 1)
-
-// count reads a count of items each at least min bytes long, no more than
-// the bytes left can hold.
-func (d *sourceDecoder) count(min int) int {
-	v := d.uvarint()
-	if d.err == nil && v > uint64((len(d.b)-d.off)/min) {
-		d.fail("count %d exceeds what is left", v)
-	}
-	if d.err != nil {
-		return 0
-	}
-	return int(v)
-}
-
-func (d *sourceDecoder) string() string {
-	n := d.uvarint()
-	if d.err == nil && n > uint64(len(d.b)-d.off) {
-		d.fail("string of %d bytes exceeds what is left", n)
-	}
-	if d.err != nil {
-		return ""
-	}
-	s := string(d.b[d.off : d.off+int(n)])
-	d.off += int(n)
-	return s
 }

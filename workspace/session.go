@@ -150,6 +150,7 @@ func Open(opts Options) (*Session, error) {
 		clients:  map[string]ClientInfo{},
 		cache:    answerCache{dir: filepath.Join(store.Dir(), "answers")},
 		scopes:   scopeCache{sourcesFile: filepath.Join(store.Dir(), sourcesFile), observationsFile: filepath.Join(store.Dir(), observationsFile), log: log},
+		history:  histories{file: filepath.Join(store.Dir(), historyFile), log: log},
 		searches: search.NewCache(),
 	}
 	s.looks = newLooks(root, log, treewatch.Options{}, s.baseCommit)
@@ -275,6 +276,7 @@ func (s *Session) Close() error {
 	}
 	s.looks.close()
 	s.scopes.close()
+	s.history.save()
 	var errs []error
 	if err := s.live.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("closing the live adapter: %w", err))
