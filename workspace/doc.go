@@ -8,7 +8,7 @@
 // answers with, and the command table ([Session.Command]): lspgraph.status,
 // .impact, .context, .changes, .scope, .symbols, .index and .scipImport,
 // JSON in and JSON out, knowing nothing of the transport. Before answering,
-// a command takes one look at the work tree (freshness.Look: two git
+// a command takes one look at the work tree (freshness.Look: three git
 // processes, none outside git), syncs the overlay with it and computes the
 // freshness block from the same look. A session opened with Options.Watch
 // follows the tree with a watcher (internal/treewatch) and reuses its last

@@ -297,7 +297,7 @@ func (s *Session) Close() error {
 // tree's changes since the base (a file changed outside the editor, a
 // branch switched) and the buffer edits still waiting for the overlay's
 // debounce. It returns the look at the work tree it took, for the answer's
-// freshness block: one look (two git processes, or none while a watcher
+// freshness block: one look (three git processes, or none while a watcher
 // says the tree is unchanged since the last) serves the whole answer. A
 // failure leaves the answer to the facts as they are; the freshness block
 // then names what is stale.
