@@ -24,8 +24,17 @@ type SourceCache struct {
 	root    string
 	entries map[string]sourceEntry
 	listed  []listedFile // the last discovery's listing, for DiscoverChanged
-	last    SourceCounts
-	dirty   bool // entries changed since the last Save or Load
+	// listedAt names the work tree's state the listing holds for, as the
+	// caller named it (SetListingState): kept with the listing in the
+	// file, so that another process told what changed since that state
+	// discovers without a walk. "" when unnamed.
+	listedAt string
+	// savedAt is the listedAt of the last Save or Load, listingChanged
+	// whether the listing changed since.
+	savedAt        string
+	listingChanged bool
+	last           SourceCounts
+	dirty          bool // entries changed since the last Save or Load
 }
 
 // SourceCounts says how the last Discover through a SourceCache got its
@@ -151,6 +160,30 @@ func walkable(rel string) bool {
 	return true
 }
 
+// ListingState returns the name SetListingState gave the state the
+// cache's listing holds for ("" when there is no listing, or it has no
+// name).
+func (c *SourceCache) ListingState() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.listed == nil {
+		return ""
+	}
+	return c.listedAt
+}
+
+// SetListingState names the state of the work tree the last discovery's
+// listing holds for (the caller's name: the commit checked out and each
+// changed file's state, say). Save keeps a named listing, so that a later
+// process whose work tree changed since that state only at known paths
+// (DiscoverChanged) reads it instead of walking the tree. "" forgets the
+// name: the listing is then not saved.
+func (c *SourceCache) SetListingState(state string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.listedAt = state
+}
+
 // Counts returns how the last Discover got its sources.
 func (c *SourceCache) Counts() SourceCounts {
 	c.mu.Lock()
@@ -178,7 +211,10 @@ func (c *SourceCache) reads(root string, files []listedFile) *sourceReads {
 	if c.root != root {
 		c.root, c.entries, c.dirty = root, nil, true
 	}
-	c.listed = files
+	if !slices.Equal(c.listed, files) {
+		c.listingChanged = true
+	}
+	c.listed, c.listedAt = files, "" // named by the caller, if at all
 	s := &sourceReads{stamps: make(map[string]rootfs.Stamp, len(files)), prev: c.entries, next: make(map[string]sourceEntry, len(c.entries))}
 	for _, f := range files {
 		s.stamps[f.rel] = f.stamp

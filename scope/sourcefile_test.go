@@ -205,6 +205,9 @@ func FuzzDecodeSources(f *testing.F) {
 		"broken.go": {stamp: rootfs.Stamp{Size: 12, MTime: 2}, goErr: errors.New("broken.go:4:2: expected ')'")},
 	}}
 	f.Add(c.encode())
+	c.listedAt = "HEAD 1"
+	c.listed = []listedFile{{"empty.go", rootfs.Stamp{Size: 10, MTime: -1}}, {"m.go", rootfs.Stamp{Size: 40}}, {"n/go.mod", rootfs.Stamp{Size: 3, MTime: 4}}, {"n/n.go", rootfs.Stamp{Size: 30}}}
+	f.Add(c.encode())
 	f.Add([]byte(sourceFileMagic + "\x01"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		decodeSources(b) // as found: the checksum rejects almost all
@@ -214,14 +217,14 @@ func FuzzDecodeSources(f *testing.F) {
 			sum := sha256.Sum256(b[:len(b)-sha256.Size])
 			b = append(slices.Clip(b[:len(b)-sha256.Size]), sum[:]...)
 		}
-		saved, entries, err := decodeSources(b)
+		saved, err := decodeSources(b)
 		if err != nil {
 			return
 		}
-		again := SourceCache{root: saved, entries: entries}
-		saved2, entries2, err := decodeSources(again.encode())
-		if err != nil || saved2 != saved || !reflect.DeepEqual(entries2, entries) {
-			t.Fatalf("decoded %q %+v, encoded and decoded again %q %+v (%v)", saved, entries, saved2, entries2, err)
+		again := SourceCache{root: saved.root, entries: saved.entries, listed: saved.listed, listedAt: saved.listedAt}
+		saved2, err := decodeSources(again.encode())
+		if err != nil || !reflect.DeepEqual(saved2, saved) {
+			t.Fatalf("decoded %+v, encoded and decoded again %+v (%v)", saved, saved2, err)
 		}
 	})
 }
@@ -230,4 +233,42 @@ func FuzzDecodeSources(f *testing.F) {
 // store.
 func writeTo(file string) func([]byte) error {
 	return func(b []byte) error { return os.WriteFile(file, b, 0o600) }
+}
+
+// TestSourceCacheListingSaved: a listing named for a state is saved and
+// loaded with its name, and a discovery from it told of no change walks
+// nothing and finds what a walk does; an unnamed listing is not saved.
+func TestSourceCacheListingSaved(t *testing.T) {
+	root := sourceTree(t)
+	file := filepath.Join(t.TempDir(), "sources")
+	var c SourceCache
+	if _, err := c.Discover(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(writeTo(file)); err != nil {
+		t.Fatal(err)
+	}
+	var unnamed SourceCache
+	if err := unnamed.Load(root, file); err != nil || unnamed.ListingState() != "" || unnamed.listed != nil {
+		t.Errorf("an unnamed listing: loaded %d files named %q (%v); want none", len(unnamed.listed), unnamed.ListingState(), err)
+	}
+	c.SetListingState("state 1")
+	if err := c.Save(writeTo(file)); err != nil {
+		t.Fatal(err)
+	}
+	var d SourceCache
+	if err := d.Load(root, file); err != nil {
+		t.Fatal(err)
+	}
+	if d.ListingState() != "state 1" || !slices.Equal(d.listed, c.listed) {
+		t.Errorf("loaded %d files named %q; want %d named %q", len(d.listed), d.ListingState(), len(c.listed), "state 1")
+	}
+	w, err := d.DiscoverChanged(root, nil)
+	if d.Counts().Walked {
+		t.Error("a discovery from the loaded listing walked the tree")
+	}
+	agreesWithDiscover(t, "from the loaded listing", root, w, err)
+	if d.ListingState() != "" {
+		t.Errorf("after a discovery the listing is still named %q: only its caller can name it", d.ListingState())
+	}
 }

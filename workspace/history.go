@@ -101,7 +101,7 @@ func (h *histories) read(hash, root string) *history.Log {
 	}
 	l, err := history.Decode(b)
 	if err != nil {
-		h.log.Warn("the history is read from git again", "err", err)
+		h.log.Log(context.Background(), cacheLevel(err), "the history is read from git again", "err", err)
 		return nil
 	}
 	if !l.Holds(hash, root, history.Options{}) {

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/cachefile"
 	"github.com/lspgraph/lspgraph/scope"
 )
 
@@ -32,8 +34,10 @@ const observationsFile = "observed-dependencies"
 // (HEAD, and each changed or untracked file with its size and modification
 // time, from the session's look) and the store's base layer are those it
 // was computed for. Outside a git work tree nothing is kept. Discovery
-// itself keeps what it read of each source file (scope.SourceCache): the
-// tree is walked again, but only the sources that changed are read.
+// itself keeps what it read of each source file (scope.SourceCache), and
+// its listing of the tree with the state the look saw: the tree is
+// walked again only when HEAD moved (or outside git), and only the
+// sources that changed are read.
 //
 // Between two such requests the live layer changes often (every answer
 // the editor's server gives is observed into it), and computing the
@@ -163,12 +167,7 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	var ws *scope.Workspace // discovered again for a changed work tree
 	if ok && c.a != nil && c.key.base == key.base && c.key.tree != key.tree {
 		var err error
-		if changed, known := state.changedSince(c.state); known {
-			ws, err = c.sources.DiscoverChanged(root, changed)
-		} else {
-			ws, err = c.discover(root)
-		}
-		if err != nil {
+		if ws, err = c.discoverAt(root, state, ok); err != nil {
 			return err
 		}
 		if c.a.UseWorkspace(ws) {
@@ -201,7 +200,7 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	c.misses++
 	if ws == nil {
 		var err error
-		if ws, err = c.discover(root); err != nil {
+		if ws, err = c.discoverAt(root, state, ok); err != nil {
 			return err
 		}
 	}
@@ -286,21 +285,75 @@ func (c *scopeCache) saveObservations() {
 	c.obsSaved = a.ObservedDocuments()
 }
 
-// discover discovers the work tree at root through the source cache:
-// loaded from sourcesFile first, the first time, and saved there again
-// when the discovery read sources. The caller holds c.mu.
-func (c *scopeCache) discover(root string) (*scope.Workspace, error) {
+// discoverAt discovers the work tree at root, whose state is state when
+// known, through the source cache: from its listing, with only the paths
+// whose state changed since the one it holds for listed again, when that
+// state is named and had the same HEAD (a command line after another:
+// no walk of the tree); else with a walk. The listing is then named for
+// state (unnamed when not known). The cache is saved when the tree was
+// walked, else when the session closes. The caller holds c.mu.
+func (c *scopeCache) discoverAt(root string, state treeState, known bool) (*scope.Workspace, error) {
 	c.load(root)
-	ws, err := c.sources.Discover(root)
-	if err == nil {
+	var ws *scope.Workspace
+	var err error
+	if prev, ok := decodeTreeState(c.sources.ListingState()); known && ok {
+		if changed, ok := state.changedSince(prev); ok {
+			ws, err = c.sources.DiscoverChanged(root, changed)
+		}
+	}
+	if ws == nil && err == nil {
+		ws, err = c.sources.Discover(root)
+	}
+	if err != nil {
+		return nil, err
+	}
+	name := ""
+	if known {
+		name = state.encode()
+	}
+	c.sources.SetListingState(name)
+	if c.sources.Counts().Walked {
 		c.saveSources()
 	}
-	return ws, err
+	return ws, nil
 }
 
-// discoverPackages is discover by Go and Python package, as `lspgraph
-// scope` answers: through the same source cache, which holds what either
-// discovery reads.
+// savedTreeState is a treeState as a source cache names its listing's
+// state: each changed file's description and old path by path.
+type savedTreeState struct {
+	Head  string               `json:"head"`
+	Files map[string][2]string `json:"files"`
+}
+
+// encode names t for a source cache's listing.
+func (t treeState) encode() string {
+	files := make(map[string][2]string, len(t.files))
+	for p, f := range t.files {
+		files[p] = [2]string{f.desc, f.oldPath}
+	}
+	b, err := json.Marshal(savedTreeState{t.head, files})
+	if err != nil {
+		return "" // unnamed
+	}
+	return string(b)
+}
+
+// decodeTreeState reads a state encode named; false when s names none.
+func decodeTreeState(s string) (treeState, bool) {
+	var saved savedTreeState
+	if s == "" || json.Unmarshal([]byte(s), &saved) != nil || saved.Head == "" {
+		return treeState{}, false
+	}
+	t := treeState{head: saved.Head, files: make(map[string]treeFile, len(saved.Files))}
+	for p, f := range saved.Files {
+		t.files[p] = treeFile{desc: f[0], oldPath: f[1]}
+	}
+	return t, true
+}
+
+// discoverPackages discovers the work tree at root by Go and Python
+// package, as `lspgraph scope` answers, with a walk: through the same
+// source cache, which holds what either discovery reads.
 func (c *scopeCache) discoverPackages(root string) (*scope.Workspace, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -318,7 +371,7 @@ func (c *scopeCache) load(root string) {
 	if !c.loaded && c.sourcesFile != "" {
 		c.loaded = true
 		if err := c.sources.Load(root, c.sourcesFile); err != nil {
-			c.log.Warn("discovery reads every source file again", "err", err)
+			c.log.Log(context.Background(), cacheLevel(err), "discovery reads every source file again", "err", err)
 		}
 	}
 }
@@ -333,6 +386,15 @@ func (c *scopeCache) saveSources() {
 	if err := c.sources.Save(write); err != nil {
 		c.log.Debug("the source cache stays in memory", "err", err)
 	}
+}
+
+// cacheLevel is the level a cache file refused with err is logged at: a
+// warning when damaged, a debug message when another release wrote it.
+func cacheLevel(err error) slog.Level {
+	if errors.Is(err, cachefile.ErrVersion) {
+		return slog.LevelDebug
+	}
+	return slog.LevelWarn
 }
 
 // close saves what discovery read since the last save.

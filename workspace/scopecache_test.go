@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -282,4 +284,95 @@ func TestContextObservationsKeptAcrossSessions(t *testing.T) {
 	if _, took = session("replaced file", nil); took == 0 {
 		t.Errorf("the damaged file was not replaced")
 	}
+}
+
+// TestContextListingKeptAcrossSessions: discovery's listing of the tree is
+// kept in the store's directory with the state of the work tree it holds
+// for, so that a later session (a command line's) at the same HEAD walks
+// no tree: it lists again only the paths whose state changed since (an
+// untracked module added, then changed), and discovers what a walk does;
+// a new commit is walked again.
+func TestContextListingKeptAcrossSessions(t *testing.T) {
+	ctx := context.Background()
+	root, dir, git := gitFixture(t)
+	type result struct {
+		walked   bool
+		answer   string
+		packages []scope.Package
+		declared []scope.Dep
+	}
+	session := func(what string) result {
+		t.Helper()
+		s, err := Open(Options{Root: root, StoreDir: dir, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		out, err := s.Command(ctx, CommandContext, Call{Args: []json.RawMessage{json.RawMessage(`{"symbol":"Catalog.Save","budget":2000}`)}})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := s.scopes.a.Workspace()
+		return result{s.scopes.sources.Counts().Walked, string(b), ws.Packages, ws.Declared()}
+	}
+	// asWalked fails unless r discovered what a walk of the tree does now.
+	asWalked := func(what string, r result) {
+		t.Helper()
+		ws, err := scope.Discover(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(r.packages, ws.Packages) || !reflect.DeepEqual(r.declared, ws.Declared()) {
+			t.Errorf("%s: discovered %+v %+v, a walk %+v %+v", what, r.packages, r.declared, ws.Packages, ws.Declared())
+		}
+	}
+	first := session("first session")
+	if !first.walked {
+		t.Fatal("the first session did not walk the tree")
+	}
+	second := session("second session")
+	if second.walked || second.answer != first.answer {
+		t.Errorf("second session: walked %v, same answer %v; want no walk, the same answer", second.walked, second.answer == first.answer)
+	}
+	asWalked("second session", second)
+
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("extra/go.mod", "module example.com/extra\n\ngo 1.22\n")
+	write("extra/x.go", "package extra\n")
+	r := session("a module added")
+	if r.walked {
+		t.Error("a module added: the tree was walked")
+	}
+	asWalked("a module added", r)
+	if !slices.ContainsFunc(r.packages, func(p scope.Package) bool { return p.Name == "example.com/extra" }) {
+		t.Errorf("a module added: not discovered: %+v", r.packages)
+	}
+	write("extra/go.mod", "module example.com/extra\n\ngo 1.22\n\nrequire example.com/goapp v0.0.0\n")
+	r = session("a requirement added")
+	if r.walked {
+		t.Error("a requirement added: the tree was walked")
+	}
+	asWalked("a requirement added", r)
+	if len(r.declared) == len(first.declared) {
+		t.Errorf("a requirement added: declared %+v, as before it", r.declared)
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "extra")
+	if r = session("after a commit"); !r.walked {
+		t.Error("after a commit: the tree was not walked")
+	}
+	asWalked("after a commit", r)
 }

@@ -3,8 +3,13 @@ package cachefile
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 )
+
+// ErrVersion is what Open's error wraps when a file is of another
+// version: not damaged, written by another release.
+var ErrVersion = errors.New("another version")
 
 // Start begins a file of the given magic and version.
 func Start(magic string, version byte) []byte {
@@ -31,7 +36,7 @@ func Open(b []byte, magic string, version byte, what string) (*Decoder, error) {
 		return nil, fmt.Errorf("not a %s", what)
 	}
 	if v := b[len(magic)]; v != version {
-		return nil, fmt.Errorf("%s version %d, not %d", what, v, version)
+		return nil, fmt.Errorf("%s version %d, not %d: %w", what, v, version, ErrVersion)
 	}
 	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
 	if got := sha256.Sum256(body); string(got[:]) != string(sum) {
