@@ -62,6 +62,16 @@ func formatValue(k, v []byte, name func(space, id uint64) (string, bool)) string
 		if len(v) == 8 {
 			f.add("writes", binary.BigEndian.Uint64(v))
 		}
+	case kindChanges:
+		layer, cleared, paths, err := decodeChanges(v)
+		if err != nil {
+			return err.Error()
+		}
+		f.add("layer", layer.String())
+		if cleared {
+			f.add("whole", "yes")
+		}
+		f.add("paths", strings.Join(paths, ","))
 	case kindManifest:
 		var m Manifest
 		if err := json.Unmarshal(v, &m); err != nil {

@@ -200,12 +200,12 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 	someLarge, s12 := dump(1, small, false, 60)
 	defer s12.Close()
 	// The manifests differ in their times only, and the versions (the
-	// store's and the base's) in how many batches the writer committed on
-	// the way.
+	// store's and the base's) and the writes' records of changes in how
+	// many batches the writer committed on the way.
 	strip := func(s string) string {
 		var out []string
 		for l := range strings.Lines(s) {
-			if !strings.HasPrefix(l, "meta/manifest") && !strings.HasPrefix(l, "meta/version") && !strings.HasPrefix(l, "meta/base-version") {
+			if !strings.HasPrefix(l, "meta/manifest") && !strings.HasPrefix(l, "meta/version") && !strings.HasPrefix(l, "meta/base-version") && !strings.HasPrefix(l, "meta/changes") {
 				out = append(out, l)
 			}
 		}

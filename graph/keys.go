@@ -108,6 +108,10 @@ const (
 	// kindBaseVersion, a new kind within schema 5: a store without it
 	// reads as one whose base layer's last change is unknown (0).
 	kindBaseVersion kind = 'B' // → uint64 the Version of the last write that changed the base layer
+	// kindChanges, a new kind within schema 5: a store without the
+	// record of a version tells no change since before it (its readers
+	// read again what they kept).
+	kindChanges kind = 'H' // version (uint64) → changes value: the layer and documents that write changed
 )
 
 // Data space kinds: doc-first records.
@@ -175,6 +179,8 @@ func layoutOf(k kind) (keyLayout, bool) {
 		return keyLayout{"version", "", nil}, true
 	case kindBaseVersion:
 		return keyLayout{"base-version", "", nil}, true
+	case kindChanges:
+		return keyLayout{"changes", "g", []string{"version"}}, true
 	case kindDoc:
 		return keyLayout{"doc", "s", []string{"path"}}, true
 	case kindDocSym:
@@ -285,6 +291,10 @@ func appendMetaKey(dst []byte, k kind) []byte { return appendPrefix(dst, spaceMe
 
 func appendManifestKey(dst []byte, l Layer) []byte {
 	return append(appendMetaKey(dst, kindManifest), byte(l))
+}
+
+func appendChangesKey(dst []byte, version uint64) []byte {
+	return binary.BigEndian.AppendUint64(appendMetaKey(dst, kindChanges), version)
 }
 
 func appendPendingKey(dst []byte, gen uint64) []byte {

@@ -143,6 +143,9 @@ func (s *Store) commitNoting(b *pebble.Batch, opts *pebble.WriteOptions, layer L
 	case len(change.paths) > 0:
 		log.note(next, change.paths)
 	}
+	if err := putChanges(b, next, layer, change); err != nil {
+		return err
+	}
 	v := binary.BigEndian.AppendUint64(nil, next)
 	if err := b.Set(appendMetaKey(nil, kindVersion), v, nil); err != nil {
 		return err

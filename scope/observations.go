@@ -60,17 +60,19 @@ func (a *Analysis) SaveObservations(key string, keep func(path string) bool) ([]
 }
 
 // LoadObservations takes the observations of the documents keep accepts
-// from b, written by SaveObservations under key by an analysis of the
-// same workspace packages, test and build exclusions and MinConfidence;
-// it reports whether it took them (false, and no error, for observations
-// of another state or workspace). The documents it takes are not read
-// again when their packages are observed.
-func (a *Analysis) LoadObservations(b []byte, key string, keep func(path string) bool) (bool, error) {
+// from b, written by SaveObservations under a key accept accepts by an
+// analysis of the same workspace packages, test and build exclusions and
+// MinConfidence; it reports whether it took them (false, and no error,
+// for observations of another state or workspace). The documents it
+// takes are not read again when their packages are observed. A caller
+// that accepts observations of an earlier state of the graph brings them
+// up to date with Update.
+func (a *Analysis) LoadObservations(b []byte, accept func(key string) bool, keep func(path string) bool) (bool, error) {
 	var in savedObservations
 	if err := json.Unmarshal(b, &in); err != nil {
 		return false, fmt.Errorf("scope: reading observations: %w", err)
 	}
-	if in.Format != observationsFormat || in.Key != key || in.Workspace != a.workspaceKey() {
+	if in.Format != observationsFormat || in.Workspace != a.workspaceKey() || !accept(in.Key) {
 		return false, nil
 	}
 	for p, s := range in.Documents {

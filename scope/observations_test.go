@@ -76,7 +76,7 @@ occ go:c/C(). 1:6-1:7 def
 	}
 
 	loaded := analyze()
-	if took, err := loaded.LoadObservations(saved, "k", all); err != nil || !took {
+	if took, err := loaded.LoadObservations(saved, is("k"), all); err != nil || !took {
 		t.Fatalf("LoadObservations = %v, %v", took, err)
 	}
 	if n := loaded.ObservedDocuments(); n != observed.ObservedDocuments() || n != len(docs) {
@@ -87,7 +87,7 @@ occ go:c/C(). 1:6-1:7 def
 	}
 
 	part := analyze()
-	if took, err := part.LoadObservations(saved, "k", func(p string) bool { return p != "a/a2.go" }); err != nil || !took {
+	if took, err := part.LoadObservations(saved, is("k"), func(p string) bool { return p != "a/a2.go" }); err != nil || !took {
 		t.Fatalf("LoadObservations = %v, %v", took, err)
 	}
 	if n := part.ObservedDocuments(); n != len(docs)-1 {
@@ -98,10 +98,10 @@ occ go:c/C(). 1:6-1:7 def
 	}
 
 	for what, load := range map[string]func(a *Analysis) (bool, error){
-		"another key": func(a *Analysis) (bool, error) { return a.LoadObservations(saved, "other", all) },
+		"another key": func(a *Analysis) (bool, error) { return a.LoadObservations(saved, is("other"), all) },
 		"another MinConfidence": func(a *Analysis) (bool, error) {
 			a.MinConfidence = 0.5
-			return a.LoadObservations(saved, "k", all)
+			return a.LoadObservations(saved, is("k"), all)
 		},
 	} {
 		a := analyze()
@@ -109,7 +109,10 @@ occ go:c/C(). 1:6-1:7 def
 			t.Errorf("%s: LoadObservations = %v, %v, %d documents", what, took, err, a.ObservedDocuments())
 		}
 	}
-	if took, err := analyze().LoadObservations(saved[:len(saved)/2], "k", all); err == nil || took {
+	if took, err := analyze().LoadObservations(saved[:len(saved)/2], is("k"), all); err == nil || took {
 		t.Errorf("a damaged encoding: LoadObservations = %v, %v", took, err)
 	}
 }
+
+// is accepts the key k alone.
+func is(k string) func(string) bool { return func(key string) bool { return key == k } }

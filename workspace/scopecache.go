@@ -80,10 +80,14 @@ type scopeCache struct {
 	obsKey           string
 	obsLive          []string
 	obsSaved         int
-	hits             int
-	updates          int
-	rediscovers      int
-	misses           int
+	// obsTook counts the documents whose observations the last analysis
+	// took from observationsFile, obsChanged the documents changed since
+	// their state (observed again).
+	obsTook, obsChanged int
+	hits                int
+	updates             int
+	rediscovers         int
+	misses              int
 }
 
 // scopeKey is what an analysis is computed anew for: the base generation
@@ -208,7 +212,7 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	if err != nil {
 		return err
 	}
-	c.loadObservations(a, r)
+	c.loadObservations(ctx, a, r)
 	c.a, c.key, c.state = nil, scopeKey{}, treeState{}
 	if ok {
 		c.a, c.key, c.state, c.version, c.live = a, key, state, r.Version(), r.LiveDocuments()
@@ -232,9 +236,12 @@ func observationsKey(r *graph.Reader) string {
 
 // loadObservations gives a new analysis of r the observations kept in
 // observationsFile, when they are of r's base layer and a's workspace,
-// but for r's live documents. The caller holds c.mu.
-func (c *scopeCache) loadObservations(a *scope.Analysis, r *graph.Reader) {
-	c.obsSaved = 0
+// but for r's live documents: of r's state, or of an earlier version of
+// its base generation whose changes since the store tells (its records
+// of the last writes), but for the documents changed since. The caller
+// holds c.mu.
+func (c *scopeCache) loadObservations(ctx context.Context, a *scope.Analysis, r *graph.Reader) {
+	c.obsSaved, c.obsTook, c.obsChanged = 0, 0, 0
 	if c.observationsFile == "" {
 		return
 	}
@@ -246,13 +253,47 @@ func (c *scopeCache) loadObservations(a *scope.Analysis, r *graph.Reader) {
 		return
 	}
 	live := liveSet(r.LiveDocuments())
-	took, err := a.LoadObservations(b, observationsKey(r), func(p string) bool { return !live[p] })
+	now := observationsKey(r)
+	var changed []string // since the observations' state, when earlier
+	earlier := false
+	accept := func(key string) bool {
+		if key == now {
+			return true
+		}
+		var gen, version uint64
+		if _, err := fmt.Sscanf(key, "%d/%d", &gen, &version); err != nil || gen != r.BaseGeneration() || version >= r.Version() {
+			return false
+		}
+		// Observed at an earlier version of the same base generation: kept
+		// but for the documents written since (a patch, an overlay's
+		// sync), as a session keeps its analysis (Analysis.Update). The
+		// observations are of base documents not live then, taken for
+		// those not live now: a live layer replaced whole since (the
+		// overlay's, after a patch) changes none of them.
+		base, ok := r.BaseChangedSince(version)
+		if !ok {
+			return false
+		}
+		lives, _, ok := r.LiveWritesSince(version)
+		if !ok {
+			return false
+		}
+		changed, earlier = slices.Compact(slices.Sorted(slices.Values(append(base, lives...)))), true
+		return true
+	}
+	took, err := a.LoadObservations(b, accept, func(p string) bool { return !live[p] })
+	if err == nil && took && earlier {
+		err = a.Update(ctx, r, changed)
+	}
 	if err != nil {
 		c.log.Warn("the closures' documents are observed again", "err", err)
 		return
 	}
 	if took {
-		c.obsSaved = a.ObservedDocuments()
+		c.obsSaved, c.obsTook, c.obsChanged = a.ObservedDocuments(), a.ObservedDocuments(), len(changed)
+		if earlier {
+			c.obsSaved = 0 // saved again under the graph's state now
+		}
 	}
 }
 
