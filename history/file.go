@@ -81,7 +81,7 @@ func Decode(b []byte) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{Commit: d.String(), dir: d.String(), prefix: d.String()}
+	l := &Log{Commit: d.Str(), dir: d.Str(), prefix: d.Str()}
 	l.opts = Options{MaxCommits: d.Int(), MaxFiles: d.Int(), HalfLife: d.Int()}
 	l.Commits = d.Int()
 	if d.Err() == nil && (l.opts.HalfLife <= 0 || l.opts.MaxCommits <= 0 || l.opts.MaxFiles <= 0) {
@@ -90,13 +90,13 @@ func Decode(b []byte) (*Log, error) {
 	l.files = make([]string, d.Count(1))
 	l.ids = make(map[string]int32, len(l.files))
 	for i := range l.files {
-		l.files[i] = d.String()
+		l.files[i] = d.Str()
 		l.ids[l.files[i]] = int32(i)
 	}
 	l.commits = make([]commit, d.Count(3))
 	l.byFile = map[int32][]int32{}
 	for ci := range l.commits {
-		c := commit{hash: d.String(), age: d.Int()}
+		c := commit{hash: d.Str(), age: d.Int()}
 		c.weight = recency(c.age, max(l.opts.HalfLife, 1))
 		c.files = make([]int32, d.Count(1))
 		for i := range c.files {
@@ -109,13 +109,13 @@ func Decode(b []byte) (*Log, error) {
 	if n := d.Count(2); n > 0 {
 		l.hunks = make(map[string]map[string][]string, n)
 		for range n {
-			h := d.String()
+			h := d.Str()
 			files := make(map[string][]string)
 			for range d.Count(2) {
-				p := d.String()
+				p := d.Str()
 				decls := make([]string, d.Count(1))
 				for i := range decls {
-					decls[i] = d.String()
+					decls[i] = d.Str()
 				}
 				files[p] = decls
 			}

@@ -184,7 +184,7 @@ func decodeSources(b []byte) (sourceFile, error) {
 	if err != nil {
 		return sourceFile{}, err
 	}
-	f := sourceFile{root: d.String(), listedAt: d.String()}
+	f := sourceFile{root: d.Str(), listedAt: d.Str()}
 	if f.listedAt != "" {
 		f.listed = make([]listedFile, d.Count(4))
 		prev := ""
@@ -196,14 +196,14 @@ func decodeSources(b []byte) (sourceFile, error) {
 			if d.Err() != nil {
 				break
 			}
-			rel := prev[:n] + d.String()
+			rel := prev[:n] + d.Str()
 			f.listed[i] = listedFile{rel, rootfs.Stamp{Size: d.Varint(), MTime: d.Varint()}}
 			prev = rel
 		}
 	}
 	strs := make([]string, d.Count(1))
 	for i := range strs {
-		strs[i] = d.String()
+		strs[i] = d.Str()
 	}
 	str := func() string {
 		i := d.Index(len(strs))
@@ -215,9 +215,9 @@ func decodeSources(b []byte) (sourceFile, error) {
 	n := d.Count(6)
 	entries := make(map[string]sourceEntry, n)
 	for range n {
-		p := d.String()
+		p := d.Str()
 		e := sourceEntry{stamp: rootfs.Stamp{Size: d.Varint(), MTime: d.Varint()}}
-		if msg := d.String(); msg != "" {
+		if msg := d.Str(); msg != "" {
 			e.goErr = errors.New(msg) // only its message is used (Workspace.Skipped)
 		}
 		if k := d.Count(2); k > 0 {

@@ -81,13 +81,12 @@ type scopeCache struct {
 	obsLive          []string
 	obsSaved         int
 	// obsTook counts the documents whose observations the last analysis
-	// took from observationsFile, obsChanged the documents changed since
-	// their state (observed again).
-	obsTook, obsChanged int
-	hits                int
-	updates             int
-	rediscovers         int
-	misses              int
+	// took from observationsFile.
+	obsTook     int
+	hits        int
+	updates     int
+	rediscovers int
+	misses      int
 }
 
 // scopeKey is what an analysis is computed anew for: the base generation
@@ -241,7 +240,7 @@ func observationsKey(r *graph.Reader) string {
 // of the last writes), but for the documents changed since. The caller
 // holds c.mu.
 func (c *scopeCache) loadObservations(ctx context.Context, a *scope.Analysis, r *graph.Reader) {
-	c.obsSaved, c.obsTook, c.obsChanged = 0, 0, 0
+	c.obsSaved, c.obsTook = 0, 0
 	if c.observationsFile == "" {
 		return
 	}
@@ -290,7 +289,7 @@ func (c *scopeCache) loadObservations(ctx context.Context, a *scope.Analysis, r 
 		return
 	}
 	if took {
-		c.obsSaved, c.obsTook, c.obsChanged = a.ObservedDocuments(), a.ObservedDocuments(), len(changed)
+		c.obsSaved, c.obsTook = a.ObservedDocuments(), a.ObservedDocuments()
 		if earlier {
 			c.obsSaved = 0 // saved again under the graph's state now
 		}

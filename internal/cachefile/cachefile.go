@@ -121,8 +121,8 @@ func (d *Decoder) Count(min int) int {
 	return int(v)
 }
 
-// String reads a string AppendString wrote.
-func (d *Decoder) String() string {
+// Str reads a string AppendString wrote.
+func (d *Decoder) Str() string {
 	n := d.Uvarint()
 	if d.err == nil && n > uint64(len(d.b)-d.off) {
 		d.Fail("string of %d bytes exceeds what is left", n)
