@@ -149,13 +149,18 @@ func ComputeWith(ctx context.Context, r *graph.Reader, root string, w *WorkTree)
 	// count as uncovered.
 	fsys, _ := rootfs.Open(root)
 	defer fsys.Close()
-	b.addChanges(fsys, base.Commit, w.Changes, live)
+	bv := r.BaseView()
+	b.addChanges(fsys, base.Commit, w.Changes, live, func(p string) (graph.Document, bool) {
+		d, ok, err := bv.Document(ctx, p)
+		return d, ok && err == nil
+	})
 	return b, nil
 }
 
 // addChanges records the changed documents and the reasons they give,
-// reading the work tree through fsys.
-func (b *Block) addChanges(fsys *rootfs.Root, baseCommit string, changes []Change, live map[string]graph.Document) {
+// reading the work tree through fsys: live holds the live layer's
+// documents, base (nil: none) finds a base document.
+func (b *Block) addChanges(fsys *rootfs.Root, baseCommit string, changes []Change, live map[string]graph.Document, base func(path string) (graph.Document, bool)) {
 	var manifests, uncovered []string
 	fromSyntax := 0
 	seen := map[string]bool{}
@@ -169,14 +174,14 @@ func (b *Block) addChanges(fsys *rootfs.Root, baseCommit string, changes []Chang
 		add(c.Path)
 		if c.OldPath != "" {
 			add(c.OldPath)
-			if !covered(fsys, c.OldPath, true, live) {
+			if !covered(fsys, c.OldPath, true, live, base) {
 				uncovered = append(uncovered, c.OldPath)
 			}
 		}
 		if IsDependencyManifest(c.Path) {
 			manifests = append(manifests, c.Path)
 		}
-		if !covered(fsys, c.Path, c.Status == "D" || isLink(fsys, c.Path), live) {
+		if !covered(fsys, c.Path, c.Status == "D" || isLink(fsys, c.Path), live, base) {
 			uncovered = append(uncovered, c.Path)
 		} else if d := live[c.Path]; d.Source == graph.SourceSyntax {
 			fromSyntax++
@@ -214,6 +219,15 @@ func (b *Block) addChanges(fsys *rootfs.Root, baseCommit string, changes []Chang
 	}
 }
 
+// IndexedAsIs reports whether base document d was extracted by syntax
+// from the text whose hash it records: a syntax index of the work tree
+// reads each file as it is, so that a file changed since the base commit
+// but not since the index is answered for by the base as the overlay
+// would answer for it. A precise base's documents describe their commit.
+func IndexedAsIs(d graph.Document) bool {
+	return d.Source == graph.SourceSyntax && d.ContentHash != "" && d.Layer == graph.Base
+}
+
 // isLink reports whether a changed path is a symbolic link (leading inside
 // the root or out of it). The overlay hides it like a deleted file: a link
 // inside is indexed under its target's own path, one outside never read.
@@ -222,13 +236,23 @@ func isLink(fsys *rootfs.Root, p string) bool {
 	return errors.Is(err, rootfs.ErrOutside) || err == nil && real != p
 }
 
-// covered reports whether the live layer answers for a changed document as
-// it is now: a tombstone for a deleted one, facts derived from the current
-// text (or from an editor buffer, or from the language server) otherwise.
-func covered(fsys *rootfs.Root, p string, deleted bool, live map[string]graph.Document) bool {
+// covered reports whether the graph answers for a changed document as it
+// is now: the live layer with a tombstone for a deleted one, facts derived
+// from the current text (or from an editor buffer, or from the language
+// server) otherwise; or the base layer, a syntax index of the work tree
+// extracted from the current text (IndexedAsIs).
+func covered(fsys *rootfs.Root, p string, deleted bool, live map[string]graph.Document, base func(string) (graph.Document, bool)) bool {
 	d, ok := live[p]
 	if !ok {
-		return false
+		if deleted || base == nil {
+			return false
+		}
+		bd, ok := base(p)
+		if !ok || !IndexedAsIs(bd) {
+			return false
+		}
+		text, err := fsys.ReadFile(p)
+		return err == nil && bd.ContentHash == lang.HashContent(text)
 	}
 	if deleted {
 		return d.Digest == DigestDeleted || d.Source == graph.SourceLSP || strings.HasPrefix(d.Digest, DigestBuffer)

@@ -50,7 +50,7 @@ func TestAddChanges(t *testing.T) {
 
 	t.Run("nothing live", func(t *testing.T) {
 		var b Block
-		b.addChanges(fsys, base, changes, nil)
+		b.addChanges(fsys, base, changes, nil, nil)
 		if !reflect.DeepEqual(b.Changed, []string{"a.go", "b.go", "c.go", "d.go"}) {
 			t.Errorf("Changed = %v", b.Changed)
 		}
@@ -66,7 +66,7 @@ func TestAddChanges(t *testing.T) {
 			"d.go": {Path: "d.go", Source: graph.SourceSyntax, Digest: DigestBuffer + lang.HashContent([]byte("unsaved"))},
 		}
 		var b Block
-		b.addChanges(fsys, base, changes, live)
+		b.addChanges(fsys, base, changes, live, nil)
 		if b.Partial {
 			t.Errorf("Partial with every change covered: %q", b.Reasons)
 		}
@@ -85,9 +85,40 @@ func TestAddChanges(t *testing.T) {
 			"go.mod": {Path: "go.mod", Source: graph.SourceSyntax, Digest: DigestDisk + lang.HashContent([]byte("module other\n"))},
 		}
 		var b Block
-		b.addChanges(fsys, base, changes, live)
+		b.addChanges(fsys, base, changes, live, nil)
 		if !b.Partial || len(b.Reasons) != 1 || !strings.Contains(b.Reasons[0], "2 documents changed since base "+short(base)+" are answered from stale facts (a.go, go.mod)") {
 			t.Errorf("Partial = %v, Reasons = %q", b.Partial, b.Reasons)
+		}
+	})
+	t.Run("indexed as is", func(t *testing.T) {
+		// A syntax index of the work tree holds a.go and d.go as they are
+		// now, b.go as it was; a precise base's document says nothing of
+		// the work tree.
+		bText := []byte(body("b") + "func B() {}\n")
+		baseDocs := func(docs map[string]graph.Document) func(string) (graph.Document, bool) {
+			return func(p string) (graph.Document, bool) { d, ok := docs[p]; return d, ok }
+		}
+		syntaxDoc := func(p string, text []byte) graph.Document {
+			return graph.Document{Path: p, Layer: graph.Base, Source: graph.SourceSyntax, ContentHash: lang.HashContent(text)}
+		}
+		live := map[string]graph.Document{"c.go": {Path: "c.go", Source: graph.SourceSyntax, Digest: DigestDeleted}}
+		var b Block
+		b.addChanges(fsys, base, changes, live, baseDocs(map[string]graph.Document{
+			"a.go": syntaxDoc("a.go", aText),
+			"b.go": syntaxDoc("b.go", []byte(body("b"))),
+			"d.go": syntaxDoc("d.go", []byte(body("d"))),
+		}))
+		if !b.Partial || len(b.Reasons) != 1 || !strings.Contains(b.Reasons[0], "1 document changed since base "+short(base)+" is answered from stale facts (b.go)") {
+			t.Errorf("Partial = %v, Reasons = %q; want b.go alone stale", b.Partial, b.Reasons)
+		}
+		precise := syntaxDoc("b.go", bText)
+		precise.Source = graph.SourceSCIP
+		b = Block{}
+		b.addChanges(fsys, base, changes, live, baseDocs(map[string]graph.Document{
+			"a.go": syntaxDoc("a.go", aText), "b.go": precise, "d.go": syntaxDoc("d.go", []byte(body("d"))),
+		}))
+		if !b.Partial || !strings.Contains(strings.Join(b.Reasons, " "), "(b.go)") {
+			t.Errorf("a precise base's document: Partial = %v, Reasons = %q; want b.go stale", b.Partial, b.Reasons)
 		}
 	})
 	t.Run("dependencies", func(t *testing.T) {
@@ -98,7 +129,7 @@ func TestAddChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b Block
-		b.addChanges(fsys, base, changes, nil)
+		b.addChanges(fsys, base, changes, nil, nil)
 		want := fmt.Sprintf("dependencies changed since the base %s (go.mod): run `lspgraph scip import` or `lspgraph index`", short(base))
 		if !b.Partial || !contains(b.Reasons, want) {
 			t.Errorf("Reasons = %q; want %q among them", b.Reasons, want)
@@ -110,7 +141,7 @@ func TestAddChanges(t *testing.T) {
 			many[i] = Change{Status: "?", Path: fmt.Sprintf("gen/f%03d.go", i)}
 		}
 		var b Block
-		b.addChanges(fsys, base, many, nil)
+		b.addChanges(fsys, base, many, nil, nil)
 		want := fmt.Sprintf("HEAD moved %d files from the base %s (more than %d): run `lspgraph scip import` or `lspgraph index`", FarChanges+1, short(base), FarChanges)
 		if !b.Partial || !contains(b.Reasons, want) {
 			t.Errorf("Reasons = %q; want %q among them", b.Reasons, want)
@@ -163,7 +194,7 @@ func TestAddChangesLinks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b Block
-			b.addChanges(fsys, base, changes, tt.live)
+			b.addChanges(fsys, base, changes, tt.live, nil)
 			if b.Partial != tt.partial {
 				t.Errorf("Partial = %v (%q); want %v: %s", b.Partial, b.Reasons, tt.partial, tt.promise)
 			}

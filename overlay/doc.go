@@ -18,6 +18,10 @@
 //     name (a Go symbol is its package and name), and over a precise base
 //     the new path inherits the old path's base identities, so references
 //     to the moved definitions keep their targets;
+//   - a changed document whose text a syntax index read as it is now (the
+//     base document's ContentHash, freshness.IndexedAsIs: `lspgraph index`
+//     of a work tree with uncommitted changes) is left to the base, which
+//     answers for it as the overlay would (SyncStats.Indexed);
 //   - a document that no longer differs from the base leaves the live layer,
 //     and its base facts return;
 //   - a changed path that is a symbolic link gets a tombstone too: the index

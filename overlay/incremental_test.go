@@ -12,6 +12,7 @@ import (
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/lang"
+	"github.com/lspgraph/lspgraph/syntax"
 )
 
 // step is one change to the workspace, made by the script.
@@ -554,4 +555,60 @@ func TestBufferDebounce(t *testing.T) {
 	if err != nil || len(syms) != 1 {
 		t.Errorf("FindSymbols(Typed) = %v, %v; want the buffer's new function", syms, err)
 	}
+}
+
+// TestSyncAfterIndexingTheWorkTree: a syntax index of a work tree that
+// differs from HEAD holds the changed files as they are, so that a sync
+// extracts none of them again (and the freshness block counts them
+// covered); a file changed after the index is extracted, one changed back
+// returns to the base; after every step the graph answers as a full
+// index of the tree.
+func TestSyncAfterIndexingTheWorkTree(t *testing.T) {
+	ctx := context.Background()
+	w := newWorkspace(t, "goapp")
+	store := fullIndex(t, t.Name()+"/base", w.root, w.git("rev-parse", "HEAD"), nil)
+	ov, err := New(store, Options{Root: w.root, StatePath: filepath.Join(t.TempDir(), StateFile), Debounce: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ov.Close()
+	script := goScript()
+	script[0].do(w, ov) // three files changed or added, not committed
+	if st, err := ov.Sync(ctx); err != nil || st.Extracted == 0 {
+		t.Fatalf("sync after the changes: %+v, %v", st, err)
+	}
+	check := func(step string, want SyncStats) {
+		t.Helper()
+		st, err := ov.Sync(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Indexed != want.Indexed || st.Extracted != want.Extracted || st.Changed != want.Changed {
+			t.Errorf("%s: %+v; want %d indexed, %d extracted, %d changed", step, st, want.Indexed, want.Extracted, want.Changed)
+		}
+		full := fullIndex(t, t.Name()+"/full-"+step, w.root, w.git("rev-parse", "HEAD"), nil)
+		compare(t, step, answers(t, store), answers(t, full))
+		r, err := store.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		b, err := freshness.Compute(ctx, r, w.root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Partial {
+			t.Errorf("%s: the freshness block is partial: %q", step, b.Reasons)
+		}
+	}
+	// The work tree indexed as it is: every change is the base's.
+	if _, err := syntax.Index(ctx, store, syntax.IndexOptions{Root: w.root, Commit: w.git("rev-parse", "HEAD"), Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	check("indexed", SyncStats{Indexed: 3})
+	old := w.read("service/audit.go")
+	w.write("service/audit.go", old+"\n// Audited marks what Audit read.\nvar Audited = true\n")
+	check("changed after the index", SyncStats{Indexed: 2, Extracted: 1, Changed: 1})
+	w.write("service/audit.go", old)
+	check("changed back", SyncStats{Indexed: 3})
 }

@@ -112,6 +112,10 @@ type SyncStats struct {
 	Outside    int `json:"outside"`    // changed paths that are symbolic links leading outside the root: never read, hidden
 	Returned   int `json:"returned"`   // documents given back to the base layer
 	Kept       int `json:"kept"`       // documents left as they were
+	// Indexed counts the documents changed since the base commit that the
+	// base holds as they are (a syntax index of the work tree read them
+	// after): none of the above.
+	Indexed int `json:"indexed"`
 }
 
 // New returns an overlay on store. Call Close when done.
@@ -308,6 +312,11 @@ func (o *Overlay) sync(ctx context.Context, refresh bool) (SyncStats, error) {
 	if err != nil {
 		return st, err
 	}
+	if base.Tool == syntax.Tool {
+		if err := o.dropIndexed(ctx, wants, &st); err != nil {
+			return st, err
+		}
+	}
 	st.Changed = len(wants)
 	clear(o.pending)
 	if err := o.apply(ctx, base, wants, &st); err != nil {
@@ -403,6 +412,34 @@ func (o *Overlay) wanted(st *SyncStats) (map[string]*want, error) {
 		}
 	}
 	return wants, nil
+}
+
+// dropIndexed leaves out of wants the documents the base layer holds as
+// they are (freshness.IndexedAsIs): changed since the base commit, but a
+// syntax index of the work tree read them after, so that the base answers
+// for them as the overlay would. After `lspgraph index` nothing is
+// extracted again, however many files differ from HEAD.
+func (o *Overlay) dropIndexed(ctx context.Context, wants map[string]*want, st *SyncStats) error {
+	r, err := o.store.Reader()
+	if err != nil {
+		return fmt.Errorf("overlay: %w", err)
+	}
+	defer func() { _ = r.Close() }()
+	bv := r.BaseView()
+	for p, w := range wants {
+		if w.deleted || w.buffer {
+			continue
+		}
+		d, ok, err := bv.Document(ctx, p)
+		if err != nil {
+			return fmt.Errorf("overlay: reading the base document %s: %w", p, err)
+		}
+		if ok && freshness.IndexedAsIs(d) && d.ContentHash == w.hash {
+			delete(wants, p)
+			st.Indexed++
+		}
+	}
+	return nil
 }
 
 // errLink refuses a changed path that is a symbolic link to a file inside
