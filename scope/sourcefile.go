@@ -49,7 +49,10 @@ const (
 func (c *SourceCache) Save(write func([]byte) error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.dirty && !c.listingChanged && c.listedAt == c.savedAt || c.root == "" {
+	// A listing is written when named: the one the file holds stays true
+	// of the state it is named for.
+	listing := c.listedAt != "" && (c.listingChanged || c.listedAt != c.savedAt)
+	if !c.dirty && !listing || c.root == "" {
 		return nil
 	}
 	if err := write(c.encode()); err != nil {

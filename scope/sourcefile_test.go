@@ -252,6 +252,15 @@ func TestSourceCacheListingSaved(t *testing.T) {
 	if err := unnamed.Load(root, file); err != nil || unnamed.ListingState() != "" || unnamed.listed != nil {
 		t.Errorf("an unnamed listing: loaded %d files named %q (%v); want none", len(unnamed.listed), unnamed.ListingState(), err)
 	}
+	// Discovered again, nothing changed, its listing unnamed: nothing to
+	// write (a command line outside git would write the file every time).
+	if _, err := unnamed.Discover(root); err != nil {
+		t.Fatal(err)
+	}
+	wrote := false
+	if err := unnamed.Save(func([]byte) error { wrote = true; return nil }); err != nil || wrote {
+		t.Errorf("nothing changed, the listing unnamed: Save wrote %v (%v); want nothing written", wrote, err)
+	}
 	c.SetListingState("state 1")
 	if err := c.Save(writeTo(file)); err != nil {
 		t.Fatal(err)
