@@ -152,15 +152,7 @@ func TestSourceCacheSaveUnchanged(t *testing.T) {
 // another version) is an error that says so, and leaves the cache empty:
 // the next discovery reads every source and finds what it should.
 func TestSourceCacheLoadDamaged(t *testing.T) {
-	root := sourceTree(t)
-	file := filepath.Join(t.TempDir(), "sources")
-	var c SourceCache
-	if _, err := c.Discover(root); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Save(writeTo(file)); err != nil {
-		t.Fatal(err)
-	}
+	root, file, _ := savedSources(t)
 	good, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -239,15 +231,7 @@ func writeTo(file string) func([]byte) error {
 // loaded with its name, and a discovery from it told of no change walks
 // nothing and finds what a walk does; an unnamed listing is not saved.
 func TestSourceCacheListingSaved(t *testing.T) {
-	root := sourceTree(t)
-	file := filepath.Join(t.TempDir(), "sources")
-	var c SourceCache
-	if _, err := c.Discover(root); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Save(writeTo(file)); err != nil {
-		t.Fatal(err)
-	}
+	root, file, c := savedSources(t)
 	var unnamed SourceCache
 	if err := unnamed.Load(root, file); err != nil || unnamed.ListingState() != "" || unnamed.listed != nil {
 		t.Errorf("an unnamed listing: loaded %d files named %q (%v); want none", len(unnamed.listed), unnamed.ListingState(), err)
@@ -280,4 +264,20 @@ func TestSourceCacheListingSaved(t *testing.T) {
 	if d.ListingState() != "" {
 		t.Errorf("after a discovery the listing is still named %q: only its caller can name it", d.ListingState())
 	}
+}
+
+// savedSources discovers a source tree through a new cache and saves it
+// to a file: the tree's root, the file and the cache.
+func savedSources(t *testing.T) (string, string, *SourceCache) {
+	t.Helper()
+	root := sourceTree(t)
+	file := filepath.Join(t.TempDir(), "sources")
+	c := &SourceCache{}
+	if _, err := c.Discover(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(writeTo(file)); err != nil {
+		t.Fatal(err)
+	}
+	return root, file, c
 }

@@ -359,18 +359,8 @@ func TestContextListingKeptAcrossSessions(t *testing.T) {
 	}
 	asWalked("second session", second)
 
-	write := func(rel, text string) {
-		t.Helper()
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("extra/go.mod", "module example.com/extra\n\ngo 1.22\n")
-	write("extra/x.go", "package extra\n")
+	writeFile(t, root, "extra/go.mod", "module example.com/extra\n\ngo 1.22\n")
+	writeFile(t, root, "extra/x.go", "package extra\n")
 	r := session("a module added")
 	if r.walked {
 		t.Error("a module added: the tree was walked")
@@ -379,7 +369,7 @@ func TestContextListingKeptAcrossSessions(t *testing.T) {
 	if !slices.ContainsFunc(r.packages, func(p scope.Package) bool { return p.Name == "example.com/extra" }) {
 		t.Errorf("a module added: not discovered: %+v", r.packages)
 	}
-	write("extra/go.mod", "module example.com/extra\n\ngo 1.22\n\nrequire example.com/goapp v0.0.0\n")
+	writeFile(t, root, "extra/go.mod", "module example.com/extra\n\ngo 1.22\n\nrequire example.com/goapp v0.0.0\n")
 	r = session("a requirement added")
 	if r.walked {
 		t.Error("a requirement added: the tree was walked")
