@@ -112,6 +112,19 @@ func (c *Client) Document(ctx context.Context, d lspproxy.DocumentEvent) error {
 	return c.callError(ctx, err)
 }
 
+// Yields reports whether the session gives way to a proxy with a language
+// server (a headless session: Options.Yield).
+func (c *Client) Yields() bool { return c.remote.Yields }
+
+// Yield asks a session that Yields to give way: its owner closes it, and
+// the caller can take the store over.
+func (c *Client) Yield(ctx context.Context) error {
+	cctx, stop := whileOpen(ctx, c.conn)
+	defer stop()
+	_, err := c.conn.Call(cctx, methodYield, nil, nil)
+	return c.callError(ctx, err)
+}
+
 // Done is closed when the connection ends (the session's process exited).
 func (c *Client) Done() <-chan struct{} { return c.conn.Done() }
 

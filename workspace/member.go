@@ -71,6 +71,10 @@ type Member struct {
 	sendMu sync.Mutex
 }
 
+// errTakingOver marks a join that waits for a headless session to close,
+// to take the store over.
+var errTakingOver = errors.New("taking the session over")
+
 // Join starts joining the workspace's session in the background and
 // returns at once; commands say why while there is none.
 func Join(opts MemberOptions) *Member {
@@ -131,7 +135,11 @@ func (m *Member) loop() {
 			m.mu.Lock()
 			m.err = err
 			m.mu.Unlock()
-			m.log.Warn("graph store unavailable; forwarding only until it is free (retrying)", "err", err, "in", backoff)
+			if errors.Is(err, errTakingOver) {
+				m.log.Info("taking the workspace session over", "reason", err, "in", backoff)
+			} else {
+				m.log.Warn("graph store unavailable; forwarding only until it is free (retrying)", "err", err, "in", backoff)
+			}
 			select {
 			case <-time.After(backoff):
 			case <-m.wake:
@@ -149,6 +157,17 @@ func (m *Member) join() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	c, err := Dial(ctx, m.opts.StoreDir, "proxy", m.opts.ServerName)
+	if err == nil && c.Yields() && m.opts.Server != nil {
+		// A headless session (an agent's lspgraph mcp): this editor's
+		// language server should verify its answers, so the store is
+		// taken over once its owner has closed it.
+		err := c.Yield(ctx)
+		c.Close()
+		if err != nil {
+			return fmt.Errorf("asking the headless session of pid %d to give way: %w", c.PID(), err)
+		}
+		return fmt.Errorf("%w: the headless session of pid %d gives way to this editor's language server", errTakingOver, c.PID())
+	}
 	if err == nil {
 		if err := m.replay(ctx, func(x lspproxy.Exchange) error { return c.Exchange(ctx, x) }, func(d lspproxy.DocumentEvent) error { return c.Document(ctx, d) }); err != nil {
 			c.Close()

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lspgraph/lspgraph/contextpack"
@@ -46,6 +47,13 @@ type Options struct {
 	// instead of running git (a long-lived session). Without it, or when
 	// the tree cannot be watched, every answer runs git.
 	Watch bool
+	// Yield, when set, makes the session one that gives way to an
+	// editor's proxy (a headless session, with no language server of its
+	// own): its clients are told so, and a proxy that attaches with a
+	// language server asks it to (Client.Yield), which calls Yield once,
+	// after answering; the owner then closes the session, and the proxy
+	// takes the store over and serves the session with its server.
+	Yield func()
 }
 
 // Server is the live language server a session verifies answers with: a
@@ -90,9 +98,12 @@ type Session struct {
 	// commands' that add what the live server told them.
 	liveMu sync.Mutex
 
-	mu       sync.Mutex
-	server   Server
-	clients  map[string]ClientInfo // attached clients by id (socket.go)
+	mu      sync.Mutex
+	server  Server
+	clients map[string]ClientInfo // attached clients by id (socket.go)
+	// yield is Options.Yield; yielded is set once it was called.
+	yield    func()
+	yielded  atomic.Bool
 	closed   bool
 	lastSync syncReport
 
@@ -148,6 +159,7 @@ func Open(opts Options) (*Session, error) {
 		buffers:  newBuffers(root),
 		started:  time.Now(),
 		clients:  map[string]ClientInfo{},
+		yield:    opts.Yield,
 		cache:    answerCache{dir: filepath.Join(store.Dir(), "answers")},
 		scopes:   scopeCache{sourcesFile: filepath.Join(store.Dir(), sourcesFile), observationsFile: filepath.Join(store.Dir(), observationsFile), log: log},
 		history:  histories{file: filepath.Join(store.Dir(), historyFile), log: log},

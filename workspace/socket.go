@@ -30,6 +30,7 @@ const (
 	methodCommand  = "session/command"
 	methodExchange = "session/exchange"
 	methodDocument = "session/document"
+	methodYield    = "session/yield"
 )
 
 // maxSocketPath is the longest socket path every Unix accepts (sun_path
@@ -71,6 +72,9 @@ type hello struct {
 	Root    string     `json:"root"`
 	Store   string     `json:"store"`
 	Version string     `json:"version,omitempty"`
+	// Yields says the session gives way to a proxy with a language
+	// server (Options.Yield).
+	Yields bool `json:"yields,omitempty"`
 }
 
 // commandParams is a command sent over the socket.
@@ -230,7 +234,17 @@ func (cl *socketClient) handle(ctx context.Context, reply jsonrpc2.Replier, req 
 		s.clients[cl.id] = info
 		s.mu.Unlock()
 		s.log.Info("session client attached", "kind", info.Kind, "pid", info.PID, "server", info.Server)
-		return reply(ctx, hello{Client: info, PID: os.Getpid(), Root: s.root, Store: s.store.Dir()}, nil)
+		return reply(ctx, hello{Client: info, PID: os.Getpid(), Root: s.root, Store: s.store.Dir(), Yields: s.yield != nil}, nil)
+	case methodYield:
+		if s.yield == nil {
+			return reply(ctx, nil, errors.New("this session serves its own language server: attach to it"))
+		}
+		err := reply(ctx, nil, nil)
+		if s.yielded.CompareAndSwap(false, true) {
+			s.log.Info("session giving way to a proxy with a language server", "pid", cl.pid)
+			go s.yield()
+		}
+		return err
 	case methodCommand:
 		var p commandParams
 		if err := json.Unmarshal(req.Params(), &p); err != nil {

@@ -36,9 +36,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "mcp", "mcp [--root DIR] [--store DIR] [--max-tokens N] [-- SERVER ARGS...]\n\n"+
 		"Serves the Model Context Protocol on standard input and output: the tools status, symbols, impact,\n"+
 		"context and changes, answered by the session of the editor's proxy when one runs for the workspace,\n"+
-		"else from the store directly. With -- SERVER ARGS... and no session running for the --root workspace,\n"+
-		"it starts that language server itself and serves the workspace's session, so that impact's d=1 is\n"+
-		"checked against the server; the server is shut down on exit. A workspace whose store has no index gets\n"+
+		"else by a session it serves itself, headless, until an editor's proxy takes it over. With -- SERVER ARGS...\n"+
+		"and no session running for the --root workspace, it starts that language server and serves the session\n"+
+		"with it, so that impact's d=1 is checked against it; the server is shut down on exit. A workspace with no store gets\n"+
 		"its syntax index built in the background from the first call; until it is done the tools answer partial.")
 	root := fs.String("root", "", "workspace root `DIR` a call without root answers for (default: the git top level of the current directory)")
 	store := fs.String("store", "", "graph store `DIR` of the --root workspace (default: the user cache directory for the root)")
@@ -57,29 +57,22 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var asker mcpserver.Asker = mcpAsker{root: r, store: *store}
+	dir, err := storeDir(*store, r)
+	if err != nil {
+		return err
+	}
+	var start func() (mcpserver.LiveServer, error)
 	if len(server) > 0 {
-		dir, err := storeDir(*store, r)
-		if err != nil {
-			return err
-		}
-		start := func() (mcpserver.LiveServer, error) {
+		start = func() (mcpserver.LiveServer, error) {
 			return crawl.StartServer(ctx, crawl.Options{Root: r, Server: server, Stderr: e.stderr})
 		}
-		logf := func(format string, args ...any) { fmt.Fprintf(e.stderr, "lspgraph mcp: "+format+"\n", args...) }
-		own, err := mcpserver.Own(ctx, r, dir, asker, start, logf)
-		if err != nil {
-			return err
-		}
-		if own != nil {
-			defer func() {
-				if err := own.Close(); err != nil {
-					logf("%v", err)
-				}
-			}()
-			asker = own
-		}
 	}
+	logf := func(format string, args ...any) { fmt.Fprintf(e.stderr, "lspgraph mcp: "+format+"\n", args...) }
+	asker, closeSession, err := mcpserver.Attach(ctx, r, dir, mcpAsker{root: r, store: *store}, start, logf)
+	if err != nil {
+		return err
+	}
+	defer closeSession()
 	srv := mcpserver.New(asker, mcpserver.Options{Root: r, MaxTokens: *maxTokens, Version: version(), IndexWhenEmpty: true})
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: nopReadCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}})
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {

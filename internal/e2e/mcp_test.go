@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -342,4 +344,143 @@ func workspaceGopls(t *testing.T, ps []proc, parent, want string) (n int) {
 		}
 	}
 	return n
+}
+
+// TestMCPHeadlessGivesWay: `lspgraph mcp` with no language server serves
+// the workspace's session itself, headless; an editor's proxy started
+// afterwards (`lspgraph proxy -- gopls`) asks it to give way and takes the
+// session over with its server; the MCP server's next calls are answered
+// by the proxy's session (its live server, the work tree's new caller at
+// d=1), through the official TypeScript SDK client (testdata/mcp_handover.cjs).
+func TestMCPHeadlessGivesWay(t *testing.T) {
+	t.Parallel()
+	gopls := goplsPath(t)
+	node := needTool(t, "node")
+	modules := mcpSDKPath(t)
+	root := fixture(t, "goapp")
+	head := gitRepo(t, root)
+	mod, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := lspgraphBin(t)
+	store := filepath.Join(t.TempDir(), "store")
+	dump := filepath.Join(mod, "testdata", "scip", "goapp.scip")
+	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", head, dump).CombinedOutput(); err != nil {
+		t.Fatalf("lspgraph scip import: %v\n%s", err, out)
+	}
+	cat := filepath.Join(root, "service", "catalog.go")
+	src, err := os.ReadFile(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = append(src, "\n// SaveDefault saves a product under its SKU.\nfunc (c *Catalog) SaveDefault(sku string) error {\n\treturn c.Save(sku, sku)\n}\n"...)
+	if err := os.WriteFile(cat, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "mcp_handover.cjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, bin, root, store, "Catalog.Save")
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	cmd.Dir = root
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		in.Close()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("mcp_handover.cjs stderr:\n%s", tail(stderr.String(), 4000))
+		}
+	}()
+	lines := bufio.NewScanner(outPipe)
+	lines.Buffer(nil, 1<<22)
+	next := func(prefix string) string {
+		t.Helper()
+		for lines.Scan() {
+			if rest, ok := strings.CutPrefix(lines.Text(), prefix); ok {
+				return rest
+			}
+			t.Logf("mcp_handover.cjs: %s", lines.Text())
+		}
+		t.Fatalf("mcp_handover.cjs ended before %q: %v", prefix, lines.Err())
+		return ""
+	}
+	type sessionStatus struct {
+		Session struct {
+			PID        int  `json:"pid"`
+			LiveServer bool `json:"liveServer"`
+		} `json:"session"`
+	}
+	var before sessionStatus
+	if err := json.Unmarshal([]byte(next("BEFORE ")), &before); err != nil {
+		t.Fatal(err)
+	}
+	if before.Session.PID == 0 || before.Session.LiveServer {
+		t.Fatalf("status before the proxy: session %+v; want the MCP server's headless session", before.Session)
+	}
+	next("READY")
+
+	proxy := startClient(t, "proxy", root, bin, "proxy", "--store", store, "--root", root, "--", gopls)
+	proxy.initialize(nil)
+	defer proxy.shutdown()
+	// The proxy takes the session over once the MCP server has closed it.
+	var now sessionStatus
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, err := exec.Command(bin, "status", "--store", store, "--root", root, "--json").Output()
+		if err == nil && json.Unmarshal(out, &now) == nil && now.Session.PID != 0 && now.Session.PID != before.Session.PID && now.Session.LiveServer {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the proxy did not take the session over from pid %d: %s (%v)", before.Session.PID, out, err)
+		}
+	}
+	if _, err := io.WriteString(in, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Status  sessionStatus
+		IsError bool
+		Text    string
+		Impact  struct {
+			Depths []struct {
+				Depth      int `json:"depth"`
+				Dependents []struct {
+					Name         string `json:"name"`
+					Verification string `json:"verification"`
+				} `json:"dependents"`
+			} `json:"depths"`
+		}
+	}
+	if err := json.Unmarshal([]byte(next("RESULT ")), &r); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("MCP impact after the handover:\n%s", r.Text)
+	if r.Status.Session.PID != now.Session.PID || !r.Status.Session.LiveServer {
+		t.Errorf("status through MCP after the handover: session %+v; want the proxy's (pid %d) with its live server", r.Status.Session, now.Session.PID)
+	}
+	if r.IsError || len(r.Impact.Depths) == 0 || r.Impact.Depths[0].Depth != 1 {
+		t.Fatalf("impact through MCP after the handover: %+v", r.Impact)
+	}
+	names := map[string]bool{}
+	for _, d := range r.Impact.Depths[0].Dependents {
+		names[d.Name] = true
+	}
+	if !names["Catalog.SaveDefault"] || !names["Catalog.Import"] {
+		t.Errorf("impact through MCP after the handover: d=1 %v; want Catalog.Import and the work tree's Catalog.SaveDefault", names)
+	}
 }
