@@ -16,19 +16,23 @@ import (
 // watched, the scope analysis, history and looks kept) instead of opening
 // the store anew, and other clients (the command line, another agent)
 // attach to it. It gives way to an editor's proxy: a proxy that attaches
-// with a language server asks it to (workspace.Options.Yield), and from
-// then on calls go to others, which reach the proxy's session. Calls for
-// other roots go to others too.
+// with a language server asks it to (workspace.Options.Yield), and calls
+// then go to others, which reach the proxy's session; once that has gone,
+// the next call serves the session headless again. Calls for other roots
+// go to others.
 type HeadlessSession struct {
 	SessionAsker
+	dir    string
 	others Asker
 	ln     *workspace.Listener
 	logf   func(format string, args ...any)
 
 	// mu is held for reading by each call in the session and for writing
-	// by the close, so that the session closes between calls.
-	mu     sync.RWMutex
-	closed bool
+	// by the close, so that the session closes between calls. closed is
+	// set while no session is served (given way, or Close), ended by
+	// Close.
+	mu            sync.RWMutex
+	closed, ended bool
 }
 
 // Headless serves the session of the workspace at root (store dir)
@@ -47,49 +51,94 @@ func Headless(ctx context.Context, root, dir string, others Asker, logf func(for
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	h := &HeadlessSession{others: others, logf: logf}
-	s, err := workspace.Open(workspace.Options{Root: root, StoreDir: dir, Background: true, Watch: true, Yield: h.giveWay})
-	if errors.Is(err, graph.ErrLocked) {
+	h := &HeadlessSession{SessionAsker: SessionAsker{Root: root}, dir: dir, others: others, logf: logf}
+	if err := h.open(); errors.Is(err, graph.ErrLocked) {
 		logf("%v; opening the store for each call", err)
 		return nil, nil
-	}
-	if err != nil {
+	} else if err != nil {
 		return nil, err
 	}
-	h.SessionAsker = SessionAsker{Root: root, Session: s}
+	return h, nil
+}
+
+// open opens the session and serves it. The caller holds h.mu, or h is
+// not shared yet.
+func (h *HeadlessSession) open() error {
+	s, err := workspace.Open(workspace.Options{Root: h.Root, StoreDir: h.dir, Background: true, Watch: true, Yield: h.giveWay})
+	if err != nil {
+		return err
+	}
+	h.Session, h.closed = s, false
 	if h.ln, err = s.Listen(); err != nil {
 		// Still this process's session; other clients cannot reach it.
-		logf("serving the session to other clients: %v", err)
+		h.logf("serving the session to other clients: %v", err)
 	}
-	return h, nil
+	return nil
 }
 
 // Ask implements Asker.
 func (h *HeadlessSession) Ask(ctx context.Context, root, command string, arg any, out any) error {
 	if root == h.Root {
-		h.mu.RLock()
-		if !h.closed {
-			defer h.mu.RUnlock()
-			return h.SessionAsker.Ask(ctx, root, command, arg, out)
+		for range 2 {
+			h.mu.RLock()
+			if !h.closed {
+				defer h.mu.RUnlock()
+				return h.SessionAsker.Ask(ctx, root, command, arg, out)
+			}
+			h.mu.RUnlock()
+			if !h.reopen(ctx) {
+				break
+			}
 		}
-		h.mu.RUnlock()
 	}
 	return h.others.Ask(ctx, root, command, arg, out)
+}
+
+// reopen serves the session headless again after it gave way, once the
+// proxy it gave way to has gone and nothing else holds the store: the
+// next calls answer warm again. It reports whether a session is served.
+func (h *HeadlessSession) reopen(ctx context.Context) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case !h.closed:
+		return true
+	case h.ended:
+		return false
+	}
+	if c, err := workspace.Dial(ctx, h.dir, "mcp", ""); err == nil {
+		c.Close() // the proxy's, or another's: asked through others
+		return false
+	}
+	if err := h.open(); err != nil {
+		return false // held by a command line meanwhile, say: asked per call
+	}
+	h.logf("serving the session of %s again, headless", h.Root)
+	return true
 }
 
 // giveWay closes the session for an editor's proxy to take over, once the
 // calls in it are answered.
 func (h *HeadlessSession) giveWay() {
 	h.logf("an editor's proxy takes the session of %s over with its language server", h.Root)
-	if err := h.Close(); err != nil {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := h.closeLocked(); err != nil {
 		h.logf("%v", err)
 	}
 }
 
-// Close stops serving the session and closes the store.
+// Close stops serving the session and closes the store, for good.
 func (h *HeadlessSession) Close() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.ended = true
+	return h.closeLocked()
+}
+
+// closeLocked stops serving the session and closes the store. The caller
+// holds h.mu.
+func (h *HeadlessSession) closeLocked() error {
 	if h.closed {
 		return nil
 	}
@@ -97,6 +146,7 @@ func (h *HeadlessSession) Close() error {
 	var errs []error
 	if h.ln != nil {
 		errs = append(errs, h.ln.Close())
+		h.ln = nil
 	}
 	if err := h.Session.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("closing the session: %w", err))

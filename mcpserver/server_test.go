@@ -25,6 +25,20 @@ import (
 // temporary store.
 func goapp(t *testing.T) SessionAsker {
 	t.Helper()
+	root, dir := goappStore(t)
+	s, err := workspace.Open(workspace.Options{Root: root, StoreDir: dir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return SessionAsker{Root: root, Session: s}
+}
+
+// goappStore imports testdata/scip/goapp.scip into a temporary store for a
+// copy of testdata/goapp in a repository of its own, and returns the
+// copy's root and the store's directory.
+func goappStore(t *testing.T) (string, string) {
+	t.Helper()
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -60,12 +74,7 @@ func goapp(t *testing.T) SessionAsker {
 		t.Fatal(err)
 	}
 	st.Close()
-	s, err := workspace.Open(workspace.Options{Root: root, StoreDir: dir, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return SessionAsker{Root: root, Session: s}
+	return root, dir
 }
 
 // connect runs a server in process and returns a connected client.
