@@ -229,28 +229,7 @@ func TestMCPStartsServer(t *testing.T) {
 	gopls := goplsPath(t)
 	node := needTool(t, "node")
 	modules := mcpSDKPath(t)
-	root := fixture(t, "goapp")
-	head := gitRepo(t, root)
-	mod, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := lspgraphBin(t)
-	store := filepath.Join(t.TempDir(), "store")
-	dump := filepath.Join(mod, "testdata", "scip", "goapp.scip")
-	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", head, dump).CombinedOutput(); err != nil {
-		t.Fatalf("lspgraph scip import: %v\n%s", err, out)
-	}
-	// A new caller of Catalog.Save in the work tree, not in the base.
-	cat := filepath.Join(root, "service", "catalog.go")
-	src, err := os.ReadFile(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src = append(src, "\n// SaveDefault saves a product under its SKU.\nfunc (c *Catalog) SaveDefault(sku string) error {\n\treturn c.Save(sku, sku)\n}\n"...)
-	if err := os.WriteFile(cat, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root, store, bin := goappWithCaller(t)
 	script, err := filepath.Abs(filepath.Join("testdata", "mcp_impact.cjs"))
 	if err != nil {
 		t.Fatal(err)
@@ -357,27 +336,7 @@ func TestMCPHeadlessGivesWay(t *testing.T) {
 	gopls := goplsPath(t)
 	node := needTool(t, "node")
 	modules := mcpSDKPath(t)
-	root := fixture(t, "goapp")
-	head := gitRepo(t, root)
-	mod, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := lspgraphBin(t)
-	store := filepath.Join(t.TempDir(), "store")
-	dump := filepath.Join(mod, "testdata", "scip", "goapp.scip")
-	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", head, dump).CombinedOutput(); err != nil {
-		t.Fatalf("lspgraph scip import: %v\n%s", err, out)
-	}
-	cat := filepath.Join(root, "service", "catalog.go")
-	src, err := os.ReadFile(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src = append(src, "\n// SaveDefault saves a product under its SKU.\nfunc (c *Catalog) SaveDefault(sku string) error {\n\treturn c.Save(sku, sku)\n}\n"...)
-	if err := os.WriteFile(cat, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root, store, bin := goappWithCaller(t)
 	script, err := filepath.Abs(filepath.Join("testdata", "mcp_handover.cjs"))
 	if err != nil {
 		t.Fatal(err)
@@ -483,4 +442,34 @@ func TestMCPHeadlessGivesWay(t *testing.T) {
 	if !names["Catalog.SaveDefault"] || !names["Catalog.Import"] {
 		t.Errorf("impact through MCP after the handover: d=1 %v; want Catalog.Import and the work tree's Catalog.SaveDefault", names)
 	}
+}
+
+// goappWithCaller imports the goapp fixture's dump at its base commit into
+// a new store, then adds a caller of Catalog.Save to the work tree
+// (Catalog.SaveDefault, not in the base), and returns the root, the store
+// and the lspgraph binary.
+func goappWithCaller(t *testing.T) (root, store, bin string) {
+	t.Helper()
+	root = fixture(t, "goapp")
+	head := gitRepo(t, root)
+	mod, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin = lspgraphBin(t)
+	store = filepath.Join(t.TempDir(), "store")
+	dump := filepath.Join(mod, "testdata", "scip", "goapp.scip")
+	if out, err := exec.Command(bin, "scip", "import", "--store", store, "--root", root, "--commit", head, dump).CombinedOutput(); err != nil {
+		t.Fatalf("lspgraph scip import: %v\n%s", err, out)
+	}
+	cat := filepath.Join(root, "service", "catalog.go")
+	src, err := os.ReadFile(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = append(src, "\n// SaveDefault saves a product under its SKU.\nfunc (c *Catalog) SaveDefault(sku string) error {\n\treturn c.Save(sku, sku)\n}\n"...)
+	if err := os.WriteFile(cat, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, store, bin
 }
