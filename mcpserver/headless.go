@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/workspace"
@@ -33,7 +34,17 @@ type HeadlessSession struct {
 	// Close.
 	mu            sync.RWMutex
 	closed, ended bool
+	// gaveWay is when the session last gave way, sawOwner whether a call
+	// since found the session that took it over: until then (or for
+	// takeoverWait) it is not served again, or it would race the proxy
+	// for the store.
+	gaveWay  time.Time
+	sawOwner bool
 }
+
+// takeoverWait is how long a session that gave way waits for the proxy to
+// take it over before serving it again without having seen it.
+const takeoverWait = 30 * time.Second
 
 // Headless serves the session of the workspace at root (store dir)
 // without a language server, unless a session already serves the store,
@@ -108,7 +119,11 @@ func (h *HeadlessSession) reopen(ctx context.Context) bool {
 	}
 	if c, err := workspace.Dial(ctx, h.dir, "mcp", ""); err == nil {
 		c.Close() // the proxy's, or another's: asked through others
+		h.sawOwner = true
 		return false
+	}
+	if !h.sawOwner && time.Since(h.gaveWay) < takeoverWait {
+		return false // the proxy is still taking the store over
 	}
 	if err := h.open(); err != nil {
 		return false // held by a command line meanwhile, say: asked per call
@@ -123,6 +138,7 @@ func (h *HeadlessSession) giveWay() {
 	h.logf("an editor's proxy takes the session of %s over with its language server", h.Root)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.gaveWay, h.sawOwner = time.Now(), false
 	if err := h.closeLocked(); err != nil {
 		h.logf("%v", err)
 	}

@@ -54,6 +54,20 @@ func TestHeadlessGivesWayAndComesBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
+	// Given way, before the proxy has the store: a call goes elsewhere and
+	// does not take the store back.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		h.mu.RLock()
+		closed := h.closed
+		h.mu.RUnlock()
+		if closed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the headless session did not close when asked to give way")
+		}
+	}
+	ask("given way, no owner yet", 1)
 	// The proxy takes the store once the headless session closed it.
 	var proxy *workspace.Session
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -68,10 +82,10 @@ func TestHeadlessGivesWayAndComesBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ask("while the proxy serves the session", 1)
+	ask("while the proxy serves the session", 2)
 	ln.Close()
 	proxy.Close()
-	ask("the proxy gone", 1)
+	ask("the proxy gone", 2)
 	if c, err := workspace.Dial(ctx, dir, "cli", ""); err != nil || !c.Yields() {
 		t.Errorf("after the proxy: Dial = %v; want the headless session again", err)
 	} else {
@@ -80,5 +94,5 @@ func TestHeadlessGivesWayAndComesBack(t *testing.T) {
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ask("closed", 2)
+	ask("closed", 3)
 }
