@@ -57,10 +57,7 @@ func TestHeadlessGivesWayAndComesBack(t *testing.T) {
 	// Given way, before the proxy has the store: a call goes elsewhere and
 	// does not take the store back.
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		h.mu.RLock()
-		closed := h.closed
-		h.mu.RUnlock()
-		if closed {
+		if !h.h.Serving() {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/lspgraph/lspgraph/contextpack"
 	"github.com/lspgraph/lspgraph/graph"
@@ -86,7 +87,17 @@ func (s *Session) Command(ctx context.Context, name string, c Call) (any, error)
 	if c.Encoding == 0 {
 		c.Encoding = textpos.UTF16
 	}
+	s.lastCommand.Store(time.Now().UnixNano())
 	return guarded(s.log, name, func() (any, error) { return fn(s, ctx, c) })
+}
+
+// LastCommand is when the session last began a command (zero before the
+// first).
+func (s *Session) LastCommand() time.Time {
+	if n := s.lastCommand.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 // guarded runs a command, turning a panic into an error that says so and

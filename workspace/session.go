@@ -102,10 +102,13 @@ type Session struct {
 	server  Server
 	clients map[string]ClientInfo // attached clients by id (socket.go)
 	// yield is Options.Yield; yielded is set once it was called.
-	yield    func()
-	yielded  atomic.Bool
-	closed   bool
-	lastSync syncReport
+	yield   func()
+	yielded atomic.Bool
+	// lastCommand is when the last command began, in Unix nanoseconds (0:
+	// none yet).
+	lastCommand atomic.Int64
+	closed      bool
+	lastSync    syncReport
 
 	// The overlay's background syncs: requests coalesce in syncReq; the
 	// loop ends when syncStop is called and closes syncDone.

@@ -1,0 +1,196 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ErrServed is returned by ServeHeadless for a store whose session another
+// process already serves: its clients ask that session.
+var ErrServed = errors.New("a session already serves the store")
+
+// Headless is a workspace's session served by this process with no
+// language server: every command answers in one warm session (the work
+// tree watched, the scope analysis, history and looks kept) instead of a
+// one-shot session that opens the store, runs git and reads the history
+// anew, and other clients (the command line, an agent) attach to it
+// through its socket. It gives way to an editor's proxy: a proxy that
+// attaches with a language server asks it to (Options.Yield), the session
+// closes once the commands in it are answered, and the proxy takes the
+// store over; once that has gone, Resume (or the next Do) serves the
+// session headless again.
+type Headless struct {
+	root, dir, kind string
+	logf            func(format string, args ...any)
+
+	// mu is held for reading by each command in the session and for
+	// writing by the close, so that the session closes between commands.
+	// closed is set while no session is served (given way, or Close),
+	// ended by Close.
+	mu            sync.RWMutex
+	session       *Session
+	ln            *Listener
+	closed, ended bool
+	// gaveWay is when the session last gave way, sawOwner whether a look
+	// since found the session that took it over: until then (or for
+	// takeoverWait) it is not served again, or it would race the proxy
+	// for the store.
+	gaveWay  time.Time
+	sawOwner bool
+	// active is when the session was last opened or gave way, in Unix
+	// nanoseconds.
+	active atomic.Int64
+}
+
+// takeoverWait is how long a session that gave way waits for the proxy to
+// take it over before serving it again without having seen it.
+const takeoverWait = 30 * time.Second
+
+// ServeHeadless opens the session of the workspace at root (store dir,
+// created if absent) and serves it headless on its socket. kind names the
+// server to the sessions it looks for ("mcp", "serve"). A store whose
+// session another process serves yields an error wrapping ErrServed; one
+// held by a process that serves no session, graph.ErrLocked.
+func ServeHeadless(ctx context.Context, root, dir, kind string, logf func(format string, args ...any)) (*Headless, error) {
+	if c, err := Dial(ctx, dir, kind, ""); err == nil {
+		pid := c.PID()
+		c.Close()
+		return nil, fmt.Errorf("%w: pid %d serves %s", ErrServed, pid, root)
+	} else if !errors.Is(err, ErrNoSession) {
+		return nil, err
+	}
+	h := &Headless{root: root, dir: dir, kind: kind, logf: logf}
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// open opens the session and serves it. The caller holds h.mu, or h is
+// not shared yet.
+func (h *Headless) open() error {
+	s, err := Open(Options{Root: h.root, StoreDir: h.dir, Background: true, Watch: true, Yield: h.giveWay})
+	if err != nil {
+		return err
+	}
+	h.session, h.closed = s, false
+	h.touch()
+	if h.ln, err = s.Listen(); err != nil {
+		// Still this process's session; other clients cannot reach it.
+		h.logf("serving the session to other clients: %v", err)
+	}
+	return nil
+}
+
+func (h *Headless) touch() { h.active.Store(time.Now().UnixNano()) }
+
+// LastActive is when the session was last opened, gave way, or began a
+// command.
+func (h *Headless) LastActive() time.Time {
+	t := time.Unix(0, h.active.Load())
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if c := h.session.LastCommand(); c.After(t) {
+		return c
+	}
+	return t
+}
+
+// Serving reports whether this process serves the session now (it has not
+// given way, nor been closed).
+func (h *Headless) Serving() bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return !h.closed
+}
+
+// Do runs fn in the session and reports whether it did: not when the
+// session gave way to an editor's proxy and cannot be served again yet
+// (see Resume), nor after Close. The caller then asks the session that
+// serves the store. The session does not close while fn runs.
+func (h *Headless) Do(ctx context.Context, fn func(*Session) error) (bool, error) {
+	for range 2 {
+		h.mu.RLock()
+		if !h.closed {
+			defer h.mu.RUnlock()
+			return true, fn(h.session)
+		}
+		h.mu.RUnlock()
+		if !h.Resume(ctx) {
+			break
+		}
+	}
+	return false, nil
+}
+
+// Resume serves the session headless again after it gave way, once the
+// proxy it gave way to has gone and nothing else holds the store, and
+// reports whether the session is served. Right after giving way it waits
+// for the proxy: until a look has found the proxy's session (or
+// takeoverWait passed), it does not take the store back.
+func (h *Headless) Resume(ctx context.Context) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case !h.closed:
+		return true
+	case h.ended:
+		return false
+	}
+	if c, err := Dial(ctx, h.dir, h.kind, ""); err == nil {
+		c.Close() // the proxy's, or another's
+		h.sawOwner = true
+		return false
+	}
+	if !h.sawOwner && time.Since(h.gaveWay) < takeoverWait {
+		return false // the proxy is still taking the store over
+	}
+	if err := h.open(); err != nil {
+		return false // held by a command line meanwhile, say
+	}
+	h.logf("serving the session of %s again, headless", h.root)
+	return true
+}
+
+// giveWay closes the session for an editor's proxy to take over, once the
+// commands in it are answered.
+func (h *Headless) giveWay() {
+	h.logf("an editor's proxy takes the session of %s over with its language server", h.root)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.gaveWay, h.sawOwner = time.Now(), false
+	h.touch()
+	if err := h.closeLocked(); err != nil {
+		h.logf("%v", err)
+	}
+}
+
+// Close stops serving the session and closes the store, for good.
+func (h *Headless) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ended = true
+	return h.closeLocked()
+}
+
+// closeLocked stops serving the session and closes the store. The caller
+// holds h.mu.
+func (h *Headless) closeLocked() error {
+	if h.closed {
+		return nil
+	}
+	h.closed = true
+	var errs []error
+	if h.ln != nil {
+		errs = append(errs, h.ln.Close())
+		h.ln = nil
+	}
+	if err := h.session.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("closing the session: %w", err))
+	}
+	return errors.Join(errs...)
+}
