@@ -2,7 +2,9 @@ package searcheval
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -178,4 +180,22 @@ func reciprocalRank(ranks []int) float64 {
 		return 1 / float64(k)
 	}
 	return 0
+}
+
+// ReadQueries returns the queries (commit messages) of the commits of a
+// Report written to file as JSON.
+func ReadQueries(file string) ([]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("searcheval: %s is not a search evaluation report: %w", file, err)
+	}
+	out := make([]string, 0, len(rep.Commits))
+	for _, c := range rep.Commits {
+		out = append(out, c.Query)
+	}
+	return out, nil
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lspgraph/lspgraph/graph"
 )
 
 // ErrServed is returned by ServeHeadless for a store whose session another
@@ -193,4 +195,67 @@ func (h *Headless) closeLocked() error {
 		errs = append(errs, fmt.Errorf("closing the session: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// resumeEvery is how often Serve looks whether a session that gave way
+// can be served again, and whether it has been idle long enough.
+const resumeEvery = 2 * time.Second
+
+// Serve keeps the session served until ctx ends, or until idle (when
+// positive) has passed since it was last active, then closes it for good.
+// A store without a base layer gets its syntax index built first, in the
+// session (as `lspgraph index` through it), so that the session answers
+// from it. Whenever the session has given way to an editor's proxy and
+// that has gone, it is served headless again.
+func (h *Headless) Serve(ctx context.Context, idle time.Duration) error {
+	defer h.Close()
+	if _, err := h.Do(ctx, func(s *Session) error { return h.indexIfEmpty(ctx, s) }); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	every := resumeEvery
+	if idle > 0 {
+		every = min(every, max(idle/4, 10*time.Millisecond))
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if !h.Serving() {
+			h.Resume(ctx)
+		}
+		if idle > 0 && time.Since(h.LastActive()) >= idle {
+			h.logf("no command for %v: closing the session of %s", idle, h.root)
+			return nil
+		}
+	}
+}
+
+// indexIfEmpty builds the syntax index of a session whose store has no
+// base layer.
+func (h *Headless) indexIfEmpty(ctx context.Context, s *Session) error {
+	r, err := s.reader()
+	if err != nil {
+		return err
+	}
+	_, ok, err := r.Manifest(graph.Base)
+	r.Close()
+	if err != nil || ok {
+		return err
+	}
+	h.logf("%s has no index yet: building its syntax index", h.root)
+	res, err := s.Command(ctx, CommandIndex, Call{})
+	if err != nil {
+		return err
+	}
+	if ir, ok := res.(IndexResult); ok {
+		h.logf("indexed %d files of %s in %.1fs", ir.Summary.Indexed, h.root, ir.Summary.Duration.Seconds())
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -143,26 +142,7 @@ func runBenchCopier(ctx context.Context, e *env, args []string) error {
 	if len(server) == 0 {
 		return fmt.Errorf("%w: name the language server after --", errUsage)
 	}
-	cmd := exec.CommandContext(ctx, server[0], server[1:]...)
-	cmd.Stderr = e.stderr
-	// The server's pipes and the editor's end as the proxy has them (see
-	// lspproxy.StartServer, PollableInput and PollableOutput).
-	proc, err := lspproxy.StartServer(cmd)
-	if err != nil {
-		return err
-	}
-	stdin, restoreIn := lspproxy.PollableInput(e.stdin)
-	defer restoreIn()
-	stdout, restoreOut := lspproxy.PollableOutput(e.stdout)
-	defer restoreOut()
-	go func() {
-		lspproxy.CopyFrames(proc, stdin)
-		proc.CloseInput() // the editor left: so does the server's input
-	}()
-	// The server's output ends when it exits; how it exited is the
-	// copier's answer.
-	lspproxy.CopyFrames(stdout, proc)
-	return proc.Wait(ctx)
+	return lspproxy.RunCopier(ctx, server, e.stdin, e.stdout, e.stderr)
 }
 
 // parseLineCol parses "LINE:COL", both at least 1.

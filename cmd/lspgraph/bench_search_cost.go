@@ -78,7 +78,7 @@ func runBenchSearchCost(ctx context.Context, e *env, args []string) error {
 	qs := [][]string{shortQueries}
 	names := []string{"short"}
 	if *queries != "" {
-		long, err := evalQueries(*queries)
+		long, err := searcheval.ReadQueries(*queries)
 		if err != nil {
 			return err
 		}
@@ -121,27 +121,6 @@ func runBenchSearchCost(ctx context.Context, e *env, args []string) error {
 			l.Path, l.Queries, l.N, l.P50ms, l.P99ms, l.MaxMs, l.CPUP50ms, l.CPUP99ms)
 	}
 	return nil
-}
-
-// evalQueries reads the commit messages of a `bench search` report.
-func evalQueries(file string) ([]string, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	var rep struct {
-		Commits []struct {
-			Query string `json:"query"`
-		} `json:"commits"`
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return nil, fmt.Errorf("bench search-cost: %s is not a bench search report: %w", file, err)
-	}
-	var out []string
-	for _, c := range rep.Commits {
-		out = append(out, c.Query)
-	}
-	return out, nil
 }
 
 // searchLatencies times every query in-process (a new reader and a search)

@@ -46,6 +46,7 @@ func commands() []command {
 		{"search", "find the files about some words: BM25 over names, paths, comments and strings, fused with the graph", runSearch},
 		{"verify", "audit the graph against a language server (verify -- SERVER ARGS...): precision, recall and drift per source; exit 1 over --max-drift", runVerify},
 		{"shim", "stand in for gopls where an editor starts it (VS Code's go.alternateTools): shim gopls [GOPLS ARGS...], or run as a link named gopls", runShim},
+		{"serve", "keep the workspace's session warm with no language server, for the command line and agents", runServe},
 		{"mcp", "serve the Model Context Protocol on stdio for AI agents: status, search, symbols, impact, context, changes", runMCP},
 		{"version", "print the version (also --version)", nil},
 	}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lspgraph/lspgraph/workspace"
+)
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "serve", "serve [--root DIR] [--store DIR] [--idle DURATION]\n\n"+
+		"Serves the workspace's session with no language server until interrupted: the work tree watched and the\n"+
+		"answers' inputs kept warm, so that the command line (status, impact, changes, context, search, scope,\n"+
+		"index, scip import) and `lspgraph mcp` answer from it instead of opening the store, running git and\n"+
+		"reading the history for every question. A store without an index gets its syntax index built first.\n"+
+		"An editor's proxy that starts with a language server takes the session over; once it has gone the\n"+
+		"session is served again. With no command for --idle, it exits.")
+	root := fs.String("root", "", "workspace root `DIR` (default: the git top level of the current directory)")
+	store := fs.String("store", "", "graph store `DIR` (default: the user cache directory for the root)")
+	idle := fs.Duration("idle", 30*time.Minute, "exit after this long with no command (0: never)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	r, err := workspaceRoot(ctx, *root)
+	if err != nil {
+		return err
+	}
+	dir, err := storeDir(*store, r)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(e.stderr, "lspgraph serve: "+format+"\n", args...) }
+	h, err := workspace.ServeHeadless(ctx, r, dir, "serve", logf)
+	if errors.Is(err, workspace.ErrServed) {
+		logf("%v; its clients answer from it", err)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	logf("serving the session of %s (store %s)", r, dir)
+	return h.Serve(ctx, *idle)
+}

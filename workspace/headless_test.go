@@ -1,0 +1,122 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lspgraph/lspgraph/graph"
+)
+
+// TestHeadlessServe: a headless session served on a store that has no
+// index builds the tree's syntax index first; clients attach to it, are
+// told it yields, and make it active; a second server finds it served; it
+// ends when its context does, and on its own after idle with no command,
+// each time leaving the store free.
+func TestHeadlessServe(t *testing.T) {
+	root := t.TempDir()
+	for name, src := range map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a.go":   "package m\n\n// A calls B.\nfunc A() { B() }\n",
+		"b.go":   "package m\n\n// B does nothing.\nfunc B() {}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "store")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, err := ServeHeadless(ctx, root, dir, "serve", t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(ctx, 0) }()
+
+	// The index is built in the session before it answers from it.
+	var c *Client
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c == nil {
+			if c, err = Dial(ctx, dir, "cli", ""); err != nil {
+				c = nil
+			}
+		}
+		if c != nil && baseDocuments(t, ctx, c) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no base layer of 2 documents from the served session (dial: %v)", err)
+		}
+	}
+	defer c.Close()
+	if !c.Yields() || c.PID() != os.Getpid() {
+		t.Errorf("the served session: yields %v, pid %d; want a yielding session of pid %d", c.Yields(), c.PID(), os.Getpid())
+	}
+	before := h.LastActive()
+	time.Sleep(2 * time.Millisecond)
+	baseDocuments(t, ctx, c)
+	if !h.LastActive().After(before) {
+		t.Errorf("a client's command left the session's last activity at %v", before)
+	}
+	if _, err := ServeHeadless(ctx, root, dir, "serve", t.Logf); !errors.Is(err, ErrServed) {
+		t.Errorf("a second server of the store: %v; want ErrServed", err)
+	}
+	c.Close()
+
+	cancel()
+	if err := waitServe(t, served); err != nil {
+		t.Errorf("Serve ended by its context: %v", err)
+	}
+	storeIsFree(t, dir)
+
+	// Idle: no command, and it ends by itself.
+	h, err = ServeHeadless(context.Background(), root, dir, "serve", t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { served <- h.Serve(context.Background(), 200*time.Millisecond) }()
+	if err := waitServe(t, served); err != nil {
+		t.Errorf("Serve ended by idling: %v", err)
+	}
+	storeIsFree(t, dir)
+}
+
+// baseDocuments returns how many documents the base layer of the
+// session c is a client of holds.
+func baseDocuments(t *testing.T, ctx context.Context, c *Client) int {
+	t.Helper()
+	var st Status
+	if err := c.Command(ctx, CommandStatus, nil, 0, &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range st.Layers {
+		if l.Layer == "base" {
+			return l.Documents
+		}
+	}
+	return 0
+}
+
+func waitServe(t *testing.T, served <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-served:
+		return err
+	case <-time.After(60 * time.Second):
+		t.Fatal("Serve did not return")
+		return nil
+	}
+}
+
+func storeIsFree(t *testing.T, dir string) {
+	t.Helper()
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatalf("the store after Serve: %v", err)
+	}
+	st.Close()
+}
