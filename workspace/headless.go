@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/lspgraph/lspgraph/graph"
 )
 
@@ -37,12 +39,14 @@ type Headless struct {
 	session       *Session
 	ln            *Listener
 	closed, ended bool
-	// gaveWay is when the session last gave way, sawOwner whether a look
-	// since found the session that took it over: until then (or for
-	// takeoverWait) it is not served again, or it would race the proxy
-	// for the store.
-	gaveWay  time.Time
-	sawOwner bool
+	// gaveWay is when the session last gave way and gaveWayTo the pid of
+	// the proxy it gave way to, sawOwner whether a look since found the
+	// session that took it over: until then, while that proxy runs (for
+	// takeoverWait at most), it is not served again, or it would race the
+	// proxy for the store.
+	gaveWay   time.Time
+	gaveWayTo int
+	sawOwner  bool
 	// active is when the session was last opened or gave way, in Unix
 	// nanoseconds.
 	active atomic.Int64
@@ -55,22 +59,44 @@ const takeoverWait = 30 * time.Second
 // ServeHeadless opens the session of the workspace at root (store dir,
 // created if absent) and serves it headless on its socket. kind names the
 // server to the sessions it looks for ("mcp", "serve"). A store whose
-// session another process serves yields an error wrapping ErrServed; one
-// held by a process that serves no session, graph.ErrLocked.
-func ServeHeadless(ctx context.Context, root, dir, kind string, logf func(format string, args ...any)) (*Headless, error) {
-	if c, err := Dial(ctx, dir, kind, ""); err == nil {
-		pid := c.PID()
-		c.Close()
-		return nil, fmt.Errorf("%w: pid %d serves %s", ErrServed, pid, root)
-	} else if !errors.Is(err, ErrNoSession) {
-		return nil, err
+// session another process serves yields an error wrapping ErrServed. One
+// held by a process that serves no session (a command line's one-shot
+// session, an index) yields an error wrapping graph.ErrLocked, unless wait
+// is set: then it waits, until ctx ends, for the store to be free or for
+// a session to serve it.
+func ServeHeadless(ctx context.Context, root, dir, kind string, wait bool, logf func(format string, args ...any)) (*Headless, error) {
+	told := false
+	for {
+		if c, err := Dial(ctx, dir, kind, ""); err == nil {
+			pid := c.PID()
+			c.Close()
+			return nil, fmt.Errorf("%w: pid %d serves %s", ErrServed, pid, root)
+		} else if !errors.Is(err, ErrNoSession) {
+			return nil, err
+		}
+		h := &Headless{root: root, dir: dir, kind: kind, logf: logf}
+		err := h.open()
+		if err == nil {
+			return h, nil
+		}
+		if !wait || !errors.Is(err, graph.ErrLocked) {
+			return nil, err
+		}
+		if !told {
+			logf("%v; waiting for it", err)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(lockedPoll):
+		}
 	}
-	h := &Headless{root: root, dir: dir, kind: kind, logf: logf}
-	if err := h.open(); err != nil {
-		return nil, err
-	}
-	return h, nil
 }
+
+// lockedPoll is how often ServeHeadless looks again at a store another
+// process holds.
+const lockedPoll = 200 * time.Millisecond
 
 // open opens the session and serves it. The caller holds h.mu, or h is
 // not shared yet.
@@ -132,8 +158,8 @@ func (h *Headless) Do(ctx context.Context, fn func(*Session) error) (bool, error
 // Resume serves the session headless again after it gave way, once the
 // proxy it gave way to has gone and nothing else holds the store, and
 // reports whether the session is served. Right after giving way it waits
-// for the proxy: until a look has found the proxy's session (or
-// takeoverWait passed), it does not take the store back.
+// for the proxy: until a look has found the proxy's session, or the proxy
+// has exited (or takeoverWait passed), it does not take the store back.
 func (h *Headless) Resume(ctx context.Context) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -148,7 +174,7 @@ func (h *Headless) Resume(ctx context.Context) bool {
 		h.sawOwner = true
 		return false
 	}
-	if !h.sawOwner && time.Since(h.gaveWay) < takeoverWait {
+	if !h.sawOwner && time.Since(h.gaveWay) < takeoverWait && running(h.gaveWayTo) {
 		return false // the proxy is still taking the store over
 	}
 	if err := h.open(); err != nil {
@@ -160,11 +186,11 @@ func (h *Headless) Resume(ctx context.Context) bool {
 
 // giveWay closes the session for an editor's proxy to take over, once the
 // commands in it are answered.
-func (h *Headless) giveWay() {
-	h.logf("an editor's proxy takes the session of %s over with its language server", h.root)
+func (h *Headless) giveWay(pid int) {
+	h.logf("an editor's proxy (pid %d) takes the session of %s over with its language server", pid, h.root)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.gaveWay, h.sawOwner = time.Now(), false
+	h.gaveWay, h.gaveWayTo, h.sawOwner = time.Now(), pid, false
 	h.touch()
 	if err := h.closeLocked(); err != nil {
 		h.logf("%v", err)
@@ -258,4 +284,13 @@ func (h *Headless) indexIfEmpty(ctx context.Context, s *Session) error {
 		h.logf("indexed %d files of %s in %.1fs", ir.Summary.Indexed, h.root, ir.Summary.Duration.Seconds())
 	}
 	return nil
+}
+
+// running reports whether the process pid runs (true when it cannot tell).
+func running(pid int) bool {
+	if pid <= 0 {
+		return true
+	}
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
 }

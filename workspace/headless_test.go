@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func TestHeadlessServe(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h, err := ServeHeadless(ctx, root, dir, "serve", t.Logf)
+	h, err := ServeHeadless(ctx, root, dir, "serve", false, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestHeadlessServe(t *testing.T) {
 	if !h.LastActive().After(before) {
 		t.Errorf("a client's command left the session's last activity at %v", before)
 	}
-	if _, err := ServeHeadless(ctx, root, dir, "serve", t.Logf); !errors.Is(err, ErrServed) {
+	if _, err := ServeHeadless(ctx, root, dir, "serve", false, t.Logf); !errors.Is(err, ErrServed) {
 		t.Errorf("a second server of the store: %v; want ErrServed", err)
 	}
 	c.Close()
@@ -73,10 +74,34 @@ func TestHeadlessServe(t *testing.T) {
 	}
 	storeIsFree(t, dir)
 
-	// Idle: no command, and it ends by itself.
-	h, err = ServeHeadless(context.Background(), root, dir, "serve", t.Logf)
+	// A store a process holds without serving a session: refused, or
+	// waited for.
+	holder, err := graph.Open(dir, graph.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := ServeHeadless(context.Background(), root, dir, "serve", false, t.Logf); !errors.Is(err, graph.ErrLocked) {
+		t.Errorf("serving a held store without waiting: %v; want graph.ErrLocked", err)
+	}
+	opened := make(chan *Headless, 1)
+	go func() {
+		h, err := ServeHeadless(context.Background(), root, dir, "serve", true, t.Logf)
+		if err != nil {
+			t.Errorf("serving a held store, waiting: %v", err)
+		}
+		opened <- h
+	}()
+	time.Sleep(3 * lockedPoll)
+	select {
+	case <-opened:
+		t.Fatal("served the store while another process held it")
+	default:
+	}
+	holder.Close()
+
+	// Idle: no command, and it ends by itself.
+	if h = <-opened; h == nil {
+		t.FailNow()
 	}
 	go func() { served <- h.Serve(context.Background(), 200*time.Millisecond) }()
 	if err := waitServe(t, served); err != nil {
@@ -119,4 +144,29 @@ func storeIsFree(t *testing.T, dir string) {
 		t.Fatalf("the store after Serve: %v", err)
 	}
 	st.Close()
+}
+
+// TestHeadlessResume: a session that gave way is not served again while
+// the proxy it gave way to runs and has not been seen serving the store
+// (it is taking the store over), and is as soon as that proxy has exited.
+func TestHeadlessResume(t *testing.T) {
+	ctx := context.Background()
+	dir, root := importFixture(t, "goapp", "goapp.scip")
+	h, err := ServeHeadless(ctx, root, dir, "serve", false, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	h.giveWay(os.Getpid())
+	if h.Resume(ctx) {
+		t.Error("served again while the proxy it gave way to runs, before it served the store")
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	h.giveWay(gone.Process.Pid)
+	if !h.Resume(ctx) {
+		t.Error("not served again after the proxy it gave way to exited")
+	}
 }

@@ -51,9 +51,10 @@ type Options struct {
 	// editor's proxy (a headless session, with no language server of its
 	// own): its clients are told so, and a proxy that attaches with a
 	// language server asks it to (Client.Yield), which calls Yield once,
-	// after answering; the owner then closes the session, and the proxy
-	// takes the store over and serves the session with its server.
-	Yield func()
+	// after answering, with the asking process's pid; the owner then
+	// closes the session, and the proxy takes the store over and serves
+	// the session with its server.
+	Yield func(pid int)
 }
 
 // Server is the live language server a session verifies answers with: a
@@ -102,7 +103,7 @@ type Session struct {
 	server  Server
 	clients map[string]ClientInfo // attached clients by id (socket.go)
 	// yield is Options.Yield; yielded is set once it was called.
-	yield   func()
+	yield   func(pid int)
 	yielded atomic.Bool
 	// lastCommand is when the last command began, in Unix nanoseconds (0:
 	// none yet).

@@ -242,7 +242,7 @@ func (cl *socketClient) handle(ctx context.Context, reply jsonrpc2.Replier, req 
 		err := reply(ctx, nil, nil)
 		if s.yielded.CompareAndSwap(false, true) {
 			s.log.Info("session giving way to a proxy with a language server", "pid", cl.pid)
-			go s.yield()
+			go s.yield(cl.pid)
 		}
 		return err
 	case methodCommand:

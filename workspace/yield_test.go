@@ -54,7 +54,7 @@ func TestHeadlessSessionYields(t *testing.T) {
 	var headless *Session
 	var hln *Listener
 	closed := make(chan struct{})
-	headless, err = Open(Options{Root: root, StoreDir: dir, Logger: slog.New(slog.DiscardHandler), Yield: func() {
+	headless, err = Open(Options{Root: root, StoreDir: dir, Logger: slog.New(slog.DiscardHandler), Yield: func(int) {
 		yields.Add(1)
 		hln.Close()
 		headless.Close()

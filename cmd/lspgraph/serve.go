@@ -32,10 +32,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(e.stderr, "lspgraph serve: "+format+"\n", args...) }
-	h, err := workspace.ServeHeadless(ctx, r, dir, "serve", logf)
+	h, err := workspace.ServeHeadless(ctx, r, dir, "serve", true, logf)
 	if errors.Is(err, workspace.ErrServed) {
 		logf("%v; its clients answer from it", err)
 		return nil
+	} else if ctx.Err() != nil {
+		return nil // interrupted while the store was held
 	} else if err != nil {
 		return err
 	}

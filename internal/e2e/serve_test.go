@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// TestServeGivesWay: `lspgraph serve` keeps the workspace's session,
+// headless, and the command line answers from it; an editor's proxy
+// started afterwards (`lspgraph proxy -- gopls`) takes the session over
+// with its server; once the proxy has gone the session is served headless
+// again; an interrupt ends it and frees the store.
+func TestServeGivesWay(t *testing.T) {
+	t.Parallel()
+	gopls := goplsPath(t)
+	root, store, bin := goappWithCaller(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	serve := exec.CommandContext(ctx, bin, "serve", "--root", root, "--store", store, "--idle", "0")
+	var logs lockedBuffer
+	serve.Stderr = &logs
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- serve.Wait() }()
+	defer func() {
+		serve.Process.Kill()
+		if t.Failed() {
+			t.Logf("lspgraph serve:\n%s", tail(logs.String(), 4000))
+		}
+	}()
+
+	type sessionStatus struct {
+		Session struct {
+			PID        int  `json:"pid"`
+			LiveServer bool `json:"liveServer"`
+		} `json:"session"`
+	}
+	// waitSession polls `lspgraph status` until the session is the one
+	// want accepts.
+	waitSession := func(what string, within time.Duration, want func(sessionStatus) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(within); ; time.Sleep(100 * time.Millisecond) {
+			var st sessionStatus
+			out, err := exec.Command(bin, "status", "--store", store, "--root", root, "--json").Output()
+			if err == nil && json.Unmarshal(out, &st) == nil && want(st) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: status %s (%v)", what, out, err)
+			}
+		}
+	}
+	servePID := serve.Process.Pid
+	waitSession("served headless", time.Minute, func(st sessionStatus) bool { return st.Session.PID == servePID && !st.Session.LiveServer })
+	// The command line answers from the session: the work tree's new
+	// caller is there at d=1.
+	out, err := exec.Command(bin, "impact", "--store", store, "--root", root, "--json", "Catalog.Save").Output()
+	if err != nil {
+		t.Fatalf("lspgraph impact: %v\n%s", err, out)
+	}
+	if !jsonHasCaller(t, out, "Catalog.SaveDefault") {
+		t.Errorf("impact through the served session lacks the work tree's caller SaveDefault:\n%s", tail(string(out), 2000))
+	}
+
+	proxy := startClient(t, "proxy", root, bin, "proxy", "--store", store, "--root", root, "--", gopls)
+	proxy.initialize(nil)
+	waitSession("taken over by the proxy", time.Minute, func(st sessionStatus) bool {
+		return st.Session.PID != servePID && st.Session.PID != 0 && st.Session.LiveServer
+	})
+	// Served again once the proxy has exited: not after waiting out the
+	// time a proxy is given to take the store over (30 s).
+	proxy.shutdown()
+	waitSession("served headless again", 20*time.Second, func(st sessionStatus) bool { return st.Session.PID == servePID && !st.Session.LiveServer })
+
+	if err := serve.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("lspgraph serve after an interrupt: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("lspgraph serve did not exit on an interrupt")
+	}
+	waitSession("no session after serve", time.Minute, func(st sessionStatus) bool { return st.Session.PID == 0 })
+}
+
+// jsonHasCaller reports whether an impact answer (--json) names the
+// dependent name at depth 1.
+func jsonHasCaller(t *testing.T, out []byte, name string) bool {
+	t.Helper()
+	var a struct {
+		Depths []struct {
+			Depth      int `json:"depth"`
+			Dependents []struct {
+				Name string `json:"name"`
+			} `json:"dependents"`
+		} `json:"depths"`
+	}
+	if err := json.Unmarshal(out, &a); err != nil {
+		t.Fatalf("impact --json: %v", err)
+	}
+	for _, d := range a.Depths {
+		for _, dep := range d.Dependents {
+			if d.Depth == 1 && dep.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
