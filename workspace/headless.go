@@ -59,37 +59,47 @@ const takeoverWait = 30 * time.Second
 // ServeHeadless opens the session of the workspace at root (store dir,
 // created if absent) and serves it headless on its socket. kind names the
 // server to the sessions it looks for ("mcp", "serve"). A store whose
-// session another process serves yields an error wrapping ErrServed. One
-// held by a process that serves no session (a command line's one-shot
-// session, an index) yields an error wrapping graph.ErrLocked, unless wait
-// is set: then it waits, until ctx ends, for the store to be free or for
-// a session to serve it.
+// session another process serves yields an error wrapping ErrServed, and
+// one held by a process that serves no session (a command line's one-shot
+// session, an index) an error wrapping graph.ErrLocked, unless wait is
+// set: then it waits until ctx ends for the store to be free, and serves
+// it then.
 func ServeHeadless(ctx context.Context, root, dir, kind string, wait bool, logf func(format string, args ...any)) (*Headless, error) {
 	told := false
 	for {
+		poll := lockedPoll
 		if c, err := Dial(ctx, dir, kind, ""); err == nil {
 			pid := c.PID()
 			c.Close()
-			return nil, fmt.Errorf("%w: pid %d serves %s", ErrServed, pid, root)
+			err := fmt.Errorf("%w: pid %d serves %s", ErrServed, pid, root)
+			if !wait {
+				return nil, err
+			}
+			if !told {
+				logf("%v; waiting for it to end", err)
+				told = true
+			}
+			poll = resumeEvery
 		} else if !errors.Is(err, ErrNoSession) {
 			return nil, err
-		}
-		h := &Headless{root: root, dir: dir, kind: kind, logf: logf}
-		err := h.open()
-		if err == nil {
-			return h, nil
-		}
-		if !wait || !errors.Is(err, graph.ErrLocked) {
-			return nil, err
-		}
-		if !told {
-			logf("%v; waiting for it", err)
-			told = true
+		} else {
+			h := &Headless{root: root, dir: dir, kind: kind, logf: logf}
+			err := h.open()
+			if err == nil {
+				return h, nil
+			}
+			if !wait || !errors.Is(err, graph.ErrLocked) {
+				return nil, err
+			}
+			if !told {
+				logf("%v; waiting for it", err)
+				told = true
+			}
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(lockedPoll):
+		case <-time.After(poll):
 		}
 	}
 }

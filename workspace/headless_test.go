@@ -67,10 +67,34 @@ func TestHeadlessServe(t *testing.T) {
 		t.Errorf("a second server of the store: %v; want ErrServed", err)
 	}
 	c.Close()
+	// One that waits serves the store once the first has ended.
+	second := make(chan *Headless, 1)
+	go func() {
+		h, err := ServeHeadless(context.Background(), root, dir, "serve", true, t.Logf)
+		if err != nil {
+			t.Errorf("a second server, waiting: %v", err)
+		}
+		second <- h
+	}()
+	time.Sleep(3 * lockedPoll)
+	select {
+	case <-second:
+		t.Fatal("a second server served the store while the first did")
+	default:
+	}
 
 	cancel()
 	if err := waitServe(t, served); err != nil {
 		t.Errorf("Serve ended by its context: %v", err)
+	}
+	select {
+	case h = <-second:
+		if h == nil {
+			t.FailNow()
+		}
+		h.Close()
+	case <-time.After(60 * time.Second):
+		t.Fatal("the second server did not serve the store after the first ended")
 	}
 	storeIsFree(t, dir)
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,7 +13,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		"Serves the workspace's session with no language server until interrupted: the work tree watched and the\n"+
 		"answers' inputs kept warm, so that the command line (status, impact, changes, context, search, scope,\n"+
 		"index, scip import) and `lspgraph mcp` answer from it instead of opening the store, running git and\n"+
-		"reading the history for every question. A store without an index gets its syntax index built first.\n"+
+		"reading the history for every question. A store without an index gets its syntax index built first;\n"+
+		"a store another process holds or serves is waited for.\n"+
 		"An editor's proxy that starts with a language server takes the session over; once it has gone the\n"+
 		"session is served again. With no command for --idle, it exits.")
 	root := fs.String("root", "", "workspace root `DIR` (default: the git top level of the current directory)")
@@ -33,11 +33,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(e.stderr, "lspgraph serve: "+format+"\n", args...) }
 	h, err := workspace.ServeHeadless(ctx, r, dir, "serve", true, logf)
-	if errors.Is(err, workspace.ErrServed) {
-		logf("%v; its clients answer from it", err)
-		return nil
-	} else if ctx.Err() != nil {
-		return nil // interrupted while the store was held
+	if ctx.Err() != nil {
+		return nil // interrupted while another process held the store
 	} else if err != nil {
 		return err
 	}
