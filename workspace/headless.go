@@ -238,7 +238,9 @@ func (h *Headless) closeLocked() error {
 const resumeEvery = 2 * time.Second
 
 // Serve keeps the session served until ctx ends, or until idle (when
-// positive) has passed since it was last active, then closes it for good.
+// positive) has passed serving it without a command, then closes it for
+// good: the time it stands by while an editor's proxy serves the session
+// does not count.
 // A store without a base layer gets its syntax index built first, in the
 // session (as `lspgraph index` through it), so that the session answers
 // from it. Whenever the session has given way to an editor's proxy and
@@ -263,8 +265,9 @@ func (h *Headless) Serve(ctx context.Context, idle time.Duration) error {
 			return nil
 		case <-t.C:
 		}
-		if !h.Serving() {
-			h.Resume(ctx)
+		if !h.Serving() && !h.Resume(ctx) {
+			h.touch() // standing by while a proxy serves the session: not idle
+			continue
 		}
 		if idle > 0 && time.Since(h.LastActive()) >= idle {
 			h.logf("no command for %v: closing the session of %s", idle, h.root)

@@ -185,6 +185,26 @@ func TestHeadlessResume(t *testing.T) {
 	if h.Resume(ctx) {
 		t.Error("served again while the proxy it gave way to runs, before it served the store")
 	}
+	// Standing by for the proxy is not idling.
+	sctx, stop := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(sctx, 50*time.Millisecond) }()
+	select {
+	case err := <-served:
+		t.Fatalf("Serve ended while standing by for the proxy (%v)", err)
+	case <-time.After(time.Second):
+	}
+	stop()
+	if err := waitServe(t, served); err != nil {
+		t.Errorf("Serve ended by its context: %v", err)
+	}
+	// Serve closed h for good: another one gives way to a proxy that has
+	// exited.
+	h, err = ServeHeadless(ctx, root, dir, "serve", false, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
