@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,18 +69,17 @@ func ServeHeadless(ctx context.Context, root, dir, kind string, wait bool, logf 
 	told := false
 	for {
 		poll := lockedPoll
-		if c, err := Dial(ctx, dir, kind, ""); err == nil {
+		if told && listening(ctx, dir) {
+			poll = resumeEvery // the session waited for still serves
+		} else if c, err := Dial(ctx, dir, kind, ""); err == nil {
 			pid := c.PID()
 			c.Close()
 			err := fmt.Errorf("%w: pid %d serves %s", ErrServed, pid, root)
 			if !wait {
 				return nil, err
 			}
-			if !told {
-				logf("%v; waiting for it to end", err)
-				told = true
-			}
-			poll = resumeEvery
+			logf("%v; waiting for it to end", err)
+			told, poll = true, resumeEvery
 		} else if !errors.Is(err, ErrNoSession) {
 			return nil, err
 		} else {
@@ -107,6 +107,20 @@ func ServeHeadless(ctx context.Context, root, dir, kind string, wait bool, logf 
 // lockedPoll is how often ServeHeadless looks again at a store another
 // process holds.
 const lockedPoll = 200 * time.Millisecond
+
+// listening reports whether a session serves the store at dir: its socket
+// accepts a connection. The connection attaches no client (no hello), so
+// the session logs nothing of it, however often a headless session that
+// stands by looks.
+func listening(ctx context.Context, dir string) bool {
+	d := net.Dialer{Timeout: 2 * time.Second}
+	c, err := d.DialContext(ctx, "unix", SocketPath(dir))
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
 
 // open opens the session and serves it. The caller holds h.mu, or h is
 // not shared yet.
@@ -179,9 +193,8 @@ func (h *Headless) Resume(ctx context.Context) bool {
 	case h.ended:
 		return false
 	}
-	if c, err := Dial(ctx, h.dir, h.kind, ""); err == nil {
-		c.Close() // the proxy's, or another's
-		h.sawOwner = true
+	if listening(ctx, h.dir) {
+		h.sawOwner = true // the proxy's session, or another's
 		return false
 	}
 	if !h.sawOwner && time.Since(h.gaveWay) < takeoverWait && running(h.gaveWayTo) {
@@ -239,12 +252,11 @@ const resumeEvery = 2 * time.Second
 
 // Serve keeps the session served until ctx ends, or until idle (when
 // positive) has passed serving it without a command, then closes it for
-// good: the time it stands by while an editor's proxy serves the session
-// does not count.
-// A store without a base layer gets its syntax index built first, in the
-// session (as `lspgraph index` through it), so that the session answers
-// from it. Whenever the session has given way to an editor's proxy and
-// that has gone, it is served headless again.
+// good; the time it stands by while an editor's proxy serves the session
+// does not count. Whenever the session has given way to a proxy and that
+// has gone, it is served headless again. A store without a base layer
+// gets its syntax index built first, in the session (as `lspgraph index`
+// through it), so that the session answers from it.
 func (h *Headless) Serve(ctx context.Context, idle time.Duration) error {
 	defer h.Close()
 	if _, err := h.Do(ctx, func(s *Session) error { return h.indexIfEmpty(ctx, s) }); err != nil {
