@@ -13,13 +13,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		"Serves the workspace's session with no language server until interrupted: the work tree watched and the\n"+
 		"answers' inputs kept warm, so that the command line (status, impact, changes, context, search, scope,\n"+
 		"index, scip import) and `lspgraph mcp` answer from it instead of opening the store, running git and\n"+
-		"reading the history for every question. A store without an index gets its syntax index built first;\n"+
-		"a store another process holds or serves is waited for.\n"+
-		"An editor's proxy that starts with a language server takes the session over; once it has gone the\n"+
-		"session is served again. With no command for --idle, it exits.")
+		"reading the history for every question. A store without an index gets its syntax index built first; a\n"+
+		"store another process holds or serves is waited for. An editor's proxy that starts with a language\n"+
+		"server takes the session over; once it has gone the session is served again.")
 	root := fs.String("root", "", "workspace root `DIR` (default: the git top level of the current directory)")
 	store := fs.String("store", "", "graph store `DIR` (default: the user cache directory for the root)")
-	idle := fs.Duration("idle", 30*time.Minute, "exit after this long with no command (0: never)")
+	idle := fs.Duration("idle", 30*time.Minute, "exit after `DURATION` serving with no command (0: never)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
