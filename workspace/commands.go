@@ -33,7 +33,10 @@ const (
 	CommandChanges = "lspgraph.changes"
 	CommandScope   = "lspgraph.scope"
 	CommandIndex   = "lspgraph.index"
-	CommandImport  = "lspgraph.scipImport"
+	// CommandIndexLSP crawls a language server the session starts into a
+	// new base generation, as `lspgraph index --lsp` does.
+	CommandIndexLSP = "lspgraph.indexLSP"
+	CommandImport   = "lspgraph.scipImport"
 )
 
 // Call is one command invocation: its arguments, and who asks.
@@ -52,17 +55,18 @@ type command func(s *Session, ctx context.Context, c Call) (any, error)
 
 // commandTable is every command a session answers, by name.
 var commandTable = map[string]command{
-	CommandStatus:  (*Session).statusCommand,
-	CommandImpact:  (*Session).impactCommand,
-	CommandContext: (*Session).contextCommand,
-	CommandChanges: (*Session).changesCommand,
-	CommandScope:   (*Session).scopeCommand,
-	CommandIndex:   (*Session).indexCommand,
-	CommandImport:  (*Session).importCommand,
-	CommandSymbols: (*Session).symbolsCommand,
-	CommandSearch:  (*Session).searchCommand,
-	CommandLenses:  (*Session).lensesCommand,
-	CommandVerify:  (*Session).verifyCommand,
+	CommandStatus:   (*Session).statusCommand,
+	CommandImpact:   (*Session).impactCommand,
+	CommandContext:  (*Session).contextCommand,
+	CommandChanges:  (*Session).changesCommand,
+	CommandScope:    (*Session).scopeCommand,
+	CommandIndex:    (*Session).indexCommand,
+	CommandIndexLSP: (*Session).indexLSPCommand,
+	CommandImport:   (*Session).importCommand,
+	CommandSymbols:  (*Session).symbolsCommand,
+	CommandSearch:   (*Session).searchCommand,
+	CommandLenses:   (*Session).lensesCommand,
+	CommandVerify:   (*Session).verifyCommand,
 }
 
 // CommandNames lists the commands a session answers, sorted.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lspgraph/lspgraph/crawl"
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/goconv"
 	"github.com/lspgraph/lspgraph/graph"
@@ -324,6 +325,33 @@ func (s *Session) indexCommand(ctx context.Context, c Call) (any, error) {
 	}
 	s.afterNewBase(ctx)
 	return IndexResult{Root: s.root, Store: s.store.Dir(), Commit: commit, Summary: sum}, nil
+}
+
+// IndexLSPRequest is lspgraph.indexLSP's argument.
+type IndexLSPRequest struct {
+	// Server is the language server's command line, started in the
+	// session's root for the crawl and shut down after it.
+	Server []string `json:"server"`
+}
+
+// indexLSPCommand crawls a language server into a new base generation of
+// the session's store (see crawl.Index); it answers a crawl.Report.
+func (s *Session) indexLSPCommand(ctx context.Context, c Call) (any, error) {
+	arg, err := oneArg(c, "{server}")
+	if err != nil {
+		return nil, err
+	}
+	var q IndexLSPRequest
+	if err := json.Unmarshal(arg, &q); err != nil || len(q.Server) == 0 {
+		return nil, fmt.Errorf("argument %.200s is not {server: [COMMAND, ARGS...]}", arg)
+	}
+	commit, _ := freshness.Head(ctx, s.root)
+	rep, err := crawl.Index(ctx, s.store, crawl.Options{Root: s.root, Server: q.Server}, commit)
+	if err != nil {
+		return nil, err
+	}
+	s.afterNewBase(ctx)
+	return rep, nil
 }
 
 // ImportRequest is lspgraph.scipImport's argument.

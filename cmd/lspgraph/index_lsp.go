@@ -3,93 +3,53 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/lspgraph/lspgraph/crawl"
-	"github.com/lspgraph/lspgraph/freshness"
-	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/gitcmd"
 	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // runIndexLSP crawls a language server (`lspgraph index --lsp -- SERVER
-// ARGS...`) into a new base generation of source "lsp" facts.
+// ARGS...`) into a new base generation of source "lsp" facts: in the
+// session that serves the store when one runs, else here.
 func runIndexLSP(ctx context.Context, e *env, root, dir string, server []string, asJSON bool) error {
 	if len(server) == 0 {
 		return fmt.Errorf("%w: --lsp needs the language server's command line after --, e.g. `lspgraph index --lsp -- gopls`", errUsage)
 	}
-	store, err := workspace.OpenStore(dir, root, nil)
-	if err != nil {
-		return fmt.Errorf("opening store %s: %w", dir, err)
-	}
-	defer store.Close()
-
-	prog := newCrawlProgress(e)
-	serverLog, closeLog := crawlServerLog(e)
-	res, err := crawl.Crawl(ctx, crawl.Options{
-		Root:     root,
-		Server:   server,
-		Progress: prog.update,
-		Stderr:   serverLog,
-	})
-	closeLog()
-	prog.finish()
-	if err != nil {
-		return fmt.Errorf("crawling %s with %s: %w", root, server[0], err)
-	}
-	commit, err := freshness.Head(ctx, root)
-	if err != nil {
-		return fmt.Errorf("reading HEAD of %s: %w", root, err)
-	}
-	m, err := crawl.Write(ctx, store, res, root, crawl.WriteOptions{Commit: commit, Args: server})
-	if err != nil {
+	var rep crawl.Report
+	if c, err := workspace.Dial(ctx, dir, "cli", ""); err == nil {
+		defer c.Close()
+		fmt.Fprintf(e.stderr, "crawling through the session of pid %d\n", c.PID())
+		if err := c.Command(ctx, workspace.CommandIndexLSP, []json.RawMessage{mustJSON(workspace.IndexLSPRequest{Server: server})}, 0, &rep); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, workspace.ErrNoSession) {
 		return err
-	}
-	if asJSON {
-		return writeJSON(e.stdout, struct {
-			Root          string      `json:"root"`
-			Store         string      `json:"store"`
-			Commit        string      `json:"commit"`
-			Server        string      `json:"server"`
-			ServerVersion string      `json:"serverVersion"`
-			Encoding      string      `json:"positionEncoding"`
-			State         graph.State `json:"state"`
-			LoadSeconds   float64     `json:"loadSeconds"`
-			CrawlSeconds  float64     `json:"crawlSeconds"`
-			Stats         crawl.Stats `json:"stats"`
-			Errors        []string    `json:"errors,omitempty"`
-		}{root, dir, commit, res.ServerName, res.ServerVersion, res.Encoding.String(), m.State,
-			res.Stats.Load.Seconds(), res.Stats.Crawl.Seconds(), res.Stats, res.Errors})
-	}
-	s := res.Stats
-	fmt.Fprintf(e.stdout, "%s → %s\n", root, dir)
-	fmt.Fprintf(e.stdout, "crawled %d documents through %s (%s positions): loaded in %s, asked in %s\n",
-		s.Documents, strings.TrimSpace(res.ServerName+" "+res.ServerVersion), res.Encoding, s.Load.Round(time.Millisecond), s.Crawl.Round(time.Millisecond))
-	fmt.Fprintf(e.stdout, "%d symbols, %d occurrences, %d edges; %d documentSymbol, %d references, %d call hierarchy, %d definition requests\n",
-		s.Symbols, s.Occurrences, s.Edges, s.SymbolRequests, s.ReferenceRequests, s.CallRequests, s.DefinitionRequests)
-	if s.Disambiguated > 0 {
-		fmt.Fprintf(e.stdout, "%d references claimed by several symbols were settled by definition\n", s.Disambiguated)
-	}
-	if s.ExternalLocations > 0 {
-		fmt.Fprintf(e.stdout, "%d locations outside the workspace were left out\n", s.ExternalLocations)
-	}
-	if !s.Ready {
-		fmt.Fprintf(e.stdout, "warning: %s did not report the end of its loading in time; answers may be incomplete\n", res.ServerName)
-	}
-	if project, ok := crawl.LimitedTo(root); ok {
-		fmt.Fprintf(e.stdout, "base layer is PARTIAL: %s is a folder of the project at %s; callers outside it were never asked for (crawl the project's root)\n", root, project)
-	}
-	if s.FailedRequests > 0 || s.SkippedDocuments > 0 {
-		fmt.Fprintf(e.stdout, "base layer is PARTIAL: %d requests failed, %d documents unreadable\n", s.FailedRequests, s.SkippedDocuments)
-		for _, msg := range res.Errors {
-			fmt.Fprintf(e.stdout, "  %s\n", msg)
+	} else {
+		store, err := workspace.OpenStore(dir, root, nil)
+		if err != nil {
+			return fmt.Errorf("opening store %s: %w", dir, err)
+		}
+		defer store.Close()
+		prog := newCrawlProgress(e)
+		serverLog, closeLog := crawlServerLog(e)
+		rep, err = crawl.Index(ctx, store, crawl.Options{Root: root, Server: server, Progress: prog.update, Stderr: serverLog}, gitHead(ctx, root))
+		closeLog()
+		prog.finish()
+		if err != nil {
+			return err
 		}
 	}
-	fmt.Fprintf(e.stdout, "base generation %d at %s\n", m.Generation, shortCommit(commit))
+	if asJSON {
+		return writeJSON(e.stdout, rep)
+	}
+	rep.WriteText(e.stdout)
 	return nil
 }
 

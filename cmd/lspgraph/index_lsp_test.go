@@ -15,6 +15,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/scip"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // lspServer returns the path of a language server binary, skipping the
@@ -237,5 +238,41 @@ func compareWithSCIP(t *testing.T, fixture, dump string, server []string, docume
 	}
 	if strings.Join(body, "\n") != got {
 		t.Errorf("comparison with the scip-go dump changed (run with -update and review):\n%s", got)
+	}
+}
+
+// TestIndexLSPThroughSession: while a session serves the store (a
+// headless one here, as `lspgraph serve` runs it), `lspgraph index --lsp`
+// has the session crawl the server and write the base generation instead
+// of failing on the store it holds; the session answers from the crawled
+// generation at once.
+func TestIndexLSPThroughSession(t *testing.T) {
+	t.Parallel()
+	gopls := lspServer(t, "gopls")
+	ctx := context.Background()
+	root := copyGoapp(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	h, err := workspace.ServeHeadless(ctx, root, dir, "serve", false, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	var stdout, stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+	if code := run(ctx, e, []string{"index", "--lsp", "--store", dir, "--root", root, "--", gopls}); code != 0 {
+		t.Fatalf("index --lsp with a session serving the store exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	if want := fmt.Sprintf("crawling through the session of pid %d", os.Getpid()); !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "crawled 7 documents through gopls") || strings.Contains(stdout.String(), "PARTIAL") {
+		t.Errorf("summary:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	if code := run(ctx, e, []string{"impact", "--store", dir, "--root", root, "(*Catalog).Save"}); code != 0 {
+		t.Fatalf("impact through the session exited %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "(*Catalog).Import") {
+		t.Errorf("impact through the session lacks the crawled caller (*Catalog).Import:\n%s", stdout.String())
 	}
 }
