@@ -51,6 +51,10 @@ type Visitor struct {
 	// document decoded as far as its head (see docHead): an import decodes
 	// the rest only for a document that changed.
 	documentHead func(ctx context.Context, rec Record, h docHead) error
+	// buffer, when set, gives the buffer the next record is read into
+	// after a documentHead took the last one (docHead.take); nil: a new
+	// one.
+	buffer func() *[]byte
 }
 
 // docHead is a Document record decoded as far as its head.
@@ -59,7 +63,11 @@ type docHead struct {
 	// or the whole document when payload is nil.
 	doc         *scip.Document
 	occurrences int    // how many the record holds
-	payload     []byte // the record's payload, valid during the call only
+	payload     []byte // the record's payload, valid during the call only unless taken
+	// take, when payload is set, hands the buffer holding it to the
+	// caller, who keeps payload valid past the call (the decoder reads
+	// the next record into another buffer): no copy of the record.
+	take func() *[]byte
 	// digest is the record's digest in canonical order (docDigester):
 	// what tells whether the document changed.
 	digest [sha256.Size]byte
@@ -82,16 +90,23 @@ type DecodeStats struct {
 // what proto.Unmarshal gives for the same bytes.
 func Decode(ctx context.Context, r io.Reader, size int64, v Visitor, progress func(int64)) (DecodeStats, error) {
 	fr := &frameReader{br: bufio.NewReaderSize(r, readBufferSize(size)), size: size}
-	var (
-		dec docDecoder
-		buf []byte
-	)
+	var dec docDecoder
+	buf := new([]byte)
+	take := func() *[]byte {
+		b := buf
+		if v.buffer != nil {
+			buf = v.buffer()
+		} else {
+			buf = new([]byte)
+		}
+		return b
+	}
 	stats := func() DecodeStats { return DecodeStats{Bytes: fr.off, UnknownFields: fr.unknown} }
 	for {
 		if err := ctx.Err(); err != nil {
 			return stats(), fmt.Errorf("scip: stopped at byte %d: %w", fr.off, err)
 		}
-		payload, err := fr.readRecord(&buf)
+		payload, err := fr.readRecord(buf)
 		if err == io.EOF {
 			return stats(), nil
 		}
@@ -102,14 +117,14 @@ func Decode(ctx context.Context, r io.Reader, size int64, v Visitor, progress fu
 		if fr.recField != fieldDocuments || v.documentHead == nil {
 			rec.Digest = sha256.Sum256(payload)
 		}
-		if err := visitRecord(ctx, &dec, fr.recField, payload, rec, v, progress); err != nil {
+		if err := visitRecord(ctx, &dec, fr.recField, payload, take, rec, v, progress); err != nil {
 			return stats(), err
 		}
 	}
 }
 
 // visitRecord decodes one record's payload and hands it to v.
-func visitRecord(ctx context.Context, dec *docDecoder, field protowire.Number, payload []byte, rec Record, v Visitor, progress func(int64)) error {
+func visitRecord(ctx context.Context, dec *docDecoder, field protowire.Number, payload []byte, take func() *[]byte, rec Record, v Visitor, progress func(int64)) error {
 	corrupt := func(err error) error { return corruptRecord(field, rec, err) }
 	switch field {
 	case fieldMetadata:
@@ -125,7 +140,7 @@ func visitRecord(ctx context.Context, dec *docDecoder, field protowire.Number, p
 		}
 	case fieldDocuments:
 		if v.documentHead != nil {
-			h := docHead{payload: payload}
+			h := docHead{payload: payload, take: take}
 			var err error
 			if h.digest, err = dec.dig.digest(payload); err != nil {
 				return corrupt(err)
@@ -133,7 +148,7 @@ func visitRecord(ctx context.Context, dec *docDecoder, field protowire.Number, p
 			h.doc, h.occurrences, err = dec.head(payload)
 			if err == errSlowPath {
 				h.doc, err = dec.document(payload)
-				h.payload = nil
+				h.payload, h.take = nil, nil
 				if h.doc != nil {
 					h.occurrences = len(h.doc.Occurrences)
 				}
@@ -205,8 +220,8 @@ type frameReader struct {
 	unknown  int
 }
 
-// readRecord reads the next known record into *buf (grown as needed) and
-// returns its payload; io.EOF at a clean end of input.
+// readRecord reads the next known record into *buf (replaced by a larger
+// one as needed) and returns its payload; io.EOF at a clean end of input.
 func (f *frameReader) readRecord(buf *[]byte) ([]byte, error) {
 	if err := f.nextRecord(); err != nil {
 		return nil, err

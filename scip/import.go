@@ -332,8 +332,8 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 		queue = 8
 	}
 	items := make(chan item, queue)
-	// The copies of the document records the decoding goroutine hands the
-	// workers, as many as the queue and the workers hold.
+	// The buffers of the document records the decoding goroutine hands
+	// the workers, as many as the queue and the workers hold.
 	var payloads freelist.List[*[]byte]
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -380,8 +380,10 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 				}
 				var payload *[]byte
 				if h.payload != nil {
-					payload = payloads.Get(func() *[]byte { return new([]byte) })
-					*payload = append((*payload)[:0], h.payload...)
+					// The record's own buffer: the decoder reads the
+					// next one into another from the free list.
+					payload = h.take()
+					*payload = h.payload
 				}
 				select {
 				case items <- item{rec: rec, doc: d, payload: payload, digest: h.digest, path: p, tool: tool}:
@@ -390,6 +392,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 					return fmt.Errorf("scip: stopped at byte %d: %w", rec.Offset, ctx.Err())
 				}
 			},
+			buffer: func() *[]byte { return payloads.Get(func() *[]byte { return new([]byte) }) },
 			ExternalSymbol: func(ctx context.Context, rec Record, si *scip.SymbolInformation) error {
 				externals = append(externals, si)
 				extDigest.Write(rec.Digest[:])
