@@ -62,7 +62,9 @@ func Index(ctx context.Context, store *graph.Store, opts Options, commit string)
 // WriteText prints the report for a person.
 func (r Report) WriteText(w io.Writer) {
 	s := r.Stats
-	round := func(secs float64) time.Duration { return time.Duration(secs * float64(time.Second)).Round(time.Millisecond) }
+	round := func(secs float64) time.Duration {
+		return time.Duration(secs * float64(time.Second)).Round(time.Millisecond)
+	}
 	fmt.Fprintf(w, "%s → %s\n", r.Root, r.Store)
 	fmt.Fprintf(w, "crawled %d documents through %s (%s positions): loaded in %s, asked in %s\n",
 		s.Documents, strings.TrimSpace(r.Server+" "+r.ServerVersion), r.Encoding, round(r.LoadSeconds), round(r.CrawlSeconds))
