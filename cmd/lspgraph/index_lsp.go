@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/lspgraph/lspgraph/crawl"
@@ -26,6 +27,9 @@ func runIndexLSP(ctx context.Context, e *env, root, dir string, server []string,
 	if c, err := workspace.Dial(ctx, dir, "cli", ""); err == nil {
 		defer c.Close()
 		fmt.Fprintf(e.stderr, "crawling through the session of pid %d\n", c.PID())
+		if p, err := exec.LookPath(server[0]); err == nil {
+			server[0] = p // as this shell finds it, not the session's PATH
+		}
 		if err := c.Command(ctx, workspace.CommandIndexLSP, []json.RawMessage{mustJSON(workspace.IndexLSPRequest{Server: server})}, 0, &rep); err != nil {
 			return err
 		}
