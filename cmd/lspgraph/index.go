@@ -61,11 +61,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	if rootArg == "" && fs.NArg() == 1 {
 		rootArg = fs.Arg(0)
 	}
-	root, err := workspaceRoot(ctx, rootArg)
-	if err != nil {
-		return err
-	}
-	dir, err := storeDir(*storeFlag, root)
+	root, dir, err := workspaceAndStore(ctx, rootArg, *storeFlag)
 	if err != nil {
 		return err
 	}

@@ -53,11 +53,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if *maxTokens < mcpserver.MinMaxTokens || *maxTokens > mcpserver.HardMaxTokens {
 		return fmt.Errorf("%w: --max-tokens must be within %d-%d", errUsage, mcpserver.MinMaxTokens, mcpserver.HardMaxTokens)
 	}
-	r, err := workspaceRoot(ctx, *root)
-	if err != nil {
-		return err
-	}
-	dir, err := storeDir(*store, r)
+	r, dir, err := workspaceAndStore(ctx, *root, *store)
 	if err != nil {
 		return err
 	}

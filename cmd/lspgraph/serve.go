@@ -22,11 +22,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	r, err := workspaceRoot(ctx, *root)
-	if err != nil {
-		return err
-	}
-	dir, err := storeDir(*store, r)
+	r, dir, err := workspaceAndStore(ctx, *root, *store)
 	if err != nil {
 		return err
 	}

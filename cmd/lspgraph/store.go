@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,6 +27,16 @@ func storeDir(storeFlag, root string) (string, error) {
 		root = defaultRoot()
 	}
 	return graph.DefaultDir(root)
+}
+
+// workspaceAndStore resolves --root (workspaceRoot) and --store
+// (storeDir) together.
+func workspaceAndStore(ctx context.Context, rootFlag, storeFlag string) (root, dir string, err error) {
+	if root, err = workspaceRoot(ctx, rootFlag); err != nil {
+		return "", "", err
+	}
+	dir, err = storeDir(storeFlag, root)
+	return root, dir, err
 }
 
 // defaultRoot returns the git top level of the current directory, else the

@@ -55,11 +55,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if _, _, err := q.Options(""); err != nil {
 		return fmt.Errorf("%w: --%v", errUsage, err)
 	}
-	r, err := workspaceRoot(ctx, *root)
-	if err != nil {
-		return err
-	}
-	dir, err := storeDir(*store, r)
+	r, dir, err := workspaceAndStore(ctx, *root, *store)
 	if err != nil {
 		return err
 	}
