@@ -33,7 +33,7 @@ func runChanges(ctx context.Context, e *env, args []string) error {
 	}
 	var a impact.Answer
 	req := workspace.ChangesRequest{Base: *base, Staged: *staged, ImpactRequest: q}
-	if err := askSession(ctx, "cli", root, f.store, workspace.CommandChanges, req, &a, false); err != nil {
+	if err := askSession(ctx, e, "cli", root, f.store, workspace.CommandChanges, req, &a, false); err != nil {
 		return err
 	}
 	return writeChangesAnswer(e.stdout, &a, f.json, f.format)

@@ -40,7 +40,7 @@ func TestChangesDeletedSameFileCallers(t *testing.T) {
 	}
 	edit(t, dir, "serve/fs.go", "func writeNotModified(w *Response) {\n\tw.Status = 304\n\tdelete(w.Headers, \"Content-Type\")\n\tdelete(w.Headers, \"Content-Length\")\n}\n\n", "")
 	var a impact.Answer
-	if err := askSession(ctx, "cli", dir, storeDir, workspace.CommandChanges, workspace.ChangesRequest{}, &a, false); err != nil {
+	if err := askSession(ctx, nil, "cli", dir, storeDir, workspace.CommandChanges, workspace.ChangesRequest{}, &a, false); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder

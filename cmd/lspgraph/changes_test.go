@@ -203,7 +203,7 @@ func testChanges(t *testing.T, base string) {
 			git(t, dir, "clean", "-q", "-fd")
 			s.change()
 			var a impact.Answer
-			if err := askSession(ctx, "cli", dir, storeDir, workspace.CommandChanges, workspace.ChangesRequest{}, &a, false); err != nil {
+			if err := askSession(ctx, nil, "cli", dir, storeDir, workspace.CommandChanges, workspace.ChangesRequest{}, &a, false); err != nil {
 				t.Fatal(err)
 			}
 			var got []string

@@ -67,7 +67,7 @@ func runContext(ctx context.Context, e *env, args []string) error {
 	}
 	var p contextpack.Answer
 	req := contextpack.Request{Symbol: target, Budget: *budget, Scope: *scopeArg, Format: f, HistoryRev: *historyRev}
-	if err := askSession(ctx, "cli", root, q.store, workspace.CommandContext, req, &p, true); err != nil {
+	if err := askSession(ctx, e, "cli", root, q.store, workspace.CommandContext, req, &p, true); err != nil {
 		return err
 	}
 	if p.Pack == nil {

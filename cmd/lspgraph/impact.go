@@ -108,7 +108,7 @@ func runImpact(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var raw json.RawMessage
-	if err := askSession(ctx, "cli", root, f.store, workspace.CommandImpact, q, &raw, true); err != nil {
+	if err := askSession(ctx, e, "cli", root, f.store, workspace.CommandImpact, q, &raw, true); err != nil {
 		return err
 	}
 	if f.json {

@@ -29,7 +29,7 @@ func (a mcpAsker) Ask(ctx context.Context, root, command string, arg any, out an
 		store = a.store
 	}
 	// Only the background index may create the store.
-	return askSession(ctx, "mcp", root, store, command, arg, out, command != workspace.CommandIndex)
+	return askSession(ctx, nil, "mcp", root, store, command, arg, out, command != workspace.CommandIndex)
 }
 
 func runMCP(ctx context.Context, e *env, args []string) error {

@@ -61,7 +61,7 @@ func TestSyncLiveLayerOverSCIP(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Any query syncs the live layer first.
-	if err := askSession(ctx, "cli", root, dir, workspace.CommandImpact, "Describe", nil, true); err != nil {
+	if err := askSession(ctx, nil, "cli", root, dir, workspace.CommandImpact, "Describe", nil, true); err != nil {
 		t.Fatalf("impact Describe: %v", err)
 	}
 

@@ -36,7 +36,7 @@ func runScope(ctx context.Context, e *env, args []string) error {
 			req.With = append(req.With, x)
 		}
 	}
-	rep, err := scopeOf(ctx, root, q.store, req)
+	rep, err := scopeOf(ctx, e, root, q.store, req)
 	if errors.Is(err, workspace.ErrBadTarget) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -51,9 +51,9 @@ func runScope(ctx context.Context, e *env, args []string) error {
 
 // scopeOf asks the session for a scope; without a store, the declared
 // dependencies still answer.
-func scopeOf(ctx context.Context, root, storeFlag string, req workspace.ScopeRequest) (*workspace.ScopeReport, error) {
+func scopeOf(ctx context.Context, e *env, root, storeFlag string, req workspace.ScopeRequest) (*workspace.ScopeReport, error) {
 	var rep workspace.ScopeReport
-	err := askSession(ctx, "cli", root, storeFlag, workspace.CommandScope, req, &rep, true)
+	err := askSession(ctx, e, "cli", root, storeFlag, workspace.CommandScope, req, &rep, true)
 	if err == nil || errors.Is(err, workspace.ErrBadTarget) || strings.Contains(err.Error(), workspace.ErrBadTarget.Error()) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", workspace.ErrBadTarget, strings.TrimPrefix(err.Error(), workspace.ErrBadTarget.Error()+": "))

@@ -43,7 +43,7 @@ func TestScopeGoldens(t *testing.T) {
 			// The session command refuses the same targets.
 			for _, target := range []string{"no.such/package", "../elsewhere.go", "/etc/passwd"} {
 				var rep workspace.ScopeReport
-				err := askSession(context.Background(), "cli", root, store, workspace.CommandScope, workspace.ScopeRequest{Target: target}, &rep, false)
+				err := askSession(context.Background(), nil, "cli", root, store, workspace.CommandScope, workspace.ScopeRequest{Target: target}, &rep, false)
 				if err == nil || !strings.Contains(err.Error(), workspace.ErrBadTarget.Error()) {
 					t.Errorf("lspgraph.scope %q: want %q, got %v (start %q)", target, workspace.ErrBadTarget, err, rep.Start)
 				}

@@ -41,7 +41,7 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	var ans workspace.SearchAnswer
-	if err := askSession(ctx, "cli", root, q.store, workspace.CommandSearch, req, &ans, true); err != nil {
+	if err := askSession(ctx, e, "cli", root, q.store, workspace.CommandSearch, req, &ans, true); err != nil {
 		return err
 	}
 	switch {
@@ -58,7 +58,7 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 // has one.
 func querySeed(ctx context.Context, e *env, root, storeFlag, query string) (string, error) {
 	var ans workspace.SearchAnswer
-	if err := askSession(ctx, "cli", root, storeFlag, workspace.CommandSearch, workspace.SearchRequest{Query: query, Limit: 5}, &ans, true); err != nil {
+	if err := askSession(ctx, e, "cli", root, storeFlag, workspace.CommandSearch, workspace.SearchRequest{Query: query, Limit: 5}, &ans, true); err != nil {
 		return "", err
 	}
 	for _, h := range ans.Hits {

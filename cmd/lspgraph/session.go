@@ -16,8 +16,12 @@ import (
 // unsaved buffers and its live server; else in a one-shot session of this
 // process, which opens the store itself. The answer is decoded into out
 // (a *json.RawMessage receives it as the session encoded it). mustExist
-// refuses to create a store that does not exist yet.
-func askSession(ctx context.Context, kind, root, storeFlag, name string, arg any, out any, mustExist bool) error {
+// refuses to create a store that does not exist yet. With LSPGRAPH_SERVE=auto
+// in the environment, a command line whose store no session serves starts
+// `lspgraph serve` for it in the background first (see
+// workspace.StartServing), and asks through that (not when e is
+// nil).
+func askSession(ctx context.Context, e *env, kind, root, storeFlag, name string, arg any, out any, mustExist bool) error {
 	dir, err := storeDir(storeFlag, root)
 	if err != nil {
 		return err
@@ -32,6 +36,9 @@ func askSession(ctx context.Context, kind, root, storeFlag, name string, arg any
 			return fmt.Errorf("no graph store at %s for %s: run `lspgraph scip import INDEX.scip` or `lspgraph index` first, or pass --store", dir, root)
 		}
 	}
+	if e != nil && kind == "cli" && e.getenv("LSPGRAPH_SERVE") == "auto" {
+		autoServe(ctx, e, root, dir)
+	}
 	answer, err := workspace.AskOrOpen(ctx, kind, root, dir, name, args)
 	if err != nil {
 		return err
@@ -44,4 +51,23 @@ func askSession(ctx context.Context, kind, root, storeFlag, name string, arg any
 		return nil
 	}
 	return json.Unmarshal(answer, out)
+}
+
+// autoServe starts a session for the store at dir when it exists and none
+// serves it; a failure is told and the question is answered without.
+func autoServe(ctx context.Context, e *env, root, dir string) {
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	if c, err := workspace.Dial(ctx, dir, "cli", ""); err == nil {
+		c.Close()
+		return
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		err = workspace.StartServing(ctx, exe, root, dir, workspace.ServeIdle)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lspgraph: LSPGRAPH_SERVE=auto: %v; answering without a session\n", err)
+	}
 }

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -115,4 +118,55 @@ func jsonHasCaller(t *testing.T, out []byte, name string) bool {
 		}
 	}
 	return false
+}
+
+// TestServeAuto: with LSPGRAPH_SERVE=auto, a command line whose store no
+// session serves starts `lspgraph serve` for it in the background and
+// answers through it; the next command line finds that session; the
+// session outlives the command line that started it.
+func TestServeAuto(t *testing.T) {
+	t.Parallel()
+	root, store, bin := goappWithCaller(t)
+	impact := func() []byte {
+		t.Helper()
+		cmd := exec.Command(bin, "impact", "--store", store, "--root", root, "--json", "Catalog.Save")
+		cmd.Env = append(os.Environ(), "LSPGRAPH_SERVE=auto")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("lspgraph impact with LSPGRAPH_SERVE=auto: %v\n%s", err, out)
+		}
+		return out
+	}
+	if out := impact(); !jsonHasCaller(t, out, "Catalog.SaveDefault") {
+		t.Errorf("impact lacks the work tree's caller SaveDefault:\n%s", tail(string(out), 2000))
+	}
+	var st struct {
+		Session struct {
+			PID int `json:"pid"`
+		} `json:"session"`
+	}
+	out, err := exec.Command(bin, "status", "--store", store, "--root", root, "--json").Output()
+	if err != nil || json.Unmarshal(out, &st) != nil || st.Session.PID == 0 {
+		t.Fatalf("no session serves the store after a command line started one: %s (%v)", out, err)
+	}
+	pid := st.Session.PID
+	defer func() {
+		syscall.Kill(pid, syscall.SIGTERM)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if syscall.Kill(pid, 0) != nil {
+				return
+			}
+		}
+		t.Errorf("the started session (pid %d) did not end on SIGTERM", pid)
+	}()
+	impact()
+	if err := exec.Command(bin, "status", "--store", store, "--root", root, "--json").Run(); err != nil {
+		t.Fatal(err)
+	}
+	if syscall.Kill(pid, 0) != nil {
+		t.Errorf("the started session (pid %d) has gone", pid)
+	}
+	if log, err := os.ReadFile(filepath.Join(store, "serve.log")); err != nil || !strings.Contains(string(log), "serving the session of "+root) {
+		t.Errorf("serve.log: %q (%v)", log, err)
+	}
 }
