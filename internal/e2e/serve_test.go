@@ -137,19 +137,26 @@ func TestServeAuto(t *testing.T) {
 		}
 		return out
 	}
-	if out := impact(); !jsonHasCaller(t, out, "Catalog.SaveDefault") {
+	servedBy := func() int {
+		var st struct {
+			Session struct {
+				PID int `json:"pid"`
+			} `json:"session"`
+		}
+		out, err := exec.Command(bin, "status", "--store", store, "--root", root, "--json").Output()
+		if err != nil || json.Unmarshal(out, &st) != nil {
+			t.Errorf("lspgraph status: %v\n%s", err, out)
+		}
+		return st.Session.PID
+	}
+	out := impact()
+	pid := servedBy()
+	if pid == 0 {
+		t.Fatal("no session serves the store after a command line started one")
+	}
+	if !jsonHasCaller(t, out, "Catalog.SaveDefault") {
 		t.Errorf("impact lacks the work tree's caller SaveDefault:\n%s", tail(string(out), 2000))
 	}
-	var st struct {
-		Session struct {
-			PID int `json:"pid"`
-		} `json:"session"`
-	}
-	out, err := exec.Command(bin, "status", "--store", store, "--root", root, "--json").Output()
-	if err != nil || json.Unmarshal(out, &st) != nil || st.Session.PID == 0 {
-		t.Fatalf("no session serves the store after a command line started one: %s (%v)", out, err)
-	}
-	pid := st.Session.PID
 	defer func() {
 		syscall.Kill(pid, syscall.SIGTERM)
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -160,11 +167,8 @@ func TestServeAuto(t *testing.T) {
 		t.Errorf("the started session (pid %d) did not end on SIGTERM", pid)
 	}()
 	impact()
-	if err := exec.Command(bin, "status", "--store", store, "--root", root, "--json").Run(); err != nil {
-		t.Fatal(err)
-	}
-	if syscall.Kill(pid, 0) != nil {
-		t.Errorf("the started session (pid %d) has gone", pid)
+	if now := servedBy(); now != pid {
+		t.Errorf("after the next command line the store is served by pid %d; want the started session's %d", now, pid)
 	}
 	if log, err := os.ReadFile(filepath.Join(store, "serve.log")); err != nil || !strings.Contains(string(log), "serving the session of "+root) {
 		t.Errorf("serve.log: %q (%v)", log, err)
