@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -212,5 +213,19 @@ func TestHeadlessResume(t *testing.T) {
 	h.giveWay(gone.Process.Pid)
 	if !h.Resume(ctx) {
 		t.Error("not served again after the proxy it gave way to exited")
+	}
+}
+
+// TestStartServingFails: a session that cannot start (here a program that
+// exits at once) is an error that names the log to read, not a wait.
+func TestStartServingFails(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now()
+	err := StartServing(context.Background(), "/bin/false", t.TempDir(), dir, time.Minute)
+	if err == nil || !strings.Contains(err.Error(), "exited") || !strings.Contains(err.Error(), filepath.Join(dir, serveLog)) {
+		t.Errorf("StartServing of a program that exits: %v", err)
+	}
+	if time.Since(start) >= spawnWait {
+		t.Errorf("StartServing waited %v for a program that had exited", time.Since(start))
 	}
 }
