@@ -113,10 +113,13 @@ type Status struct {
 
 // SessionInfo describes a session's process and who is attached to it.
 type SessionInfo struct {
-	PID           int          `json:"pid"`
-	UptimeSeconds float64      `json:"uptimeSeconds"`
-	Server        bool         `json:"liveServer"` // a live server verifies answers
-	Clients       []ClientInfo `json:"clients,omitempty"`
+	PID           int     `json:"pid"`
+	UptimeSeconds float64 `json:"uptimeSeconds"`
+	Server        bool    `json:"liveServer"` // a live server verifies answers
+	// Headless: served with no language server (`lspgraph serve`,
+	// `lspgraph mcp`), giving way to an editor's proxy.
+	Headless bool         `json:"headless,omitempty"`
+	Clients  []ClientInfo `json:"clients,omitempty"`
 	// CachedAnswers and ComputedAnswers count the impact answers reused
 	// from the same state and those computed afresh.
 	CachedAnswers   int `json:"cachedAnswers"`
@@ -144,7 +147,7 @@ func (s *Session) statusCommand(ctx context.Context, _ Call) (any, error) {
 	}
 	out := Status{StoreStatus: ss, Root: s.root, Observations: s.live.Stats()}
 	s.mu.Lock()
-	out.Session = SessionInfo{PID: os.Getpid(), UptimeSeconds: time.Since(s.started).Seconds(), Server: s.server != nil}
+	out.Session = SessionInfo{PID: os.Getpid(), UptimeSeconds: time.Since(s.started).Seconds(), Server: s.server != nil, Headless: s.yield != nil}
 	for _, c := range s.clients {
 		out.Session.Clients = append(out.Session.Clients, c)
 	}

@@ -107,7 +107,11 @@ func printStatus(w io.Writer, rep statusReport) {
 		fmt.Fprintf(w, "live documents: %d (%s)\n", n, abbreviate(rep.LiveDocuments, 5))
 	}
 	if ss := rep.Session; ss != nil {
-		fmt.Fprintf(w, "session: pid %d, up %s, live server: %v, %d clients\n", ss.PID, time.Duration(ss.UptimeSeconds*float64(time.Second)).Round(time.Second), ss.Server, len(ss.Clients))
+		headless := ""
+		if ss.Headless {
+			headless = " (headless: an editor's proxy takes it over)"
+		}
+		fmt.Fprintf(w, "session: pid %d%s, up %s, live server: %v, %d clients\n", ss.PID, headless, time.Duration(ss.UptimeSeconds*float64(time.Second)).Round(time.Second), ss.Server, len(ss.Clients))
 		for _, c := range ss.Clients {
 			fmt.Fprintf(w, "  %s pid %d %s\n", c.Kind, c.PID, c.Server)
 		}

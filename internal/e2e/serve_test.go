@@ -42,6 +42,7 @@ func TestServeGivesWay(t *testing.T) {
 		Session struct {
 			PID        int  `json:"pid"`
 			LiveServer bool `json:"liveServer"`
+			Headless   bool `json:"headless"`
 		} `json:"session"`
 	}
 	// waitSession polls `lspgraph status` until the session is the one
@@ -60,7 +61,9 @@ func TestServeGivesWay(t *testing.T) {
 		}
 	}
 	servePID := serve.Process.Pid
-	waitSession("served headless", time.Minute, func(st sessionStatus) bool { return st.Session.PID == servePID && !st.Session.LiveServer })
+	waitSession("served headless", time.Minute, func(st sessionStatus) bool {
+		return st.Session.PID == servePID && !st.Session.LiveServer && st.Session.Headless
+	})
 	// The command line answers from the session: the work tree's new
 	// caller is there at d=1.
 	out, err := exec.Command(bin, "impact", "--store", store, "--root", root, "--json", "Catalog.Save").Output()
