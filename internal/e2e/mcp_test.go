@@ -379,12 +379,6 @@ func TestMCPHeadlessGivesWay(t *testing.T) {
 		t.Fatalf("mcp_handover.cjs ended before %q: %v", prefix, lines.Err())
 		return ""
 	}
-	type sessionStatus struct {
-		Session struct {
-			PID        int  `json:"pid"`
-			LiveServer bool `json:"liveServer"`
-		} `json:"session"`
-	}
 	var before sessionStatus
 	if err := json.Unmarshal([]byte(next("BEFORE ")), &before); err != nil {
 		t.Fatal(err)

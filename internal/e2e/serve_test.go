@@ -38,21 +38,13 @@ func TestServeGivesWay(t *testing.T) {
 		}
 	}()
 
-	type sessionStatus struct {
-		Session struct {
-			PID        int  `json:"pid"`
-			LiveServer bool `json:"liveServer"`
-			Headless   bool `json:"headless"`
-		} `json:"session"`
-	}
 	// waitSession polls `lspgraph status` until the session is the one
 	// want accepts.
 	waitSession := func(what string, within time.Duration, want func(sessionStatus) bool) {
 		t.Helper()
 		for deadline := time.Now().Add(within); ; time.Sleep(100 * time.Millisecond) {
-			var st sessionStatus
-			out, err := exec.Command(bin, "status", "--store", store, "--root", root, "--json").Output()
-			if err == nil && json.Unmarshal(out, &st) == nil && want(st) {
+			st, out, err := sessionOf(bin, store, root)
+			if err == nil && want(st) {
 				return
 			}
 			if time.Now().After(deadline) {
@@ -98,6 +90,26 @@ func TestServeGivesWay(t *testing.T) {
 	waitSession("no session after serve", time.Minute, func(st sessionStatus) bool { return st.Session.PID == 0 })
 }
 
+// sessionStatus is the part of `lspgraph status --json` about the session.
+type sessionStatus struct {
+	Session struct {
+		PID        int  `json:"pid"`
+		LiveServer bool `json:"liveServer"`
+		Headless   bool `json:"headless"`
+	} `json:"session"`
+}
+
+// sessionOf runs `lspgraph status --json` on the store and returns its
+// session part, and the output it was read from.
+func sessionOf(bin, store, root string) (sessionStatus, []byte, error) {
+	var st sessionStatus
+	out, err := exec.Command(bin, "status", "--store", store, "--root", root, "--json").Output()
+	if err == nil {
+		err = json.Unmarshal(out, &st)
+	}
+	return st, out, err
+}
+
 // jsonHasCaller reports whether an impact answer (--json) names the
 // dependent name at depth 1.
 func jsonHasCaller(t *testing.T, out []byte, name string) bool {
@@ -141,13 +153,8 @@ func TestServeAuto(t *testing.T) {
 		return out
 	}
 	servedBy := func() int {
-		var st struct {
-			Session struct {
-				PID int `json:"pid"`
-			} `json:"session"`
-		}
-		out, err := exec.Command(bin, "status", "--store", store, "--root", root, "--json").Output()
-		if err != nil || json.Unmarshal(out, &st) != nil {
+		st, out, err := sessionOf(bin, store, root)
+		if err != nil {
 			t.Errorf("lspgraph status: %v\n%s", err, out)
 		}
 		return st.Session.PID
