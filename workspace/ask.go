@@ -138,6 +138,9 @@ func (l *Listener) servePlain(nc net.Conn, br *bufio.Reader, pid int) {
 		l.s.mu.Unlock()
 	}()
 	res, err := l.s.Command(ctx, req.Command, Call{Args: req.Arguments, Encoding: req.Encoding})
+	if errors.Is(err, errClosing) {
+		return // closed unanswered: the client asks again (ErrSessionGone)
+	}
 	if err != nil {
 		write(askHeader{Error: err.Error()}, nil)
 		return

@@ -144,6 +144,9 @@ func (c *Client) callError(ctx context.Context, err error) error {
 	}
 	var je *jsonrpc2.Error
 	if errors.As(err, &je) {
+		if je.Code == codeClosing {
+			return fmt.Errorf("%w: %s", ErrSessionGone, je.Message)
+		}
 		return errors.New(je.Message)
 	}
 	if ctx.Err() != nil {

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -91,8 +92,28 @@ func (s *Session) Command(ctx context.Context, name string, c Call) (any, error)
 	if c.Encoding == 0 {
 		c.Encoding = textpos.UTF16
 	}
+	if !s.begin() {
+		return nil, fmt.Errorf("%w before %s began (%w)", ErrSessionGone, name, errClosing)
+	}
+	defer s.running.Done()
 	s.lastCommand.Store(time.Now().UnixNano())
 	return guarded(s.log, name, func() (any, error) { return fn(s, ctx, c) })
+}
+
+// errClosing is the error of a command asked of a session that is closing
+// (its owner exits, or it gives way to an editor's proxy): the caller asks
+// again, of whoever serves the store then.
+var errClosing = errors.New("the session is closing: ask again")
+
+// begin counts a command as under way, unless the session is closing.
+func (s *Session) begin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.running.Add(1)
+	return true
 }
 
 // LastCommand is when the session last began a command (zero before the

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -227,5 +228,111 @@ func TestStartServingFails(t *testing.T) {
 	}
 	if time.Since(start) >= spawnWait {
 		t.Errorf("StartServing waited %v for a program that had exited", time.Since(start))
+	}
+}
+
+// TestHeadlessGivesWayAfterCommands: a session asked to give way while a
+// client's command runs in it (an index of the tree, as the command line
+// asks it over a client connection) answers it first, then closes: the
+// index is answered, not cancelled nor run on a closed store. A command
+// asked meanwhile is told the session ended (to ask again), not answered
+// from a closing store.
+func TestHeadlessGivesWayAfterCommands(t *testing.T) {
+	root := t.TempDir()
+	const files = 3000
+	write := func(name, src string) {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/m\n\ngo 1.22\n")
+	for i := range files {
+		write(fmt.Sprintf("f%04d.go", i), fmt.Sprintf("package m\n\n// F%[1]d calls G%[1]d.\nfunc F%[1]d() int { return G%[1]d() + 1 }\n\n// G%[1]d is %[1]d.\nfunc G%[1]d() int { return %[1]d }\n\ntype T%[1]d struct{ n int }\n\nfunc (t T%[1]d) N() int { return t.n + F%[1]d() }\n", i))
+	}
+	dir := filepath.Join(t.TempDir(), "store")
+	ctx := context.Background()
+	h, err := ServeHeadless(ctx, root, dir, "serve", false, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	session := h.session
+
+	c, err := Dial(ctx, dir, "cli", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var (
+		res  IndexResult
+		done time.Time
+	)
+	indexed := make(chan error, 1)
+	go func() {
+		err := c.Command(ctx, CommandIndex, nil, 0, &res)
+		done = time.Now()
+		indexed <- err
+	}()
+	for deadline := time.Now().Add(30 * time.Second); session.LastCommand().IsZero(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the index never began")
+		}
+	}
+	proxy, err := Dial(ctx, dir, "proxy", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	yieldAt := time.Now()
+	if err := proxy.Yield(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Giving way: a command on a connection is refused as the session
+	// ending; a new plain request finds no session to ask.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		err := proxy.Command(ctx, CommandStatus, nil, 0, new(Status))
+		if errors.Is(err, ErrSessionGone) {
+			break
+		}
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("a command asked of a session giving way: %v; want ErrSessionGone", err)
+		}
+	}
+	if _, _, err := Ask(ctx, dir, "cli", CommandStatus, nil, 0); !errors.Is(err, ErrNoSession) && !errors.Is(err, ErrSessionGone) {
+		t.Errorf("a plain request of a session giving way: %v; want ErrNoSession or ErrSessionGone", err)
+	}
+	select {
+	case err := <-indexed:
+		if err != nil {
+			t.Fatalf("the index, the session giving way: %v", err)
+		}
+		if res.Summary.Indexed != files {
+			t.Errorf("the index: %d files indexed; want %d", res.Summary.Indexed, files)
+		}
+		if !done.After(yieldAt) {
+			t.Errorf("the index was answered before the session was asked to give way: the tree is too small to test it")
+		}
+	case <-time.After(120 * time.Second):
+		t.Fatal("the index was not answered")
+	}
+	for deadline := time.Now().Add(30 * time.Second); h.Serving(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the session did not give way once the index was answered")
+		}
+	}
+	storeIsFree(t, dir)
+	// The index committed before the session closed: the store holds it.
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if m, ok, err := r.Manifest(graph.Base); err != nil || !ok || m.Documents != files {
+		t.Errorf("the base layer after the session gave way: %d documents, ok %v, err %v; want %d", m.Documents, ok, err, files)
 	}
 }

@@ -108,8 +108,12 @@ type Session struct {
 	// lastCommand is when the last command began, in Unix nanoseconds (0:
 	// none yet).
 	lastCommand atomic.Int64
-	closed      bool
-	lastSync    syncReport
+	// running counts the commands under way: Close waits for them, so
+	// that none finds the store closed under it. closed is set first, and
+	// a command begun after it is refused (errClosing).
+	running  sync.WaitGroup
+	closed   bool
+	lastSync syncReport
 
 	// The overlay's background syncs: requests coalesce in syncReq; the
 	// loop ends when syncStop is called and closes syncDone.
@@ -280,6 +284,7 @@ func (s *Session) Close() error {
 	s.closed = true
 	stop, done, warm := s.syncStop, s.syncDone, s.warmDone
 	s.mu.Unlock()
+	s.running.Wait()
 	if stop != nil {
 		stop()
 		<-done

@@ -94,7 +94,16 @@ type Listener struct {
 
 	mu    sync.Mutex
 	conns map[jsonrpc2.Conn]struct{}
+	// running counts the commands under way on the connections: Close
+	// lets them answer before it closes the connections. closing is set
+	// first; a command asked after it is refused (codeClosing).
+	running sync.WaitGroup
+	closing bool
 }
+
+// codeClosing is the JSON-RPC error code of a command refused because the
+// session is closing: the client reads it as ErrSessionGone.
+const codeClosing jsonrpc2.Code = -32090
 
 // Listen serves the session on its socket (SocketPath of its store) until
 // Close. Only the process holding the store listens, so a socket file
@@ -131,10 +140,15 @@ func (s *Session) Listen() (*Listener, error) {
 // Path is the socket's path.
 func (l *Listener) Path() string { return l.path }
 
-// Close stops accepting, closes every connection (attached clients see
-// the session end) and removes the socket.
+// Close stops accepting and removes the socket, lets the commands under
+// way answer (new ones are refused), then closes every connection
+// (attached clients see the session end).
 func (l *Listener) Close() error {
+	l.mu.Lock()
+	l.closing = true
+	l.mu.Unlock()
 	err := l.ln.Close()
+	l.running.Wait()
 	l.mu.Lock()
 	for c := range l.conns {
 		c.Close()
@@ -208,6 +222,18 @@ func (l *Listener) serve(nc net.Conn, pid int) {
 	cl.gone()
 }
 
+// begin counts a command as under way on a connection, unless the
+// listener is closing.
+func (l *Listener) begin() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closing {
+		return false
+	}
+	l.running.Add(1)
+	return true
+}
+
 // socketClient is one connection's state on the session side.
 type socketClient struct {
 	l   *Listener
@@ -246,6 +272,10 @@ func (cl *socketClient) handle(ctx context.Context, reply jsonrpc2.Replier, req 
 		}
 		return err
 	case methodCommand:
+		if !cl.l.begin() {
+			return reply(ctx, nil, jsonrpc2.NewError(codeClosing, errClosing.Error()))
+		}
+		defer cl.l.running.Done()
 		var p commandParams
 		if err := json.Unmarshal(req.Params(), &p); err != nil {
 			return reply(ctx, nil, fmt.Errorf("decoding a command: %w", err))
