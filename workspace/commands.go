@@ -96,8 +96,15 @@ func (s *Session) Command(ctx context.Context, name string, c Call) (any, error)
 		return nil, fmt.Errorf("%w before %s began (%w)", ErrSessionGone, name, errClosing)
 	}
 	defer s.running.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.life, cancel)()
 	s.lastCommand.Store(time.Now().UnixNano())
-	return guarded(s.log, name, func() (any, error) { return fn(s, ctx, c) })
+	res, err := guarded(s.log, name, func() (any, error) { return fn(s, ctx, c) })
+	if err != nil && s.life.Err() != nil {
+		return nil, fmt.Errorf("%w before %s finished: %w", ErrSessionGone, name, err)
+	}
+	return res, err
 }
 
 // errClosing is the error of a command asked of a session that is closing
@@ -105,11 +112,15 @@ func (s *Session) Command(ctx context.Context, name string, c Call) (any, error)
 // again, of whoever serves the store then.
 var errClosing = errors.New("the session is closing: ask again")
 
+// cancelCommands cancels the commands under way and refuses new ones;
+// the caller closes the session after. Close does it first.
+func (s *Session) cancelCommands() { s.endLife() }
+
 // begin counts a command as under way, unless the session is closing.
 func (s *Session) begin() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.life.Err() != nil {
 		return false
 	}
 	s.running.Add(1)

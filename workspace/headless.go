@@ -215,26 +215,32 @@ func (h *Headless) giveWay(pid int) {
 	defer h.mu.Unlock()
 	h.gaveWay, h.gaveWayTo, h.sawOwner = time.Now(), pid, false
 	h.touch()
-	if err := h.closeLocked(); err != nil {
+	if err := h.closeLocked(false); err != nil {
 		h.logf("%v", err)
 	}
 }
 
-// Close stops serving the session and closes the store, for good.
+// Close stops serving the session and closes the store, for good: the
+// commands under way are cancelled.
 func (h *Headless) Close() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.ended = true
-	return h.closeLocked()
+	return h.closeLocked(true)
 }
 
-// closeLocked stops serving the session and closes the store. The caller
-// holds h.mu.
-func (h *Headless) closeLocked() error {
+// closeLocked stops serving the session and closes the store, once the
+// commands under way are answered: cancelled first when cancel is set,
+// else let finish (giving way to a proxy: a command line's index through
+// the session commits and is answered). The caller holds h.mu.
+func (h *Headless) closeLocked(cancel bool) error {
 	if h.closed {
 		return nil
 	}
 	h.closed = true
+	if cancel {
+		h.session.cancelCommands()
+	}
 	var errs []error
 	if h.ln != nil {
 		errs = append(errs, h.ln.Close())

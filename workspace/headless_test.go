@@ -326,13 +326,54 @@ func TestHeadlessGivesWayAfterCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
 	r, err := st.Reader()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	if m, ok, err := r.Manifest(graph.Base); err != nil || !ok || m.Documents != files {
+	m, ok, err := r.Manifest(graph.Base)
+	if err != nil || !ok || m.Documents != files {
 		t.Errorf("the base layer after the session gave way: %d documents, ok %v, err %v; want %d", m.Documents, ok, err, files)
+	}
+	r.Close()
+	st.Close()
+
+	// Closed for good (an interrupt), a session cancels the commands under
+	// way instead: the index ends at once, told the session ended, and the
+	// previous generation stays.
+	if h, err = ServeHeadless(ctx, root, dir, "serve", false, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if c, err = Dial(ctx, dir, "cli", ""); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go func() { indexed <- c.Command(ctx, CommandIndex, nil, 0, new(IndexResult)) }()
+	for deadline := time.Now().Add(30 * time.Second); h.session.LastCommand().IsZero(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the second index never began")
+		}
+	}
+	if err := h.Close(); err != nil {
+		t.Errorf("closing the session with an index under way: %v", err)
+	}
+	select {
+	case err := <-indexed:
+		if err == nil || !strings.Contains(err.Error(), "session ended before lspgraph.index finished") {
+			t.Errorf("the index the session was closed under: %v; want the session ended before it finished", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the index the session was closed under was not answered")
+	}
+	if st, err = graph.Open(dir, graph.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if r, err = st.Reader(); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if after, ok, err := r.Manifest(graph.Base); err != nil || !ok || after.Generation != m.Generation {
+		t.Errorf("the base layer after a cancelled index: generation %d, ok %v, err %v; want %d", after.Generation, ok, err, m.Generation)
 	}
 }

@@ -110,9 +110,14 @@ type Session struct {
 	lastCommand atomic.Int64
 	// running counts the commands under way: Close waits for them, so
 	// that none finds the store closed under it. closed is set first, and
-	// a command begun after it is refused (errClosing).
-	running  sync.WaitGroup
-	closed   bool
+	// a command begun after it is refused (errClosing). Ending life
+	// cancels the commands under way: Close does; a session giving way
+	// to a proxy lets them finish first.
+	running sync.WaitGroup
+	closed  bool
+	life    context.Context
+	endLife context.CancelFunc
+
 	lastSync syncReport
 
 	// The overlay's background syncs: requests coalesce in syncReq; the
@@ -173,6 +178,7 @@ func Open(opts Options) (*Session, error) {
 		history:  histories{file: filepath.Join(store.Dir(), historyFile), log: log},
 		searches: search.NewCache(),
 	}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	s.looks = newLooks(root, log, treewatch.Options{}, s.baseCommit)
 	if opts.Watch {
 		s.looks.watch()
@@ -284,6 +290,7 @@ func (s *Session) Close() error {
 	s.closed = true
 	stop, done, warm := s.syncStop, s.syncDone, s.warmDone
 	s.mu.Unlock()
+	s.endLife()
 	s.running.Wait()
 	if stop != nil {
 		stop()
