@@ -117,6 +117,11 @@ const commandLineTargets = 7
 type Median struct {
 	Seconds    float64 `json:"wall_seconds"`
 	CPUSeconds float64 `json:"cpu_seconds"`
+	// UserSeconds is the median of the CPU time outside the kernel: what
+	// the program computes, without the page faults and page-cache copies
+	// a virtual machine charges a run by how many pages new to it the run
+	// touches (see Run.SysSeconds).
+	UserSeconds float64 `json:"user_seconds"`
 }
 
 // Latency is the distribution of one query's time over the targets.
@@ -140,9 +145,11 @@ type ScaleResult struct {
 	SizeRatio         float64     `json:"size_ratio"`
 	IndexWallRatio    float64     `json:"index_wall_ratio"`
 	IndexCPURatio     float64     `json:"index_cpu_ratio"`
+	IndexUserRatio    float64     `json:"index_user_cpu_ratio"`
 	IndexRoundRatios  []float64   `json:"index_wall_ratio_per_round"`
 	ImportWallRatio   float64     `json:"import_wall_ratio,omitempty"`
 	ImportCPURatio    float64     `json:"import_cpu_ratio,omitempty"`
+	ImportUserRatio   float64     `json:"import_user_cpu_ratio,omitempty"`
 	ImportRoundRatios []float64   `json:"import_wall_ratio_per_round,omitempty"`
 	MaxIndexRSSMB     float64     `json:"max_index_peak_rss_mb"`
 	MaxReindexRatio   float64     `json:"max_reindex_ratio"`
@@ -238,12 +245,14 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 	res.SizeRatio = float64(last.Copies) / float64(first.Copies)
 	res.IndexWallRatio = last.IndexMedian.Seconds / first.IndexMedian.Seconds
 	res.IndexCPURatio = last.IndexMedian.CPUSeconds / first.IndexMedian.CPUSeconds
+	res.IndexUserRatio = last.IndexMedian.UserSeconds / max(first.IndexMedian.UserSeconds, 1e-9)
 	for r := range first.IndexRounds {
 		res.IndexRoundRatios = append(res.IndexRoundRatios, last.IndexRounds[r].Seconds/first.IndexRounds[r].Seconds)
 	}
 	if first.ImportMedian != nil {
 		res.ImportWallRatio = last.ImportMedian.Seconds / first.ImportMedian.Seconds
 		res.ImportCPURatio = last.ImportMedian.CPUSeconds / first.ImportMedian.CPUSeconds
+		res.ImportUserRatio = last.ImportMedian.UserSeconds / max(first.ImportMedian.UserSeconds, 1e-9)
 		for r := range first.ImportRounds {
 			res.ImportRoundRatios = append(res.ImportRoundRatios, last.ImportRounds[r].Seconds/first.ImportRounds[r].Seconds)
 		}
@@ -461,8 +470,9 @@ func median(runs []Run) Median {
 		return medianOf(x)
 	}
 	return Median{
-		Seconds:    mid(func(r Run) float64 { return r.Seconds }),
-		CPUSeconds: mid(func(r Run) float64 { return r.CPUSeconds }),
+		Seconds:     mid(func(r Run) float64 { return r.Seconds }),
+		CPUSeconds:  mid(func(r Run) float64 { return r.CPUSeconds }),
+		UserSeconds: mid(func(r Run) float64 { return r.CPUSeconds - r.SysSeconds }),
 	}
 }
 

@@ -60,12 +60,12 @@ func (res ScaleResult) WriteText(w io.Writer) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "  %.0f× the size: index %.2f× wall %.2f× cpu", res.SizeRatio, res.IndexWallRatio, res.IndexCPURatio)
+	fmt.Fprintf(w, "  %.0f× the size: index %.2f× wall %.2f× cpu %.2f× user cpu", res.SizeRatio, res.IndexWallRatio, res.IndexCPURatio, res.IndexUserRatio)
 	if res.Rounds > 1 {
 		fmt.Fprintf(w, " (medians of %d rounds; per round%s)", res.Rounds, ratios(res.IndexRoundRatios))
 	}
 	if res.ImportWallRatio > 0 {
-		fmt.Fprintf(w, ", import %.2f× wall %.2f× cpu", res.ImportWallRatio, res.ImportCPURatio)
+		fmt.Fprintf(w, ", import %.2f× wall %.2f× cpu %.2f× user cpu", res.ImportWallRatio, res.ImportCPURatio, res.ImportUserRatio)
 		if res.Rounds > 1 {
 			fmt.Fprintf(w, " (per round%s)", ratios(res.ImportRoundRatios))
 		}
