@@ -238,17 +238,8 @@ func TestStartServingFails(t *testing.T) {
 // asked meanwhile is told the session ended (to ask again), not answered
 // from a closing store.
 func TestHeadlessGivesWayAfterCommands(t *testing.T) {
-	root := t.TempDir()
 	const files = 3000
-	write := func(name, src string) {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", "module example.com/m\n\ngo 1.22\n")
-	for i := range files {
-		write(fmt.Sprintf("f%04d.go", i), fmt.Sprintf("package m\n\n// F%[1]d calls G%[1]d.\nfunc F%[1]d() int { return G%[1]d() + 1 }\n\n// G%[1]d is %[1]d.\nfunc G%[1]d() int { return %[1]d }\n\ntype T%[1]d struct{ n int }\n\nfunc (t T%[1]d) N() int { return t.n + F%[1]d() }\n", i))
-	}
+	root := goTree(t, files)
 	dir := filepath.Join(t.TempDir(), "store")
 	ctx := context.Background()
 	h, err := ServeHeadless(ctx, root, dir, "serve", false, t.Logf)
@@ -375,5 +366,48 @@ func TestHeadlessGivesWayAfterCommands(t *testing.T) {
 	defer r.Close()
 	if after, ok, err := r.Manifest(graph.Base); err != nil || !ok || after.Generation != m.Generation {
 		t.Errorf("the base layer after a cancelled index: generation %d, ok %v, err %v; want %d", after.Generation, ok, err, m.Generation)
+	}
+}
+
+// goTree writes a Go module of n files, each with two functions, a type
+// and a method calling one another, whose index takes about a second:
+// long enough for a test to act while it runs.
+func goTree(t *testing.T, n int) string {
+	t.Helper()
+	root := t.TempDir()
+	write := func(name, src string) {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/m\n\ngo 1.22\n")
+	for i := range n {
+		write(fmt.Sprintf("f%04d.go", i), fmt.Sprintf("package m\n\n// F%[1]d calls G%[1]d.\nfunc F%[1]d() int { return G%[1]d() + 1 }\n\n// G%[1]d is %[1]d.\nfunc G%[1]d() int { return %[1]d }\n\ntype T%[1]d struct{ n int }\n\nfunc (t T%[1]d) N() int { return t.n + F%[1]d() }\n", i))
+	}
+	return root
+}
+
+// TestConcurrentIndexes: two indexes asked of one session at once (an
+// agent's and a terminal's) both succeed, one after the other, instead of
+// the second failing on the generation the first is writing.
+func TestConcurrentIndexes(t *testing.T) {
+	const files = 3000
+	root := goTree(t, files)
+	s := openSession(t, root, filepath.Join(t.TempDir(), "store"))
+	ctx := context.Background()
+	results := make(chan error, 2)
+	for range 2 {
+		go func() {
+			res, err := s.Command(ctx, CommandIndex, Call{})
+			if err == nil && res.(IndexResult).Summary.Indexed != files {
+				err = fmt.Errorf("%d files indexed; want %d", res.(IndexResult).Summary.Indexed, files)
+			}
+			results <- err
+		}()
+	}
+	for range 2 {
+		if err := <-results; err != nil {
+			t.Errorf("an index asked beside another: %v", err)
+		}
 	}
 }

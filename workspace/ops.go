@@ -322,7 +322,12 @@ func (s *Session) indexCommand(ctx context.Context, c Call) (any, error) {
 	if opts.ParseTimeout == 0 {
 		opts.ParseTimeout = syntax.DefaultParseTimeout
 	}
-	sum, err := syntax.Index(ctx, s.store, opts)
+	var sum syntax.IndexSummary
+	err = s.writingBase(ctx, func() error {
+		var err error
+		sum, err = syntax.Index(ctx, s.store, opts)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("indexing %s: %w", s.root, err)
 	}
@@ -349,7 +354,12 @@ func (s *Session) indexLSPCommand(ctx context.Context, c Call) (any, error) {
 		return nil, fmt.Errorf("argument %.200s is not {server: [COMMAND, ARGS...]}", arg)
 	}
 	commit, _ := freshness.Head(ctx, s.root)
-	rep, err := crawl.Index(ctx, s.store, crawl.Options{Root: s.root, Server: q.Server}, commit)
+	var rep crawl.Report
+	err = s.writingBase(ctx, func() error {
+		var err error
+		rep, err = crawl.Index(ctx, s.store, crawl.Options{Root: s.root, Server: q.Server}, commit)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -407,12 +417,31 @@ func (s *Session) importCommand(ctx context.Context, c Call) (any, error) {
 		}
 		conv.ImportOptions(&opts)
 	}
-	sum, err := scip.Import(ctx, s.store, f, opts)
+	var sum scip.Summary
+	err = s.writingBase(ctx, func() error {
+		var err error
+		sum, err = scip.Import(ctx, s.store, f, opts)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", q.File, err)
 	}
 	s.afterNewBase(ctx)
 	return ImportResult{File: q.File, Store: s.store.Dir(), Summary: sum}, nil
+}
+
+// writingBase runs fn as the session's only writer of the base layer: an
+// index or import asked while another runs (an agent's and a terminal's
+// at once) waits for it, until ctx ends, instead of failing on the
+// generation being written.
+func (s *Session) writingBase(ctx context.Context, fn func() error) error {
+	select {
+	case s.baseWrite <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.baseWrite }()
+	return fn()
 }
 
 // afterNewBase brings the live layer in step with a base generation that

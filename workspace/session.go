@@ -128,6 +128,9 @@ type Session struct {
 	warmDone chan struct{} // closed when the search cache is warm (or warming stopped)
 	// blocks warms the store's block cache (a long-lived session's only).
 	blocks *blockWarmer
+	// baseWrite is held by the command writing the base layer (an index,
+	// an import): a second one asked meanwhile waits for it.
+	baseWrite chan struct{}
 }
 
 // syncReport is the outcome of the overlay's last background sync.
@@ -179,6 +182,7 @@ func Open(opts Options) (*Session, error) {
 		searches: search.NewCache(),
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
+	s.baseWrite = make(chan struct{}, 1)
 	s.looks = newLooks(root, log, treewatch.Options{}, s.baseCommit)
 	if opts.Watch {
 		s.looks.watch()
