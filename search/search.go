@@ -459,26 +459,29 @@ func matchingSymbols(ctx context.Context, v *view, p string, words []string, idf
 	}
 	// Only the definitions holding a query word can match: those, in
 	// definition order.
-	var holding []int
+	var holding []uint32
 	for _, w := range words {
-		holding = append(holding, names.byWord[w]...)
+		if i := names.word(w); i >= 0 {
+			holding = append(holding, names.holdersOf(i)...)
+		}
 	}
 	slices.Sort(holding)
 	var out []SymbolMatch
 	for _, i := range slices.Compact(holding) {
-		s := &names.syms[i]
-		if !holdsPrefix(s.low, words) {
+		if !holdsPrefix(lowerASCII([]byte(names.name(int(i)))), words) {
 			continue
 		}
 		n, sum := 0, 0.0
-		for _, w := range s.words {
+		ws := names.wordsOf(int(i))
+		for _, wi := range ws {
+			w := names.words[wi].of(names.wordText)
 			if slices.Contains(words, w) {
 				n++
 				sum += idf[w]
 			}
 		}
-		m := s.sym
-		m.Words, m.score = n, sum*float64(n)/float64(len(s.words))
+		m := names.match(int(i))
+		m.Words, m.score = n, sum*float64(n)/float64(len(ws))
 		out = append(out, m)
 	}
 	return out, nil
