@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/syntax"
 )
 
 // TestHeadlessServe: a headless session served on a store that has no
@@ -20,6 +22,7 @@ import (
 // ends when its context does, and on its own after idle with no command,
 // each time leaving the store free.
 func TestHeadlessServe(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the index's fact cache
 	root := t.TempDir()
 	for name, src := range map[string]string{
 		"go.mod": "module example.com/m\n\ngo 1.22\n",
@@ -238,6 +241,7 @@ func TestStartServingFails(t *testing.T) {
 // asked meanwhile is told the session ended (to ask again), not answered
 // from a closing store.
 func TestHeadlessGivesWayAfterCommands(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the index's fact cache
 	const files = 3000
 	root := goTree(t, files)
 	dir := filepath.Join(t.TempDir(), "store")
@@ -391,6 +395,7 @@ func goTree(t *testing.T, n int) string {
 // agent's and a terminal's) both succeed, one after the other, instead of
 // the second failing on the generation the first is writing.
 func TestConcurrentIndexes(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the index's fact cache
 	const files = 3000
 	root := goTree(t, files)
 	s := openSession(t, root, filepath.Join(t.TempDir(), "store"))
@@ -409,5 +414,55 @@ func TestConcurrentIndexes(t *testing.T) {
 		if err := <-results; err != nil {
 			t.Errorf("an index asked beside another: %v", err)
 		}
+	}
+}
+
+// TestIndexCommandOptions: an index asked of a session honours what the
+// command line asks: by default an incremental index with the user's fact
+// cache, Full a whole new generation, FactCache another cache directory,
+// NoFactCache none.
+func TestIndexCommandOptions(t *testing.T) {
+	cacheHome := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cacheHome)
+	root := goTree(t, 20)
+	s := openSession(t, root, filepath.Join(t.TempDir(), "store"))
+	ctx := context.Background()
+	index := func(q IndexRequest) syntax.IndexSummary {
+		t.Helper()
+		raw, err := json.Marshal(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Command(ctx, CommandIndex, Call{Args: []json.RawMessage{raw}})
+		if err != nil {
+			t.Fatalf("index %+v: %v", q, err)
+		}
+		return res.(IndexResult).Summary
+	}
+	packs := func(dir string) int {
+		t.Helper()
+		entries, _ := os.ReadDir(dir)
+		return len(entries)
+	}
+	first := index(IndexRequest{})
+	userCache := filepath.Join(cacheHome, "lspgraph", "facts")
+	if packs(userCache) == 0 {
+		t.Errorf("an index through the session wrote nothing to the user's fact cache %s", userCache)
+	}
+	if again := index(IndexRequest{}); !again.Incremental || again.Generation != first.Generation {
+		t.Errorf("an index of an unchanged tree: incremental %v, generation %d; want an incremental one of generation %d", again.Incremental, again.Generation, first.Generation)
+	}
+	other := filepath.Join(t.TempDir(), "facts")
+	full := index(IndexRequest{Full: true, FactCache: other})
+	if full.Incremental || full.Generation == first.Generation {
+		t.Errorf("an index asked full: incremental %v, generation %d (the first %d); want a new generation", full.Incremental, full.Generation, first.Generation)
+	}
+	if packs(other) == 0 {
+		t.Errorf("an index asked with the fact cache %s wrote nothing there", other)
+	}
+	none := filepath.Join(t.TempDir(), "none")
+	t.Setenv("XDG_CACHE_HOME", none)
+	if index(IndexRequest{Full: true, NoFactCache: true}); packs(filepath.Join(none, "lspgraph", "facts")) != 0 {
+		t.Error("an index asked with no fact cache wrote one")
 	}
 }

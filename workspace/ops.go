@@ -293,6 +293,14 @@ type IndexRequest struct {
 	Workers      int           `json:"workers,omitempty"`
 	ParseTimeout time.Duration `json:"parseTimeoutNs,omitempty"`
 	AllowShrink  bool          `json:"allowShrink,omitempty"`
+	// Full writes a whole new generation even when the current one can
+	// be brought up to date incrementally.
+	Full bool `json:"full,omitempty"`
+	// FactCache is the directory of the cache of extracted facts (default:
+	// the user cache directory's, as the command line's); NoFactCache
+	// parses every file, reading and writing none.
+	FactCache   string `json:"factCache,omitempty"`
+	NoFactCache bool   `json:"noFactCache,omitempty"`
 }
 
 // IndexResult is lspgraph.index's answer.
@@ -307,20 +315,26 @@ type IndexResult struct {
 // the session's store; readers switch to it atomically when it commits,
 // and the overlay then re-syncs against it.
 func (s *Session) indexCommand(ctx context.Context, c Call) (any, error) {
-	arg, err := oneArg(c, "{workers, parseTimeoutNs}")
+	arg, err := oneArg(c, "{workers, parseTimeoutNs, full, factCache, noFactCache}")
 	if err != nil {
 		return nil, err
 	}
 	var q IndexRequest
 	if string(arg) != "null" {
 		if err := json.Unmarshal(arg, &q); err != nil {
-			return nil, fmt.Errorf("argument %.200s is not {workers, parseTimeoutNs}: %w", arg, err)
+			return nil, fmt.Errorf("argument %.200s is not {workers, parseTimeoutNs, full, factCache, noFactCache}: %w", arg, err)
 		}
 	}
 	commit, _ := freshness.Head(ctx, s.root)
-	opts := syntax.IndexOptions{Root: s.root, Workers: q.Workers, ParseTimeout: q.ParseTimeout, Commit: commit, AllowShrink: q.AllowShrink}
+	opts := syntax.IndexOptions{Root: s.root, Workers: q.Workers, ParseTimeout: q.ParseTimeout, Commit: commit, AllowShrink: q.AllowShrink, Full: q.Full}
 	if opts.ParseTimeout == 0 {
 		opts.ParseTimeout = syntax.DefaultParseTimeout
+	}
+	if !q.NoFactCache {
+		if opts.Cache, err = syntax.OpenFactCache(q.FactCache, 0); err != nil {
+			return nil, err
+		}
+		defer opts.Cache.Close()
 	}
 	var sum syntax.IndexSummary
 	err = s.writingBase(ctx, func() error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -99,11 +100,18 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	}
 	if !*dryRun {
 		if c, err := workspace.Dial(ctx, dir, "cli", ""); err == nil {
+			// The session's working directory is not this one.
+			if *factCache != "" {
+				if *factCache, err = filepath.Abs(*factCache); err != nil {
+					c.Close()
+					return fmt.Errorf("resolving --fact-cache: %w", err)
+				}
+			}
 			// A session holds the store: it indexes, and its clients
 			// switch to the new generation when it commits.
 			defer c.Close()
 			var res workspace.IndexResult
-			if err := c.Command(ctx, workspace.CommandIndex, []json.RawMessage{mustJSON(workspace.IndexRequest{Workers: *workers, ParseTimeout: *timeout, AllowShrink: *allowShrink})}, 0, &res); err != nil {
+			if err := c.Command(ctx, workspace.CommandIndex, []json.RawMessage{mustJSON(workspace.IndexRequest{Workers: *workers, ParseTimeout: *timeout, AllowShrink: *allowShrink, Full: *full, FactCache: *factCache, NoFactCache: *noFactCache})}, 0, &res); err != nil {
 				return err
 			}
 			if *asJSON {
