@@ -150,17 +150,6 @@ func (ns *docNames) word(w string) int {
 // into ns.words), increasing.
 func (ns *docNames) holdersOf(w int) []uint32 { return ns.holders[ns.holding[w]:ns.holding[w+1]] }
 
-// commonPrefix returns the length of the longest common prefix of a and b.
-func commonPrefix(a, b string) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}
-
 // packNames packs a document's named definitions: each one's match and
 // the words of its name (terms.Query's).
 func packNames(defs []SymbolMatch, words [][]string) *docNames {
@@ -171,8 +160,9 @@ func packNames(defs []SymbolMatch, words [][]string) *docNames {
 		size += len(d.ID) + len(d.Name) + len(d.Kind)
 		if i == 0 {
 			ns.idPrefix = d.ID
-		} else if n := commonPrefix(ns.idPrefix, d.ID); n < len(ns.idPrefix) {
-			ns.idPrefix = ns.idPrefix[:n]
+		}
+		for !strings.HasPrefix(d.ID, ns.idPrefix) {
+			ns.idPrefix = ns.idPrefix[:len(ns.idPrefix)-1]
 		}
 	}
 	ns.idPrefix = strings.Clone(ns.idPrefix)

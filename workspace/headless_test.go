@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/graph/graphtest"
 	"github.com/lspgraph/lspgraph/syntax"
 )
 
@@ -317,20 +318,10 @@ func TestHeadlessGivesWayAfterCommands(t *testing.T) {
 	}
 	storeIsFree(t, dir)
 	// The index committed before the session closed: the store holds it.
-	st, err := graph.Open(dir, graph.Options{})
-	if err != nil {
-		t.Fatal(err)
+	m := baseManifest(t, dir)
+	if m.Documents != files {
+		t.Errorf("the base layer after the session gave way: %d documents; want %d", m.Documents, files)
 	}
-	r, err := st.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, ok, err := r.Manifest(graph.Base)
-	if err != nil || !ok || m.Documents != files {
-		t.Errorf("the base layer after the session gave way: %d documents, ok %v, err %v; want %d", m.Documents, ok, err, files)
-	}
-	r.Close()
-	st.Close()
 
 	// Closed for good (an interrupt), a session cancels the commands under
 	// way instead: the index ends at once, told the session ended, and the
@@ -360,17 +351,20 @@ func TestHeadlessGivesWayAfterCommands(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the index the session was closed under was not answered")
 	}
-	if st, err = graph.Open(dir, graph.Options{}); err != nil {
+	if after := baseManifest(t, dir); after.Generation != m.Generation {
+		t.Errorf("the base layer after a cancelled index: generation %d; want %d", after.Generation, m.Generation)
+	}
+}
+
+// baseManifest returns the base manifest of the closed store in dir.
+func baseManifest(t *testing.T, dir string) graph.Manifest {
+	t.Helper()
+	st, err := graph.Open(dir, graph.Options{ReadOnly: true})
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if r, err = st.Reader(); err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if after, ok, err := r.Manifest(graph.Base); err != nil || !ok || after.Generation != m.Generation {
-		t.Errorf("the base layer after a cancelled index: generation %d, ok %v, err %v; want %d", after.Generation, ok, err, m.Generation)
-	}
+	return graphtest.BaseManifest(t, st)
 }
 
 // goTree writes a Go module of n files, each with two functions, a type
