@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,14 @@ func TestHeadlessServe(t *testing.T) {
 	defer c.Close()
 	if !c.Yields() || c.PID() != os.Getpid() {
 		t.Errorf("the served session: yields %v, pid %d; want a yielding session of pid %d", c.Yields(), c.PID(), os.Getpid())
+	}
+	// Its status tells what the session process holds in memory.
+	var st Status
+	if err := c.Command(ctx, CommandStatus, nil, 0, &st); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" && (st.Session.ResidentMB < 1 || st.Session.ResidentMB > 1e5) {
+		t.Errorf("the session's resident memory: %v MB", st.Session.ResidentMB)
 	}
 	before := h.LastActive()
 	time.Sleep(2 * time.Millisecond)

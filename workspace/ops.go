@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,8 +119,12 @@ type SessionInfo struct {
 	Server        bool    `json:"liveServer"` // a live server verifies answers
 	// Headless: served with no language server (`lspgraph serve`,
 	// `lspgraph mcp`), giving way to an editor's proxy.
-	Headless bool         `json:"headless,omitempty"`
-	Clients  []ClientInfo `json:"clients,omitempty"`
+	Headless bool `json:"headless,omitempty"`
+	// ResidentMB is the session process's resident memory (Linux; 0
+	// where unknown): a session kept warm for a large repository holds
+	// its search cache, scope analysis and block cache.
+	ResidentMB float64      `json:"residentMB,omitempty"`
+	Clients    []ClientInfo `json:"clients,omitempty"`
 	// CachedAnswers and ComputedAnswers count the impact answers reused
 	// from the same state and those computed afresh.
 	CachedAnswers   int `json:"cachedAnswers"`
@@ -147,7 +152,7 @@ func (s *Session) statusCommand(ctx context.Context, _ Call) (any, error) {
 	}
 	out := Status{StoreStatus: ss, Root: s.root, Observations: s.live.Stats()}
 	s.mu.Lock()
-	out.Session = SessionInfo{PID: os.Getpid(), UptimeSeconds: time.Since(s.started).Seconds(), Server: s.server != nil, Headless: s.yield != nil}
+	out.Session = SessionInfo{PID: os.Getpid(), UptimeSeconds: time.Since(s.started).Seconds(), Server: s.server != nil, Headless: s.yield != nil, ResidentMB: residentMB()}
 	for _, c := range s.clients {
 		out.Session.Clients = append(out.Session.Clients, c)
 	}
@@ -469,4 +474,22 @@ func (s *Session) afterNewBase(ctx context.Context) {
 		return
 	}
 	s.sync(ctx)
+}
+
+// residentMB returns this process's resident memory in MB from
+// /proc/self/statm (0 where there is none).
+func residentMB() float64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return float64(pages*int64(os.Getpagesize())) / 1e6
 }

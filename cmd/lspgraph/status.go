@@ -111,7 +111,11 @@ func printStatus(w io.Writer, rep statusReport) {
 		if ss.Headless {
 			headless = " (headless: an editor's proxy takes it over)"
 		}
-		fmt.Fprintf(w, "session: pid %d%s, up %s, live server: %v, %d clients\n", ss.PID, headless, time.Duration(ss.UptimeSeconds*float64(time.Second)).Round(time.Second), ss.Server, len(ss.Clients))
+		resident := ""
+		if ss.ResidentMB > 0 {
+			resident = fmt.Sprintf(", %.0f MB resident", ss.ResidentMB)
+		}
+		fmt.Fprintf(w, "session: pid %d%s, up %s%s, live server: %v, %d clients\n", ss.PID, headless, time.Duration(ss.UptimeSeconds*float64(time.Second)).Round(time.Second), resident, ss.Server, len(ss.Clients))
 		for _, c := range ss.Clients {
 			fmt.Fprintf(w, "  %s pid %d %s\n", c.Kind, c.PID, c.Server)
 		}
