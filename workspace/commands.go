@@ -113,7 +113,8 @@ func (s *Session) Command(ctx context.Context, name string, c Call) (any, error)
 var errClosing = errors.New("the session is closing: ask again")
 
 // cancelCommands cancels the commands under way and refuses new ones;
-// the caller closes the session after. Close does it first.
+// the caller closes the session after. Close and Listener.Close do it
+// first.
 func (s *Session) cancelCommands() { s.endLife() }
 
 // begin counts a command as under way, unless the session is closing.

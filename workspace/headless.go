@@ -243,7 +243,11 @@ func (h *Headless) closeLocked(cancel bool) error {
 	}
 	var errs []error
 	if h.ln != nil {
-		errs = append(errs, h.ln.Close())
+		if cancel {
+			errs = append(errs, h.ln.Close())
+		} else {
+			errs = append(errs, h.ln.drain())
+		}
 		h.ln = nil
 	}
 	if err := h.session.Close(); err != nil {

@@ -469,3 +469,51 @@ func TestIndexCommandOptions(t *testing.T) {
 		t.Error("an index asked with no fact cache wrote one")
 	}
 }
+
+// TestListenerCloseCancels: an owner closing its session for good (an
+// editor's proxy exiting: its listener, then its session) cancels a
+// client's command under way, which answers that the session ended,
+// rather than keeping the owner until it finishes.
+func TestListenerCloseCancels(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the index's fact cache
+	root := goTree(t, 3000)
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := Open(Options{Root: root, StoreDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := s.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := Dial(ctx, dir, "cli", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	indexed := make(chan error, 1)
+	go func() { indexed <- c.Command(ctx, CommandIndex, nil, 0, new(IndexResult)) }()
+	for deadline := time.Now().Add(30 * time.Second); s.LastCommand().IsZero(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the index never began")
+		}
+	}
+	if err := ln.Close(); err != nil {
+		t.Errorf("closing the listener: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("closing the session: %v", err)
+	}
+	select {
+	case err := <-indexed:
+		if err == nil || !strings.Contains(err.Error(), "session ended before lspgraph.index finished") {
+			t.Errorf("the index under way when its owner closed: %v; want the session ended before it finished", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the index under way when its owner closed was not answered")
+	}
+	if m := baseManifest(t, dir); m.Generation != 0 {
+		t.Errorf("a cancelled first index left generation %d", m.Generation)
+	}
+}

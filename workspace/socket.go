@@ -140,10 +140,19 @@ func (s *Session) Listen() (*Listener, error) {
 // Path is the socket's path.
 func (l *Listener) Path() string { return l.path }
 
-// Close stops accepting and removes the socket, lets the commands under
-// way answer (new ones are refused), then closes every connection
-// (attached clients see the session end).
+// Close stops accepting and removes the socket, cancels the session's
+// commands under way and waits for them to answer (new ones are
+// refused), then closes every connection (attached clients see the
+// session end): the session is closing for good (its owner exits).
 func (l *Listener) Close() error {
+	l.s.cancelCommands()
+	return l.drain()
+}
+
+// drain is Close letting the commands under way finish instead: a
+// session giving way to an editor's proxy answers what it began (a
+// command line's index through it commits).
+func (l *Listener) drain() error {
 	l.mu.Lock()
 	l.closing = true
 	l.mu.Unlock()
