@@ -1,12 +1,14 @@
 package indexbench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -85,8 +87,11 @@ type ScaleSize struct {
 	// ImportImpact is impact timed on the import's store.
 	ImportImpact *Latency `json:"import_impact,omitempty"`
 	// CommandLine is questions asked of the index's store by new
-	// processes.
-	CommandLine CommandLine `json:"command_line"`
+	// processes; CommandLineSession the same questions asked the same
+	// way while `lspgraph serve` keeps the store's session (after one
+	// untimed round of them).
+	CommandLine        CommandLine `json:"command_line"`
+	CommandLineSession CommandLine `json:"command_line_session"`
 	// IndexRounds and ImportRounds are every round's full index and
 	// import (the first is Index and Import); IndexMedian and
 	// ImportMedian their medians, by wall and by CPU time separately.
@@ -157,6 +162,9 @@ type ScaleResult struct {
 	// smallest, by median.
 	ContextCommandRatio float64 `json:"context_command_ratio"`
 	SearchCommandRatio  float64 `json:"search_command_ratio"`
+	// The same through a session `lspgraph serve` keeps.
+	ContextSessionRatio float64 `json:"context_session_ratio"`
+	SearchSessionRatio  float64 `json:"search_session_ratio"`
 }
 
 // Scale builds the synthetic monorepo at each size in turn (adding copies
@@ -265,6 +273,8 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 	}
 	res.ContextCommandRatio = last.CommandLine.Context.P50ms / max(first.CommandLine.Context.P50ms, 1e-9)
 	res.SearchCommandRatio = last.CommandLine.Search.P50ms / max(first.CommandLine.Search.P50ms, 1e-9)
+	res.ContextSessionRatio = last.CommandLineSession.Context.P50ms / max(first.CommandLineSession.Context.P50ms, 1e-9)
+	res.SearchSessionRatio = last.CommandLineSession.Search.P50ms / max(first.CommandLineSession.Search.P50ms, 1e-9)
 	return res, nil
 }
 
@@ -310,8 +320,8 @@ func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(
 	if size.Impact, size.Context, err = timeQueries(ctx, store, tree, o.Targets, true); err != nil {
 		return size, err
 	}
-	say("timing the command line on %d copies", n)
-	if size.CommandLine, err = o.timeCommandLine(ctx, store, tree); err != nil {
+	say("timing the command line on %d copies, without and with a session", n)
+	if size.CommandLine, size.CommandLineSession, err = o.timeCommandLine(ctx, store, tree); err != nil {
 		return size, err
 	}
 	if err := os.RemoveAll(store); err != nil {
@@ -578,23 +588,46 @@ func timeQueries(ctx context.Context, dir, root string, n int, withContext bool)
 // closures no question had observed before (each copy's packages are its
 // own), which the smaller sizes' had (a context question keeps what it
 // observed for the next process).
-func (o ScaleOptions) timeCommandLine(ctx context.Context, dir, root string) (CommandLine, error) {
-	cl := CommandLine{Targets: commandLineTargets}
+func (o ScaleOptions) timeCommandLine(ctx context.Context, dir, root string) (alone, session CommandLine, err error) {
 	st, err := graph.Open(dir, graph.Options{ReadOnly: true})
 	if err != nil {
-		return cl, fmt.Errorf("scale: opening %s: %w", dir, err)
+		return alone, session, fmt.Errorf("scale: opening %s: %w", dir, err)
 	}
 	r, err := st.Reader()
 	if err != nil {
 		st.Close()
-		return cl, fmt.Errorf("scale: reading %s: %w", dir, err)
+		return alone, session, fmt.Errorf("scale: reading %s: %w", dir, err)
 	}
 	targets, err := SampleTargets(ctx, r, commandLineTargets, "copy1/")
 	r.Close()
 	st.Close()
 	if err != nil {
-		return cl, err
+		return alone, session, err
 	}
+	if alone, err = o.askEach(ctx, dir, root, targets); err != nil {
+		return alone, session, err
+	}
+	stop, err := o.serve(ctx, dir, root)
+	if err != nil {
+		return alone, session, err
+	}
+	defer func() {
+		if serr := stop(); err == nil {
+			err = serr
+		}
+	}()
+	// Once untimed: the session's first questions read what it keeps.
+	if _, err = o.askEach(ctx, dir, root, targets); err != nil {
+		return alone, session, err
+	}
+	session, err = o.askEach(ctx, dir, root, targets)
+	return alone, session, err
+}
+
+// askEach times status, impact, context and search of each target, each a
+// new process, the commands taking turns.
+func (o ScaleOptions) askEach(ctx context.Context, dir, root string, targets []graph.Symbol) (CommandLine, error) {
+	cl := CommandLine{Targets: len(targets)}
 	var status, imp, cpack, search []time.Duration
 	for _, t := range targets {
 		for _, q := range []struct {
@@ -615,6 +648,52 @@ func (o ScaleOptions) timeCommandLine(ctx context.Context, dir, root string) (Co
 	}
 	cl.Status, cl.Impact, cl.Context, cl.Search = latency(status), latency(imp), latency(cpack), latency(search)
 	return cl, nil
+}
+
+// serve starts `lspgraph serve` for the store at dir and waits until its
+// session answers `lspgraph status`; stop interrupts it and waits for it
+// to end, so that the store is free again.
+func (o ScaleOptions) serve(ctx context.Context, dir, root string) (stop func() error, err error) {
+	var log bytes.Buffer
+	cmd := exec.Command(o.Lspgraph, "serve", "--root", root, "--store", dir, "--idle", "0")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("scale: starting lspgraph serve: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop = func() error {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+			return nil
+		case <-time.After(time.Minute):
+			cmd.Process.Kill()
+			<-exited
+			return fmt.Errorf("scale: lspgraph serve did not end a minute after an interrupt: %s", log.String())
+		}
+	}
+	for deadline := time.Now().Add(time.Minute); ; {
+		out, err := exec.CommandContext(ctx, o.Lspgraph, "status", "--store", dir, "--json").Output()
+		var st struct {
+			Session struct {
+				PID int `json:"pid"`
+			} `json:"session"`
+		}
+		if err == nil && json.Unmarshal(out, &st) == nil && st.Session.PID == cmd.Process.Pid {
+			return stop, nil
+		}
+		select {
+		case err := <-exited:
+			return nil, fmt.Errorf("scale: lspgraph serve exited (%v): %s", err, log.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, fmt.Errorf("scale: lspgraph serve's session did not answer within a minute: %s", log.String())
+		}
+	}
 }
 
 // searchQuery is what CommandLine searches for on a target: its name and

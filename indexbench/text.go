@@ -47,6 +47,10 @@ func (res ScaleResult) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "      command line, a process each (%d targets, p50/max ms): status %.0f/%.0f, impact %.0f/%.0f, context %.0f/%.0f, search %.0f/%.0f\n",
 				c.Targets, c.Status.P50ms, c.Status.Maxms, c.Impact.P50ms, c.Impact.Maxms, c.Context.P50ms, c.Context.Maxms, c.Search.P50ms, c.Search.Maxms)
 		}
+		if c := s.CommandLineSession; c.Targets > 0 {
+			fmt.Fprintf(w, "      the same through lspgraph serve: status %.0f/%.0f, impact %.0f/%.0f, context %.0f/%.0f, search %.0f/%.0f\n",
+				c.Status.P50ms, c.Status.Maxms, c.Impact.P50ms, c.Impact.Maxms, c.Context.P50ms, c.Context.Maxms, c.Search.P50ms, c.Search.Maxms)
+		}
 		if len(s.IndexRounds) > 1 {
 			fmt.Fprintf(w, "      index over %d rounds: median %.1fs wall %.1fs cpu (walls%s)\n",
 				len(s.IndexRounds), s.IndexMedian.Seconds, s.IndexMedian.CPUSeconds, roundWalls(s.IndexRounds, 1))
@@ -73,6 +77,9 @@ func (res ScaleResult) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "; largest index peak RSS %.0f MB; re-index after 1%% changed at most %.1f%% of a full index", res.MaxIndexRSSMB, 100*res.MaxReindexRatio)
 	if res.ContextCommandRatio > 0 {
 		fmt.Fprintf(w, "; command line context %.2f×, search %.2f× (p50)", res.ContextCommandRatio, res.SearchCommandRatio)
+	}
+	if res.ContextSessionRatio > 0 {
+		fmt.Fprintf(w, ", through lspgraph serve %.2f×, %.2f×", res.ContextSessionRatio, res.SearchSessionRatio)
 	}
 	fmt.Fprintln(w)
 }

@@ -56,10 +56,12 @@ func TestBenchScaleRounds(t *testing.T) {
 		}
 		// The command line was asked each question as a process of its
 		// own, which answered (a failed one fails the benchmark).
-		c := s.CommandLine
-		if c.Targets == 0 || c.Status.Targets != c.Targets || c.Impact.Targets != c.Targets || c.Context.Targets != c.Targets || c.Search.Targets != c.Targets ||
-			c.Status.P50ms <= 0 || c.Context.P50ms <= 0 || c.Search.P50ms <= 0 || c.Impact.P50ms <= 0 {
-			t.Errorf("%d×: command line %+v", s.Copies, c)
+		// And again through a session lspgraph serve kept.
+		for _, c := range []indexbench.CommandLine{s.CommandLine, s.CommandLineSession} {
+			if c.Targets == 0 || c.Status.Targets != c.Targets || c.Impact.Targets != c.Targets || c.Context.Targets != c.Targets || c.Search.Targets != c.Targets ||
+				c.Status.P50ms <= 0 || c.Context.P50ms <= 0 || c.Search.P50ms <= 0 || c.Impact.P50ms <= 0 {
+				t.Errorf("%d×: command line %+v", s.Copies, c)
+			}
 		}
 	}
 	first, last := res.Sizes[0], res.Sizes[1]
