@@ -10,6 +10,7 @@ import (
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/impact"
+	"github.com/lspgraph/lspgraph/workspace"
 )
 
 // runCLI runs one lspgraph command line and returns its exit code, stdout
@@ -127,12 +128,21 @@ func TestImpactSitesOfTwins(t *testing.T) {
 // TestSCIPImportGoTypes runs `scip import --go-types` on testdata/gobreak
 // and checks that impact's satisfaction group for Square.Size is the
 // channel send in use.Send (the only conversion to Sizer), and that
-// without the flag the group is UNKNOWN.
+// without the flag the group is UNKNOWN; and the same with the flag
+// through a session that serves the store (it once dropped the flag).
 func TestSCIPImportGoTypes(t *testing.T) {
 	root := copyFixture(t, filepath.Join("..", "..", "testdata", "gobreak"))
 	dump := filepath.Join("..", "..", "testdata", "scip", "gobreak.scip")
-	for _, goTypes := range []bool{true, false} {
+	for _, c := range []struct{ goTypes, session bool }{{true, false}, {false, false}, {true, true}} {
+		goTypes := c.goTypes
 		store := filepath.Join(t.TempDir(), "store")
+		if c.session {
+			h, err := workspace.ServeHeadless(context.Background(), root, store, "serve", false, t.Logf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+		}
 		args := []string{"scip", "import", "--store", store, "--root", root, "--commit", "fixture"}
 		if goTypes {
 			args = append(args, "--go-types")
@@ -154,7 +164,7 @@ func TestSCIPImportGoTypes(t *testing.T) {
 		}
 		switch {
 		case goTypes && (strings.Join(got, ",") != "Send" || a.GroupUnknown(impact.GroupSatisfaction) != ""):
-			t.Errorf("with --go-types: satisfaction %v (unknown %q), want [Send]", got, a.GroupUnknown(impact.GroupSatisfaction))
+			t.Errorf("with --go-types (through a session: %v): satisfaction %v (unknown %q), want [Send]", c.session, got, a.GroupUnknown(impact.GroupSatisfaction))
 		case !goTypes && (len(got) != 0 || a.GroupUnknown(impact.GroupSatisfaction) == "" || !a.Risk.AtLeast):
 			t.Errorf("without --go-types: satisfaction %v, unknown %q, risk %+v; want UNKNOWN and a lower bound", got, a.GroupUnknown(impact.GroupSatisfaction), a.Risk)
 		}

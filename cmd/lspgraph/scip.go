@@ -166,8 +166,9 @@ func importThroughSession(ctx context.Context, e *env, c *workspace.Client, arg 
 		}
 		file = abs
 	}
+	req.File = file
 	var res workspace.ImportResult
-	if err := c.Command(ctx, workspace.CommandImport, []json.RawMessage{mustJSON(workspace.ImportRequest{File: file, Commit: req.Commit, AllowShrink: req.AllowShrink})}, 0, &res); err != nil {
+	if err := c.Command(ctx, workspace.CommandImport, []json.RawMessage{mustJSON(req)}, 0, &res); err != nil {
 		return fmt.Errorf("%s: %w", arg, err)
 	}
 	if asJSON {
