@@ -50,6 +50,11 @@ type WorkTree struct {
 	// BaseErr is ErrUnknownBase when Base is not in the repository
 	// (Changes then lists only the untracked files).
 	BaseErr error
+	// Look numbers the look among those a session took (0: a look of its
+	// own): a session reuses a look while its watcher saw no change, so
+	// that outside git, where a look says nothing of the files, the same
+	// number still tells that nothing changed.
+	Look uint64
 }
 
 // gitResult is a git process's output or error.

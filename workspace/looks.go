@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 
@@ -68,11 +67,7 @@ func (l *looks) startLocked() {
 		switch {
 		case err != nil:
 			l.off, l.offWhy = true, err.Error()
-			if errors.Is(err, treewatch.ErrNotGit) {
-				l.log.Info("the work tree is not watched: every answer looks at it", "reason", err)
-			} else {
-				l.log.Warn("the work tree cannot be watched: every answer runs git to look at it", "err", err)
-			}
+			l.log.Warn("the work tree cannot be watched: every answer looks at it anew", "err", err)
 		case l.closed:
 			w.Close()
 		default:
@@ -157,12 +152,17 @@ func (l *looks) look(ctx context.Context, base string) (*freshness.WorkTree, err
 	return wt, nil
 }
 
-// fullLook runs git.
+// fullLook runs git (outside git, nothing) and numbers the look.
 func (l *looks) fullLook(ctx context.Context, base string) (*freshness.WorkTree, error) {
 	l.mu.Lock()
 	l.full++
+	n := uint64(l.full)
 	l.mu.Unlock()
-	return freshness.Look(ctx, l.root, base)
+	w, err := freshness.Look(ctx, l.root, base)
+	if w != nil {
+		w.Look = n
+	}
+	return w, err
 }
 
 // restart replaces a broken watcher with a new one, started in the

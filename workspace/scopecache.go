@@ -110,8 +110,12 @@ type treeFile struct {
 }
 
 // lookState returns the state of work tree w and its key; ok is false
-// when it cannot be told (no git).
+// when it cannot be told: outside git, unless the look is one a session's
+// watcher vouches for (its number then is the key: a new look, a change).
 func lookState(w *freshness.WorkTree) (treeState, string, bool) {
+	if w != nil && !w.Git && w.Look != 0 {
+		return treeState{}, fmt.Sprintf("look %d", w.Look), true
+	}
 	if w == nil || !w.Git || w.BaseErr != nil {
 		return treeState{}, "", false
 	}

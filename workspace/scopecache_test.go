@@ -385,3 +385,63 @@ func TestContextListingKeptAcrossSessions(t *testing.T) {
 	}
 	asWalked("after a commit", r)
 }
+
+// TestContextScopeKeptOutsideGit: outside git a session whose watcher
+// follows the tree keeps the scope analysis, and its discovery of the
+// tree, while nothing changed, and discovers the tree again once a file
+// changed; without a watcher every question discovers the tree anew
+// (keeping the analysis while the packages stay the same).
+func TestContextScopeKeptOutsideGit(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the index's fact cache
+	ctx := context.Background()
+	root := goTree(t, 20)
+	dir := filepath.Join(t.TempDir(), "store")
+	type tally struct{ hits, rediscovers, misses int }
+	counts := func(s *Session) tally {
+		s.scopes.mu.Lock()
+		defer s.scopes.mu.Unlock()
+		return tally{s.scopes.hits, s.scopes.rediscovers, s.scopes.misses}
+	}
+	ask := func(s *Session) {
+		t.Helper()
+		if _, err := s.Command(ctx, CommandContext, Call{Args: []json.RawMessage{json.RawMessage(`{"symbol":"F1","budget":2000}`)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	plain := openSession(t, root, dir)
+	if _, err := plain.Command(ctx, CommandIndex, Call{}); err != nil {
+		t.Fatal(err)
+	}
+	ask(plain)
+	ask(plain)
+	if got := counts(plain); got.rediscovers != 1 || got.misses != 1 {
+		t.Errorf("outside git with no watcher, two questions: %+v; want the tree discovered again for the second", got)
+	}
+	plain.Close()
+
+	s, err := Open(Options{Root: root, StoreDir: dir, Watch: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !s.Watching(ctx) {
+		t.Fatalf("no watcher outside git: %s", s.looks.state())
+	}
+	ask(s)
+	ask(s)
+	if got := counts(s); got != (tally{hits: 1, misses: 1}) {
+		t.Fatalf("two questions on an unchanged, watched tree: %+v; want 1 hit, 1 miss, no discovery again", got)
+	}
+	if err := os.WriteFile(filepath.Join(root, "extra.go"), []byte("package m\n\nfunc Extra() int { return F1() }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ask(s)
+	if got := counts(s); got != (tally{hits: 2, rediscovers: 1, misses: 1}) {
+		t.Fatalf("after a file was added: %+v; want the tree discovered again", got)
+	}
+	ask(s)
+	if got := counts(s); got != (tally{hits: 3, rediscovers: 1, misses: 1}) {
+		t.Fatalf("the new state is kept: %+v", got)
+	}
+}

@@ -20,9 +20,15 @@
 // changes were made, so every change made before Sync was called has been
 // counted when the cookie's event arrives.
 //
+// Outside a git work tree it watches every directory under the root but
+// .git, with no ignore rules and no git state, and its cookies go to a
+// temporary directory of its own (events of one watcher arrive in order,
+// whatever directory they are in); a .git created under the root breaks
+// it, so that the next one follows git.
+//
 // A watcher that lost events (the kernel's queue overflowed), saw its
 // ignore rules change (a .gitignore, info/exclude, the config), whose git
 // directory was replaced, or that failed otherwise is broken for good: Sync returns the error, and the caller
-// starts a new one. [Start] fails when watching is impossible: no git work
-// tree, more directories than the cap, or the user's inotify watches used up.
+// starts a new one. [Start] fails when watching is impossible: more
+// directories than the cap, or the user's inotify watches used up.
 package treewatch

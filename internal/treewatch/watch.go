@@ -32,8 +32,6 @@ const DefaultCookieTimeout = 2 * time.Second
 const cookiePrefix = "lspgraph-cookie-"
 
 var (
-	// ErrNotGit is returned by Start when the root lies in no git work tree.
-	ErrNotGit = errors.New("treewatch: not a git work tree")
 	// ErrTooManyDirs is returned when the tree has more directories than
 	// the cap.
 	ErrTooManyDirs = errors.New("treewatch: too many directories to watch")
@@ -58,9 +56,11 @@ type Options struct {
 // Watcher follows one work tree. Its methods are safe for concurrent use.
 type Watcher struct {
 	root      string // the workspace root (absolute)
-	gitDir    string // HEAD and the index (the worktree's own directory)
+	git       bool   // root lies in a git work tree
+	gitDir    string // HEAD and the index (the worktree's own directory); outside git, the cookie directory
 	commonDir string // refs, packed-refs, config, info/exclude
 	heads     string // commonDir/refs/heads
+	cookieDir string // outside git: a directory of this watcher's own for its cookies, removed at Close
 	opts      Options
 	fw        *fsnotify.Watcher
 	seq       atomic.Uint64 // cookie numbers
@@ -79,7 +79,9 @@ type Watcher struct {
 
 // Start watches the work tree at root and the git state a look at it
 // reads. It asks git twice (the git directories, the ignored directories)
-// and adds one watch per directory.
+// and adds one watch per directory. Outside git it watches every
+// directory under root but .git, and its cookies go to a temporary
+// directory of its own.
 func Start(ctx context.Context, root string, opts Options) (*Watcher, error) {
 	if opts.MaxDirs <= 0 {
 		opts.MaxDirs = DefaultMaxDirs
@@ -93,18 +95,18 @@ func Start(ctx context.Context, root string, opts Options) (*Watcher, error) {
 	}
 	top, ok := gitcmd.TopLevel(root)
 	if !ok {
-		return nil, ErrNotGit
+		return startOutsideGit(ctx, root, opts)
 	}
 	out, err := gitcmd.Run(ctx, root, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotGit, err)
+		return nil, fmt.Errorf("treewatch: finding the git directories of %s: %w", root, err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 2 {
 		return nil, fmt.Errorf("treewatch: unexpected git directories %q", out)
 	}
 	w := &Watcher{
-		root: root, gitDir: filepath.Clean(lines[0]), commonDir: filepath.Clean(lines[1]), opts: opts,
+		root: root, git: true, gitDir: filepath.Clean(lines[0]), commonDir: filepath.Clean(lines[1]), opts: opts,
 		done: make(chan struct{}), cookies: map[string]chan struct{}{},
 		dirs: map[string]bool{}, gitDirs: map[string]bool{}, above: map[string]bool{},
 	}
@@ -127,9 +129,44 @@ func Start(ctx context.Context, root string, opts Options) (*Watcher, error) {
 		return nil, err
 	}
 	removeStaleCookies(w.gitDir)
+	return w.run(ctx)
+}
+
+// startOutsideGit starts a watcher of a tree in no git work tree: every
+// directory under root but .git, no ignore rules, no git state; its
+// cookies go to a temporary directory it watches too (events of one
+// watcher arrive in order whatever directory they are in).
+func startOutsideGit(ctx context.Context, root string, opts Options) (*Watcher, error) {
+	cookies, err := os.MkdirTemp("", "lspgraph-watch-")
+	if err != nil {
+		return nil, fmt.Errorf("treewatch: creating the cookie directory: %w", err)
+	}
+	w := &Watcher{
+		root: root, gitDir: cookies, commonDir: cookies, cookieDir: cookies, opts: opts,
+		done: make(chan struct{}), cookies: map[string]chan struct{}{},
+		dirs: map[string]bool{}, gitDirs: map[string]bool{}, above: map[string]bool{},
+	}
+	if w.fw, err = fsnotify.NewBufferedWatcher(1024); err != nil {
+		os.RemoveAll(cookies)
+		return nil, fmt.Errorf("treewatch: %w", watchErr(err))
+	}
+	if err := w.addGitDir(cookies); err != nil {
+		w.fw.Close()
+		os.RemoveAll(cookies)
+		return nil, err
+	}
+	if err := w.addTree(w.root, nil, false); err != nil {
+		w.fw.Close()
+		os.RemoveAll(cookies)
+		return nil, err
+	}
+	return w.run(ctx)
+}
+
+// run starts the event loop and syncs once: a cookie must come back (a
+// cookie directory that cannot be written to cannot be synced with).
+func (w *Watcher) run(ctx context.Context) (*Watcher, error) {
 	go w.loop()
-	// A cookie must come back (a git directory that cannot be written
-	// to cannot be synced with).
 	if _, err := w.Sync(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -236,8 +273,12 @@ func ignoredDirs(ctx context.Context, root string) (map[string]bool, error) {
 	return dirs, nil
 }
 
-// ignoredOf returns those of dirs (absolute) that git ignores.
+// ignoredOf returns those of dirs (absolute) that git ignores (none
+// outside git).
 func (w *Watcher) ignoredOf(dirs []string) (map[string]bool, error) {
+	if !w.git {
+		return nil, nil
+	}
 	var in bytes.Buffer
 	for _, d := range dirs {
 		rel, err := filepath.Rel(w.root, d)
@@ -338,7 +379,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		return
 	}
 	w.gen++
-	if name == ".gitignore" {
+	if name == ".gitignore" && w.git {
 		w.breakLocked(ErrRulesChanged)
 		return
 	}
@@ -518,6 +559,9 @@ func (w *Watcher) Dirs() int {
 func (w *Watcher) Close() error {
 	err := w.fw.Close()
 	<-w.done
+	if w.cookieDir != "" {
+		os.RemoveAll(w.cookieDir)
+	}
 	return err
 }
 

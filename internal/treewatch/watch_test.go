@@ -171,11 +171,8 @@ func TestRulesChangeBreaks(t *testing.T) {
 	}
 }
 
-// TestStartRefuses: no git work tree, or more directories than the cap.
+// TestStartRefuses: more directories than the cap.
 func TestStartRefuses(t *testing.T) {
-	if _, err := Start(context.Background(), t.TempDir(), Options{}); !errors.Is(err, ErrNotGit) {
-		t.Fatalf("Start outside git: %v, want ErrNotGit", err)
-	}
 	root, _ := repo(t)
 	if _, err := Start(context.Background(), root, Options{MaxDirs: 1}); !errors.Is(err, ErrTooManyDirs) {
 		t.Fatalf("Start with a cap of 1 directory: %v, want ErrTooManyDirs", err)
@@ -290,5 +287,51 @@ func TestRootBelowTop(t *testing.T) {
 	write(t, top, ".gitignore", "pkg/gen/\n")
 	if _, err := w.Sync(context.Background()); !errors.Is(err, ErrRulesChanged) {
 		t.Fatalf("Sync after the top's .gitignore changed: %v, want ErrRulesChanged", err)
+	}
+}
+
+// TestOutsideGit: a tree in no git work tree is watched all through, a
+// .gitignore there counting as any file; its cookies go to a directory of
+// the watcher's own, gone at Close; a .git created under the root breaks
+// the watcher, so that the next one follows git.
+func TestOutsideGit(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a.go", "package a\n")
+	write(t, root, "build/out/x.o", "binary")
+	w := start(t, root, Options{})
+	if w.cookieDir == "" || strings.HasPrefix(w.cookieDir, root) {
+		t.Fatalf("cookie directory %q: want one of its own, outside the root", w.cookieDir)
+	}
+	if got := w.Dirs(); got != 3 {
+		t.Errorf("%d directories watched; want 3 (the root, build, build/out)", got)
+	}
+	g := syncGen(t, w)
+	for _, change := range []struct{ path, text string }{
+		{"a.go", "package a // changed\n"},
+		{"build/out/y.o", "binary"},
+		{".gitignore", "build/\n"},
+		{"new/deep/c.go", "package deep\n"},
+		{"new/deep/d.go", "package deep\n"},
+	} {
+		write(t, root, change.path, change.text)
+		g2 := syncGen(t, w)
+		if g2 <= g {
+			t.Errorf("writing %s: generation %d, was %d", change.path, g2, g)
+		}
+		g = g2
+	}
+	if got := w.Dirs(); got != 5 {
+		t.Errorf("%d directories watched after new/deep was created; want 5", got)
+	}
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Sync(context.Background()); !errors.Is(err, ErrGitDirMoved) {
+		t.Errorf("Sync after a .git was created: %v, want ErrGitDirMoved", err)
+	}
+	cookies := w.cookieDir
+	w.Close()
+	if _, err := os.Stat(cookies); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the cookie directory after Close: %v", err)
 	}
 }
