@@ -278,11 +278,7 @@ func TestHeadlessGivesWayAfterCommands(t *testing.T) {
 		done = time.Now()
 		indexed <- err
 	}()
-	for deadline := time.Now().Add(30 * time.Second); session.LastCommand().IsZero(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the index never began")
-		}
-	}
+	commandBegun(t, session)
 	proxy, err := Dial(ctx, dir, "proxy", "")
 	if err != nil {
 		t.Fatal(err)
@@ -344,22 +340,11 @@ func TestHeadlessGivesWayAfterCommands(t *testing.T) {
 	}
 	defer c.Close()
 	go func() { indexed <- c.Command(ctx, CommandIndex, nil, 0, new(IndexResult)) }()
-	for deadline := time.Now().Add(30 * time.Second); h.session.LastCommand().IsZero(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the second index never began")
-		}
-	}
+	commandBegun(t, h.session)
 	if err := h.Close(); err != nil {
 		t.Errorf("closing the session with an index under way: %v", err)
 	}
-	select {
-	case err := <-indexed:
-		if err == nil || !strings.Contains(err.Error(), "session ended before lspgraph.index finished") {
-			t.Errorf("the index the session was closed under: %v; want the session ended before it finished", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the index the session was closed under was not answered")
-	}
+	indexCancelled(t, indexed, "the index the session was closed under")
 	if after := baseManifest(t, dir); after.Generation != m.Generation {
 		t.Errorf("the base layer after a cancelled index: generation %d; want %d", after.Generation, m.Generation)
 	}
@@ -494,26 +479,39 @@ func TestListenerCloseCancels(t *testing.T) {
 	defer c.Close()
 	indexed := make(chan error, 1)
 	go func() { indexed <- c.Command(ctx, CommandIndex, nil, 0, new(IndexResult)) }()
-	for deadline := time.Now().Add(30 * time.Second); s.LastCommand().IsZero(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the index never began")
-		}
-	}
+	commandBegun(t, s)
 	if err := ln.Close(); err != nil {
 		t.Errorf("closing the listener: %v", err)
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("closing the session: %v", err)
 	}
-	select {
-	case err := <-indexed:
-		if err == nil || !strings.Contains(err.Error(), "session ended before lspgraph.index finished") {
-			t.Errorf("the index under way when its owner closed: %v; want the session ended before it finished", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the index under way when its owner closed was not answered")
-	}
+	indexCancelled(t, indexed, "the index under way when its owner closed")
 	if m := baseManifest(t, dir); m.Generation != 0 {
 		t.Errorf("a cancelled first index left generation %d", m.Generation)
+	}
+}
+
+// commandBegun waits until a command has begun in session s.
+func commandBegun(t *testing.T, s *Session) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); s.LastCommand().IsZero(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no command began in the session")
+		}
+	}
+}
+
+// indexCancelled waits for the answer of an index its session was closed
+// under: that the session ended before it finished.
+func indexCancelled(t *testing.T, answer <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-answer:
+		if err == nil || !strings.Contains(err.Error(), "session ended before lspgraph.index finished") {
+			t.Errorf("%s: %v; want the session ended before it finished", what, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s was not answered", what)
 	}
 }
