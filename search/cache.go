@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -167,47 +168,37 @@ func packNames(defs []SymbolMatch, words [][]string) *docNames {
 	}
 	ns.idPrefix = strings.Clone(ns.idPrefix)
 	text.Grow(size - len(defs)*len(ns.idPrefix))
-	index := map[string]uint32{} // word → its number in order of appearance
-	var order []string
-	raw := make([]uint32, 0, len(defs)*2) // each definition's words, by number of appearance
-	for i, d := range defs {
-		id := d.ID[len(ns.idPrefix):]
-		p := packedName{off: uint32(text.Len()), idLen: uint32(len(id)), nameLen: uint32(len(d.Name)), kindLen: uint32(len(d.Kind)), line: int32(d.Line), words: uint32(len(raw)), nwords: uint32(len(words[i]))}
-		text.WriteString(id)
-		text.WriteString(d.Name)
-		text.WriteString(d.Kind)
-		for _, w := range words[i] {
-			n, ok := index[w]
-			if !ok {
-				n = uint32(len(order))
-				index[w] = n
-				order = append(order, w)
-			}
-			raw = append(raw, n)
+	// The distinct words, sorted; index maps each to its place.
+	index := map[string]uint32{}
+	nwords := 0
+	for _, ws := range words {
+		nwords += len(ws)
+		for _, w := range ws {
+			index[w] = 0
 		}
-		ns.syms = append(ns.syms, p)
 	}
-	// The words sorted; numbers of appearance mapped to sorted places.
-	sorted := make([]uint32, len(order))
-	for i := range sorted {
-		sorted[i] = uint32(i)
-	}
-	slices.SortFunc(sorted, func(a, b uint32) int { return strings.Compare(order[a], order[b]) })
-	place := make([]uint32, len(order))
+	ns.symWords = make([]uint32, 0, nwords)
+	order := slices.Sorted(maps.Keys(index))
 	ns.words = make([]span, len(order))
 	size = 0
 	for _, w := range order {
 		size += len(w)
 	}
 	wordText.Grow(size)
-	for at, n := range sorted {
-		place[n] = uint32(at)
-		ns.words[at] = span{uint32(wordText.Len()), uint32(len(order[n]))}
-		wordText.WriteString(order[n])
+	for at, w := range order {
+		index[w] = uint32(at)
+		ns.words[at] = span{uint32(wordText.Len()), uint32(len(w))}
+		wordText.WriteString(w)
 	}
-	ns.symWords = make([]uint32, len(raw))
-	for i, n := range raw {
-		ns.symWords[i] = place[n]
+	for i, d := range defs {
+		id := d.ID[len(ns.idPrefix):]
+		ns.syms = append(ns.syms, packedName{off: uint32(text.Len()), idLen: uint32(len(id)), nameLen: uint32(len(d.Name)), kindLen: uint32(len(d.Kind)), line: int32(d.Line), words: uint32(len(ns.symWords)), nwords: uint32(len(words[i]))})
+		text.WriteString(id)
+		text.WriteString(d.Name)
+		text.WriteString(d.Kind)
+		for _, w := range words[i] {
+			ns.symWords = append(ns.symWords, index[w])
+		}
 	}
 	// holders: for each word, the definitions holding it, each once (a
 	// name may hold a word twice), increasing.

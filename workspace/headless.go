@@ -238,9 +238,6 @@ func (h *Headless) closeLocked(cancel bool) error {
 		return nil
 	}
 	h.closed = true
-	if cancel {
-		h.session.cancelCommands()
-	}
 	var errs []error
 	if h.ln != nil {
 		if cancel {

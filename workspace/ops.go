@@ -341,12 +341,7 @@ func (s *Session) indexCommand(ctx context.Context, c Call) (any, error) {
 		}
 		defer opts.Cache.Close()
 	}
-	var sum syntax.IndexSummary
-	err = s.writingBase(ctx, func() error {
-		var err error
-		sum, err = syntax.Index(ctx, s.store, opts)
-		return err
-	})
+	sum, err := writingBase(ctx, s, func() (syntax.IndexSummary, error) { return syntax.Index(ctx, s.store, opts) })
 	if err != nil {
 		return nil, fmt.Errorf("indexing %s: %w", s.root, err)
 	}
@@ -373,11 +368,8 @@ func (s *Session) indexLSPCommand(ctx context.Context, c Call) (any, error) {
 		return nil, fmt.Errorf("argument %.200s is not {server: [COMMAND, ARGS...]}", arg)
 	}
 	commit, _ := freshness.Head(ctx, s.root)
-	var rep crawl.Report
-	err = s.writingBase(ctx, func() error {
-		var err error
-		rep, err = crawl.Index(ctx, s.store, crawl.Options{Root: s.root, Server: q.Server}, commit)
-		return err
+	rep, err := writingBase(ctx, s, func() (crawl.Report, error) {
+		return crawl.Index(ctx, s.store, crawl.Options{Root: s.root, Server: q.Server}, commit)
 	})
 	if err != nil {
 		return nil, err
@@ -436,12 +428,7 @@ func (s *Session) importCommand(ctx context.Context, c Call) (any, error) {
 		}
 		conv.ImportOptions(&opts)
 	}
-	var sum scip.Summary
-	err = s.writingBase(ctx, func() error {
-		var err error
-		sum, err = scip.Import(ctx, s.store, f, opts)
-		return err
-	})
+	sum, err := writingBase(ctx, s, func() (scip.Summary, error) { return scip.Import(ctx, s.store, f, opts) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", q.File, err)
 	}
@@ -453,11 +440,12 @@ func (s *Session) importCommand(ctx context.Context, c Call) (any, error) {
 // index or import asked while another runs (an agent's and a terminal's
 // at once) waits for it, until ctx ends, instead of failing on the
 // generation being written.
-func (s *Session) writingBase(ctx context.Context, fn func() error) error {
+func writingBase[T any](ctx context.Context, s *Session, fn func() (T, error)) (T, error) {
 	select {
 	case s.baseWrite <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		var zero T
+		return zero, ctx.Err()
 	}
 	defer func() { <-s.baseWrite }()
 	return fn()

@@ -15,13 +15,16 @@ import (
 const serveLog = "serve.log"
 
 // StartServing starts `EXE serve` for the workspace at root (store dir) in
-// the background, detached from this process (its own session id, no
-// terminal, its log in the store's serve.log), to end after idle with no
-// command; and waits, until ctx ends or for a few seconds, for its session
-// to listen. A command line run with LSPGRAPH_SERVE=auto starts one when
-// no session serves the store, so that this question and the next answer
-// warm.
+// the background, unless a session serves the store already, detached
+// from this process (its own session id, no terminal, its log in the
+// store's serve.log), to end after idle with no command; and waits, until
+// ctx ends or for a few seconds, for its session to listen. A command line
+// run with LSPGRAPH_SERVE=auto calls it, so that this question and the
+// next answer warm.
 func StartServing(ctx context.Context, exe, root, dir string, idle time.Duration) error {
+	if listening(ctx, dir) {
+		return nil
+	}
 	log, err := os.OpenFile(filepath.Join(dir, serveLog), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("starting a session: %w", err)

@@ -59,10 +59,6 @@ func autoServe(ctx context.Context, e *env, root, dir string) {
 	if _, err := os.Stat(dir); err != nil {
 		return
 	}
-	if c, err := workspace.Dial(ctx, dir, "cli", ""); err == nil {
-		c.Close()
-		return
-	}
 	exe, err := os.Executable()
 	if err == nil {
 		err = workspace.StartServing(ctx, exe, root, dir, workspace.ServeIdle)

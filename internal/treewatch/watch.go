@@ -93,79 +93,59 @@ func Start(ctx context.Context, root string, opts Options) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("treewatch: resolving %s: %w", root, err)
 	}
-	top, ok := gitcmd.TopLevel(root)
-	if !ok {
-		return startOutsideGit(ctx, root, opts)
-	}
-	out, err := gitcmd.Run(ctx, root, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
-	if err != nil {
-		return nil, fmt.Errorf("treewatch: finding the git directories of %s: %w", root, err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
-		return nil, fmt.Errorf("treewatch: unexpected git directories %q", out)
-	}
 	w := &Watcher{
-		root: root, git: true, gitDir: filepath.Clean(lines[0]), commonDir: filepath.Clean(lines[1]), opts: opts,
+		root: root, opts: opts,
 		done: make(chan struct{}), cookies: map[string]chan struct{}{},
 		dirs: map[string]bool{}, gitDirs: map[string]bool{}, above: map[string]bool{},
 	}
-	for d := filepath.Dir(root); top != root && strings.HasPrefix(root, d+string(filepath.Separator)); d = filepath.Dir(d) {
-		w.above[d] = true
-		if d == top || d == filepath.Dir(d) {
-			break
+	var ignored map[string]bool
+	if top, ok := gitcmd.TopLevel(root); ok {
+		out, err := gitcmd.Run(ctx, root, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
+		if err != nil {
+			return nil, fmt.Errorf("treewatch: finding the git directories of %s: %w", root, err)
 		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != 2 {
+			return nil, fmt.Errorf("treewatch: unexpected git directories %q", out)
+		}
+		w.git, w.gitDir, w.commonDir = true, filepath.Clean(lines[0]), filepath.Clean(lines[1])
+		for d := filepath.Dir(root); top != root && strings.HasPrefix(root, d+string(filepath.Separator)); d = filepath.Dir(d) {
+			w.above[d] = true
+			if d == top || d == filepath.Dir(d) {
+				break
+			}
+		}
+		if ignored, err = ignoredDirs(ctx, root); err != nil {
+			return nil, err
+		}
+	} else {
+		// Outside git: no git state, no ignore rules; the cookies go to a
+		// temporary directory watched too (events of one watcher arrive
+		// in order whatever directory they are in).
+		if w.cookieDir, err = os.MkdirTemp("", "lspgraph-watch-"); err != nil {
+			return nil, fmt.Errorf("treewatch: creating the cookie directory: %w", err)
+		}
+		w.gitDir, w.commonDir = w.cookieDir, w.cookieDir
 	}
 	w.heads = filepath.Join(w.commonDir, "refs", "heads")
-	ignored, err := ignoredDirs(ctx, root)
-	if err != nil {
+	fail := func(err error) (*Watcher, error) {
+		if w.fw != nil {
+			w.fw.Close()
+		}
+		if w.cookieDir != "" {
+			os.RemoveAll(w.cookieDir)
+		}
 		return nil, err
 	}
 	if w.fw, err = fsnotify.NewBufferedWatcher(1024); err != nil {
-		return nil, fmt.Errorf("treewatch: %w", watchErr(err))
+		return fail(fmt.Errorf("treewatch: %w", watchErr(err)))
 	}
 	if err := w.watchAll(ignored); err != nil {
-		w.fw.Close()
-		return nil, err
+		return fail(err)
 	}
 	removeStaleCookies(w.gitDir)
-	return w.run(ctx)
-}
-
-// startOutsideGit starts a watcher of a tree in no git work tree: every
-// directory under root but .git, no ignore rules, no git state; its
-// cookies go to a temporary directory it watches too (events of one
-// watcher arrive in order whatever directory they are in).
-func startOutsideGit(ctx context.Context, root string, opts Options) (*Watcher, error) {
-	cookies, err := os.MkdirTemp("", "lspgraph-watch-")
-	if err != nil {
-		return nil, fmt.Errorf("treewatch: creating the cookie directory: %w", err)
-	}
-	w := &Watcher{
-		root: root, gitDir: cookies, commonDir: cookies, cookieDir: cookies, opts: opts,
-		done: make(chan struct{}), cookies: map[string]chan struct{}{},
-		dirs: map[string]bool{}, gitDirs: map[string]bool{}, above: map[string]bool{},
-	}
-	if w.fw, err = fsnotify.NewBufferedWatcher(1024); err != nil {
-		os.RemoveAll(cookies)
-		return nil, fmt.Errorf("treewatch: %w", watchErr(err))
-	}
-	if err := w.addGitDir(cookies); err != nil {
-		w.fw.Close()
-		os.RemoveAll(cookies)
-		return nil, err
-	}
-	if err := w.addTree(w.root, nil, false); err != nil {
-		w.fw.Close()
-		os.RemoveAll(cookies)
-		return nil, err
-	}
-	return w.run(ctx)
-}
-
-// run starts the event loop and syncs once: a cookie must come back (a
-// cookie directory that cannot be written to cannot be synced with).
-func (w *Watcher) run(ctx context.Context) (*Watcher, error) {
+	// A cookie must come back (a directory of cookies that cannot be
+	// written to cannot be synced with).
 	go w.loop()
 	if _, err := w.Sync(ctx); err != nil {
 		w.Close()
