@@ -88,8 +88,11 @@ type WarmStats struct {
 // of half CacheSize or less leaves the answers' own blocks room.
 //
 // Warm is meant for a goroutine of its own; between chunks it yields the
-// processor, and it holds no lock an answer takes.
-func (s *Store) Warm(ctx context.Context, budget int64) (WarmStats, error) {
+// processor, and it holds no lock an answer takes. pause, when not nil,
+// is called between chunks too: it returns when the warm-up may go on
+// (a session's, once no answer is under way), or with an error that
+// stops it.
+func (s *Store) Warm(ctx context.Context, budget int64, pause func(context.Context) error) (WarmStats, error) {
 	var st WarmStats
 	gen, err := s.warmGen()
 	if err != nil || gen == 0 {
@@ -123,6 +126,11 @@ func (s *Store) Warm(ctx context.Context, budget int64) (WarmStats, error) {
 				s.warmYield()
 			}
 			runtime.Gosched()
+			if pause != nil {
+				if err := pause(ctx); err != nil {
+					return st, err
+				}
+			}
 		}
 	}
 	st.End = WarmComplete

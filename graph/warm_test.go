@@ -79,7 +79,7 @@ func TestWarmFillsBlockCache(t *testing.T) {
 
 	s := openDisk(t, dir, Options{ReadOnly: true})
 	defer s.Close()
-	st, err := s.Warm(context.Background(), CacheSize/2)
+	st, err := s.Warm(context.Background(), CacheSize/2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,12 +104,12 @@ func TestWarmBudget(t *testing.T) {
 	s := openDisk(t, warmStore(t), Options{ReadOnly: true})
 	defer s.Close()
 	ctx := context.Background()
-	full, err := s.Warm(ctx, CacheSize/2)
+	full, err := s.Warm(ctx, CacheSize/2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	budget := full.Bytes / 3
-	st, err := s.Warm(ctx, budget)
+	st, err := s.Warm(ctx, budget, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestWarmStops(t *testing.T) {
 	s := openDisk(t, dir, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if st, err := s.Warm(ctx, CacheSize/2); !errors.Is(err, context.Canceled) || st.Keys != 0 || st.End != WarmStopped {
+	if st, err := s.Warm(ctx, CacheSize/2, nil); !errors.Is(err, context.Canceled) || st.Keys != 0 || st.End != WarmStopped {
 		t.Errorf("Warm with a done context = %+v, %v; want context.Canceled before reading", st, err)
 	}
 
@@ -151,19 +151,19 @@ func TestWarmStops(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := s.Warm(context.Background(), CacheSize/2)
+	st, err := s.Warm(context.Background(), CacheSize/2, nil)
 	if err != nil || st.End != WarmGenerationChanged || !committed {
 		t.Errorf("Warm across a commit = %+v, %v; want it to stop when the generation changed", st, err)
 	}
 	s.warmYield = nil
-	if st, err := s.Warm(context.Background(), CacheSize/2); err != nil || st.End != WarmComplete {
+	if st, err := s.Warm(context.Background(), CacheSize/2, nil); err != nil || st.End != WarmComplete {
 		t.Errorf("Warm of the new generation = %+v, %v; want it complete", st, err)
 	}
 
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Warm(context.Background(), CacheSize/2); !errors.Is(err, ErrClosed) {
+	if _, err := s.Warm(context.Background(), CacheSize/2, nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("Warm after Close: %v, want ErrClosed", err)
 	}
 }
@@ -175,7 +175,7 @@ func TestWarmDuringClose(t *testing.T) {
 	s := openDisk(t, warmStore(t), Options{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Warm(context.Background(), CacheSize/2)
+		_, err := s.Warm(context.Background(), CacheSize/2, nil)
 		done <- err
 	}()
 	if err := s.Close(); err != nil {
@@ -183,5 +183,32 @@ func TestWarmDuringClose(t *testing.T) {
 	}
 	if err := <-done; err != nil && !errors.Is(err, ErrClosed) {
 		t.Fatalf("Warm during Close: %v, want nil or ErrClosed", err)
+	}
+}
+
+// TestWarmPauses: Warm asks pause between chunks, and pause's error stops
+// it there, with what it read so far.
+func TestWarmPauses(t *testing.T) {
+	s := openDisk(t, warmStore(t), Options{ReadOnly: true})
+	defer s.Close()
+	ctx := context.Background()
+	full, err := s.Warm(ctx, CacheSize/2, func(context.Context) error { return nil })
+	if err != nil || full.End != WarmComplete {
+		t.Fatalf("Warm with a pause that never holds = %+v, %v; want it complete", full, err)
+	}
+	errHeld := errors.New("held")
+	calls := 0
+	st, err := s.Warm(ctx, CacheSize/2, func(context.Context) error {
+		calls++
+		if calls == 2 {
+			return errHeld
+		}
+		return nil
+	})
+	if !errors.Is(err, errHeld) || st.End != WarmStopped || st.Keys == 0 || st.Keys >= full.Keys {
+		t.Fatalf("Warm stopped by its pause after two chunks = %+v, %v (all: %d keys); want the pause's error and part of the keys", st, err, full.Keys)
+	}
+	if calls != 2 {
+		t.Errorf("pause called %d times, want 2 (once per chunk, none after it stopped the warm-up)", calls)
 	}
 }

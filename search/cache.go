@@ -536,12 +536,19 @@ func (v *view) readSymbols(ctx context.Context, path string) (*docNames, error) 
 // Warm reads into the cache what searches of r's base generation read
 // again: every base document's references, definitions and package. A
 // session warms its cache once per base generation, so that no search
-// pays for the first reads.
-func (c *Cache) Warm(ctx context.Context, r *graph.Reader) error {
+// pays for the first reads. pause, when not nil, is called before each
+// document: it returns when the warm-up may go on, or with an error that
+// stops it.
+func (c *Cache) Warm(ctx context.Context, r *graph.Reader, pause func(context.Context) error) error {
 	v := c.view(ctx, r)
 	return r.Documents(ctx, func(d graph.Document) error {
 		if !v.base(d.Path) {
 			return nil
+		}
+		if pause != nil {
+			if err := pause(ctx); err != nil {
+				return err
+			}
 		}
 		if _, err := v.links(ctx, d.Path); err != nil {
 			return err

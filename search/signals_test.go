@@ -351,7 +351,7 @@ func TestCacheFollowsBasePatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cache.Warm(ctx, r); err != nil {
+	if err := cache.Warm(ctx, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	r.Close()
@@ -378,4 +378,37 @@ func TestCacheFollowsBasePatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("the live document gone", 0, "flush memtable", "sync")
+}
+
+// TestWarmPauses: Warm asks pause before each document and stops at its
+// error, having read the documents before only.
+func TestWarmPauses(t *testing.T) {
+	ctx := context.Background()
+	st := neighbourStore(t)
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	full := search.NewCache()
+	if err := full.Warm(ctx, r, func(context.Context) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	perDoc := search.DocReads(full) / int64(len(neighbourDocs()))
+	errHeld := fmt.Errorf("held")
+	cache := search.NewCache()
+	calls := 0
+	err = cache.Warm(ctx, r, func(context.Context) error {
+		calls++
+		if calls == 3 {
+			return errHeld
+		}
+		return nil
+	})
+	if err != errHeld {
+		t.Fatalf("Warm with a pause failing before the third document = %v, want its error", err)
+	}
+	if got, want := search.DocReads(cache), 2*perDoc; got != want || calls != 3 {
+		t.Errorf("Warm stopped before the third document: %d reads, %d pauses; want %d reads (two documents of %d), 3 pauses", got, calls, want, search.DocReads(full))
+	}
 }

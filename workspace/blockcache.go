@@ -23,8 +23,9 @@ const WarmBudget = graph.CacheSize / 2
 type blockWarmer struct {
 	store *graph.Store
 	log   *slog.Logger
-	req   chan struct{} // a warm-up is due
-	done  chan struct{} // closed when the loop ends
+	pause func(context.Context) error // between chunks: see graph.Store.Warm
+	req   chan struct{}               // a warm-up is due
+	done  chan struct{}               // closed when the loop ends
 
 	mu   sync.Mutex
 	last *WarmReport
@@ -42,9 +43,9 @@ type WarmReport struct {
 }
 
 // startBlockWarmer starts the warm-up loop with a first warm-up due; it
-// ends when ctx is done.
-func startBlockWarmer(ctx context.Context, store *graph.Store, log *slog.Logger) *blockWarmer {
-	w := &blockWarmer{store: store, log: log, req: make(chan struct{}, 1), done: make(chan struct{})}
+// ends when ctx is done. Each warm-up calls pause between chunks.
+func startBlockWarmer(ctx context.Context, store *graph.Store, log *slog.Logger, pause func(context.Context) error) *blockWarmer {
+	w := &blockWarmer{store: store, log: log, pause: pause, req: make(chan struct{}, 1), done: make(chan struct{})}
 	w.req <- struct{}{}
 	go w.loop(ctx)
 	return w
@@ -68,7 +69,7 @@ func (w *blockWarmer) loop(ctx context.Context) {
 		case <-w.req:
 		}
 		start := time.Now()
-		st, err := w.store.Warm(ctx, WarmBudget)
+		st, err := w.store.Warm(ctx, WarmBudget, w.pause)
 		if ctx.Err() != nil {
 			return
 		}

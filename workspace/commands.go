@@ -96,6 +96,8 @@ func (s *Session) Command(ctx context.Context, name string, c Call) (any, error)
 		return nil, fmt.Errorf("%w before %s began (%w)", ErrSessionGone, name, errClosing)
 	}
 	defer s.running.Done()
+	s.fg.enter()
+	defer s.fg.leave()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.life, cancel)()

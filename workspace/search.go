@@ -81,7 +81,7 @@ func (s *Session) WarmSearch(ctx context.Context) error {
 		return err
 	}
 	defer r.Close()
-	return s.searches.Warm(ctx, r)
+	return s.searches.Warm(ctx, r, s.fg.wait)
 }
 
 // Options checks the request and turns it into search options; From is

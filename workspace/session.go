@@ -126,6 +126,8 @@ type Session struct {
 	syncStop context.CancelFunc
 	syncDone chan struct{}
 	warmDone chan struct{} // closed when the search cache is warm (or warming stopped)
+	// fg counts the commands under way: the warm-ups wait while one runs.
+	fg *foreground
 	// blocks warms the store's block cache (a long-lived session's only).
 	blocks *blockWarmer
 	// baseWrite is held by the command writing the base layer (an index,
@@ -180,6 +182,7 @@ func Open(opts Options) (*Session, error) {
 		scopes:   scopeCache{sourcesFile: filepath.Join(store.Dir(), sourcesFile), observationsFile: filepath.Join(store.Dir(), observationsFile), log: log},
 		history:  histories{file: filepath.Join(store.Dir(), historyFile), log: log},
 		searches: search.NewCache(),
+		fg:       newForeground(),
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.baseWrite = make(chan struct{}, 1)
@@ -206,7 +209,7 @@ func Open(opts Options) (*Session, error) {
 		s.syncReq, s.syncStop, s.syncDone = make(chan struct{}, 1), stop, make(chan struct{})
 		go s.syncLoop(ctx, s.syncReq, s.syncDone)
 		s.syncReq <- struct{}{} // the first sync: the work tree since the base commit
-		s.blocks = startBlockWarmer(ctx, store, log)
+		s.blocks = startBlockWarmer(ctx, store, log, s.fg.wait)
 		s.warmDone = make(chan struct{})
 		go func() {
 			defer close(s.warmDone)

@@ -139,7 +139,7 @@ func searchLatencies(ctx context.Context, rep *searchCostReport, storeDir, root 
 		return err
 	}
 	start := time.Now()
-	err = cache.Warm(ctx, r)
+	err = cache.Warm(ctx, r, nil)
 	r.Close()
 	if err != nil {
 		st.Close()

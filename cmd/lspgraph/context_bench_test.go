@@ -103,7 +103,7 @@ func BenchmarkContext(b *testing.B) {
 				// long before its first question.
 				if os.Getenv("LSPGRAPH_CONTEXT_WARM") != "" {
 					t0 := time.Now()
-					ws, err := st.Warm(ctx, workspace.WarmBudget)
+					ws, err := st.Warm(ctx, workspace.WarmBudget, nil)
 					if err != nil {
 						b.Fatal(err)
 					}
