@@ -29,7 +29,7 @@ func Headless(ctx context.Context, root, dir string, others Asker, logf func(for
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	h, err := workspace.ServeHeadless(ctx, root, dir, "mcp", false, logf)
+	h, err := workspace.ServeHeadless(ctx, root, dir, "mcp", workspace.WaitNone, logf)
 	switch {
 	case errors.Is(err, workspace.ErrServed):
 		logf("a session serves %s; asking it", root)

@@ -175,54 +175,78 @@ const holderWait = 3 * time.Second
 // during the call is asked again of whoever holds the store then; an
 // impact answer kept on disk is used without opening the store for
 // writing; a store another process holds without serving a session is
-// waited for a little.
+// waited for a little (see WhileHeld).
 func AskOrOpen(ctx context.Context, kind, root, dir, name string, args []json.RawMessage) (json.RawMessage, error) {
+	var answer json.RawMessage
+	err := WhileHeld(ctx, func() error {
+		var err error
+		answer, err = askOrOpenOnce(ctx, kind, root, dir, name, args)
+		return err
+	})
+	return answer, err
+}
+
+// askOrOpenOnce is one try of AskOrOpen: an error wrapping graph.ErrLocked
+// when another process holds the store without serving a session.
+func askOrOpenOnce(ctx context.Context, kind, root, dir, name string, args []json.RawMessage) (json.RawMessage, error) {
+	answer, _, err := Ask(ctx, dir, kind, name, args, 0)
+	if errors.Is(err, ErrSessionGone) {
+		answer, _, err = Ask(ctx, dir, kind, name, args, 0)
+	}
+	if !errors.Is(err, ErrNoSession) {
+		return answer, err
+	}
+	if name == CommandImpact {
+		// Asked again with nothing changed: the answer kept on disk,
+		// without opening the store for writing.
+		if raw, ok := Cached(ctx, root, dir, args); ok {
+			return raw, nil
+		}
+	}
+	s, err := Open(Options{Root: root, StoreDir: dir})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	res, err := s.Command(ctx, name, Call{Args: args})
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := res.(json.RawMessage); ok {
+		return raw, nil
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the answer: %w", err)
+	}
+	return b, nil
+}
+
+// WhileHeld calls try again while it fails with graph.ErrLocked, every
+// heldPoll for holderWait at most: a store that another process holds
+// without serving a session (an import, another command line) is waited
+// for a little, and so is one whose session is still starting (a command
+// line that answered alone with LSPGRAPH_SERVE=auto has just started
+// one), which try then finds serving. The last error, if any, says what to
+// do.
+func WhileHeld(ctx context.Context, try func() error) error {
 	deadline := time.Now().Add(holderWait)
-	retried := false
 	for {
-		answer, _, err := Ask(ctx, dir, kind, name, args, 0)
-		switch {
-		case err == nil:
-			return answer, nil
-		case errors.Is(err, ErrSessionGone) && !retried:
-			retried = true
-			continue
-		case !errors.Is(err, ErrNoSession):
-			return nil, err
-		}
-		if name == CommandImpact {
-			// Asked again with nothing changed: the answer kept on disk,
-			// without opening the store for writing.
-			if raw, ok := Cached(ctx, root, dir, args); ok {
-				return raw, nil
-			}
-		}
-		s, err := Open(Options{Root: root, StoreDir: dir})
-		if err == nil {
-			defer s.Close()
-			res, err := s.Command(ctx, name, Call{Args: args})
-			if err != nil {
-				return nil, err
-			}
-			if raw, ok := res.(json.RawMessage); ok {
-				return raw, nil
-			}
-			b, err := json.Marshal(res)
-			if err != nil {
-				return nil, fmt.Errorf("encoding the answer: %w", err)
-			}
-			return b, nil
-		}
+		err := try()
 		if !errors.Is(err, graph.ErrLocked) {
-			return nil, err
+			return err
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w; it serves no session to ask through: wait for it to finish, or pass another --store", err)
+			return fmt.Errorf("%w; it serves no session to ask through: wait for it to finish, or pass another --store", err)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+			return ctx.Err()
+		case <-time.After(heldPoll):
 		}
 	}
 }
+
+// heldPoll is how often WhileHeld tries again: a session starting serves
+// about 100 ms after it took the store.
+const heldPoll = 25 * time.Millisecond

@@ -57,25 +57,39 @@ type Headless struct {
 // take it over before serving it again without having seen it.
 const takeoverWait = 30 * time.Second
 
+// Waiting is what ServeHeadless waits for instead of failing.
+type Waiting int
+
+const (
+	// WaitNone: a store served or held by another process is an error.
+	WaitNone Waiting = iota
+	// WaitHeld: a store held by a process that serves no session (a
+	// command line's one-shot session, an index) is waited for; one whose
+	// session another process serves is an error.
+	WaitHeld
+	// WaitAll: both are waited for.
+	WaitAll
+)
+
 // ServeHeadless opens the session of the workspace at root (store dir,
 // created if absent) and serves it headless on its socket. kind names the
 // server to the sessions it looks for ("mcp", "serve"). A store whose
 // session another process serves yields an error wrapping ErrServed, and
 // one held by a process that serves no session (a command line's one-shot
-// session, an index) an error wrapping graph.ErrLocked, unless wait is
-// set: then it waits until ctx ends for the store to be free, and serves
-// it then.
-func ServeHeadless(ctx context.Context, root, dir, kind string, wait bool, logf func(format string, args ...any)) (*Headless, error) {
+// session, an index) an error wrapping graph.ErrLocked, unless wait says
+// to wait for it: then it waits until ctx ends for the store to be free,
+// and serves it then.
+func ServeHeadless(ctx context.Context, root, dir, kind string, wait Waiting, logf func(format string, args ...any)) (*Headless, error) {
 	told := false
 	for {
 		poll := lockedPoll
-		if told && listening(ctx, dir) {
+		if told && wait == WaitAll && listening(ctx, dir) {
 			poll = resumeEvery // the session waited for still serves
 		} else if c, err := Dial(ctx, dir, kind, ""); err == nil {
 			pid := c.PID()
 			c.Close()
 			err := fmt.Errorf("%w: pid %d serves %s", ErrServed, pid, root)
-			if !wait {
+			if wait != WaitAll {
 				return nil, err
 			}
 			logf("%v; waiting for it to end", err)
@@ -88,7 +102,7 @@ func ServeHeadless(ctx context.Context, root, dir, kind string, wait bool, logf 
 			if err == nil {
 				return h, nil
 			}
-			if !wait || !errors.Is(err, graph.ErrLocked) {
+			if wait == WaitNone || !errors.Is(err, graph.ErrLocked) {
 				return nil, err
 			}
 			if !told {

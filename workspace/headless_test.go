@@ -38,7 +38,7 @@ func TestHeadlessServe(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h, err := ServeHeadless(ctx, root, dir, "serve", false, t.Logf)
+	h, err := ServeHeadless(ctx, root, dir, "serve", WaitNone, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,14 +78,14 @@ func TestHeadlessServe(t *testing.T) {
 	if !h.LastActive().After(before) {
 		t.Errorf("a client's command left the session's last activity at %v", before)
 	}
-	if _, err := ServeHeadless(ctx, root, dir, "serve", false, t.Logf); !errors.Is(err, ErrServed) {
+	if _, err := ServeHeadless(ctx, root, dir, "serve", WaitNone, t.Logf); !errors.Is(err, ErrServed) {
 		t.Errorf("a second server of the store: %v; want ErrServed", err)
 	}
 	c.Close()
 	// One that waits serves the store once the first has ended.
 	second := make(chan *Headless, 1)
 	go func() {
-		h, err := ServeHeadless(context.Background(), root, dir, "serve", true, t.Logf)
+		h, err := ServeHeadless(context.Background(), root, dir, "serve", WaitAll, t.Logf)
 		if err != nil {
 			t.Errorf("a second server, waiting: %v", err)
 		}
@@ -119,12 +119,12 @@ func TestHeadlessServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ServeHeadless(context.Background(), root, dir, "serve", false, t.Logf); !errors.Is(err, graph.ErrLocked) {
+	if _, err := ServeHeadless(context.Background(), root, dir, "serve", WaitNone, t.Logf); !errors.Is(err, graph.ErrLocked) {
 		t.Errorf("serving a held store without waiting: %v; want graph.ErrLocked", err)
 	}
 	opened := make(chan *Headless, 1)
 	go func() {
-		h, err := ServeHeadless(context.Background(), root, dir, "serve", true, t.Logf)
+		h, err := ServeHeadless(context.Background(), root, dir, "serve", WaitAll, t.Logf)
 		if err != nil {
 			t.Errorf("serving a held store, waiting: %v", err)
 		}
@@ -191,7 +191,7 @@ func storeIsFree(t *testing.T, dir string) {
 func TestHeadlessResume(t *testing.T) {
 	ctx := context.Background()
 	dir, root := importFixture(t, "goapp", "goapp.scip")
-	h, err := ServeHeadless(ctx, root, dir, "serve", false, t.Logf)
+	h, err := ServeHeadless(ctx, root, dir, "serve", WaitNone, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestHeadlessResume(t *testing.T) {
 	}
 	// Serve closed h for good: another one gives way to a proxy that has
 	// exited.
-	h, err = ServeHeadless(ctx, root, dir, "serve", false, t.Logf)
+	h, err = ServeHeadless(ctx, root, dir, "serve", WaitNone, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,17 +230,72 @@ func TestHeadlessResume(t *testing.T) {
 	}
 }
 
-// TestStartServingFails: a session that cannot start (here a program that
-// exits at once) is an error that names the log to read, not a wait.
-func TestStartServingFails(t *testing.T) {
+// TestStartServing: a session that cannot be started is an error naming
+// the program; one started returns at once, the program running on in
+// the background with its output in the store's serve.log.
+func TestStartServing(t *testing.T) {
 	dir := t.TempDir()
-	start := time.Now()
-	err := StartServing(context.Background(), "/bin/false", t.TempDir(), dir, time.Minute)
-	if err == nil || !strings.Contains(err.Error(), "exited") || !strings.Contains(err.Error(), filepath.Join(dir, serveLog)) {
-		t.Errorf("StartServing of a program that exits: %v", err)
+	missing := filepath.Join(t.TempDir(), "lspgraph")
+	if err := StartServing(context.Background(), missing, t.TempDir(), dir, time.Minute); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("StartServing of a missing program: %v", err)
 	}
-	if time.Since(start) >= spawnWait {
-		t.Errorf("StartServing waited %v for a program that had exited", time.Since(start))
+	// A shell that writes its arguments after a while: StartServing has
+	// returned long before.
+	sh := filepath.Join(t.TempDir(), "serve.sh")
+	if err := os.WriteFile(sh, []byte("#!/bin/sh\nsleep 0.3\necho \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := StartServing(context.Background(), sh, t.TempDir(), dir, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, serveLog)); len(b) > 0 {
+		t.Errorf("StartServing waited for the program: serve.log already holds %q", b)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(filepath.Join(dir, serveLog))
+		if strings.Contains(string(b), "serve --root") && strings.Contains(string(b), "--unless-served") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the program started did not write its arguments to serve.log: %q", b)
+		}
+	}
+}
+
+// TestServeUnlessServed: a server waiting only for a held store (WaitHeld,
+// as `serve --unless-served` does) waits while a process holds the store
+// without serving its session, and fails with ErrServed, instead of
+// waiting on, once that process serves it.
+func TestServeUnlessServed(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "store")
+	holder := openSession(t, root, dir)
+	waited := make(chan error, 1)
+	go func() {
+		h, err := ServeHeadless(context.Background(), root, dir, "serve", WaitHeld, t.Logf)
+		if err == nil {
+			h.Close()
+		}
+		waited <- err
+	}()
+	time.Sleep(3 * lockedPoll)
+	select {
+	case err := <-waited:
+		t.Fatalf("a server waiting for a held store returned while it was held: %v", err)
+	default:
+	}
+	ln, err := holder.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	select {
+	case err := <-waited:
+		if !errors.Is(err, ErrServed) {
+			t.Errorf("a server waiting for a held store, once its holder serves it: %v; want ErrServed", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a server waiting for a held store went on waiting once its holder served it")
 	}
 }
 
@@ -256,7 +311,7 @@ func TestHeadlessGivesWayAfterCommands(t *testing.T) {
 	root := goTree(t, files)
 	dir := filepath.Join(t.TempDir(), "store")
 	ctx := context.Background()
-	h, err := ServeHeadless(ctx, root, dir, "serve", false, t.Logf)
+	h, err := ServeHeadless(ctx, root, dir, "serve", WaitNone, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +386,7 @@ func TestHeadlessGivesWayAfterCommands(t *testing.T) {
 	// Closed for good (an interrupt), a session cancels the commands under
 	// way instead: the index ends at once, told the session ended, and the
 	// previous generation stays.
-	if h, err = ServeHeadless(ctx, root, dir, "serve", false, t.Logf); err != nil {
+	if h, err = ServeHeadless(ctx, root, dir, "serve", WaitNone, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()

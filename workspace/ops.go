@@ -112,6 +112,47 @@ type Status struct {
 	Freshness  *freshness.Block `json:"freshness,omitempty"`
 }
 
+// StatusOf returns the status of the store in dir (of the workspace at
+// root): the session's, when one serves the store (served); else what the
+// store holds, opened read-only, and its freshness (a store that does not
+// exist yet is Empty). A store held by a session still starting is waited
+// for (see WhileHeld).
+func StatusOf(ctx context.Context, dir, root string) (st Status, served bool, err error) {
+	err = WhileHeld(ctx, func() error {
+		raw, _, err := Ask(ctx, dir, "cli", CommandStatus, nil, 0)
+		if err == nil {
+			served = true
+			if err := json.Unmarshal(raw, &st); err != nil {
+				return fmt.Errorf("decoding the session's status: %w", err)
+			}
+			return nil
+		} else if !errors.Is(err, ErrNoSession) {
+			return err
+		}
+		st = Status{StoreStatus: StoreStatus{Store: dir, Schema: graph.SchemaVersion, Empty: true}, Root: root}
+		s, err := graph.Open(dir, graph.Options{ReadOnly: true})
+		if errors.Is(err, graph.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		defer s.Close()
+		r, err := s.Reader()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if st.StoreStatus, err = ReadStoreStatus(s, r); err != nil {
+			return err
+		}
+		if b, err := freshness.Compute(ctx, r, root); err == nil {
+			st.Freshness = &b
+		}
+		return nil
+	})
+	return st, served, err
+}
+
 // SessionInfo describes a session's process and who is attached to it.
 type SessionInfo struct {
 	PID           int     `json:"pid"`

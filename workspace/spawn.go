@@ -14,13 +14,17 @@ import (
 // StartServing writes its log to.
 const serveLog = "serve.log"
 
-// StartServing starts `EXE serve` for the workspace at root (store dir) in
-// the background, unless a session serves the store already, detached
-// from this process (its own session id, no terminal, its log in the
-// store's serve.log), to end after idle with no command; and waits, until
-// ctx ends or for a few seconds, for its session to listen. A command line
-// run with LSPGRAPH_SERVE=auto calls it, so that this question and the
-// next answer warm.
+// StartServing starts `EXE serve --unless-served` for the workspace at
+// root (store dir) in the background, unless a session serves the store
+// already, detached from this process (its own session id, no terminal,
+// its log in the store's serve.log), to end after idle with no command,
+// and returns without waiting for it to serve. A command line run with
+// LSPGRAPH_SERVE=auto calls it once it has answered its question itself,
+// so that the next ones answer warm: waiting for the session to start and
+// asking through it made the first question cost three times what a
+// command line alone costs. A session another command line started
+// meanwhile makes this one exit at once; a store a command line holds is
+// waited for.
 func StartServing(ctx context.Context, exe, root, dir string, idle time.Duration) error {
 	if listening(ctx, dir) {
 		return nil
@@ -30,36 +34,15 @@ func StartServing(ctx context.Context, exe, root, dir string, idle time.Duration
 		return fmt.Errorf("starting a session: %w", err)
 	}
 	defer log.Close()
-	cmd := exec.Command(exe, "serve", "--root", root, "--store", dir, "--idle", idle.String())
+	cmd := exec.Command(exe, "serve", "--root", root, "--store", dir, "--idle", idle.String(), "--unless-served")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting a session: %w", err)
 	}
-	pid := cmd.Process.Pid
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	wait, stop := context.WithTimeout(ctx, spawnWait)
-	defer stop()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if listening(wait, dir) {
-			return nil
-		}
-		select {
-		case err := <-exited:
-			return fmt.Errorf("the session started (pid %d) exited: %v; see %s", pid, err, filepath.Join(dir, serveLog))
-		case <-wait.Done():
-			return fmt.Errorf("the session started (pid %d) is not listening after %v; see %s", pid, spawnWait, filepath.Join(dir, serveLog))
-		case <-tick.C:
-		}
-	}
+	return cmd.Process.Release()
 }
-
-// spawnWait bounds how long StartServing waits for the session it started.
-const spawnWait = 5 * time.Second
 
 // ServeIdle is how long a session started by StartServing serves with no
 // command before it ends.

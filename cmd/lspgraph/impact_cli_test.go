@@ -137,7 +137,7 @@ func TestSCIPImportGoTypes(t *testing.T) {
 		goTypes := c.goTypes
 		store := filepath.Join(t.TempDir(), "store")
 		if c.session {
-			h, err := workspace.ServeHeadless(context.Background(), root, store, "serve", false, t.Logf)
+			h, err := workspace.ServeHeadless(context.Background(), root, store, "serve", workspace.WaitNone, t.Logf)
 			if err != nil {
 				t.Fatal(err)
 			}

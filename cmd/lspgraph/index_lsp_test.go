@@ -252,7 +252,7 @@ func TestIndexLSPThroughSession(t *testing.T) {
 	ctx := context.Background()
 	root := copyGoapp(t)
 	dir := filepath.Join(t.TempDir(), "store")
-	h, err := workspace.ServeHeadless(ctx, root, dir, "serve", false, t.Logf)
+	h, err := workspace.ServeHeadless(ctx, root, dir, "serve", workspace.WaitNone, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,7 +10,7 @@ import (
 )
 
 func runServe(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "serve", "serve [--root DIR] [--store DIR] [--idle DURATION]\n\n"+
+	fs := newFlagSet(e, "serve", "serve [--root DIR] [--store DIR] [--idle DURATION] [--unless-served]\n\n"+
 		"Serves the workspace's session with no language server until interrupted: the work tree watched and the\n"+
 		"answers' inputs kept warm, so that the command line (status, impact, changes, context, search, scope,\n"+
 		"index, scip import) and `lspgraph mcp` answer from it instead of opening the store, running git and\n"+
@@ -19,6 +20,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	root := fs.String("root", "", "workspace root `DIR` (default: the git top level of the current directory)")
 	store := fs.String("store", "", "graph store `DIR` (default: the user cache directory for the root)")
 	idle := fs.Duration("idle", 30*time.Minute, "exit after `DURATION` serving with no command (0: never)")
+	unlessServed := fs.Bool("unless-served", false, "exit at once, not wait, when another process serves the store's session (LSPGRAPH_SERVE=auto starts serve so)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -27,9 +29,16 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(e.stderr, "lspgraph serve: "+format+"\n", args...) }
-	h, err := workspace.ServeHeadless(ctx, r, dir, "serve", true, logf)
+	wait := workspace.WaitAll
+	if *unlessServed {
+		wait = workspace.WaitHeld
+	}
+	h, err := workspace.ServeHeadless(ctx, r, dir, "serve", wait, logf)
 	if ctx.Err() != nil {
 		return nil // interrupted while another process held the store
+	} else if *unlessServed && errors.Is(err, workspace.ErrServed) {
+		logf("%v; not serving it twice", err)
+		return nil
 	} else if err != nil {
 		return err
 	}

@@ -17,10 +17,10 @@ import (
 // process, which opens the store itself. The answer is decoded into out
 // (a *json.RawMessage receives it as the session encoded it). mustExist
 // refuses to create a store that does not exist yet. With LSPGRAPH_SERVE=auto
-// in the environment, a command line whose store no session serves starts
-// `lspgraph serve` for it in the background first (see
-// workspace.StartServing), and asks through that (not when e is
-// nil).
+// in the environment, a command line whose store no session serves
+// answers on its own, then starts `lspgraph serve` for it in the
+// background (see workspace.StartServing), which the next command lines
+// ask through (not when e is nil).
 func askSession(ctx context.Context, e *env, kind, root, storeFlag, name string, arg any, out any, mustExist bool) error {
 	dir, err := storeDir(storeFlag, root)
 	if err != nil {
@@ -36,10 +36,10 @@ func askSession(ctx context.Context, e *env, kind, root, storeFlag, name string,
 			return fmt.Errorf("no graph store at %s for %s: run `lspgraph scip import INDEX.scip` or `lspgraph index` first, or pass --store", dir, root)
 		}
 	}
+	answer, err := workspace.AskOrOpen(ctx, kind, root, dir, name, args)
 	if e != nil && kind == "cli" && e.getenv("LSPGRAPH_SERVE") == "auto" {
 		autoServe(ctx, e, root, dir)
 	}
-	answer, err := workspace.AskOrOpen(ctx, kind, root, dir, name, args)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func askSession(ctx context.Context, e *env, kind, root, storeFlag, name string,
 }
 
 // autoServe starts a session for the store at dir when it exists and none
-// serves it; a failure is told and the question is answered without.
+// serves it; a failure is told.
 func autoServe(ctx context.Context, e *env, root, dir string) {
 	if _, err := os.Stat(dir); err != nil {
 		return
@@ -64,6 +64,6 @@ func autoServe(ctx context.Context, e *env, root, dir string) {
 		err = workspace.StartServing(ctx, exe, root, dir, workspace.ServeIdle)
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "lspgraph: LSPGRAPH_SERVE=auto: %v; answering without a session\n", err)
+		fmt.Fprintf(e.stderr, "lspgraph: LSPGRAPH_SERVE=auto: %v\n", err)
 	}
 }

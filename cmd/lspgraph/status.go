@@ -3,8 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -43,17 +41,13 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	root := rootOrDefault(*rootFlag)
-	var rep statusReport
-	if raw, _, err := workspace.Ask(ctx, dir, "cli", workspace.CommandStatus, nil, 0); err == nil {
-		var st workspace.Status
-		if err := json.Unmarshal(raw, &st); err != nil {
-			return fmt.Errorf("decoding the session's status: %w", err)
-		}
-		rep = statusReport{StoreStatus: st.StoreStatus, Session: &st.Session, Freshness: st.Freshness}
-	} else if !errors.Is(err, workspace.ErrNoSession) {
+	st, served, err := workspace.StatusOf(ctx, dir, root)
+	if err != nil {
 		return err
-	} else if rep, err = readStatus(ctx, dir, root); err != nil {
-		return err
+	}
+	rep := statusReport{StoreStatus: st.StoreStatus, Freshness: st.Freshness}
+	if served {
+		rep.Session = &st.Session
 	}
 	if *asJSON {
 		return writeJSON(e.stdout, rep)
@@ -61,32 +55,6 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	printStatus(e.stdout, rep)
 	printFreshness(e.stdout, rep.Freshness) // status_freshness.go
 	return nil
-}
-
-// readStatus opens the store read-only and collects its manifests and
-// freshness. A store that does not exist yet is reported empty.
-func readStatus(ctx context.Context, dir, root string) (statusReport, error) {
-	rep := statusReport{StoreStatus: workspace.StoreStatus{Store: dir, Schema: graph.SchemaVersion, Empty: true}}
-	s, err := graph.Open(dir, graph.Options{ReadOnly: true})
-	if errors.Is(err, graph.ErrNotFound) {
-		return rep, nil
-	}
-	if err != nil {
-		return rep, err
-	}
-	defer s.Close()
-	r, err := s.Reader()
-	if err != nil {
-		return rep, err
-	}
-	defer r.Close()
-	if rep.StoreStatus, err = workspace.ReadStoreStatus(s, r); err != nil {
-		return rep, err
-	}
-	if b, err := freshness.Compute(ctx, r, root); err == nil {
-		rep.Freshness = &b
-	}
-	return rep, nil
 }
 
 func printStatus(w io.Writer, rep statusReport) {

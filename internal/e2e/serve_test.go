@@ -136,9 +136,10 @@ func jsonHasCaller(t *testing.T, out []byte, name string) bool {
 }
 
 // TestServeAuto: with LSPGRAPH_SERVE=auto, a command line whose store no
-// session serves starts `lspgraph serve` for it in the background and
-// answers through it; the next command line finds that session; the
-// session outlives the command line that started it.
+// session serves answers, then starts `lspgraph serve` for it in the
+// background; the next command line finds that session; the session
+// outlives the command line that started it, and one a second command
+// line started meanwhile does not serve it twice.
 func TestServeAuto(t *testing.T) {
 	t.Parallel()
 	root, store, bin := goappWithCaller(t)
@@ -160,9 +161,12 @@ func TestServeAuto(t *testing.T) {
 		return st.Session.PID
 	}
 	out := impact()
-	pid := servedBy()
-	if pid == 0 {
-		t.Fatal("no session serves the store after a command line started one")
+	// The session started serves once it has opened the store.
+	pid := 0
+	for deadline := time.Now().Add(60 * time.Second); pid == 0; time.Sleep(50 * time.Millisecond) {
+		if pid = servedBy(); pid == 0 && time.Now().After(deadline) {
+			t.Fatal("no session serves the store a minute after a command line started one")
+		}
 	}
 	if !jsonHasCaller(t, out, "Catalog.SaveDefault") {
 		t.Errorf("impact lacks the work tree's caller SaveDefault:\n%s", tail(string(out), 2000))
@@ -179,6 +183,11 @@ func TestServeAuto(t *testing.T) {
 	impact()
 	if now := servedBy(); now != pid {
 		t.Errorf("after the next command line the store is served by pid %d; want the started session's %d", now, pid)
+	}
+	// A second server started as a command line starts one exits.
+	second := exec.Command(bin, "serve", "--store", store, "--root", root, "--unless-served")
+	if out, err := second.CombinedOutput(); err != nil || !strings.Contains(string(out), "not serving it twice") {
+		t.Errorf("serve --unless-served beside the session: %v\n%s", err, out)
 	}
 	if log, err := os.ReadFile(filepath.Join(store, "serve.log")); err != nil || !strings.Contains(string(log), "serving the session of "+root) {
 		t.Errorf("serve.log: %q (%v)", log, err)
