@@ -941,7 +941,7 @@ func inWorkspace(p string) bool {
 	}
 	parts := strings.Split(p, "/")
 	for _, d := range parts[:len(parts)-1] {
-		if d == "vendor" || d == "node_modules" || strings.HasPrefix(d, ".") {
+		if syntax.SkipDir(d) {
 			return false
 		}
 	}

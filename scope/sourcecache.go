@@ -153,7 +153,7 @@ func walkable(rel string) bool {
 		return false
 	}
 	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
-		if skipDir(path.Base(d)) {
+		if SkipDir(path.Base(d)) {
 			return false
 		}
 	}

@@ -135,8 +135,9 @@ func compareWalkOrder(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-// skipDir reports directories discovery never enters (below the root).
-func skipDir(name string) bool {
+// SkipDir reports whether discovery leaves a directory of this name out
+// (below the root), with everything below it.
+func SkipDir(name string) bool {
 	switch name {
 	case "node_modules", "vendor", "testdata", "dist", "build", "__pycache__", "venv", "site-packages":
 		return true
@@ -196,7 +197,7 @@ func walkListed(fsys *rootfs.Root) ([]listedFile, error) {
 	walked, err := fsys.Walk(context.Background(), rootfs.WalkOptions{
 		Workers: runtime.GOMAXPROCS(0),
 		Enter: func(rel string, _ []rootfs.DirEntry) bool {
-			return rel == "." || !skipDir(path.Base(rel))
+			return rel == "." || !SkipDir(path.Base(rel))
 		},
 		Keep: func(rel string, typ fs.FileMode) bool {
 			return typ.IsRegular() && discovered(rel)

@@ -169,7 +169,7 @@ func listFiles(ctx context.Context, fsys *rootfs.Root, root string, workers int)
 		Workers: workers,
 		Enter: func(rel string, entries []rootfs.DirEntry) bool {
 			tree.note(rel, entries)
-			return rel == "." || !(skipDir(path.Base(rel)) || hasCacheTag(entries))
+			return rel == "." || !(SkipDir(path.Base(rel)) || hasCacheTag(entries))
 		},
 		Keep: func(rel string, typ fs.FileMode) bool {
 			return (typ.IsRegular() || typ&fs.ModeSymlink != 0) && keepPath(rel)
@@ -215,7 +215,9 @@ func isGitWorkTree(ctx context.Context, root string) bool {
 	return err == nil && strings.TrimSpace(string(out)) == "true"
 }
 
-func skipDir(name string) bool {
+// SkipDir reports whether ListFiles leaves a directory of this name out,
+// with everything below it: vendor/, node_modules/ and hidden ones.
+func SkipDir(name string) bool {
 	return name == "vendor" || name == "node_modules" || (strings.HasPrefix(name, ".") && name != ".")
 }
 
@@ -244,7 +246,7 @@ func keepPath(p string) bool {
 func inSkippedDir(p string) bool {
 	dirs := strings.Split(p, "/")
 	for _, d := range dirs[:len(dirs)-1] {
-		if skipDir(d) {
+		if SkipDir(d) {
 			return true
 		}
 	}

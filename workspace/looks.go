@@ -7,7 +7,15 @@ import (
 
 	"github.com/lspgraph/lspgraph/freshness"
 	"github.com/lspgraph/lspgraph/internal/treewatch"
+	"github.com/lspgraph/lspgraph/scope"
+	"github.com/lspgraph/lspgraph/syntax"
 )
+
+// unreadDir reports whether neither the syntax index nor package discovery
+// enters a directory of this name (node_modules, vendor, hidden ones): a
+// tree outside git is watched without them (treewatch.Options.SkipDir),
+// since no answer reads what changes there.
+func unreadDir(name string) bool { return syntax.SkipDir(name) && scope.SkipDir(name) }
 
 // looks takes the session's looks at the work tree. While a watcher
 // follows the tree, the last look is reused as long as nothing under the

@@ -269,3 +269,17 @@ func TestLooksFallBack(t *testing.T) {
 		t.Fatalf("the new watcher missed a new file: changes %v", w.Changes)
 	}
 }
+
+// TestUnreadDir: a tree outside git is watched without the directories
+// neither the syntax index nor discovery enters, and with every one either
+// reads (discovery leaves testdata and build out, the index does not).
+func TestUnreadDir(t *testing.T) {
+	for name, want := range map[string]bool{
+		"node_modules": true, "vendor": true, ".cache": true,
+		"src": false, "testdata": false, "build": false, "dist": false, "__pycache__": false,
+	} {
+		if got := unreadDir(name); got != want {
+			t.Errorf("unreadDir(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

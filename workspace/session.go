@@ -186,7 +186,7 @@ func Open(opts Options) (*Session, error) {
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.baseWrite = make(chan struct{}, 1)
-	s.looks = newLooks(root, log, treewatch.Options{}, s.baseCommit)
+	s.looks = newLooks(root, log, treewatch.Options{SkipDir: unreadDir}, s.baseCommit)
 	if opts.Watch {
 		s.looks.watch()
 	}

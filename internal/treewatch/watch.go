@@ -51,6 +51,12 @@ type Options struct {
 	MaxDirs int
 	// CookieTimeout bounds Sync's wait; 0 means DefaultCookieTimeout.
 	CookieTimeout time.Duration
+	// SkipDir, when set, names the directories a tree outside git leaves
+	// out, with everything below them: those no reader of the workspace
+	// enters (its dependencies' node_modules, say), which would otherwise
+	// take watches, and past MaxDirs make the tree unwatchable. In a git
+	// work tree git's ignore rules decide.
+	SkipDir func(name string) bool
 }
 
 // Watcher follows one work tree. Its methods are safe for concurrent use.
@@ -207,7 +213,7 @@ func (w *Watcher) addTree(dir string, skip map[string]bool, git bool) error {
 			}
 			return nil
 		}
-		if d.Name() == ".git" || skip[p] {
+		if d.Name() == ".git" || skip[p] || w.skipName(p) {
 			return filepath.SkipDir
 		}
 		if w.dirs[p] {
@@ -225,6 +231,12 @@ func (w *Watcher) addTree(dir string, skip map[string]bool, git bool) error {
 		w.dirs[p] = true
 		return nil
 	})
+}
+
+// skipName reports whether the work-tree directory p is one a tree
+// outside git leaves out by its name (Options.SkipDir); never the root.
+func (w *Watcher) skipName(p string) bool {
+	return !w.git && w.opts.SkipDir != nil && p != w.root && w.opts.SkipDir(filepath.Base(p))
 }
 
 // watchErr names the inotify limit when that is what failed.
@@ -406,7 +418,7 @@ func (w *Watcher) addNew(dir string) error {
 		}
 		var next []string
 		for _, d := range level {
-			if ignored[d] || w.dirs[d] {
+			if ignored[d] || w.dirs[d] || w.skipName(d) {
 				continue
 			}
 			if len(w.dirs) >= w.opts.MaxDirs {

@@ -3,6 +3,7 @@ package treewatch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -333,5 +334,47 @@ func TestOutsideGit(t *testing.T) {
 	w.Close()
 	if _, err := os.Stat(cookies); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the cookie directory after Close: %v", err)
+	}
+}
+
+// TestOutsideGitSkipDir: outside git, the directories Options.SkipDir
+// names are left out with their subtrees, at the start and when created
+// later, and do not count against MaxDirs: a tree whose dependencies hold
+// more directories than MaxDirs is watched; changes there are not events,
+// changes beside them are.
+func TestOutsideGitSkipDir(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "src/a.ts", "export const a = 1\n")
+	for i := range 40 {
+		write(t, root, fmt.Sprintf("node_modules/dep%d/lib/index.js", i), "module.exports = 1\n")
+	}
+	skip := func(name string) bool { return name == "node_modules" }
+	if _, err := Start(context.Background(), root, Options{MaxDirs: 10}); !errors.Is(err, ErrTooManyDirs) {
+		t.Fatalf("without SkipDir, 82 directories against MaxDirs 10: %v; want ErrTooManyDirs", err)
+	}
+	w := start(t, root, Options{MaxDirs: 10, SkipDir: skip})
+	if got := w.Dirs(); got != 2 {
+		t.Errorf("%d directories watched; want 2 (the root, src)", got)
+	}
+	g := syncGen(t, w)
+	write(t, root, "node_modules/dep0/lib/index.js", "module.exports = 2\n")
+	if g2 := syncGen(t, w); g2 != g {
+		t.Errorf("after a change under node_modules: generation %d, want %d still", g2, g)
+	}
+	write(t, root, "pkg/node_modules/x/y.js", "1\n")
+	if g2 := syncGen(t, w); g2 <= g {
+		t.Errorf("after pkg was created: generation %d, was %d", g2, g)
+	}
+	if got := w.Dirs(); got != 3 {
+		t.Errorf("%d directories watched after pkg/node_modules was created; want 3 (pkg, not its node_modules)", got)
+	}
+	g = syncGen(t, w)
+	write(t, root, "pkg/node_modules/x/z.js", "2\n")
+	if g2 := syncGen(t, w); g2 != g {
+		t.Errorf("after a change under pkg/node_modules: generation %d, want %d still", g2, g)
+	}
+	write(t, root, "src/b.ts", "export const b = 2\n")
+	if g2 := syncGen(t, w); g2 <= g {
+		t.Errorf("writing src/b.ts: generation %d, was %d", g2, g)
 	}
 }
