@@ -283,3 +283,29 @@ func TestUnreadDir(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstSyncReusesWatcherLook: a long-lived session's first background
+// sync waits for its watcher to start and reuses the watcher's first look:
+// one look at the tree with git when the session opens, not two.
+func TestFirstSyncReusesWatcherLook(t *testing.T) {
+	root, dir, _ := gitFixture(t)
+	s, err := Open(Options{Root: root, StoreDir: dir, Background: true, Watch: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		s.mu.Lock()
+		synced := !s.lastSync.At.IsZero()
+		s.mu.Unlock()
+		if synced {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no background sync within 30 s of the session's start")
+		}
+	}
+	if full, reused := s.looks.counts(); full != 1 || reused < 1 {
+		t.Errorf("after the first background sync: %d looks with git, %d reused; want 1 (the watcher's first) and the sync's reused", full, reused)
+	}
+}

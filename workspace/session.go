@@ -252,6 +252,10 @@ func (s *Session) syncLoop(ctx context.Context, req <-chan struct{}, done chan<-
 			return
 		case <-req:
 		}
+		// The first sync waits for the watcher's start, whose first look
+		// it then reuses: looking with git meanwhile ran one more walk of
+		// the tree beside the watcher's and a first answer's.
+		s.looks.waitStarted(ctx)
 		start := time.Now()
 		// The session's look: reused while the tree is unchanged, and
 		// left for the next answer to reuse.
