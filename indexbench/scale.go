@@ -92,6 +92,9 @@ type ScaleSize struct {
 	// untimed round of them).
 	CommandLine        CommandLine `json:"command_line"`
 	CommandLineSession CommandLine `json:"command_line_session"`
+	// SessionStart is the first questions asked of a session just
+	// started.
+	SessionStart SessionStart `json:"session_start"`
 	// IndexRounds and ImportRounds are every round's full index and
 	// import (the first is Index and Import); IndexMedian and
 	// ImportMedian their medians, by wall and by CPU time separately.
@@ -113,6 +116,16 @@ type CommandLine struct {
 	Context Latency `json:"context"`
 	// Search asks for the target's name.
 	Search Latency `json:"search"`
+}
+
+// SessionStart times the first two context questions a command line asks
+// of a `lspgraph serve` started that moment (an agent's first calls to the
+// MCP server it has just started are asked of such a session), each about
+// another target: the first from the start of serve (it waits for the
+// session to serve), the second from its own start.
+type SessionStart struct {
+	FirstContextMs  float64 `json:"first_context_ms"`
+	SecondContextMs float64 `json:"second_context_ms"`
 }
 
 // commandLineTargets is how many targets CommandLine is timed on.
@@ -321,7 +334,7 @@ func (o ScaleOptions) measure(ctx context.Context, n int, tree string, say func(
 		return size, err
 	}
 	say("timing the command line on %d copies, without and with a session", n)
-	if size.CommandLine, size.CommandLineSession, err = o.timeCommandLine(ctx, store, tree); err != nil {
+	if size.CommandLine, size.CommandLineSession, size.SessionStart, err = o.timeCommandLine(ctx, store, tree); err != nil {
 		return size, err
 	}
 	if err := os.RemoveAll(store); err != nil {
@@ -588,28 +601,31 @@ func timeQueries(ctx context.Context, dir, root string, n int, withContext bool)
 // closures no question had observed before (each copy's packages are its
 // own), which the smaller sizes' had (a context question keeps what it
 // observed for the next process).
-func (o ScaleOptions) timeCommandLine(ctx context.Context, dir, root string) (alone, session CommandLine, err error) {
+func (o ScaleOptions) timeCommandLine(ctx context.Context, dir, root string) (alone, session CommandLine, start SessionStart, err error) {
 	st, err := graph.Open(dir, graph.Options{ReadOnly: true})
 	if err != nil {
-		return alone, session, fmt.Errorf("scale: opening %s: %w", dir, err)
+		return alone, session, start, fmt.Errorf("scale: opening %s: %w", dir, err)
 	}
 	r, err := st.Reader()
 	if err != nil {
 		st.Close()
-		return alone, session, fmt.Errorf("scale: reading %s: %w", dir, err)
+		return alone, session, start, fmt.Errorf("scale: reading %s: %w", dir, err)
 	}
 	targets, err := SampleTargets(ctx, r, commandLineTargets, "copy1/")
 	r.Close()
 	st.Close()
 	if err != nil {
-		return alone, session, err
+		return alone, session, start, err
 	}
 	if alone, err = o.askEach(ctx, dir, root, targets); err != nil {
-		return alone, session, err
+		return alone, session, start, err
+	}
+	if start, err = o.timeSessionStart(ctx, dir, root, targets); err != nil {
+		return alone, session, start, err
 	}
 	stop, err := o.serve(ctx, dir, root)
 	if err != nil {
-		return alone, session, err
+		return alone, session, start, err
 	}
 	defer func() {
 		if serr := stop(); err == nil {
@@ -618,10 +634,10 @@ func (o ScaleOptions) timeCommandLine(ctx context.Context, dir, root string) (al
 	}()
 	// Once untimed: the session's first questions read what it keeps.
 	if _, err = o.askEach(ctx, dir, root, targets); err != nil {
-		return alone, session, err
+		return alone, session, start, err
 	}
 	session, err = o.askEach(ctx, dir, root, targets)
-	return alone, session, err
+	return alone, session, start, err
 }
 
 // askEach times status, impact, context and search of each target, each a
@@ -654,25 +670,9 @@ func (o ScaleOptions) askEach(ctx context.Context, dir, root string, targets []g
 // session answers `lspgraph status`; stop interrupts it and waits for it
 // to end, so that the store is free again.
 func (o ScaleOptions) serve(ctx context.Context, dir, root string) (stop func() error, err error) {
-	var log bytes.Buffer
-	cmd := exec.Command(o.Lspgraph, "serve", "--root", root, "--store", dir, "--idle", "0")
-	cmd.Dir = root
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("scale: starting lspgraph serve: %w", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop = func() error {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-			return nil
-		case <-time.After(time.Minute):
-			cmd.Process.Kill()
-			<-exited
-			return fmt.Errorf("scale: lspgraph serve did not end a minute after an interrupt: %s", log.String())
-		}
+	cmd, log, exited, stop, err := o.startServe(dir, root)
+	if err != nil {
+		return nil, err
 	}
 	for deadline := time.Now().Add(time.Minute); ; {
 		out, err := exec.CommandContext(ctx, o.Lspgraph, "status", "--store", dir, "--json").Output()
@@ -694,6 +694,61 @@ func (o ScaleOptions) serve(ctx context.Context, dir, root string) (stop func() 
 			return nil, fmt.Errorf("scale: lspgraph serve's session did not answer within a minute: %s", log.String())
 		}
 	}
+}
+
+// startServe starts `lspgraph serve` for the store at dir; stop
+// interrupts it and waits for it to end, so that the store is free again;
+// exited receives its end.
+func (o ScaleOptions) startServe(dir, root string) (cmd *exec.Cmd, log *bytes.Buffer, exited chan error, stop func() error, err error) {
+	log = new(bytes.Buffer)
+	cmd = exec.Command(o.Lspgraph, "serve", "--root", root, "--store", dir, "--idle", "0")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("scale: starting lspgraph serve: %w", err)
+	}
+	exited = make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop = func() error {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+			return nil
+		case <-time.After(time.Minute):
+			cmd.Process.Kill()
+			<-exited
+			return fmt.Errorf("scale: lspgraph serve did not end a minute after an interrupt: %s", log.String())
+		}
+	}
+	return cmd, log, exited, stop, nil
+}
+
+// timeSessionStart starts `lspgraph serve` and at once asks it two
+// context questions (see SessionStart), then stops it.
+func (o ScaleOptions) timeSessionStart(ctx context.Context, dir, root string, targets []graph.Symbol) (st SessionStart, err error) {
+	if len(targets) < 2 {
+		return st, nil
+	}
+	start := time.Now()
+	_, _, _, stop, err := o.startServe(dir, root)
+	if err != nil {
+		return st, err
+	}
+	defer func() {
+		if serr := stop(); err == nil {
+			err = serr
+		}
+	}()
+	ask := func(t graph.Symbol) (float64, error) {
+		_, _, _, err := Measure(ctx, "lspgraph context", root, o.Lspgraph, "context", "--store", dir, "--root", root, "--budget", "8000", t.ID)
+		return float64(time.Since(start)) / float64(time.Millisecond), err
+	}
+	if st.FirstContextMs, err = ask(targets[0]); err != nil {
+		return st, err
+	}
+	start = time.Now()
+	st.SecondContextMs, err = ask(targets[1])
+	return st, err
 }
 
 // searchQuery is what CommandLine searches for on a target: its name and

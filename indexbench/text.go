@@ -51,6 +51,9 @@ func (res ScaleResult) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "      the same through lspgraph serve: status %.0f/%.0f, impact %.0f/%.0f, context %.0f/%.0f, search %.0f/%.0f\n",
 				c.Status.P50ms, c.Status.Maxms, c.Impact.P50ms, c.Impact.Maxms, c.Context.P50ms, c.Context.Maxms, c.Search.P50ms, c.Search.Maxms)
 		}
+		if st := s.SessionStart; st.FirstContextMs > 0 {
+			fmt.Fprintf(w, "      lspgraph serve just started: first context %.0f ms from its start, the next %.0f ms\n", st.FirstContextMs, st.SecondContextMs)
+		}
 		if len(s.IndexRounds) > 1 {
 			fmt.Fprintf(w, "      index over %d rounds: median %.1fs wall %.1fs cpu (walls%s)\n",
 				len(s.IndexRounds), s.IndexMedian.Seconds, s.IndexMedian.CPUSeconds, roundWalls(s.IndexRounds, 1))

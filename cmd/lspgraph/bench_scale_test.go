@@ -57,6 +57,10 @@ func TestBenchScaleRounds(t *testing.T) {
 		// The command line was asked each question as a process of its
 		// own, which answered (a failed one fails the benchmark).
 		// And again through a session lspgraph serve kept.
+		// And twice of a session just started.
+		if st := s.SessionStart; st.FirstContextMs <= 0 || st.SecondContextMs <= 0 {
+			t.Errorf("%d×: session start %+v", s.Copies, st)
+		}
 		for _, c := range []indexbench.CommandLine{s.CommandLine, s.CommandLineSession} {
 			if c.Targets == 0 || c.Status.Targets != c.Targets || c.Impact.Targets != c.Targets || c.Context.Targets != c.Targets || c.Search.Targets != c.Targets ||
 				c.Status.P50ms <= 0 || c.Context.P50ms <= 0 || c.Search.P50ms <= 0 || c.Impact.P50ms <= 0 {
