@@ -71,6 +71,21 @@ func syncGen(t *testing.T, w *Watcher) uint64 {
 	return g
 }
 
+// writeSeen writes path under root and checks that the watcher's
+// generation after it moved past g (seen) or stayed g (not seen); it
+// returns the generation.
+func writeSeen(t *testing.T, w *Watcher, g uint64, root, path string, seen bool) uint64 {
+	t.Helper()
+	write(t, root, path, "changed\n")
+	g2 := syncGen(t, w)
+	if seen && g2 <= g {
+		t.Errorf("writing %s: generation %d, not above %d", path, g2, g)
+	} else if !seen && g2 != g {
+		t.Errorf("writing %s: generation %d, want %d still", path, g2, g)
+	}
+	return g2
+}
+
 // TestSyncSeesEveryChange: each change made before Sync is counted by it,
 // with no wait in between (the cookie closes the window); nothing changed
 // means the same generation; what git ignores is not watched.
@@ -357,24 +372,11 @@ func TestOutsideGitSkipDir(t *testing.T) {
 		t.Errorf("%d directories watched; want 2 (the root, src)", got)
 	}
 	g := syncGen(t, w)
-	write(t, root, "node_modules/dep0/lib/index.js", "module.exports = 2\n")
-	if g2 := syncGen(t, w); g2 != g {
-		t.Errorf("after a change under node_modules: generation %d, want %d still", g2, g)
-	}
-	write(t, root, "pkg/node_modules/x/y.js", "1\n")
-	if g2 := syncGen(t, w); g2 <= g {
-		t.Errorf("after pkg was created: generation %d, was %d", g2, g)
-	}
+	writeSeen(t, w, g, root, "node_modules/dep0/lib/index.js", false)
+	g = writeSeen(t, w, g, root, "pkg/node_modules/x/y.js", true) // pkg is new
 	if got := w.Dirs(); got != 3 {
 		t.Errorf("%d directories watched after pkg/node_modules was created; want 3 (pkg, not its node_modules)", got)
 	}
-	g = syncGen(t, w)
-	write(t, root, "pkg/node_modules/x/z.js", "2\n")
-	if g2 := syncGen(t, w); g2 != g {
-		t.Errorf("after a change under pkg/node_modules: generation %d, want %d still", g2, g)
-	}
-	write(t, root, "src/b.ts", "export const b = 2\n")
-	if g2 := syncGen(t, w); g2 <= g {
-		t.Errorf("writing src/b.ts: generation %d, was %d", g2, g)
-	}
+	writeSeen(t, w, g, root, "pkg/node_modules/x/z.js", false)
+	writeSeen(t, w, g, root, "src/b.ts", true)
 }
