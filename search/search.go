@@ -192,8 +192,11 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	}
 	res.Documents = st.Documents
 	avgdl := float64(st.Length) / float64(st.Documents)
-	byPath := map[string]*candidate{}
+	// Every document holding a query word is scored; only the best become
+	// candidates (a common word is in most of a repository's documents).
+	var docs scoredDocs
 	idf := map[string]float64{}
+	var found []wordPostings // in the query's order
 	for _, w := range res.Words {
 		ps, err := r.Postings(ctx, w)
 		if err != nil {
@@ -204,44 +207,35 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 		}
 		df := float64(len(ps))
 		idf[w] = math.Log(1 + (float64(st.Documents)-df+0.5)/(df+0.5))
+		found = append(found, wordPostings{w, ps})
 		for i := range ps {
 			p := &ps[i]
-			var text Text
-			if o.Text != nil {
-				text = *o.Text
-			} else {
-				text = TextFor(p.Path)
-			}
+			d := docs.of(p, o.Text)
 			var tf float64
-			wp := wordPosting{word: w}
 			for _, f := range graph.TermFields {
 				if c := p.Count(f); c > 0 {
-					tf += text.Weights[f] * float64(c)
-					wp.counts[f-1] = c
+					tf += d.text.Weights[f] * float64(c)
 				}
 			}
-			norm := tf / (1 - text.B + text.B*float64(p.Length)/avgdl)
-			c := byPath[p.Path]
-			if c == nil {
-				c = &candidate{hit: Hit{Path: p.Path, Layer: p.Layer.String()}}
-				byPath[p.Path] = c
-			}
-			c.hit.BM25 += idf[w] * norm * (k1 + 1) / (norm + k1)
-			c.postings = append(c.postings, wp)
+			norm := tf / (1 - d.text.B + d.text.B*float64(p.Length)/avgdl)
+			d.bm25 += idf[w] * norm * (k1 + 1) / (norm + k1)
 		}
 	}
-	cands := make([]*candidate, 0, len(byPath))
-	for _, c := range byPath {
-		cands = append(cands, c)
-	}
-	slices.SortFunc(cands, func(a, b *candidate) int {
-		return cmp.Or(cmp.Compare(b.hit.BM25, a.hit.BM25), strings.Compare(a.hit.Path, b.hit.Path))
-	})
 	g := graphSignals{v: v}
+	kept := docs.list
 	if o.Scope == ScopeClosure {
-		if cands, err = g.inClosure(ctx, cands, o.From); err != nil {
+		if kept, err = g.inClosure(ctx, kept, o.From); err != nil {
 			return res, err
 		}
+	}
+	best := bestBy(kept, candidates, func(a, b *scoredDoc) int {
+		return cmp.Or(cmp.Compare(b.bm25, a.bm25), strings.Compare(a.path, b.path))
+	})
+	cands := make([]*candidate, len(best))
+	byPath := make(map[string]*candidate, len(best))
+	for i, d := range best {
+		cands[i] = &candidate{hit: Hit{Path: d.path, Layer: d.layer.String(), BM25: d.bm25}}
+		byPath[d.path] = cands[i]
 	}
 	w := o.Signals
 	if w == nil {
@@ -249,10 +243,7 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 	}
 	var siblings map[string]float64
 	if !o.TextOnly && w[SignalPackage] > 0 {
-		siblings = siblingScores(byPath) // over every document, before the cut
-	}
-	if len(cands) > candidates {
-		cands = cands[:candidates]
+		siblings = siblingScores(docs.list, cands) // over every document, before the cut
 	}
 	res.Candidates = len(cands)
 	for i, c := range cands {
@@ -271,7 +262,9 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 		hits[i] = c.hit
 	}
 	FuseBy(hits, w, cmp.Or(o.Fusion, DefaultFusion))
-	for i := range hits[:min(limit, len(hits))] {
+	hits = hits[:min(limit, len(hits))]
+	matchPostings(found, hits, byPath)
+	for i := range hits {
 		h := hits[i]
 		c := byPath[h.Path]
 		if !c.named {
@@ -291,6 +284,116 @@ func Search(ctx context.Context, r *graph.Reader, query string, o Options) (Resu
 
 func round(x float64) float64 { return math.Round(x*1000) / 1000 }
 
+// scoredDoc is a document a query word is in, scored so far.
+type scoredDoc struct {
+	path  string
+	layer graph.Layer
+	text  Text // its fields' weights
+	bm25  float64
+}
+
+// scoredDocs are the documents scored, in one slice, by path.
+type scoredDocs struct {
+	list  []*scoredDoc
+	slab  []scoredDoc
+	index map[string]*scoredDoc
+}
+
+// of returns p's document, made when new with its text weighting
+// (TextFor its path, unless text is set).
+func (ds *scoredDocs) of(p *graph.Posting, text *Text) *scoredDoc {
+	if d := ds.index[p.Path]; d != nil {
+		return d
+	}
+	if ds.index == nil {
+		ds.index = map[string]*scoredDoc{}
+	}
+	if len(ds.slab) == cap(ds.slab) {
+		ds.slab = make([]scoredDoc, 0, max(64, 2*cap(ds.slab)))
+	}
+	ds.slab = append(ds.slab, scoredDoc{path: p.Path, layer: p.Layer})
+	d := &ds.slab[len(ds.slab)-1]
+	if text != nil {
+		d.text = *text
+	} else {
+		d.text = TextFor(p.Path)
+	}
+	ds.index[p.Path] = d
+	ds.list = append(ds.list, d)
+	return d
+}
+
+// wordPostings are a query word's postings.
+type wordPostings struct {
+	word string
+	ps   []graph.Posting
+}
+
+// matchPostings gives each hit its postings of the query's words (in the
+// query's order), from which its Matches are made.
+func matchPostings(found []wordPostings, hits []Hit, byPath map[string]*candidate) {
+	want := make(map[string]*candidate, len(hits))
+	for _, h := range hits {
+		want[h.Path] = byPath[h.Path]
+	}
+	for _, wp := range found {
+		for i := range wp.ps {
+			p := &wp.ps[i]
+			c := want[p.Path]
+			if c == nil {
+				continue
+			}
+			w := wordPosting{word: wp.word}
+			for _, f := range graph.TermFields {
+				w.counts[f-1] = p.Count(f)
+			}
+			c.postings = append(c.postings, w)
+		}
+	}
+}
+
+// bestBy returns the k first of items by cmp, in order. It keeps them in
+// a heap of k as it goes rather than sorting every item: a common word's
+// documents are most of the repository's, and on four GOROOT copies
+// sorting them was most of a search's own time.
+func bestBy[T any](items []T, k int, cmp func(a, b T) int) []T {
+	if len(items) <= k {
+		out := slices.Clone(items)
+		slices.SortFunc(out, cmp)
+		return out
+	}
+	// best is a heap of the k first so far, the last of them on top.
+	best := slices.Clone(items[:k])
+	after := func(i, j int) bool { return cmp(best[i], best[j]) > 0 }
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= k {
+				return
+			}
+			if r := l + 1; r < k && after(r, l) {
+				l = r
+			}
+			if !after(l, i) {
+				return
+			}
+			best[i], best[l] = best[l], best[i]
+			i = l
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, it := range items[k:] {
+		if cmp(it, best[0]) < 0 {
+			best[0] = it
+			down(0)
+		}
+	}
+	slices.SortFunc(best, cmp)
+	return best
+}
+
 // graphSignals reads the graph's signals of candidates through a cache.
 type graphSignals struct {
 	v *view
@@ -303,9 +406,9 @@ func (g *graphSignals) packageOf(ctx context.Context, p string) (string, error) 
 	return d.sym, err
 }
 
-// inClosure keeps the candidates whose package is from's or one it
+// inClosure keeps the documents whose package is from's or one it
 // imports, directly or not.
-func (g *graphSignals) inClosure(ctx context.Context, cands []*candidate, from string) ([]*candidate, error) {
+func (g *graphSignals) inClosure(ctx context.Context, docs []*scoredDoc, from string) ([]*scoredDoc, error) {
 	start, err := g.packageOf(ctx, from)
 	if err != nil {
 		return nil, err
@@ -328,14 +431,14 @@ func (g *graphSignals) inClosure(ctx context.Context, cands []*candidate, from s
 			}
 		}
 	}
-	var out []*candidate
-	for _, c := range cands {
-		s, err := g.packageOf(ctx, c.hit.Path)
+	var out []*scoredDoc
+	for _, d := range docs {
+		s, err := g.packageOf(ctx, d.path)
 		if err != nil {
 			return nil, err
 		}
 		if seen[s] {
-			out = append(out, c)
+			out = append(out, d)
 		}
 	}
 	return out, nil

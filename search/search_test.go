@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"maps"
 	"strings"
@@ -208,5 +209,38 @@ func TestTextFor(t *testing.T) {
 	}
 	if got := search.TextFor("README.md"); got.B != search.HandText.B || !maps.Equal(got.Weights, search.HandText.Weights) {
 		t.Errorf("TextFor(README.md) = %+v; want HandText", got)
+	}
+}
+
+// TestManyCandidates: a word most documents hold makes more candidates
+// than are ranked by the graph's signals: the best by BM25 are kept, in
+// order, the Matches of each hit its own counts.
+func TestManyCandidates(t *testing.T) {
+	var docs []graph.DocumentFacts
+	const n = 250
+	for i := range n {
+		words := []string{"flush/code", fmt.Sprintf("w%d/code", i)}
+		for range i % 7 {
+			words = append(words, "flush/code")
+		}
+		docs = append(docs, doc(fmt.Sprintf("d%03d/f.go", i), fmt.Sprintf("p%d", i), false, words))
+	}
+	r := graphtest.Base(t, graph.Manifest{Layer: graph.Base}, docs...)
+	res, err := search.Search(context.Background(), r, "flush", search.Options{TextOnly: true, Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Candidates != 100 || len(res.Hits) != 20 {
+		t.Fatalf("%d candidates, %d hits; want 100 of %d documents, 20 hits", res.Candidates, len(res.Hits), n)
+	}
+	for i, h := range res.Hits {
+		// Six flushes (i%7 == 6) score best; among equals the path
+		// orders: d006, d013, d020, ...
+		if want := fmt.Sprintf("d%03d/f.go", 6+7*i); h.Path != want {
+			t.Errorf("hit %d: %s, want %s", i+1, h.Path, want)
+		}
+		if len(h.Matches) != 1 || h.Matches[0].Word != "flush" || h.Matches[0].Fields["code"] != 7 {
+			t.Errorf("hit %d (%s): matches %+v, want flush 7 times in code", i+1, h.Path, h.Matches)
+		}
 	}
 }

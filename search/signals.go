@@ -193,16 +193,17 @@ func neighbourEvidence(ctx context.Context, v *view, cands []*candidate) error {
 
 // siblingScores sums, for every document scored, the BM25 of the best
 // siblingsCounted other documents of its directory.
-func siblingScores(byPath map[string]*candidate) map[string]float64 {
+func siblingScores(docs []*scoredDoc, cands []*candidate) map[string]float64 {
+	// Per directory, the best siblingsCounted+1 BM25 scores, best first:
+	// a document's own and its best others' are among them.
 	byDir := map[string][]float64{}
-	for p, c := range byPath {
-		byDir[path.Dir(p)] = append(byDir[path.Dir(p)], c.hit.BM25)
+	for _, d := range docs {
+		dir := path.Dir(d.path)
+		byDir[dir] = keepBest(byDir[dir], d.bm25, siblingsCounted+1)
 	}
-	for _, s := range byDir {
-		slices.SortFunc(s, func(a, b float64) int { return cmp.Compare(b, a) })
-	}
-	out := make(map[string]float64, len(byPath))
-	for p, c := range byPath {
+	out := make(map[string]float64, len(cands))
+	for _, c := range cands {
+		p := c.hit.Path
 		s := byDir[path.Dir(p)]
 		own := false
 		sum, n := 0.0, 0
@@ -222,4 +223,19 @@ func siblingScores(byPath map[string]*candidate) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// keepBest inserts v into s, which holds at most n values in decreasing
+// order, dropping the smallest when s is full.
+func keepBest(s []float64, v float64, n int) []float64 {
+	i, _ := slices.BinarySearchFunc(s, v, func(e, t float64) int { return cmp.Compare(t, e) })
+	if i >= n {
+		return s
+	}
+	if len(s) < n {
+		s = append(s, 0)
+	}
+	copy(s[i+1:], s[i:])
+	s[i] = v
+	return s
 }
