@@ -2,8 +2,8 @@ package search_test
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
