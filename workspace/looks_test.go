@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -307,5 +308,55 @@ func TestFirstSyncReusesWatcherLook(t *testing.T) {
 	}
 	if full, reused := s.looks.counts(); full != 1 || reused < 1 {
 		t.Errorf("after the first background sync: %d looks with git, %d reused; want 1 (the watcher's first) and the sync's reused", full, reused)
+	}
+}
+
+// TestStatusReusesLook: status through a session whose watcher runs takes
+// the session's look, reused while nothing changed (it runs no git), and
+// still lists a file changed since.
+func TestStatusReusesLook(t *testing.T) {
+	root, dir, _ := gitFixture(t)
+	// git through a shim that counts its runs.
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shim, runs := t.TempDir(), filepath.Join(t.TempDir(), "runs")
+	script := fmt.Sprintf("#!/bin/sh\necho run >> %q\nexec %q \"$@\"\n", runs, real)
+	if err := os.WriteFile(filepath.Join(shim, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", shim+string(os.PathListSeparator)+os.Getenv("PATH"))
+	gitRuns := func() int {
+		b, _ := os.ReadFile(runs)
+		return strings.Count(string(b), "run")
+	}
+	s, err := Open(Options{Root: root, StoreDir: dir, Watch: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if !s.Watching(ctx) {
+		t.Fatal("not watching")
+	}
+	status := func() *Status {
+		t.Helper()
+		res, err := s.Command(ctx, CommandStatus, Call{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := res.(Status)
+		return &st
+	}
+	status()
+	before := gitRuns()
+	status()
+	if n := gitRuns() - before; n != 0 {
+		t.Errorf("a second status with nothing changed ran git %d times, want none", n)
+	}
+	writeFile(t, root, "store/store.go", "package store // changed\n")
+	if st := status(); st.Freshness == nil || !slices.Contains(st.Freshness.Changed, "store/store.go") {
+		t.Errorf("status after store/store.go changed: freshness %+v, want it listed as changed", st.Freshness)
 	}
 }

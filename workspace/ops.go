@@ -209,7 +209,10 @@ func (s *Session) statusCommand(ctx context.Context, _ Call) (any, error) {
 	if s.blocks != nil {
 		out.BlockCache = s.blocks.report()
 	}
-	fb, err := s.freshness(ctx, r, nil)
+	// The session's look: reused while the watcher saw nothing change
+	// (a look of its own ran git on every status: 140-164 ms through
+	// serve on four GOROOT copies in git, against 10-13 ms).
+	fb, err := s.freshness(ctx, r, s.look(ctx))
 	if err != nil {
 		return nil, err
 	}
