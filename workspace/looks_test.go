@@ -316,21 +316,7 @@ func TestFirstSyncReusesWatcherLook(t *testing.T) {
 // still lists a file changed since.
 func TestStatusReusesLook(t *testing.T) {
 	root, dir, _ := gitFixture(t)
-	// git through a shim that counts its runs.
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	shim, runs := t.TempDir(), filepath.Join(t.TempDir(), "runs")
-	script := fmt.Sprintf("#!/bin/sh\necho run >> %q\nexec %q \"$@\"\n", runs, real)
-	if err := os.WriteFile(filepath.Join(shim, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", shim+string(os.PathListSeparator)+os.Getenv("PATH"))
-	gitRuns := func() int {
-		b, _ := os.ReadFile(runs)
-		return strings.Count(string(b), "run")
-	}
+	gitRuns := gitShim(t)
 	s, err := Open(Options{Root: root, StoreDir: dir, Watch: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -350,13 +336,90 @@ func TestStatusReusesLook(t *testing.T) {
 		return &st
 	}
 	status()
-	before := gitRuns()
+	before := len(gitRuns())
 	status()
-	if n := gitRuns() - before; n != 0 {
+	if n := len(gitRuns()) - before; n != 0 {
 		t.Errorf("a second status with nothing changed ran git %d times, want none", n)
 	}
 	writeFile(t, root, "store/store.go", "package store // changed\n")
 	if st := status(); st.Freshness == nil || !slices.Contains(st.Freshness.Changed, "store/store.go") {
 		t.Errorf("status after store/store.go changed: freshness %+v, want it listed as changed", st.Freshness)
+	}
+}
+
+// gitShim puts a git first in PATH that logs each run's arguments and runs
+// the real one; runs returns the logged runs so far.
+func gitShim(t *testing.T) (runs func() []string) {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shim, log := t.TempDir(), filepath.Join(t.TempDir(), "runs")
+	script := fmt.Sprintf("#!/bin/sh\necho \"$*\" >> %q\nexec %q \"$@\"\n", log, real)
+	if err := os.WriteFile(filepath.Join(shim, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", shim+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() []string {
+		b, _ := os.ReadFile(log)
+		return strings.Split(strings.TrimSpace(string(b)), "\n")
+	}
+}
+
+// TestChangesKeepsDiff: lspgraph.changes through a session whose watcher
+// runs keeps its git diff while nothing changed: asked again it runs no
+// diff and answers the same; after a file changed it lists it; a base
+// named by a branch is diffed every time.
+func TestChangesKeepsDiff(t *testing.T) {
+	root, dir, git := gitFixture(t)
+	runs := gitShim(t)
+	s, err := Open(Options{Root: root, StoreDir: dir, Watch: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if !s.Watching(ctx) {
+		t.Fatal("not watching")
+	}
+	diffs := func() int {
+		n := 0
+		for _, r := range runs() {
+			if strings.Contains(r, "diff -U0") {
+				n++
+			}
+		}
+		return n
+	}
+	changes := func(base string) string {
+		t.Helper()
+		arg, _ := json.Marshal(ChangesRequest{Base: base})
+		res, err := s.Command(ctx, CommandChanges, Call{Args: []json.RawMessage{arg}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res)
+		return string(b)
+	}
+	writeFile(t, root, "store/store.go", "package store // changed\n")
+	first := changes("")
+	before := diffs()
+	if again := changes(""); again != first {
+		t.Errorf("asked again with nothing changed:\n%s\nwant\n%s", again, first)
+	}
+	if n := diffs() - before; n != 0 {
+		t.Errorf("asked again with nothing changed, git diff ran %d times, want none", n)
+	}
+	writeFile(t, root, "service/catalog.go", "package service // changed\n")
+	if after := changes(""); !strings.Contains(after, "service/catalog.go") || diffs() != before+1 {
+		t.Errorf("after service/catalog.go changed: %d diffs (want %d), answer %.300s", diffs(), before+1, after)
+	}
+	git("branch", "-f", "kept", "HEAD")
+	before = diffs()
+	changes("kept")
+	changes("kept")
+	if n := diffs() - before; n != 2 {
+		t.Errorf("two changes against a branch ran git diff %d times, want 2", n)
 	}
 }

@@ -91,6 +91,8 @@ type Session struct {
 	// searches keeps what searches of the store read again (each base
 	// document's reference links and package, the term statistics).
 	searches *search.Cache
+	// diffs keeps lspgraph.changes's git diff while the look is the same.
+	diffs keptDiff
 	// looks takes the looks at the work tree, reusing the last while a
 	// watcher says nothing changed.
 	looks *looks
