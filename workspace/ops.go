@@ -330,7 +330,7 @@ func (s *Session) scopeCommand(ctx context.Context, c Call) (any, error) {
 		return nil, err
 	}
 	defer r.Close()
-	ws, err := s.scopes.discoverPackages(s.root)
+	ws, err := s.scopes.discoverPackages(s.root, s.look(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -80,6 +80,10 @@ type scopeCache struct {
 	obsKey           string
 	obsLive          []string
 	obsSaved         int
+	// pkgLook and pkgWS are the last discovery by package and the look
+	// it was made at (see discoverPackages).
+	pkgLook *freshness.WorkTree
+	pkgWS   *scope.Workspace
 	// obsTook counts the documents whose observations the last analysis
 	// took from observationsFile.
 	obsTook     int
@@ -397,14 +401,25 @@ func decodeTreeState(s string) (treeState, bool) {
 
 // discoverPackages discovers the work tree at root by Go and Python
 // package, as `lspgraph scope` answers, with a walk: through the same
-// source cache, which holds what either discovery reads.
-func (c *scopeCache) discoverPackages(root string) (*scope.Workspace, error) {
+// source cache, which holds what either discovery reads. The discovery is
+// kept with w, the session's look it was made at (nil: none), and is
+// given again while the look is the same one (its watcher saw nothing
+// change): on four GOROOT copies in git, discovering again was most of
+// each lspgraph.scope through serve.
+func (c *scopeCache) discoverPackages(root string, w *freshness.WorkTree) (*scope.Workspace, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if w != nil && w == c.pkgLook {
+		return c.pkgWS, nil
+	}
 	c.load(root)
 	ws, err := c.sources.DiscoverPackages(root)
 	if err == nil {
 		c.saveSources()
+		c.pkgLook, c.pkgWS = nil, nil
+		if w != nil {
+			c.pkgLook, c.pkgWS = w, ws
+		}
 	}
 	return ws, err
 }

@@ -445,3 +445,38 @@ func TestContextScopeKeptOutsideGit(t *testing.T) {
 		t.Fatalf("the new state is kept: %+v", got)
 	}
 }
+
+// TestScopeKeepsDiscovery: lspgraph.scope through a session whose watcher
+// runs discovers the tree's packages once while nothing changed, and again
+// when a file changed: a package added then shows.
+func TestScopeKeepsDiscovery(t *testing.T) {
+	ctx := context.Background()
+	root, dir, _ := gitFixture(t)
+	s, err := Open(Options{Root: root, StoreDir: dir, Watch: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !s.Watching(ctx) {
+		t.Fatal("not watching")
+	}
+	ask := func() (*ScopeReport, *scope.Workspace) {
+		t.Helper()
+		res, err := s.Command(ctx, CommandScope, Call{Args: []json.RawMessage{json.RawMessage(`"service/catalog.go"`)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.scopes.mu.Lock()
+		defer s.scopes.mu.Unlock()
+		return res.(*ScopeReport), s.scopes.pkgWS
+	}
+	first, ws := ask()
+	if again, ws2 := ask(); ws2 != ws || !reflect.DeepEqual(again, first) {
+		t.Errorf("asked again with nothing changed: discovered again %v, same answer %v", ws2 != ws, reflect.DeepEqual(again, first))
+	}
+	writeFile(t, root, "extra/extra.go", "package extra\n")
+	rep, ws3 := ask()
+	if ws3 == ws || !slices.ContainsFunc(rep.Packages, func(p ScopePackage) bool { return p.Name == "example.com/goapp/extra" }) {
+		t.Errorf("after extra/extra.go was added: discovered again %v, packages %v", ws3 != ws, rep.Packages)
+	}
+}
