@@ -317,15 +317,8 @@ func TestFirstSyncReusesWatcherLook(t *testing.T) {
 func TestStatusReusesLook(t *testing.T) {
 	root, dir, _ := gitFixture(t)
 	gitRuns := gitShim(t)
-	s, err := Open(Options{Root: root, StoreDir: dir, Watch: true, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := watchingSession(t, root, dir)
 	ctx := context.Background()
-	if !s.Watching(ctx) {
-		t.Fatal("not watching")
-	}
 	status := func() *Status {
 		t.Helper()
 		res, err := s.Command(ctx, CommandStatus, Call{})
@@ -374,15 +367,8 @@ func gitShim(t *testing.T) (runs func() []string) {
 func TestChangesKeepsDiff(t *testing.T) {
 	root, dir, git := gitFixture(t)
 	runs := gitShim(t)
-	s, err := Open(Options{Root: root, StoreDir: dir, Watch: true, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := watchingSession(t, root, dir)
 	ctx := context.Background()
-	if !s.Watching(ctx) {
-		t.Fatal("not watching")
-	}
 	diffs := func() int {
 		n := 0
 		for _, r := range runs() {
@@ -422,4 +408,19 @@ func TestChangesKeepsDiff(t *testing.T) {
 	if n := diffs() - before; n != 2 {
 		t.Errorf("two changes against a branch ran git diff %d times, want 2", n)
 	}
+}
+
+// watchingSession opens the session of root (store dir) with a work-tree
+// watcher, once it watches; it is closed when the test ends.
+func watchingSession(t *testing.T, root, dir string) *Session {
+	t.Helper()
+	s, err := Open(Options{Root: root, StoreDir: dir, Watch: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if !s.Watching(context.Background()) {
+		t.Fatal("not watching")
+	}
+	return s
 }

@@ -452,14 +452,7 @@ func TestContextScopeKeptOutsideGit(t *testing.T) {
 func TestScopeKeepsDiscovery(t *testing.T) {
 	ctx := context.Background()
 	root, dir, _ := gitFixture(t)
-	s, err := Open(Options{Root: root, StoreDir: dir, Watch: true, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if !s.Watching(ctx) {
-		t.Fatal("not watching")
-	}
+	s := watchingSession(t, root, dir)
 	ask := func() (*ScopeReport, *scope.Workspace) {
 		t.Helper()
 		res, err := s.Command(ctx, CommandScope, Call{Args: []json.RawMessage{json.RawMessage(`"service/catalog.go"`)}})
