@@ -263,11 +263,18 @@ func Scope(ctx context.Context, root string, r *graph.Reader, q ScopeRequest) (*
 
 // scopeIn is Scope in the packages ws discovered at root.
 func scopeIn(ctx context.Context, root string, ws *scope.Workspace, r *graph.Reader, q ScopeRequest) (*ScopeReport, error) {
-	rep := &ScopeReport{Root: root, Skipped: ws.Skipped, Observed: r != nil}
 	a, err := scope.Analyze(ctx, ws, r)
 	if err != nil {
 		return nil, err
 	}
+	return scopeReport(ctx, root, a, r != nil, q)
+}
+
+// scopeReport is Scope with the analysis a of the packages discovered at
+// root (observed: of a graph).
+func scopeReport(ctx context.Context, root string, a *scope.Analysis, observed bool, q ScopeRequest) (*ScopeReport, error) {
+	ws := a.Workspace()
+	rep := &ScopeReport{Root: root, Skipped: ws.Skipped, Observed: observed}
 	start, ok := a.Resolve(q.Target)
 	if !ok {
 		rel := q.Target
@@ -330,11 +337,13 @@ func (s *Session) scopeCommand(ctx context.Context, c Call) (any, error) {
 		return nil, err
 	}
 	defer r.Close()
-	ws, err := s.scopes.discoverPackages(s.root, s.look(ctx))
-	if err != nil {
-		return nil, err
-	}
-	return scopeIn(ctx, s.root, ws, r, q)
+	var rep *ScopeReport
+	err = s.scopes.withPackages(ctx, s.root, r, s.look(ctx), func(a *scope.Analysis) error {
+		var err error
+		rep, err = scopeReport(ctx, s.root, a, true, q)
+		return err
+	})
+	return rep, err
 }
 
 // IndexRequest is lspgraph.index's argument.

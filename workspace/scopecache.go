@@ -81,9 +81,13 @@ type scopeCache struct {
 	obsLive          []string
 	obsSaved         int
 	// pkgLook and pkgWS are the last discovery by package and the look
-	// it was made at (see discoverPackages).
-	pkgLook *freshness.WorkTree
-	pkgWS   *scope.Workspace
+	// it was made at, pkgA its analysis of the store at base generation
+	// pkgBase and version pkgVersion (see withPackages).
+	pkgLook    *freshness.WorkTree
+	pkgWS      *scope.Workspace
+	pkgA       *scope.Analysis
+	pkgBase    uint64
+	pkgVersion uint64
 	// obsTook counts the documents whose observations the last analysis
 	// took from observationsFile.
 	obsTook     int
@@ -399,29 +403,39 @@ func decodeTreeState(s string) (treeState, bool) {
 	return t, true
 }
 
-// discoverPackages discovers the work tree at root by Go and Python
-// package, as `lspgraph scope` answers, with a walk: through the same
-// source cache, which holds what either discovery reads. The discovery is
-// kept with w, the session's look it was made at (nil: none), and is
-// given again while the look is the same one (its watcher saw nothing
-// change): on four GOROOT copies in git, discovering again was most of
-// each lspgraph.scope through serve.
-func (c *scopeCache) discoverPackages(root string, w *freshness.WorkTree) (*scope.Workspace, error) {
+// withPackages runs fn with an analysis of reader r in the work tree at
+// root discovered by Go and Python package, as `lspgraph scope` answers:
+// discovered with a walk, through the same source cache, which holds what
+// either discovery reads. The discovery is kept with w, the session's look
+// it was made at (nil: none), and is used again while the look is the same
+// one (its watcher saw nothing change); the analysis with it while the
+// store's version and base generation are r's. On four GOROOT copies in
+// git, discovering again was most of each lspgraph.scope through serve,
+// analysing again most of the rest.
+func (c *scopeCache) withPackages(ctx context.Context, root string, r *graph.Reader, w *freshness.WorkTree, fn func(*scope.Analysis) error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if w != nil && w == c.pkgLook {
-		return c.pkgWS, nil
-	}
-	c.load(root)
-	ws, err := c.sources.DiscoverPackages(root)
-	if err == nil {
-		c.saveSources()
-		c.pkgLook, c.pkgWS = nil, nil
-		if w != nil {
-			c.pkgLook, c.pkgWS = w, ws
+	if w == nil || w != c.pkgLook {
+		c.load(root)
+		ws, err := c.sources.DiscoverPackages(root)
+		if err != nil {
+			return err
 		}
+		c.saveSources()
+		c.pkgLook, c.pkgWS, c.pkgA = w, ws, nil
 	}
-	return ws, err
+	if a := c.pkgA; a != nil && c.pkgBase == r.BaseGeneration() && c.pkgVersion == r.Version() {
+		a.UseReader(r)
+		return fn(a)
+	}
+	a, err := scope.Analyze(ctx, c.pkgWS, r)
+	if err != nil {
+		return err
+	}
+	if w != nil {
+		c.pkgA, c.pkgBase, c.pkgVersion = a, r.BaseGeneration(), r.Version()
+	}
+	return fn(a)
 }
 
 // load reads the source cache from sourcesFile the first time. The caller

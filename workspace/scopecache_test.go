@@ -447,13 +447,14 @@ func TestContextScopeKeptOutsideGit(t *testing.T) {
 }
 
 // TestScopeKeepsDiscovery: lspgraph.scope through a session whose watcher
-// runs discovers the tree's packages once while nothing changed, and again
-// when a file changed: a package added then shows.
+// runs discovers the tree's packages and analyses the graph in them once
+// while nothing changed, and again when a file changed: a package added
+// then shows.
 func TestScopeKeepsDiscovery(t *testing.T) {
 	ctx := context.Background()
 	root, dir, _ := gitFixture(t)
 	s := watchingSession(t, root, dir)
-	ask := func() (*ScopeReport, *scope.Workspace) {
+	ask := func() (*ScopeReport, *scope.Workspace, *scope.Analysis) {
 		t.Helper()
 		res, err := s.Command(ctx, CommandScope, Call{Args: []json.RawMessage{json.RawMessage(`"service/catalog.go"`)}})
 		if err != nil {
@@ -461,15 +462,15 @@ func TestScopeKeepsDiscovery(t *testing.T) {
 		}
 		s.scopes.mu.Lock()
 		defer s.scopes.mu.Unlock()
-		return res.(*ScopeReport), s.scopes.pkgWS
+		return res.(*ScopeReport), s.scopes.pkgWS, s.scopes.pkgA
 	}
-	first, ws := ask()
-	if again, ws2 := ask(); ws2 != ws || !reflect.DeepEqual(again, first) {
-		t.Errorf("asked again with nothing changed: discovered again %v, same answer %v", ws2 != ws, reflect.DeepEqual(again, first))
+	first, ws, a := ask()
+	if again, ws2, a2 := ask(); ws2 != ws || a2 != a || !reflect.DeepEqual(again, first) {
+		t.Errorf("asked again with nothing changed: discovered again %v, analysed again %v, same answer %v", ws2 != ws, a2 != a, reflect.DeepEqual(again, first))
 	}
 	writeFile(t, root, "extra/extra.go", "package extra\n")
-	rep, ws3 := ask()
-	if ws3 == ws || !slices.ContainsFunc(rep.Packages, func(p ScopePackage) bool { return p.Name == "example.com/goapp/extra" }) {
-		t.Errorf("after extra/extra.go was added: discovered again %v, packages %v", ws3 != ws, rep.Packages)
+	rep, ws3, a3 := ask()
+	if ws3 == ws || a3 == a || !slices.ContainsFunc(rep.Packages, func(p ScopePackage) bool { return p.Name == "example.com/goapp/extra" }) {
+		t.Errorf("after extra/extra.go was added: discovered again %v, analysed again %v, packages %v", ws3 != ws, a3 != a, rep.Packages)
 	}
 }
