@@ -84,8 +84,6 @@ type Store struct {
 	// it closes the database: Close waits for that chunk, and no chunk
 	// starts after it.
 	warmMu sync.Mutex
-	// warmYield, when set (by tests), runs between two chunks of Warm.
-	warmYield func()
 }
 
 // genSymCache returns the translations of a base generation's space.

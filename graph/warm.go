@@ -122,9 +122,6 @@ func (s *Store) Warm(ctx context.Context, budget int64, pause func(context.Conte
 			if lower, err = s.warmChunk(ctx, lower, upper, min(warmChunk, budget-st.Bytes), &st); err != nil {
 				return st, err
 			}
-			if s.warmYield != nil {
-				s.warmYield()
-			}
 			runtime.Gosched()
 			if pause != nil {
 				if err := pause(ctx); err != nil {

@@ -135,9 +135,9 @@ func TestWarmStops(t *testing.T) {
 	// A new generation, committed between two chunks, ends a Warm of
 	// the previous one.
 	committed := false
-	s.warmYield = func() {
+	commit := func(context.Context) error {
 		if committed {
-			return
+			return nil
 		}
 		committed = true
 		g, err := s.BeginGeneration(context.Background())
@@ -150,12 +150,12 @@ func TestWarmStops(t *testing.T) {
 		if err := g.Commit(context.Background(), Manifest{}); err != nil {
 			t.Fatal(err)
 		}
+		return nil
 	}
-	st, err := s.Warm(context.Background(), CacheSize/2, nil)
+	st, err := s.Warm(context.Background(), CacheSize/2, commit)
 	if err != nil || st.End != WarmGenerationChanged || !committed {
 		t.Errorf("Warm across a commit = %+v, %v; want it to stop when the generation changed", st, err)
 	}
-	s.warmYield = nil
 	if st, err := s.Warm(context.Background(), CacheSize/2, nil); err != nil || st.End != WarmComplete {
 		t.Errorf("Warm of the new generation = %+v, %v; want it complete", st, err)
 	}

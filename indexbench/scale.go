@@ -670,7 +670,7 @@ func (o ScaleOptions) askEach(ctx context.Context, dir, root string, targets []g
 // session answers `lspgraph status`; stop interrupts it and waits for it
 // to end, so that the store is free again.
 func (o ScaleOptions) serve(ctx context.Context, dir, root string) (stop func() error, err error) {
-	cmd, log, exited, stop, err := o.startServe(dir, root)
+	p, err := o.startServe(dir, root)
 	if err != nil {
 		return nil, err
 	}
@@ -681,46 +681,53 @@ func (o ScaleOptions) serve(ctx context.Context, dir, root string) (stop func() 
 				PID int `json:"pid"`
 			} `json:"session"`
 		}
-		if err == nil && json.Unmarshal(out, &st) == nil && st.Session.PID == cmd.Process.Pid {
-			return stop, nil
+		if err == nil && json.Unmarshal(out, &st) == nil && st.Session.PID == p.cmd.Process.Pid {
+			return p.stop, nil
 		}
 		select {
-		case err := <-exited:
-			return nil, fmt.Errorf("scale: lspgraph serve exited (%v): %s", err, log.String())
+		case err := <-p.exited:
+			return nil, fmt.Errorf("scale: lspgraph serve exited (%v): %s", err, p.log.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			stop()
-			return nil, fmt.Errorf("scale: lspgraph serve's session did not answer within a minute: %s", log.String())
+			p.stop()
+			return nil, fmt.Errorf("scale: lspgraph serve's session did not answer within a minute: %s", p.log.String())
 		}
 	}
 }
 
-// startServe starts `lspgraph serve` for the store at dir; stop
-// interrupts it and waits for it to end, so that the store is free again;
-// exited receives its end.
-func (o ScaleOptions) startServe(dir, root string) (cmd *exec.Cmd, log *bytes.Buffer, exited chan error, stop func() error, err error) {
-	log = new(bytes.Buffer)
-	cmd = exec.Command(o.Lspgraph, "serve", "--root", root, "--store", dir, "--idle", "0")
-	cmd.Dir = root
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("scale: starting lspgraph serve: %w", err)
+// serveProcess is a `lspgraph serve` started by startServe: exited
+// receives its end, log holds its output.
+type serveProcess struct {
+	cmd    *exec.Cmd
+	log    bytes.Buffer
+	exited chan error
+}
+
+// startServe starts `lspgraph serve` for the store at dir.
+func (o ScaleOptions) startServe(dir, root string) (*serveProcess, error) {
+	p := &serveProcess{cmd: exec.Command(o.Lspgraph, "serve", "--root", root, "--store", dir, "--idle", "0"), exited: make(chan error, 1)}
+	p.cmd.Dir = root
+	p.cmd.Stdout, p.cmd.Stderr = &p.log, &p.log
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("scale: starting lspgraph serve: %w", err)
 	}
-	exited = make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop = func() error {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-			return nil
-		case <-time.After(time.Minute):
-			cmd.Process.Kill()
-			<-exited
-			return fmt.Errorf("scale: lspgraph serve did not end a minute after an interrupt: %s", log.String())
-		}
+	go func() { p.exited <- p.cmd.Wait() }()
+	return p, nil
+}
+
+// stop interrupts the process and waits for it to end, so that the store
+// is free again.
+func (p *serveProcess) stop() error {
+	p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.exited:
+		return nil
+	case <-time.After(time.Minute):
+		p.cmd.Process.Kill()
+		<-p.exited
+		return fmt.Errorf("scale: lspgraph serve did not end a minute after an interrupt: %s", p.log.String())
 	}
-	return cmd, log, exited, stop, nil
 }
 
 // timeSessionStart starts `lspgraph serve` and at once asks it two
@@ -730,12 +737,12 @@ func (o ScaleOptions) timeSessionStart(ctx context.Context, dir, root string, ta
 		return st, nil
 	}
 	start := time.Now()
-	_, _, _, stop, err := o.startServe(dir, root)
+	p, err := o.startServe(dir, root)
 	if err != nil {
 		return st, err
 	}
 	defer func() {
-		if serr := stop(); err == nil {
+		if serr := p.stop(); err == nil {
 			err = serr
 		}
 	}()

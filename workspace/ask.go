@@ -175,10 +175,10 @@ const holderWait = 3 * time.Second
 // during the call is asked again of whoever holds the store then; an
 // impact answer kept on disk is used without opening the store for
 // writing; a store another process holds without serving a session is
-// waited for a little (see WhileHeld).
+// waited for a little (see whileHeld).
 func AskOrOpen(ctx context.Context, kind, root, dir, name string, args []json.RawMessage) (json.RawMessage, error) {
 	var answer json.RawMessage
-	err := WhileHeld(ctx, func() error {
+	err := whileHeld(ctx, func() error {
 		var err error
 		answer, err = askOrOpenOnce(ctx, kind, root, dir, name, args)
 		return err
@@ -222,14 +222,14 @@ func askOrOpenOnce(ctx context.Context, kind, root, dir, name string, args []jso
 	return b, nil
 }
 
-// WhileHeld calls try again while it fails with graph.ErrLocked, every
+// whileHeld calls try again while it fails with graph.ErrLocked, every
 // heldPoll for holderWait at most: a store that another process holds
 // without serving a session (an import, another command line) is waited
 // for a little, and so is one whose session is still starting (a command
 // line that answered alone with LSPGRAPH_SERVE=auto has just started
 // one), which try then finds serving. The last error, if any, says what to
 // do.
-func WhileHeld(ctx context.Context, try func() error) error {
+func whileHeld(ctx context.Context, try func() error) error {
 	deadline := time.Now().Add(holderWait)
 	for {
 		err := try()
@@ -247,6 +247,6 @@ func WhileHeld(ctx context.Context, try func() error) error {
 	}
 }
 
-// heldPoll is how often WhileHeld tries again: a session starting serves
+// heldPoll is how often whileHeld tries again: a session starting serves
 // about 100 ms after it took the store.
 const heldPoll = 25 * time.Millisecond

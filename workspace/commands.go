@@ -95,8 +95,6 @@ func (s *Session) Command(ctx context.Context, name string, c Call) (any, error)
 	if !s.begin() {
 		return nil, fmt.Errorf("%w before %s began (%w)", ErrSessionGone, name, errClosing)
 	}
-	defer s.running.Done()
-	s.fg.enter()
 	defer s.fg.leave()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -126,7 +124,7 @@ func (s *Session) begin() bool {
 	if s.closed || s.life.Err() != nil {
 		return false
 	}
-	s.running.Add(1)
+	s.fg.enter()
 	return true
 }
 

@@ -5,9 +5,9 @@ import (
 	"sync"
 )
 
-// foreground counts the commands under way, so that a session's
-// background warm-ups (of the search cache and of the store's block cache)
-// wait while one runs and go on between them. On two cores a session's
+// foreground counts a session's commands under way: Close waits for them,
+// and its background warm-ups (of the search cache and of the store's
+// block cache) wait while one runs and go on between them. On two cores a session's
 // first answers shared the processors with its warm-ups: on four GOROOT
 // copies in git, the first context question to a session just started
 // took 555-932 ms (median 740) with them, 587-694 ms (median 630) with

@@ -116,9 +116,9 @@ type Status struct {
 // root): the session's, when one serves the store (served); else what the
 // store holds, opened read-only, and its freshness (a store that does not
 // exist yet is Empty). A store held by a session still starting is waited
-// for (see WhileHeld).
+// for (see whileHeld).
 func StatusOf(ctx context.Context, dir, root string) (st Status, served bool, err error) {
-	err = WhileHeld(ctx, func() error {
+	err = whileHeld(ctx, func() error {
 		raw, _, err := Ask(ctx, dir, "cli", CommandStatus, nil, 0)
 		if err == nil {
 			served = true

@@ -110,12 +110,12 @@ type Session struct {
 	// lastCommand is when the last command began, in Unix nanoseconds (0:
 	// none yet).
 	lastCommand atomic.Int64
-	// running counts the commands under way: Close waits for them, so
-	// that none finds the store closed under it. closed is set first, and
-	// a command begun after it is refused (errClosing). Ending life
-	// cancels the commands under way: Close does; a session giving way
-	// to a proxy lets them finish first.
-	running sync.WaitGroup
+	// fg counts the commands under way: Close waits for them, so that
+	// none finds the store closed under it, and the warm-ups wait while
+	// one runs. closed is set first, and a command begun after it is
+	// refused (errClosing). Ending life cancels the commands under way:
+	// Close does; a session giving way to a proxy lets them finish first.
+	fg      *foreground
 	closed  bool
 	life    context.Context
 	endLife context.CancelFunc
@@ -128,8 +128,6 @@ type Session struct {
 	syncStop context.CancelFunc
 	syncDone chan struct{}
 	warmDone chan struct{} // closed when the search cache is warm (or warming stopped)
-	// fg counts the commands under way: the warm-ups wait while one runs.
-	fg *foreground
 	// blocks warms the store's block cache (a long-lived session's only).
 	blocks *blockWarmer
 	// baseWrite is held by the command writing the base layer (an index,
@@ -304,7 +302,7 @@ func (s *Session) Close() error {
 	stop, done, warm := s.syncStop, s.syncDone, s.warmDone
 	s.mu.Unlock()
 	s.endLife()
-	s.running.Wait()
+	_ = s.fg.wait(context.Background()) // no command begins once closed
 	if stop != nil {
 		stop()
 		<-done
