@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestEdgeDictIndex: every string of the dictionary is found at its own
@@ -15,9 +16,26 @@ func TestEdgeDictIndex(t *testing.T) {
 			t.Errorf("edgeDictIndex(%q) = %d, want %d", s, got, i)
 		}
 	}
-	for _, s := range []string{"scip:call ", "syntax:", "lsp:Definition"} {
+	for _, s := range []string{"scip:call ", "syntax:", "lsp:Definition", "syntax:same-file"[:11]} {
 		if got := edgeDictIndex(s); got != -1 {
 			t.Errorf("edgeDictIndex(%q) = %d, want -1", s, got)
+		}
+	}
+	// Equal strings elsewhere in memory are found by content.
+	for i, s := range edgeDictionary {
+		if c := string([]byte(s)); edgeDictIndex(c) != i {
+			t.Errorf("edgeDictIndex(copy of %q) = %d, want %d", s, edgeDictIndex(c), i)
+		}
+	}
+	// The constants are found by address.
+	for i, s := range edgeDictionary[1:] {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		found := false
+		for j := edgeDictSlotOf(p); edgeDictByAddr[j].addr != 0; j = (j + 1) % edgeDictSlots {
+			found = found || edgeDictByAddr[j] == edgeDictSlot{p, i + 1}
+		}
+		if !found {
+			t.Errorf("%q is not in edgeDictByAddr", s)
 		}
 	}
 }
