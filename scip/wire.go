@@ -126,6 +126,18 @@ type wireField struct {
 // b. A field of another wire type than varint or bytes is errSlowPath:
 // no message the fast path decodes has one.
 func nextField(b []byte) (wireField, []byte, error) {
+	// Nearly every field of a document has a one-byte tag and a one-byte
+	// varint or length: those are read here, the rest by protowire, whose
+	// calls were a tenth of decoding a document.
+	if len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 && b[0]>>3 != 0 {
+		num, typ := protowire.Number(b[0]>>3), protowire.Type(b[0]&7)
+		switch n := int(b[1]); {
+		case typ == protowire.VarintType:
+			return wireField{num: num, typ: typ, x: uint64(n)}, b[2:], nil
+		case typ == protowire.BytesType && n <= len(b)-2:
+			return wireField{num: num, typ: typ, v: b[2:][:n]}, b[2+n:], nil
+		}
+	}
 	num, typ, n := protowire.ConsumeTag(b)
 	if n < 0 {
 		return wireField{}, nil, protowire.ParseError(n)
