@@ -40,7 +40,9 @@ type Converter struct {
 	// shapes caches what symbol strings say by themselves (describe
 	// without a SymbolInformation), by symbol and language: the documents
 	// of a dump mention the same symbols over and over.
-	shapes map[shapeKey]symbolDescription
+	shapes map[string]shape
+	// parsed is the symbol describe parses into, reused.
+	parsed scip.Symbol
 	// kinds caches kindName: the enum's name comes from its descriptor.
 	kinds map[scip.SymbolInformation_Kind]string
 	// terms remembers the words of identifiers from document to document.
@@ -87,7 +89,14 @@ func resetMap[K comparable, V any](m map[K]V) map[K]V {
 	return m
 }
 
-type shapeKey struct{ sym, lang string }
+// shape is what a symbol string says by itself in the documents of one
+// language. The cache is keyed by the string alone (its language most
+// often the same for all of a dump's documents): a key of both strings
+// cost a hash of the pair at every look-up.
+type shape struct {
+	lang string
+	desc symbolDescription
+}
 
 // maxShapes bounds the converter's cache; it is emptied when full. 4K
 // symbols hold what a dump's documents mention over and over (their
@@ -100,16 +109,16 @@ const maxShapes = 1 << 12
 // describe is [describe] through the converter's cache: the symbol
 // string's description, with the SymbolInformation's fields over it.
 func (c *Converter) describe(sym string, info *scip.SymbolInformation, lang string) symbolDescription {
-	k := shapeKey{sym, lang}
-	d, ok := c.shapes[k]
-	if !ok {
-		d = describe(sym, nil, lang)
+	sh, ok := c.shapes[sym]
+	d := sh.desc
+	if !ok || sh.lang != lang {
+		d = describeInto(sym, nil, lang, &c.parsed)
 		if c.shapes == nil || len(c.shapes) >= maxShapes {
 			// Made at its full size: grown from empty, the cache rehashed
 			// its entries some five times over each time it refilled.
-			c.shapes = make(map[shapeKey]symbolDescription, maxShapes)
+			c.shapes = make(map[string]shape, maxShapes)
 		}
-		c.shapes[k] = d
+		c.shapes[sym] = shape{lang, d}
 	}
 	if info != nil {
 		if name := strings.ReplaceAll(info.DisplayName, "\x00", ""); name != "" {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/scip-code/scip/bindings/go/scip"
+	"github.com/sourcegraph/beaut"
 )
 
 // suffixKind classifies a symbol string by the suffix of its last
@@ -124,6 +125,14 @@ type symbolDescription struct {
 // documentation from its string and (when not nil) its SymbolInformation.
 // lang is the language of the document that mentions it.
 func describe(sym string, info *scip.SymbolInformation, lang string) symbolDescription {
+	return describeInto(sym, info, lang, new(scip.Symbol))
+}
+
+// describeInto is describe parsing sym into parsed, whose memory (its
+// descriptors, its package) the parse reuses: a converter describes tens
+// of thousands of symbols, and the bindings' parser allocated a message
+// for each of their descriptors.
+func describeInto(sym string, info *scip.SymbolInformation, lang string, parsed *scip.Symbol) symbolDescription {
 	var d symbolDescription
 	if info != nil {
 		d.DisplayName = strings.ReplaceAll(info.DisplayName, "\x00", "")
@@ -136,8 +145,7 @@ func describe(sym string, info *scip.SymbolInformation, lang string) symbolDescr
 		}
 		return d
 	}
-	parsed, err := parseSymbol(sym)
-	if err != nil || len(parsed.Descriptors) == 0 {
+	if err := parseSymbolInto(sym, parsed); err != nil || len(parsed.Descriptors) == 0 {
 		return d
 	}
 	descs := parsed.Descriptors
@@ -338,11 +346,26 @@ func localID(sym, path string) string {
 // past the end of the string on some inputs, such as a lone multi-byte
 // character ("ל"), and panic. A dump must not crash the importer, so a
 // panic becomes an error.
-func parseSymbol(sym string) (parsed *scip.Symbol, err error) {
+func parseSymbol(sym string) (*scip.Symbol, error) {
+	parsed := new(scip.Symbol)
+	if err := parseSymbolInto(sym, parsed); err != nil {
+		return nil, err
+	}
+	return parsed, nil
+}
+
+// parseSymbolInto is parseSymbol into out, whose descriptors and package
+// the bindings reuse. What out holds after an error is not to be read.
+func parseSymbolInto(sym string, out *scip.Symbol) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			parsed, err = nil, fmt.Errorf("scip: parsing symbol %q: %v", sym, r)
+			*out = scip.Symbol{} // a parse cut short may leave it in any state
+			err = fmt.Errorf("scip: parsing symbol %q: %v", sym, r)
 		}
 	}()
-	return scip.ParseSymbol(sym)
+	s, err := beaut.NewUTF8String(sym)
+	if err != nil {
+		return err
+	}
+	return scip.ParseSymbolUTF8With(s, scip.ParseSymbolOptions{IncludeDescriptors: true, RecordOutput: out})
 }

@@ -1,6 +1,11 @@
 package scip
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/scip-code/scip/bindings/go/scip"
+)
 
 func TestPackageOf(t *testing.T) {
 	for _, c := range []struct{ sym, identity, version string }{
@@ -21,4 +26,39 @@ func TestPackageOf(t *testing.T) {
 			t.Errorf("packageIdentity(%q) = %q, want %q", c.sym, got, c.identity)
 		}
 	}
+}
+
+// TestDescribeReusesParse: describing symbols one after another through
+// one reused parse gives what describing each afresh gives, whatever came
+// before it: more descriptors or fewer, a disambiguator or none, a symbol
+// that does not parse, one that panics the bindings.
+func TestDescribeReusesParse(t *testing.T) {
+	syms := []string{
+		"scip-go gomod github.com/cockroachdb/pebble f82e3ff74d10 `github.com/cockroachdb/pebble/internal/base`/InternalKey#Kind(+1).",
+		"scip-go gomod github.com/cockroachdb/pebble f82e3ff74d10 pebble/",
+		"scip-typescript npm @shop/order 0.1.0 src/`index.ts`/Order#`<constructor>`().(rules)",
+		"scip-python python shop 0.1.0 `shop.orders`/__init__:",
+		"not a symbol",
+		"ל",
+		"scip-typescript npm @tanstack/store 0.11.1 src/`atom.ts`/toObserver().[T]",
+		"local 42",
+		"rust-analyzer cargo std 1.0 macros/println!",
+		"scip-go gomod example.com/goapp 0.1.0 `example.com/goapp/service`/Catalog#Save().",
+	}
+	for _, order := range [][]string{syms, reversed(syms)} {
+		var parsed scip.Symbol
+		for _, s := range order {
+			for _, lang := range []string{"go", "typescript"} {
+				if got, want := describeInto(s, nil, lang, &parsed), describe(s, nil, lang); got != want {
+					t.Errorf("%q in %s after others: %+v, afresh %+v", s, lang, got, want)
+				}
+			}
+		}
+	}
+}
+
+func reversed(s []string) []string {
+	r := slices.Clone(s)
+	slices.Reverse(r)
+	return r
 }
