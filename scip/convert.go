@@ -61,13 +61,9 @@ type Converter struct {
 type convertScratch struct {
 	occs      []occ
 	cands     []candidate
-	infos     map[string]*scip.SymbolInformation
-	infoOrder []string
-	defs      map[string]defInfo
-	defOrder  []string
-	extentOf  map[string]textpos.Range
-	described map[string]bool
-	locals    map[string]string // local symbol → its graph id in the document
+	table     symbolTable
+	infoOrder []int32
+	defOrder  []int32
 	edges     edgeSet
 	enclosing enclosingScratch
 	// The facts' slices, when the caller lets them be reused.
@@ -78,15 +74,6 @@ type convertScratch struct {
 // defInfo is a definition's name and extent.
 type defInfo struct {
 	name, extent textpos.Range
-}
-
-// resetMap returns m emptied, or a new map when m is nil.
-func resetMap[K comparable, V any](m map[K]V) map[K]V {
-	if m == nil {
-		return make(map[K]V)
-	}
-	clear(m)
-	return m
 }
 
 // shape is what a symbol string says by itself in the documents of one
@@ -184,19 +171,73 @@ func (c *Converter) Encoding(d *scip.Document) textpos.Encoding {
 // occ is an occurrence being converted.
 type occ struct {
 	rng       textpos.Range
-	sym       string // graph id (locals made unique)
-	raw       string // SCIP symbol string
+	sym       int32 // its symbol's number in the document's symbolTable
 	roles     graph.Role
-	enclosing string
+	enclosing int32 // the enclosing definition's symbol number, or noSymbol
 }
+
+// noSymbol is the number of no symbol.
+const noSymbol = -1
 
 // candidate is a definition that may enclose other occurrences.
 type candidate struct {
-	sym      string
+	sym      string        // the SCIP symbol
+	num      int32         // its number in the document's symbolTable
 	name     textpos.Range // the definition's name
 	extent   textpos.Range
 	explicit bool // extent from enclosing_range
 	whole    bool // spans the document
+}
+
+// symbolTable numbers the distinct symbols a document mentions, in order
+// of first mention, and holds what converting it learns about each: one
+// look-up of a symbol string per mention, where a map per fact (locals,
+// informations, definitions, extents, described, edges) looked up each
+// string again.
+type symbolTable struct {
+	nums map[string]int32
+	syms []docSymbol
+	path string
+}
+
+// docSymbol is one symbol of the document being converted.
+type docSymbol struct {
+	raw       string // the SCIP symbol string
+	id        string // its graph id: raw, or for a local raw made unique to the document
+	info      *scip.SymbolInformation
+	def       defInfo // the first definition's, when hasDef
+	extent    textpos.Range
+	hasDef    bool
+	hasExtent bool // extent is the first candidate's
+	described bool // in the facts' symbols already
+	// ownChecked: the symbol was found to be of the document's own
+	// package, so that it needs no stub.
+	ownChecked bool
+}
+
+// reset empties t for the document at path.
+func (t *symbolTable) reset(path string) {
+	if t.nums == nil {
+		t.nums = make(map[string]int32)
+	}
+	clear(t.nums)
+	clear(t.syms) // the informations are the document's
+	t.syms, t.path = t.syms[:0], path
+}
+
+// num returns raw's number, numbering it at its first mention.
+func (t *symbolTable) num(raw string) int32 {
+	if n, ok := t.nums[raw]; ok {
+		return n
+	}
+	n := int32(len(t.syms))
+	id := raw
+	if scip.IsLocalSymbol(raw) {
+		id = localID(raw, t.path)
+	}
+	t.nums[raw] = n
+	t.syms = append(t.syms, docSymbol{raw: raw, id: id})
+	return n
 }
 
 // Convert turns one document into facts. relPath is the document's
@@ -215,18 +256,8 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 		docRoles = graph.RoleTest
 	}
 	sc := &c.scratch
-	sc.locals = resetMap(sc.locals)
-	id := func(sym string) string {
-		if !scip.IsLocalSymbol(sym) {
-			return sym
-		}
-		l, ok := sc.locals[sym]
-		if !ok {
-			l = localID(sym, relPath)
-			sc.locals[sym] = l
-		}
-		return l
-	}
+	tab := &sc.table
+	tab.reset(relPath)
 
 	// Occurrences and the candidates for enclosing definitions.
 	occs := slices.Grow(sc.occs[:0], len(d.Occurrences))
@@ -243,11 +274,12 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 			docEnd = r.End
 		}
 		roles := mapRoles(o.SymbolRoles) | docRoles
-		occs = append(occs, occ{rng: r, sym: id(o.Symbol), raw: o.Symbol, roles: roles})
+		n := tab.num(o.Symbol)
+		occs = append(occs, occ{rng: r, sym: n, roles: roles, enclosing: noSymbol})
 		if roles&graph.RoleDefinition == 0 || !symbolSuffix(o.Symbol).encloses() {
 			continue
 		}
-		cd := candidate{sym: o.Symbol, name: r, extent: r}
+		cd := candidate{sym: o.Symbol, num: n, name: r, extent: r}
 		if er, ok := conv.convert(o.EnclosingSourceRange()); ok && er.ContainsRange(r) {
 			cd.extent, cd.explicit = er, true
 		}
@@ -263,58 +295,53 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 	assignEnclosing(occs, cands, &sc.enclosing)
 
 	// Symbol information, merged when the document repeats a symbol.
-	infos := resetMap(sc.infos)
-	sc.infos = infos
 	infoOrder := sc.infoOrder[:0]
 	defer func() { sc.infoOrder = infoOrder[:0] }()
-	var repeated map[string][]*scip.SymbolInformation // every entry of a symbol given more than once
+	var repeated map[int32][]*scip.SymbolInformation // every entry of a symbol given more than once
 	for _, si := range d.Symbols {
 		if si == nil || !validSymbol(si.Symbol) {
 			continue
 		}
-		if first, ok := infos[si.Symbol]; ok {
+		n := tab.num(si.Symbol)
+		if first := tab.syms[n].info; first != nil {
 			if repeated == nil {
-				repeated = make(map[string][]*scip.SymbolInformation)
+				repeated = make(map[int32][]*scip.SymbolInformation)
 			}
-			if repeated[si.Symbol] == nil {
-				repeated[si.Symbol] = []*scip.SymbolInformation{first}
+			if repeated[n] == nil {
+				repeated[n] = []*scip.SymbolInformation{first}
 			}
-			repeated[si.Symbol] = append(repeated[si.Symbol], si)
+			repeated[n] = append(repeated[n], si)
 			continue
 		}
-		infos[si.Symbol] = si
-		infoOrder = append(infoOrder, si.Symbol)
+		tab.syms[n].info = si
+		infoOrder = append(infoOrder, n)
 	}
-	for sym, all := range repeated {
-		infos[sym] = mergeInfos(all)
+	for n, all := range repeated {
+		tab.syms[n].info = mergeInfos(all)
 	}
 
 	// Definitions: the first definition occurrence of each symbol.
-	defs := resetMap(sc.defs)
-	sc.defs = defs
 	defOrder := sc.defOrder[:0]
 	defer func() { sc.defOrder = defOrder[:0] }()
-	extentOf := resetMap(sc.extentOf)
-	sc.extentOf = extentOf
 	for _, cd := range cands {
-		if _, ok := extentOf[cd.sym]; !ok {
-			extentOf[cd.sym] = cd.extent
+		if s := &tab.syms[cd.num]; !s.hasExtent {
+			s.extent, s.hasExtent = cd.extent, true
 		}
 	}
 	for _, o := range occs {
 		if o.roles&graph.RoleDefinition == 0 {
 			continue
 		}
-		if _, ok := defs[o.raw]; ok {
-			continue
+		if s := &tab.syms[o.sym]; !s.hasDef {
+			s.def, s.hasDef = defInfo{name: o.rng, extent: s.extent}, true
+			defOrder = append(defOrder, o.sym)
 		}
-		defs[o.raw] = defInfo{name: o.rng, extent: extentOf[o.raw]}
-		defOrder = append(defOrder, o.raw)
 	}
 
 	// The document's own SCIP package and graph package.
 	ownPkg, docPkg := "", ""
-	for _, sym := range defOrder {
+	for _, n := range defOrder {
+		sym := tab.syms[n].raw
 		if scip.IsLocalSymbol(sym) {
 			continue
 		}
@@ -353,22 +380,21 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 	// A document has about one edge for every two occurrences (0.43 in
 	// the pebble corpus): room for that many spares most regrowth.
 	edges := &sc.edges
-	edges.reset(relPath, len(occs)/2, c.reuseFacts)
-	described := resetMap(sc.described)
-	sc.described = described
+	edges.reset(tab, len(occs)/2, c.reuseFacts)
 	if c.reuseFacts {
 		facts.Symbols = sc.symbols[:0]
 		facts.Occurrences = sc.occurrences[:0]
 		defer func() { sc.symbols, sc.occurrences = facts.Symbols[:0], facts.Occurrences[:0] }()
 	}
-	addSymbol := func(sym string, info *scip.SymbolInformation) {
-		if described[sym] {
+	addSymbol := func(n int32, info *scip.SymbolInformation) {
+		if tab.syms[n].described {
 			return
 		}
-		described[sym] = true
+		tab.syms[n].described = true
+		sym := tab.syms[n].raw
 		desc := c.describe(sym, info, language)
 		s := graph.Symbol{
-			ID:          id(sym),
+			ID:          tab.syms[n].id,
 			DisplayName: desc.DisplayName,
 			Kind:        desc.Kind,
 			Language:    language,
@@ -376,12 +402,12 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 			Signature:   desc.Signature,
 			Doc:         desc.Doc,
 		}
-		if def, ok := defs[sym]; ok {
+		if def := tab.syms[n].def; tab.syms[n].hasDef {
 			s.Def = graph.Location{Path: relPath, Range: def.name}
 			s.DefExtent = def.extent
 			if desc.Parent != "" && (desc.ParentSuffix == scip.Descriptor_Namespace || desc.ParentSuffix == scip.Descriptor_Type) &&
 				desc.Suffix != scip.Descriptor_Parameter && desc.Suffix != scip.Descriptor_TypeParameter {
-				edges.add(desc.Parent, graph.EdgeContains, s.ID, ReasonContains, true)
+				edges.add(tab.num(desc.Parent), graph.EdgeContains, n, ReasonContains, true)
 			}
 		} else {
 			s.External = ownPkg == "" || packageIdentity(sym) != ownPkg
@@ -391,64 +417,73 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 				if rel == nil || !validSymbol(rel.Symbol) {
 					continue
 				}
-				to := id(rel.Symbol)
+				to := tab.num(rel.Symbol)
 				if rel.IsImplementation {
-					edges.add(s.ID, graph.EdgeImplements, to, ReasonImplementation, true)
+					edges.add(n, graph.EdgeImplements, to, ReasonImplementation, true)
 				}
 				if rel.IsTypeDefinition {
-					edges.add(s.ID, graph.EdgeTypeDef, to, ReasonTypeDefinition, true)
+					edges.add(n, graph.EdgeTypeDef, to, ReasonTypeDefinition, true)
 				}
 				if rel.IsReference {
-					edges.add(s.ID, graph.EdgeReferences, to, ReasonRelReference, true)
+					edges.add(n, graph.EdgeReferences, to, ReasonRelReference, true)
 				}
 			}
 		}
 		facts.Symbols = append(facts.Symbols, s)
 	}
-	for _, sym := range infoOrder {
-		addSymbol(sym, infos[sym])
+	for _, n := range infoOrder {
+		addSymbol(n, tab.syms[n].info)
 	}
-	for _, sym := range defOrder {
-		addSymbol(sym, nil)
+	for _, n := range defOrder {
+		addSymbol(n, nil)
 	}
 
-	c.addExtra(&facts, cands, relPath, id, docRoles)
+	c.addExtra(&facts, cands, relPath, tab, docRoles)
 
 	// Occurrences and reference edges.
 	facts.Occurrences = slices.Grow(facts.Occurrences, len(occs))
 	for _, o := range occs {
+		s := &tab.syms[o.sym]
+		enclosing := ""
+		if o.enclosing != noSymbol {
+			enclosing = tab.syms[o.enclosing].raw
+		}
 		facts.Occurrences = append(facts.Occurrences, graph.Occurrence{
 			Path:      relPath,
 			Range:     o.rng,
-			Symbol:    o.sym,
+			Symbol:    s.id,
 			Roles:     o.roles,
-			Enclosing: o.enclosing,
+			Enclosing: enclosing,
 		})
 		if o.roles&graph.RoleDefinition != 0 {
 			continue
 		}
-		if !described[o.raw] && !scip.IsLocalSymbol(o.raw) && (ownPkg == "" || packageIdentity(o.raw) != ownPkg) {
-			described[o.raw] = true
-			desc := c.describe(o.raw, nil, language)
-			facts.Symbols = append(facts.Symbols, graph.Symbol{
-				ID:          o.raw,
-				DisplayName: desc.DisplayName,
-				Kind:        desc.Kind,
-				Language:    language,
-				Package:     desc.Package,
-				External:    true,
-			})
+		raw := s.raw
+		if !s.described && !s.ownChecked && !scip.IsLocalSymbol(raw) {
+			if ownPkg == "" || packageIdentity(raw) != ownPkg {
+				s.described = true
+				desc := c.describe(raw, nil, language)
+				facts.Symbols = append(facts.Symbols, graph.Symbol{
+					ID:          raw,
+					DisplayName: desc.DisplayName,
+					Kind:        desc.Kind,
+					Language:    language,
+					Package:     desc.Package,
+					External:    true,
+				})
+			} else {
+				s.ownChecked = true
+			}
 		}
-		from := o.enclosing
-		if from == "" || scip.IsLocalSymbol(o.raw) || from == o.raw || isMember(o.raw, from) {
+		if o.enclosing == noSymbol || scip.IsLocalSymbol(raw) || o.enclosing == o.sym || isMember(raw, enclosing) {
 			continue
 		}
-		edges.add(from, graph.EdgeReferences, o.raw, ReasonReference, false)
-		if symbolSuffix(o.raw) == sufMethod && !isModuleLevel(from) {
-			edges.add(from, graph.EdgeCalls, o.raw, ReasonCall, false)
+		edges.add(o.enclosing, graph.EdgeReferences, o.sym, ReasonReference, false)
+		if symbolSuffix(raw) == sufMethod && !isModuleLevel(enclosing) {
+			edges.add(o.enclosing, graph.EdgeCalls, o.sym, ReasonCall, false)
 		}
 		if o.roles&graph.RoleImport != 0 {
-			edges.add(from, graph.EdgeImports, o.raw, ReasonImport, false)
+			edges.add(o.enclosing, graph.EdgeImports, o.sym, ReasonImport, false)
 		}
 	}
 	facts.Edges = edges.list()
@@ -467,8 +502,10 @@ func (c *Converter) Convert(d *scip.Document, relPath string, text []byte) (grap
 // are dropped: they belong to no document.
 func (c *Converter) ExternalFacts(infos []*scip.SymbolInformation) graph.DocumentFacts {
 	facts := graph.DocumentFacts{Document: graph.Document{Path: ExternalPath, Source: graph.SourceSCIP}}
+	tab := new(symbolTable)
+	tab.reset(ExternalPath)
 	edges := new(edgeSet)
-	edges.reset(ExternalPath, 0, false)
+	edges.reset(tab, 0, false)
 	seen := make(map[string]int)
 	// In an order of their content, as mergeInfos: a symbol's repeated
 	// entries are merged into the first.
@@ -504,13 +541,13 @@ func (c *Converter) ExternalFacts(infos []*scip.SymbolInformation) graph.Documen
 				continue
 			}
 			if rel.IsImplementation {
-				edges.add(si.Symbol, graph.EdgeImplements, rel.Symbol, ReasonImplementation, true)
+				edges.add(tab.num(si.Symbol), graph.EdgeImplements, tab.num(rel.Symbol), ReasonImplementation, true)
 			}
 			if rel.IsTypeDefinition {
-				edges.add(si.Symbol, graph.EdgeTypeDef, rel.Symbol, ReasonTypeDefinition, true)
+				edges.add(tab.num(si.Symbol), graph.EdgeTypeDef, tab.num(rel.Symbol), ReasonTypeDefinition, true)
 			}
 			if rel.IsReference {
-				edges.add(si.Symbol, graph.EdgeReferences, rel.Symbol, ReasonRelReference, true)
+				edges.add(tab.num(si.Symbol), graph.EdgeReferences, tab.num(rel.Symbol), ReasonRelReference, true)
 			}
 		}
 	}
@@ -709,10 +746,10 @@ func assignEnclosing(occs []occ, cands []candidate, sc *enclosingScratch) {
 		}
 		for k := len(stack) - 1; k >= 0; k-- {
 			cd := stack[k]
-			if cd.sym == o.raw || !contains(cd.extent, p) {
+			if cd.num == o.sym || !contains(cd.extent, p) {
 				continue
 			}
-			o.enclosing = cd.sym
+			o.enclosing = cd.num
 			break
 		}
 	}
@@ -723,25 +760,25 @@ func contains(r textpos.Range, p textpos.Position) bool {
 	return !p.Before(r.Start) && p.Before(r.End)
 }
 
-// edgeSet aggregates a document's edges per (from, kind, to).
+// edgeSet aggregates a document's edges per (from, kind, to), the ends
+// numbered in the document's symbolTable.
 type edgeSet struct {
-	path  string
-	index map[edgeKey]int
+	tab   *symbolTable
+	index map[edgeKey]int32
 	edges []graph.Edge
 }
 
-type edgeKey struct {
-	from, to string
-	kind     graph.EdgeKind
-}
+// edgeKey is an edge's from and to symbols and its kind's number
+// (edgeKindNumber).
+type edgeKey [3]int32
 
-// reset empties s for the edges of path, with room for about hint; the
-// edges listed before are kept as they are unless reuse lets their
-// memory serve again.
-func (s *edgeSet) reset(path string, hint int, reuse bool) {
-	s.path = path
+// reset empties s for the edges of the document tab numbers, with room
+// for about hint; the edges listed before are kept as they are unless
+// reuse lets their memory serve again.
+func (s *edgeSet) reset(tab *symbolTable, hint int, reuse bool) {
+	s.tab = tab
 	if s.index == nil {
-		s.index = make(map[edgeKey]int, hint)
+		s.index = make(map[edgeKey]int32, hint)
 	} else {
 		clear(s.index)
 	}
@@ -752,24 +789,44 @@ func (s *edgeSet) reset(path string, hint int, reuse bool) {
 	}
 }
 
-// add records one site of an edge; once is for facts stated once however
-// often they are repeated (relationships, containment).
-func (s *edgeSet) add(from string, kind graph.EdgeKind, to, reason string, once bool) {
-	k := edgeKey{from, to, kind}
+// add records one site of an edge between the symbols numbered from and
+// to; once is for facts stated once however often they are repeated
+// (relationships, containment).
+func (s *edgeSet) add(from int32, kind graph.EdgeKind, to int32, reason string, once bool) {
+	k := edgeKey{from, to, edgeKindNumber(kind)}
 	if i, ok := s.index[k]; ok {
 		if !once {
 			s.edges[i].Count++
 		}
 		return
 	}
-	s.index[k] = len(s.edges)
+	s.index[k] = int32(len(s.edges))
 	s.edges = append(s.edges, graph.Edge{
-		From: from, To: to, Kind: kind,
+		From: s.tab.syms[from].id, To: s.tab.syms[to].id, Kind: kind,
 		Confidence: 1.0, Source: graph.SourceSCIP, Reason: reason, Count: 1,
 	})
 }
 
 func (s *edgeSet) list() []graph.Edge { return s.edges }
+
+// edgeKindNumber numbers the kinds of edge a converter makes.
+func edgeKindNumber(k graph.EdgeKind) int32 {
+	switch k {
+	case graph.EdgeReferences:
+		return 0
+	case graph.EdgeCalls:
+		return 1
+	case graph.EdgeImplements:
+		return 2
+	case graph.EdgeTypeDef:
+		return 3
+	case graph.EdgeContains:
+		return 4
+	case graph.EdgeImports:
+		return 5
+	}
+	panic("scip: no number for edge kind " + string(k))
+}
 
 // documentLanguage returns the graph's name of the document's declared
 // language, else the language its extension names.
@@ -803,33 +860,34 @@ func validSymbol(s string) bool {
 // declaration the dump defines at the producer's enclosing name range, by
 // position when the dump defines none there, and by nothing for a site
 // the producer puts outside any declaration.
-func (c *Converter) addExtra(facts *graph.DocumentFacts, cands []candidate, relPath string, id func(string) string, docRoles graph.Role) {
+func (c *Converter) addExtra(facts *graph.DocumentFacts, cands []candidate, relPath string, tab *symbolTable, docRoles graph.Role) {
 	if len(c.Extra) == 0 {
 		return
 	}
-	byName := make(map[textpos.Range]string, len(cands))
+	byName := make(map[textpos.Range]int32, len(cands))
 	for _, cd := range cands {
 		if _, ok := byName[cd.name]; !ok {
-			byName[cd.name] = cd.sym
+			byName[cd.name] = cd.num
 		}
 	}
 	extra := make([]occ, len(c.Extra))
 	for i, e := range c.Extra {
-		extra[i] = occ{rng: e.Range, sym: e.Symbol, raw: e.Symbol, roles: e.Roles | docRoles}
+		extra[i] = occ{rng: e.Range, sym: tab.num(e.Symbol), roles: e.Roles | docRoles, enclosing: noSymbol}
 	}
 	assignEnclosing(extra, cands, &c.scratch.enclosing)
 	for i, e := range c.Extra {
 		enclosing := extra[i].enclosing
 		if e.Enclosing == (textpos.Range{}) {
-			enclosing = ""
-		} else if sym, ok := byName[e.Enclosing]; ok {
-			enclosing = sym
+			enclosing = noSymbol
+		} else if n, ok := byName[e.Enclosing]; ok {
+			enclosing = n
 		}
-		if enclosing != "" {
-			enclosing = id(enclosing)
+		id := ""
+		if enclosing != noSymbol {
+			id = tab.syms[enclosing].id
 		}
 		facts.Occurrences = append(facts.Occurrences, graph.Occurrence{
-			Path: relPath, Range: e.Range, Symbol: e.Symbol, Roles: extra[i].roles, Enclosing: enclosing,
+			Path: relPath, Range: e.Range, Symbol: e.Symbol, Roles: extra[i].roles, Enclosing: id,
 		})
 	}
 }
