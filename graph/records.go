@@ -333,13 +333,9 @@ type edgeSorter struct {
 	nums  [][3]uint32
 	order []uint32
 	rank  []uint64
-	keyed []rankedEdge
+	keyed []abbrEntry // an edge's index and its ranks as one number
+	spare []abbrEntry // sortAbbrStable's scratch
 	moved []int32
-}
-
-type rankedEdge struct {
-	key uint64
-	i   int32
 }
 
 func (es *edgeSorter) sort(edges []Edge) {
@@ -382,13 +378,17 @@ func (es *edgeSorter) sort(edges []Edge) {
 	}
 	keyed := es.keyed[:0]
 	for i, n := range nums {
-		keyed = append(keyed, rankedEdge{rank[n[0]]<<42 | rank[n[1]]<<21 | rank[n[2]], int32(i)})
+		keyed = append(keyed, abbrEntry{abbr: rank[n[0]]<<42 | rank[n[1]]<<21 | rank[n[2]], i: uint32(i)})
 	}
-	es.order, es.rank, es.keyed = order, rank, keyed
-	slices.SortFunc(keyed, func(a, b rankedEdge) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.i, b.i)) })
+	// A stable sort of the edges in their order: equal keys keep it. A
+	// radix sort that skips the bytes all keys share, where a comparison
+	// sort of the (key, index) pairs took 40% of sorting the edges.
+	spare := slices.Grow(es.spare[:0], len(keyed))[:len(keyed)]
+	es.order, es.rank, es.keyed, es.spare = order, rank, keyed, spare
+	sortAbbrStable(keyed, spare)
 	moved := slices.Grow(es.moved[:0], len(keyed))[:len(keyed)]
 	for j, r := range keyed {
-		moved[j] = r.i
+		moved[j] = int32(r.i)
 	}
 	es.moved = moved
 	permute(edges, moved)
