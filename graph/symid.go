@@ -272,6 +272,8 @@ type genSymTable struct {
 	seed maphash.Seed
 	emit func(k, v []byte) // adds a symid record to the generation
 	key  []byte
+	// fresh is register's scratch: the ids it took.
+	fresh []givenSym
 }
 
 func newGenSymTable(emit func(k, v []byte)) genSymTable {
@@ -281,32 +283,48 @@ func newGenSymTable(emit func(k, v []byte)) genSymTable {
 // fingerprint returns the hash the table tells sym by.
 func (t *genSymTable) fingerprint(sym string) uint64 { return maphash.String(t.seed, sym) }
 
-// heldByOther reports whether id is held by a string other than sym.
-func (t *genSymTable) heldByOther(id uint64, sym string) bool {
-	fp, ok := t.ids[id]
-	return ok && fp != t.fingerprint(sym)
-}
-
 // register adopts the ids a hashSymIDs gave, adding the symid records of
 // new ones; it reports false, adopting nothing, when one of them is held
-// by another symbol (the document must then be encoded through the
-// table).
+// by another symbol, of the generation or of the same document (which
+// must then be encoded through the table). Each id is looked up once: the
+// new ones are taken as they come, and given back if one turns out held.
 func (t *genSymTable) register(space uint64, h *hashSymIDs) bool {
+	fresh := t.fresh[:0]
+	defer func() { clear(fresh); t.fresh = fresh[:0] }()
 	for sym, id := range h.given {
-		if t.heldByOther(id, sym) {
+		fp := t.fingerprint(sym)
+		held, ok := t.ids[id]
+		if !ok {
+			t.ids[id] = fp
+			fresh = append(fresh, givenSym{id, sym})
+			continue
+		}
+		if held != fp {
+			for _, g := range fresh {
+				delete(t.ids, g.id)
+			}
 			return false
 		}
 	}
-	for sym, id := range h.given {
-		if _, ok := t.ids[id]; !ok {
-			t.claim(space, id, sym)
-		}
+	for _, g := range fresh {
+		t.emitSymID(space, g.id, g.sym)
 	}
 	return true
 }
 
+// givenSym is an id and the symbol it was given to.
+type givenSym struct {
+	id  uint64
+	sym string
+}
+
 func (t *genSymTable) claim(space, id uint64, sym string) {
 	t.ids[id] = t.fingerprint(sym)
+	t.emitSymID(space, id, sym)
+}
+
+// emitSymID adds the symid record of id, held by sym.
+func (t *genSymTable) emitSymID(space, id uint64, sym string) {
 	t.key = appendSymIDKey(t.key[:0], space, id)
 	t.emit(t.key, []byte(sym))
 }

@@ -413,3 +413,82 @@ func TestDocIDsHashed(t *testing.T) {
 		t.Errorf("replacing and deleting left other records than writing anew:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// collidingSymbols returns two symbol strings of one owner and parent
+// whose hashes agree: the low 32 bits of a hash collide, by the birthday
+// bound, among some 100,000 siblings.
+func collidingSymbols(t *testing.T) (string, string) {
+	t.Helper()
+	seen := make(map[uint64]string)
+	for i := range 1 << 20 {
+		s := fmt.Sprintf("p.f%d", i)
+		h := symbolHash(s)
+		if other, ok := seen[h]; ok {
+			return other, s
+		}
+		seen[h] = s
+	}
+	t.Fatal("no two symbols' hashes collide")
+	return "", ""
+}
+
+// TestSymbolIDCollisionInDocument writes one document naming two symbols
+// whose hashes collide, neither known to the space before, into a new
+// generation and into the live layer: each keeps an id of its own, so that
+// neither's symbol, definition or references are the other's.
+func TestSymbolIDCollisionInDocument(t *testing.T) {
+	ctx := context.Background()
+	a, b := collidingSymbols(t)
+	at := func(line uint32) textpos.Range {
+		return textpos.Range{Start: textpos.Position{Line: line, Col: 1}, End: textpos.Position{Line: line, Col: 2}}
+	}
+	f := DocumentFacts{
+		Document: Document{Path: "a.go"},
+		Symbols: []Symbol{
+			{ID: a, DisplayName: "A", Def: Location{Path: "a.go", Range: at(1)}},
+			{ID: b, DisplayName: "B", Def: Location{Path: "a.go", Range: at(2)}},
+		},
+		Occurrences: []Occurrence{
+			{Symbol: a, Range: at(1), Roles: RoleDefinition},
+			{Symbol: b, Range: at(2), Roles: RoleDefinition},
+			{Symbol: b, Range: at(3), Roles: RoleReference, Enclosing: a},
+		},
+	}
+	for _, layer := range []Layer{Base, Live} {
+		s, err := Open("collide-"+layer.String(), Options{InMemory: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if layer == Base {
+			g, err := s.BeginGeneration(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := g.PutDocument(ctx, f); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.Commit(ctx, Manifest{}); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := s.PutDocument(ctx, Live, f); err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for sym, name := range map[string]string{a: "A", b: "B"} {
+			if got, ok, err := r.Symbol(ctx, sym); err != nil || !ok || got.DisplayName != name {
+				t.Errorf("%s: Symbol(%s) = %+v, %v, %v; want %s", layer, sym, got, ok, err, name)
+			}
+		}
+		if refs, err := r.References(ctx, a, 0); err != nil || len(refs) != 1 || refs[0].Range != at(1) {
+			t.Errorf("%s: References(%s) = %+v, %v; want its definition alone", layer, a, refs, err)
+		}
+		if refs, err := r.References(ctx, b, 0); err != nil || len(refs) != 2 {
+			t.Errorf("%s: References(%s) = %+v, %v; want its definition and one use", layer, b, refs, err)
+		}
+	}
+}
