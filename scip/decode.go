@@ -3,7 +3,6 @@ package scip
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -35,10 +34,10 @@ type Record struct {
 	Offset int64
 	// End is the byte offset just past the record.
 	End int64
-	// Digest is the SHA-256 of the record's payload (the marshalled
-	// message); zero for a document read as a head, which has a digest of
+	// Digest is the digest (digestHash) of the record's payload (the
+	// marshalled message); zero for a document read as a head, which has a digest of
 	// its own (docHead).
-	Digest [sha256.Size]byte
+	Digest [digestSize]byte
 }
 
 // Visitor receives the records of a dump in order. Functions may be nil.
@@ -70,7 +69,7 @@ type docHead struct {
 	take func() *[]byte
 	// digest is the record's digest in canonical order (docDigester):
 	// what tells whether the document changed.
-	digest [sha256.Size]byte
+	digest [digestSize]byte
 }
 
 // DecodeStats counts what the framing reader saw.
@@ -115,7 +114,7 @@ func Decode(ctx context.Context, r io.Reader, size int64, v Visitor, progress fu
 		}
 		rec := Record{Offset: fr.recStart, End: fr.off}
 		if fr.recField != fieldDocuments || v.documentHead == nil {
-			rec.Digest = sha256.Sum256(payload)
+			rec.Digest = digestOf(payload)
 		}
 		if err := visitRecord(ctx, &dec, fr.recField, payload, take, rec, v, progress); err != nil {
 			return stats(), err

@@ -2,7 +2,6 @@ package scip
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -25,9 +24,9 @@ import (
 )
 
 // converterVersion is part of every document digest: bump it whenever the
-// conversion changes, so that facts from an older converter are never
-// reused.
-const converterVersion = "scip-convert-2"
+// conversion or the digest changes, so that facts from an older converter
+// are never reused.
+const converterVersion = "scip-convert-3"
 
 // Options configure Import.
 type Options struct {
@@ -197,8 +196,8 @@ type item struct {
 	// doc is the whole document, or its head while payload holds the
 	// record (see docHead): it is decoded whole only if it changed.
 	doc     *scip.Document
-	payload *[]byte           // from the stream's free list, returned once decoded
-	digest  [sha256.Size]byte // see docHead
+	payload *[]byte          // from the stream's free list, returned once decoded
+	digest  [digestSize]byte // see docHead
 	path    string
 	tool    string // the metadata's tool name, when metadata came first
 }
@@ -342,7 +341,7 @@ func stream(ctx context.Context, r io.Reader, opts Options, out sink) (Summary, 
 	var (
 		meta       *scip.Metadata
 		externals  []*scip.SymbolInformation
-		extDigest  = sha256.New()
+		extDigest  = newDigestHash()
 		decoded    int
 		skipped    []Skip
 		seen       = make(map[string]struct{})
@@ -515,12 +514,12 @@ func writeDocument(ctx context.Context, out sink, conv *Converter, dec *docDecod
 			}
 		}
 	}
-	h := sha256.New()
+	h := newDigestHash()
 	h.Write([]byte(converterVersion))
 	h.Write([]byte{byte(enc)})
 	h.Write(it.digest[:])
 	if text != nil {
-		t := sha256.Sum256(text)
+		t := digestOf(text)
 		h.Write(t[:])
 	}
 	for _, e := range conv.Extra {

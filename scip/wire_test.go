@@ -229,3 +229,28 @@ func TestDocumentDecoderFastPath(t *testing.T) {
 		t.Errorf("%d messages took the slow path, want none", dec.slow)
 	}
 }
+
+// TestDigestHash: a digest does not depend on how the bytes were written
+// (in one piece or many, after a Reset), its halves are two different
+// sums, and one changed byte changes both.
+func TestDigestHash(t *testing.T) {
+	data := bytes.Repeat([]byte("scip-go gomod example.com/m 1.0 `example.com/m/p`/T#M()."), 40)
+	want := digestOf(data)
+	h := newDigestHash()
+	h.Write([]byte("something else"))
+	h.Reset()
+	for i := 0; i < len(data); i += 7 {
+		h.Write(data[i:min(i+7, len(data))])
+	}
+	if got := h.sum(); got != want {
+		t.Errorf("written in pieces after a Reset: %x, in one: %x", got, want)
+	}
+	if bytes.Equal(want[:8], want[8:]) {
+		t.Errorf("the two halves of %x are one sum", want)
+	}
+	changed := bytes.Clone(data)
+	changed[len(changed)/2] ^= 1
+	if other := digestOf(changed); bytes.Equal(other[:8], want[:8]) || bytes.Equal(other[8:], want[8:]) {
+		t.Errorf("one byte changed: %x against %x, a half the same", other, want)
+	}
+}
