@@ -88,6 +88,16 @@ func (c *SourceCache) DiscoverPackages(root string) (*Workspace, error) {
 // elsewhere is not seen until the next Discover. Without a listing of
 // root it is Discover.
 func (c *SourceCache) DiscoverChanged(root string, changed []string) (*Workspace, error) {
+	return c.discoverChanged(root, changed, false)
+}
+
+// DiscoverPackagesChanged is DiscoverChanged by package, as
+// DiscoverPackages discovers.
+func (c *SourceCache) DiscoverPackagesChanged(root string, changed []string) (*Workspace, error) {
+	return c.discoverChanged(root, changed, true)
+}
+
+func (c *SourceCache) discoverChanged(root string, changed []string, byPackage bool) (*Workspace, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	abs, fsys, err := openRoot(root)
@@ -103,7 +113,7 @@ func (c *SourceCache) DiscoverChanged(root string, changed []string) (*Workspace
 	} else {
 		files = relisted(fsys, files, changed)
 	}
-	w := discoverListed(abs, fsys, false, c, files)
+	w := discoverListed(abs, fsys, byPackage, c, files)
 	c.last.Walked = walked
 	return w, nil
 }

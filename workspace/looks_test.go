@@ -424,3 +424,13 @@ func watchingSession(t *testing.T, root, dir string) *Session {
 	}
 	return s
 }
+
+// readFile returns the text of root/rel.
+func readFile(t *testing.T, root, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -82,12 +82,14 @@ type scopeCache struct {
 	obsSaved         int
 	// pkgLook and pkgWS are the last discovery by package and the look
 	// it was made at, pkgA its analysis of the store at base generation
-	// pkgBase and version pkgVersion (see withPackages).
+	// pkgBase and version pkgVersion, when the live layer's documents
+	// were pkgLive (see withPackages).
 	pkgLook    *freshness.WorkTree
 	pkgWS      *scope.Workspace
 	pkgA       *scope.Analysis
 	pkgBase    uint64
 	pkgVersion uint64
+	pkgLive    []string
 	// obsTook counts the documents whose observations the last analysis
 	// took from observationsFile.
 	obsTook     int
@@ -182,7 +184,7 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	var ws *scope.Workspace // discovered again for a changed work tree
 	if ok && c.a != nil && c.key.base == key.base && c.key.tree != key.tree {
 		var err error
-		if ws, err = c.discoverAt(root, state, ok); err != nil {
+		if ws, err = c.discoverAt(root, state, ok, false); err != nil {
 			return err
 		}
 		if c.a.UseWorkspace(ws) {
@@ -196,26 +198,20 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 			c.a.UseReader(r)
 			return c.use(r, c.a, fn)
 		}
-		if patched, known := r.BaseChangedSince(c.version); known {
-			live := r.LiveDocuments()
-			changed, known := r.LiveChangedSince(c.version)
-			if !known {
-				changed = append(slices.Clone(c.live), live...)
-			}
-			changed = slices.Compact(slices.Sorted(slices.Values(append(changed, patched...))))
+		if changed, known := changedSince(r, c.version, c.live); known {
 			if err := c.a.Update(ctx, r, changed); err != nil {
 				c.a = nil
 				return err
 			}
 			c.updates++
-			c.version, c.live = r.Version(), live
+			c.version, c.live = r.Version(), r.LiveDocuments()
 			return c.use(r, c.a, fn)
 		}
 	}
 	c.misses++
 	if ws == nil {
 		var err error
-		if ws, err = c.discoverAt(root, state, ok); err != nil {
+		if ws, err = c.discoverAt(root, state, ok, false); err != nil {
 			return err
 		}
 	}
@@ -229,6 +225,21 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 		c.a, c.key, c.state, c.version, c.live = a, key, state, r.Version(), r.LiveDocuments()
 	}
 	return c.use(r, a, fn)
+}
+
+// changedSince returns the documents of r's base generation and live
+// layer written since version, live being the live layer's documents at
+// version; known is false when the store does not tell.
+func changedSince(r *graph.Reader, version uint64, live []string) (changed []string, known bool) {
+	patched, known := r.BaseChangedSince(version)
+	if !known {
+		return nil, false
+	}
+	changed, known = r.LiveChangedSince(version)
+	if !known {
+		changed = append(slices.Clone(live), r.LiveDocuments()...)
+	}
+	return slices.Compact(slices.Sorted(slices.Values(append(changed, patched...)))), true
 }
 
 // use runs fn with analysis a of reader r, and notes a as the one whose
@@ -337,24 +348,33 @@ func (c *scopeCache) saveObservations() {
 	c.obsSaved = a.ObservedDocuments()
 }
 
-// discoverAt discovers the work tree at root, whose state is state when
-// known, through the source cache: from its listing, with only the paths
+// discoverAt discovers the work tree at root (by package, as `lspgraph
+// scope` answers, when byPackage), whose state is state when known,
+// through the source cache: from its listing, with only the paths
 // whose state changed since the one it holds for listed again, when that
 // state is named and had the same HEAD (a command line after another:
 // no walk of the tree); else with a walk. The listing is then named for
 // state (unnamed when not known). The cache is saved when the tree was
 // walked, else when the session closes. The caller holds c.mu.
-func (c *scopeCache) discoverAt(root string, state treeState, known bool) (*scope.Workspace, error) {
+func (c *scopeCache) discoverAt(root string, state treeState, known, byPackage bool) (*scope.Workspace, error) {
 	c.load(root)
 	var ws *scope.Workspace
 	var err error
 	if prev, ok := decodeTreeState(c.sources.ListingState()); known && ok {
 		if changed, ok := state.changedSince(prev); ok {
-			ws, err = c.sources.DiscoverChanged(root, changed)
+			if byPackage {
+				ws, err = c.sources.DiscoverPackagesChanged(root, changed)
+			} else {
+				ws, err = c.sources.DiscoverChanged(root, changed)
+			}
 		}
 	}
 	if ws == nil && err == nil {
-		ws, err = c.sources.Discover(root)
+		if byPackage {
+			ws, err = c.sources.DiscoverPackages(root)
+		} else {
+			ws, err = c.sources.Discover(root)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -408,32 +428,47 @@ func decodeTreeState(s string) (treeState, bool) {
 // discovered with a walk, through the same source cache, which holds what
 // either discovery reads. The discovery is kept with w, the session's look
 // it was made at (nil: none), and is used again while the look is the same
-// one (its watcher saw nothing change); the analysis with it while the
-// store's version and base generation are r's. On four GOROOT copies in
-// git, discovering again was most of each lspgraph.scope through serve,
-// analysing again most of the rest.
+// one (its watcher saw nothing change); the analysis while the store's
+// base generation is r's and a new discovery finds the same packages,
+// brought up to date with the documents written since (Analysis.Update)
+// when the store's version moved: a session following an editor writes
+// its live layer at every change, and saving a file changes the look. On
+// four GOROOT copies in git, discovering again was most of each
+// lspgraph.scope through serve, analysing again most of the rest.
 func (c *scopeCache) withPackages(ctx context.Context, root string, r *graph.Reader, w *freshness.WorkTree, fn func(*scope.Analysis) error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if w == nil || w != c.pkgLook {
-		c.load(root)
-		ws, err := c.sources.DiscoverPackages(root)
+		state, _, known := lookState(w)
+		ws, err := c.discoverAt(root, state, known, true)
 		if err != nil {
 			return err
 		}
-		c.saveSources()
-		c.pkgLook, c.pkgWS, c.pkgA = w, ws, nil
+		if c.pkgA != nil && (w == nil || !c.pkgA.UseWorkspace(ws)) {
+			c.pkgA = nil // the packages changed: documents may have moved
+		}
+		c.pkgLook, c.pkgWS = w, ws
 	}
-	if a := c.pkgA; a != nil && c.pkgBase == r.BaseGeneration() && c.pkgVersion == r.Version() {
-		a.UseReader(r)
-		return fn(a)
+	if a := c.pkgA; a != nil && c.pkgBase == r.BaseGeneration() {
+		if c.pkgVersion == r.Version() {
+			a.UseReader(r)
+			return fn(a)
+		}
+		if changed, known := changedSince(r, c.pkgVersion, c.pkgLive); known {
+			if err := a.Update(ctx, r, changed); err != nil {
+				c.pkgA = nil
+				return err
+			}
+			c.pkgVersion, c.pkgLive = r.Version(), r.LiveDocuments()
+			return fn(a)
+		}
 	}
 	a, err := scope.Analyze(ctx, c.pkgWS, r)
 	if err != nil {
 		return err
 	}
 	if w != nil {
-		c.pkgA, c.pkgBase, c.pkgVersion = a, r.BaseGeneration(), r.Version()
+		c.pkgA, c.pkgBase, c.pkgVersion, c.pkgLive = a, r.BaseGeneration(), r.Version(), r.LiveDocuments()
 	}
 	return fn(a)
 }

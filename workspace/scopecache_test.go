@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/textpos"
 	"github.com/lspgraph/lspgraph/scip"
 	"github.com/lspgraph/lspgraph/scope"
 )
@@ -473,4 +475,89 @@ func TestScopeKeepsDiscovery(t *testing.T) {
 	if ws3 == ws || a3 == a || !slices.ContainsFunc(rep.Packages, func(p ScopePackage) bool { return p.Name == "example.com/goapp/extra" }) {
 		t.Errorf("after extra/extra.go was added: discovered again %v, analysed again %v, packages %v", ws3 != ws, a3 != a, rep.Packages)
 	}
+}
+
+// TestScopeUpdatesAnalysisByPackage: lspgraph.scope through a session
+// whose live layer changed (an editor's buffer of service/catalog.go now
+// referencing memstore, which service does not import) brings the kept
+// analysis by package up to date instead of analysing the store again,
+// and answers as a new analysis answers: memstore in service's closure.
+func TestScopeUpdatesAnalysisByPackage(t *testing.T) {
+	ctx := context.Background()
+	root, dir, _ := gitFixture(t)
+	s := watchingSession(t, root, dir)
+	ask := func() (*ScopeReport, *scope.Analysis) {
+		t.Helper()
+		res, err := s.Command(ctx, CommandScope, Call{Args: []json.RawMessage{json.RawMessage(`"service/catalog.go"`)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.scopes.mu.Lock()
+		defer s.scopes.mu.Unlock()
+		return res.(*ScopeReport), s.scopes.pkgA
+	}
+	has := func(rep *ScopeReport, pkg string) bool {
+		return slices.ContainsFunc(rep.Closure, func(m scope.Member) bool { return m.Name == pkg })
+	}
+	const memstore = "example.com/goapp/store/memstore"
+	first, a := ask()
+	if has(first, memstore) {
+		t.Fatalf("memstore in service's closure before the change: %+v", first.Closure)
+	}
+
+	r, err := s.store.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const path = "service/catalog.go"
+	doc, _, err := r.Document(ctx, path)
+	syms, err2 := r.DocumentSymbols(ctx, path)
+	occs, err3 := r.Occurrences(ctx, path)
+	mem, err4 := r.DocumentSymbols(ctx, "store/memstore/mem.go")
+	r.Close()
+	if err := errors.Join(err, err2, err3, err4); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(mem, func(s graph.Symbol) bool { return !s.External && s.Kind == "function" })
+	if i < 0 {
+		t.Fatalf("no function defined in memstore: %+v", mem)
+	}
+	last := occs[len(occs)-1].Range
+	use := textpos.Range{Start: textpos.Position{Line: last.End.Line + 1}, End: textpos.Position{Line: last.End.Line + 1, Col: 3}}
+	occs = append(occs, graph.Occurrence{Path: path, Range: use, Symbol: mem[i].ID, Roles: graph.RoleReference | graph.RoleCall})
+	doc.Source, doc.Digest = graph.SourceLSP, ""
+	if err := s.store.PutDocument(ctx, graph.Live, graph.DocumentFacts{Document: doc, Symbols: syms, Occurrences: occs}); err != nil {
+		t.Fatal(err)
+	}
+
+	updated, a2 := ask()
+	if a2 != a {
+		t.Errorf("analysed again after a write to the live layer")
+	}
+	if !has(updated, memstore) {
+		t.Errorf("memstore not in service's closure after the change: %+v", updated.Closure)
+	}
+	fresh := func(rep *ScopeReport, what string) {
+		t.Helper()
+		s.scopes.mu.Lock()
+		kept := s.scopes.pkgA
+		s.scopes.pkgA = nil
+		s.scopes.mu.Unlock()
+		if again, _ := ask(); !reflect.DeepEqual(rep, again) {
+			t.Errorf("%s, the kept analysis answers\n%+v\na new one\n%+v", what, rep, again)
+		}
+		s.scopes.mu.Lock()
+		s.scopes.pkgA = kept
+		s.scopes.mu.Unlock()
+	}
+	fresh(updated, "after the live write")
+
+	// A file saved: a new look, the same packages. The analysis is kept
+	// with the new discovery, and brought up to date.
+	writeFile(t, root, "store/memstore/mem.go", readFile(t, root, "store/memstore/mem.go")+"\n// Saved again.\n")
+	saved, a3 := ask()
+	if a3 != a {
+		t.Errorf("analysed again after a file of a known package was saved")
+	}
+	fresh(saved, "after the save")
 }
