@@ -453,19 +453,9 @@ func TestContextScopeKeptOutsideGit(t *testing.T) {
 // while nothing changed, and again when a file changed: a package added
 // then shows.
 func TestScopeKeepsDiscovery(t *testing.T) {
-	ctx := context.Background()
 	root, dir, _ := gitFixture(t)
 	s := watchingSession(t, root, dir)
-	ask := func() (*ScopeReport, *scope.Workspace, *scope.Analysis) {
-		t.Helper()
-		res, err := s.Command(ctx, CommandScope, Call{Args: []json.RawMessage{json.RawMessage(`"service/catalog.go"`)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.scopes.mu.Lock()
-		defer s.scopes.mu.Unlock()
-		return res.(*ScopeReport), s.scopes.pkgWS, s.scopes.pkgA
-	}
+	ask := func() (*ScopeReport, *scope.Workspace, *scope.Analysis) { return askScope(t, s, "service/catalog.go") }
 	first, ws, a := ask()
 	if again, ws2, a2 := ask(); ws2 != ws || a2 != a || !reflect.DeepEqual(again, first) {
 		t.Errorf("asked again with nothing changed: discovered again %v, analysed again %v, same answer %v", ws2 != ws, a2 != a, reflect.DeepEqual(again, first))
@@ -475,6 +465,23 @@ func TestScopeKeepsDiscovery(t *testing.T) {
 	if ws3 == ws || a3 == a || !slices.ContainsFunc(rep.Packages, func(p ScopePackage) bool { return p.Name == "example.com/goapp/extra" }) {
 		t.Errorf("after extra/extra.go was added: discovered again %v, analysed again %v, packages %v", ws3 != ws, a3 != a, rep.Packages)
 	}
+}
+
+// askScope asks s for the scope of path and returns the answer with the
+// discovery by package and the analysis it kept.
+func askScope(t *testing.T, s *Session, path string) (*ScopeReport, *scope.Workspace, *scope.Analysis) {
+	t.Helper()
+	arg, err := json.Marshal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Command(context.Background(), CommandScope, Call{Args: []json.RawMessage{arg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.scopes.mu.Lock()
+	defer s.scopes.mu.Unlock()
+	return res.(*ScopeReport), s.scopes.pkgWS, s.scopes.pkgA
 }
 
 // TestScopeUpdatesAnalysisByPackage: lspgraph.scope through a session
@@ -487,14 +494,8 @@ func TestScopeUpdatesAnalysisByPackage(t *testing.T) {
 	root, dir, _ := gitFixture(t)
 	s := watchingSession(t, root, dir)
 	ask := func() (*ScopeReport, *scope.Analysis) {
-		t.Helper()
-		res, err := s.Command(ctx, CommandScope, Call{Args: []json.RawMessage{json.RawMessage(`"service/catalog.go"`)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.scopes.mu.Lock()
-		defer s.scopes.mu.Unlock()
-		return res.(*ScopeReport), s.scopes.pkgA
+		rep, _, a := askScope(t, s, "service/catalog.go")
+		return rep, a
 	}
 	has := func(rep *ScopeReport, pkg string) bool {
 		return slices.ContainsFunc(rep.Closure, func(m scope.Member) bool { return m.Name == pkg })
