@@ -32,7 +32,9 @@
 // are dropped and counted ([Stats]). A document whose notification was
 // dropped is marked: the next [DocumentEvent] delivered for it carries
 // [DocumentEvent.Gap], so whoever follows its text through incremental
-// changes knows its copy is out of step.
+// changes knows its copy is out of step; when the editor sends no other
+// notification of the document, an event of [MethodDocumentGap] says so
+// once the queue has room.
 //
 // Framing is the LSP base protocol, implemented here rather than with
 // go.lsp.dev/jsonrpc2's Stream, which re-encodes every message: it keeps

@@ -458,3 +458,86 @@ func TestDuplicateAnswer(t *testing.T) {
 	}
 	shutdown(t, c)
 }
+
+// TestLostLastDocumentEvent: a document whose last event (its didClose)
+// was dropped, and of which the editor sends nothing more, is reported
+// with a MethodDocumentGap event once the observer has emptied the queue,
+// after the editor's next message of any kind; a document none of whose
+// events was dropped is not.
+func TestLostLastDocumentEvent(t *testing.T) {
+	block := make(chan struct{})
+	var (
+		mu        sync.Mutex
+		delivered []lspproxy.DocumentEvent
+	)
+	cfg := testConfig()
+	cfg.QueueSize = 2
+	cfg.DrainTimeout = 10 * time.Second
+	held := make(chan struct{}, 8)
+	cfg.Observer.OnDocument = func(d lspproxy.DocumentEvent) {
+		held <- struct{}{}
+		<-block
+		mu.Lock()
+		delivered = append(delivered, d)
+		mu.Unlock()
+	}
+	c := lsptest.Proxied(cfg).Connect(t)
+	initialize(t, c, `{}`)
+	send := func(msg string) {
+		t.Helper()
+		c.Editor.Send(t, msg)
+		c.Server.Recv(t)
+	}
+	// The observer holds the first event, the queue the next two; the
+	// didClose of a.go is dropped.
+	send(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.go","languageId":"go","version":1,"text":"x"}}}`)
+	<-held
+	send(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///b.go","languageId":"go","version":1,"text":"x"}}}`)
+	send(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///c.go","languageId":"go","version":1,"text":"x"}}}`)
+	send(`{"jsonrpc":"2.0","method":"textDocument/didClose","params":{"textDocument":{"uri":"file:///a.go"}}}`)
+	// The event is queued (or dropped) after it is forwarded.
+	for deadline := time.Now().Add(5 * time.Second); c.Proxy.Stats().Dropped == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if st := c.Proxy.Stats(); st.Dropped != 1 {
+		close(block)
+		t.Fatalf("stats = %+v, want the didClose dropped", st)
+	}
+	close(block)
+	for c.Proxy.Stats().Queued > 0 {
+		time.Sleep(time.Millisecond)
+	}
+	// Any message of the editor: the queue has room, a.go is reported.
+	c.Editor.Send(t, `{"jsonrpc":"2.0","id":7,"method":"textDocument/hover","params":{}}`)
+	c.Server.Recv(t)
+	c.Server.Send(t, `{"jsonrpc":"2.0","id":7,"result":null}`)
+	expect(t, c.Editor.Recv(t), `{"jsonrpc":"2.0","id":7,"result":null}`)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		mu.Lock()
+		n := len(delivered)
+		mu.Unlock()
+		if n == 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d document events delivered, want 4: a.go's lost didClose never reported", n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	shutdown(t, c)
+	mu.Lock()
+	defer mu.Unlock()
+	var got []string
+	for _, d := range delivered {
+		got = append(got, fmt.Sprintf("%s %s gap=%v", d.Method, d.Params, d.Gap))
+	}
+	want := []string{
+		`textDocument/didOpen {"textDocument":{"uri":"file:///a.go","languageId":"go","version":1,"text":"x"}} gap=false`,
+		`textDocument/didOpen {"textDocument":{"uri":"file:///b.go","languageId":"go","version":1,"text":"x"}} gap=false`,
+		`textDocument/didOpen {"textDocument":{"uri":"file:///c.go","languageId":"go","version":1,"text":"x"}} gap=false`,
+		`$/lspgraph/documentGap {"textDocument":{"uri":"file:///a.go"}} gap=true`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("delivered\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

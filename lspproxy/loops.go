@@ -30,6 +30,9 @@ func (p *Proxy) editorLoop(fr *frameReader) error {
 		}
 		p.counters.fromEditor.Add(1)
 		p.editorFrame(f)
+		if len(p.lostDocs) > 0 && len(p.queue) == 0 {
+			p.reportLostDocs()
+		}
 	}
 }
 

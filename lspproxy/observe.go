@@ -23,7 +23,8 @@ type Observer struct {
 	// that keeps it copies it.
 	OnExchange func(Exchange)
 	// OnDocument is called for textDocument/didOpen, didChange, didSave
-	// and didClose.
+	// and didClose, and with a MethodDocumentGap event for a document
+	// whose last events were dropped.
 	OnDocument func(DocumentEvent)
 }
 
@@ -175,6 +176,43 @@ func (p *Proxy) observeDocument(ev *DocumentEvent) {
 			uri, _ = textDocumentURI(ev.Params)
 		}
 		p.lostDocs[uri] = struct{}{}
+	}
+}
+
+// MethodDocumentGap is the Method of a DocumentEvent that stands for
+// events of a document that were dropped with no later one queued since:
+// the proxy queues it once the observer has emptied the queue (checked
+// after each editor message), so that whoever follows the document's
+// text does not keep the
+// text of the last event it was given. A dropped didClose, the last
+// event of a document, left a buffer open that the editor had closed, and
+// answers came from its text instead of the file's. Its Params name the
+// document ({"textDocument":{"uri":…}}); Gap is set.
+const MethodDocumentGap = "$/lspgraph/documentGap"
+
+// reportLostDocs queues a MethodDocumentGap event for each lost document
+// while the queue has room. Only the editor loop calls it (see
+// observeDocument).
+func (p *Proxy) reportLostDocs() {
+	queued := false
+	for uri := range p.lostDocs {
+		params, err := json.Marshal(map[string]any{"textDocument": map[string]string{"uri": uri}})
+		if err != nil {
+			delete(p.lostDocs, uri)
+			continue
+		}
+		ev := &DocumentEvent{Method: MethodDocumentGap, Params: params, Encoding: p.encoding(), Time: time.Now(), Gap: true}
+		select {
+		case p.queue <- observation{document: ev}:
+			delete(p.lostDocs, uri)
+			queued = true
+			continue
+		default:
+		}
+		break // the queue is full again: the next editor message tries
+	}
+	if queued {
+		p.hurryObserver()
 	}
 }
 

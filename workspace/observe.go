@@ -83,6 +83,9 @@ func uriToPath(uri string) (string, error) {
 // document as partial) until the editor sends the whole text again, in a
 // didOpen, a didChange without a range or a didSave (whose text is the
 // one sent along, else the file's), which is then followed as a reopening.
+// The proxy's report of events lost with none after them
+// (lspproxy.MethodDocumentGap: a dropped didClose) closes them the same
+// way, so that no buffer the editor closed stays open here.
 func (b *buffers) resync(d lspproxy.DocumentEvent) []lspproxy.DocumentEvent {
 	var p struct {
 		TextDocument struct {

@@ -185,6 +185,10 @@ didSave {"textDocument":{"uri":%[1]q}}`, uri, uri), false},
 			fmt.Sprintf(`didClose {"textDocument":{"uri":%q}}
 didOpen {"textDocument":{"text":"saved","uri":%q}}
 didSave {"textDocument":{"uri":%[1]q},"text":"saved"}`, uri, uri), false},
+		// The proxy's report of events lost with none after them (a
+		// dropped didClose): the buffer is closed, the file answers.
+		{"lost last events", ev(lspproxy.MethodDocumentGap, fmt.Sprintf(`{"textDocument":{"uri":%q}}`, uri), true),
+			fmt.Sprintf(`didClose {"textDocument":{"uri":%q}}`, uri), true},
 	} {
 		if got := methods(b.resync(tc.in)); got != tc.want {
 			t.Errorf("%s: resync gives\n%s\nwant\n%s", tc.name, got, tc.want)
