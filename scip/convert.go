@@ -38,8 +38,9 @@ type Converter struct {
 	Extra []ExtraOccurrence
 
 	// shapes caches what symbol strings say by themselves (describe
-	// without a SymbolInformation), by symbol and language: the documents
-	// of a dump mention the same symbols over and over.
+	// without a SymbolInformation), by symbol, each for the language it
+	// was described in (see shape): the documents of a dump mention the
+	// same symbols over and over.
 	shapes map[string]shape
 	// parsed is the symbol describe parses into, reused.
 	parsed scip.Symbol
