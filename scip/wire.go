@@ -1,6 +1,7 @@
 package scip
 
 import (
+	"encoding/binary"
 	"errors"
 	"slices"
 	"unicode/utf8"
@@ -26,10 +27,11 @@ import (
 // bindings' own. Malformed input fails as the bindings fail it: a
 // truncated or corrupt varint or length, a string that is not UTF-8.
 type docDecoder struct {
-	syms map[string]string // interned symbol strings
-	ints []int32           // arena for ranges
-	slow int               // messages handed to proto.Unmarshal
-	dig  docDigester       // for heads (see docHead)
+	syms   map[string]string   // interned symbol strings
+	recent [recentSlots]string // the symbols met last (see symbol)
+	ints   []int32             // arena for ranges
+	slow   int                 // messages handed to proto.Unmarshal
+	dig    docDigester         // for heads (see docHead)
 	// reuse says that a document decoded is done with before the next
 	// one is, which then takes its memory: the document, its
 	// occurrences and symbol informations and the pointers to them, its
@@ -409,9 +411,18 @@ func (d *docDecoder) packedInt32(dst *[]int32, v []byte) error {
 	return nil
 }
 
-// symbol returns the interned string of v, which must be UTF-8.
+// symbol returns the interned string of v, which must be UTF-8. The
+// symbols met last are found first in recent, by the bytes they end with:
+// a document names the same few hundred symbols over and over, and the
+// table, tens of thousands of long strings, cost a hash of every mention
+// and a miss of the processor's caches.
 func (d *docDecoder) symbol(v []byte) (string, error) {
+	slot := &d.recent[recentSlot(v)]
+	if s := *slot; len(s) == len(v) && s == string(v) {
+		return s, nil
+	}
 	if s, ok := d.syms[string(v)]; ok {
+		*slot = s
 		return s, nil
 	}
 	s, err := plainString(v)
@@ -422,7 +433,25 @@ func (d *docDecoder) symbol(v []byte) (string, error) {
 		d.syms = make(map[string]string)
 	}
 	d.syms[s] = s
+	*slot = s
 	return s, nil
+}
+
+// recentSlots is the size of docDecoder.recent.
+const recentSlots = 1 << 10
+
+// recentSlot returns v's slot in docDecoder.recent: a hash of its length
+// and its last 8 bytes, where symbols of one package differ.
+func recentSlot(v []byte) int {
+	var tail uint64
+	if len(v) >= 8 {
+		tail = binary.LittleEndian.Uint64(v[len(v)-8:])
+	} else {
+		for _, c := range v {
+			tail = tail<<8 | uint64(c)
+		}
+	}
+	return int(((tail ^ uint64(len(v))) * 0x9e3779b97f4a7c15) >> (64 - 10))
 }
 
 // plainString copies v into a string, which proto3 requires to be UTF-8.

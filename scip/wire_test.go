@@ -3,6 +3,7 @@ package scip
 import (
 	"bytes"
 	"testing"
+	"unsafe"
 
 	"github.com/scip-code/scip/bindings/go/scip"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -252,5 +253,31 @@ func TestDigestHash(t *testing.T) {
 	changed[len(changed)/2] ^= 1
 	if other := digestOf(changed); bytes.Equal(other[:8], want[:8]) || bytes.Equal(other[8:], want[8:]) {
 		t.Errorf("one byte changed: %x against %x, a half the same", other, want)
+	}
+}
+
+// TestInternRecent: symbols that share a slot of the decoder's recent
+// symbols (the same length and last bytes) are each interned as
+// themselves, and a symbol met again is the same string.
+func TestInternRecent(t *testing.T) {
+	a := []byte("scip-go gomod example.com/m 1.0 `example.com/m/a`/T#Method().")
+	b := []byte("scip-go gomod example.com/m 1.0 `example.com/m/b`/T#Method().")
+	if recentSlot(a) != recentSlot(b) {
+		t.Fatalf("the two symbols are in slots %d and %d: the test needs one", recentSlot(a), recentSlot(b))
+	}
+	var d docDecoder
+	for range 3 {
+		for _, v := range [][]byte{a, b, a, a, b} {
+			s, err := d.symbol(v)
+			if err != nil || s != string(v) {
+				t.Fatalf("symbol(%s) = %q, %v", v, s, err)
+			}
+			if again, _ := d.symbol(v); unsafe.StringData(again) != unsafe.StringData(s) {
+				t.Fatalf("symbol(%s) met again is another copy", v)
+			}
+		}
+	}
+	if s, _ := d.symbol([]byte("short")); s != "short" {
+		t.Errorf("symbol(short) = %q", s)
 	}
 }
