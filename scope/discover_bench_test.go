@@ -10,7 +10,7 @@ import (
 // unless set): without a cache; again through a SourceCache that holds
 // every source (a work tree discovered again after a file was saved reads
 // that one file more); and told that one path changed (DiscoverChanged:
-// no walk).
+// no walk), by module and by package.
 func BenchmarkDiscover(b *testing.B) {
 	root := os.Getenv("LSPGRAPH_DISCOVER_ROOT")
 	if root == "" {
@@ -42,6 +42,17 @@ func BenchmarkDiscover(b *testing.B) {
 		}
 		for b.Loop() {
 			if _, err := c.DiscoverChanged(root, []string{"a/changed.go"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("changed-packages", func(b *testing.B) {
+		var c SourceCache
+		if _, err := c.DiscoverPackages(root); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := c.DiscoverPackagesChanged(root, []string{"a/changed.go"}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -24,11 +24,15 @@ type goImport struct {
 type fileImports struct {
 	imports []goImport
 	err     error // the file could not be read or its imports parsed
+	// excluded: the build leaves the file out on this GOOS/GOARCH (asked
+	// for only; see goImports).
+	excluded bool
 }
 
 // goImports returns the imports of each Go file (root-relative) whose
-// index want accepts, in the order of files, reading them on every core.
-func (w *Workspace) goImports(files []string, want func(i int) bool) []fileImports {
+// index want accepts (read), and whether the build leaves it out when
+// want asks (match), in the order of files, reading them on every core.
+func (w *Workspace) goImports(files []string, want func(i int) (read, match bool)) []fileImports {
 	out := make([]fileImports, len(files))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -42,8 +46,8 @@ func (w *Workspace) goImports(files []string, want func(i int) bool) []fileImpor
 				if i >= len(files) {
 					return
 				}
-				if want(i) {
-					out[i].imports, out[i].err = w.goImportsOf(files[i], &buf)
+				if read, match := want(i); read {
+					out[i] = w.goFileOf(files[i], match, &buf)
 				}
 			}
 		}()

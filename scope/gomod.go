@@ -1,9 +1,7 @@
 package scope
 
 import (
-	"go/build"
 	"path"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -193,23 +191,17 @@ func (w *Workspace) goPackages(mods map[string]string, used map[string]bool, goW
 	// GOOS/GOARCH do not count: the cache then holds what a discovery by
 	// module reads as well.
 	rels := make([]string, len(files))
-	excluded := make([]bool, len(files))
 	for i, f := range files {
 		rels[i] = f.rel
 	}
-	imports := w.goImports(rels, func(i int) bool {
-		if !strings.HasSuffix(rels[i], "_test.go") {
-			abs := filepath.Join(w.Root, filepath.FromSlash(rels[i]))
-			ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs))
-			excluded[i] = err == nil && !ok // another GOOS/GOARCH, or `//go:build ignore`
-		}
-		return true
+	imports := w.goImports(rels, func(i int) (bool, bool) {
+		return true, !strings.HasSuffix(rels[i], "_test.go")
 	})
 	for i, f := range files {
 		if strings.HasSuffix(f.rel, "_test.go") {
 			continue // test imports are no part of the package's import closure
 		}
-		if excluded[i] {
+		if imports[i].excluded {
 			w.goExcluded[f.rel] = true
 			continue
 		}
@@ -330,7 +322,7 @@ func (w *Workspace) goPackagesAndImports(mods map[string]goMod, goFiles []string
 	for i, rel := range goFiles {
 		where[i].dir, where[i].mod, where[i].ok = innermost(path.Dir(rel))
 	}
-	imports := w.goImports(goFiles, func(i int) bool { return where[i].ok })
+	imports := w.goImports(goFiles, func(i int) (bool, bool) { return where[i].ok, false })
 	for i, rel := range goFiles {
 		dir := path.Dir(rel)
 		mdir, mod, ok := where[i].dir, where[i].mod, where[i].ok

@@ -2,6 +2,7 @@ package scope
 
 import (
 	"errors"
+	"go/build"
 	"go/scanner"
 	"path"
 	"path/filepath"
@@ -52,8 +53,19 @@ type sourceEntry struct {
 	stamp     rootfs.Stamp
 	goImports []goImport
 	goErr     error
+	goBuild   goBuildMatch
 	tsSpecs   []tsSpec
 }
+
+// goBuildMatch is whether the build (go/build's default context) leaves a
+// Go file out, read from its build constraints and name, when known.
+type goBuildMatch uint8
+
+const (
+	goBuildUnknown goBuildMatch = iota
+	goBuildIncluded
+	goBuildExcluded
+)
 
 // tsSpec is one module specifier a TypeScript or JavaScript file imports.
 type tsSpec struct {
@@ -276,20 +288,36 @@ func (s *sourceReads) store(rel string, start time.Time, e sourceEntry) {
 	}
 }
 
-// goImportsOf returns the imports of the Go file rel, from the cache when
-// its stamp holds. buf is scratch space for readGoImports.
-func (w *Workspace) goImportsOf(rel string, buf *[]byte) ([]goImport, error) {
-	if e, ok := w.src.cached(rel); ok {
-		return e.goImports, e.goErr
+// goFileOf returns the imports of the Go file rel and, with match,
+// whether the build leaves it out, from the cache when its stamp holds.
+// Whether the build leaves a file out is read from its head again
+// (go/build's MatchFile) unless the cache knows: a discovery by package
+// asked it of every file, the cache's reused imports notwithstanding,
+// which was most of such a discovery's time. buf is scratch space for
+// readGoImports.
+func (w *Workspace) goFileOf(rel string, match bool, buf *[]byte) fileImports {
+	e, cached := w.src.cached(rel)
+	if cached && (!match || e.goBuild != goBuildUnknown) {
+		return fileImports{imports: e.goImports, err: e.goErr, excluded: e.goBuild == goBuildExcluded}
 	}
 	start := time.Now()
-	imps, err := readGoImports(filepath.Join(w.Root, filepath.FromSlash(rel)), buf)
-	var syntax scanner.ErrorList
-	if err == nil || errors.As(err, &syntax) {
-		// What the file says; a failure to read it may pass.
-		w.src.store(rel, start, sourceEntry{goImports: imps, goErr: err})
+	abs := filepath.Join(w.Root, filepath.FromSlash(rel))
+	if !cached {
+		e = sourceEntry{}
+		e.goImports, e.goErr = readGoImports(abs, buf)
 	}
-	return imps, err
+	if match {
+		e.goBuild = goBuildIncluded
+		if ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs)); err == nil && !ok {
+			e.goBuild = goBuildExcluded // another GOOS/GOARCH, or `//go:build ignore`
+		}
+	}
+	var syntax scanner.ErrorList
+	if e.goErr == nil || errors.As(e.goErr, &syntax) {
+		// What the file says; a failure to read it may pass.
+		w.src.store(rel, start, e)
+	}
+	return fileImports{imports: e.goImports, err: e.goErr, excluded: e.goBuild == goBuildExcluded}
 }
 
 // tsSpecsOf returns the module specifiers the TypeScript or JavaScript

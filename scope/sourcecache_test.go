@@ -256,4 +256,20 @@ func TestSourceCacheDiscoverPackages(t *testing.T) {
 	step("again", cache.DiscoverPackages, 0)
 	step("by module", cache.Discover, 0)
 	step("by package after", cache.DiscoverPackages, 0)
+
+	// Whether the build leaves a file out is the cache's too: a file
+	// changed under the same stamp (its size and time) reads as it was.
+	// (A discovery by package read every file's build constraints again.)
+	writeSource(t, root, "a/ignored.go", strings.Replace("//go:build ignore\n\npackage a\n\nimport \"ex.com/m/c\"\n", "ignore", "linux ", 1), old)
+	step("by package, a file changed under its stamp", cache.DiscoverPackages, 0)
+
+	// A cache filled by a discovery by module, which does not ask, reads
+	// the build constraints of the files that count, once.
+	cache = SourceCache{}
+	writeSource(t, root, "a/ignored.go", "//go:build ignore\n\npackage a\n\nimport \"ex.com/m/c\"\n", old)
+	if _, err := cache.Discover(root); err != nil {
+		t.Fatal(err)
+	}
+	step("by package after one by module", cache.DiscoverPackages, 4) // the build constraints of all but the test
+	step("by package again", cache.DiscoverPackages, 0)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"go/build"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 //
 //	magic "lspgraph-sources\n", version byte
 //	root: string
+//	build: string (the build context the Go files' matches hold for, see buildKey)
 //	listing state: string ("": no listing follows)
 //	listing: uvarint count, each a path (a uvarint length shared with the
 //	    path before it and the rest as a string); size, mtime: varint
@@ -33,6 +35,7 @@ import (
 //	entries: uvarint count, each
 //	    path: string; size, mtime: varint
 //	    Go imports' error: string (empty: none)
+//	    Go build match: uvarint (0 unknown, 1 built, 2 left out)
 //	    Go imports: uvarint count, each a string index and a line (uvarints)
 //	    TypeScript specifiers: the same
 //	SHA-256 of all the above (as the syntax fact packs' indexes end)
@@ -40,8 +43,16 @@ import (
 // where a string is a uvarint length and its bytes.
 const (
 	sourceFileMagic   = "lspgraph-sources\n"
-	sourceFileVersion = 4
+	sourceFileVersion = 5
 )
+
+// buildKey names the build context (go/build's default: GOOS, GOARCH,
+// cgo, tags) whether a Go file is left out depends on, besides the file:
+// a cache file written under another holds no match for this process.
+func buildKey() string {
+	c := build.Default
+	return fmt.Sprint(c.GOOS, " ", c.GOARCH, " ", c.CgoEnabled, " ", c.BuildTags, " ", c.ToolTags, " ", c.ReleaseTags)
+}
 
 // Save hands the cache, laid out as the file holds it, to write (which
 // keeps it at a path Load reads), unless nothing changed since the cache
@@ -123,6 +134,7 @@ func (c *SourceCache) encode() []byte {
 			goErr = e.goErr.Error()
 		}
 		body = appendString(body, goErr)
+		body = binary.AppendUvarint(body, uint64(e.goBuild))
 		body = binary.AppendUvarint(body, uint64(len(e.goImports)))
 		for _, imp := range e.goImports {
 			body = binary.AppendUvarint(body, intern(imp.path))
@@ -136,6 +148,7 @@ func (c *SourceCache) encode() []byte {
 	}
 	b := cachefile.Start(sourceFileMagic, sourceFileVersion)
 	b = appendString(b, c.root)
+	b = appendString(b, buildKey())
 	if c.listedAt == "" || c.listed == nil {
 		b = appendString(b, "")
 	} else {
@@ -182,12 +195,18 @@ type sourceFile struct {
 }
 
 // decodeSources reads a file Save wrote.
-func decodeSources(b []byte) (sourceFile, error) {
+func decodeSources(b []byte) (sourceFile, error) { return decodeSourcesFor(b, buildKey()) }
+
+// decodeSourcesFor is decodeSources in the build context named build
+// (buildKey): a file of another keeps no Go file's build match.
+func decodeSourcesFor(b []byte, build string) (sourceFile, error) {
 	d, err := cachefile.Open(b, sourceFileMagic, sourceFileVersion, "source cache file")
 	if err != nil {
 		return sourceFile{}, err
 	}
-	f := sourceFile{root: d.Str(), listedAt: d.Str()}
+	f := sourceFile{root: d.Str()}
+	sameBuild := d.Str() == build
+	f.listedAt = d.Str()
 	if f.listedAt != "" {
 		f.listed = make([]listedFile, d.Count(4))
 		prev := ""
@@ -222,6 +241,9 @@ func decodeSources(b []byte) (sourceFile, error) {
 		e := sourceEntry{stamp: rootfs.Stamp{Size: d.Varint(), MTime: d.Varint()}}
 		if msg := d.Str(); msg != "" {
 			e.goErr = errors.New(msg) // only its message is used (Workspace.Skipped)
+		}
+		if m := goBuildMatch(d.Index(int(goBuildExcluded) + 1)); sameBuild {
+			e.goBuild = m
 		}
 		if k := d.Count(2); k > 0 {
 			e.goImports = make([]goImport, k)

@@ -97,6 +97,53 @@ func TestSourceCacheSaveLoad(t *testing.T) {
 	}
 }
 
+// TestSourceCacheSaveLoadBuildMatches: whether the build leaves a Go file
+// out is kept in the file for the build context it was read in, and read
+// again in another.
+func TestSourceCacheSaveLoadBuildMatches(t *testing.T) {
+	root := sourceTree(t)
+	file := filepath.Join(t.TempDir(), "sources")
+	var first SourceCache
+	if _, err := first.DiscoverPackages(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Save(writeTo(file)); err != nil {
+		t.Fatal(err)
+	}
+	known := 0
+	for _, e := range first.entries {
+		if e.goBuild != goBuildUnknown {
+			known++
+		}
+	}
+	if known == 0 {
+		t.Fatal("no build match known after a discovery by package")
+	}
+	var second SourceCache
+	if err := second.Load(root, file); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.DiscoverPackages(root); err != nil {
+		t.Fatal(err)
+	}
+	if c := second.Counts(); c.Read != 0 {
+		t.Errorf("by package after loading: %+v, want none read", c)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := decodeSourcesFor(b, "another build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, e := range f.entries {
+		if e.goBuild != goBuildUnknown {
+			t.Errorf("%s: build match %d kept for another build context", p, e.goBuild)
+		}
+	}
+}
+
 // errorsAsText gives each entry's error as its message, which is what is
 // saved of it.
 func errorsAsText(m map[string]sourceEntry) map[string]sourceEntry {
