@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -150,13 +151,83 @@ func Look(ctx context.Context, root, base string) (*WorkTree, error) {
 		}
 	}
 	w.Changes = append(w.Changes, untracked...)
-	sort.Slice(w.Changes, func(i, j int) bool {
-		if w.Changes[i].Path != w.Changes[j].Path {
-			return w.Changes[i].Path < w.Changes[j].Path
-		}
-		return w.Changes[i].Status < w.Changes[j].Status
-	})
+	sortChanges(w.Changes)
 	return w, nil
+}
+
+// LookAgain is Look at a work tree of which, since prev was taken, only
+// paths changed (root-relative, slash-separated; a directory stands for
+// everything under it) and not git's state (HEAD, the index, refs, ignore
+// rules): it asks git about those paths alone, with the same two
+// commands, and keeps what prev says of the others. A session's watcher
+// tells what changed; on four GOROOT copies in one repository a look
+// after a save stats one file instead of 45,912. ok is false when prev
+// cannot be brought up to date this way (not a git work tree, no base, no
+// commit): a Look then.
+func LookAgain(ctx context.Context, prev *WorkTree, paths []string) (w *WorkTree, ok bool, err error) {
+	if prev == nil || !prev.Git || prev.Base == "" || prev.BaseErr != nil || prev.Head == "" {
+		return nil, false, nil
+	}
+	// A rename pairs two paths: both are asked about when either changed,
+	// so that git pairs them again or not.
+	set := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		set[path.Clean(p)] = true
+	}
+	changed := func(p string) bool {
+		for ; ; p = path.Dir(p) {
+			if set[p] {
+				return true
+			}
+			if p == "." || p == "/" || !strings.Contains(p, "/") {
+				return false
+			}
+		}
+	}
+	for _, c := range prev.Changes {
+		if c.OldPath != "" && (changed(c.Path) || changed(c.OldPath)) {
+			set[c.Path], set[c.OldPath] = true, true
+		}
+	}
+	specs := make([]string, 0, len(set))
+	for p := range set {
+		specs = append(specs, ":(literal)"+p)
+	}
+	sort.Strings(specs)
+	w = &WorkTree{Root: prev.Root, Git: true, Head: prev.Head, Base: prev.Base}
+	for _, c := range prev.Changes {
+		if !changed(c.Path) && (c.OldPath == "" || !changed(c.OldPath)) {
+			w.Changes = append(w.Changes, c)
+		}
+	}
+	untracked, err := git(ctx, prev.Root, append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--"}, specs...)...)
+	if err != nil {
+		return nil, false, fmt.Errorf("freshness: reading the state of %s: %w", prev.Root, err)
+	}
+	out, err := git(ctx, prev.Root, append([]string{"diff", "--name-status", "-z", "-M", "--relative", "--no-ext-diff", prev.Base, "--"}, specs...)...)
+	if err != nil {
+		return nil, false, fmt.Errorf("freshness: listing changes since %s: %w", short(prev.Base), err)
+	}
+	diff, err := parseNameStatus(out)
+	if err != nil {
+		return nil, false, fmt.Errorf("freshness: listing changes since %s: %w", short(prev.Base), err)
+	}
+	w.Changes = append(w.Changes, diff...)
+	for _, p := range splitZ(untracked) {
+		w.Changes = append(w.Changes, Change{Status: "?", Path: p})
+	}
+	sortChanges(w.Changes)
+	return w, true, nil
+}
+
+// sortChanges sorts changes by path, then status, as a look lists them.
+func sortChanges(c []Change) {
+	sort.Slice(c, func(i, j int) bool {
+		if c[i].Path != c[j].Path {
+			return c[i].Path < c[j].Path
+		}
+		return c[i].Status < c[j].Status
+	})
 }
 
 // isUnknownRevision reports whether a git error says a revision is not in

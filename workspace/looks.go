@@ -42,7 +42,8 @@ type looks struct {
 	lastBase string
 	lastGen  uint64
 	lastW    *treewatch.Watcher // the watcher lastGen belongs to
-	full     int                // full looks taken (git processes run)
+	full     int                // looks that ran git
+	again    int                // of those, looks at the changed paths alone (lookAgain)
 	reused   int                // looks reused
 	wg       sync.WaitGroup     // starts under way
 }
@@ -147,8 +148,22 @@ func (l *looks) look(ctx context.Context, base string) (*freshness.WorkTree, err
 		l.mu.Unlock()
 		return wt, nil
 	}
+	var prev *freshness.WorkTree
+	var changed []string
+	if l.last != nil && l.lastW == w && l.lastBase == base && gen > l.lastGen {
+		var ok bool
+		if changed, ok = w.ChangedSince(l.lastGen); ok && len(changed) <= maxLookAgain {
+			prev = l.last
+		}
+	}
 	l.mu.Unlock()
-	wt, err := l.fullLook(ctx, base)
+	var wt *freshness.WorkTree
+	if prev != nil {
+		wt, err = l.lookAgain(ctx, prev, changed)
+	}
+	if wt == nil && err == nil {
+		wt, err = l.fullLook(ctx, base)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +173,25 @@ func (l *looks) look(ctx context.Context, base string) (*freshness.WorkTree, err
 	}
 	l.mu.Unlock()
 	return wt, nil
+}
+
+// maxLookAgain bounds the paths a look asks git about alone (see
+// freshness.LookAgain); past it, a full look costs less.
+const maxLookAgain = 512
+
+// lookAgain brings prev up to date at the paths the watcher saw change
+// (freshness.LookAgain) and numbers the look; nil when it cannot.
+func (l *looks) lookAgain(ctx context.Context, prev *freshness.WorkTree, changed []string) (*freshness.WorkTree, error) {
+	w, ok, err := freshness.LookAgain(ctx, prev, changed)
+	if err != nil || !ok {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.full++
+	l.again++
+	w.Look = uint64(l.full)
+	l.mu.Unlock()
+	return w, nil
 }
 
 // fullLook runs git (outside git, nothing) and numbers the look.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -433,4 +434,75 @@ func readFile(t *testing.T, root, rel string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestLookAgainAgreesWithFullLook: after each change a watched session's
+// look, taken at the changed paths alone where its watcher can tell them,
+// lists what a full look lists: an edit, files added in an old and a new
+// directory, a file deleted, a directory of untracked files removed, a
+// tracked file moved in the work tree, a rename staged (git's state: a
+// full look), the renamed file edited afterwards, an ignored file.
+func TestLookAgainAgreesWithFullLook(t *testing.T) {
+	ctx := context.Background()
+	root, dir, git := gitFixture(t)
+	writeFile(t, root, ".gitignore", "*.log\n")
+	age(t, root)
+	git("add", ".gitignore")
+	git("commit", "-q", "-m", "ignore logs")
+	s := watchingSession(t, root, dir)
+	base := s.baseCommit()
+	check := func(what string) {
+		t.Helper()
+		got, err := s.looks.look(ctx, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := freshness.Look(ctx, root, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Changes, want.Changes) || got.Head != want.Head {
+			t.Errorf("%s: the session's look lists\n%v (head %s)\na full look\n%v (head %s)", what, got.Changes, got.Head, want.Changes, want.Head)
+		}
+	}
+	rm := func(rel string) {
+		t.Helper()
+		if err := os.RemoveAll(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mv := func(from, to string) {
+		t.Helper()
+		if err := os.Rename(filepath.Join(root, filepath.FromSlash(from)), filepath.Join(root, filepath.FromSlash(to))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("at the start")
+	writeFile(t, root, "service/catalog.go", readFile(t, root, "service/catalog.go")+"\n// edited\n")
+	check("an edit")
+	writeFile(t, root, "service/new.go", "package service\n")
+	check("a file added")
+	writeFile(t, root, "extra/deeper/a.go", "package deeper\n")
+	writeFile(t, root, "extra/deeper/b.go", "package deeper\n")
+	check("files in a new directory")
+	rm("store/memstore/mem.go")
+	check("a tracked file deleted")
+	rm("extra")
+	check("a directory of untracked files removed")
+	mv("store/filestore/file.go", "store/filestore/moved.go")
+	check("a tracked file moved in the work tree")
+	writeFile(t, root, "service/debug.log", "ignored\n")
+	check("an ignored file")
+	git("add", "-A", "store/filestore")
+	check("a rename staged")
+	writeFile(t, root, "store/filestore/moved.go", readFile(t, root, "store/filestore/moved.go")+"\n// edited after the move\n")
+	check("the renamed file edited")
+	writeFile(t, root, "store/filestore/file.go", "package filestore\n")
+	check("the rename's old path written again")
+	s.looks.mu.Lock()
+	again := s.looks.again
+	s.looks.mu.Unlock()
+	if again < 6 {
+		t.Errorf("%d looks at the changed paths alone, want most of the changes' (at least 6)", again)
+	}
 }

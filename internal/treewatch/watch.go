@@ -81,7 +81,25 @@ type Watcher struct {
 	// above are the directories between the root and the work tree's
 	// top: only their .gitignore files matter.
 	above map[string]bool
+	// changed are the work-tree paths events named, each with the
+	// generation it made, for ChangedSince; gitGen is the last generation
+	// a change of git's state made, and those up to lostGen were not
+	// recorded (too many, or given out).
+	changed []changedPath
+	gitGen  uint64
+	lostGen uint64
 }
+
+// changedPath is a path an event named (root-relative, slash-separated)
+// and the generation the event made.
+type changedPath struct {
+	gen  uint64
+	path string
+}
+
+// maxChanged bounds the paths a Watcher keeps for ChangedSince: past it,
+// the ones kept are dropped.
+const maxChanged = 4096
 
 // Start watches the work tree at root and the git state a look at it
 // reads. It asks git twice (the git directories, the ignored directories)
@@ -358,6 +376,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		}
 		if w.gitRelevant(parent, name) {
 			w.gen++
+			w.gitGen = w.gen
 			if (parent == filepath.Join(w.commonDir, "info") && name == "exclude") || name == "config" {
 				w.breakLocked(ErrRulesChanged)
 				return
@@ -375,6 +394,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		w.breakLocked(ErrRulesChanged)
 		return
 	}
+	w.noteChanged(ev.Name)
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		w.dropTree(ev.Name)
 	}
@@ -383,6 +403,50 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 			w.breakLocked(err)
 		}
 	}
+}
+
+// noteChanged records that an event named the work-tree path name at the
+// current generation. Under w.mu.
+func (w *Watcher) noteChanged(name string) {
+	rel, err := filepath.Rel(w.root, name)
+	if err != nil || rel == "." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		w.changed, w.lostGen = w.changed[:0], w.gen
+		return
+	}
+	if len(w.changed) >= maxChanged {
+		w.changed, w.lostGen = w.changed[:0], w.gen
+		return
+	}
+	w.changed = append(w.changed, changedPath{w.gen, filepath.ToSlash(rel)})
+}
+
+// ChangedSince returns the work-tree paths (root-relative, slash-separated,
+// each once; a directory stands for everything under it) that events
+// named after generation gen (see Sync); ok is false when it cannot tell:
+// git's state changed since (HEAD, the index, refs, rules), more paths
+// changed than it keeps, or gen is older than a generation it was asked
+// since before. It forgets the paths up to gen: a caller asks since the
+// generation of its last look, which only moves forward.
+func (w *Watcher) ChangedSince(gen uint64) (paths []string, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil || w.gitGen > gen || w.lostGen > gen {
+		return nil, false
+	}
+	i := 0
+	for i < len(w.changed) && w.changed[i].gen <= gen {
+		i++
+	}
+	seen := make(map[string]bool, len(w.changed)-i)
+	for _, c := range w.changed[i:] {
+		if !seen[c.path] {
+			seen[c.path] = true
+			paths = append(paths, c.path)
+		}
+	}
+	w.changed = append(w.changed[:0], w.changed[i:]...)
+	w.lostGen = max(w.lostGen, gen)
+	return paths, true
 }
 
 // gitRelevant reports whether a change to parent/name in git's state can

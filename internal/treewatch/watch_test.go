@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -379,4 +380,47 @@ func TestOutsideGitSkipDir(t *testing.T) {
 	}
 	writeSeen(t, w, g, root, "pkg/node_modules/x/z.js", false)
 	writeSeen(t, w, g, root, "src/b.ts", true)
+}
+
+// TestChangedSince: the paths changed after a generation, each once, until
+// git's state changes; nothing from before a generation already asked
+// since; none when more changed than are kept.
+func TestChangedSince(t *testing.T) {
+	root, git := repo(t)
+	w := start(t, root, Options{})
+	g0 := syncGen(t, w)
+	write(t, root, "a.go", "package a // 1\n")
+	write(t, root, "pkg/new/c.go", "package new\n")
+	write(t, root, "a.go", "package a // 2\n")
+	g1 := syncGen(t, w)
+	got, ok := w.ChangedSince(g0)
+	slices.Sort(got)
+	if !ok || !slices.Contains(got, "a.go") || !slices.Contains(got, "pkg/new") || slices.Contains(got, "pkg/b.go") {
+		t.Fatalf("ChangedSince(start) = %v, %v; want a.go and pkg/new (or below it), each once", got, ok)
+	}
+	if len(slices.Compact(slices.Clone(got))) != len(got) {
+		t.Errorf("ChangedSince(start) = %v: a path twice", got)
+	}
+	write(t, root, "pkg/b.go", "package pkg // 1\n")
+	syncGen(t, w)
+	if got, ok := w.ChangedSince(g1); !ok || !slices.Equal(got, []string{"pkg/b.go"}) {
+		t.Errorf("ChangedSince(after the first changes) = %v, %v; want [pkg/b.go]", got, ok)
+	}
+	if got, ok := w.ChangedSince(g0); ok {
+		t.Errorf("ChangedSince of a generation before one asked since = %v, ok; want not ok", got)
+	}
+	g2 := syncGen(t, w)
+	git("add", "pkg/b.go")
+	syncGen(t, w)
+	if got, ok := w.ChangedSince(g2); ok {
+		t.Errorf("ChangedSince across a change of the index = %v, ok; want not ok", got)
+	}
+	g3 := syncGen(t, w)
+	for i := range maxChanged + 1 {
+		write(t, root, fmt.Sprintf("many/f%d.go", i%50), fmt.Sprintf("package many // %d\n", i))
+	}
+	syncGen(t, w)
+	if got, ok := w.ChangedSince(g3); ok {
+		t.Errorf("ChangedSince across %d changes = %d paths, ok; want not ok", maxChanged+1, len(got))
+	}
 }
