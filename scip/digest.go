@@ -23,7 +23,7 @@ type digestHash struct {
 }
 
 // digestSeed starts the second sum.
-var digestSeed = []byte{0x5c}
+const digestSeed = 0x5c
 
 func newDigestHash() *digestHash {
 	h := new(digestHash)
@@ -51,7 +51,7 @@ func (h *digestHash) sum() (d [digestSize]byte) {
 func (h *digestHash) Reset() {
 	h.a.Reset()
 	h.b.Reset()
-	h.b.Write(digestSeed)
+	h.b.Write([]byte{digestSeed})
 }
 
 // digestOf returns the digest of b.
