@@ -174,12 +174,12 @@ func LookAgain(ctx context.Context, prev *WorkTree, paths []string) (w *WorkTree
 	for _, p := range paths {
 		set[path.Clean(p)] = true
 	}
-	changed := func(p string) bool {
+	changed := func(p string) bool { // p or a directory above it
 		for ; ; p = path.Dir(p) {
 			if set[p] {
 				return true
 			}
-			if p == "." || p == "/" || !strings.Contains(p, "/") {
+			if !strings.Contains(p, "/") {
 				return false
 			}
 		}

@@ -302,8 +302,7 @@ func (w *Workspace) goFileOf(rel string, match bool, buf *[]byte) fileImports {
 	}
 	start := time.Now()
 	abs := filepath.Join(w.Root, filepath.FromSlash(rel))
-	if !cached {
-		e = sourceEntry{}
+	if !cached { // e is empty
 		e.goImports, e.goErr = readGoImports(abs, buf)
 	}
 	if match {
