@@ -129,6 +129,48 @@ func TestGoReach(t *testing.T) {
 	}
 }
 
+// TestScopedGroups: a reach's definitions taken from the groups of a
+// name's definitions (made once per name) are the definitions whose
+// packages goReach.in accepts, in table order, for every scope, with the
+// tree's modules known and not.
+func TestScopedGroups(t *testing.T) {
+	tree := map[string]bool{"example.com/a": true, "example.com/a/tool": true, "example.com/b": true, "scale.example/copy1": true, "scale.example/copy10": true}
+	pkgs := []string{
+		"fmt", "example.com/a", "example.com/b", "example.com/a/tool/x", "scale.example/copy10/fmt",
+		"example.com/ext/y", "example.com/a/internal", "internal/x", "scale.example/copy1/fmt", "example.com/ab",
+		"example.com/b/sub", "example.com/ext", "net/http", "example.com/a", "other.org/z/w",
+	}
+	scopes := []string{
+		"example.com/a",
+		"example.com/a\nexample.com/b",
+		"example.com/a/tool\nexample.com/a",                         // a module nested in another
+		"scale.example/copy1\nexample.com/ext\nscale.example/copy1", // a module twice
+		"scale.example/copy10",
+		"nothing.example/m",
+	}
+	all := func(yield func(int32) bool) {
+		for i := range pkgs {
+			if !yield(int32(i)) {
+				return
+			}
+		}
+	}
+	for _, reach := range []goReach{{modules: tree}, {}} {
+		g := groupByReach(&reach, all, func(i int32) string { return pkgs[i] })
+		for _, scope := range scopes {
+			want := []int32{}
+			for i, p := range pkgs {
+				if reach.in(p, scope) {
+					want = append(want, int32(i))
+				}
+			}
+			if got := g.in(scope); !slices.Equal(got, want) {
+				t.Errorf("modules known %v, scope %q: %v, want %v", reach.modules != nil, scope, got, want)
+			}
+		}
+	}
+}
+
 // globalEdges returns the edges of the global-name rules from the Use of
 // each package, as "FROM-PKG -> TO-PKG SYMBOL REASON".
 func globalEdges(docs []graph.DocumentFacts) []string {

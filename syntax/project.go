@@ -336,14 +336,26 @@ func (g *goReach) in(pkg, scope string) bool {
 	if scope == "" {
 		return true
 	}
+	return g.classOf(pkg).in(pkg, scope)
+}
+
+// reachClass is what decides, whatever the scope, whether a package is in
+// it (see goReach.in).
+type reachClass struct {
+	always bool   // the standard library's: in every scope
+	module string // the tree's module holding it, if known: in the scopes listing it
+}
+
+// classOf returns the class of the Go package pkg.
+func (g *goReach) classOf(pkg string) reachClass {
 	first, _, _ := strings.Cut(pkg, "/")
 	if !strings.Contains(first, ".") {
-		return true
+		return reachClass{always: true}
 	}
 	if g.modules != nil {
 		for m := pkg; ; {
 			if g.modules[m] {
-				return lineIn(scope, m)
+				return reachClass{module: m}
 			}
 			i := strings.LastIndexByte(m, '/')
 			if i < 0 {
@@ -351,6 +363,17 @@ func (g *goReach) in(pkg, scope string) bool {
 			}
 			m = m[:i]
 		}
+	}
+	return reachClass{}
+}
+
+// in reports whether pkg, of class c, is within scope (not "").
+func (c reachClass) in(pkg, scope string) bool {
+	switch {
+	case c.always:
+		return true
+	case c.module != "":
+		return lineIn(scope, c.module)
 	}
 	for m := range strings.SplitSeq(scope, "\n") {
 		if hasPathPrefix(pkg, m) {

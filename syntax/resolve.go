@@ -3,6 +3,7 @@ package syntax
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -510,8 +511,9 @@ type Resolver struct {
 	cache    map[string][]definition // external lookups
 	defaults map[string][]definition // external default exports by module
 	scoped   map[scopedKey][]int32   // see goScoped
-	scopes   map[string]int32        // the reaches of goScoped's keys, numbered from 1
-	reach    goReach                 // what a Go module reaches (set by an index, which knows the tree's modules)
+	groups   map[groupKey]*scopedGroups
+	scopes   map[string]int32 // the reaches of goScoped's keys, numbered from 1
+	reach    goReach          // what a Go module reaches (set by an index, which knows the tree's modules)
 }
 
 // scopedKey is a list of goScoped: a reach (its number in
@@ -520,6 +522,65 @@ type scopedKey struct {
 	scope int32
 	name  uint32
 	class int8
+}
+
+// groupKey is a name (its key in the table) and a class.
+type groupKey struct {
+	name  uint32
+	class int8
+}
+
+// scopedGroups are the definitions of a name and class, grouped by what
+// puts a package in a reach (reachClass), each group in table order: a
+// reach's list is its groups merged. Made once per name, they spare each
+// reach a pass over every definition of the name, most of which, in a
+// repository of many modules, are other modules' (a pass per reach grew
+// with the square of the modules defining the name).
+type scopedGroups struct {
+	always   []int32            // in every reach
+	byModule map[string][]int32 // in a module of the tree, by module
+	other    []int32            // in no module the tree knows
+	otherPkg []string           // their packages
+}
+
+// groupByReach groups syms, in table order, by the reach classes of
+// their packages.
+func groupByReach(reach *goReach, syms iter.Seq[int32], pkgOf func(int32) string) *scopedGroups {
+	g := &scopedGroups{byModule: map[string][]int32{}}
+	for i := range syms {
+		pkg := pkgOf(i)
+		switch c := reach.classOf(pkg); {
+		case c.always:
+			g.always = append(g.always, i)
+		case c.module != "":
+			g.byModule[c.module] = append(g.byModule[c.module], i)
+		default:
+			g.other = append(g.other, i)
+			g.otherPkg = append(g.otherPkg, pkg)
+		}
+	}
+	return g
+}
+
+// in returns the symbols in scope (not ""), in table order.
+func (g *scopedGroups) in(scope string) []int32 {
+	ids := append(make([]int32, 0, len(g.always)), g.always...)
+	merged := false
+	for m := range strings.SplitSeq(scope, "\n") {
+		if mod := g.byModule[m]; len(mod) > 0 {
+			ids, merged = append(ids, mod...), true
+		}
+	}
+	for j, i := range g.other {
+		if (reachClass{}).in(g.otherPkg[j], scope) {
+			ids, merged = append(ids, i), true
+		}
+	}
+	if merged {
+		slices.Sort(ids)
+		ids = slices.Compact(ids) // a scope may list a module twice
+	}
+	return ids
 }
 
 // maxScoped bounds the lists goScoped keeps (four GOROOTs' index asks for
@@ -543,7 +604,7 @@ func NewResolver(files []*FileFacts, external Lookup) *Resolver {
 // being the documents resolved (their old facts in external are stale).
 func newResolver(table *NameTable, paths map[string]bool, external Lookup) *Resolver {
 	return &Resolver{local: table, paths: paths, external: external,
-		cache: map[string][]definition{}, defaults: map[string][]definition{}, scoped: map[scopedKey][]int32{}, scopes: map[string]int32{}}
+		cache: map[string][]definition{}, defaults: map[string][]definition{}, scoped: map[scopedKey][]int32{}, groups: map[groupKey]*scopedGroups{}, scopes: map[string]int32{}}
 }
 
 // Resolve resolves files (extracted by Extractor.File) against their own
@@ -1072,20 +1133,24 @@ func (r *Resolver) goScoped(f *FileFacts, k uint32, class int, l symbolList) sym
 	}
 	key := scopedKey{f.scope, k, int8(class)}
 	ids, ok := r.scoped[key]
+	gk := groupKey{k, int8(class)}
+	g := r.groups[gk]
 	r.mu.Unlock()
 	if !ok {
-		ids = []int32{}
-		t := r.local
-		for i := range l.all {
-			if r.reach.in(t.st.short(t.packed(i).pkg), f.goScope) {
-				ids = append(ids, i)
-			}
+		if g == nil {
+			t := r.local
+			g = groupByReach(&r.reach, l.all, func(i int32) string { return t.st.short(t.packed(i).pkg) })
 		}
+		ids = g.in(f.goScope)
 		r.mu.Lock()
 		if len(r.scoped) >= maxScoped {
 			clear(r.scoped)
 		}
+		if len(r.groups) >= maxScoped {
+			clear(r.groups)
+		}
 		r.scoped[key] = ids
+		r.groups[gk] = g
 		r.mu.Unlock()
 	}
 	return symbolList{head: -1, ids: ids}
