@@ -179,9 +179,14 @@ func runQuery(ctx context.Context, r *graph.Reader, td *datadriven.TestData, b *
 	case "find", "doc-syms":
 		var syms []graph.Symbol
 		var err error
-		if td.Cmd == "find" {
+		var from []string
+		switch {
+		case td.Cmd == "find" && td.HasArg("from"):
+			syms, from, err = r.FindSymbolsFrom(ctx, arg(td, "name", ""), td.HasArg("prefix"), intArg(td, "limit"))
+			defer fmt.Fprintf(b, "from %s\n", strings.Join(from, " "))
+		case td.Cmd == "find":
 			syms, err = r.FindSymbols(ctx, arg(td, "name", ""), td.HasArg("prefix"), intArg(td, "limit"))
-		} else {
+		default:
 			syms, err = r.DocumentSymbols(ctx, path)
 		}
 		for _, s := range syms {

@@ -293,6 +293,12 @@ func (r *Reader) Manifest(layer Layer) (Manifest, bool, error) {
 // Symbol returns the symbol with that id, merged over the documents that
 // describe it (live records first, then base ones, each in path order).
 func (r *Reader) Symbol(ctx context.Context, id string) (Symbol, bool, error) {
+	return r.symbolFrom(ctx, id, nil)
+}
+
+// symbolFrom is Symbol, appending to *from (when not nil) the path of
+// each record it read.
+func (r *Reader) symbolFrom(ctx context.Context, id string, from *[]string) (Symbol, bool, error) {
 	var merged Symbol
 	found := false
 	for _, ls := range r.layers {
@@ -306,6 +312,9 @@ func (r *Reader) Symbol(ctx context.Context, id string) (Symbol, bool, error) {
 				s, err := decodeSymbolValue(id, v)
 				if err != nil {
 					return err
+				}
+				if from != nil {
+					*from = append(*from, string(k[len(prefix):]))
 				}
 				if !found {
 					merged, found = s, true
@@ -325,6 +334,9 @@ func (r *Reader) Symbol(ctx context.Context, id string) (Symbol, bool, error) {
 				return Symbol{}, false, fmt.Errorf("graph: reading symbol %q: %w", id, err)
 			}
 			if ok {
+				if from != nil {
+					*from = append(*from, p)
+				}
 				if !found {
 					merged, found = s, true
 				} else {
@@ -382,13 +394,35 @@ func compareInnermost(a, b Occurrence) int {
 // sensitive, at most limit (0: no limit), ordered by name then id. Symbols
 // local to a document ("local 4 a/b.go" in a/b.go) are not found by name.
 func (r *Reader) FindSymbols(ctx context.Context, name string, prefix bool, limit int) ([]Symbol, error) {
-	hits, err := r.nameHits(ctx, name, prefix, limit)
+	return r.findSymbols(ctx, name, prefix, limit, nil)
+}
+
+// FindSymbolsFrom is FindSymbols, with the paths of the documents whose
+// records the answer read, sorted: those of the names found and those of
+// the symbols' records. A cache that keeps the answer from one reader to
+// the next asks again when one of them changed (LiveChangedSince,
+// BaseChangedSince), or when a changed document now has a symbol of the
+// name or one of the symbols (a document hidden by the live layer, or with
+// no such record before, is not among from).
+func (r *Reader) FindSymbolsFrom(ctx context.Context, name string, prefix bool, limit int) (syms []Symbol, from []string, err error) {
+	syms, err = r.findSymbols(ctx, name, prefix, limit, &from)
+	slices.Sort(from)
+	return syms, slices.Compact(from), err
+}
+
+// findSymbols is FindSymbols, appending to *from (when not nil) the path
+// of each record it read.
+func (r *Reader) findSymbols(ctx context.Context, name string, prefix bool, limit int, from *[]string) ([]Symbol, error) {
+	hits, err := r.nameHits(ctx, name, prefix, limit, from != nil)
 	if err != nil {
 		return nil, fmt.Errorf("graph: finding symbols named %q: %w", name, err)
 	}
 	out := make([]Symbol, 0, len(hits))
 	for _, h := range hits {
-		s, ok, err := r.Symbol(ctx, h.id)
+		if from != nil {
+			*from = append(*from, h.paths...)
+		}
+		s, ok, err := r.symbolFrom(ctx, h.id, from)
 		if err != nil {
 			return nil, err
 		}
@@ -399,13 +433,19 @@ func (r *Reader) FindSymbols(ctx context.Context, name string, prefix bool, limi
 	return out, nil
 }
 
-// nameHit is a symbol found by name.
-type nameHit struct{ name, id string }
+// nameHit is a symbol found by name, and the documents of its name
+// records.
+type nameHit struct {
+	name, id string
+	paths    []string
+}
 
 // nameHits returns the first limit (name, id) pairs of the name index in
-// order, over the visible records of every layer.
-func (r *Reader) nameHits(ctx context.Context, name string, prefix bool, limit int) ([]nameHit, error) {
-	seen := map[nameHit]bool{}
+// order, over the visible records of every layer, with their records'
+// paths when paths is set.
+func (r *Reader) nameHits(ctx context.Context, name string, prefix bool, limit int, paths bool) ([]nameHit, error) {
+	var hits []nameHit
+	at := map[[2]string]int{} // a hit's place in hits
 	for _, ls := range r.layers {
 		key := append(appendPrefix(nil, ls.space, kindName), name...)
 		if !prefix {
@@ -424,11 +464,18 @@ func (r *Reader) nameHits(ctx context.Context, name string, prefix bool, limit i
 			if err != nil {
 				return err
 			}
-			h := nameHit{d.fields[0], id}
-			if seen[h] {
+			h := [2]string{d.fields[0], id}
+			i, seen := at[h]
+			if !seen {
+				i, at[h] = len(hits), len(hits)
+				hits = append(hits, nameHit{name: h[0], id: h[1]})
+			}
+			if paths {
+				hits[i].paths = append(hits[i].paths, d.fields[1])
+			}
+			if seen {
 				return nil
 			}
-			seen[h] = true
 			if n++; limit > 0 && n >= limit {
 				return errStop
 			}
@@ -438,7 +485,6 @@ func (r *Reader) nameHits(ctx context.Context, name string, prefix bool, limit i
 			return nil, err
 		}
 	}
-	hits := slices.Collect(maps.Keys(seen))
 	slices.SortFunc(hits, func(a, b nameHit) int { return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.id, b.id)) })
 	if limit > 0 && len(hits) > limit {
 		hits = hits[:limit]

@@ -61,6 +61,7 @@ type Overlay struct {
 	buffers map[string][]byte   // open editor buffers
 	pending map[string]bool     // buffers edited since their last extraction
 	timer   *time.Timer
+	names   nameCache // what resolving against the graph looked up, kept across syncs
 }
 
 // record is what the live layer was derived from.
@@ -683,10 +684,14 @@ func (o *Overlay) resolve(ctx context.Context, jobs []resolveJob, extract func(s
 			j.state.Uses = usedNames(f)
 		}
 	}
-	var lookup syntax.Lookup = syntax.ReaderLookup{Reader: r, Limit: 1 << 20}
+	if err := o.names.at(ctx, r); err != nil {
+		return err
+	}
+	find := o.names.finder(r)
+	var lookup syntax.Lookup = find
 	var aliases *aliasLookup
 	if pm.source != "" {
-		aliases = newAliasLookup(r, pm.source)
+		aliases = newAliasLookup(find, pm.source)
 		lookup = aliases
 	}
 	res := syntax.NewResolver(files, lookup)

@@ -3,6 +3,7 @@ package overlay
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -318,8 +319,7 @@ func syntaxEquivalent(s graph.Symbol) (string, bool) {
 // syntax rules (receiver, declared and imported types) apply to them, and
 // remembers the alias to write the precise identity back.
 type aliasLookup struct {
-	reader *graph.Reader
-	limit  int
+	find finder
 	// receivers: the graph names Go methods in receiver form
 	// ("(*Catalog).Save", a language server's documentSymbol), so that a
 	// lookup of "Save" must also find those.
@@ -330,8 +330,8 @@ type aliasLookup struct {
 	methods map[string][]graph.Symbol // receiver-form methods by method name; nil until loaded
 }
 
-func newAliasLookup(r *graph.Reader, source string) *aliasLookup {
-	return &aliasLookup{reader: r, limit: 1 << 20, receivers: source == graph.SourceLSP, alias: map[string]string{}}
+func newAliasLookup(find finder, source string) *aliasLookup {
+	return &aliasLookup{find: find, receivers: source == graph.SourceLSP, alias: map[string]string{}}
 }
 
 // receiverMethods returns the receiver-form methods named name, loading
@@ -341,7 +341,7 @@ func (l *aliasLookup) receiverMethods(ctx context.Context, name string) ([]graph
 	loaded := l.methods != nil
 	l.mu.Unlock()
 	if !loaded {
-		syms, err := l.reader.FindSymbols(ctx, "(", true, 0)
+		syms, err := l.find(ctx, nameQuery{name: "(", prefix: true})
 		if err != nil {
 			return nil, fmt.Errorf("overlay: listing methods in the graph: %w", err)
 		}
@@ -364,10 +364,11 @@ func (l *aliasLookup) receiverMethods(ctx context.Context, name string) ([]graph
 // syntax-equivalent identity. A precise symbol is preferred over a syntax
 // one of the same identity.
 func (l *aliasLookup) Named(ctx context.Context, name string) ([]graph.Symbol, error) {
-	syms, err := l.reader.FindSymbols(ctx, name, false, l.limit)
+	syms, err := l.find.Named(ctx, name)
 	if err != nil {
-		return nil, fmt.Errorf("overlay: looking up %q in the graph: %w", name, err)
+		return nil, err
 	}
+	syms = slices.Clone(syms) // the finder's own
 	if l.receivers {
 		methods, err := l.receiverMethods(ctx, name)
 		if err != nil {

@@ -199,7 +199,7 @@ func TestAliasLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	l := newAliasLookup(r, graph.SourceSCIP)
+	l := newAliasLookup(new(nameCache).finder(r), graph.SourceSCIP)
 	syms, err := l.Named(ctx, "F")
 	if err != nil {
 		t.Fatal(err)
