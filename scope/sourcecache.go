@@ -4,6 +4,7 @@ import (
 	"errors"
 	"go/build"
 	"go/scanner"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/rootfs"
 )
 
@@ -36,6 +38,14 @@ type SourceCache struct {
 	listingChanged bool
 	last           SourceCounts
 	dirty          bool // entries changed since the last Save or Load
+	// made holds the Workspace of the last discovery (by package or
+	// not, its byPackage), while no discovery followed: a discovery of
+	// changes that leave what it read of each changed file as it was
+	// returns it again (sameWorkspace). recent holds what it read of
+	// the files whose stamps could not vouch for it (written just
+	// before: a file an editor saved), which entries leaves out.
+	made   *Workspace
+	recent map[string]sourceEntry
 }
 
 // SourceCounts says how the last Discover through a SourceCache got its
@@ -78,7 +88,7 @@ func (c *SourceCache) Discover(root string) (*Workspace, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w, err := discover(root, false, c)
-	c.last.Walked = err == nil
+	c.last.Walked, c.made = err == nil, w
 	return w, err
 }
 
@@ -88,7 +98,7 @@ func (c *SourceCache) DiscoverPackages(root string) (*Workspace, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w, err := discover(root, true, c)
-	c.last.Walked = err == nil
+	c.last.Walked, c.made = err == nil, w
 	return w, err
 }
 
@@ -124,10 +134,112 @@ func (c *SourceCache) discoverChanged(root string, changed []string, byPackage b
 		}
 	} else {
 		files = relisted(fsys, files, changed)
+		if w := c.sameWorkspace(abs, byPackage, files, changed); w != nil {
+			return w, nil
+		}
 	}
 	w := discoverListed(abs, fsys, byPackage, c, files)
 	c.last.Walked = walked
+	c.made = w
 	return w, nil
+}
+
+// lastRead returns what the last discovery read of the source rel.
+func (c *SourceCache) lastRead(rel string) (sourceEntry, bool) {
+	if e, ok := c.entries[rel]; ok {
+		return e, true
+	}
+	e, ok := c.recent[rel]
+	return e, ok
+}
+
+// sameWorkspace returns the last discovery's Workspace when a discovery
+// of files, the last listing brought up to date at the paths changed,
+// would make the same: the last discovery was the same kind (byPackage),
+// of root, with no other since; files lists the same paths; and each
+// changed path is a source whose imports (and whether the build leaves it
+// out, when known) read as they were, or one whose text discovery does
+// not read (a Python source lists its package). Their entries and stamps
+// are then the cache's, as a discovery would leave them. Else nil. An
+// editor saving a file mostly changes no import: discovering every
+// listed file again took 24-45 ms on 45,912 of them. The caller holds
+// c.mu.
+func (c *SourceCache) sameWorkspace(abs string, byPackage bool, files []listedFile, changed []string) *Workspace {
+	w := c.made
+	if w == nil || w.Root != abs || w.byPackage != byPackage || len(files) != len(c.listed) {
+		return nil
+	}
+	for i := range files {
+		if files[i].rel != c.listed[i].rel {
+			return nil
+		}
+	}
+	stamps := make(map[string]rootfs.Stamp, len(changed))
+	for _, f := range files {
+		stamps[f.rel] = f.stamp // of the changed paths alone, below
+	}
+	next := map[string]sourceEntry{}
+	var buf []byte
+	for _, p := range changed {
+		rel := path.Clean(p)
+		st, listed := stamps[rel]
+		if !listed {
+			continue // not discovery's
+		}
+		name := path.Base(rel)
+		start := time.Now()
+		var e sourceEntry
+		switch {
+		case lang.Of(name) == "go":
+			old, ok := c.lastRead(rel)
+			if !ok || old.goErr != nil {
+				return nil
+			}
+			abs := filepath.Join(abs, filepath.FromSlash(rel))
+			if e.goImports, e.goErr = readGoImports(abs, &buf); e.goErr != nil || !slices.Equal(e.goImports, old.goImports) {
+				return nil
+			}
+			if e.goBuild = old.goBuild; e.goBuild != goBuildUnknown {
+				e.goBuild = goBuildIncluded
+				if ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs)); err == nil && !ok {
+					e.goBuild = goBuildExcluded
+				}
+				if e.goBuild != old.goBuild {
+					return nil
+				}
+			}
+		case isTSFile(name):
+			old, ok := c.lastRead(rel)
+			if !ok {
+				return nil
+			}
+			b, err := os.ReadFile(filepath.Join(abs, filepath.FromSlash(rel)))
+			if err != nil {
+				return nil
+			}
+			if e.tsSpecs = tsImportSpecs(string(b)); !slices.Equal(e.tsSpecs, old.tsSpecs) {
+				return nil
+			}
+		case lang.Of(name) == "python":
+			continue
+		default:
+			return nil // a manifest
+		}
+		e.stamp = st.Vouched(start)
+		next[rel] = e
+	}
+	for rel, e := range next {
+		if e.stamp.Vouches() {
+			c.entries[rel] = e
+			delete(c.recent, rel)
+		} else {
+			delete(c.entries, rel) // read again by the next discovery
+			c.recent[rel] = e
+		}
+	}
+	c.listed, c.listedAt, c.listingChanged, c.dirty = files, "", true, true
+	c.last = SourceCounts{Read: len(next), Reused: len(files) - len(next)}
+	return w
 }
 
 // relisted returns the listing files brought up to date at the paths
@@ -217,11 +329,12 @@ func (c *SourceCache) Counts() SourceCounts {
 // saw of each, the entries of the cache before it (read-only while it
 // runs), and the entries it makes. A nil sourceReads reads every file.
 type sourceReads struct {
-	stamps map[string]rootfs.Stamp
-	prev   map[string]sourceEntry
-	mu     sync.Mutex // guards next and counts: Go files are read on every core
-	next   map[string]sourceEntry
-	counts SourceCounts
+	stamps    map[string]rootfs.Stamp
+	prev      map[string]sourceEntry
+	mu        sync.Mutex // guards next, unvouched and counts: Go files are read on every core
+	next      map[string]sourceEntry
+	unvouched map[string]sourceEntry // read, their stamps vouching for nothing
+	counts    SourceCounts
 }
 
 // reads starts a discovery of root, whose listing is files, through c
@@ -237,7 +350,8 @@ func (c *SourceCache) reads(root string, files []listedFile) *sourceReads {
 		c.listingChanged = true
 	}
 	c.listed, c.listedAt = files, "" // named by the caller, if at all
-	s := &sourceReads{stamps: make(map[string]rootfs.Stamp, len(files)), prev: c.entries, next: make(map[string]sourceEntry, len(c.entries))}
+	c.made = nil                     // until the caller keeps what this one makes
+	s := &sourceReads{stamps: make(map[string]rootfs.Stamp, len(files)), prev: c.entries, next: make(map[string]sourceEntry, len(c.entries)), unvouched: map[string]sourceEntry{}}
 	for _, f := range files {
 		s.stamps[f.rel] = f.stamp
 	}
@@ -253,7 +367,7 @@ func (c *SourceCache) keep(s *sourceReads) {
 	if s.counts.Read > 0 || len(s.next) != len(c.entries) {
 		c.dirty = true
 	}
-	c.entries, c.last = s.next, s.counts
+	c.entries, c.last, c.recent = s.next, s.counts, s.unvouched
 }
 
 // cached returns the entry of rel if its stamp is the walk's, and keeps
@@ -285,6 +399,8 @@ func (s *sourceReads) store(rel string, start time.Time, e sourceEntry) {
 	s.counts.Read++
 	if e.stamp.Vouches() {
 		s.next[rel] = e
+	} else {
+		s.unvouched[rel] = e
 	}
 }
 

@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -190,6 +191,104 @@ func TestDiscoverChangedAgrees(t *testing.T) {
 	step("paths no walk lists", 0, "vendor/ex.com/v/v.go", "a/.hidden/h.go", "a/notes.txt", "a/link.go", "a/linked/b.go/inner.go", "../outside.go", "/abs.go", ".")
 	write("b/go.mod", "module ex.com/bee\n")
 	step("a manifest changed", 0, "b/go.mod")
+}
+
+// TestDiscoverChangedSameWorkspace: a discovery told of changes that leave
+// what it reads of each changed source as it was (a function's body, a
+// TypeScript file's code, a Python source) returns the last Workspace
+// again, having read only those sources; any other change (an import
+// added, imports moved to other lines, a file added, a manifest, the
+// build's verdict on a file, a discovery of the other kind in between)
+// discovers again. Each answer is what a walk finds, by module and by
+// package.
+func TestDiscoverChangedSameWorkspace(t *testing.T) {
+	for _, byPackage := range []bool{false, true} {
+		root := t.TempDir()
+		old := time.Now().Add(-time.Hour)
+		write := func(rel, text string) {
+			t.Helper()
+			writeSource(t, root, rel, text, old)
+			old = old.Add(time.Second)
+		}
+		write("a/go.mod", "module ex.com/a\n")
+		write("a/x.go", "package a\n\nimport \"ex.com/b\"\n\nfunc F() {}\n")
+		write("a/y.go", "package a\n")
+		write("b/go.mod", "module ex.com/b\n")
+		write("b/b.go", "package b\n")
+		write("tools/t.py", "import os\n")
+		write("package.json", `{"name": "root", "workspaces": ["p"]}`)
+		write("p/package.json", `{"name": "p"}`)
+		write("p/i.ts", "import { q } from \"q\";\nexport {};\n")
+		var cache SourceCache
+		discover, discoverChanged := cache.Discover, cache.DiscoverChanged
+		walk := Discover
+		if byPackage {
+			discover, discoverChanged, walk = cache.DiscoverPackages, cache.DiscoverPackagesChanged, DiscoverPackages
+		}
+		last, err := discover(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := func(what string, same bool, read int, changed ...string) {
+			t.Helper()
+			what = fmt.Sprintf("by package %v: %s", byPackage, what)
+			got, err := discoverChanged(root, changed)
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			want, err := walk(root)
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %s, a walk finds %s", what, depStrings(got.Declared()), depStrings(want.Declared()))
+			}
+			if (got == last) != same {
+				t.Errorf("%s: the last Workspace returned: %v, want %v", what, got == last, same)
+			}
+			if c := cache.Counts(); c.Read != read || c.Walked {
+				t.Errorf("%s: %+v, want %d read and no walk", what, c, read)
+			}
+			last = got
+		}
+		write("a/x.go", "package a\n\nimport \"ex.com/b\"\n\nfunc F() { F() }\n")
+		step("a function's body", true, 1, "a/x.go")
+		write("p/i.ts", "import { q } from \"q\";\nexport const i = q;\n")
+		write("tools/t.py", "import sys\n")
+		step("TypeScript code and a Python source", true, 1, "p/i.ts", "tools/t.py")
+		step("nothing", true, 0)
+		// Saved twice in a row by an editor: stamps too recent to vouch
+		// for what was read, which the next discovery compares with.
+		writeSource(t, root, "a/x.go", "package a\n\nimport \"ex.com/b\"\n\nfunc F() { F(); F() }\n", time.Now())
+		step("a body saved just now", true, 1, "a/x.go")
+		writeSource(t, root, "a/x.go", "package a\n\nimport \"ex.com/b\"\n\nfunc F() { F(); F(); F() }\n", time.Now())
+		step("and again", true, 1, "a/x.go")
+		write("a/x.go", "// Package a.\npackage a\n\nimport \"ex.com/b\"\n\nfunc F() { F() }\n")
+		step("an import on another line", false, 1, "a/x.go")
+		write("a/y.go", "package a\n\n\nimport \"ex.com/b\"\n")
+		step("an import added", false, 1, "a/y.go")
+		// The import stays on line 4; a discovery by module does not ask
+		// the build.
+		write("a/y.go", "//go:build ignore\n\npackage a\nimport \"ex.com/b\"\n")
+		step("a file the build leaves out", !byPackage, 1, "a/y.go")
+		write("p/i.ts", "import { q } from \"q\";\nimport { r } from \"r\";\n")
+		step("a TypeScript import added", false, 1, "p/i.ts")
+		write("b/c.go", "package b\n")
+		step("a file added", false, 1, "b/c.go")
+		write("b/go.mod", "module ex.com/b\n\ngo 1.21\n")
+		step("a manifest", false, 0, "b/go.mod")
+		other := cache.DiscoverPackagesChanged
+		if byPackage {
+			other = cache.DiscoverChanged
+		}
+		if _, err := other(root, nil); err != nil {
+			t.Fatal(err)
+		}
+		write("b/b.go", "package b\n\nfunc G() {}\n")
+		step("after a discovery of the other kind", false, 1, "b/b.go")
+		write("b/b.go", "package b\n\nfunc G() { G() }\n")
+		step("then a body again", true, 1, "b/b.go")
+	}
 }
 
 // agreesWithDiscover checks that got (and err) are what Discover finds

@@ -100,6 +100,7 @@ func (c *SourceCache) Load(root, path string) error {
 	}
 	c.root, c.entries, c.dirty = abs, f.entries, false
 	c.listed, c.listedAt, c.savedAt, c.listingChanged = f.listed, f.listedAt, f.listedAt, false
+	c.made, c.recent = nil, nil
 	return nil
 }
 
