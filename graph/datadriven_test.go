@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -182,8 +183,24 @@ func runQuery(ctx context.Context, r *graph.Reader, td *datadriven.TestData, b *
 		var from []string
 		switch {
 		case td.Cmd == "find" && td.HasArg("from"):
-			syms, from, err = r.FindSymbolsFrom(ctx, arg(td, "name", ""), td.HasArg("prefix"), intArg(td, "limit"))
-			defer fmt.Fprintf(b, "from %s\n", strings.Join(from, " "))
+			// The documents read: the name records' and the symbols'.
+			var ids []string
+			if ids, from, err = r.FindSymbolIDs(ctx, arg(td, "name", ""), td.HasArg("prefix"), intArg(td, "limit")); err != nil {
+				return err
+			}
+			defer func() { fmt.Fprintf(b, "from %s\n", strings.Join(from, " ")) }()
+			for _, id := range ids {
+				s, ok, symFrom, err := r.SymbolFrom(ctx, id)
+				if err != nil {
+					return err
+				}
+				if ok {
+					syms = append(syms, s)
+				}
+				from = append(from, symFrom...)
+			}
+			slices.Sort(from)
+			from = slices.Compact(from)
 		case td.Cmd == "find":
 			syms, err = r.FindSymbols(ctx, arg(td, "name", ""), td.HasArg("prefix"), intArg(td, "limit"))
 		default:

@@ -394,35 +394,13 @@ func compareInnermost(a, b Occurrence) int {
 // sensitive, at most limit (0: no limit), ordered by name then id. Symbols
 // local to a document ("local 4 a/b.go" in a/b.go) are not found by name.
 func (r *Reader) FindSymbols(ctx context.Context, name string, prefix bool, limit int) ([]Symbol, error) {
-	return r.findSymbols(ctx, name, prefix, limit, nil)
-}
-
-// FindSymbolsFrom is FindSymbols, with the paths of the documents whose
-// records the answer read, sorted: those of the names found and those of
-// the symbols' records. A cache that keeps the answer from one reader to
-// the next asks again when one of them changed (LiveChangedSince,
-// BaseChangedSince), or when a changed document now has a symbol of the
-// name or one of the symbols (a document hidden by the live layer, or with
-// no such record before, is not among from).
-func (r *Reader) FindSymbolsFrom(ctx context.Context, name string, prefix bool, limit int) (syms []Symbol, from []string, err error) {
-	syms, err = r.findSymbols(ctx, name, prefix, limit, &from)
-	slices.Sort(from)
-	return syms, slices.Compact(from), err
-}
-
-// findSymbols is FindSymbols, appending to *from (when not nil) the path
-// of each record it read.
-func (r *Reader) findSymbols(ctx context.Context, name string, prefix bool, limit int, from *[]string) ([]Symbol, error) {
-	hits, err := r.nameHits(ctx, name, prefix, limit, from != nil)
+	hits, err := r.nameHits(ctx, name, prefix, limit, false)
 	if err != nil {
 		return nil, fmt.Errorf("graph: finding symbols named %q: %w", name, err)
 	}
 	out := make([]Symbol, 0, len(hits))
 	for _, h := range hits {
-		if from != nil {
-			*from = append(*from, h.paths...)
-		}
-		s, ok, err := r.symbolFrom(ctx, h.id, from)
+		s, ok, err := r.Symbol(ctx, h.id)
 		if err != nil {
 			return nil, err
 		}
@@ -431,6 +409,36 @@ func (r *Reader) findSymbols(ctx context.Context, name string, prefix bool, limi
 		}
 	}
 	return out, nil
+}
+
+// FindSymbolIDs returns the ids of the symbols FindSymbols finds, in its
+// order, and the paths of the documents holding the name records that
+// found them, sorted. A cache that keeps the ids from one reader to the
+// next looks the name up again when one of those documents changed
+// (LiveChangedSince, BaseChangedSince), or when a changed document now has
+// a symbol of the name (the document hidden by the live layer, or with no
+// such record before, is not among from).
+func (r *Reader) FindSymbolIDs(ctx context.Context, name string, prefix bool, limit int) (ids, from []string, err error) {
+	hits, err := r.nameHits(ctx, name, prefix, limit, true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph: finding symbols named %q: %w", name, err)
+	}
+	ids = make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.id
+		from = append(from, h.paths...)
+	}
+	slices.Sort(from)
+	return ids, slices.Compact(from), nil
+}
+
+// SymbolFrom is Symbol, with the paths of the documents whose records
+// made it, sorted: a cache keeping it reads it again when one of them
+// changed, or a changed document now has a record of it.
+func (r *Reader) SymbolFrom(ctx context.Context, id string) (s Symbol, found bool, from []string, err error) {
+	s, found, err = r.symbolFrom(ctx, id, &from)
+	slices.Sort(from)
+	return s, found, slices.Compact(from), err
 }
 
 // nameHit is a symbol found by name, and the documents of its name

@@ -13,11 +13,11 @@ import (
 // all of them.
 const nameLimit = 1 << 20
 
-// Past these, a name cache starts again empty: the answers it keeps, and
-// the symbols they hold.
+// Past these, a name cache starts again empty: the look-ups and symbols
+// it keeps, and their references to the documents they read.
 const (
-	maxNameAnswers = 1 << 14
-	maxNameSymbols = 1 << 18
+	maxNameEntries = 1 << 18
+	maxNameRefs    = 1 << 20
 )
 
 // nameCache keeps what the graph answered look-ups of symbols by name
@@ -25,22 +25,31 @@ const (
 // generation. After a save the saved file is resolved again against the
 // graph, and looking its names up again, each of which read the symbol of
 // every definition of the name (four per name in a tree of four modules),
-// was nearly all of the sync. An answer is kept until one of the documents
-// it read changes, or a changed document now has a symbol of its name (or
-// prefix) or one of its symbols: what graph.Reader.FindSymbolsFrom says it
-// read, and what the graph's change log says changed (LiveChangedSince,
-// BaseChangedSince). The zero value is empty.
+// was nearly all of the sync.
+//
+// It keeps two things, each until a document it read changes, or a changed
+// document now has what would change it (what the graph's change log says
+// changed: LiveChangedSince, BaseChangedSince): the ids a look-up finds
+// (graph.Reader.FindSymbolIDs), until a changed document has a symbol of
+// the name (or prefix); and each symbol as read (graph.Reader.SymbolFrom),
+// until a changed document has a record of it. A file defining a method
+// named Close changes the ids of Close, not the other definitions of
+// Close, which are not read again. The zero value is empty.
 type nameCache struct {
 	mu      sync.Mutex
 	known   bool   // gen and version are set
-	gen     uint64 // the base generation the answers are of
+	gen     uint64 // the base generation the entries are of
 	version uint64 // the store version they hold at
-	answers map[nameQuery][]graph.Symbol
-	symbols int                    // in answers
-	byPath  map[string][]nameQuery // a document → the answers that read it (some dropped since)
-	byID    map[string][]nameQuery // a symbol → the answers holding it (some dropped since)
-	refs    int                    // in byPath and byID
-	// prefixes are the prefixes answered (some dropped since): a
+
+	ids     map[nameQuery][]string       // the symbols a look-up finds
+	syms    map[string]symbolRead        // a symbol as read
+	answers map[nameQuery][]graph.Symbol // a look-up's symbols, assembled
+	// What each document holds records of (some dropped since).
+	idsByPath  map[string][]nameQuery // the look-ups its name records answer
+	symsByPath map[string][]string    // the symbols it has records of
+	answersOf  map[string][]nameQuery // a symbol → the answers holding it
+	refs       int                    // in the three maps above
+	// prefixes are the prefixes looked up (some dropped since): a changed
 	// document's symbol names are matched against each.
 	prefixes map[string]bool
 }
@@ -51,18 +60,27 @@ type nameQuery struct {
 	prefix bool
 }
 
-// reset empties the cache for answers of generation gen at version v.
-func (c *nameCache) reset(gen, v uint64) {
-	c.known, c.gen, c.version = true, gen, v
-	c.answers = map[nameQuery][]graph.Symbol{}
-	c.byPath = map[string][]nameQuery{}
-	c.byID = map[string][]nameQuery{}
-	c.prefixes = map[string]bool{}
-	c.symbols, c.refs = 0, 0
+// symbolRead is a symbol as graph.Reader.Symbol read it.
+type symbolRead struct {
+	sym   graph.Symbol
+	found bool
 }
 
-// at brings the cache to r's snapshot: the answers that may differ there
-// are dropped. Later look-ups through it must read with r.
+// reset empties the cache for generation gen at version v.
+func (c *nameCache) reset(gen, v uint64) {
+	c.known, c.gen, c.version = true, gen, v
+	c.ids = map[nameQuery][]string{}
+	c.syms = map[string]symbolRead{}
+	c.answers = map[nameQuery][]graph.Symbol{}
+	c.idsByPath = map[string][]nameQuery{}
+	c.symsByPath = map[string][]string{}
+	c.answersOf = map[string][]nameQuery{}
+	c.prefixes = map[string]bool{}
+	c.refs = 0
+}
+
+// at brings the cache to r's snapshot: what may differ there is dropped.
+// Later look-ups through it must read with r.
 func (c *nameCache) at(ctx context.Context, r *graph.Reader) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -81,75 +99,108 @@ func (c *nameCache) at(ctx context.Context, r *graph.Reader) error {
 		return nil
 	}
 	for _, p := range append(base, live...) {
-		for _, q := range c.byPath[p] {
-			c.drop(q)
+		for _, q := range c.idsByPath[p] {
+			c.dropIDs(q)
 		}
-		delete(c.byPath, p)
+		for _, id := range c.symsByPath[p] {
+			c.dropSymbol(id)
+		}
+		delete(c.idsByPath, p)
+		delete(c.symsByPath, p)
 		syms, err := r.DocumentSymbols(ctx, p)
 		if err != nil {
 			c.reset(gen, v)
 			return fmt.Errorf("overlay: reading the symbols of %s: %w", p, err)
 		}
 		for _, s := range syms {
-			c.drop(nameQuery{name: s.DisplayName})
+			c.dropIDs(nameQuery{name: s.DisplayName})
 			for pfx := range c.prefixes {
 				if strings.HasPrefix(s.DisplayName, pfx) {
-					c.drop(nameQuery{pfx, true})
+					c.dropIDs(nameQuery{pfx, true})
 				}
 			}
-			for _, q := range c.byID[s.ID] {
-				c.drop(q)
-			}
-			delete(c.byID, s.ID)
+			c.dropSymbol(s.ID)
 		}
 	}
 	c.version = v
 	return nil
 }
 
-// drop forgets an answer.
-func (c *nameCache) drop(q nameQuery) {
-	if syms, ok := c.answers[q]; ok {
-		c.symbols -= len(syms)
-		delete(c.answers, q)
-	}
+// dropIDs forgets what a look-up finds.
+func (c *nameCache) dropIDs(q nameQuery) {
+	delete(c.ids, q)
+	delete(c.answers, q)
 }
 
-// find returns the symbols of q, from the cache or else read with r (the
-// reader of the last call of at) and kept. The slice is shared: the
+// dropSymbol forgets a symbol, and the answers holding it.
+func (c *nameCache) dropSymbol(id string) {
+	delete(c.syms, id)
+	for _, q := range c.answersOf[id] {
+		delete(c.answers, q)
+	}
+	delete(c.answersOf, id)
+}
+
+// find returns the symbols of q, read with r (the reader of the last call
+// of at) where the cache does not hold them. The slice is shared: the
 // caller must not modify it.
 func (c *nameCache) find(ctx context.Context, r *graph.Reader, q nameQuery) ([]graph.Symbol, error) {
 	c.mu.Lock()
-	syms, ok := c.answers[q]
-	c.mu.Unlock()
-	if ok {
+	defer c.mu.Unlock()
+	if syms, ok := c.answers[q]; ok {
 		return syms, nil
 	}
-	syms, from, err := r.FindSymbolsFrom(ctx, q.name, q.prefix, nameLimit)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.known || r.Version() != c.version || r.BaseGeneration() != c.gen {
-		return syms, nil // read with a reader the cache is not at
-	}
-	if len(c.answers) >= maxNameAnswers || c.symbols+len(syms) > maxNameSymbols || c.refs > 4*maxNameSymbols {
+	keep := c.known && r.Version() == c.version && r.BaseGeneration() == c.gen
+	if keep && (len(c.ids)+len(c.syms)+len(c.answers) >= maxNameEntries || c.refs >= maxNameRefs) {
 		c.reset(c.gen, c.version)
 	}
-	c.answers[q] = syms
-	c.symbols += len(syms)
-	c.refs += len(from) + len(syms)
-	if q.prefix {
-		c.prefixes[q.name] = true
+	ids, ok := c.ids[q]
+	if !ok {
+		var from []string
+		var err error
+		if ids, from, err = r.FindSymbolIDs(ctx, q.name, q.prefix, nameLimit); err != nil {
+			return nil, err
+		}
+		if keep {
+			c.ids[q] = ids
+			for _, p := range from {
+				c.idsByPath[p] = append(c.idsByPath[p], q)
+			}
+			if q.prefix {
+				c.prefixes[q.name] = true
+			}
+			c.refs += len(from)
+		}
 	}
-	for _, p := range from {
-		c.byPath[p] = append(c.byPath[p], q)
+	out := make([]graph.Symbol, 0, len(ids))
+	for _, id := range ids {
+		sr, ok := c.syms[id]
+		if !ok {
+			s, found, from, err := r.SymbolFrom(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			sr = symbolRead{s, found}
+			if keep {
+				c.syms[id] = sr
+				for _, p := range from {
+					c.symsByPath[p] = append(c.symsByPath[p], id)
+				}
+				c.refs += len(from)
+			}
+		}
+		if sr.found {
+			out = append(out, sr.sym)
+		}
 	}
-	for _, s := range syms {
-		c.byID[s.ID] = append(c.byID[s.ID], q)
+	if keep {
+		c.answers[q] = out
+		for _, id := range ids {
+			c.answersOf[id] = append(c.answersOf[id], q)
+		}
+		c.refs += len(ids)
 	}
-	return syms, nil
+	return out, nil
 }
 
 // finder looks symbols up by name in one snapshot. As a syntax.Lookup it
