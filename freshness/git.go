@@ -200,13 +200,21 @@ func LookAgain(ctx context.Context, prev *WorkTree, paths []string) (w *WorkTree
 			w.Changes = append(w.Changes, c)
 		}
 	}
-	untracked, err := git(ctx, prev.Root, append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--"}, specs...)...)
-	if err != nil {
-		return nil, false, fmt.Errorf("freshness: reading the state of %s: %w", prev.Root, err)
+	// The two commands at once, as Look runs its own: each is mostly
+	// git's start and its reading of the index.
+	untrackedDone := make(chan gitResult, 1)
+	go func() {
+		out, err := git(ctx, prev.Root, append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--"}, specs...)...)
+		untrackedDone <- gitResult{out, err}
+	}()
+	out, diffErr := git(ctx, prev.Root, append([]string{"diff", "--name-status", "-z", "-M", "--relative", "--no-ext-diff", prev.Base, "--"}, specs...)...)
+	u := <-untrackedDone
+	if u.err != nil {
+		return nil, false, fmt.Errorf("freshness: reading the state of %s: %w", prev.Root, u.err)
 	}
-	out, err := git(ctx, prev.Root, append([]string{"diff", "--name-status", "-z", "-M", "--relative", "--no-ext-diff", prev.Base, "--"}, specs...)...)
-	if err != nil {
-		return nil, false, fmt.Errorf("freshness: listing changes since %s: %w", short(prev.Base), err)
+	untracked := u.out
+	if diffErr != nil {
+		return nil, false, fmt.Errorf("freshness: listing changes since %s: %w", short(prev.Base), diffErr)
 	}
 	diff, err := parseNameStatus(out)
 	if err != nil {
