@@ -227,6 +227,26 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	return c.use(r, a, fn)
 }
 
+// WarmScope prepares what a session's first context answer otherwise
+// builds (with): the work tree discovered by module and the graph's scope
+// analysis, once no command is under way. On four GOROOT copies that was
+// most of the first answer (868 ms, then 14 ms for the next).
+func (s *Session) WarmScope(ctx context.Context) error {
+	if err := s.fg.wait(ctx); err != nil {
+		return err
+	}
+	// The watcher's first look, as the first sync takes it: looking
+	// with git meanwhile would be one more walk of the tree.
+	s.looks.waitStarted(ctx)
+	w := s.look(ctx)
+	r, err := s.reader()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return s.scopes.with(ctx, s.root, r, w, func(*scope.Analysis) error { return nil })
+}
+
 // changedSince returns the documents of r's base generation and live
 // layer written since version, live being the live layer's documents at
 // version; known is false when the store does not tell.

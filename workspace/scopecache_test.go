@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/textpos"
@@ -561,4 +562,36 @@ func TestScopeUpdatesAnalysisByPackage(t *testing.T) {
 		t.Errorf("analysed again after a file of a known package was saved")
 	}
 	fresh(saved, "after the save")
+}
+
+// TestWarmScope: a long-lived session prepares the scope analysis a
+// context answer starts from once it opens, so that its first context
+// answer computes none.
+func TestWarmScope(t *testing.T) {
+	ctx := context.Background()
+	root, dir, _ := gitFixture(t)
+	s, err := Open(Options{Root: root, StoreDir: dir, Background: true, Watch: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	select {
+	case <-s.warmDone:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the session did not warm within 30 s of its start")
+	}
+	misses := func() int {
+		s.scopes.mu.Lock()
+		defer s.scopes.mu.Unlock()
+		return s.scopes.misses
+	}
+	if m := misses(); m != 1 {
+		t.Fatalf("after warming: %d analyses computed, want 1", m)
+	}
+	if _, err := s.Command(ctx, CommandContext, Call{Args: []json.RawMessage{json.RawMessage(`{"symbol":"Catalog.Save","budget":2000}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if m := misses(); m != 1 {
+		t.Errorf("the first context answer computed an analysis again: %d computed, want 1", m)
+	}
 }

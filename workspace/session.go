@@ -127,7 +127,7 @@ type Session struct {
 	syncReq  chan struct{}
 	syncStop context.CancelFunc
 	syncDone chan struct{}
-	warmDone chan struct{} // closed when the search cache is warm (or warming stopped)
+	warmDone chan struct{} // closed when the search cache and the scope analysis are warm (or warming stopped)
 	// blocks warms the store's block cache (a long-lived session's only).
 	blocks *blockWarmer
 	// baseWrite is held by the command writing the base layer (an index,
@@ -215,6 +215,9 @@ func Open(opts Options) (*Session, error) {
 			defer close(s.warmDone)
 			if err := s.WarmSearch(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("warming the search cache", "err", err)
+			}
+			if err := s.WarmScope(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("preparing the scope analysis", "err", err)
 			}
 		}()
 	}
