@@ -29,6 +29,17 @@ func writeSource(t *testing.T, root, rel, text string, at time.Time) {
 	}
 }
 
+// sourceWriter returns a writeSource under root that gives each write a
+// later time, an hour ago at first: old enough for the stamps to vouch.
+func sourceWriter(t *testing.T, root string) func(rel, text string) {
+	old := time.Now().Add(-time.Hour)
+	return func(rel, text string) {
+		t.Helper()
+		writeSource(t, root, rel, text, old)
+		old = old.Add(time.Second) // every write a new time
+	}
+}
+
 // TestSourceCacheDiscover: a discovery through a SourceCache reads only
 // the sources whose stamp changed, or could not vouch for them when they
 // were read, and finds what a discovery without it finds, whatever
@@ -128,12 +139,7 @@ func TestSourceCacheDiscover(t *testing.T) {
 // sources are read.
 func TestDiscoverChangedAgrees(t *testing.T) {
 	root := t.TempDir()
-	old := time.Now().Add(-time.Hour)
-	write := func(rel, text string) {
-		t.Helper()
-		writeSource(t, root, rel, text, old)
-		old = old.Add(time.Second) // every write a new time
-	}
+	write := sourceWriter(t, root)
 	remove := func(rel string) {
 		t.Helper()
 		if err := os.RemoveAll(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
@@ -204,12 +210,7 @@ func TestDiscoverChangedAgrees(t *testing.T) {
 func TestDiscoverChangedSameWorkspace(t *testing.T) {
 	for _, byPackage := range []bool{false, true} {
 		root := t.TempDir()
-		old := time.Now().Add(-time.Hour)
-		write := func(rel, text string) {
-			t.Helper()
-			writeSource(t, root, rel, text, old)
-			old = old.Add(time.Second)
-		}
+		write := sourceWriter(t, root)
 		write("a/go.mod", "module ex.com/a\n")
 		write("a/x.go", "package a\n\nimport \"ex.com/b\"\n\nfunc F() {}\n")
 		write("a/y.go", "package a\n")
