@@ -227,6 +227,13 @@ func (c *scopeCache) with(ctx context.Context, root string, r *graph.Reader, w *
 	return c.use(r, a, fn)
 }
 
+// prepared reports whether the cache holds an analysis.
+func (c *scopeCache) prepared() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.a != nil
+}
+
 // WarmScope prepares what a session's first context answer otherwise
 // builds (with): the work tree discovered by module and the graph's scope
 // analysis, once no command is under way. On four GOROOT copies that was
@@ -238,6 +245,9 @@ func (s *Session) WarmScope(ctx context.Context) error {
 	// The watcher's first look, as the first sync takes it: looking
 	// with git meanwhile would be one more walk of the tree.
 	s.looks.waitStarted(ctx)
+	if s.scopes.prepared() {
+		return nil // a first answer came first
+	}
 	w := s.look(ctx)
 	r, err := s.reader()
 	if err != nil {
