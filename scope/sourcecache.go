@@ -175,15 +175,20 @@ func (c *SourceCache) sameWorkspace(abs string, byPackage bool, files []listedFi
 		}
 	}
 	stamps := make(map[string]rootfs.Stamp, len(changed))
+	for _, p := range changed {
+		stamps[path.Clean(p)] = rootfs.Stamp{}
+	}
 	for _, f := range files {
-		stamps[f.rel] = f.stamp // of the changed paths alone, below
+		if _, ok := stamps[f.rel]; ok {
+			stamps[f.rel] = f.stamp
+		}
 	}
 	next := map[string]sourceEntry{}
 	var buf []byte
 	for _, p := range changed {
 		rel := path.Clean(p)
-		st, listed := stamps[rel]
-		if !listed {
+		st := stamps[rel]
+		if st == (rootfs.Stamp{}) {
 			continue // not discovery's
 		}
 		name := path.Base(rel)
@@ -263,6 +268,22 @@ func relisted(fsys *rootfs.Root, files []listedFile, changed []string) []listedF
 	}
 	if len(now) == 0 {
 		return files
+	}
+	// Files still listed at their places, as an editor's saves leave
+	// them: their stamps are replaced in order, not the listing sorted
+	// again.
+	at := make(map[string]int, len(now))
+	for i, f := range files {
+		if st, ok := now[f.rel]; ok && st != (rootfs.Stamp{}) {
+			at[f.rel] = i
+		}
+	}
+	if len(at) == len(now) {
+		out := slices.Clone(files)
+		for rel, i := range at {
+			out[i].stamp = now[rel]
+		}
+		return out
 	}
 	out := make([]listedFile, 0, len(files)+len(now))
 	for _, f := range files {
