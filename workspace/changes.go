@@ -177,7 +177,15 @@ func (k *keptDiff) changes(ctx context.Context, root string, w *freshness.WorkTr
 		return files, nil
 	}
 	k.mu.Unlock()
-	files, err := gitChanges(ctx, root, base, staged)
+	var files []impact.FileChange
+	looked := false
+	var err error
+	if !staged {
+		files, looked, err = changesFromLook(ctx, root, w, base)
+	}
+	if !looked {
+		files, err = gitChanges(ctx, root, base, staged)
+	}
 	if err != nil || !keep {
 		return files, err
 	}

@@ -411,6 +411,60 @@ func TestChangesKeepsDiff(t *testing.T) {
 	}
 }
 
+// TestChangesFromLookAgrees: the changes since the base read from a
+// look's changed paths alone are those a diff of the whole tree lists:
+// nothing changed; a file edited, one deleted, one renamed and edited
+// (staged), an untracked file in a new directory, an ignored one. From a
+// root below the repository's top the whole tree is diffed.
+func TestChangesFromLookAgrees(t *testing.T) {
+	ctx := context.Background()
+	root, _, git := gitFixture(t)
+	base := git("rev-parse", "HEAD")
+	agree := func(what, root string) {
+		t.Helper()
+		w, err := freshness.Look(ctx, root, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := changesFromLook(ctx, root, w, base)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v, %v", what, ok, err)
+		}
+		want, err := gitChanges(ctx, root, base, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: from the look %+v, the whole tree's diff %+v", what, got, want)
+		}
+	}
+	agree("nothing changed", root)
+	writeFile(t, root, "service/catalog.go", "package service\n\n// Catalog is changed.\ntype Catalog struct{}\n")
+	if err := os.Remove(filepath.Join(root, "store", "store.go")); err != nil {
+		t.Fatal(err)
+	}
+	git("mv", "cmd/goapp/main.go", "cmd/goapp/app.go")
+	b, err := os.ReadFile(filepath.Join(root, "cmd", "goapp", "app.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, "cmd/goapp/app.go", string(b)+"\n// moved\n")
+	writeFile(t, root, "extra/new.go", "package extra\n\nfunc New() {}\n")
+	writeFile(t, root, ".gitignore", "*.log\n")
+	writeFile(t, root, "debug.log", "ignored\n")
+	agree("edits, a deletion, a rename, new files", root)
+	// Below the top, the whole tree's diff (which lists the changes
+	// outside the root too) serves.
+	sub := filepath.Join(root, "service")
+	w, err := freshness.Look(ctx, sub, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := changesFromLook(ctx, sub, w, base); ok || err != nil {
+		t.Errorf("from a directory below the top: %v, %v; want the whole tree's diff", ok, err)
+	}
+}
+
 // watchingSession opens the session of root (store dir) with a work-tree
 // watcher, once it watches; it is closed when the test ends.
 func watchingSession(t *testing.T, root, dir string) *Session {
