@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/lspgraph/lspgraph/freshness"
@@ -21,7 +20,8 @@ func sameRev(ctx context.Context, root, a, b string) bool {
 }
 
 // gitChanges lists the changed files and lines between base and the work
-// tree (or the index), renames followed, untracked files as added.
+// tree (or the index) under root, renames followed, untracked files as
+// added, their paths relative to root.
 func gitChanges(ctx context.Context, root, base string, staged bool) ([]impact.FileChange, error) {
 	files, err := gitDiff(ctx, root, base, staged, nil)
 	if err != nil || staged {
@@ -48,14 +48,10 @@ const maxLookedPaths = 512
 // rename's two together, so that git pairs them again), the untracked
 // files are w's. A diff of the whole tree stats every file: 177-198 ms on
 // four GOROOT copies in git (45,912 files), after every change. False when
-// w cannot tell: not git, of another base, too many paths, or a root
-// below the repository's top.
+// w cannot tell: not git, of another base, or too many paths.
 func changesFromLook(ctx context.Context, root string, w *freshness.WorkTree, base string) ([]impact.FileChange, bool, error) {
 	if w == nil || !w.Git || w.Base != base || w.BaseErr != nil {
 		return nil, false, nil
-	}
-	if top, ok := gitcmd.TopLevel(root); !ok || filepath.Clean(top) != filepath.Clean(root) {
-		return nil, false, nil // from below the top, the whole tree's diff lists changes outside root too
 	}
 	var specs, untracked []string
 	for _, c := range w.Changes {
@@ -87,10 +83,10 @@ func changesFromLook(ctx context.Context, root string, w *freshness.WorkTree, ba
 }
 
 // gitDiff lists the changed files and lines between base and the work
-// tree (or the index), renames followed, at the pathspecs given (nil:
-// everywhere).
+// tree (or the index) under root, renames followed, at the pathspecs given
+// (nil: everywhere), their paths relative to root as the graph's are.
 func gitDiff(ctx context.Context, root, base string, staged bool, pathspecs []string) ([]impact.FileChange, error) {
-	args := []string{"diff", "-U0", "-M", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/"}
+	args := []string{"diff", "-U0", "-M", "--relative", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/"}
 	if staged {
 		args = append(args, "--cached")
 	}
