@@ -14,10 +14,12 @@ import (
 const nameLimit = 1 << 20
 
 // Past these, a name cache starts again empty: the look-ups and symbols
-// it keeps, and their references to the documents they read.
+// it keeps (a symbol holds its documentation and signature: some hundred
+// bytes), and their references to the documents they read. A save's
+// resolution keeps a few thousand.
 const (
-	maxNameEntries = 1 << 18
-	maxNameRefs    = 1 << 20
+	maxNameEntries = 1 << 16
+	maxNameRefs    = 1 << 19
 )
 
 // nameCache keeps what the graph answered look-ups of symbols by name
