@@ -4,7 +4,6 @@ import (
 	"errors"
 	"go/build"
 	"go/scanner"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -134,7 +133,7 @@ func (c *SourceCache) discoverChanged(root string, changed []string, byPackage b
 		}
 	} else {
 		files = relisted(fsys, files, changed)
-		if w := c.sameWorkspace(abs, byPackage, files, changed); w != nil {
+		if w := c.sameWorkspace(abs, fsys, byPackage, files, changed); w != nil {
 			return w, nil
 		}
 	}
@@ -164,7 +163,7 @@ func (c *SourceCache) lastRead(rel string) (sourceEntry, bool) {
 // editor saving a file mostly changes no import: discovering every
 // listed file again took 24-45 ms on 45,912 of them. The caller holds
 // c.mu.
-func (c *SourceCache) sameWorkspace(abs string, byPackage bool, files []listedFile, changed []string) *Workspace {
+func (c *SourceCache) sameWorkspace(abs string, fsys *rootfs.Root, byPackage bool, files []listedFile, changed []string) *Workspace {
 	w := c.made
 	if w == nil || w.Root != abs || w.byPackage != byPackage || len(files) != len(c.listed) {
 		return nil
@@ -218,7 +217,7 @@ func (c *SourceCache) sameWorkspace(abs string, byPackage bool, files []listedFi
 			if !ok {
 				return nil
 			}
-			b, err := os.ReadFile(filepath.Join(abs, filepath.FromSlash(rel)))
+			b, err := fsys.ReadFile(rel) // as discovery reads it (tsSpecsOf)
 			if err != nil {
 				return nil
 			}
