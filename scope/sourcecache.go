@@ -203,12 +203,8 @@ func (c *SourceCache) sameWorkspace(abs string, fsys *rootfs.Root, byPackage boo
 			if e.goImports, e.goErr = readGoImports(abs, &buf); e.goErr != nil || !slices.Equal(e.goImports, old.goImports) {
 				return nil
 			}
-			if e.goBuild = old.goBuild; e.goBuild != goBuildUnknown {
-				e.goBuild = goBuildIncluded
-				if ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs)); err == nil && !ok {
-					e.goBuild = goBuildExcluded
-				}
-				if e.goBuild != old.goBuild {
+			if old.goBuild != goBuildUnknown {
+				if e.goBuild = goBuildOf(abs); e.goBuild != old.goBuild {
 					return nil
 				}
 			}
@@ -442,10 +438,7 @@ func (w *Workspace) goFileOf(rel string, match bool, buf *[]byte) fileImports {
 		e.goImports, e.goErr = readGoImports(abs, buf)
 	}
 	if match {
-		e.goBuild = goBuildIncluded
-		if ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs)); err == nil && !ok {
-			e.goBuild = goBuildExcluded // another GOOS/GOARCH, or `//go:build ignore`
-		}
+		e.goBuild = goBuildOf(abs)
 	}
 	var syntax scanner.ErrorList
 	if e.goErr == nil || errors.As(e.goErr, &syntax) {
@@ -453,6 +446,15 @@ func (w *Workspace) goFileOf(rel string, match bool, buf *[]byte) fileImports {
 		w.src.store(rel, start, e)
 	}
 	return fileImports{imports: e.goImports, err: e.goErr, excluded: e.goBuild == goBuildExcluded}
+}
+
+// goBuildOf returns whether the build (go/build's default context) leaves
+// the Go file at abs out: another GOOS/GOARCH, or `//go:build ignore`.
+func goBuildOf(abs string) goBuildMatch {
+	if ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs)); err == nil && !ok {
+		return goBuildExcluded
+	}
+	return goBuildIncluded
 }
 
 // tsSpecsOf returns the module specifiers the TypeScript or JavaScript

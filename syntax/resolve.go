@@ -508,12 +508,12 @@ type Resolver struct {
 	external Lookup
 
 	mu       sync.Mutex
-	cache    map[string][]definition // external lookups
-	defaults map[string][]definition // external default exports by module
-	scoped   map[scopedKey][]int32   // see goScoped
-	groups   map[groupKey]*scopedGroups
-	scopes   map[string]int32 // the reaches of goScoped's keys, numbered from 1
-	reach    goReach          // what a Go module reaches (set by an index, which knows the tree's modules)
+	cache    map[string][]definition    // external lookups
+	defaults map[string][]definition    // external default exports by module
+	scoped   map[scopedKey][]int32      // see goScoped
+	groups   map[groupKey]*scopedGroups // goScoped's lists before a reach filters them
+	scopes   map[string]int32           // the reaches of goScoped's keys, numbered from 1
+	reach    goReach                    // what a Go module reaches (set by an index, which knows the tree's modules)
 }
 
 // scopedKey is a list of goScoped: a reach (its number in
