@@ -283,7 +283,45 @@ func TestCutRangesCountsRecordBytes(t *testing.T) {
 	}
 }
 
-// record read past its block.
+// TestCutRangesWeighsRecords: as many bytes of small records as of large
+// values are cut into more ranges: each record costs the merge beside its
+// bytes (recordWeight), so that ranges take the cores about as long.
+func TestCutRangesWeighsRecords(t *testing.T) {
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	sizes := mergeSizes{table: 40000, mark: 1000}
+	var c chunk // small records: 2,000 of 50 bytes
+	for i := range 2000 {
+		c.add(fmt.Appendf(nil, "b%07d", i), bytes.Repeat([]byte("s"), 42))
+	}
+	c.sortDedup()
+	vf, err := s.createValueFile(s.fs.PathJoin(s.dir, "values-test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vf.remove(s.fs)
+	for i := range 10 { // large values: 10 of 10,000 bytes
+		if err := vf.add(fmt.Appendf(nil, "a%07d", i), bytes.Repeat([]byte("l"), 10000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := vf.finishWriting(); err != nil {
+		t.Fatal(err)
+	}
+	bounds := cutRanges(nil, &c, vf, sizes)
+	small := 0
+	for _, b := range bounds {
+		if b[0] == 'b' {
+			small++
+		}
+	}
+	if large := len(bounds) - small; small < 3*max(large, 1) {
+		t.Errorf("%d bounds among the small records, %d among the large values (as many bytes each): want three times as many among the small: %q", small, large, bounds)
+	}
+}
+
+// TestRunSourceRejectsCorruptRecords: lengths that do not fit the block
+// are an error naming the run file, never a record read past its block.
 func TestRunSourceRejectsCorruptRecords(t *testing.T) {
 	for name, block := range map[string][]byte{
 		"key past the block":      {0, 200, 1, 'a'},
