@@ -53,6 +53,8 @@ type Extractor struct {
 	goast   goParser     // builds Go files' trees from go/parser (see goFlat)
 	ownFS   *rootfs.Root // opened by NewExtractor, closed by Close
 	closed  bool
+	enc     factEncoder // encodes the fact cache's records (FactCache.store)
+	rec     []byte      // the last record FactCache.store made, its buffer reused
 }
 
 // NewExtractor returns an Extractor for the workspace at opts.Root.

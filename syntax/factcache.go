@@ -206,7 +206,11 @@ func (c *FactCache) store(x *Extractor, ff *FileFacts, asked []projectAnswer) (f
 		return factLoc{}, err
 	}
 	key := entryKey(ff.Document.Path, ff.Document.ContentHash, x.opts.MaxFileSize)
-	rec := encodeRecord(key, encodeEntry(ff, asked))
+	// The record is made in the extractor's buffer, kept from file to
+	// file; the pack's writer copies it.
+	x.enc.reset(appendAnswers(append(x.rec[:0], make([]byte, recordHeader)...), asked))
+	rec := sealRecord(key, x.enc.facts(ff))
+	x.rec = rec
 	c.wmu.Lock()
 	if c.w == nil {
 		w, err := newPackWriter(c.dir)
@@ -259,13 +263,8 @@ func (c *FactCache) Close() error {
 	return err
 }
 
-// encodeEntry is the body of an entry's record: the project's answers and
-// the facts' record.
-func encodeEntry(ff *FileFacts, asked []projectAnswer) []byte {
-	return encodeFileFacts(appendAnswers(nil, asked), ff)
-}
-
-// decodeEntry reads the body of an entry's record (checked).
+// decodeEntry reads the body of an entry's record (checked): the
+// project's answers and the facts' record, as store wrote them.
 func decodeEntry(body []byte) (*FileFacts, []projectAnswer, error) {
 	d := &factDecoder{data: string(body)}
 	asked := d.answers()

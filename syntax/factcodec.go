@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/lspgraph/lspgraph/graph"
 	"github.com/lspgraph/lspgraph/internal/textpos"
@@ -25,10 +26,40 @@ const factCodecVersion = 2
 // this codec wrote.
 var errCorrupt = errors.New("corrupt fact record")
 
-// factEncoder appends records to buf.
+// factEncoder appends records to buf. One encoder serves file after file
+// (reset), its table of strings cleared, not made again: grown from
+// nothing for each file, the table and the record's buffer were most of
+// what encoding cost.
 type factEncoder struct {
 	buf     []byte
 	strings map[string]uint32
+	n       uint32 // strings written so far
+	// seen remembers strings written by where their bytes are: a file's
+	// facts repeat the very strings the extractor made once (its path,
+	// its symbols, its enclosing definitions), and one with the same
+	// bytes at the same place is the same string, found without hashing
+	// it. An entry holds the string's index+1, 0 when empty.
+	seen [seenSlots]seenString
+}
+
+// seenSlots is the size of factEncoder.seen (a power of two).
+const seenSlots = 256
+
+type seenString struct {
+	p   *byte
+	n   int
+	ref uint32
+}
+
+// reset makes e encode a new record, appended to dst.
+func (e *factEncoder) reset(dst []byte) {
+	e.buf = dst
+	if e.strings == nil {
+		e.strings = make(map[string]uint32, 64)
+	}
+	clear(e.strings)
+	e.n = 0
+	e.seen = [seenSlots]seenString{}
 }
 
 func (e *factEncoder) uint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
@@ -44,14 +75,24 @@ func (e *factEncoder) bool(b bool) {
 // str writes s as a back reference (index+1) when the record has written
 // it before, else as 0, its length and its bytes.
 func (e *factEncoder) str(s string) {
-	if i, ok := e.strings[s]; ok {
-		e.uint(uint64(i) + 1)
+	p := unsafe.StringData(s)
+	slot := &e.seen[(uintptr(unsafe.Pointer(p))>>3^uintptr(len(s)))&(seenSlots-1)]
+	if slot.ref != 0 && slot.p == p && slot.n == len(s) {
+		e.uint(uint64(slot.ref))
 		return
 	}
-	e.strings[s] = uint32(len(e.strings))
-	e.uint(0)
-	e.uint(uint64(len(s)))
-	e.buf = append(e.buf, s...)
+	i, ok := e.strings[s]
+	if !ok {
+		i = e.n
+		e.n++
+		e.strings[s] = i
+		e.uint(0)
+		e.uint(uint64(len(s)))
+		e.buf = append(e.buf, s...)
+	} else {
+		e.uint(uint64(i) + 1)
+	}
+	*slot = seenString{p, len(s), i + 1}
 }
 
 func (e *factEncoder) rng(r textpos.Range) {
@@ -63,7 +104,13 @@ func (e *factEncoder) rng(r textpos.Range) {
 
 // encodeFileFacts appends the record of f to dst.
 func encodeFileFacts(dst []byte, f *FileFacts) []byte {
-	e := factEncoder{buf: dst, strings: make(map[string]uint32, 64)}
+	var e factEncoder
+	e.reset(dst)
+	return e.facts(f)
+}
+
+// facts appends the record of f to the buffer reset gave e, and returns it.
+func (e *factEncoder) facts(f *FileFacts) []byte {
 	d := &f.Document
 	e.str(d.Path)
 	e.str(d.Language)

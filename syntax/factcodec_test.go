@@ -72,3 +72,19 @@ func TestFactCodecCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestFactEncoderReuse: an encoder that encoded a file encodes it again,
+// and another, as a new encoder would, byte for byte: no string written
+// before reset is referred to after it.
+func TestFactEncoderReuse(t *testing.T) {
+	a := extractFixture(t, "../testdata/goapp", "service/catalog.go")
+	b := extractFixture(t, "../testdata/tsworkspace", "packages/order/src/index.ts")
+	var e factEncoder
+	for i, f := range []*FileFacts{a, a, b} {
+		e.reset(nil)
+		got := e.facts(f)
+		if want := encodeFileFacts(nil, f); string(got) != string(want) {
+			t.Errorf("record %d: the reused encoder's differs from a new encoder's (%d bytes against %d)", i, len(got), len(want))
+		}
+	}
+}

@@ -406,13 +406,19 @@ func scanPack(path string) ([]packEntry, error) {
 // encodeRecord is the record of a body under key.
 func encodeRecord(key factKey, body []byte) []byte {
 	rec := make([]byte, recordHeader, recordHeader+len(body))
+	return sealRecord(key, append(rec, body...))
+}
+
+// sealRecord fills in the header of rec, a record's body after room for
+// its header, as the record of that body under key, and returns it.
+func sealRecord(key factKey, rec []byte) []byte {
 	copy(rec, key[:])
-	binary.LittleEndian.PutUint32(rec[sha256.Size:], uint32(len(body)))
+	binary.LittleEndian.PutUint32(rec[sha256.Size:], uint32(len(rec)-recordHeader))
 	h := sha256.New()
 	h.Write(rec[:sha256.Size+4])
-	h.Write(body)
+	h.Write(rec[recordHeader:])
 	h.Sum(rec[sha256.Size+4 : sha256.Size+4])
-	return append(rec, body...)
+	return rec
 }
 
 // checkRecord checks a record and returns its key and body.
