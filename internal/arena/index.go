@@ -64,7 +64,15 @@ func (x *Index) Insert(s string, i uint32) {
 // Add records i as the number of s unless s has one already, in one
 // probe: it returns s's number and whether it was added (Find, then
 // Insert, hashed and probed twice).
+//
+// Slots adopted (AdoptIndex) are copied only when s is added: a string
+// found leaves them where they lie.
 func (x *Index) Add(s string, i uint32, str func(uint32) string) (uint32, bool) {
+	if x.shared {
+		if j, ok := x.Find(s, str); ok {
+			return j, false
+		}
+	}
 	if 2*(x.n+1) > len(x.slots) {
 		x.grow()
 	} else if x.shared {

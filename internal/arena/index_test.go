@@ -129,8 +129,18 @@ func TestIndexAdd(t *testing.T) {
 	adopted := slices.Clone(x.Slots())
 	before := slices.Clone(adopted)
 	y := AdoptIndex(adopted, x.Len())
+	// A string the adopted slots hold is found where they lie.
+	if got, added := y.Add(strs[5], 9999, str); added || got != 5 {
+		t.Errorf("Add(%s) into the adopted index = %d, %v; want 5, false", strs[5], got, added)
+	}
+	if &y.Slots()[0] != &adopted[0] {
+		t.Error("Add of a string the adopted index holds copied its slots")
+	}
 	strs = append(strs, "new")
 	if _, added := y.Add("new", uint32(len(strs)-1), str); !added || !slices.Equal(adopted, before) {
 		t.Error("Add into an adopted index did not copy its slots first")
+	}
+	if got, ok := y.Find("new", str); !ok || got != uint32(len(strs)-1) {
+		t.Errorf("Find(new) after Add = %d, %v", got, ok)
 	}
 }
