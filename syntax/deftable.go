@@ -81,44 +81,55 @@ func writeDefTable(dir string, token int, st *defStore, paths []string, runs [][
 	return startDefTable(dir, token, st, paths, runs, names).install()
 }
 
-// pendingDefTable is a table of definitions being written to a temporary
-// file beside the store while the commit it goes with runs; install puts
-// it in place once the commit is done, discard drops it.
-type pendingDefTable struct {
-	dir  string
-	done chan struct{}
-	tmp  string // the temporary file, once written
-	err  error
+// pendingFile is a file kept beside the store (the table of definitions,
+// the documents' states) being written to a temporary file while the
+// commit it goes with runs; install puts it in place once the commit is
+// done, discard drops it.
+type pendingFile struct {
+	dir, name string
+	what      string // for errors: "the table of definitions"
+	done      chan struct{}
+	tmp       string // the temporary file, once written
+	err       error
 }
 
-// startDefTable begins writeDefTable in the background. st, paths, runs
-// and names must not change until it is installed or discarded.
-func startDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32, names *NameTable) *pendingDefTable {
-	p := &pendingDefTable{dir: dir, done: make(chan struct{})}
+// startFile begins writing the file name of dir in the background:
+// encode writes it to a temporary file of dir and returns that file's
+// path.
+func startFile(dir, name, what string, encode func() (string, error)) *pendingFile {
+	p := &pendingFile{dir: dir, name: name, what: what, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		p.tmp, p.err = encodeDefTable(dir, token, st, paths, runs, names)
+		p.tmp, p.err = encode()
 	}()
 	return p
 }
 
-// install waits for the table and renames it into place.
-func (p *pendingDefTable) install() error {
+// startDefTable begins writeDefTable in the background. st, paths, runs
+// and names must not change until it is installed or discarded.
+func startDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32, names *NameTable) *pendingFile {
+	return startFile(dir, defTableFile, "the table of definitions", func() (string, error) {
+		return encodeDefTable(dir, token, st, paths, runs, names)
+	})
+}
+
+// install waits for the file and renames it into place.
+func (p *pendingFile) install() error {
 	<-p.done
 	err := p.err
 	if err == nil {
-		if err = os.Rename(p.tmp, filepath.Join(p.dir, defTableFile)); err != nil {
+		if err = os.Rename(p.tmp, filepath.Join(p.dir, p.name)); err != nil {
 			_ = os.Remove(p.tmp)
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("syntax: writing the table of definitions: %w", err)
+		return fmt.Errorf("syntax: writing %s: %w", p.what, err)
 	}
 	return nil
 }
 
-// discard waits for the table and removes it.
-func (p *pendingDefTable) discard() {
+// discard waits for the file and removes it.
+func (p *pendingFile) discard() {
 	<-p.done
 	if p.err == nil {
 		_ = os.Remove(p.tmp)
@@ -371,8 +382,12 @@ const staleDefTable = 10 * time.Minute
 
 // removeStaleDefTables removes the temporary table files in dir last
 // written before cutoff.
-func removeStaleDefTables(dir string, cutoff time.Time) {
-	names, _ := filepath.Glob(filepath.Join(dir, defTableFile+"-*.tmp"))
+func removeStaleDefTables(dir string, cutoff time.Time) { removeStaleTemps(dir, defTableFile, cutoff) }
+
+// removeStaleTemps removes the temporary files of the file name in dir
+// last written before cutoff.
+func removeStaleTemps(dir, name string, cutoff time.Time) {
+	names, _ := filepath.Glob(filepath.Join(dir, name+"-*.tmp"))
 	for _, n := range names {
 		if fi, err := os.Lstat(n); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(cutoff) {
 			_ = os.Remove(n)

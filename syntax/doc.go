@@ -175,7 +175,11 @@
 // looked names up in, laid out to be used where it lies: an incremental
 // index starts from it instead of reading every definition back from the
 // store, and when no changed file changed its definitions it resolves
-// against those indexes without building them again.
+// against those indexes without building them again. Each commit also
+// leaves the state of every document beside the store (docstates.go:
+// content hash, language, lookups record), which an incremental index
+// compares the tree with instead of reading two records of every
+// document from the store.
 // Like the SCIP importer, Index refuses a generation that keeps fewer than
 // half the documents of the previous syntax index of the same root unless
 // [IndexOptions].AllowShrink is set ([graph.CheckShrink]): listing a tree

@@ -9,10 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/lspgraph/lspgraph/graph"
-	"github.com/lspgraph/lspgraph/internal/arena"
 	"github.com/lspgraph/lspgraph/internal/lang"
 )
 
@@ -112,29 +110,16 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		}
 		stopScan()
 	}()
-	// Sized from the manifest's count: grown step by step, the map cost
-	// a twentieth of a re-index in rehashing.
-	base := make(map[string]graph.Document, m.Documents)
-	if err := r.BaseDocuments(ctx, func(d graph.Document) error { base[d.Path] = d; return nil }); err != nil {
-		return sum, false, err
+	// The documents' states: from the file the commit left beside the
+	// store (docstates.go), or else from the store.
+	var base map[string]docState
+	if dir, ok := defTableDir(store); ok && m.Extra[extraDocStates] != 0 {
+		base, _ = readDocStates(dir, m.Extra[extraDocStates])
 	}
-	// The records are copied into one arena, and their strings share it.
-	var recText arena.Strings
-	recSlab := make([]docRecord, 0, len(base))
-	recs := make(map[string]*docRecord, len(base))
-	err = r.BaseLookups(ctx, func(path string, b []byte) error {
-		if len(b) == 0 {
-			return nil
+	if base == nil {
+		if base, err = readStoreDocStates(ctx, r, m.Documents); err != nil {
+			return sum, false, err
 		}
-		rec, err := decodeDocRecord(recText.String(recText.Add(unsafe.String(&b[0], len(b)))))
-		if err == nil {
-			recSlab = append(recSlab, rec)
-			recs[path] = &recSlab[len(recSlab)-1]
-		}
-		return nil // an unreadable record: the document is resolved again
-	})
-	if err != nil {
-		return sum, false, err
 	}
 	pl := <-planCh
 	gotPlan = true
@@ -176,12 +161,12 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 				return nil
 			}
 			d, ok := base[paths[i]]
-			rec := recs[paths[i]]
-			if !ok || rec == nil {
+			if !ok || !d.hasRec {
 				state[i] = changed
 				nChanged.Add(1)
 				continue
 			}
+			rec := &d.rec
 			// A file whose size and time are as recorded is not read.
 			if st := plan.stats[i]; !st.Vouches() || st != rec.stat {
 				hashed.Add(1)
@@ -190,7 +175,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 					state[i] = unreadable
 					continue
 				}
-				if d.ContentHash != lang.HashContent(src) {
+				if d.hash != lang.HashContent(src) {
 					state[i] = changed
 					nChanged.Add(1)
 					continue
@@ -343,7 +328,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	if len(marked) > 0 {
 		var reached []int
 		for i, p := range paths {
-			if state[i] == same && recs[p].looksUp(marked) {
+			if d := base[p]; state[i] == same && d.rec.looksUp(marked) {
 				reached = append(reached, i)
 			}
 		}
@@ -368,7 +353,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		case extracted[i]:
 			countFile(&sum, kinds[i].skipped, kinds[i].language)
 		default:
-			countFile(&sum, recs[p].skipped, base[p].Language)
+			countFile(&sum, base[p].rec.skipped, base[p].language)
 		}
 	}
 	sum.Cached = int(cached.Load())
@@ -380,6 +365,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	var mu sync.Mutex
 	next.Store(0)
 	var written atomic.Int64
+	writtenStates := make([]docState, len(resolve))
 	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
 		rd := spillReader{sp: sp, opts: plan.extractorOptions(opts)}
 		defer rd.close()
@@ -400,6 +386,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 			if err := patch.PutDocument(ctx, df); err != nil {
 				return fmt.Errorf("syntax: writing %s: %w", df.Document.Path, err)
 			}
+			writtenStates[k] = docState{hash: strings.Clone(df.Document.ContentHash), language: strings.Clone(df.Document.Language), lookups: string(df.Lookups)}
 			mu.Lock()
 			for _, e := range df.Edges {
 				sum.EdgesByReason[e.Reason]++
@@ -422,12 +409,22 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	for _, i := range resolve {
 		resolved[i] = true
 	}
+	// The documents' states as the patch leaves them, for the next index.
 	for i, p := range paths {
 		if restat[i] && state[i] == same && !resolved[i] {
-			if err := patch.PutLookups(p, recs[p].restat(plan.stats[i])); err != nil {
+			d := base[p]
+			b := d.rec.restat(plan.stats[i])
+			if err := patch.PutLookups(p, b); err != nil {
 				return sum, false, fmt.Errorf("syntax: %w", err)
 			}
+			base[p] = docState{hash: d.hash, language: d.language, lookups: string(b)}
 		}
+	}
+	for _, p := range deleted {
+		delete(base, p)
+	}
+	for k, i := range resolve {
+		base[paths[i]] = writtenStates[k]
 	}
 	// The table resolved against is the next index's: the one read, when
 	// no definition changed, else written anew (no error if it cannot be:
@@ -438,19 +435,24 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		token = newDefTableToken()
 	}
 	nm.Extra[extraDefTable] = token
-	var pending *pendingDefTable // written while the patch commits
-	if dir, ok := defTableDir(store); ok && !keepTable {
-		pending = startDefTable(dir, token, st, paths, defs, names)
+	var pending []*pendingFile // written while the patch commits
+	if dir, ok := defTableDir(store); ok {
+		if !keepTable {
+			pending = append(pending, startDefTable(dir, token, st, paths, defs, names))
+		}
+		statesToken := newDefTableToken()
+		nm.Extra[extraDocStates] = statesToken
+		pending = append(pending, startDocStates(dir, statesToken, base))
 	}
 	if err := patch.Commit(ctx, nm); err != nil {
-		if pending != nil {
-			pending.discard()
+		for _, p := range pending {
+			p.discard()
 		}
 		return sum, false, fmt.Errorf("syntax: committing the changes to generation %d: %w", patch.Generation(), err)
 	}
 	sum.Generation = patch.Generation()
-	if pending != nil {
-		_ = pending.install()
+	for _, p := range pending {
+		_ = p.install()
 	}
 	if r, err := store.Reader(); err == nil {
 		if m, ok, err := r.Manifest(graph.Base); err == nil && ok {

@@ -132,6 +132,7 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 	if first.Incremental {
 		t.Fatal("the first index of a store was incremental")
 	}
+	checkDocStates(t, inc)
 
 	steps := []struct {
 		name string
@@ -167,6 +168,10 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 			if err := os.Remove(filepath.Join(root, "go/ast/walk.go")); err != nil {
 				t.Fatal(err)
 			}
+			// The documents' states damaged: the store's serve instead.
+			if err := os.WriteFile(filepath.Join(inc.Dir(), docStatesFile), []byte("damaged"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}},
 		{"add file", func() {
 			src := "package ast\n\n// Walk2 is Inspect under another name.\nfunc Walk2(node Node, f func(Node) bool) { Inspect(node, f) }\n\n" +
@@ -196,6 +201,7 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 		if !sum.Incremental {
 			t.Fatalf("%s: the index was not incremental", step.name)
 		}
+		checkDocStates(t, inc)
 		if sum.Resolved >= first.Indexed/2 {
 			t.Errorf("%s: %d documents resolved again of %d", step.name, sum.Resolved, first.Indexed)
 		}
@@ -216,6 +222,36 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 				sum.Symbols, sum.Indexed, sum.Files, fsum.Symbols, fsum.Indexed, fsum.Files)
 		}
 		t.Logf("%s: changed %d, resolved %d, deleted %d of %d documents", step.name, sum.Changed, sum.Resolved, sum.Deleted, sum.Files)
+	}
+}
+
+// checkDocStates checks that the documents' states the last commit of st
+// left beside it are the store's.
+func checkDocStates(t *testing.T, st *graph.Store) {
+	t.Helper()
+	m := graphtest.BaseManifest(t, st)
+	got, err := readDocStates(st.Dir(), m.Extra[extraDocStates])
+	if err != nil {
+		t.Fatalf("the documents' states of the last commit: %v", err)
+	}
+	r, err := st.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	want, err := readStoreDocStates(context.Background(), r, m.Documents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(want) != m.Documents {
+		t.Errorf("the file holds %d documents' states, the store %d, the manifest counts %d", len(got), len(want), m.Documents)
+	}
+	for p, w := range want {
+		g, ok := got[p]
+		if !ok || g.hash != w.hash || g.language != w.language || g.lookups != w.lookups {
+			t.Errorf("%s: the file's state (%v: %.12s %s, %d bytes of lookups) is not the store's (%.12s %s, %d bytes)",
+				p, ok, g.hash, g.language, len(g.lookups), w.hash, w.language, len(w.lookups))
+		}
 	}
 }
 

@@ -437,31 +437,53 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 	}
 	gw.SetSpillBytes(spillBytes)
 	started := time.Now().UTC()
-	sum, table, err := build(ctx, opts, gw.PutDocument)
+	dir, keepFiles := defTableDir(store)
+	put := gw.PutDocument
+	token, statesToken := newDefTableToken(), newDefTableToken()
+	var states *docStatesWriter // the documents' states, for the next index
+	if keepFiles {
+		if states, err = newDocStatesWriter(dir, statesToken); err == nil {
+			put = func(ctx context.Context, f graph.DocumentFacts) error {
+				if err := gw.PutDocument(ctx, f); err != nil {
+					return err
+				}
+				states.addWritten(&f)
+				return nil
+			}
+		}
+	}
+	sum, table, err := build(ctx, opts, put)
 	if err != nil {
 		_ = gw.Abort()
+		if states != nil {
+			states.discard()
+		}
 		return sum, err
 	}
 	m := indexManifest(opts, sum, started)
-	token := newDefTableToken()
-	m.Extra[extraDefTable] = token
-	// The table of definitions is written while the generation commits,
-	// and put in place once it has. A table that cannot be written is no
-	// error: the next index reads the definitions from the store.
-	var pending *pendingDefTable
-	if dir, ok := defTableDir(store); ok {
-		pending = startDefTable(dir, token, table.st, table.paths, table.runs, table.names)
+	// The table of definitions and the documents' states are written
+	// while the generation commits, and put in place once it has. A file
+	// that cannot be written is no error: the next index reads the store
+	// instead.
+	var pending []*pendingFile
+	if keepFiles {
+		m.Extra[extraDefTable] = token
+		pending = append(pending, startDefTable(dir, token, table.st, table.paths, table.runs, table.names))
+		if states != nil {
+			m.Extra[extraDocStates] = statesToken
+			pending = append(pending, startFile(dir, docStatesFile, "the documents' states", states.finish))
+		}
 	}
 	if err := gw.Commit(ctx, m); err != nil {
 		_ = gw.Abort()
-		if pending != nil {
-			pending.discard()
+		for _, p := range pending {
+			p.discard()
 		}
 		return sum, fmt.Errorf("syntax: committing the generation: %w", err)
 	}
 	sum.Generation = gw.Generation()
-	if pending != nil {
-		_ = pending.install()
+	for _, p := range pending {
+		_ = p.install()
 	}
 	return sum, nil
 }
