@@ -3,6 +3,7 @@ package syntax
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -435,5 +436,45 @@ func TestIncrementalIndexReadsChangedFiles(t *testing.T) {
 	}
 	if got, want := generationLines(t, inc), generationLines(t, full); !slices.Equal(got, want) {
 		t.Errorf("the incremental index differs from the full one\n%s", incrementalDiff(got, want))
+	}
+}
+
+// TestIndexTakesListing: an index given a listing started ahead uses it
+// (a file added after the walk is not indexed), once: the next index with
+// the same options lists again. A listing no index took is released by
+// Close.
+func TestIndexTakesListing(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	copyGoTree(t, root, "go/token")
+	opts := IndexOptions{Root: root, Workers: 2, TempDir: t.TempDir()}
+	st := openTestStore(t, "listed")
+	for _, incremental := range []bool{false, true} {
+		opts.Listing = StartListing(ctx, opts)
+		<-opts.Listing.done
+		added := fmt.Sprintf("go/token/added_%v.go", incremental)
+		if err := os.WriteFile(filepath.Join(root, added), []byte("package token\n\nfunc Added() {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		listed := opts.Listing.plan.listed
+		sum, err := Index(ctx, st, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Incremental != incremental || sum.Files != listed {
+			t.Errorf("with the listing: incremental %v, %d files; want %v, %d (the listing's)", sum.Incremental, sum.Files, incremental, listed)
+		}
+		if sum, err = Index(ctx, st, opts); err != nil {
+			t.Fatal(err)
+		}
+		if sum.Files != listed+1 {
+			t.Errorf("the listing taken, the next index listed %d files, want %d", sum.Files, listed+1)
+		}
+		opts.Listing.Close() // taken: nothing to release
+	}
+	l := StartListing(ctx, opts)
+	l.Close()
+	if _, ok, _ := l.take(); ok {
+		t.Error("a closed listing could still be taken")
 	}
 }

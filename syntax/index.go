@@ -71,6 +71,52 @@ type IndexOptions struct {
 	// A process that lives on must not set it: each index would keep its
 	// table's file mapped, a replaced one included.
 	ExitsAfter bool
+	// Listing is the listing of Root started ahead (StartListing, with
+	// these options), taken by the index instead of listing when it needs
+	// to; nil lists then.
+	Listing *Listing
+}
+
+// A Listing is the listing of an index's root (every file, with its size
+// and time), started before the index needs it so that the walk's system
+// calls run while the caller opens the store and the fact cache: the walk
+// is most of the first part of an incremental index, which cannot begin
+// before the store is open. An index takes it once; another lists again.
+type Listing struct {
+	done  chan struct{}
+	plan  indexPlan
+	err   error
+	taken atomic.Bool
+}
+
+// StartListing begins listing opts.Root (opts.Files, Workers) in the
+// background, for an index with the same options (IndexOptions.Listing).
+// The caller closes it.
+func StartListing(ctx context.Context, opts IndexOptions) *Listing {
+	opts.Listing = nil
+	l := &Listing{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.plan, l.err = opts.plan(ctx)
+	}()
+	return l
+}
+
+// take returns the listing's plan, waiting for it, unless an index took
+// it already (false).
+func (l *Listing) take() (p indexPlan, ok bool, err error) {
+	if l == nil || l.taken.Swap(true) {
+		return indexPlan{}, false, nil
+	}
+	<-l.done
+	return l.plan, true, l.err
+}
+
+// Close releases the listing, if no index took it (waiting for its walk).
+func (l *Listing) Close() {
+	if p, ok, err := l.take(); ok && err == nil {
+		p.fs.Close()
+	}
 }
 
 // IndexProgress reports how far an index got.
@@ -130,6 +176,9 @@ type indexPlan struct {
 // the listing of opts.Root, with symbolic links resolved) and the number
 // of parallel workers. The caller closes plan.fs.
 func (opts IndexOptions) plan(ctx context.Context) (indexPlan, error) {
+	if p, ok, err := opts.Listing.take(); ok {
+		return p, err
+	}
 	var p indexPlan
 	if p.workers = opts.Workers; p.workers <= 0 {
 		p.workers = runtime.NumCPU()

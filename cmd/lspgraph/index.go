@@ -124,6 +124,11 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	// The tree is listed while the fact cache and the store open.
+	if !*dryRun {
+		opts.Listing = syntax.StartListing(ctx, opts)
+		defer opts.Listing.Close()
+	}
 	if !*noFactCache {
 		if opts.Cache, err = syntax.OpenFactCache(*factCache, 0); err != nil {
 			return err
