@@ -73,11 +73,15 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: arguments after -- need --lsp", errUsage)
 	}
 
+	// The commit checked out is asked of git (a process of its own, 5-7
+	// ms) while the store opens, once: the index records it and the
+	// summary reports it.
+	head := make(chan string, 1)
+	go func() { head <- gitHead(ctx, root) }()
 	opts := syntax.IndexOptions{
 		Root:         root,
 		Workers:      *workers,
 		ParseTimeout: *timeout,
-		Commit:       gitHead(ctx, root),
 		AllowShrink:  *allowShrink,
 		Full:         *full,
 		ExitsAfter:   true,
@@ -141,6 +145,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	var sum syntax.IndexSummary
 	if *dryRun {
 		dir = "(dry run: no store)"
+		opts.Commit = <-head
 		sum, err = syntax.Build(ctx, opts, func(context.Context, graph.DocumentFacts) error { return nil })
 	} else {
 		store, oerr := workspace.OpenStore(dir, root, nil)
@@ -148,6 +153,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("opening store %s: %w", dir, oerr)
 		}
 		defer store.Close()
+		opts.Commit = <-head
 		sum, err = syntax.Index(ctx, store, opts)
 	}
 	prog.finish()
@@ -162,10 +168,10 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			FilesPerSec  float64 `json:"files_per_sec"`
 			DurationSecs float64 `json:"duration_seconds"`
 			syntax.IndexSummary
-		}{root, dir, gitHead(ctx, root), sum.FilesPerSecond(), sum.Duration.Seconds(), sum})
+		}{root, dir, opts.Commit, sum.FilesPerSecond(), sum.Duration.Seconds(), sum})
 	}
 	fmt.Fprintf(e.stdout, "%s → %s\n", root, dir)
-	sum.WriteText(e.stdout, gitHead(ctx, root))
+	sum.WriteText(e.stdout, opts.Commit)
 	return nil
 }
 

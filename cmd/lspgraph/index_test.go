@@ -28,6 +28,7 @@ func TestIndexThenImpact(t *testing.T) {
 	}
 	var sum struct {
 		Root    string `json:"root"`
+		Commit  string `json:"commit"`
 		Files   int    `json:"files"`
 		Indexed int    `json:"indexed"`
 		Symbols int    `json:"symbols"`
@@ -57,8 +58,8 @@ func TestIndexThenImpact(t *testing.T) {
 	if m.Tool != syntax.Tool || m.ToolVersion != syntax.Version || m.State != graph.StateComplete || m.Documents != 7 {
 		t.Errorf("manifest = %+v", m)
 	}
-	if head := gitHead(ctx, root); m.Commit != head {
-		t.Errorf("manifest commit %q, want HEAD %q", m.Commit, head)
+	if head := gitHead(ctx, root); m.Commit != head || sum.Commit != head {
+		t.Errorf("manifest commit %q, summary's %q, want HEAD %q", m.Commit, sum.Commit, head)
 	}
 
 	stdout.Reset()
