@@ -82,6 +82,8 @@ import (
 //	   Within version 6, a document value's flags may hold docIDsHashed
 //	   (values.go): every id the document's records hold is its symbol's
 //	   hash. A value without it has its ids looked up, as before it.
+//	   A term value's document length is rounded (postingLength); one
+//	   written before holds it exact, and is read alike.
 const SchemaVersion = 6
 
 // Spaces.
@@ -140,7 +142,7 @@ const (
 	kindIn   kind = 'b' // to id, path → edges value: the edges into the symbol the document justifies
 	kindName kind = 'n' // display name, symbol id, path → ""
 	kindPkg  kind = 'p' // package, path → ""
-	kindTerm kind = 't' // word, path → term value: counts per field, document length
+	kindTerm kind = 't' // word, path → term value: counts per field, document length (rounded)
 )
 
 // field types of a key layout.

@@ -284,3 +284,57 @@ func TestPatchLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestBasePatchKeepsUntouchedPostings: a document given one word more
+// (its length 100 words, rounded the same for 101) is patched by writing
+// its document, terms and lookups records and the new word's posting,
+// not the postings of its other words, which hold the same rounded
+// length.
+func TestBasePatchKeepsUntouchedPostings(t *testing.T) {
+	ctx := context.Background()
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	var words []string
+	for i := range 100 {
+		words = append(words, fmt.Sprintf("word%03d", i))
+	}
+	putGeneration(t, s, patchDoc("a.go", 3, "", words...))
+	p, err := s.BeginPatch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Abort()
+	changed := patchDoc("a.go", 3, "", append(words, "added")...)
+	changed.Document.ContentHash = "h2"
+	changed.Lookups = []byte("lookups again")
+	if err := p.PutDocument(ctx, changed); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[byte]int{}
+	r := p.b.Reader()
+	for {
+		_, k, _, ok, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		kinds[k[8]]++
+	}
+	want := map[byte]int{byte(kindDoc): 1, byte(kindDocTerms): 1, byte(kindDocLookups): 1, byte(kindTerm): 1}
+	if fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Errorf("the patch writes records of kinds %s, want %s (one posting: the new word's)", kindCounts(kinds), kindCounts(want))
+	}
+}
+
+// kindCounts renders counts of records by kind.
+func kindCounts(m map[byte]int) string {
+	var b strings.Builder
+	for _, k := range []byte("DSOETLtbdfnprsI") {
+		if m[k] > 0 {
+			fmt.Fprintf(&b, " %c:%d", k, m[k])
+		}
+	}
+	return strings.TrimSpace(b.String())
+}

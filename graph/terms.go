@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -101,7 +102,7 @@ type Posting struct {
 	Path   string
 	Layer  Layer
 	Counts [termFields]int // by TermField-1
-	Length int
+	Length int             // the document's length, rounded (postingLength)
 }
 
 // Count returns the word's count in field f.
@@ -223,7 +224,8 @@ func decodeDocTermsValue(path string, b []byte) ([]Term, error) {
 	return out, r.done("terms of", path)
 }
 
-// Term value: the document's length, then the word's count in each field.
+// Term value: the document's length, rounded (postingLength), then the
+// word's count in each field.
 func appendTermValue(dst []byte, length int, counts *[termFields]int) []byte {
 	w := valueWriter{dst}
 	w.uvarint(uint64(length))
@@ -248,7 +250,7 @@ func (e *recordEmitter) terms(ts []Term) {
 	if len(ts) == 0 {
 		return
 	}
-	length := termsLength(ts)
+	length := postingLength(termsLength(ts))
 	for i := 0; i < len(ts); {
 		var counts [termFields]int
 		j := i
@@ -462,4 +464,23 @@ func (r *valueReader) bytes() []byte {
 	b := r.b[:n]
 	r.b = r.b[n:]
 	return b
+}
+
+// postingLength is the document length n as its postings hold it: exact
+// below 32, else its five highest bits kept and the rest set to the
+// middle of what they span, within 3% of n, as search engines keep
+// lengths for BM25 (Lucene's norms, a byte per document). A posting
+// holding the exact length changed with every word added to or removed
+// from its document, so that such an edit rewrote all of the document's
+// postings: 11,233 of the 11,355 records a re-index of 53 GOROOT files,
+// each with a comment line added, wrote. Rounded, most such edits leave
+// the length, and the postings of the words they did not touch, as they
+// were. Documents' exact lengths stay in their doc-terms records (and
+// their sum, for the average, in the manifest).
+func postingLength(n int) int {
+	if n < 32 {
+		return n
+	}
+	shift := bits.Len(uint(n)) - 5
+	return n>>shift<<shift | 1<<shift>>1
 }
