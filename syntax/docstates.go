@@ -207,9 +207,18 @@ var errStaleDocStates = errors.New("syntax: the documents' states are another co
 // readDocStates reads the documents' states in dir written under token. A
 // missing file, one of another token and a damaged one are errors: the
 // caller reads the store instead. The states' strings share the file's
-// bytes.
-func readDocStates(dir string, token int) (map[string]docState, error) {
-	b, err := os.ReadFile(filepath.Join(dir, docStatesFile))
+// bytes. With mapped, the file may be mapped instead of read (its pages
+// are the page cache's: reading it faulted in as many fresh ones), and is
+// never unmapped: only for a process that ends after its index.
+func readDocStates(dir string, token int, mapped bool) (map[string]docState, error) {
+	var b []byte
+	var err error
+	name := filepath.Join(dir, docStatesFile)
+	if mapped {
+		b, _, err = mapFile(name, nil)
+	} else {
+		b, err = os.ReadFile(name)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func TestDocStatesRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	want := testDocStates()
 	writeTestDocStates(t, dir, 42, want)
-	got, err := readDocStates(dir, 42)
+	got, err := readDocStates(dir, 42, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestDocStatesRefused(t *testing.T) {
 	dir := t.TempDir()
 	good := writeTestDocStates(t, dir, 7, testDocStates())
 	name := filepath.Join(dir, docStatesFile)
-	if _, err := readDocStates(dir, 8); !errors.Is(err, errStaleDocStates) {
+	if _, err := readDocStates(dir, 8, false); !errors.Is(err, errStaleDocStates) {
 		t.Errorf("another token: %v, want errStaleDocStates", err)
 	}
 	resealed := func(b []byte) []byte {
@@ -102,15 +102,17 @@ func TestDocStatesRefused(t *testing.T) {
 		if err := os.WriteFile(name, c.b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		states, err := readDocStates(dir, 7)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %d states, error %v; want one saying %q", c.name, len(states), err, c.want)
+		for _, mapped := range []bool{false, true} {
+			states, err := readDocStates(dir, 7, mapped)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s (mapped %v): %d states, error %v; want one saying %q", c.name, mapped, len(states), err, c.want)
+			}
 		}
 	}
 	if err := os.Remove(name); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readDocStates(dir, 7); !errors.Is(err, os.ErrNotExist) {
+	if _, err := readDocStates(dir, 7, false); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("no file: %v", err)
 	}
 }
@@ -142,7 +144,7 @@ func FuzzReadDocStates(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(d, docStatesFile), b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		states, err := readDocStates(d, 3)
+		states, err := readDocStates(d, 3, false)
 		if err == nil && uint64(len(states)) > n {
 			t.Errorf("%d states read, the count says %d", len(states), n)
 		}

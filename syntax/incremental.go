@@ -114,7 +114,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	// store (docstates.go), or else from the store.
 	var base map[string]docState
 	if dir, ok := defTableDir(store); ok && m.Extra[extraDocStates] != 0 {
-		base, _ = readDocStates(dir, m.Extra[extraDocStates])
+		base, _ = readDocStates(dir, m.Extra[extraDocStates], opts.ExitsAfter)
 	}
 	if base == nil {
 		if base, err = readStoreDocStates(ctx, r, m.Documents); err != nil {

@@ -231,7 +231,7 @@ func TestIncrementalIndexEqualsFull(t *testing.T) {
 func checkDocStates(t *testing.T, st *graph.Store) {
 	t.Helper()
 	m := graphtest.BaseManifest(t, st)
-	got, err := readDocStates(st.Dir(), m.Extra[extraDocStates])
+	got, err := readDocStates(st.Dir(), m.Extra[extraDocStates], false)
 	if err != nil {
 		t.Fatalf("the documents' states of the last commit: %v", err)
 	}
