@@ -141,6 +141,11 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	// restat: hashed, unchanged, and now of a time that vouches for it:
 	// its record takes the new time, or it is read at every index.
 	restat := make([]bool, len(paths))
+	// The files found changed are kept as read, for their extraction
+	// (up to keepChanged bytes in all): each read resolves its path
+	// inside the root again, a system call per directory.
+	kept := make([][]byte, len(paths))
+	var keptBytes atomic.Int64
 	var next atomic.Int64
 	var nChanged, hashed atomic.Int64
 	err = parallel(ctx, plan.workers, func(ctx context.Context) error {
@@ -178,6 +183,9 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 				if d.hash != lang.HashContent(src) {
 					state[i] = changed
 					nChanged.Add(1)
+					if keptBytes.Add(int64(len(src))) <= keepChanged {
+						kept[i] = src
+					}
 					continue
 				}
 				restat[i] = plan.stats[i].Vouches() && plan.stats[i] != rec.stat
@@ -244,9 +252,13 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 					return nil
 				}
 				i := which[k]
-				src, err := plan.read(files, i)
-				if err != nil {
-					return fmt.Errorf("syntax: reading %s again: %w", paths[i], err)
+				src := kept[i]
+				kept[i] = nil
+				if src == nil {
+					var err error
+					if src, err = plan.read(files, i); err != nil {
+						return fmt.Errorf("syntax: reading %s again: %w", paths[i], err)
+					}
 				}
 				a, err := x.fileAnswered(ctx, opts.Cache, paths[i], src)
 				if err != nil {
@@ -463,6 +475,10 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	sum.Duration = time.Since(start)
 	return sum, true, nil
 }
+
+// keepChanged bounds the bytes of changed files an incremental index
+// keeps from hashing them to extracting them; the others are read again.
+const keepChanged = 32 << 20
 
 // fileKind is what a summary counts of an extracted file.
 type fileKind struct {
