@@ -423,6 +423,7 @@ func TestIncrementalIndexReadsChangedFiles(t *testing.T) {
 		if !sum.Incremental || sum.Hashed != step.hashed || sum.Changed != 0 {
 			t.Fatalf("%s: incremental %v, %d files hashed (want %d), %d changed", step.what, sum.Incremental, sum.Hashed, step.hashed, sum.Changed)
 		}
+		checkDocStates(t, inc) // the time recorded there too
 	}
 	full, err := graph.Open(filepath.Join(t.TempDir(), "full"), graph.Options{})
 	if err != nil {
