@@ -208,7 +208,8 @@ func (c *FactCache) store(x *Extractor, ff *FileFacts, asked []projectAnswer) (f
 	key := entryKey(ff.Document.Path, ff.Document.ContentHash, x.opts.MaxFileSize)
 	// The record is made in the extractor's buffer, kept from file to
 	// file; the pack's writer copies it.
-	x.enc.reset(appendAnswers(append(x.rec[:0], make([]byte, recordHeader)...), asked))
+	var header [recordHeader]byte // filled in by sealRecord
+	x.enc.reset(appendAnswers(append(x.rec[:0], header[:]...), asked))
 	rec := sealRecord(key, x.enc.facts(ff))
 	x.rec = rec
 	c.wmu.Lock()
