@@ -54,9 +54,11 @@ func defTableDir(store *graph.Store) (string, bool) {
 	return store.Dir(), store.OnDisk() && !store.ReadOnly()
 }
 
-// newDefTableToken draws the token of a commit's table: positive, and
-// exact in a JSON number (the manifest's extra counts are ints).
-func newDefTableToken() int { return 1 + int(rand.Uint64()>>12) }
+// newFileToken draws the token that names, in a commit's manifest, a file
+// kept beside the store for that commit (the table of definitions, the
+// documents' states): positive, and exact in a JSON number (the
+// manifest's extra counts are ints).
+func newFileToken() int { return 1 + int(rand.Uint64()>>12) }
 
 // defTable is a table of definitions: st, and each document's run of it,
 // by path.
@@ -191,7 +193,7 @@ func (h *defTableHead) fields() []*uint64 {
 // over the definitions (one for the text, one for what refers to it), so
 // that writing it holds nothing more in memory.
 func encodeDefTable(dir string, token int, st *defStore, paths []string, runs [][2]int32, names *NameTable) (string, error) {
-	removeStaleDefTables(dir, time.Now().Add(-staleDefTable))
+	removeStaleTemps(dir, defTableFile, time.Now().Add(-staleTemp))
 	f, err := os.CreateTemp(dir, defTableFile+"-*.tmp")
 	if err != nil {
 		return "", err
@@ -375,14 +377,11 @@ func encodeDefTable(dir string, token int, st *defStore, paths []string, runs []
 	return f.Name(), nil
 }
 
-// staleDefTable is the age past which a temporary table file is the
-// remains of a process killed while writing it: writing one takes about
-// a second for a tree of a million lines.
-const staleDefTable = 10 * time.Minute
-
-// removeStaleDefTables removes the temporary table files in dir last
-// written before cutoff.
-func removeStaleDefTables(dir string, cutoff time.Time) { removeStaleTemps(dir, defTableFile, cutoff) }
+// staleTemp is the age past which a temporary file of a file kept beside
+// the store is the remains of a process killed while writing it: writing
+// the table of definitions, the larger, takes about a second for a tree
+// of a million lines.
+const staleTemp = 10 * time.Minute
 
 // removeStaleTemps removes the temporary files of the file name in dir
 // last written before cutoff.

@@ -112,7 +112,7 @@ type docStatesWriter struct {
 // newDocStatesWriter begins a file of documents' states in dir, of the
 // commit of token.
 func newDocStatesWriter(dir string, token int) (*docStatesWriter, error) {
-	removeStaleTemps(dir, docStatesFile, time.Now().Add(-staleDefTable))
+	removeStaleTemps(dir, docStatesFile, time.Now().Add(-staleTemp))
 	f, err := os.CreateTemp(dir, docStatesFile+"-*.tmp")
 	if err != nil {
 		return nil, err

@@ -444,7 +444,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 	nm := indexManifest(opts, sum, start.UTC())
 	token, keepTable := m.Extra[extraDefTable], fromTable && len(marked) == 0
 	if !keepTable {
-		token = newDefTableToken()
+		token = newFileToken()
 	}
 	nm.Extra[extraDefTable] = token
 	var pending []*pendingFile // written while the patch commits
@@ -452,7 +452,7 @@ func indexIncremental(ctx context.Context, store *graph.Store, opts IndexOptions
 		if !keepTable {
 			pending = append(pending, startDefTable(dir, token, st, paths, defs, names))
 		}
-		statesToken := newDefTableToken()
+		statesToken := newFileToken()
 		nm.Extra[extraDocStates] = statesToken
 		pending = append(pending, startDocStates(dir, statesToken, base))
 	}

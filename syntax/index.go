@@ -488,7 +488,7 @@ func Index(ctx context.Context, store *graph.Store, opts IndexOptions) (IndexSum
 	started := time.Now().UTC()
 	dir, keepFiles := defTableDir(store)
 	put := gw.PutDocument
-	token, statesToken := newDefTableToken(), newDefTableToken()
+	token, statesToken := newFileToken(), newFileToken()
 	var states *docStatesWriter // the documents' states, for the next index
 	if keepFiles {
 		if states, err = newDocStatesWriter(dir, statesToken); err == nil {
