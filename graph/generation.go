@@ -120,6 +120,7 @@ func (g *GenerationWriter) PutDocument(ctx context.Context, f DocumentFacts) err
 	// kept from document to document; only copying them into the pending
 	// chunk is serialized.
 	rec := g.encoders.Get(func() *encodedDoc { return &encodedDoc{} })
+	rec.ids.seed = &g.syms.seed
 	defer func() {
 		rec.reset()
 		rec.ids.reset()

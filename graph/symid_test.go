@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -491,4 +492,50 @@ func TestSymbolIDCollisionInDocument(t *testing.T) {
 			t.Errorf("%s: References(%s) = %+v, %v; want its definition and one use", layer, b, refs, err)
 		}
 	}
+}
+
+// TestGenSymTableRegister registers the ids documents gave their symbols
+// in a generation's table, again and again (the later ones found in the
+// table's recent ids), then a symbol whose hash collides with one held:
+// the table must refuse it however it found the holder, and give back
+// the ids the refused document took.
+func TestGenSymTableRegister(t *testing.T) {
+	a, b := collidingSymbols(t)
+	var emitted []string
+	tab := newGenSymTable(func(k, v []byte) { emitted = append(emitted, string(v)) })
+	given := func(seeded bool, syms ...string) *hashSymIDs {
+		h := &hashSymIDs{}
+		if seeded {
+			h.seed = &tab.seed
+		}
+		for _, s := range syms {
+			if _, _, err := h.symID(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return h
+	}
+	register := func(want bool, wantEmitted []string, seeded bool, syms ...string) {
+		t.Helper()
+		emitted = nil
+		if got := tab.register(1, given(seeded, syms...)); got != want {
+			t.Errorf("register(%q) = %v, want %v", syms, got, want)
+		}
+		if !slices.Equal(emitted, wantEmitted) {
+			t.Errorf("register(%q) added the symid records of %q, want %q", syms, emitted, wantEmitted)
+		}
+	}
+	register(true, []string{a, "p.X"}, true, a, "p.X")
+	for range 3 {
+		register(true, nil, true, a, "p.X")
+		register(true, nil, false, "p.X", a)
+	}
+	register(false, nil, true, b)
+	register(false, nil, false, b)
+	register(false, nil, true, "p.Y", b)
+	if _, held := tab.ids[symbolHash("p.Y")]; held {
+		t.Error("a refused document's new id stayed in the table")
+	}
+	register(true, []string{"p.Y"}, true, "p.Y")
+	register(true, nil, true, a, "p.Y")
 }
