@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/hugeheap"
 	"github.com/lspgraph/lspgraph/syntax"
 	"github.com/lspgraph/lspgraph/workspace"
 )
@@ -128,6 +129,11 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	// The heap an index grows (up to syntax.MemoryLimit) faults in huge
+	// pages where the kernel gives them on request; without them, page
+	// faults were a quarter of an incremental index's CPU time. It is
+	// only faster: an index that cannot have them goes on without.
+	_, _ = hugeheap.Reserve(syntax.MemoryLimit)
 	// The tree is listed while the fact cache and the store open.
 	if !*dryRun {
 		opts.Listing = syntax.StartListing(ctx, opts)
