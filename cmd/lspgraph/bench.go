@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lspgraph/lspgraph/internal/hugeheap"
 	"github.com/lspgraph/lspgraph/scip"
 )
 
@@ -51,6 +52,8 @@ func runBenchSCIP(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: want one dump file", errUsage)
 	}
+	// Every pass runs on the heap an import has (see runSCIPImport).
+	_, _ = hugeheap.Reserve(importHeap)
 	opts := scip.BenchOptions{Root: *root, Runs: *runs}
 	if *cpuProfile != "" {
 		opts.AroundImport = func(run func() error) error { return withCPUProfile(*cpuProfile, run) }
