@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -31,9 +32,18 @@ const modeFile = "/sys/kernel/mm/transparent_hugepage/enabled"
 // It runs a collection (debug.FreeOSMemory) so that the space counts as
 // released, not as heap held: call it at the start of a command that
 // grows its heap to tens of megabytes, before its goroutines allocate.
+// Only the first call of a process does anything (the heap is the
+// process's): a later one, in a process whose heap has been used, could
+// make the runtime clear n bytes of reused memory.
 func Reserve(n int) (bool, error) {
+	if !reserved.CompareAndSwap(false, true) {
+		return false, nil
+	}
 	return reserve(n, modeFile, "/proc/self/maps")
 }
+
+// reserved records that Reserve has run in this process.
+var reserved atomic.Bool
 
 func reserve(n int, modePath, mapsPath string) (bool, error) {
 	b, err := os.ReadFile(modePath)

@@ -103,6 +103,9 @@ func TestReserve(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("Reserve = %v, %v; want true", ok, err)
 	}
+	if ok, err := Reserve(64 << 20); ok || err != nil {
+		t.Errorf("Reserve again = %v, %v; want false, nil: the process's heap is advised once", ok, err)
+	}
 	next := make([]byte, 8<<20)
 	at := uintptr(unsafe.Pointer(&next[0]))
 	flags := vmFlags(t, at)
