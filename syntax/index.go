@@ -25,8 +25,13 @@ const MemoryLimit = 256 << 20
 
 // spillBytes is the generation writer's chunk (see
 // graph.GenerationWriter.SetSpillBytes) while an index runs: small enough
-// that its two chunks stay well under MemoryLimit.
-const spillBytes = 8 << 20
+// that its two chunks stay well under MemoryLimit. 4 MiB chunks (against
+// 8) made a full index of one GOROOT copy 5% faster (4.70 against 4.97 s,
+// peak RSS 191 against 208 MB) and of four copies 6-8% (20.1 against
+// 21.5 s, 38.5 against 41.1 CPU-s), alternated: a smaller chunk sorts in
+// the processor's caches, and its pair is 8 MB less of a heap that
+// presses MemoryLimit at four copies.
+const spillBytes = 4 << 20
 
 // IndexOptions configure Build and Index.
 type IndexOptions struct {
