@@ -57,24 +57,32 @@ func reserve(n int, modePath, mapsPath string) (bool, error) {
 	if err != nil || mode != "madvise" {
 		return false, err
 	}
+	err = advise(n, mapsPath)
+	// The space goes back as released memory whether or not it was
+	// advised: held, it would count against the heap's memory limit.
+	debug.FreeOSMemory()
+	return err == nil, err
+}
+
+// advise allocates n bytes, which the runtime maps for the heap, and asks
+// for huge pages over the mapping that holds them.
+func advise(n int, mapsPath string) error {
 	space := make([]byte, n)
 	at := uintptr(unsafe.Pointer(unsafe.SliceData(space)))
 	f, err := os.Open(mapsPath)
 	if err != nil {
-		return false, fmt.Errorf("hugeheap: %w", err)
+		return fmt.Errorf("hugeheap: %w", err)
 	}
 	lo, hi, err := mappingOf(f, at)
 	f.Close()
 	if err != nil {
-		return false, err
+		return err
 	}
 	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, unix.MADV_HUGEPAGE); e != 0 {
-		return false, fmt.Errorf("hugeheap: advising %#x-%#x: %w", lo, hi, e)
+		return fmt.Errorf("hugeheap: advising %#x-%#x: %w", lo, hi, e)
 	}
 	runtime.KeepAlive(space)
-	space = nil
-	debug.FreeOSMemory()
-	return true, nil
+	return nil
 }
 
 // parseMode returns the mode the kernel's setting selects: the word in

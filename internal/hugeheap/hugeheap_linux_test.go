@@ -79,6 +79,21 @@ func TestReserveDoesNothing(t *testing.T) {
 	if ok, err := reserve(1<<20, filepath.Join(dir, "absent"), "/proc/self/maps"); ok || err != nil {
 		t.Errorf("no setting: reserve = %v, %v; want false, nil", ok, err)
 	}
+	// On request, but the mappings cannot be read or do not hold the
+	// space: an error, and the space is handed back all the same.
+	madvise := filepath.Join(dir, "madvise")
+	if err := os.WriteFile(madvise, []byte("always [madvise] never\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(dir, "maps")
+	if err := os.WriteFile(elsewhere, []byte("00400000-00401000 r-xp 00000000 fd:00 1 /bin/true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, maps := range []string{filepath.Join(dir, "no-maps"), elsewhere} {
+		if ok, err := reserve(1<<20, madvise, maps); ok || err == nil {
+			t.Errorf("maps %s: reserve = %v, %v; want false and an error", filepath.Base(maps), ok, err)
+		}
+	}
 	bad := filepath.Join(dir, "bad")
 	if err := os.WriteFile(bad, []byte("madvise\n"), 0o644); err != nil {
 		t.Fatal(err)
