@@ -129,6 +129,18 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	// A whole new generation of a large tree holds the heap at
+	// syntax.MemoryLimit, where the runtime hands pages back to the system
+	// after every collection and faults them in again as it allocates.
+	// With MADV_FREE (madvdontneed=0) the pages it hands back stay mapped
+	// until the system needs them: an index of four GOROOT copies was
+	// 7-13% faster with it, of one 2-5%, its peak RSS 35 MB higher. The
+	// runtime reads the setting at start, and it would keep a resident
+	// process's RSS at its peak, so only this process runs again with it
+	// (a process start, 30 ms); an index brought up to date runs as it is.
+	if e.relaunch != nil && (*full || *dryRun || !isDir(dir)) {
+		_ = e.relaunch("madvdontneed=0") // it returns only when it runs nothing
+	}
 	// The tree is listed while the fact cache and the store open.
 	if !*dryRun {
 		opts.Listing = syntax.StartListing(ctx, opts)

@@ -29,6 +29,10 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// relaunch replaces the process with the same command line, its
+	// GODEBUG given a setting (see relaunch); nil where the process is
+	// not this program's own (tests).
+	relaunch func(setting string) error
 }
 
 // commands lists every subcommand, in the order --help shows them.
@@ -57,7 +61,7 @@ var errUsage = errors.New("usage")
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, relaunch: relaunch}
 	code := run(ctx, e, commandLine(os.Args))
 	stop()
 	os.Exit(code)
