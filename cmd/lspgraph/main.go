@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/lspgraph/lspgraph/internal/selfexec"
 	"io"
 	"os"
 	"os/signal"
@@ -25,14 +26,11 @@ type command struct {
 
 // env carries what every command needs; nothing global.
 type env struct {
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	getenv func(string) string
-	// relaunch replaces the process with the same command line, its
-	// GODEBUG given a setting (see relaunch); nil where the process is
-	// not this program's own (tests).
-	relaunch func(setting string) error
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+	getenv   func(string) string
+	relaunch func(setting string) error // selfexec.WithGODEBUG; nil in tests
 }
 
 // commands lists every subcommand, in the order --help shows them.
@@ -61,7 +59,7 @@ var errUsage = errors.New("usage")
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, relaunch: relaunch}
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, relaunch: selfexec.WithGODEBUG}
 	code := run(ctx, e, commandLine(os.Args))
 	stop()
 	os.Exit(code)

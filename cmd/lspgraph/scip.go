@@ -209,7 +209,6 @@ func (p *importProgress) update(pr scip.Progress) {
 	})
 }
 
-// importHeap is the heap address space an import maps ahead for huge
-// pages (hugeheap.Reserve): an import of the pebble corpus peaks at 100
-// MB, and the space costs nothing until it is used.
+// importHeap is the heap an import advises for huge pages
+// (hugeheap.Reserve): the pebble corpus's import peaks at 100 MB.
 const importHeap = 256 << 20

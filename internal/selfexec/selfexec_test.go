@@ -1,11 +1,11 @@
-package main
+package selfexec
 
 import (
 	"slices"
 	"testing"
 )
 
-func TestWithGODEBUG(t *testing.T) {
+func TestAddGODEBUG(t *testing.T) {
 	for _, tc := range []struct {
 		in   []string
 		want []string
@@ -18,12 +18,12 @@ func TestWithGODEBUG(t *testing.T) {
 		{[]string{"A=1", "GODEBUG=madvdontneed=0"}, nil, false},
 		{[]string{"GODEBUGX=1"}, []string{"GODEBUGX=1", "GODEBUG=madvdontneed=0"}, true},
 	} {
-		got, ok := withGODEBUG(tc.in, "madvdontneed=0")
+		got, ok := addGODEBUG(tc.in, "madvdontneed=0")
 		if ok != tc.ok || (ok && !slices.Equal(got, tc.want)) {
-			t.Errorf("withGODEBUG(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+			t.Errorf("addGODEBUG(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 		if !ok && !slices.Equal(got, tc.in) {
-			t.Errorf("withGODEBUG(%q) changed the environment it refused: %q", tc.in, got)
+			t.Errorf("addGODEBUG(%q) changed the environment it refused: %q", tc.in, got)
 		}
 	}
 }

@@ -1,10 +1,10 @@
 //go:build !unix
 
-package main
+package selfexec
 
 import "errors"
 
 // execProgram cannot replace the process here.
 func execProgram(path string, args, environ []string) error {
-	return errors.New("cannot replace the process on this system")
+	return errors.New("selfexec: cannot replace the process on this system")
 }
