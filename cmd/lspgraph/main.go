@@ -9,12 +9,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/lspgraph/lspgraph/internal/selfexec"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/lspgraph/lspgraph/internal/selfexec"
 )
 
 // command is one subcommand. run receives the arguments after its name.
