@@ -2,12 +2,17 @@ package scip
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,10 +33,47 @@ type BenchOptions struct {
 	// to the next on a shared machine, so the result reports each phase's
 	// median run.
 	Runs int
-	// AroundImport, when set, runs the first run's full import phase: it
-	// must call run once (e.g. between starting and stopping a CPU
-	// profile).
-	AroundImport func(run func() error) error
+	// CPUProfile, when set, is a file for a CPU profile of the first
+	// run's full import (go tool pprof).
+	CPUProfile string
+	// Program, when set, is a command that runs one pass in a process of
+	// its own: a program calling [ServeBenchPass] on its standard input
+	// and output (lspgraph's is `lspgraph bench scip --pass`). Each pass
+	// then starts as a command does, on a heap of its own: run in one
+	// process, a pass inherits the heap the passes before it grew and
+	// handed back (the import took 14k page faults there, 2.5k as
+	// `lspgraph scip import`; decoding alone 4k there, 8-9k on its own).
+	// Nil runs every pass in this process.
+	Program []string
+}
+
+// The passes of a run, and the sstables alone.
+const (
+	passDecode  = "decode"
+	passConvert = "convert"
+	passImport  = "import"
+	passFloor   = "floor"
+)
+
+// passRequest is one pass to run, as a process running one reads it.
+type passRequest struct {
+	Pass       string `json:"pass"`
+	File       string `json:"file"`
+	Size       int64  `json:"size"`
+	Root       string `json:"root,omitempty"`
+	Store      string `json:"store,omitempty"`       // import: the new store; floor: the imported one
+	CPUProfile string `json:"cpu_profile,omitempty"` // import only
+}
+
+// passResult is what a pass measured, and of an import and the sstables
+// alone what they made.
+type passResult struct {
+	Phase        BenchPhase `json:"phase"`
+	Summary      Summary    `json:"summary"`     // import
+	StoreBytes   uint64     `json:"store_bytes"` // import
+	FloorRecords int        `json:"floor_records"`
+	FloorBytes   int64      `json:"floor_record_bytes"`
+	FloorTables  int        `json:"floor_tables"`
 }
 
 // BenchPhase is one measured pass over a dump.
@@ -72,6 +114,8 @@ type BenchResult struct {
 	// RunRatios is Ratio within each run, in order.
 	RunRatios   []float64 `json:"import_over_decode_per_run"`
 	PeakResetOK bool      `json:"peak_rss_per_phase"`
+	// Processes: each pass ran in a process of its own (BenchOptions.Program).
+	Processes bool `json:"processes"`
 	// The imported store (the last run's): its size on disk after the
 	// import, and the facts it holds (occurrences + edges + symbols of
 	// the summary).
@@ -88,44 +132,70 @@ type BenchResult struct {
 	FloorTables  int   `json:"floor_tables"`
 }
 
-// Bench measures a dump three ways, in one process, one after the other:
-// decoding alone with the SCIP bindings (the floor), decoding and
-// converting without a store (the importer's own cost), and a full
-// [Import] into a new store in a temporary directory; then the imported
-// records' sstables written alone (the store's floor); opts.Runs times
-// over; then the store's size per fact.
+// Bench measures a dump three ways, one after the other: decoding alone
+// with the SCIP bindings (the floor), decoding and converting without a
+// store (the importer's own cost), and a full [Import] into a new store in
+// a temporary directory; then the imported records' sstables written alone
+// (the store's floor); opts.Runs times over; then the store's size per
+// fact. Each pass runs in a process of its own when opts.Program is set.
 func Bench(ctx context.Context, file string, opts BenchOptions) (BenchResult, error) {
 	fi, err := os.Stat(file)
 	if err != nil {
 		return BenchResult{}, fmt.Errorf("scip: opening the dump: %w", err)
 	}
-	res := BenchResult{File: file, Bytes: fi.Size(), Runs: max(opts.Runs, 1)}
+	res := BenchResult{File: file, Bytes: fi.Size(), Runs: max(opts.Runs, 1), Processes: opts.Program != nil}
 	res.PeakResetOK = resetPeakRSS()
 	tmp, err := os.MkdirTemp("", "lspgraph-bench-")
 	if err != nil {
 		return res, fmt.Errorf("scip: creating a temporary store: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	var passes [3][]BenchPhase
-	for run := range res.Runs {
-		around := opts.AroundImport
-		if run > 0 {
-			around = nil
+	run := runPass
+	if opts.Program != nil {
+		run = func(ctx context.Context, req passRequest) (passResult, error) {
+			return runPassProcess(ctx, opts.Program, req)
 		}
-		phases, err := benchRun(ctx, file, res.Bytes, opts.Root, filepath.Join(tmp, fmt.Sprint("store-", run)), around, &res)
-		if err != nil {
-			return res, err
-		}
-		for i, p := range phases {
-			passes[i] = append(passes[i], p)
+	}
+	var passes [4][]BenchPhase
+	var store string
+	for i := range res.Runs {
+		store = filepath.Join(tmp, fmt.Sprint("store-", i))
+		var phases [3]BenchPhase
+		for p, name := range []string{passDecode, passConvert, passImport} {
+			req := passRequest{Pass: name, File: file, Size: res.Bytes, Root: opts.Root, Store: store}
+			if name == passImport && i == 0 {
+				req.CPUProfile = opts.CPUProfile
+			}
+			out, err := run(ctx, req)
+			if err != nil {
+				return res, err
+			}
+			phases[p] = out.Phase
+			passes[p] = append(passes[p], out.Phase)
+			if name == passImport {
+				sum := out.Summary
+				res.ImportSummary, res.StoreBytes = sum, out.StoreBytes
+				res.Symbols, res.Edges = sum.Symbols, sum.Edges
+				res.Facts = sum.Occurrences + sum.Edges + sum.Symbols
+				if res.Facts > 0 {
+					res.BytesPerFact = float64(res.StoreBytes) / float64(res.Facts)
+				}
+			}
 		}
 		res.RunRatios = append(res.RunRatios, phases[2].MBPerSec/phases[0].MBPerSec)
 	}
-	floor, err := benchFloor(ctx, filepath.Join(tmp, fmt.Sprint("store-", res.Runs-1)), &res)
-	if err != nil {
-		return res, err
+	// The sstables alone of the last run's store, as many times.
+	for range res.Runs {
+		out, err := run(ctx, passRequest{Pass: passFloor, File: file, Size: res.Bytes, Store: store})
+		if err != nil {
+			return res, err
+		}
+		out.Phase.Documents, out.Phase.Occurrences = res.ImportSummary.Documents, res.ImportSummary.Occurrences
+		out.Phase.OccPerSec = float64(out.Phase.Occurrences) / out.Phase.Seconds
+		passes[3] = append(passes[3], out.Phase)
+		res.FloorRecords, res.FloorBytes, res.FloorTables = out.FloorRecords, out.FloorBytes, out.FloorTables
 	}
-	for _, ps := range append(passes[:], floor) {
+	for _, ps := range passes {
 		res.Phases = append(res.Phases, medianBy(ps, func(p BenchPhase) float64 { return p.Seconds }))
 	}
 	res.Ratio = res.Phases[2].MBPerSec / res.Phases[0].MBPerSec
@@ -134,118 +204,139 @@ func Bench(ctx context.Context, file string, opts BenchOptions) (BenchResult, er
 	return res, nil
 }
 
-// benchRun runs the three passes once, the import into a new store at
-// dir, and records that store's size and summary in res.
-func benchRun(ctx context.Context, file string, size int64, root, dir string, around func(func() error) error, res *BenchResult) ([]BenchPhase, error) {
-	var phases []BenchPhase
-	// 1. Decode only: the bindings' ParseStreaming over a buffered reader,
-	// every message unmarshalled, nothing else.
-	p, err := benchPass(size, "decode only (bindings ParseStreaming)", func() (int, int, error) {
-		f, err := os.Open(file)
-		if err != nil {
-			return 0, 0, err
-		}
-		defer f.Close()
-		docs, occs := 0, 0
-		v := bindings.IndexVisitor{
-			VisitMetadata: func(context.Context, *bindings.Metadata) error { return nil },
-			VisitDocument: func(_ context.Context, d *bindings.Document) error {
-				docs++
-				occs += len(d.Occurrences)
-				return nil
-			},
-			VisitExternalSymbol: func(context.Context, *bindings.SymbolInformation) error { return nil },
-		}
-		return docs, occs, v.ParseStreaming(ctx, bufio.NewReaderSize(f, 1<<20))
-	})
+// ServeBenchPass runs the one pass of [Bench] that r holds, in this
+// process, and writes what it measured to w: the other side of
+// BenchOptions.Program.
+func ServeBenchPass(ctx context.Context, r io.Reader, w io.Writer) error {
+	var req passRequest
+	if err := json.NewDecoder(r).Decode(&req); err != nil {
+		return fmt.Errorf("scip: reading the pass to run: %w", err)
+	}
+	out, err := runPass(ctx, req)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	phases = append(phases, p)
-
-	// 2. Decode and convert, no store.
-	p, err = benchPass(size, "decode + convert (no store)", func() (int, int, error) {
-		f, err := os.Open(file)
-		if err != nil {
-			return 0, 0, err
-		}
-		defer f.Close()
-		sum, err := ConvertStream(ctx, f, Options{Root: root, Size: size},
-			func(context.Context, graph.DocumentFacts) error { return nil })
-		return sum.Documents, sum.Occurrences, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	phases = append(phases, p)
-
-	// 3. Full import into a new store.
-	store, err := graph.Open(dir, graph.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	var sum Summary
-	p, err = benchPass(size, "full import (new store)", func() (int, int, error) {
-		f, err := os.Open(file)
-		if err != nil {
-			return 0, 0, err
-		}
-		defer f.Close()
-		run := func() error {
-			var err error
-			sum, err = Import(ctx, store, f, Options{Root: root, Size: size})
-			return err
-		}
-		if around != nil {
-			err = around(run)
-		} else {
-			err = run()
-		}
-		return sum.Documents, sum.Occurrences, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	phases = append(phases, p)
-	res.ImportSummary = sum
-	res.StoreBytes = store.DiskUsage()
-	res.Symbols, res.Edges = sum.Symbols, sum.Edges
-	res.Facts = sum.Occurrences + sum.Edges + sum.Symbols
-	if res.Facts > 0 {
-		res.BytesPerFact = float64(res.StoreBytes) / float64(res.Facts)
-	}
-	return phases, nil
+	return json.NewEncoder(w).Encode(out)
 }
 
-// benchFloor measures the sstables alone of the store at dir (the last
-// run's import), res.Runs times, after every run: the records it holds
-// in memory would otherwise stand in the other phases' peaks.
-func benchFloor(ctx context.Context, dir string, res *BenchResult) ([]BenchPhase, error) {
-	store, err := graph.Open(dir, graph.Options{})
+// runPassProcess runs req in a process of program's, which reads it on
+// its standard input and writes the result to its standard output.
+func runPassProcess(ctx context.Context, program []string, req passRequest) (passResult, error) {
+	in, err := json.Marshal(req)
 	if err != nil {
-		return nil, err
+		return passResult{}, err
+	}
+	cmd := exec.CommandContext(ctx, program[0], program[1:]...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return passResult{}, fmt.Errorf("scip: the %s pass (%s): %w: %s", req.Pass, strings.Join(program, " "), err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	var out passResult
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		return passResult{}, fmt.Errorf("scip: the %s pass (%s) printed no result: %w", req.Pass, strings.Join(program, " "), err)
+	}
+	return out, nil
+}
+
+// runPass runs one pass in this process.
+func runPass(ctx context.Context, req passRequest) (passResult, error) {
+	var out passResult
+	var err error
+	switch req.Pass {
+	case passDecode:
+		// The bindings' ParseStreaming over a buffered reader, every
+		// message unmarshalled, nothing else.
+		out.Phase, err = benchPass(req.Size, "decode only (bindings ParseStreaming)", func() (int, int, error) {
+			f, err := os.Open(req.File)
+			if err != nil {
+				return 0, 0, err
+			}
+			defer f.Close()
+			docs, occs := 0, 0
+			v := bindings.IndexVisitor{
+				VisitMetadata: func(context.Context, *bindings.Metadata) error { return nil },
+				VisitDocument: func(_ context.Context, d *bindings.Document) error {
+					docs++
+					occs += len(d.Occurrences)
+					return nil
+				},
+				VisitExternalSymbol: func(context.Context, *bindings.SymbolInformation) error { return nil },
+			}
+			return docs, occs, v.ParseStreaming(ctx, bufio.NewReaderSize(f, 1<<20))
+		})
+	case passConvert:
+		out.Phase, err = benchPass(req.Size, "decode + convert (no store)", func() (int, int, error) {
+			f, err := os.Open(req.File)
+			if err != nil {
+				return 0, 0, err
+			}
+			defer f.Close()
+			sum, err := ConvertStream(ctx, f, Options{Root: req.Root, Size: req.Size},
+				func(context.Context, graph.DocumentFacts) error { return nil })
+			return sum.Documents, sum.Occurrences, err
+		})
+	case passImport:
+		err = importPass(ctx, req, &out)
+	case passFloor:
+		err = floorPass(ctx, req, &out)
+	default:
+		err = fmt.Errorf("scip: no pass %q", req.Pass)
+	}
+	return out, err
+}
+
+// importPass imports the dump into a new store at req.Store.
+func importPass(ctx context.Context, req passRequest, out *passResult) error {
+	store, err := graph.Open(req.Store, graph.Options{})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	out.Phase, err = benchPass(req.Size, "full import (new store)", func() (int, int, error) {
+		f, err := os.Open(req.File)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer f.Close()
+		if req.CPUProfile != "" {
+			prof, err := os.Create(req.CPUProfile)
+			if err != nil {
+				return 0, 0, err
+			}
+			defer prof.Close()
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				return 0, 0, err
+			}
+			defer pprof.StopCPUProfile()
+		}
+		out.Summary, err = Import(ctx, store, f, Options{Root: req.Root, Size: req.Size})
+		return out.Summary.Documents, out.Summary.Occurrences, err
+	})
+	out.StoreBytes = store.DiskUsage()
+	return err
+}
+
+// floorPass writes the records of the store at req.Store (an import's) to
+// sstables once, as the import's last step writes them
+// (graph.TableFloor), after reading them into memory.
+func floorPass(ctx context.Context, req passRequest, out *passResult) error {
+	store, err := graph.Open(req.Store, graph.Options{})
+	if err != nil {
+		return err
 	}
 	defer store.Close()
 	floor, err := store.NewTableFloor(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	res.FloorRecords, res.FloorBytes = floor.Records, floor.Bytes
-	sum := res.ImportSummary
-	var passes []BenchPhase
-	for range res.Runs {
-		p, err := benchPass(res.Bytes, "sstables alone (the import's records)", func() (int, int, error) {
-			var err error
-			res.FloorTables, err = floor.Write()
-			return sum.Documents, sum.Occurrences, err
-		})
-		if err != nil {
-			return nil, err
-		}
-		passes = append(passes, p)
-	}
-	return passes, nil
+	out.FloorRecords, out.FloorBytes = floor.Records, floor.Bytes
+	out.Phase, err = benchPass(req.Size, "sstables alone (the import's records)", func() (int, int, error) {
+		var err error
+		out.FloorTables, err = floor.Write()
+		return 0, 0, err
+	})
+	return err
 }
 
 // medianBy returns the pass whose by is the median of ps (of an even

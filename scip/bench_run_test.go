@@ -2,24 +2,56 @@ package scip
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
-// TestBench runs the four phases twice on a fixture dump and checks what
-// they report against the import's own summary.
+// TestMain lets the test binary run a pass of Bench in a process of its
+// own (BenchOptions.Program): with LSPGRAPH_SCIP_BENCH_PASS=1 it serves the
+// pass on its standard input and output.
+func TestMain(m *testing.M) {
+	if os.Getenv("LSPGRAPH_SCIP_BENCH_PASS") == "1" {
+		if err := ServeBenchPass(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestBench runs the four phases twice on a fixture dump, in this process
+// and each in a process of its own, and checks what they report against
+// the import's own summary.
 func TestBench(t *testing.T) {
+	t.Run("one process", func(t *testing.T) { testBench(t, nil) })
+	t.Run("processes", func(t *testing.T) {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("LSPGRAPH_SCIP_BENCH_PASS", "1")
+		testBench(t, []string{self})
+	})
+}
+
+func testBench(t *testing.T, program []string) {
 	dump, root := fixtureDump(t, "goapp", "goapp")
-	calls := 0
-	res, err := Bench(context.Background(), dump, BenchOptions{Root: root, Runs: 2, AroundImport: func(run func() error) error {
-		calls++
-		return run()
-	}})
+	profile := filepath.Join(t.TempDir(), "import.pprof")
+	res, err := Bench(context.Background(), dump, BenchOptions{Root: root, Runs: 2, CPUProfile: profile, Program: program})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != 1 || len(res.Phases) != 4 || res.Runs != 2 || len(res.RunRatios) != 2 {
-		t.Fatalf("AroundImport called %d times, %d phases, %d runs, ratios %v; want 1, 4, 2 and two ratios", calls, len(res.Phases), res.Runs, res.RunRatios)
+	if len(res.Phases) != 4 || res.Runs != 2 || len(res.RunRatios) != 2 || res.Processes != (program != nil) {
+		t.Fatalf("%d phases, %d runs, ratios %v, processes %v; want 4, 2, two ratios and %v", len(res.Phases), res.Runs, res.RunRatios, res.Processes, program != nil)
+	}
+	// The first import was profiled: a gzipped profile.
+	if b, err := os.ReadFile(profile); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("CPU profile of the import: %d bytes, %v", len(b), err)
 	}
 	// The reported ratio is of the median passes, within the runs' own.
 	if lo, hi := min(res.RunRatios[0], res.RunRatios[1]), max(res.RunRatios[0], res.RunRatios[1]); res.Ratio <= 0 || res.Ratio < lo/2 || res.Ratio > hi*2 {
@@ -77,5 +109,19 @@ func TestMedianBy(t *testing.T) {
 		if ps[0].Seconds != tc.in[0] {
 			t.Errorf("medianBy reordered its input: %v", ps)
 		}
+	}
+}
+
+// TestBenchPassFails reports a pass whose process fails, with what it
+// printed.
+func TestBenchPassFails(t *testing.T) {
+	dump, _ := fixtureDump(t, "goapp", "goapp")
+	_, err := Bench(context.Background(), dump, BenchOptions{Runs: 1, Program: []string{"sh", "-c", "echo no such pass >&2; exit 3"}})
+	if err == nil || !strings.Contains(err.Error(), "the decode pass") || !strings.Contains(err.Error(), "no such pass") {
+		t.Errorf("Bench with a failing pass: %v", err)
+	}
+	_, err = Bench(context.Background(), dump, BenchOptions{Runs: 1, Program: []string{"true"}})
+	if err == nil || !strings.Contains(err.Error(), "printed no result") {
+		t.Errorf("Bench with a pass that prints nothing: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/lspgraph/lspgraph/internal/hugeheap"
 	"github.com/lspgraph/lspgraph/scip"
@@ -41,22 +42,31 @@ func runBench(ctx context.Context, e *env, args []string) error {
 }
 
 func runBenchSCIP(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "bench scip", "bench scip [--root DIR] [--runs N] [--cpuprofile FILE] [--json] FILE")
+	fs := newFlagSet(e, "bench scip", "bench scip [--root DIR] [--runs N] [--one-process] [--cpuprofile FILE] [--json] FILE")
 	root := fs.String("root", "", "workspace root for document text (UTF-16 dumps); default none")
 	runs := fs.Int("runs", 5, "run the three passes `N` times and report each one's median run")
+	oneProcess := fs.Bool("one-process", false, "run every pass in this process, not each in a process of its own")
+	pass := fs.Bool("pass", false, "run the one pass given as JSON on standard input (how each pass runs in a process of its own)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the first run's full import to `FILE` (go tool pprof)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *pass {
+		// Every pass runs on the heap an import has (see runSCIPImport).
+		_, _ = hugeheap.Reserve(importHeap)
+		return scip.ServeBenchPass(ctx, e.stdin, e.stdout)
+	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: want one dump file", errUsage)
 	}
-	// Every pass runs on the heap an import has (see runSCIPImport).
-	_, _ = hugeheap.Reserve(importHeap)
-	opts := scip.BenchOptions{Root: *root, Runs: *runs}
-	if *cpuProfile != "" {
-		opts.AroundImport = func(run func() error) error { return withCPUProfile(*cpuProfile, run) }
+	opts := scip.BenchOptions{Root: *root, Runs: *runs, CPUProfile: *cpuProfile}
+	if *oneProcess {
+		_, _ = hugeheap.Reserve(importHeap)
+	} else if self, err := os.Executable(); err != nil {
+		return fmt.Errorf("finding the lspgraph binary: %w", err)
+	} else {
+		opts.Program = []string{self, "bench", "scip", "--pass"}
 	}
 	res, err := scip.Bench(ctx, fs.Arg(0), opts)
 	if err != nil {
@@ -65,7 +75,7 @@ func runBenchSCIP(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return writeJSON(e.stdout, res)
 	}
-	fmt.Fprintf(e.stdout, "%s: %.1f MB; each phase's median of %d runs\n", res.File, float64(res.Bytes)/1e6, res.Runs)
+	fmt.Fprintf(e.stdout, "%s: %.1f MB; each phase's median of %d runs (each pass in a process of its own: %v)\n", res.File, float64(res.Bytes)/1e6, res.Runs, res.Processes)
 	for _, p := range res.Phases {
 		fmt.Fprintf(e.stdout, "  %-40s %6.2fs %7.1f MB/s %9.0f occ/s | cpu %6.2fs (sys %.2fs) %7.1f MB/cpu-s | %d docs, %d occurrences, peak RSS %.0f MB, %dk page faults\n",
 			p.Name, p.Seconds, p.MBPerSec, p.OccPerSec, p.CPUSeconds, p.SysSeconds, p.MBPerCPUSec, p.Documents, p.Occurrences, p.PeakRSSMB, p.MinorFaults/1000)
@@ -77,14 +87,4 @@ func runBenchSCIP(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "  (peak RSS could not be reset between phases: each figure is the process peak so far)")
 	}
 	return nil
-}
-
-// withCPUProfile runs run with a CPU profile written to path.
-func withCPUProfile(path string, run func() error) error {
-	stop, err := startCPUProfile(path)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	return run()
 }

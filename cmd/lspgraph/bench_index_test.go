@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lspgraph/lspgraph/indexbench"
+	"github.com/lspgraph/lspgraph/scip"
 )
 
 // TestMain lets the test binary stand in for lspgraph when a command runs
@@ -45,5 +46,24 @@ func TestBenchIndex(t *testing.T) {
 	if len(res.Runs) != 4 || res.Runs[0].Files == 0 || res.Runs[1].Files != 7 || res.Runs[2].Files != 7 || res.Runs[3].Files != 7 ||
 		res.Runs[3].Seconds <= 0 || res.WallRatio <= 0 || res.ParseWallRatio <= 0 {
 		t.Errorf("bench index result: %+v", res)
+	}
+}
+
+// TestBenchSCIP runs bench scip on a fixture dump, each pass a process of
+// the test binary standing in for lspgraph (bench scip --pass).
+func TestBenchSCIP(t *testing.T) {
+	t.Setenv("LSPGRAPH_RUN_MAIN", "1")
+	dump := filepath.Join("..", "..", "testdata", "scip", "goapp.scip")
+	var stdout, stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: os.Getenv}
+	if code := run(context.Background(), e, []string{"bench", "scip", "--runs", "1", "--json", dump}); code != 0 {
+		t.Fatalf("bench scip exited %d: %s", code, stderr.String())
+	}
+	var res scip.BenchResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout.String())
+	}
+	if !res.Processes || len(res.Phases) != 4 || res.ImportSummary.Documents == 0 || res.Phases[2].Documents != res.ImportSummary.Documents || res.Ratio <= 0 {
+		t.Errorf("bench scip result: %+v", res)
 	}
 }
