@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,5 +84,40 @@ func TestIndexThenImpact(t *testing.T) {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout.String())
 		}
+	}
+}
+
+// TestIndexRelaunchBeforeProfile indexes a new store with --cpuprofile:
+// the relaunch (an exec) comes before the CPU profile starts, whose timer
+// would outlive the exec and kill the new process with SIGPROF.
+func TestIndexRelaunchBeforeProfile(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", "..", "testdata", "goapp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	profile := filepath.Join(dir, "index.pprof")
+	var relaunched []string
+	var stdout, stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" },
+		relaunch: func(setting string) error {
+			// StartCPUProfile fails while a profile runs.
+			if err := pprof.StartCPUProfile(io.Discard); err != nil {
+				relaunched = append(relaunched, setting+" while profiling")
+			} else {
+				pprof.StopCPUProfile()
+				relaunched = append(relaunched, setting)
+			}
+			return errors.New("not relaunched in a test")
+		}}
+	args := []string{"index", "--store", filepath.Join(dir, "store"), "--no-fact-cache", "--cpuprofile", profile, root}
+	if code := run(context.Background(), e, args); code != 0 {
+		t.Fatalf("index exited %d: %s", code, stderr.String())
+	}
+	if !slices.Equal(relaunched, []string{"madvdontneed=0"}) {
+		t.Errorf("relaunched %q; want once, with madvdontneed=0, before the profile starts", relaunched)
+	}
+	if fi, err := os.Stat(profile); err != nil || fi.Size() == 0 {
+		t.Errorf("the CPU profile: %v", err)
 	}
 }
