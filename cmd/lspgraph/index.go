@@ -129,8 +129,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	if _, err := os.Stat(dir); e.relaunch != nil && (*full || *dryRun || err != nil) {
 		_ = e.relaunch("madvdontneed=0") // it returns only when it runs nothing
 	}
-	// After the relaunch: the profiling timer outlives an exec, and its
-	// signal would kill the new process before it handles it.
+	// After the relaunch: a profiling timer outlives an exec (SIGPROF kills).
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
