@@ -9,9 +9,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
@@ -232,6 +236,62 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 			t.Errorf("%d tables in L6 after a merged load cut in ranges of %d bytes, want at least 5", n, small.table)
 		}
 	}
+}
+
+// TestFinalMergeOpensRunsOnce writes a generation spilled into many runs
+// and merged in many ranges: each run file is opened once, not once for
+// each range (which grew with the square of the generation).
+func TestFinalMergeOpensRunsOnce(t *testing.T) {
+	ctx := context.Background()
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	opens := &countingFS{FS: s.fs, opens: map[string]int{}}
+	s.fs = opens
+	g, err := s.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.limit, g.sizes = 1, mergeSizes{table: 2000, mark: 100}
+	for i := range 60 {
+		sym := fmt.Sprintf("scip-go gomod example.com/m v1 pkg%d/F%d().", i%3, i)
+		doc := DocumentFacts{
+			Document:    Document{Path: fmt.Sprintf("pkg%d/f%d.go", i%3, i)},
+			Symbols:     []Symbol{{ID: sym, DisplayName: fmt.Sprintf("F%d", i)}},
+			Occurrences: []Occurrence{{Symbol: sym, Range: textpos.Range{End: textpos.Position{Col: 4}}, Roles: RoleDefinition}},
+		}
+		if err := g.PutDocument(ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.Commit(ctx, Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	for path, n := range opens.opens {
+		if strings.HasSuffix(path, ".run") {
+			runs++
+			if n != 1 {
+				t.Errorf("%s opened %d times, want once", filepath.Base(path), n)
+			}
+		}
+	}
+	if tables := s.db.Metrics().Levels[6].TablesCount; runs < 10 || tables < 5 {
+		t.Errorf("%d runs merged into %d tables; want many of each", runs, tables)
+	}
+}
+
+// countingFS counts the files opened for reading, by path.
+type countingFS struct {
+	vfs.FS
+	mu    sync.Mutex
+	opens map[string]int
+}
+
+func (fs *countingFS) Open(name string, opts ...vfs.OpenOption) (vfs.File, error) {
+	fs.mu.Lock()
+	fs.opens[name]++
+	fs.mu.Unlock()
+	return fs.FS.Open(name, opts...)
 }
 
 // TestCutRangesCountsRecordBytes cuts a merge's ranges by the bytes of
