@@ -137,14 +137,14 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		}
 		defer stop()
 	}
+	// Huge pages under the heap (a collection, 5-12 ms), before the listing
+	// allocates: memory used before would be cleared (four GOROOTs: 0.36 s).
+	_, _ = hugeheap.Reserve(syntax.MemoryLimit)
 	// The tree is listed while the fact cache and the store open.
 	if !*dryRun {
 		opts.Listing = syntax.StartListing(ctx, opts)
 		defer opts.Listing.Close()
 	}
-	// Huge pages under the heap, asked for while the listing runs (a
-	// collection, 5-12 ms); an index that cannot have them goes on.
-	_, _ = hugeheap.Reserve(syntax.MemoryLimit)
 	if !*noFactCache {
 		if opts.Cache, err = syntax.OpenFactCache(*factCache, 0); err != nil {
 			return err
