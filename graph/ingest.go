@@ -756,7 +756,8 @@ func cutRanges(runs []*runFile, c *chunk, vf *valueFile, sizes mergeSizes) [][]b
 
 // writeRange merges the records of runs, c and vf (nil: none) with keys in
 // [lo, hi) (nil for no bound) into the sstable at path, reading run i
-// through bufs[i] (made when nil); the table is synced and closed through
+// from files[i] (open, left open) through bufs[i] (made when nil); the
+// table is synced and closed through
 // syncs. written is false when the range holds no record; then no file is
 // left at path.
 func (s *Store) writeRange(runs []*runFile, files []vfs.File, bufs []*runReader, c *chunk, vf *valueFile, lo, hi []byte, path string, syncs *tableSyncs) (written bool, err error) {
