@@ -16,6 +16,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/lspgraph/lspgraph/internal/freelist"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -300,11 +301,11 @@ func (t *smallTable) id(s string) {
 
 // groupScratch is what groupBySym keeps from one call to the next.
 type groupScratch struct {
-	number map[uint64]int32 // a symbol → its group's number, in order of appearance
-	syms   []uint64         // the groups' symbols, by number
-	at     []int32          // by number: the group's entries, then where it goes next
-	order  []int32          // the numbers in symbol order
-	nums   []int32          // each entry's group number
+	number freelist.ScratchMap[uint64, int32] // a symbol → its group's number, in order of appearance
+	syms   []uint64                           // the groups' symbols, by number
+	at     []int32                            // by number: the group's entries, then where it goes next
+	order  []int32                            // the numbers in symbol order
+	nums   []int32                            // each entry's group number
 }
 
 // groupBySym appends in's entries to out grouped by their symbol, the
@@ -313,18 +314,14 @@ type groupScratch struct {
 // occurrences mention each symbol several times: sorting them all moved
 // each entry some ten times over).
 func groupBySym[T any](out, in []T, sym func(*T) uint64, sc *groupScratch) []T {
-	if sc.number == nil {
-		sc.number = make(map[uint64]int32, len(in))
-	} else {
-		clear(sc.number)
-	}
+	sc.number.Reset()
 	syms, at, nums := sc.syms[:0], sc.at[:0], sc.nums[:0]
 	for i := range in {
 		s := sym(&in[i])
-		n, ok := sc.number[s]
+		n, ok := sc.number.M[s]
 		if !ok {
 			n = int32(len(syms))
-			sc.number[s] = n
+			sc.number.M[s] = n
 			syms = append(syms, s)
 			at = append(at, 0)
 		}

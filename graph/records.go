@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/lspgraph/lspgraph/internal/freelist"
 )
 
 // kvReader is what reads need from a *pebble.DB or a *pebble.Snapshot.
@@ -328,7 +330,7 @@ const maxEdgeRank = 1 << 21
 // prefixes, and comparing them was most of the cost of normalizing a
 // document.
 type edgeSorter struct {
-	first map[string]uint32
+	first freelist.ScratchMap[string, uint32]
 	strs  []string
 	nums  [][3]uint32
 	order []uint32
@@ -342,16 +344,13 @@ func (es *edgeSorter) sort(edges []Edge) {
 	// Each distinct string gets a number in order of appearance (one map
 	// look-up per field), then the numbers are mapped to the strings'
 	// ranks in sorted order.
-	if es.first == nil {
-		es.first = make(map[string]uint32, len(edges))
-	}
-	clear(es.first)
+	es.first.Reset()
 	strs := es.strs[:0]
 	num := func(s string) uint32 {
-		n, ok := es.first[s]
+		n, ok := es.first.M[s]
 		if !ok {
 			n = uint32(len(strs))
-			es.first[s] = n
+			es.first.M[s] = n
 			strs = append(strs, s)
 		}
 		return n

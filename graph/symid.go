@@ -15,6 +15,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/lspgraph/lspgraph/internal/freelist"
 )
 
 // symbolHash is the id a symbol string asks for first. Part of the format.
@@ -145,7 +147,7 @@ func (t *storeSymIDs) hashed(sym string) bool {
 // the symbols its index records name as it was read back. The space
 // holds each of them, at its hash.
 func (t *storeSymIDs) learnHashed(h *hashSymIDs) {
-	for sym, id := range h.given {
+	for sym, id := range h.given.M {
 		if _, ok := t.known[sym]; !ok {
 			t.known[sym] = id
 		}
@@ -243,20 +245,20 @@ func (t *storeSymIDs) at(id uint64) (string, bool, error) {
 // each symbol's fingerprint for that check (genSymTable.fingerprint),
 // hashing the strings outside the lock too.
 type hashSymIDs struct {
-	given map[string]uint64
+	given freelist.ScratchMap[string, uint64]
 	seed  *maphash.Seed
 	list  []givenSym // what given holds, in the order given
 }
 
 func (h *hashSymIDs) symID(sym string) (uint64, bool, error) {
-	if id, ok := h.given[sym]; ok {
+	if id, ok := h.given.M[sym]; ok {
 		return id, true, nil
 	}
 	id := symbolHash(sym)
-	if h.given == nil {
-		h.given = map[string]uint64{}
+	if h.given.M == nil {
+		h.given.Reset()
 	}
-	h.given[sym] = id
+	h.given.M[sym] = id
 	g := givenSym{id: id, sym: sym}
 	if h.seed != nil {
 		g.fp = maphash.String(*h.seed, sym)
@@ -266,7 +268,7 @@ func (h *hashSymIDs) symID(sym string) (uint64, bool, error) {
 }
 
 func (h *hashSymIDs) reset() {
-	clear(h.given)
+	h.given.Reset()
 	clear(h.list) // the strings are the document's
 	h.list = h.list[:0]
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/freelist"
 	"github.com/lspgraph/lspgraph/internal/lang"
 	"github.com/lspgraph/lspgraph/internal/terms"
 	"github.com/lspgraph/lspgraph/internal/textpos"
@@ -196,7 +197,7 @@ type candidate struct {
 // informations, definitions, extents, described, edges) looked up each
 // string again.
 type symbolTable struct {
-	nums map[string]int32
+	nums freelist.ScratchMap[string, int32]
 	syms []docSymbol
 	path string
 }
@@ -218,17 +219,14 @@ type docSymbol struct {
 
 // reset empties t for the document at path.
 func (t *symbolTable) reset(path string) {
-	if t.nums == nil {
-		t.nums = make(map[string]int32)
-	}
-	clear(t.nums)
+	t.nums.Reset()
 	clear(t.syms) // the informations are the document's
 	t.syms, t.path = t.syms[:0], path
 }
 
 // num returns raw's number, numbering it at its first mention.
 func (t *symbolTable) num(raw string) int32 {
-	if n, ok := t.nums[raw]; ok {
+	if n, ok := t.nums.M[raw]; ok {
 		return n
 	}
 	n := int32(len(t.syms))
@@ -236,7 +234,7 @@ func (t *symbolTable) num(raw string) int32 {
 	if scip.IsLocalSymbol(raw) {
 		id = localID(raw, t.path)
 	}
-	t.nums[raw] = n
+	t.nums.M[raw] = n
 	t.syms = append(t.syms, docSymbol{raw: raw, id: id})
 	return n
 }
@@ -765,7 +763,7 @@ func contains(r textpos.Range, p textpos.Position) bool {
 // numbered in the document's symbolTable.
 type edgeSet struct {
 	tab   *symbolTable
-	index map[edgeKey]int32
+	index freelist.ScratchMap[edgeKey, int32]
 	edges []graph.Edge
 }
 
@@ -778,11 +776,7 @@ type edgeKey [3]int32
 // reuse lets their memory serve again.
 func (s *edgeSet) reset(tab *symbolTable, hint int, reuse bool) {
 	s.tab = tab
-	if s.index == nil {
-		s.index = make(map[edgeKey]int32, hint)
-	} else {
-		clear(s.index)
-	}
+	s.index.Reset()
 	if reuse {
 		s.edges = s.edges[:0]
 	} else {
@@ -795,13 +789,13 @@ func (s *edgeSet) reset(tab *symbolTable, hint int, reuse bool) {
 // (relationships, containment).
 func (s *edgeSet) add(from int32, kind graph.EdgeKind, to int32, reason string, once bool) {
 	k := edgeKey{from, to, edgeKindNumber(kind)}
-	if i, ok := s.index[k]; ok {
+	if i, ok := s.index.M[k]; ok {
 		if !once {
 			s.edges[i].Count++
 		}
 		return
 	}
-	s.index[k] = int32(len(s.edges))
+	s.index.M[k] = int32(len(s.edges))
 	s.edges = append(s.edges, graph.Edge{
 		From: s.tab.syms[from].id, To: s.tab.syms[to].id, Kind: kind,
 		Confidence: 1.0, Source: graph.SourceSCIP, Reason: reason, Count: 1,

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/lspgraph/lspgraph/graph"
+	"github.com/lspgraph/lspgraph/internal/freelist"
 	"github.com/lspgraph/lspgraph/internal/textpos"
 )
 
@@ -32,7 +33,7 @@ var errCorrupt = errors.New("corrupt fact record")
 // what encoding cost.
 type factEncoder struct {
 	buf     []byte
-	strings map[string]uint32
+	strings freelist.ScratchMap[string, uint32]
 	n       uint32 // strings written so far
 	// seen remembers strings written by where their bytes are: a file's
 	// facts repeat the very strings the extractor made once (its path,
@@ -54,10 +55,7 @@ type seenString struct {
 // reset makes e encode a new record, appended to dst.
 func (e *factEncoder) reset(dst []byte) {
 	e.buf = dst
-	if e.strings == nil {
-		e.strings = make(map[string]uint32, 64)
-	}
-	clear(e.strings)
+	e.strings.Reset()
 	e.n = 0
 	e.seen = [seenSlots]seenString{}
 }
@@ -81,11 +79,11 @@ func (e *factEncoder) str(s string) {
 		e.uint(uint64(slot.ref))
 		return
 	}
-	i, ok := e.strings[s]
+	i, ok := e.strings.M[s]
 	if !ok {
 		i = e.n
 		e.n++
-		e.strings[s] = i
+		e.strings.M[s] = i
 		e.uint(0)
 		e.uint(uint64(len(s)))
 		e.buf = append(e.buf, s...)
