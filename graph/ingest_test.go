@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -187,6 +188,16 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 	defer s5.Close()
 	cutWhole, s6 := dump(chunkBytes, small, false, math.MaxInt)
 	defer s6.Close()
+	// Each goroutine reads its ranges' runs on from one range to the next
+	// (rangeQueue): alone, or taking from the others' shares.
+	cutBy := map[int]string{}
+	for _, workers := range []int{1, 3, 5} {
+		sizes := small
+		sizes.workers = workers
+		d, s := dump(1, sizes, true, math.MaxInt)
+		defer s.Close()
+		cutBy[workers] = d
+	}
 	merged := mergeSizes{table: 2000, mark: 100, fanIn: 3}
 	runsMerged, s7 := dump(1, merged, true, math.MaxInt)
 	defer s7.Close()
@@ -215,7 +226,7 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 		}
 		return strings.Join(out, "")
 	}
-	for name, got := range map[string]string{"spilled": spilled, "spilled once": spilledOnce, "cut": cut, "cut once": cutOnce, "cut in memory": cutWhole, "runs merged": runsMerged, "runs merged once": runsMergedOnce, "spilled, runs never merged": spilledUnmerged, "values in a file": allLarge, "values in a file, spilled": allLargeSpilled, "some values in a file": someLarge} {
+	for name, got := range map[string]string{"spilled": spilled, "spilled once": spilledOnce, "cut": cut, "cut once": cutOnce, "cut in memory": cutWhole, "runs merged": runsMerged, "runs merged once": runsMergedOnce, "spilled, runs never merged": spilledUnmerged, "values in a file": allLarge, "values in a file, spilled": allLargeSpilled, "some values in a file": someLarge, "cut, one merging goroutine": cutBy[1], "cut, three merging goroutines": cutBy[3], "cut, five merging goroutines": cutBy[5]} {
 		if strip(got) != strip(whole) {
 			t.Errorf("%s generation differs:\n%s\nwant:\n%s", name, got, whole)
 		}
@@ -280,18 +291,153 @@ func TestFinalMergeOpensRunsOnce(t *testing.T) {
 	}
 }
 
-// countingFS counts the files opened for reading, by path.
+// countingFS counts the files opened for reading, by path, and the reads
+// of each file at each offset.
 type countingFS struct {
 	vfs.FS
 	mu    sync.Mutex
 	opens map[string]int
+	reads map[string]map[int64]int // nil: not counted
 }
 
 func (fs *countingFS) Open(name string, opts ...vfs.OpenOption) (vfs.File, error) {
 	fs.mu.Lock()
 	fs.opens[name]++
 	fs.mu.Unlock()
-	return fs.FS.Open(name, opts...)
+	f, err := fs.FS.Open(name, opts...)
+	if err != nil || fs.reads == nil {
+		return f, err
+	}
+	return &countingFile{File: f, fs: fs, name: name}, nil
+}
+
+type countingFile struct {
+	vfs.File
+	fs   *countingFS
+	name string
+}
+
+func (f *countingFile) ReadAt(p []byte, off int64) (int, error) {
+	f.fs.mu.Lock()
+	if f.fs.reads[f.name] == nil {
+		f.fs.reads[f.name] = map[int64]int{}
+	}
+	f.fs.reads[f.name][off]++
+	f.fs.mu.Unlock()
+	return f.File.ReadAt(p, off)
+}
+
+// TestFinalMergeReadsBlocksOnce merges many runs in many ranges on one
+// goroutine: each run's block at a boundary between two ranges is read
+// once, by the first, and the second goes on from it. Read again by each
+// range, those reads grew with the square of the generation (ranges and
+// runs both grow with it).
+func TestFinalMergeReadsBlocksOnce(t *testing.T) {
+	ctx := context.Background()
+	s := openDisk(t, t.TempDir(), Options{})
+	defer s.Close()
+	counts := &countingFS{FS: s.fs, opens: map[string]int{}, reads: map[string]map[int64]int{}}
+	s.fs = counts
+	g, err := s.BeginGeneration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.limit, g.sizes = 1, mergeSizes{table: 2000, mark: 100, workers: 1}
+	for i := range 60 {
+		sym := fmt.Sprintf("scip-go gomod example.com/m v1 pkg%d/F%d().", i%3, i)
+		doc := DocumentFacts{
+			Document:    Document{Path: fmt.Sprintf("pkg%d/f%d.go", i%3, i)},
+			Symbols:     []Symbol{{ID: sym, DisplayName: fmt.Sprintf("F%d", i)}},
+			Occurrences: []Occurrence{{Symbol: sym, Range: textpos.Range{End: textpos.Position{Col: 4}}, Roles: RoleDefinition}},
+		}
+		if err := g.PutDocument(ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.Commit(ctx, Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	runs, blocks := 0, 0
+	for path, offs := range counts.reads {
+		if !strings.HasSuffix(path, ".run") {
+			continue
+		}
+		runs++
+		blocks += len(offs)
+		for off, n := range offs {
+			if n != 1 {
+				t.Errorf("%s: the block at byte %d read %d times, want once", filepath.Base(path), off, n)
+			}
+		}
+	}
+	if tables := s.db.Metrics().Levels[6].TablesCount; runs < 10 || blocks < 2*runs || tables < 5 {
+		t.Errorf("%d runs of %d blocks merged into %d tables; want many of each", runs, blocks, tables)
+	}
+}
+
+// TestRangeQueue hands out ranges to goroutines taking them in every
+// order: each range once, and each goroutine's consecutive unless it ran
+// out of its own and took from another's share.
+func TestRangeQueue(t *testing.T) {
+	for _, workers := range []int{1, 2, 3, 5} {
+		for _, n := range []int{1, 2, 7, 40} {
+			if workers > n {
+				continue
+			}
+			for _, order := range []string{"in turn", "first worker fastest", "last worker fastest"} {
+				q := newRangeQueue(n, workers)
+				given := make([]int, n)
+				prev := make([]int, workers)
+				for w := range prev {
+					prev[w] = -2
+				}
+				active, breaks, turn := workers, 0, 0
+				done := make([]bool, workers)
+				for active > 0 {
+					w := turn % workers
+					switch order {
+					case "first worker fastest":
+						if !done[0] {
+							w = 0
+						}
+					case "last worker fastest":
+						if !done[workers-1] {
+							w = workers - 1
+						}
+					}
+					turn++
+					if done[w] {
+						continue
+					}
+					i, ok := q.take(w)
+					if !ok {
+						done[w] = true
+						active--
+						continue
+					}
+					given[i]++
+					if i != prev[w]+1 {
+						breaks++
+					}
+					prev[w] = i
+				}
+				for i, c := range given {
+					if c != 1 {
+						t.Errorf("%d workers, %d ranges, %s: range %d given %d times", workers, n, order, i, c)
+					}
+				}
+				// A worker starts a run of consecutive ranges when it
+				// starts and when it takes half of another's share:
+				// shares of one size taken in turn end together.
+				if order == "in turn" && n%workers == 0 && breaks != workers {
+					t.Errorf("%d workers, %d ranges taken in turn: %d runs of consecutive ranges, want %d, one a worker", workers, n, breaks, workers)
+				}
+				if limit := workers * (1 + bits.Len(uint(n))); breaks > limit {
+					t.Errorf("%d workers, %d ranges, %s: %d runs of consecutive ranges, want at most %d", workers, n, order, breaks, limit)
+				}
+			}
+		}
+	}
 }
 
 // TestCutRangesCountsRecordBytes cuts a merge's ranges by the bytes of
@@ -435,8 +581,7 @@ func TestMergeRunsNewestWins(t *testing.T) {
 		t.Errorf("merged run of level %d with %d marks, want level 2 and a mark every %d bytes", out.level, len(out.marks), sizes.mark)
 	}
 	read := func(from []byte) map[string]string {
-		var rr *runReader
-		src, err := s.openRun(out, &rr, from, nil)
+		src, err := s.openRun(out, from, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -502,8 +647,7 @@ func TestRunReaderRejectsDamagedFiles(t *testing.T) {
 		if err := damage(r.path, r); err != nil {
 			t.Fatal(err)
 		}
-		var rr *runReader
-		src, err := s.openRun(r, &rr, nil, nil)
+		src, err := s.openRun(r, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -564,7 +708,7 @@ func FuzzRunReader(f *testing.F) {
 			off += int64(d)
 			marks = append(marks, runMark{off: off})
 		}
-		src := &runSource{path: "run", r: &runReader{f: bytes.NewReader(file), blocks: marks, end: int64(len(file))}}
+		src := &runSource{path: "run", r: &runReader{f: bytes.NewReader(file), marks: marks, size: int64(len(file)), last: len(marks)}}
 		read := 0
 		for range 100000 {
 			k, v, ok, err := src.next()
