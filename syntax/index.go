@@ -80,6 +80,18 @@ type IndexOptions struct {
 	// these options), taken by the index instead of listing when it needs
 	// to; nil lists then.
 	Listing *Listing
+
+	// poisonReads overwrites each file's content once it is extracted,
+	// the memory the next file is read into (tests: nothing may keep a
+	// file's content past its extraction).
+	poisonReads bool
+}
+
+// poison overwrites b with bytes no source holds.
+func poison(b []byte) {
+	for k := range b {
+		b[k] = 0xff
+	}
 }
 
 // A Listing is the listing of an index's root (every file, with its size
@@ -247,12 +259,21 @@ func (p *indexPlan) extractorOptions(opts IndexOptions) Options {
 // reads its files through in order. A stamp that cannot vouch for what
 // was read (rootfs.Stamp.Vouched) is recorded as zero: the file is read
 // again next time.
-func (p *indexPlan) read(l *rootfs.Lister, i int) ([]byte, error) {
+func (p *indexPlan) read(l *rootfs.Lister, i int) ([]byte, error) { return p.readInto(l, i, nil) }
+
+// readInto is read into buf's memory when the file fits its capacity
+// (rootfs.Lister.ReadFileInto).
+func (p *indexPlan) readInto(l *rootfs.Lister, i int, buf []byte) ([]byte, error) {
 	start := time.Now()
-	src, err := l.ReadFile(p.paths[i])
+	src, err := l.ReadFileInto(p.paths[i], buf)
 	p.stats[i] = p.stats[i].Vouched(start)
 	return src, err
 }
+
+// maxReadBuffer bounds the read buffer an extracting worker keeps from
+// file to file (see build): larger files are read into memory of their
+// own.
+const maxReadBuffer = 4 << 20
 
 // FilesPerSecond is the listed files over the wall time.
 func (s IndexSummary) FilesPerSecond() float64 {
@@ -322,12 +343,16 @@ func build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 		files := plan.fs.NewLister()
 		defer files.Close()
 		var rec []byte
+		// Each file is read into the memory of the one before: nothing
+		// of a file's content outlives its extraction (its facts are
+		// spilled, its definitions copied into st).
+		var buf []byte
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(paths) {
 				return nil
 			}
-			src, err := plan.read(files, i)
+			src, err := plan.readInto(files, i, buf)
 			if err != nil {
 				unreadable.Add(1) // deleted since listing, or not a regular file
 			} else {
@@ -347,6 +372,12 @@ func build(ctx context.Context, opts IndexOptions, put func(context.Context, gra
 				if ff.Skipped == SkipNone {
 					defs[i] = st.add(definitionsOf(ff))
 					bytes.Add(int64(len(src)))
+				}
+				if cap(src) <= maxReadBuffer {
+					if opts.poisonReads {
+						poison(src[:cap(src)])
+					}
+					buf = src[:0]
 				}
 			}
 			progress("extract", int(done.Add(1)))

@@ -190,6 +190,11 @@ func TestListFilesGitignore(t *testing.T) {
 // indexDump indexes root into a fresh in-memory store and returns its dump
 // without the manifest (which records times).
 func indexDump(t *testing.T, root string, workers int) string {
+	return indexDumpWith(t, IndexOptions{Root: root, Workers: workers})
+}
+
+// indexDumpWith is indexDump with opts.
+func indexDumpWith(t *testing.T, opts IndexOptions) string {
 	t.Helper()
 	ctx := context.Background()
 	st, err := graph.Open("mem", graph.Options{InMemory: true})
@@ -197,7 +202,7 @@ func indexDump(t *testing.T, root string, workers int) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := Index(ctx, st, IndexOptions{Root: root, Workers: workers}); err != nil {
+	if _, err := Index(ctx, st, opts); err != nil {
 		t.Fatal(err)
 	}
 	r, err := st.Reader()
@@ -231,6 +236,35 @@ func TestDeterministic(t *testing.T) {
 		}
 		if !strings.Contains(a, "syntax") {
 			t.Errorf("%s: the dump has no syntax facts:\n%s", root, a)
+		}
+	}
+}
+
+// TestIndexKeepsNoFileContent indexes trees on one worker, which reads
+// every file into the memory of the file before it, with that memory
+// overwritten after each file's extraction: a fact that kept a piece of a
+// file's content would change, and the index differ from one whose files
+// are left alone.
+func TestIndexKeepsNoFileContent(t *testing.T) {
+	goPkgs := t.TempDir()
+	for _, dir := range []string{"go/token", "go/scanner", "go/ast", "go/parser"} {
+		copyGoTree(t, goPkgs, dir)
+	}
+	for _, root := range []string{goPkgs, "../testdata/goapp", "../testdata/tsworkspace", "../testdata/pyproject", "testdata/javaapp", "testdata/jsapp", "testdata/rustcrate"} {
+		if _, err := os.Stat(root); err != nil {
+			t.Fatal(err)
+		}
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := indexDumpWith(t, IndexOptions{Root: abs, Workers: 1})
+		poisoned := indexDumpWith(t, IndexOptions{Root: abs, Workers: 1, poisonReads: true})
+		if plain != poisoned {
+			t.Errorf("%s: the index changed with each file's content overwritten after its extraction:\n%s", root, lineDiff(plain, poisoned))
+		}
+		if !strings.Contains(plain, "syntax") {
+			t.Errorf("%s: the dump has no syntax facts", root)
 		}
 	}
 }

@@ -79,13 +79,17 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readOpened(rel, f, fi)
+	return readOpened(rel, f, fi, nil)
 }
 
-// readOpened reads and closes f, the regular file at rel that fi describes.
-func readOpened(rel string, f *os.File, fi fs.FileInfo) ([]byte, error) {
+// readOpened reads and closes f, the regular file at rel that fi
+// describes, into into's memory when it has the room.
+func readOpened(rel string, f *os.File, fi fs.FileInfo, into []byte) ([]byte, error) {
 	defer f.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if int64(cap(into)) < fi.Size()+bytes.MinRead {
+		into = make([]byte, 0, fi.Size()+bytes.MinRead)
+	}
+	buf := bytes.NewBuffer(into[:0])
 	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, fmt.Errorf("rootfs: reading %s: %w", rel, underlying(err))
 	}
@@ -293,7 +297,16 @@ func (l *Lister) from(dir string) (*os.Root, string) {
 // holds, and holding it afterwards when its path has no symbolic links:
 // the files of a sorted list, read in order, are mostly reached in one
 // step instead of a walk down from the root each.
-func (l *Lister) ReadFile(rel string) ([]byte, error) {
+func (l *Lister) ReadFile(rel string) ([]byte, error) { return l.ReadFileInto(rel, nil) }
+
+// ReadFileInto is ReadFile into buf's memory when the file fits its
+// capacity, else into new memory. A reader done with each file before
+// the next reuses one buffer: a new one for each file was memory the
+// kernel had to fault in again, file after file (the heap's freed pages
+// handed back to it under the index's memory limit), a cost that grew
+// faster than the tree (reads 0.09 s of CPU at one GOROOT copy, 0.67 s
+// at four).
+func (l *Lister) ReadFileInto(rel string, buf []byte) ([]byte, error) {
 	c, err := l.r.clean(rel)
 	if err != nil {
 		return nil, err
@@ -314,7 +327,7 @@ func (l *Lister) ReadFile(rel string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readOpened(rel, f, fi)
+	return readOpened(rel, f, fi, buf)
 }
 
 // Close closes the directories l holds.

@@ -451,6 +451,9 @@ func TestListerReadFile(t *testing.T) {
 	r := open(t, l.root)
 	ls := r.NewLister()
 	defer ls.Close()
+	into := r.NewLister() // ReadFileInto, one buffer for every file
+	defer into.Close()
+	buf := make([]byte, 0, 4096)
 	for _, rel := range []string{"a.go", "sub/b.go", "sub/x/y/f.go", "sub/x/y/out/evil.go", "sub/x/y/f.go", "sub/x/back/z/f.go",
 		"sub/x/back/x/y/f.go", "sub/x/back/b.go", "sub/x/back/uplink.go", "sub/x/y/../../z/f.go", "sub/z/f.go", "sub/x/y/f.go", "outdir/evil.go", "sub/x/y/f.go",
 		"sublink/x/y/f.go", "sub/escape.go", "sub/uplink.go", "rootlink/sub/z/f.go", "../outside/evil.go", "sub/x/y",
@@ -472,6 +475,21 @@ func TestListerReadFile(t *testing.T) {
 		if strings.Contains(string(got), l.canary) {
 			t.Errorf("Lister.ReadFile(%q) returned the canary", rel)
 		}
+		reused, err := into.ReadFileInto(rel, buf)
+		if (err != nil) != (wantErr != nil) || string(reused) != string(want) {
+			t.Errorf("Lister.ReadFileInto(%q) = %q, %v; ReadFile: %q, %v", rel, reused, err, want, wantErr)
+		}
+		if len(reused) > 0 && &reused[:1][0] != &buf[:1][0] {
+			t.Errorf("Lister.ReadFileInto(%q) read %d bytes into new memory, not the buffer of %d", rel, len(reused), cap(buf))
+		}
+	}
+	// A file larger than the buffer is read into memory of its own.
+	large := strings.Repeat("x", 2*cap(buf))
+	if err := os.WriteFile(filepath.Join(l.root, "large.go"), []byte(large), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := into.ReadFileInto("large.go", buf); err != nil || string(got) != large {
+		t.Errorf("Lister.ReadFileInto(large.go) = %d bytes, %v; want the %d bytes written", len(got), err, len(large))
 	}
 	if _, err := ls.ReadFile("sub/x/y/f.go"); err != nil {
 		t.Fatal(err)
