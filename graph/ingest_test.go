@@ -253,16 +253,35 @@ func TestGenerationSpillsAndMerges(t *testing.T) {
 // and merged in many ranges: each run file is opened once, not once for
 // each range (which grew with the square of the generation).
 func TestFinalMergeOpensRunsOnce(t *testing.T) {
-	ctx := context.Background()
 	s := openDisk(t, t.TempDir(), Options{})
 	defer s.Close()
 	opens := &countingFS{FS: s.fs, opens: map[string]int{}}
 	s.fs = opens
+	writeSpilledGeneration(t, s, mergeSizes{table: 2000, mark: 100})
+	runs := 0
+	for path, n := range opens.opens {
+		if strings.HasSuffix(path, ".run") {
+			runs++
+			if n != 1 {
+				t.Errorf("%s opened %d times, want once", filepath.Base(path), n)
+			}
+		}
+	}
+	if tables := s.db.Metrics().Levels[6].TablesCount; runs < 10 || tables < 5 {
+		t.Errorf("%d runs merged into %d tables; want many of each", runs, tables)
+	}
+}
+
+// writeSpilledGeneration writes a generation of 60 documents to s, each
+// spilled to a run of its own, merged with sizes.
+func writeSpilledGeneration(t *testing.T, s *Store, sizes mergeSizes) {
+	t.Helper()
+	ctx := context.Background()
 	g, err := s.BeginGeneration(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.limit, g.sizes = 1, mergeSizes{table: 2000, mark: 100}
+	g.limit, g.sizes = 1, sizes
 	for i := range 60 {
 		sym := fmt.Sprintf("scip-go gomod example.com/m v1 pkg%d/F%d().", i%3, i)
 		doc := DocumentFacts{
@@ -276,18 +295,6 @@ func TestFinalMergeOpensRunsOnce(t *testing.T) {
 	}
 	if err := g.Commit(ctx, Manifest{}); err != nil {
 		t.Fatal(err)
-	}
-	runs := 0
-	for path, n := range opens.opens {
-		if strings.HasSuffix(path, ".run") {
-			runs++
-			if n != 1 {
-				t.Errorf("%s opened %d times, want once", filepath.Base(path), n)
-			}
-		}
-	}
-	if tables := s.db.Metrics().Levels[6].TablesCount; runs < 10 || tables < 5 {
-		t.Errorf("%d runs merged into %d tables; want many of each", runs, tables)
 	}
 }
 
@@ -333,30 +340,11 @@ func (f *countingFile) ReadAt(p []byte, off int64) (int, error) {
 // range, those reads grew with the square of the generation (ranges and
 // runs both grow with it).
 func TestFinalMergeReadsBlocksOnce(t *testing.T) {
-	ctx := context.Background()
 	s := openDisk(t, t.TempDir(), Options{})
 	defer s.Close()
 	counts := &countingFS{FS: s.fs, opens: map[string]int{}, reads: map[string]map[int64]int{}}
 	s.fs = counts
-	g, err := s.BeginGeneration(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.limit, g.sizes = 1, mergeSizes{table: 2000, mark: 100, workers: 1}
-	for i := range 60 {
-		sym := fmt.Sprintf("scip-go gomod example.com/m v1 pkg%d/F%d().", i%3, i)
-		doc := DocumentFacts{
-			Document:    Document{Path: fmt.Sprintf("pkg%d/f%d.go", i%3, i)},
-			Symbols:     []Symbol{{ID: sym, DisplayName: fmt.Sprintf("F%d", i)}},
-			Occurrences: []Occurrence{{Symbol: sym, Range: textpos.Range{End: textpos.Position{Col: 4}}, Roles: RoleDefinition}},
-		}
-		if err := g.PutDocument(ctx, doc); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := g.Commit(ctx, Manifest{}); err != nil {
-		t.Fatal(err)
-	}
+	writeSpilledGeneration(t, s, mergeSizes{table: 2000, mark: 100, workers: 1})
 	runs, blocks := 0, 0
 	for path, offs := range counts.reads {
 		if !strings.HasSuffix(path, ".run") {
