@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
 	"github.com/lspgraph/lspgraph/graph"
@@ -153,7 +151,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	}
 	prog := newIndexProgress(e.stderr)
 	opts.Progress = prog.update
-	defer boundGC()()
+	defer syntax.BoundHeap()()
 	var sum syntax.IndexSummary
 	if *dryRun {
 		dir = "(dry run: no store)"
@@ -185,18 +183,6 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%s → %s\n", root, dir)
 	sum.WriteText(e.stdout, opts.Commit)
 	return nil
-}
-
-// boundGC holds the index's heap under syntax.MemoryLimit (unless
-// GOMEMLIMIT already sets a limit): only the definitions stay live from
-// file to file, so the collector can keep the heap near them. The returned
-// function restores the previous limit.
-func boundGC() (restore func()) {
-	old := debug.SetMemoryLimit(-1)
-	if old == math.MaxInt64 {
-		debug.SetMemoryLimit(syntax.MemoryLimit)
-	}
-	return func() { debug.SetMemoryLimit(old) }
 }
 
 // indexProgress shows extraction and resolution: the phase and files done.
