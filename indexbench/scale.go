@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path"
@@ -154,7 +155,11 @@ type Latency struct {
 // largest size over the smallest's (their medians over the rounds), next
 // to the ratio of their sizes: at most that ratio is at most linear
 // growth. The round ratios are the same figure within each round, whose
-// spread shows how far one round can be trusted.
+// spread shows how far one round can be trusted, and their median (with
+// the interval that holds the median ratio at 95%) is the growth with the
+// machine's drift taken out: a round times both sizes within a minute,
+// while the medians over rounds compare runs up to the whole benchmark
+// apart.
 type ScaleResult struct {
 	Source            string      `json:"source"`
 	Dump              string      `json:"dump,omitempty"`
@@ -165,10 +170,12 @@ type ScaleResult struct {
 	IndexCPURatio     float64     `json:"index_cpu_ratio"`
 	IndexUserRatio    float64     `json:"index_user_cpu_ratio"`
 	IndexRoundRatios  []float64   `json:"index_wall_ratio_per_round"`
+	IndexRoundMedian  *RoundRatio `json:"index_wall_ratio_rounds,omitempty"`
 	ImportWallRatio   float64     `json:"import_wall_ratio,omitempty"`
 	ImportCPURatio    float64     `json:"import_cpu_ratio,omitempty"`
 	ImportUserRatio   float64     `json:"import_user_cpu_ratio,omitempty"`
 	ImportRoundRatios []float64   `json:"import_wall_ratio_per_round,omitempty"`
+	ImportRoundMedian *RoundRatio `json:"import_wall_ratio_rounds,omitempty"`
 	MaxIndexRSSMB     float64     `json:"max_index_peak_rss_mb"`
 	MaxReindexRatio   float64     `json:"max_reindex_ratio"`
 	// The command line's context and search at the largest size over the
@@ -270,6 +277,7 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 	for r := range first.IndexRounds {
 		res.IndexRoundRatios = append(res.IndexRoundRatios, last.IndexRounds[r].Seconds/first.IndexRounds[r].Seconds)
 	}
+	res.IndexRoundMedian = roundRatio(res.IndexRoundRatios)
 	if first.ImportMedian != nil {
 		res.ImportWallRatio = last.ImportMedian.Seconds / first.ImportMedian.Seconds
 		res.ImportCPURatio = last.ImportMedian.CPUSeconds / first.ImportMedian.CPUSeconds
@@ -277,6 +285,7 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleResult, error) {
 		for r := range first.ImportRounds {
 			res.ImportRoundRatios = append(res.ImportRoundRatios, last.ImportRounds[r].Seconds/first.ImportRounds[r].Seconds)
 		}
+		res.ImportRoundMedian = roundRatio(res.ImportRoundRatios)
 	}
 	for _, s := range res.Sizes {
 		for _, r := range slices.Concat(s.IndexRounds, s.ReindexRounds) { // the first of each is Index, Reindex
@@ -511,6 +520,51 @@ func medianOf(x []float64) float64 {
 		return x[len(x)/2]
 	}
 	return (x[len(x)/2-1] + x[len(x)/2]) / 2
+}
+
+// RoundRatio is the median of the rounds' ratios and the interval that
+// holds the median of the ratios' distribution with probability
+// Confidence, whatever that distribution: Low and High are the k-th
+// smallest and k-th largest ratio, for the largest k that keeps
+// Confidence at least 95%. Five rounds cannot: their interval is the
+// smallest and largest ratio, at 93.75%.
+type RoundRatio struct {
+	Median     float64 `json:"median"`
+	Low        float64 `json:"low"`
+	High       float64 `json:"high"`
+	Confidence float64 `json:"confidence"`
+}
+
+// roundRatio returns the RoundRatio of x, or nil for fewer than two
+// ratios.
+func roundRatio(x []float64) *RoundRatio {
+	if len(x) < 2 {
+		return nil
+	}
+	sorted := slices.Sorted(slices.Values(x))
+	k, conf := medianOrder(len(x), 0.95)
+	return &RoundRatio{Median: medianOf(x), Low: sorted[k-1], High: sorted[len(x)-k], Confidence: conf}
+}
+
+// medianOrder returns the largest k (at least 1) for which the k-th
+// smallest and k-th largest of n draws hold the median between them with
+// probability at least want, and that probability: each draw falls below
+// the median with probability one half, so the interval misses it when
+// fewer than k fall on one side, 2·P(Binomial(n, ½) < k).
+func medianOrder(n int, want float64) (k int, confidence float64) {
+	term := math.Pow(0.5, float64(n)) // P(Binomial(n, ½) = j-1)
+	tail := term                      // P(Binomial(n, ½) <= j-1)
+	k, confidence = 1, 1-2*tail
+	for j := 2; 2*j <= n; j++ {
+		term *= float64(n-j+2) / float64(j-1)
+		tail += term
+		c := 1 - 2*tail
+		if c < want {
+			break
+		}
+		k, confidence = j, c
+	}
+	return k, confidence
 }
 
 // EditFiles changes one Go file in every `every` under tree (in the order

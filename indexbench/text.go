@@ -69,12 +69,12 @@ func (res ScaleResult) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  %.0f× the size: index %.2f× wall %.2f× cpu %.2f× user cpu", res.SizeRatio, res.IndexWallRatio, res.IndexCPURatio, res.IndexUserRatio)
 	if res.Rounds > 1 {
-		fmt.Fprintf(w, " (medians of %d rounds; per round%s)", res.Rounds, ratios(res.IndexRoundRatios))
+		fmt.Fprintf(w, " (medians of %d rounds; per round%s%s)", res.Rounds, ratios(res.IndexRoundRatios), roundMedian(res.IndexRoundMedian))
 	}
 	if res.ImportWallRatio > 0 {
 		fmt.Fprintf(w, ", import %.2f× wall %.2f× cpu %.2f× user cpu", res.ImportWallRatio, res.ImportCPURatio, res.ImportUserRatio)
 		if res.Rounds > 1 {
-			fmt.Fprintf(w, " (per round%s)", ratios(res.ImportRoundRatios))
+			fmt.Fprintf(w, " (per round%s%s)", ratios(res.ImportRoundRatios), roundMedian(res.ImportRoundMedian))
 		}
 	}
 	fmt.Fprintf(w, "; largest index peak RSS %.0f MB; re-index after 1%% changed at most %.1f%% of a full index", res.MaxIndexRSSMB, 100*res.MaxReindexRatio)
@@ -94,6 +94,15 @@ func roundWalls(runs []Run, prec int) string {
 		fmt.Fprintf(&b, " %.*f", prec, r.Seconds)
 	}
 	return b.String()
+}
+
+// roundMedian says what the rounds' ratios give: their median and its
+// interval.
+func roundMedian(r *RoundRatio) string {
+	if r == nil {
+		return ""
+	}
+	return fmt.Sprintf(", median %.2f× (%.2f-%.2f at %.1f%%)", r.Median, r.Low, r.High, 100*r.Confidence)
 }
 
 // ratios lists ratios.
