@@ -31,7 +31,7 @@ const MemoryLimit = 256 << 20
 // the previous limit back. The command line's process holds a few
 // megabytes before its index; a session holds its caches (a session of
 // four GOROOT copies held 395 MB, and without a bound its index took it
-// to 840 MB, against 319 MB for the command line's index alone).
+// to 807-824 MB, against 318-330 MB for the command line's index alone).
 func BoundHeap() (restore func()) {
 	old := debug.SetMemoryLimit(-1)
 	if old != math.MaxInt64 {

@@ -399,7 +399,7 @@ func (s *Session) indexCommand(ctx context.Context, c Call) (any, error) {
 		// The heap held under the bound the command line's index runs
 		// under, above what the session holds, and what the index freed
 		// handed back after it: the session lives on. Unbounded, a
-		// session of four GOROOT copies went from 395 to 840 MB resident.
+		// session of four GOROOT copies went from 395 to 807-824 MB resident.
 		defer syntax.BoundHeap()()
 		defer debug.FreeOSMemory()
 		return syntax.Index(ctx, s.store, opts)
